@@ -1,0 +1,50 @@
+# hostdnn -- thin wrapper around CMake.
+#   make            build everything (build/)
+#   make check      build, run every test, then again under ASan+UBSan (build-asan/)
+#   make demo       build and run the demo program
+#   make install PREFIX=/opt/hostdnn
+#   make bench      build and run the benchmark driver (see docs/performance.md)
+PREFIX ?= /usr/local
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE ?= cmake
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+
+.PHONY: all build check check-fast check-asan demo install bench clean headers coverage
+
+all: build
+
+build:
+	@$(CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
+	@$(CMAKE) --build $(BUILD) -j $(JOBS)
+
+check-fast: build
+	@tests/run_all.sh $(BUILD)
+
+check-asan:
+	@$(CMAKE) -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DHOSTDNN_SANITIZE=ON >/dev/null
+	@$(CMAKE) --build $(ASAN_BUILD) -j $(JOBS)
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		tests/run_all.sh $(ASAN_BUILD) --sanitized
+
+# Both passes run even when the first fails; the last line sums them up.
+check: build
+	@tests/check.sh $(BUILD) $(ASAN_BUILD) "$(CMAKE)" $(JOBS)
+
+demo: build
+	@$(BUILD)/examples/demo
+
+install: build
+	@$(CMAKE) --install $(BUILD) --prefix $(PREFIX)
+
+bench: build
+	@if [ -x $(BUILD)/tools/hostdnn-bench ]; then $(BUILD)/tools/hostdnn-bench; else echo "no benchmark driver built yet"; fi
+
+headers:
+	python3 tools/gen/gen_headers.py
+
+coverage: build
+	@tools/gen/coverage.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,0 +1,22 @@
+/*
+ * core/parallel.h -- the one parallel layer every operation uses.
+ *
+ * Work is cut into NTASKS tasks by the caller; tasks are dealt to threads in fixed
+ * contiguous blocks (static schedule), and a call made from inside a parallel region runs
+ * serially, so there is never nested parallelism.  Results must not depend on which thread
+ * runs a task: reductions keep one partial per task and combine them in task order.
+ */
+#ifndef HD_CORE_PARALLEL_H
+#define HD_CORE_PARALLEL_H
+
+#include <stddef.h>
+
+typedef void (*hd_task_fn)(void *ctx, size_t task, int thread);
+
+/* Threads to use by default: HOSTDNN_NUM_THREADS, else the number of cores. */
+int hd_default_threads(void);
+
+/* Run fn(ctx, t, thread) for t in [0, ntasks) on up to NTHREADS threads. */
+void hd_parallel_for(size_t ntasks, int nthreads, hd_task_fn fn, void *ctx);
+
+#endif

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Run every test program and test script of a build; print "N passed, N failed" at the end.
+#   tests/run_all.sh BUILD_DIR [--sanitized]
+# A program or script counts its own checks; one that crashes or prints no closing line
+# counts as one failure.
+set -u
+build=${1:?usage: run_all.sh BUILD_DIR [--sanitized]}
+mode=${2:-}
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "$build" && pwd)
+export HD_ROOT=$root HD_BUILD=$build HD_MODE=$mode
+export LD_LIBRARY_PATH=$build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+total_pass=0
+total_fail=0
+log=$build/test-logs
+mkdir -p "$log"
+
+run_one() {
+  local name=$1; shift
+  local out=$log/$name.log
+  local t0=$(date +%s.%N)
+  timeout 600 "$@" >"$out" 2>&1
+  local rc=$?
+  local dt=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')
+  local line=$(grep -E '^([A-Za-z]+: )?[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
+  local p=0 f=0
+  if [ -n "$line" ]; then
+    p=$(echo "$line" | sed -E 's/^([A-Za-z]+: )?([0-9]+) passed, ([0-9]+) failed.*/\2/')
+    f=$(echo "$line" | sed -E 's/^([A-Za-z]+: )?([0-9]+) passed, ([0-9]+) failed.*/\3/')
+  fi
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+  if [ -z "$line" ] && [ "$rc" -eq 0 ]; then f=1; fi
+  total_pass=$((total_pass + p))
+  total_fail=$((total_fail + f))
+  if [ "$f" -ne 0 ]; then
+    printf '  FAIL %-40s %5s passed %4s failed  (%ss, exit %s)\n' "$name" "$p" "$f" "$dt" "$rc"
+    sed -n '1,60p' "$out" | grep -E 'FAIL|ERROR|error|Sanitizer|runtime error' | head -n 30 | sed 's/^/       /'
+  else
+    printf '  ok   %-40s %5s passed  (%ss)\n' "$name" "$p" "$dt"
+  fi
+}
+
+for exe in "$build"/tests/bin/test_*; do
+  [ -x "$exe" ] || continue
+  run_one "$(basename "$exe")" "$exe"
+done
+for s in "$root"/tests/scripts/*.sh; do
+  [ -f "$s" ] || continue
+  run_one "$(basename "$s" .sh)" bash "$s"
+done
+echo "${mode:+sanitized: }$total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ]
