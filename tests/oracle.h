@@ -1,0 +1,42 @@
+/*
+ * tests/oracle.h -- NVIDIA's cuDNN 9 as a differential oracle for descriptor calls.
+ *
+ * cuDNN 9 (when installed, e.g. /usr/local/cuda/lib64/libcudnn.so.9) runs descriptor calls
+ * without a GPU.  We load it privately (RTLD_LOCAL) beside our own library and feed both the
+ * same arguments.  cuDNN 9 renumbered cudnnStatus_t, so results are compared by *name*
+ * (each library's own cudnnGetErrorString).  Skipped under the sanitizers (the vendor
+ * library is not instrumented) and when the library is absent.
+ *
+ * Usage:  ORACLE_FN(cudnnSetTensor4dDescriptor) gives `v9_cudnnSetTensor4dDescriptor`, a
+ *         pointer of our prototype's type into the vendor library.
+ */
+#ifndef HD_TEST_ORACLE_H
+#define HD_TEST_ORACLE_H
+
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *oracle_lib;
+static const char *(*oracle_errstr)(int);
+
+static int oracle_open(void)
+{
+    const char *mode = getenv("HD_MODE");
+    if (mode && strstr(mode, "sanitized"))
+        return 0;
+    const char *paths[] = {getenv("HD_ORACLE_LIB"), "/usr/local/cuda/lib64/libcudnn.so.9", "libcudnn.so.9"};
+    for (unsigned i = 0; i < sizeof paths / sizeof *paths && !oracle_lib; i++)
+        if (paths[i])
+            oracle_lib = dlopen(paths[i], RTLD_NOW | RTLD_LOCAL);
+    if (!oracle_lib)
+        return 0;
+    *(void **)&oracle_errstr = dlsym(oracle_lib, "cudnnGetErrorString");
+    return oracle_errstr != NULL;
+}
+
+#define ORACLE_FN(name) __typeof__(&name) v9_##name = (__typeof__(&name))dlsym(oracle_lib, #name)
+
+static const char *oracle_status(int s) { return oracle_errstr(s); }
+
+#endif
