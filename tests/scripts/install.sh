@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# make install's layout, and programs built against the installed tree the ways users build
+# them: pkg-config, CMake find_package(CUDNN), the static archive, and NVIDIA's own cuDNN
+# headers (when present) linked to our libraries.
+. "$(dirname "$0")/../shlib.sh"
+if sanitized; then skip "install checks run in the normal pass"; finish; exit; fi
+p=$(mktemp -d)
+trap 'rm -rf "$p"' EXIT
+check "cmake --install" cmake --install "$HD_BUILD" --prefix "$p/prefix"
+P=$p/prefix
+for h in cudnn.h cudnn_version.h cudnn_ops_infer.h cudnn_ops_train.h cudnn_cnn_infer.h cudnn_cnn_train.h \
+         cudnn_adv_infer.h cudnn_adv_train.h cudnn_backend.h hostdnn.h; do
+  check "include/$h installed" test -f "$P/include/$h"
+done
+for l in cudnn cudnn_ops_infer cudnn_ops_train cudnn_cnn_infer cudnn_cnn_train cudnn_adv_infer cudnn_adv_train; do
+  check "lib/lib$l.so.8.1.0" test -f "$P/lib/lib$l.so.8.1.0"
+  check "lib/lib$l.so.8 -> lib$l.so.8.1.0" test "$(readlink "$P/lib/lib$l.so.8")" = "lib$l.so.8.1.0"
+  check "lib/lib$l.so" test -L "$P/lib/lib$l.so"
+done
+for a in cudnn_static cudnn_ops_infer_static cudnn_ops_train_static cudnn_cnn_infer_static cudnn_cnn_train_static \
+         cudnn_adv_infer_static cudnn_adv_train_static; do
+  check "lib/lib$a.a" test -f "$P/lib/lib$a.a"
+done
+check "lib/pkgconfig/cudnn.pc" test -f "$P/lib/pkgconfig/cudnn.pc"
+check "lib/cmake/CUDNN/CUDNNConfig.cmake" test -f "$P/lib/cmake/CUDNN/CUDNNConfig.cmake"
+
+cat > "$p/probe.c" <<'C'
+#include <cudnn.h>
+#include <stdio.h>
+int main(void)
+{
+    cudnnHandle_t h;
+    cudnnTensorDescriptor_t t;
+    int n, c, hh, w, ns, cs, hs, ws;
+    cudnnDataType_t dt;
+    if (cudnnCreate(&h) != CUDNN_STATUS_SUCCESS) return 1;
+    if (cudnnCreateTensorDescriptor(&t) != CUDNN_STATUS_SUCCESS) return 2;
+    if (cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 2, 3, 4, 5) != CUDNN_STATUS_SUCCESS) return 3;
+    if (cudnnGetTensor4dDescriptor(t, &dt, &n, &c, &hh, &w, &ns, &cs, &hs, &ws) != CUDNN_STATUS_SUCCESS) return 4;
+    if (n != 2 || ns != 60 || dt != CUDNN_DATA_FLOAT) return 5;
+    cudnnDestroyTensorDescriptor(t);
+    cudnnDestroy(h);
+    printf("%zu %s\n", cudnnGetVersion(), cudnnGetErrorString(CUDNN_STATUS_SUCCESS));
+    return 0;
+}
+C
+if command -v pkg-config >/dev/null; then
+  flags=$(PKG_CONFIG_PATH=$P/lib/pkgconfig pkg-config --cflags --libs cudnn)
+  check "build with pkg-config ($flags)" gcc -std=c11 "$p/probe.c" -o "$p/probe_pc" $flags
+  check "run pkg-config build" bash -c "[ \"\$(LD_LIBRARY_PATH=$P/lib '$p/probe_pc')\" = '8100 CUDNN_STATUS_SUCCESS' ]"
+else
+  skip "pkg-config not installed"
+fi
+
+mkdir -p "$p/cm"
+cp "$p/probe.c" "$p/cm/probe.c"
+cat > "$p/cm/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.18)
+project(probe C)
+find_package(CUDNN 8.1 REQUIRED)
+add_executable(probe probe.c)
+target_link_libraries(probe PRIVATE CUDNN::cudnn)
+CM
+check "CMake find_package(CUDNN) configure" cmake -S "$p/cm" -B "$p/cm/b" -DCMAKE_PREFIX_PATH="$P"
+check "CMake build" cmake --build "$p/cm/b"
+check "run CMake build" bash -c "[ \"\$(LD_LIBRARY_PATH=$P/lib '$p/cm/b/probe')\" = '8100 CUDNN_STATUS_SUCCESS' ]"
+
+check "link libcudnn_static.a" gcc -std=c11 -I"$P/include" "$p/probe.c" "$P/lib/libcudnn_static.a" -fopenmp -lpthread -lm -ldl -o "$p/probe_static"
+check "run static build" bash -c "[ \"\$('$p/probe_static')\" = '8100 CUDNN_STATUS_SUCCESS' ]"
+
+# Only the shim on the link line: the sub-libraries are found next to it at run time, with
+# no LD_LIBRARY_PATH, through the rpath alone.
+check "link with -lcudnn and an rpath" gcc -std=c11 -I"$P/include" "$p/probe.c" -L"$P/lib" -lcudnn -Wl,-rpath,"$P/lib" -o "$p/probe_rpath"
+check "run with rpath only" bash -c "[ \"\$(env -u LD_LIBRARY_PATH '$p/probe_rpath')\" = '8100 CUDNN_STATUS_SUCCESS' ]"
+
+# A program compiled against NVIDIA's cuDNN 9 headers runs on our libraries for what both
+# releases share (SUCCESS is 0 in both; the tensor calls keep their prototypes).
+if [ -f /usr/local/cuda/include/cudnn.h ]; then
+  check "compile against NVIDIA cuDNN 9 headers" gcc -std=c11 -I/usr/local/cuda/include "$p/probe.c" -L"$P/lib" -lcudnn -Wl,-rpath,"$P/lib" -o "$p/probe_v9"
+  check "run the cuDNN 9-header build on hostdnn" bash -c "[ \"\$('$p/probe_v9')\" = '8100 CUDNN_STATUS_SUCCESS' ]"
+else
+  skip "no NVIDIA cuDNN headers on this machine"
+fi
+finish

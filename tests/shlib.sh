@@ -1,0 +1,17 @@
+# Shared helpers for the shell tests: counting checks and the closing line.
+# Source it, call ok/bad or check "description" command..., then finish.
+HD_ROOT=${HD_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+HD_BUILD=${HD_BUILD:-$HD_ROOT/build}
+HD_SHARED=${HD_SHARED:-$HD_ROOT/../shared}
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+check() {
+  local what=$1; shift
+  if "$@" >/tmp/hd_check.$$ 2>&1; then ok; else bad "$what"; sed -n '1,20p' /tmp/hd_check.$$ >&2; fi
+  rm -f /tmp/hd_check.$$
+}
+skip() { echo "skipped: $*"; }
+sanitized() { case "${HD_MODE:-}" in *sanitized*) return 0;; esac; return 1; }
+finish() { echo "$passed passed, $failed failed"; [ "$failed" -eq 0 ]; }
