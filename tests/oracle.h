@@ -7,6 +7,9 @@
  * (each library's own cudnnGetErrorString).  Skipped under the sanitizers (the vendor
  * library is not instrumented) and when the library is absent.
  *
+ * HD_ORACLE_LIB=path selects another oracle, e.g. the libcudnn_ops_infer.so.8 of NVIDIA's
+ * cuDNN 8 wheel (tests/scripts/oracle_cudnn8.sh).
+ *
  * Usage:  ORACLE_FN(cudnnSetTensor4dDescriptor) gives `v9_cudnnSetTensor4dDescriptor`, a
  *         pointer of our prototype's type into the vendor library.
  */
@@ -38,5 +41,14 @@ static int oracle_open(void)
 #define ORACLE_FN(name) __typeof__(&name) v9_##name = (__typeof__(&name))dlsym(oracle_lib, #name)
 
 static const char *oracle_status(int s) { return oracle_errstr(s); }
+
+/* Major version of the oracle (8 or 9): a few answers differ between the two releases. */
+static int oracle_major(void)
+{
+    size_t (*ver)(void);
+    *(void **)&ver = dlsym(oracle_lib, "cudnnGetVersion");
+    size_t v = ver ? ver() : 0;
+    return v >= 90000 ? (int)(v / 10000) : (int)(v / 1000);
+}
 
 #endif

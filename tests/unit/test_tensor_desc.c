@@ -82,6 +82,7 @@ static void tensor_bad_input(void)
     int dims[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, strides[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
     CHECK_STATUS(cudnnSetTensorNdDescriptor(t, CUDNN_DATA_FLOAT, 9, dims, strides), CUDNN_STATUS_NOT_SUPPORTED);
     CHECK_STATUS(cudnnSetTensorNdDescriptor(t, CUDNN_DATA_FLOAT, 1, dims, strides), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnSetTensorNdDescriptor(t, CUDNN_DATA_FLOAT, 2, dims, strides), CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(cudnnSetTensorNdDescriptor(t, CUDNN_DATA_FLOAT, -3, dims, strides), CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(cudnnSetTensorNdDescriptor(t, CUDNN_DATA_FLOAT, 4, NULL, strides), CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(cudnnSetTensorNdDescriptor(t, CUDNN_DATA_FLOAT, 4, dims, NULL), CUDNN_STATUS_BAD_PARAM);

@@ -5,7 +5,8 @@
  * Validation follows the cuDNN 8.1 reference; where it is silent we follow what cuDNN 9
  * answers for the same call (tests/unit/test_oracle_desc.c compares the two):
  *   - dims must be > 0 (BAD_PARAM); more than 2^31-1 elements is NOT_SUPPORTED;
- *   - nbDims 2..8 are accepted, fewer is BAD_PARAM, more than CUDNN_DIM_MAX NOT_SUPPORTED;
+ *   - nbDims 3..8 are accepted, fewer is BAD_PARAM (as NVIDIA's cuDNN 8 answers; cuDNN 9 also
+ *     takes 2), more than CUDNN_DIM_MAX is NOT_SUPPORTED;
  *   - strides must be >= 0 (8.1 documents negative strides as BAD_PARAM; cuDNN 9 takes them);
  *     a zero stride is only accepted on a dimension of size 1;
  *   - NCHW_VECT_C needs a vector type (INT8x4, UINT8x4, INT8x32) and C a multiple of its width.
@@ -61,8 +62,8 @@ static cudnnStatus_t check_dims(const char *fn, cudnnDataType_t dt, int nbDims, 
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "dataType %d is not valid for a tensor", (int)dt);
     if (nbDims > CUDNN_DIM_MAX)
         return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "nbDims %d exceeds CUDNN_DIM_MAX (%d)", nbDims, CUDNN_DIM_MAX);
-    if (nbDims < 2)
-        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "nbDims must be at least 2 (got %d)", nbDims);
+    if (nbDims < 3)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "nbDims must be at least 3 (got %d)", nbDims);
     if (!dims)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "dimA is NULL");
     int64_t elems = 1;
@@ -99,9 +100,6 @@ static cudnnStatus_t set_by_format(const char *fn, tensor_t *t, cudnnTensorForma
     cudnnStatus_t st = check_dims(fn, dt, nbDims, dims);
     if (st != CUDNN_STATUS_SUCCESS)
         return st;
-    if (nbDims < 3 && fmt != CUDNN_TENSOR_NCHW)
-        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "format %s needs at least 3 dimensions",
-                       hd_enum_name_cudnnTensorFormat_t(fmt));
     int vect = 1;
     if (fmt == CUDNN_TENSOR_NCHW_VECT_C) {
         vect = hd_dtype_vect(dt);

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Optional: the descriptor differential tests against NVIDIA's real cuDNN 8 (instead of 9).
+# NVIDIA's cuDNN 8 runtime is on PyPI; to enable this test:
+#   pip download --no-deps nvidia-cudnn-cu11==8.5.0.96 nvidia-cublas-cu11==11.10.3.66 -d /tmp/w
+#   (cd /tmp/w && for f in *.whl; do unzip -qo "$f" -d x; done)
+#   export HD_CUDNN8_DIR=/tmp/w/x/nvidia
+# The wheels are large and never committed; without HD_CUDNN8_DIR this test is skipped.
+. "$(dirname "$0")/../shlib.sh"
+d=${HD_CUDNN8_DIR:-}
+if [ -z "$d" ] || [ ! -f "$d/cudnn/lib/libcudnn_ops_infer.so.8" ] || sanitized; then
+  skip "HD_CUDNN8_DIR not set (or sanitized run)"
+  finish
+  exit
+fi
+export LD_LIBRARY_PATH=$d/cublas/lib:$LD_LIBRARY_PATH
+for t in "$HD_BUILD"/tests/bin/test_oracle_*; do
+  out=$(HD_ORACLE_LIB=$d/cudnn/lib/libcudnn_ops_infer.so.8 "$t" 2>&1)
+  rc=$?
+  echo "$out" | tail -n 3
+  if [ $rc -eq 0 ] && echo "$out" | grep -q "NVIDIA cuDNN 8"; then ok; else bad "$(basename "$t") against cuDNN 8"; fi
+done
+finish
