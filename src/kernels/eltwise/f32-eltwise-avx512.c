@@ -1,0 +1,64 @@
+/* kernels/eltwise/f32-eltwise-avx512.c -- eltwise.h with 16-wide AVX-512 vectors; tails scalar. */
+#include "kernels/eltwise/eltwise.h"
+
+#include <immintrin.h>
+
+static void relu(size_t n, const float *x, float *y, float alpha, float beta)
+{
+    const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta), z = _mm512_setzero_ps();
+    size_t i = 0;
+    if (beta != 0.0f) {
+        for (; i + 16 <= n; i += 16) {
+            /* max(x, 0) returns the second operand (0) when x is NaN */
+            __m512 v = _mm512_max_ps(_mm512_loadu_ps(x + i), z);
+            _mm512_storeu_ps(y + i, _mm512_add_ps(_mm512_mul_ps(va, v), _mm512_mul_ps(vb, _mm512_loadu_ps(y + i))));
+        }
+    } else {
+        for (; i + 16 <= n; i += 16)
+            _mm512_storeu_ps(y + i, _mm512_mul_ps(va, _mm512_max_ps(_mm512_loadu_ps(x + i), z)));
+    }
+    hd_eltwise_scalar.relu(n - i, x + i, y + i, alpha, beta);
+}
+
+static void axpby(size_t n, const float *x, float *y, float alpha, float beta)
+{
+    const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+    size_t i = 0;
+    if (beta != 0.0f) {
+        for (; i + 16 <= n; i += 16)
+            _mm512_storeu_ps(y + i, _mm512_add_ps(_mm512_mul_ps(va, _mm512_loadu_ps(x + i)),
+                                                  _mm512_mul_ps(vb, _mm512_loadu_ps(y + i))));
+    } else {
+        for (; i + 16 <= n; i += 16)
+            _mm512_storeu_ps(y + i, _mm512_mul_ps(va, _mm512_loadu_ps(x + i)));
+    }
+    hd_eltwise_scalar.axpby(n - i, x + i, y + i, alpha, beta);
+}
+
+static void add3(size_t n, const float *a, const float *b, float *c, float alpha1, float alpha2, float beta)
+{
+    const __m512 v1 = _mm512_set1_ps(alpha1), v2 = _mm512_set1_ps(alpha2), vb = _mm512_set1_ps(beta);
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512 v = _mm512_add_ps(_mm512_mul_ps(v1, _mm512_loadu_ps(a + i)), _mm512_mul_ps(v2, _mm512_loadu_ps(b + i)));
+        if (beta != 0.0f)
+            v = _mm512_add_ps(v, _mm512_mul_ps(vb, _mm512_loadu_ps(c + i)));
+        _mm512_storeu_ps(c + i, v);
+    }
+    hd_eltwise_scalar.add3(n - i, a + i, b + i, c + i, alpha1, alpha2, beta);
+}
+
+static void mul3(size_t n, const float *a, const float *b, float *c, float alpha1, float alpha2, float beta)
+{
+    const __m512 v1 = _mm512_set1_ps(alpha1), v2 = _mm512_set1_ps(alpha2), vb = _mm512_set1_ps(beta);
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512 v = _mm512_mul_ps(_mm512_mul_ps(v1, _mm512_loadu_ps(a + i)), _mm512_mul_ps(v2, _mm512_loadu_ps(b + i)));
+        if (beta != 0.0f)
+            v = _mm512_add_ps(v, _mm512_mul_ps(vb, _mm512_loadu_ps(c + i)));
+        _mm512_storeu_ps(c + i, v);
+    }
+    hd_eltwise_scalar.mul3(n - i, a + i, b + i, c + i, alpha1, alpha2, beta);
+}
+
+const hd_eltwise_table hd_eltwise_avx512 = { "avx512", relu, axpby, add3, mul3 };

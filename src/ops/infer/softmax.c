@@ -1,0 +1,128 @@
+/*
+ * cudnnSoftmaxForward: y = alpha * softmax(x) + beta * y over each group of the mode
+ * (INSTANCE: all of C x spatial per image; CHANNEL: C per image and spatial position).
+ *
+ *   FAST      exp(x) / sum exp(x)            (no max subtraction, may overflow like cuDNN's)
+ *   ACCURATE  exp(x - max) / sum exp(x - max)
+ *   LOG       x - max - log(sum exp(x - max))
+ *
+ * Computed in double and rounded to the output type; sums run in element order, so results
+ * are deterministic.  x and y have equal dims and type (FLOAT, DOUBLE, HALF, BFLOAT16), any
+ * strides; y may be x (same strides).
+ */
+#include "core/api.h"
+#include "core/check.h"
+#include "core/handle.h"
+#include "core/parallel.h"
+#include "core/tensor.h"
+#include "kernels/softmax_groups.h"
+#include "ops/common.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+typedef struct {
+    cudnnSoftmaxAlgorithm_t algo;
+    cudnnDataType_t dt;
+    hd_sm_view vx, vy;
+    const void *x;
+    void *y;
+    double alpha, beta;
+    int64_t groups_per_task, ngroups, len;
+    double *buf;             /* len doubles per thread */
+} sm_ctx;
+
+static void sm_task(void *vctx, size_t task, int thread)
+{
+    const sm_ctx *c = vctx;
+    double *v = c->buf + (size_t)thread * (size_t)c->len;
+    int64_t g0 = (int64_t)task * c->groups_per_task, g1 = g0 + c->groups_per_task;
+    if (g1 > c->ngroups)
+        g1 = c->ngroups;
+    for (int64_t g = g0; g < g1; g++) {
+        int64_t ox = hd_sm_group_off(&c->vx, g), oy = hd_sm_group_off(&c->vy, g);
+        double mx = -INFINITY;
+        for (int64_t j = 0; j < c->len; j++) {
+            v[j] = hd_ld1(c->dt, c->x, ox + hd_sm_elem_off(&c->vx, j));
+            if (v[j] > mx)
+                mx = v[j];
+        }
+        if (c->algo == CUDNN_SOFTMAX_FAST)
+            mx = 0;
+        double sum = 0;
+        for (int64_t j = 0; j < c->len; j++)
+            sum += exp(v[j] - mx);
+        if (c->algo == CUDNN_SOFTMAX_LOG) {
+            double ls = log(sum);
+            for (int64_t j = 0; j < c->len; j++)
+                v[j] = v[j] - mx - ls;
+        } else {
+            for (int64_t j = 0; j < c->len; j++)
+                v[j] = exp(v[j] - mx) / sum;
+        }
+        for (int64_t j = 0; j < c->len; j++) {
+            int64_t o = oy + hd_sm_elem_off(&c->vy, j);
+            double r = c->alpha * v[j];
+            if (c->beta != 0)
+                r += c->beta * hd_ld1(c->dt, c->y, o);
+            hd_st1(c->dt, c->y, o, r);
+        }
+    }
+}
+
+cudnnStatus_t HD_IMPL(cudnnSoftmaxForward)(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode,
+                                           const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x,
+                                           const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
+{
+    HD_CHECK_HANDLE(handle);
+    if ((int)algo < (int)CUDNN_SOFTMAX_FAST || (int)algo > (int)CUDNN_SOFTMAX_LOG)
+        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "algo %d is not a cudnnSoftmaxAlgorithm_t", (int)algo);
+    if (mode != CUDNN_SOFTMAX_MODE_INSTANCE && mode != CUDNN_SOFTMAX_MODE_CHANNEL)
+        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "mode %d is not a cudnnSoftmaxMode_t", (int)mode);
+    HD_CHECK_TENSOR(xDesc);
+    HD_CHECK_TENSOR(yDesc);
+    HD_CHECK_PTR(alpha);
+    HD_CHECK_PTR(beta);
+    HD_CHECK_PTR(x);
+    HD_CHECK_PTR(y);
+    if (!hd_same_dims(xDesc, yDesc))
+        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "xDesc and yDesc have different dimensions");
+    if (xDesc->dtype != yDesc->dtype)
+        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "xDesc is %s but yDesc is %s", hd_dtype_name(xDesc->dtype),
+                       hd_dtype_name(yDesc->dtype));
+    HD_TRY(hd_check_fp_type(__func__, "xDesc", xDesc->dtype));
+    HD_TRY(hd_check_alias(__func__, "x", xDesc, x, "y", yDesc, y));
+
+    sm_ctx c;
+    c.algo = algo;
+    c.dt = xDesc->dtype;
+    c.x = x;
+    c.y = y;
+    c.alpha = hd_scale_value(alpha, c.dt);
+    c.beta = hd_scale_value(beta, c.dt);
+    int channel = mode == CUDNN_SOFTMAX_MODE_CHANNEL;
+    if (hd_sm_view_init(&c.vx, xDesc, channel) != 0)
+        return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "out of host memory");
+    if (hd_sm_view_init(&c.vy, yDesc, channel) != 0) {
+        hd_sm_view_free(&c.vx);
+        return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "out of host memory");
+    }
+    c.ngroups = hd_sm_groups(&c.vx);
+    c.len = hd_sm_len(&c.vx);
+    c.groups_per_task = 1 + 16384 / c.len;
+    size_t ntasks = (size_t)((c.ngroups + c.groups_per_task - 1) / c.groups_per_task);
+    int nthreads = handle->num_threads < 1 ? 1 : handle->num_threads;
+    if ((size_t)nthreads > ntasks)
+        nthreads = (int)ntasks;
+    c.buf = malloc((size_t)nthreads * (size_t)c.len * sizeof(double));
+    if (!c.buf) {
+        hd_sm_view_free(&c.vx);
+        hd_sm_view_free(&c.vy);
+        return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "out of host memory");
+    }
+    hd_parallel_for(ntasks, nthreads, sm_task, &c);
+    free(c.buf);
+    hd_sm_view_free(&c.vx);
+    hd_sm_view_free(&c.vy);
+    return CUDNN_STATUS_SUCCESS;
+}

@@ -1,0 +1,120 @@
+/*
+ * cudnnSoftmaxBackward: dx = alpha * g + beta * dx over each group of the mode, with y the
+ * forward output:
+ *   FAST, ACCURATE  g = y * (dy - sum(y * dy))
+ *   LOG             g = dy - exp(y) * sum(dy)
+ * Computed in double, sums in element order.  y, dy and dx have equal dims and type; dx may
+ * be dy (same strides).
+ */
+#include "core/api.h"
+#include "core/check.h"
+#include "core/handle.h"
+#include "core/parallel.h"
+#include "core/tensor.h"
+#include "kernels/softmax_groups.h"
+#include "ops/common.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+typedef struct {
+    cudnnSoftmaxAlgorithm_t algo;
+    cudnnDataType_t dt;
+    hd_sm_view vy, vdy, vdx;
+    const void *y, *dy;
+    void *dx;
+    double alpha, beta;
+    int64_t groups_per_task, ngroups, len;
+    double *buf;             /* 2 * len doubles per thread */
+} smb_ctx;
+
+static void smb_task(void *vctx, size_t task, int thread)
+{
+    const smb_ctx *c = vctx;
+    double *vy = c->buf + (size_t)thread * 2 * (size_t)c->len, *vd = vy + c->len;
+    int64_t g0 = (int64_t)task * c->groups_per_task, g1 = g0 + c->groups_per_task;
+    if (g1 > c->ngroups)
+        g1 = c->ngroups;
+    for (int64_t g = g0; g < g1; g++) {
+        int64_t oy = hd_sm_group_off(&c->vy, g), od = hd_sm_group_off(&c->vdy, g), ox = hd_sm_group_off(&c->vdx, g);
+        double sum = 0;
+        for (int64_t j = 0; j < c->len; j++) {
+            vy[j] = hd_ld1(c->dt, c->y, oy + hd_sm_elem_off(&c->vy, j));
+            vd[j] = hd_ld1(c->dt, c->dy, od + hd_sm_elem_off(&c->vdy, j));
+            sum += c->algo == CUDNN_SOFTMAX_LOG ? vd[j] : vy[j] * vd[j];
+        }
+        for (int64_t j = 0; j < c->len; j++) {
+            double gr = c->algo == CUDNN_SOFTMAX_LOG ? vd[j] - exp(vy[j]) * sum : vy[j] * (vd[j] - sum);
+            int64_t o = ox + hd_sm_elem_off(&c->vdx, j);
+            double r = c->alpha * gr;
+            if (c->beta != 0)
+                r += c->beta * hd_ld1(c->dt, c->dx, o);
+            hd_st1(c->dt, c->dx, o, r);
+        }
+    }
+}
+
+cudnnStatus_t HD_IMPL(cudnnSoftmaxBackward)(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode,
+                                            const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y,
+                                            const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta,
+                                            const cudnnTensorDescriptor_t dxDesc, void *dx)
+{
+    HD_CHECK_HANDLE(handle);
+    if ((int)algo < (int)CUDNN_SOFTMAX_FAST || (int)algo > (int)CUDNN_SOFTMAX_LOG)
+        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "algo %d is not a cudnnSoftmaxAlgorithm_t", (int)algo);
+    if (mode != CUDNN_SOFTMAX_MODE_INSTANCE && mode != CUDNN_SOFTMAX_MODE_CHANNEL)
+        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "mode %d is not a cudnnSoftmaxMode_t", (int)mode);
+    HD_CHECK_TENSOR(yDesc);
+    HD_CHECK_TENSOR(dyDesc);
+    HD_CHECK_TENSOR(dxDesc);
+    HD_CHECK_PTR(alpha);
+    HD_CHECK_PTR(beta);
+    HD_CHECK_PTR(y);
+    HD_CHECK_PTR(dy);
+    HD_CHECK_PTR(dx);
+    if (!hd_same_dims(yDesc, dyDesc) || !hd_same_dims(yDesc, dxDesc))
+        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "yDesc, dyDesc and dxDesc must have the same dimensions");
+    if (dyDesc->dtype != yDesc->dtype || dxDesc->dtype != yDesc->dtype)
+        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "y, dy and dx must have the same data type");
+    HD_TRY(hd_check_fp_type(__func__, "yDesc", yDesc->dtype));
+    HD_TRY(hd_check_alias(__func__, "dy", dyDesc, dy, "dx", dxDesc, dx));
+    if (hd_tensors_overlap(yDesc, y, dxDesc, dx))
+        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "y and dx overlap");
+
+    smb_ctx c;
+    c.algo = algo;
+    c.dt = yDesc->dtype;
+    c.y = y;
+    c.dy = dy;
+    c.dx = dx;
+    c.alpha = hd_scale_value(alpha, c.dt);
+    c.beta = hd_scale_value(beta, c.dt);
+    int channel = mode == CUDNN_SOFTMAX_MODE_CHANNEL;
+    c.vy.sp = c.vdy.sp = c.vdx.sp = NULL;
+    c.buf = NULL;
+    cudnnStatus_t st = CUDNN_STATUS_SUCCESS;
+    if (hd_sm_view_init(&c.vy, yDesc, channel) || hd_sm_view_init(&c.vdy, dyDesc, channel) ||
+        hd_sm_view_init(&c.vdx, dxDesc, channel)) {
+        st = HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "out of host memory");
+        goto done;
+    }
+    c.ngroups = hd_sm_groups(&c.vy);
+    c.len = hd_sm_len(&c.vy);
+    c.groups_per_task = 1 + 16384 / c.len;
+    size_t ntasks = (size_t)((c.ngroups + c.groups_per_task - 1) / c.groups_per_task);
+    int nthreads = handle->num_threads < 1 ? 1 : handle->num_threads;
+    if ((size_t)nthreads > ntasks)
+        nthreads = (int)ntasks;
+    c.buf = malloc((size_t)nthreads * 2 * (size_t)c.len * sizeof(double));
+    if (!c.buf) {
+        st = HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "out of host memory");
+        goto done;
+    }
+    hd_parallel_for(ntasks, nthreads, smb_task, &c);
+done:
+    free(c.buf);
+    hd_sm_view_free(&c.vy);
+    hd_sm_view_free(&c.vdy);
+    hd_sm_view_free(&c.vdx);
+    return st;
+}

@@ -1,0 +1,430 @@
+/* Activation and softmax, forward and backward, against the float64 reference: every type,
+ * layout, alpha/beta combination and edge shape; bad input; thread and ISA determinism. */
+#include "ops_common.h"
+
+#include <math.h>
+
+static cudnnHandle_t H;
+static const int SHAPES[][6] = { { 4, 2, 3, 5, 7 }, { 4, 1, 1, 1, 1 }, { 4, 1, 17, 3, 1 }, { 4, 3, 2, 9, 33 },
+                                 { 5, 2, 3, 2, 3, 4 } };
+#define NSHAPES 5
+
+static void act_descriptor(void)
+{
+    SECTION("activation descriptor");
+    cudnnActivationDescriptor_t a;
+    CHECK_OK(cudnnCreateActivationDescriptor(&a));
+    cudnnActivationMode_t m;
+    cudnnNanPropagation_t p;
+    double coef;
+    CHECK_STATUS(cudnnGetActivationDescriptor(a, &m, &p, &coef), CUDNN_STATUS_BAD_PARAM);
+    CHECK_OK(cudnnSetActivationDescriptor(a, CUDNN_ACTIVATION_CLIPPED_RELU, CUDNN_PROPAGATE_NAN, 6.0));
+    CHECK_OK(cudnnGetActivationDescriptor(a, &m, &p, &coef));
+    CHECK(m == CUDNN_ACTIVATION_CLIPPED_RELU && p == CUDNN_PROPAGATE_NAN && coef == 6.0);
+    CHECK_STATUS(cudnnSetActivationDescriptor(a, (cudnnActivationMode_t)99, CUDNN_PROPAGATE_NAN, 1.0),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnSetActivationDescriptor(a, (cudnnActivationMode_t)6, CUDNN_PROPAGATE_NAN, 1.0),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnSetActivationDescriptor(a, CUDNN_ACTIVATION_RELU, (cudnnNanPropagation_t)7, 1.0),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnSetActivationDescriptor(a, CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, NAN),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_OK(cudnnGetActivationDescriptor(a, &m, &p, &coef));   /* failed sets changed nothing */
+    CHECK(m == CUDNN_ACTIVATION_CLIPPED_RELU && coef == 6.0);
+    CHECK_STATUS(cudnnGetActivationDescriptor(a, NULL, &p, &coef), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnSetActivationDescriptor(NULL, CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, 0),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnCreateActivationDescriptor(NULL), CUDNN_STATUS_BAD_PARAM);
+    CHECK_OK(cudnnDestroyActivationDescriptor(a));
+    CHECK_STATUS(cudnnSetActivationDescriptor(a, CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, 0),
+                 CUDNN_STATUS_BAD_PARAM);   /* destroyed */
+    CHECK_OK(cudnnDestroyActivationDescriptor(NULL));
+    cudnnTensorDescriptor_t t;
+    CHECK_OK(cudnnCreateTensorDescriptor(&t));
+    CHECK_STATUS(cudnnSetActivationDescriptor((cudnnActivationDescriptor_t)t, CUDNN_ACTIVATION_RELU,
+                                              CUDNN_PROPAGATE_NAN, 0), CUDNN_STATUS_BAD_PARAM);
+    cudnnDestroyTensorDescriptor(t);
+}
+
+/* One forward + backward run of MODE for one configuration; returns mismatches. */
+static int act_case(cudnnActivationDescriptor_t a, int mode, int prop, double coef, cudnnDataType_t dt, const int *shape,
+                    int lx, int ly, const double *ab, int inplace)
+{
+    opt_t x, y, dy, dx;
+    int bad = 0;
+    opt_make(&x, dt, shape[0], shape + 1, lx);
+    opt_make(&y, dt, shape[0], shape + 1, inplace ? lx : ly);
+    opt_make(&dy, dt, shape[0], shape + 1, ly);
+    opt_make(&dx, dt, shape[0], shape + 1, lx);
+    size_t n = x.n;
+    double *ex = malloc(n * sizeof(double)), *y0 = malloc(n * sizeof(double)), *e = malloc(n * sizeof(double));
+    double *yv = malloc(n * sizeof(double)), *dyv = malloc(n * sizeof(double)), *dx0 = malloc(n * sizeof(double));
+    opt_poison(&x);
+    opt_fill(&x, -4, 4, (unsigned)(mode * 7 + lx));
+    if (n > 3)
+        opt_set(&x, 3, 0.0);
+    if (ab[1] == 0)
+        opt_poison(&y);
+    else
+        opt_fill(&y, -1, 1, 99);
+    for (size_t i = 0; i < n; i++) {
+        ex[i] = opt_get(&x, i);
+        y0[i] = opt_get(&y, i);
+    }
+    ops_scale sa, sb;
+    cudnnStatus_t st;
+    if (inplace) {
+        memcpy(y.data, x.data, x.bytes);
+        st = cudnnActivationForward(H, a, ops_sc(&sa, dt, ab[0]), x.desc, y.data, ops_sc(&sb, dt, 0.0), y.desc, y.data);
+        for (size_t i = 0; i < n; i++)
+            e[i] = ref_act(mode, prop, coef, ex[i]);
+    } else {
+        st = cudnnActivationForward(H, a, ops_sc(&sa, dt, ab[0]), x.desc, x.data, ops_sc(&sb, dt, ab[1]), y.desc, y.data);
+        for (size_t i = 0; i < n; i++)
+            e[i] = ab[0] * ref_act(mode, prop, coef, ex[i]) + (ab[1] != 0 ? ab[1] * y0[i] : 0.0);
+    }
+    if (st != CUDNN_STATUS_SUCCESS)
+        bad++;
+    char label[128];
+    snprintf(label, sizeof label, "fwd mode %d %s %s/%s ab %g,%g%s", mode, opt_dtname(dt), opt_layoutname(lx),
+             opt_layoutname(ly), ab[0], ab[1], inplace ? " in-place" : "");
+    bad += opt_compare(&y, e, opt_tol(dt) * 4, label);
+    if (lx == OPT_PADDED && !opt_padding_intact(&x))
+        bad++;
+
+    /* backward: y from a clean alpha=1 forward, dy random */
+    opt_fill(&y, 0, 0, 0);
+    ops_scale one, zero;
+    cudnnActivationForward(H, a, ops_sc(&one, dt, 1.0), x.desc, x.data, ops_sc(&zero, dt, 0.0), y.desc, y.data);
+    opt_fill(&dy, -2, 2, 5);
+    if (ab[1] == 0)
+        opt_poison(&dx);
+    else
+        opt_fill(&dx, -1, 1, 6);
+    for (size_t i = 0; i < n; i++) {
+        yv[i] = opt_get(&y, i);
+        dyv[i] = opt_get(&dy, i);
+        dx0[i] = opt_get(&dx, i);
+        e[i] = ab[0] * ref_act_grad(mode, prop, coef, yv[i], dyv[i], ex[i]) + (ab[1] != 0 ? ab[1] * dx0[i] : 0.0);
+    }
+    st = cudnnActivationBackward(H, a, ops_sc(&sa, dt, ab[0]), y.desc, y.data, dy.desc, dy.data, x.desc, x.data,
+                                 ops_sc(&sb, dt, ab[1]), dx.desc, dx.data);
+    if (st != CUDNN_STATUS_SUCCESS)
+        bad++;
+    snprintf(label, sizeof label, "bwd mode %d %s %s/%s ab %g,%g", mode, opt_dtname(dt), opt_layoutname(lx),
+             opt_layoutname(ly), ab[0], ab[1]);
+    bad += opt_compare(&dx, e, opt_tol(dt) * 4, label);
+    free(ex); free(y0); free(e); free(yv); free(dyv); free(dx0);
+    opt_free(&x); opt_free(&y); opt_free(&dy); opt_free(&dx);
+    return bad;
+}
+
+static void act_matrix(void)
+{
+    SECTION("activation forward/backward vs reference");
+    cudnnActivationDescriptor_t a;
+    cudnnCreateActivationDescriptor(&a);
+    for (int mode = 0; mode <= 4; mode++) {
+        for (int prop = 0; prop <= 1; prop++) {
+            double coef = mode == 3 ? 1.5 : mode == 4 ? 0.7 : 0.0;
+            cudnnSetActivationDescriptor(a, (cudnnActivationMode_t)mode, (cudnnNanPropagation_t)prop, coef);
+            for (int t = 0; t < 4; t++)
+                for (int s = 0; s < NSHAPES; s++)
+                    for (int lx = 0; lx < OPT_NLAYOUTS; lx++) {
+                        int ly = (lx + s) % OPT_NLAYOUTS;
+                        for (int k = 0; k < 3; k++)
+                            CHECK_MSG(act_case(a, mode, prop, coef, OPS_FP[t], SHAPES[s], lx, ly, OPS_AB[k], 0) == 0,
+                                      "mode %d type %d shape %d layouts %d/%d ab %d", mode, t, s, lx, ly, k);
+                        CHECK(act_case(a, mode, prop, coef, OPS_FP[t], SHAPES[s], lx, lx, OPS_AB[0], 1) == 0);
+                    }
+        }
+    }
+    cudnnDestroyActivationDescriptor(a);
+}
+
+static void act_nan(void)
+{
+    SECTION("activation NaN propagation");
+    cudnnActivationDescriptor_t a;
+    cudnnCreateActivationDescriptor(&a);
+    int dims[4] = { 1, 1, 1, 40 };
+    opt_t x, y;
+    opt_make(&x, CUDNN_DATA_FLOAT, 4, dims, OPT_NCHW);
+    opt_make(&y, CUDNN_DATA_FLOAT, 4, dims, OPT_NCHW);
+    float *xf = (float *)x.data, *yf = (float *)y.data;
+    for (int i = 0; i < 40; i++)
+        xf[i] = i % 3 == 0 ? NAN : (float)(i - 20);
+    float one = 1, zero = 0;
+    for (int mode = 1; mode <= 3; mode += 2) {
+        cudnnSetActivationDescriptor(a, (cudnnActivationMode_t)mode, CUDNN_NOT_PROPAGATE_NAN, 5.0);
+        CHECK_OK(cudnnActivationForward(H, a, &one, x.desc, x.data, &zero, y.desc, y.data));
+        int ok = 1;
+        for (int i = 0; i < 40; i++)
+            ok &= i % 3 == 0 ? yf[i] == 0.0f : yf[i] == (float)ref_act(mode, 0, 5.0, xf[i]);
+        CHECK_MSG(ok, "NOT_PROPAGATE_NAN mode %d", mode);
+        cudnnSetActivationDescriptor(a, (cudnnActivationMode_t)mode, CUDNN_PROPAGATE_NAN, 5.0);
+        CHECK_OK(cudnnActivationForward(H, a, &one, x.desc, x.data, &zero, y.desc, y.data));
+        ok = 1;
+        for (int i = 0; i < 40; i++)
+            ok &= i % 3 == 0 ? isnan(yf[i]) : yf[i] == (float)ref_act(mode, 1, 5.0, xf[i]);
+        CHECK_MSG(ok, "PROPAGATE_NAN mode %d", mode);
+    }
+    opt_free(&x);
+    opt_free(&y);
+    cudnnDestroyActivationDescriptor(a);
+}
+
+static void act_bad_input(void)
+{
+    SECTION("activation bad input");
+    cudnnActivationDescriptor_t a, unset;
+    cudnnCreateActivationDescriptor(&a);
+    cudnnCreateActivationDescriptor(&unset);
+    cudnnSetActivationDescriptor(a, CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, 0);
+    int d1[4] = { 2, 3, 4, 5 }, d2[4] = { 2, 3, 4, 6 };
+    opt_t x, y, y2, yh, xi, yi;
+    opt_make(&x, CUDNN_DATA_FLOAT, 4, d1, OPT_NCHW);
+    opt_make(&y, CUDNN_DATA_FLOAT, 4, d1, OPT_NHWC);
+    opt_make(&y2, CUDNN_DATA_FLOAT, 4, d2, OPT_NCHW);
+    opt_make(&yh, CUDNN_DATA_HALF, 4, d1, OPT_NCHW);
+    opt_make(&xi, CUDNN_DATA_INT8, 4, d1, OPT_NCHW);
+    opt_make(&yi, CUDNN_DATA_INT8, 4, d1, OPT_NCHW);
+    opt_fill(&x, -1, 1, 1);
+    opt_fill(&y, 7, 7, 1);
+    float one = 1, zero = 0;
+    cudnnTensorDescriptor_t unset_t;
+    cudnnCreateTensorDescriptor(&unset_t);
+    CHECK_STATUS(cudnnActivationForward(NULL, a, &one, x.desc, x.data, &zero, y.desc, y.data), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnActivationForward(H, NULL, &one, x.desc, x.data, &zero, y.desc, y.data), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnActivationForward(H, unset, &one, x.desc, x.data, &zero, y.desc, y.data), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnActivationForward(H, a, NULL, x.desc, x.data, &zero, y.desc, y.data), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnActivationForward(H, a, &one, x.desc, NULL, &zero, y.desc, y.data), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnActivationForward(H, a, &one, unset_t, x.data, &zero, y.desc, y.data), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnActivationForward(H, a, &one, x.desc, x.data, &zero, y2.desc, y2.data), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnActivationForward(H, a, &one, x.desc, x.data, &zero, yh.desc, yh.data), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnActivationForward(H, a, &one, xi.desc, xi.data, &zero, yi.desc, yi.data),
+                 CUDNN_STATUS_NOT_SUPPORTED);
+    /* in-place with different strides */
+    CHECK_STATUS(cudnnActivationForward(H, a, &one, x.desc, x.data, &zero, y.desc, x.data), CUDNN_STATUS_BAD_PARAM);
+    cudnnSetActivationDescriptor(a, CUDNN_ACTIVATION_IDENTITY, CUDNN_PROPAGATE_NAN, 0);
+    CHECK_STATUS(cudnnActivationForward(H, a, &one, x.desc, x.data, &zero, y.desc, y.data), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnActivationBackward(H, a, &one, y.desc, y.data, y.desc, y.data, x.desc, x.data, &zero, x.desc,
+                                         x.data), CUDNN_STATUS_BAD_PARAM);
+    int untouched = 1;
+    for (size_t i = 0; i < y.n; i++)
+        untouched &= opt_get(&y, i) == 7.0;
+    CHECK(untouched);
+    cudnnSetActivationDescriptor(a, CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, 0);
+    CHECK_STATUS(cudnnActivationBackward(H, a, &one, y.desc, y.data, y2.desc, y2.data, x.desc, x.data, &zero, x.desc,
+                                         x.data), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnActivationBackward(H, a, &one, y.desc, y.data, y.desc, NULL, x.desc, x.data, &zero, x.desc,
+                                         x.data), CUDNN_STATUS_BAD_PARAM);
+    opt_free(&x); opt_free(&y); opt_free(&y2); opt_free(&yh); opt_free(&xi); opt_free(&yi);
+    cudnnDestroyTensorDescriptor(unset_t);
+    cudnnDestroyActivationDescriptor(a);
+    cudnnDestroyActivationDescriptor(unset);
+}
+
+static int sm_case(int algo, int mode, cudnnDataType_t dt, const int *shape, int lx, int ly, const double *ab,
+                   int inplace)
+{
+    opt_t x, y, dy, dx;
+    int nd = shape[0];
+    const int *dims = shape + 1;
+    int bad = 0;
+    opt_make(&x, dt, nd, dims, lx);
+    opt_make(&y, dt, nd, dims, inplace ? lx : ly);
+    opt_make(&dy, dt, nd, dims, ly);
+    opt_make(&dx, dt, nd, dims, lx);
+    size_t n = x.n;
+    int s = 1;
+    for (int i = 2; i < nd; i++)
+        s *= dims[i];
+    double *xv = malloc(n * 8), *y0 = malloc(n * 8), *r = malloc(n * 8), *e = malloc(n * 8), *dyv = malloc(n * 8);
+    opt_fill(&x, -3, 3, (unsigned)(algo + 3 * lx));
+    if (ab[1] == 0)
+        opt_poison(&y);
+    else
+        opt_fill(&y, -1, 1, 4);
+    for (size_t i = 0; i < n; i++) {
+        xv[i] = opt_get(&x, i);
+        y0[i] = opt_get(&y, i);
+    }
+    ref_softmax_fwd(algo, mode, dims[0], dims[1], s, xv, r);
+    ops_scale sa, sb;
+    cudnnStatus_t st;
+    if (inplace) {
+        memcpy(y.data, x.data, x.bytes);
+        st = cudnnSoftmaxForward(H, (cudnnSoftmaxAlgorithm_t)algo, (cudnnSoftmaxMode_t)mode, ops_sc(&sa, dt, ab[0]),
+                                 y.desc, y.data, ops_sc(&sb, dt, 0), y.desc, y.data);
+        for (size_t i = 0; i < n; i++)
+            e[i] = ab[0] * r[i];
+    } else {
+        st = cudnnSoftmaxForward(H, (cudnnSoftmaxAlgorithm_t)algo, (cudnnSoftmaxMode_t)mode, ops_sc(&sa, dt, ab[0]),
+                                 x.desc, x.data, ops_sc(&sb, dt, ab[1]), y.desc, y.data);
+        for (size_t i = 0; i < n; i++)
+            e[i] = ab[0] * r[i] + (ab[1] != 0 ? ab[1] * y0[i] : 0);
+    }
+    bad += st != CUDNN_STATUS_SUCCESS;
+    char label[128];
+    snprintf(label, sizeof label, "softmax fwd algo %d mode %d %s %s/%s ab %g,%g", algo, mode, opt_dtname(dt),
+             opt_layoutname(lx), opt_layoutname(ly), ab[0], ab[1]);
+    bad += opt_compare(&y, e, opt_tol(dt) * 8, label);
+
+    /* backward from the (rounded) reference output */
+    for (size_t i = 0; i < n; i++)
+        opt_set(&y, i, r[i]);
+    opt_fill(&dy, -1, 1, 8);
+    if (ab[1] == 0)
+        opt_poison(&dx);
+    else
+        opt_fill(&dx, -1, 1, 9);
+    for (size_t i = 0; i < n; i++) {
+        r[i] = opt_get(&y, i);
+        dyv[i] = opt_get(&dy, i);
+        y0[i] = opt_get(&dx, i);
+    }
+    ref_softmax_bwd(algo, mode, dims[0], dims[1], s, r, dyv, e);
+    for (size_t i = 0; i < n; i++)
+        e[i] = ab[0] * e[i] + (ab[1] != 0 ? ab[1] * y0[i] : 0);
+    st = cudnnSoftmaxBackward(H, (cudnnSoftmaxAlgorithm_t)algo, (cudnnSoftmaxMode_t)mode, ops_sc(&sa, dt, ab[0]), y.desc,
+                              y.data, dy.desc, dy.data, ops_sc(&sb, dt, ab[1]), dx.desc, dx.data);
+    bad += st != CUDNN_STATUS_SUCCESS;
+    snprintf(label, sizeof label, "softmax bwd algo %d mode %d %s %s/%s ab %g,%g", algo, mode, opt_dtname(dt),
+             opt_layoutname(lx), opt_layoutname(ly), ab[0], ab[1]);
+    bad += opt_compare(&dx, e, opt_tol(dt) * 16, label);
+    free(xv); free(y0); free(r); free(e); free(dyv);
+    opt_free(&x); opt_free(&y); opt_free(&dy); opt_free(&dx);
+    return bad;
+}
+
+static void sm_matrix(void)
+{
+    SECTION("softmax forward/backward vs reference");
+    for (int algo = 0; algo <= 2; algo++)
+        for (int mode = 0; mode <= 1; mode++)
+            for (int t = 0; t < 4; t++)
+                for (int s = 0; s < NSHAPES; s++)
+                    for (int lx = 0; lx < OPT_NLAYOUTS; lx++) {
+                        int ly = (lx + 1 + s) % OPT_NLAYOUTS;
+                        for (int k = 0; k < 3; k++)
+                            CHECK_MSG(sm_case(algo, mode, OPS_FP[t], SHAPES[s], lx, ly, OPS_AB[k], 0) == 0,
+                                      "algo %d mode %d type %d shape %d layouts %d/%d ab %d", algo, mode, t, s, lx, ly,
+                                      k);
+                        CHECK(sm_case(algo, mode, OPS_FP[t], SHAPES[s], lx, lx, OPS_AB[1], 1) == 0);
+                    }
+}
+
+static void sm_bad_input(void)
+{
+    SECTION("softmax bad input");
+    int d1[4] = { 2, 3, 4, 5 }, d2[4] = { 2, 4, 4, 5 };
+    opt_t x, y, y2;
+    opt_make(&x, CUDNN_DATA_FLOAT, 4, d1, OPT_NCHW);
+    opt_make(&y, CUDNN_DATA_FLOAT, 4, d1, OPT_NCHW);
+    opt_make(&y2, CUDNN_DATA_FLOAT, 4, d2, OPT_NCHW);
+    opt_fill(&y, 3, 3, 0);
+    float one = 1, zero = 0;
+    CHECK_STATUS(cudnnSoftmaxForward(H, (cudnnSoftmaxAlgorithm_t)99, CUDNN_SOFTMAX_MODE_CHANNEL, &one, x.desc, x.data,
+                                     &zero, y.desc, y.data), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnSoftmaxForward(H, CUDNN_SOFTMAX_FAST, (cudnnSoftmaxMode_t)99, &one, x.desc, x.data, &zero, y.desc,
+                                     y.data), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnSoftmaxForward(H, CUDNN_SOFTMAX_FAST, CUDNN_SOFTMAX_MODE_CHANNEL, &one, x.desc, x.data, &zero,
+                                     y2.desc, y2.data), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnSoftmaxForward(H, CUDNN_SOFTMAX_FAST, CUDNN_SOFTMAX_MODE_CHANNEL, &one, x.desc, x.data, NULL,
+                                     y.desc, y.data), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnSoftmaxForward(NULL, CUDNN_SOFTMAX_FAST, CUDNN_SOFTMAX_MODE_CHANNEL, &one, x.desc, x.data, &zero,
+                                     y.desc, y.data), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnSoftmaxBackward(H, CUDNN_SOFTMAX_LOG, CUDNN_SOFTMAX_MODE_CHANNEL, &one, y.desc, y.data, y2.desc,
+                                      y2.data, &zero, x.desc, x.data), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnSoftmaxBackward(H, CUDNN_SOFTMAX_LOG, CUDNN_SOFTMAX_MODE_CHANNEL, &one, y.desc, y.data, x.desc,
+                                      x.data, &zero, y.desc, y.data), CUDNN_STATUS_BAD_PARAM);  /* dx aliases y */
+    int untouched = 1;
+    for (size_t i = 0; i < y.n; i++)
+        untouched &= opt_get(&y, i) == 3.0;
+    CHECK(untouched);
+    opt_free(&x); opt_free(&y); opt_free(&y2);
+}
+
+/* A larger float workload whose outputs are dumped for the cross-ISA and thread checks. */
+static void big_workload(cudnnHandle_t h, FILE *dump, unsigned char **out, size_t *outlen)
+{
+    int dims[4] = { 2, 37, 29, 31 };
+    opt_t x, y;
+    opt_make(&x, CUDNN_DATA_FLOAT, 4, dims, OPT_NCHW);
+    opt_make(&y, CUDNN_DATA_FLOAT, 4, dims, OPT_NCHW);
+    opt_fill(&x, -2, 2, 77);
+    cudnnActivationDescriptor_t a;
+    cudnnCreateActivationDescriptor(&a);
+    float alpha = 1.25f, beta = 0.5f;
+    size_t total = 0;
+    *out = NULL;
+    for (int mode = 0; mode <= 4; mode++) {
+        cudnnSetActivationDescriptor(a, (cudnnActivationMode_t)mode, CUDNN_NOT_PROPAGATE_NAN, 1.0);
+        opt_fill(&y, -1, 1, 3);
+        cudnnActivationForward(h, a, &alpha, x.desc, x.data, &beta, y.desc, y.data);
+        *out = realloc(*out, total + y.bytes);
+        memcpy(*out + total, y.data, y.bytes);
+        total += y.bytes;
+    }
+    cudnnSoftmaxForward(h, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, &alpha, x.desc, x.data, &beta, y.desc,
+                        y.data);
+    *out = realloc(*out, total + y.bytes);
+    memcpy(*out + total, y.data, y.bytes);
+    total += y.bytes;
+    if (dump)
+        fwrite(*out, 1, total, dump);
+    *outlen = total;
+    cudnnDestroyActivationDescriptor(a);
+    opt_free(&x);
+    opt_free(&y);
+}
+
+static void determinism(void)
+{
+    SECTION("threads and ISA determinism");
+    cudnnHandle_t h1 = ops_handle(1), h3 = ops_handle(3);
+    unsigned char *o1, *o3;
+    size_t n1, n3;
+    const char *dump = getenv("OPS_DUMP");
+    FILE *f = dump ? fopen(dump, "wb") : NULL;
+    big_workload(h1, f, &o1, &n1);
+    if (f)
+        fclose(f);
+    big_workload(h3, NULL, &o3, &n3);
+    CHECK(n1 == n3 && memcmp(o1, o3, n1) == 0);
+    free(o1);
+    free(o3);
+    cudnnDestroy(h1);
+    cudnnDestroy(h3);
+}
+
+int main(void)
+{
+    int child = getenv("OPS_CHILD") != NULL;
+    H = ops_handle(2);
+    act_descriptor();
+    act_matrix();
+    act_nan();
+    act_bad_input();
+    sm_matrix();
+    sm_bad_input();
+    determinism();
+    cudnnDestroy(H);
+    if (!child) {
+        SECTION("ISA caps");
+        char d0[64], d1[64], d2[64];
+        snprintf(d0, sizeof d0, "/tmp/hd_ops_act_%d_scalar", (int)getpid());
+        snprintf(d1, sizeof d1, "/tmp/hd_ops_act_%d_avx2", (int)getpid());
+        snprintf(d2, sizeof d2, "/tmp/hd_ops_act_%d_avx512", (int)getpid());
+        CHECK_EQ_INT(ops_run_child("scalar", d0), 0);
+        CHECK_EQ_INT(ops_run_child("avx2", d1), 0);
+        CHECK_EQ_INT(ops_run_child("avx512", d2), 0);
+        CHECK(ops_same_files(d0, d1));
+        CHECK(ops_same_files(d0, d2));
+        remove(d0);
+        remove(d1);
+        remove(d2);
+    }
+    return hd_test_finish();
+}
