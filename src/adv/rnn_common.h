@@ -162,17 +162,21 @@ static inline hd_rnn_piece hd_rnn_locate(const struct cudnnRNNStruct *r, int inp
     return pc;
 }
 
-/* ---- reserve space (training forward -> backward), in elements of the compute type ----
- * Per pseudo-layer, for every (time, batch) slot of the padded T x B grid:
- *   gates  [T][B][G*H]  post-activation gate values (GRU: r, z, n)
- *   cell   [T][B][H]    LSTM: c_t after clipping; GRU: R_n h + b_Rn (needed by dr)
- *   hid    [T][B][H]    h_t before projection (RELU/TANH/GRU: == the output state)
+/* ---- reserve space (training forward -> backward data -> backward weights) ----
+ * In elements of the compute type.  Per pseudo-layer, for every (time, batch) slot of the
+ * padded T x B grid (padding slots hold zeros):
+ *   gates  [T][B][G*H]  post-activation gate values (LSTM i,f,g,o; GRU r,z,n)
+ *   cell   [T][B][H]    LSTM: c_t (after clipping); GRU: R_n h + b_Rn (needed by dr)
+ *   hid    [T][B][H]    h_t before the projection
+ *   dpx    [T][B][G*H]  backward data: gradient w.r.t. W x + b_W
+ *   dph    [T][B][G*H]  backward data: gradient w.r.t. R h + b_R
+ *   dproj  [T][B][P]    backward data: gradient w.r.t. the projected state (LSTM + projection)
  * then, per layer, that layer's output [T][B][dirs*P] (the next layer's input). */
 typedef struct {
-    size_t pl_stride;      /* elements per pseudo-layer block */
-    size_t gates, cell, hid; /* offsets inside a pseudo-layer block */
-    size_t out_base;       /* start of the per-layer outputs */
-    size_t out_stride;     /* elements per layer output */
+    size_t pl_stride;                        /* elements per pseudo-layer block */
+    size_t gates, cell, hid, dpx, dph, dproj; /* offsets inside a pseudo-layer block */
+    size_t out_base;                         /* start of the per-layer outputs */
+    size_t out_stride;                       /* elements per layer output */
     size_t total;
 } hd_rnn_reserve;
 
@@ -184,12 +188,71 @@ static inline hd_rnn_reserve hd_rnn_reserve_layout(const struct cudnnRNNStruct *
     v.gates = 0;
     v.cell = TB * G * H;
     v.hid = v.cell + TB * H;
-    v.pl_stride = v.hid + TB * H;
+    v.dpx = v.hid + TB * H;
+    v.dph = v.dpx + TB * G * H;
+    v.dproj = v.dph + TB * G * H;
+    v.pl_stride = v.dproj + TB * P;
     v.out_base = npl * v.pl_stride;
     v.out_stride = TB * (size_t)hd_rnn_dirs(r) * P;
     v.total = v.out_base + (size_t)r->num_layers * v.out_stride;
     return v;
 }
+
+/* ---- work space, in elements of the compute type ----
+ * Forward:  [reserve-shaped scratch (inference only)] xin[T*B*IN] pre[T*B*G*H] rec[B*G*H]
+ *           hprev[B*P] cprev[B*H] hnew[B*H] hproj[B*P]
+ * Backward: din[T*B*W] dout[T*B*W] (W = max(IN, dirs*P)) hseq[T*B*P] dh[B*P] dc[B*H]
+ *           dhn[B*H] drec[B*G*H] tmp[B*H]
+ * One size covers both, as cuDNN's single workspace query does. */
+typedef struct {
+    size_t xin, pre, rec, hprev, cprev, hnew, hproj, fwd_end;
+    size_t din, dout, hseq, dh, dc, dhn, drec, tmp, bwd_end;
+    size_t total;
+} hd_rnn_work;
+
+static inline hd_rnn_work hd_rnn_work_layout(const struct cudnnRNNStruct *r, int input_size, int T, int B,
+                                             int inference)
+{
+    size_t G = (size_t)hd_rnn_gates(r->cell), H = (size_t)r->hidden_size, P = (size_t)r->proj_size;
+    size_t TB = (size_t)T * (size_t)B, IN = (size_t)input_size, DP = (size_t)hd_rnn_dirs(r) * P;
+    size_t W = IN > DP ? IN : DP;
+    hd_rnn_work w;
+    w.xin = inference ? hd_rnn_reserve_layout(r, T, B).total : 0;
+    w.pre = w.xin + TB * IN;
+    w.rec = w.pre + TB * G * H;
+    w.hprev = w.rec + (size_t)B * G * H;
+    w.cprev = w.hprev + (size_t)B * P;
+    w.hnew = w.cprev + (size_t)B * H;
+    w.hproj = w.hnew + (size_t)B * H;
+    w.fwd_end = w.hproj + (size_t)B * P;
+    w.din = 0;
+    w.dout = w.din + TB * W;
+    w.hseq = w.dout + TB * W;
+    w.dh = w.hseq + TB * P;
+    w.dc = w.dh + (size_t)B * P;
+    w.dhn = w.dc + (size_t)B * H;
+    w.drec = w.dhn + (size_t)B * H;
+    w.tmp = w.drec + (size_t)B * G * H;
+    w.bwd_end = w.tmp + (size_t)B * H;
+    w.total = w.fwd_end > w.bwd_end ? w.fwd_end : w.bwd_end;
+    return w;
+}
+
+/* Rough element count of the largest buffer this descriptor implies, in double, so callers
+ * can refuse sizes whose size_t arithmetic would overflow. */
+static inline double hd_rnn_size_estimate(const struct cudnnRNNStruct *r, int input_size, int T, int B)
+{
+    double G = hd_rnn_gates(r->cell), H = r->hidden_size, P = r->proj_size, L = r->num_layers;
+    double D = hd_rnn_dirs(r), IN = input_size > 0 ? input_size : 1;
+    double wts = L * D * (G * H * (IN + D * P + P + 2.0) + P * H);
+    double tb = (double)T * (double)B;
+    double res = L * D * tb * (3.0 * G * H + 2.0 * H + P) + L * tb * D * P;
+    double wk = res + tb * (IN + G * H + 2.0 * (IN + D * P) + P) + (double)B * (G * H + 4.0 * H + 2.0 * P);
+    double m = wts > wk ? wts : wk;
+    return m * 8.0;
+}
+
+#define HD_RNN_MAX_BYTES 1e15   /* refuse anything larger: far beyond host memory anyway */
 
 /* Offset of vector (t, b) in RNN data of DESC, given per-time start rows for the packed
  * layout (PACKED_START[t] = number of vectors before time t). */
