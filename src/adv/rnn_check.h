@@ -1,0 +1,183 @@
+/*
+ * adv/rnn_check.h -- argument checks shared by the RNN entry points of both adv libraries
+ * (header-only for the reason given in rnn_common.h).  Each logs its reason through hd_fail
+ * under the caller's function name.
+ */
+#ifndef HD_ADV_RNN_CHECK_H
+#define HD_ADV_RNN_CHECK_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/api.h"
+#include "core/check.h"
+#include "core/desc.h"
+#include "adv/rnn_common.h"
+
+/* RNN descriptor: live, set, and with a known input size (v8-set or filled from xDesc). */
+static inline cudnnStatus_t hd_rnn_check_desc(const char *fn, const struct cudnnRNNStruct *r)
+{
+    cudnnStatus_t st = hd_check_obj(r, HD_TAG_RNN, "rnnDesc", fn);
+    if (st != CUDNN_STATUS_SUCCESS)
+        return st;
+    if (!r->is_set)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "rnnDesc was never set");
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* Compute type of an RNN: FLOAT or DOUBLE; HALF data is not computed yet. */
+static inline cudnnStatus_t hd_rnn_check_compute(const char *fn, const struct cudnnRNNStruct *r)
+{
+    if (r->dtype == CUDNN_DATA_HALF)
+        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "HALF RNN data is not implemented yet (FLOAT and DOUBLE are)");
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* hDesc / cDesc: a fully packed 3-d tensor {numLayers*dirs, batch, width} of the RNN's type. */
+static inline cudnnStatus_t hd_rnn_check_state(const char *fn, const struct cudnnTensorStruct *t, const char *name,
+                                               const struct cudnnRNNStruct *r, int batch, int width)
+{
+    cudnnStatus_t st = hd_check_obj(t, HD_TAG_TENSOR, name, fn);
+    if (st != CUDNN_STATUS_SUCCESS)
+        return st;
+    if (t->nbDims == 0)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s was never set", name);
+    int want0 = r->num_layers * hd_rnn_dirs(r);
+    if (t->nbDims != 3 || t->dims[0] != want0 || t->dims[1] != batch || t->dims[2] != width)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s must be {%d, %d, %d} (numLayers*dirs, batch, %s)", name, want0,
+                       batch, width, width == r->proj_size ? "projSize" : "hiddenSize");
+    if (t->strides[2] != 1 || t->strides[1] != width || t->strides[0] != batch * width)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s must be fully packed", name);
+    if (t->dtype != r->dtype)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s has type %s, the RNN %s", name, hd_dtype_name(t->dtype),
+                       hd_dtype_name(r->dtype));
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* An RNN data descriptor that is live, set and of the RNN's type. */
+static inline cudnnStatus_t hd_rnn_check_data(const char *fn, const struct cudnnRNNDataStruct *d, const char *name,
+                                              const struct cudnnRNNStruct *r, int vec)
+{
+    cudnnStatus_t st = hd_check_obj(d, HD_TAG_RNN_DATA, name, fn);
+    if (st != CUDNN_STATUS_SUCCESS)
+        return st;
+    if (!d->is_set)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s was never set", name);
+    if (d->dtype != r->dtype)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s has type %s, the RNN %s", name, hd_dtype_name(d->dtype),
+                       hd_dtype_name(r->dtype));
+    if (vec >= 0 && d->vec != vec)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s vectorSize is %d, expected %d", name, d->vec, vec);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* x and y descriptors describe the same batch of sequences. */
+static inline cudnnStatus_t hd_rnn_check_same_seqs(const char *fn, const struct cudnnRNNDataStruct *x,
+                                                   const struct cudnnRNNDataStruct *y)
+{
+    if (x->layout != y->layout || x->max_seq != y->max_seq || x->batch != y->batch ||
+        memcmp(x->seq_len, y->seq_len, (size_t)x->batch * sizeof *x->seq_len) != 0)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "xDesc and yDesc must have the same layout, maxSeqLength, "
+                       "batchSize and seqLengthArray");
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* devSeqLengths must repeat xDesc's seqLengthArray (host memory here, so it is checked). */
+static inline cudnnStatus_t hd_rnn_check_dev_lens(const char *fn, const int32_t *dev, const struct cudnnRNNDataStruct *x)
+{
+    if (!dev)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "devSeqLengths is NULL");
+    for (int b = 0; b < x->batch; b++)
+        if (dev[b] != x->seq_len[b])
+            return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "devSeqLengths[%d] = %d differs from xDesc's %d", b, dev[b],
+                           x->seq_len[b]);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+static inline size_t hd_rnn_compute_size(const struct cudnnRNNStruct *r)
+{
+    return r->dtype == CUDNN_DATA_DOUBLE ? sizeof(double) : sizeof(float);
+}
+
+/* Legacy view: the RNN descriptor completed with the input size and data type of a legacy
+ * call's xDesc (v6-set descriptors know neither; v8-set ones must agree). */
+static inline cudnnStatus_t hd_rnn_legacy_view(const char *fn, const struct cudnnRNNStruct *r, int input_size,
+                                               cudnnDataType_t dtype, struct cudnnRNNStruct *out)
+{
+    if (r->input_size > 0 && r->input_size != input_size)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "xDesc has %d features, the RNN descriptor inputSize %d",
+                       input_size, r->input_size);
+    if (r->input_size > 0 && r->dtype != dtype)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "xDesc has type %s, the RNN descriptor %s", hd_dtype_name(dtype),
+                       hd_dtype_name(r->dtype));
+    if (dtype != CUDNN_DATA_FLOAT && dtype != CUDNN_DATA_DOUBLE && dtype != CUDNN_DATA_HALF)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "RNN data must be FLOAT, DOUBLE or HALF (got %s)", hd_dtype_name(dtype));
+    if (r->input_mode == CUDNN_SKIP_INPUT && input_size != r->hidden_size)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "CUDNN_SKIP_INPUT needs %d input features (got %d)", r->hidden_size,
+                       input_size);
+    *out = *r;
+    out->input_size = input_size;
+    out->dtype = dtype;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* The legacy per-time-step descriptor array xDesc[seqLength] ({batch_t, vec, 1}, batch_t not
+ * increasing) as a packed RNN data descriptor.  LENS must hold xDesc[0]'s batch entries; the
+ * caller frees it.  VEC < 0 accepts any common width. */
+static inline cudnnStatus_t hd_rnn_legacy_data(const char *fn, const char *name, int seq_length,
+                                               const cudnnTensorDescriptor_t *desc, int vec,
+                                               struct cudnnRNNDataStruct *out, int **lens)
+{
+    *lens = NULL;
+    if (seq_length <= 0)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "seqLength must be positive (got %d)", seq_length);
+    if (!desc)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s is NULL", name);
+    int prev = 0, width = vec;
+    cudnnDataType_t dt = CUDNN_DATA_FLOAT;
+    for (int t = 0; t < seq_length; t++) {
+        const struct cudnnTensorStruct *d = desc[t];
+        cudnnStatus_t st = hd_check_obj(d, HD_TAG_TENSOR, name, fn);
+        if (st != CUDNN_STATUS_SUCCESS)
+            return st;
+        if (d->nbDims < 2 || d->nbDims > 3 || (d->nbDims == 3 && d->dims[2] != 1))
+            return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s[%d] must be a {batch, vectorSize, 1} tensor", name, t);
+        if (d->strides[1] != 1 || d->strides[0] != d->dims[1])
+            return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s[%d] must be fully packed", name, t);
+        if (t == 0) {
+            dt = d->dtype;
+            if (width < 0)
+                width = d->dims[1];
+        } else if (d->dims[0] > prev) {
+            return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s[%d] has batch %d, more than the step before (%d)", name, t,
+                           d->dims[0], prev);
+        }
+        if (d->dims[1] != width || d->dtype != dt)
+            return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s[%d] must have %d features of type %s like %s[0]", name, t,
+                           width, hd_dtype_name(dt), name);
+        prev = d->dims[0];
+    }
+    int B = ((const struct cudnnTensorStruct *)desc[0])->dims[0];
+    int *l = malloc((size_t)B * sizeof *l);
+    if (!l)
+        return hd_fail(CUDNN_STATUS_ALLOC_FAILED, fn, "out of host memory");
+    for (int b = 0; b < B; b++) {
+        int n = 0;
+        while (n < seq_length && ((const struct cudnnTensorStruct *)desc[n])->dims[0] > b)
+            n++;
+        l[b] = n;
+    }
+    memset(out, 0, sizeof *out);
+    out->obj.tag = HD_TAG_RNN_DATA;
+    out->is_set = 1;
+    out->dtype = dt;
+    out->layout = CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED;
+    out->max_seq = seq_length;
+    out->batch = B;
+    out->vec = width;
+    out->seq_len = l;
+    *lens = l;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+#endif

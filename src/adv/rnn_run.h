@@ -1,0 +1,64 @@
+/*
+ * adv/rnn_run.h -- the last checks before an RNN computation (buffer sizes, dropout) and the
+ * dispatch to the compute type, shared by the v8 and legacy entry points of both libraries.
+ */
+#ifndef HD_ADV_RNN_RUN_H
+#define HD_ADV_RNN_RUN_H
+
+#include "core/handle.h"
+#include "adv/rnn_check.h"
+#include "adv/rnn_exec.h"
+
+/* Inter-layer dropout is applied only in training with numLayers > 1; a dropout descriptor
+ * with probability 0 (what frameworks pass when dropout is off) is accepted. */
+static inline cudnnStatus_t hd_rnn_check_dropout(const char *fn, cudnnHandle_t handle, const struct cudnnRNNStruct *r,
+                                                 int training)
+{
+    if (!training || r->num_layers < 2 || !r->dropout)
+        return CUDNN_STATUS_SUCCESS;
+    float p = -1.0f;
+    void *states = NULL;
+    unsigned long long seed = 0;
+    if (cudnnGetDropoutDescriptor(r->dropout, handle, &p, &states, &seed) != CUDNN_STATUS_SUCCESS || p != 0.0f)
+        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "inter-layer dropout (probability %g) is not implemented", p);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+static inline cudnnStatus_t hd_rnn_check_space(const char *fn, const char *name, const void *p, size_t have, size_t need)
+{
+    if (have < need)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s is %zu bytes, this call needs %zu", name, have, need);
+    if (need > 0 && !p)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s buffer is NULL", name);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* R must be a complete view (input size and data type known); XD/YD already checked. */
+static inline cudnnStatus_t hd_rnn_run_forward(const char *fn, cudnnHandle_t handle, const struct cudnnRNNStruct *r,
+    int training, const struct cudnnRNNDataStruct *xd, const void *x, const struct cudnnRNNDataStruct *yd, void *y,
+    const void *hx, void *hy, const void *cx, void *cy, size_t wsize, const void *w, size_t work_size, void *work,
+    size_t res_size, void *res)
+{
+    cudnnStatus_t st;
+    if ((st = hd_rnn_check_compute(fn, r)) != CUDNN_STATUS_SUCCESS)
+        return st;
+    if (!x || !y)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "x and y must not be NULL");
+    if (hd_rnn_size_estimate(r, r->input_size, xd->max_seq, xd->batch) > HD_RNN_MAX_BYTES)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "the sizes of this RNN overflow any buffer");
+    size_t es = hd_rnn_compute_size(r);
+    if ((st = hd_rnn_check_space(fn, "weightSpace", w, wsize, hd_rnn_weight_elems(r, r->input_size) * hd_dtype_size(r->dtype))))
+        return st;
+    size_t wneed = hd_rnn_work_layout(r, r->input_size, xd->max_seq, xd->batch, !training).total * es;
+    if ((st = hd_rnn_check_space(fn, "workSpace", work, work_size, wneed)))
+        return st;
+    if (training && (st = hd_rnn_check_space(fn, "reserveSpace", res, res_size,
+                                             hd_rnn_reserve_layout(r, xd->max_seq, xd->batch).total * es)))
+        return st;
+    if ((st = hd_rnn_check_dropout(fn, handle, r, training)))
+        return st;
+    hd_rnn_fwd_args a = { handle->num_threads, r, xd, yd, x, y, hx, cx, hy, cy, w, work, training ? res : NULL };
+    return r->dtype == CUDNN_DATA_DOUBLE ? hd_rnn_forward_f64(&a) : hd_rnn_forward_f32(&a);
+}
+
+#endif
