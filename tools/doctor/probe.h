@@ -1,0 +1,43 @@
+/*
+ * probe.h -- load a library in a throw-away child process and ask it for its version.
+ * A library that crashes, hangs or aborts in its constructor or in the call only takes
+ * the child down; the parent reports what happened.
+ */
+#ifndef HD_DOCTOR_PROBE_H
+#define HD_DOCTOR_PROBE_H
+
+#include "util.h"
+
+typedef enum {
+    DR_PROBE_NOT_RUN = 0,
+    DR_PROBE_OK,          /* loaded and every asked function answered */
+    DR_PROBE_LOAD_FAILED, /* dlopen failed: err holds dlerror() */
+    DR_PROBE_NO_SYMBOL,   /* loaded, but the version function is not exported */
+    DR_PROBE_CRASHED,     /* the child died from a signal (sig) */
+    DR_PROBE_TIMEOUT,     /* the child did not answer in time and was killed */
+    DR_PROBE_ERROR        /* fork/pipe failed, or the child exited without answering */
+} dr_probe_status;
+
+typedef enum {
+    DR_PROBE_CUDNN,   /* size_t cudnnGetVersion(void), size_t cudnnGetCudartVersion(void) */
+    DR_PROBE_DRIVER,  /* int cuDriverGetVersion(int *) */
+    DR_PROBE_CUDART,  /* int cudaRuntimeGetVersion(int *) */
+    DR_PROBE_LOADONLY /* only dlopen */
+} dr_probe_kind;
+
+typedef struct {
+    dr_probe_status status;
+    long long value;        /* cudnnGetVersion / cuDriverGetVersion / cudaRuntimeGetVersion */
+    long long value2;       /* cudnnGetCudartVersion, -1 when not exported */
+    int call_status;        /* the int the driver/runtime call returned */
+    int sig;
+    char loaded_from[HD_PATH_MAX]; /* the file the child's loader actually mapped */
+    char err[512];
+} dr_probe;
+
+/* target: a path (contains '/') or a bare name resolved by the child's own loader.
+ * timeout_ms bounds the whole child. */
+void dr_probe_run(const char *target, dr_probe_kind kind, int timeout_ms, dr_probe *out);
+const char *dr_probe_status_name(dr_probe_status s);
+
+#endif
