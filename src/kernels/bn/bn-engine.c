@@ -1,0 +1,497 @@
+/* The batch-normalization engine (see bn-engine.h). */
+#include "kernels/bn/bn-engine.h"
+#include "kernels/bn/bn-kernels.h"
+#include "core/parallel.h"
+#include "core/tensor.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---------- activation ---------- */
+
+double hd_bn_act_apply(const hd_bn_act *a, double v, double *deriv)
+{
+    double r = v, d = 1.0;
+    if (a->on) {
+        switch (a->mode) {
+        case CUDNN_ACTIVATION_RELU:
+            r = v > 0.0 ? v : (v != v && a->propagate_nan) ? v : 0.0;
+            d = v > 0.0 ? 1.0 : 0.0;
+            break;
+        case CUDNN_ACTIVATION_CLIPPED_RELU:
+            r = v != v ? (a->propagate_nan ? v : 0.0) : v <= 0.0 ? 0.0 : v >= a->coef ? a->coef : v;
+            d = v > 0.0 && v < a->coef ? 1.0 : 0.0;
+            break;
+        case CUDNN_ACTIVATION_SIGMOID:
+            r = 1.0 / (1.0 + exp(-v));
+            d = r * (1.0 - r);
+            break;
+        case CUDNN_ACTIVATION_TANH:
+            r = tanh(v);
+            d = 1.0 - r * r;
+            break;
+        case CUDNN_ACTIVATION_ELU:
+            r = v > 0.0 ? v : a->coef * expm1(v);
+            d = v > 0.0 ? 1.0 : a->coef * exp(v);
+            break;
+        default:   /* IDENTITY */
+            break;
+        }
+    }
+    if (deriv)
+        *deriv = d;
+    return r;
+}
+
+cudnnStatus_t hd_bn_act_read(const char *fn, cudnnActivationDescriptor_t d, hd_bn_act *out)
+{
+    if (!d)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "activationDesc is NULL but the ops need an activation");
+    if (!hd_object_is(d, HD_TAG_ACTIVATION))
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "activationDesc is a %s, not an activation descriptor",
+                       hd_object_kind(d));
+    cudnnActivationMode_t mode;
+    cudnnNanPropagation_t nan;
+    double coef;
+    cudnnStatus_t st = cudnnGetActivationDescriptor(d, &mode, &nan, &coef);
+    if (st != CUDNN_STATUS_SUCCESS)
+        return hd_fail(st, fn, "cudnnGetActivationDescriptor refused activationDesc (%s)", cudnnGetErrorString(st));
+    switch (mode) {
+    case CUDNN_ACTIVATION_RELU: case CUDNN_ACTIVATION_CLIPPED_RELU: case CUDNN_ACTIVATION_SIGMOID:
+    case CUDNN_ACTIVATION_TANH: case CUDNN_ACTIVATION_ELU: case CUDNN_ACTIVATION_IDENTITY:
+        break;
+    default:
+        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "activation mode %d is not supported in a fused normalization",
+                       (int)mode);
+    }
+    out->on = 1;
+    out->mode = mode;
+    out->propagate_nan = nan == CUDNN_PROPAGATE_NAN;
+    out->coef = coef;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* ---------- checks ---------- */
+
+cudnnDataType_t hd_bn_param_type(cudnnDataType_t t)
+{
+    return t == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+}
+
+cudnnStatus_t hd_bn_check_x(const char *fn, const struct cudnnTensorStruct *x, const char *name)
+{
+    if (x->nbDims != 4 && x->nbDims != 5)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s has %d dims; only 4-d and 5-d tensors are supported", name,
+                       x->nbDims);
+    if (!hd_is_float_type(x->dtype) || x->vect_c > 1)
+        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "%s: %s data is not supported by normalization", name,
+                       hd_dtype_name(x->dtype));
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t hd_bn_check_like_x(const char *fn, const struct cudnnTensorStruct *x, const struct cudnnTensorStruct *t,
+                                 const char *name)
+{
+    if (!hd_same_dims(x, t))
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s dimensions differ from xDesc", name);
+    if (t->dtype != x->dtype)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s is %s but xDesc is %s", name, hd_dtype_name(t->dtype),
+                       hd_dtype_name(x->dtype));
+    if (t->vect_c > 1)
+        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "%s: vectorized layouts are not supported", name);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t hd_bn_check_param(const char *fn, const struct cudnnTensorStruct *x, const struct cudnnTensorStruct *p,
+                                int per_act, const char *name)
+{
+    if (p->nbDims != x->nbDims)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s has %d dims; xDesc has %d", name, p->nbDims, x->nbDims);
+    for (int i = 0; i < x->nbDims; i++) {
+        int want = i == 0 ? 1 : i == 1 ? x->dims[1] : per_act ? x->dims[i] : 1;
+        if (p->dims[i] != want)
+            return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s dimension %d is %d; this mode needs %d", name, i,
+                           p->dims[i], want);
+    }
+    if (p->dtype != hd_bn_param_type(x->dtype))
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s is %s; %s data needs %s parameters", name,
+                       hd_dtype_name(p->dtype), hd_dtype_name(x->dtype),
+                       hd_dtype_name(hd_bn_param_type(x->dtype)));
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* ---------- rows ---------- */
+
+void hd_bn_problem_init(hd_bn_problem *pb, const struct cudnnTensorStruct *xDesc, int per_act, int nthreads, int isa)
+{
+    memset(pb, 0, sizeof *pb);
+    pb->per_act = per_act;
+    pb->N = xDesc->dims[0];
+    pb->C = xDesc->dims[1];
+    pb->S = 1;
+    for (int i = 2; i < xDesc->nbDims; i++)
+        pb->S *= xDesc->dims[i];
+    pb->F = per_act ? pb->C * pb->S : pb->C;
+    pb->nthreads = nthreads < 1 ? 1 : nthreads;
+    pb->isa = isa;
+}
+
+/* FLOAT rows stored contiguously (spatial dims packed inside each (n, c) plane). */
+static int row_contig(const hd_view *v)
+{
+    if (v->dtype != CUDNN_DATA_FLOAT || v->vect != 1)
+        return 0;
+    int64_t want = 1;
+    for (int d = 4; d >= 2; d--) {
+        if (v->dims[d] > 1 && v->strides[d] != want)
+            return 0;
+        want *= v->dims[d];
+    }
+    return 1;
+}
+
+static void load_row(const hd_view *v, const void *p, int n, int c, double *buf)
+{
+    int64_t base = hd_view_nc(v, n, c);
+    int k = 0;
+    for (int i2 = 0; i2 < v->dims[2]; i2++)
+        for (int i3 = 0; i3 < v->dims[3]; i3++)
+            for (int i4 = 0; i4 < v->dims[4]; i4++)
+                buf[k++] = hd_ld(v->dtype, p, base + i2 * v->strides[2] + i3 * v->strides[3] + i4 * v->strides[4]);
+}
+
+static void store_row(const hd_view *v, void *p, int n, int c, const double *buf, double alpha, double beta)
+{
+    int64_t base = hd_view_nc(v, n, c);
+    int k = 0;
+    for (int i2 = 0; i2 < v->dims[2]; i2++)
+        for (int i3 = 0; i3 < v->dims[3]; i3++)
+            for (int i4 = 0; i4 < v->dims[4]; i4++)
+                hd_st_blend(v->dtype, p, base + i2 * v->strides[2] + i3 * v->strides[3] + i4 * v->strides[4], buf[k++],
+                            alpha, beta);
+}
+
+static int chunk_rows(const hd_bn_problem *pb)
+{
+    int r = HD_BN_CHUNK / (pb->S > 0 ? pb->S : 1);
+    return r < 1 ? 1 : r;
+}
+
+static int n_chunks(const hd_bn_problem *pb)
+{
+    int r = chunk_rows(pb);
+    return (pb->N + r - 1) / r;
+}
+
+size_t hd_bn_scratch_bytes(const hd_bn_problem *pb)
+{
+    size_t rows = (size_t)pb->nthreads * 3 * (size_t)pb->S;
+    size_t parts = (size_t)pb->C * (size_t)n_chunks(pb) * 3;
+    return (rows + parts) * sizeof(double) + 64;
+}
+
+typedef struct {
+    const hd_bn_problem *pb;
+    const hd_bn_f32_kernels *k;
+    double *rows;            /* nthreads * 3 * S */
+    double *parts;           /* C * nchunks * 3 */
+    int nch, rows_per;
+    const double *in1, *in2, *in3;
+    double *out1, *out2;
+    double alpha, beta;
+} eng_ctx;
+
+static void eng_init(eng_ctx *e, const hd_bn_problem *pb, void *scratch)
+{
+    memset(e, 0, sizeof *e);
+    e->pb = pb;
+    e->k = hd_bn_f32_select(pb->isa);
+    e->rows = scratch;
+    e->parts = e->rows + (size_t)pb->nthreads * 3 * (size_t)pb->S;
+    e->nch = n_chunks(pb);
+    e->rows_per = chunk_rows(pb);
+}
+
+static double *thread_rows(const eng_ctx *e, int thread) { return e->rows + (size_t)thread * 3 * (size_t)e->pb->S; }
+
+/* ---------- statistics ---------- */
+
+static void stats_spatial_task(void *vctx, size_t t, int thread)
+{
+    eng_ctx *e = vctx;
+    const hd_bn_problem *pb = e->pb;
+    int c = (int)(t / (size_t)e->nch), ch = (int)(t % (size_t)e->nch);
+    int n0 = ch * e->rows_per, n1 = n0 + e->rows_per < pb->N ? n0 + e->rows_per : pb->N;
+    int fast = row_contig(&pb->x);
+    double *buf = thread_rows(e, thread);
+    double s = 0.0;
+    for (int n = n0; n < n1; n++) {
+        if (fast) {
+            s += e->k->sum((const float *)pb->xp + hd_view_nc(&pb->x, n, c), (size_t)pb->S);
+        } else {
+            load_row(&pb->x, pb->xp, n, c, buf);
+            for (int i = 0; i < pb->S; i++)
+                s += buf[i];
+        }
+    }
+    double cnt = (double)(n1 - n0) * pb->S, m = s / cnt, q = 0.0;
+    for (int n = n0; n < n1; n++) {
+        if (fast) {
+            q += e->k->sqdev((const float *)pb->xp + hd_view_nc(&pb->x, n, c), (size_t)pb->S, m);
+        } else {
+            load_row(&pb->x, pb->xp, n, c, buf);
+            for (int i = 0; i < pb->S; i++)
+                q += (buf[i] - m) * (buf[i] - m);
+        }
+    }
+    double *part = e->parts + ((size_t)c * (size_t)e->nch + (size_t)ch) * 3;
+    part[0] = cnt;
+    part[1] = m;
+    part[2] = q;
+}
+
+static void stats_act_task(void *vctx, size_t t, int thread)
+{
+    eng_ctx *e = vctx;
+    const hd_bn_problem *pb = e->pb;
+    int c = (int)t, S = pb->S;
+    double *buf = thread_rows(e, thread), *acc = buf + S;
+    double *mean = e->out1 + (size_t)c * S, *var = e->out2 + (size_t)c * S;
+    for (int i = 0; i < S; i++)
+        acc[i] = 0.0;
+    for (int n = 0; n < pb->N; n++) {
+        load_row(&pb->x, pb->xp, n, c, buf);
+        for (int i = 0; i < S; i++)
+            acc[i] += buf[i];
+    }
+    for (int i = 0; i < S; i++) {
+        mean[i] = acc[i] / pb->N;
+        acc[i] = 0.0;
+    }
+    for (int n = 0; n < pb->N; n++) {
+        load_row(&pb->x, pb->xp, n, c, buf);
+        for (int i = 0; i < S; i++)
+            acc[i] += (buf[i] - mean[i]) * (buf[i] - mean[i]);
+    }
+    for (int i = 0; i < S; i++)
+        var[i] = acc[i] / pb->N;
+}
+
+void hd_bn_stats(const hd_bn_problem *pb, double *mean, double *var, void *scratch)
+{
+    eng_ctx e;
+    eng_init(&e, pb, scratch);
+    e.out1 = mean;
+    e.out2 = var;
+    if (pb->per_act) {
+        hd_parallel_for((size_t)pb->C, pb->nthreads, stats_act_task, &e);
+        return;
+    }
+    hd_parallel_for((size_t)pb->C * (size_t)e.nch, pb->nthreads, stats_spatial_task, &e);
+    /* combine the chunks of each channel in chunk order (Chan et al.) */
+    for (int c = 0; c < pb->C; c++) {
+        const double *part = e.parts + (size_t)c * (size_t)e.nch * 3;
+        double cnt = part[0], m = part[1], q = part[2];
+        for (int ch = 1; ch < e.nch; ch++) {
+            const double *b = part + (size_t)ch * 3;
+            double tot = cnt + b[0], delta = b[1] - m;
+            m += delta * (b[0] / tot);
+            q += b[2] + delta * delta * (cnt * b[0] / tot);
+            cnt = tot;
+        }
+        mean[c] = m;
+        var[c] = q / cnt;
+    }
+}
+
+/* ---------- forward apply ---------- */
+
+static void apply_task(void *vctx, size_t t, int thread)
+{
+    eng_ctx *e = vctx;
+    const hd_bn_problem *pb = e->pb;
+    int n = (int)(t / (size_t)pb->C), c = (int)(t % (size_t)pb->C), S = pb->S;
+    const double *a = e->in1, *b = e->in2;
+    if (!pb->per_act && !pb->zp && !pb->act.on && !pb->reserve && row_contig(&pb->x) && row_contig(&pb->y)) {
+        e->k->affine((const float *)pb->xp + hd_view_nc(&pb->x, n, c), (float *)pb->yp + hd_view_nc(&pb->y, n, c),
+                     (size_t)S, (float)(e->alpha * a[c]), (float)(e->alpha * b[c]), (float)e->beta);
+        return;
+    }
+    double *xb = thread_rows(e, thread), *zb = xb + S;
+    load_row(&pb->x, pb->xp, n, c, xb);
+    if (pb->zp)
+        load_row(&pb->z, pb->zp, n, c, zb);
+    float *res = pb->reserve ? pb->reserve + ((size_t)n * pb->C + c) * (size_t)S : NULL;
+    for (int i = 0; i < S; i++) {
+        size_t f = pb->per_act ? (size_t)c * S + i : (size_t)c;
+        double v = a[f] * xb[i] + b[f];
+        if (pb->zp)
+            v += zb[i];
+        double d;
+        xb[i] = hd_bn_act_apply(&pb->act, v, &d);
+        if (res)
+            res[i] = (float)d;
+    }
+    store_row(&pb->y, pb->yp, n, c, xb, e->alpha, e->beta);
+}
+
+void hd_bn_apply(const hd_bn_problem *pb, const double *a, const double *b, double alpha, double beta, void *scratch)
+{
+    eng_ctx e;
+    eng_init(&e, pb, scratch);
+    e.in1 = a;
+    e.in2 = b;
+    e.alpha = alpha;
+    e.beta = beta;
+    hd_parallel_for((size_t)pb->N * (size_t)pb->C, pb->nthreads, apply_task, &e);
+}
+
+/* ---------- backward ---------- */
+
+/* g = dy, times the activation derivative when the forward had one. */
+static void load_grad(const hd_bn_problem *pb, int n, int c, double *g)
+{
+    load_row(&pb->dy, pb->dyp, n, c, g);
+    if (pb->reserve) {
+        const float *res = pb->reserve + ((size_t)n * pb->C + c) * (size_t)pb->S;
+        for (int i = 0; i < pb->S; i++)
+            g[i] *= res[i];
+    }
+}
+
+static void sums_spatial_task(void *vctx, size_t t, int thread)
+{
+    eng_ctx *e = vctx;
+    const hd_bn_problem *pb = e->pb;
+    int c = (int)(t / (size_t)e->nch), ch = (int)(t % (size_t)e->nch);
+    int n0 = ch * e->rows_per, n1 = n0 + e->rows_per < pb->N ? n0 + e->rows_per : pb->N;
+    int fast = !pb->reserve && row_contig(&pb->x) && row_contig(&pb->dy);
+    double m = e->in1[c], s = 0.0, q = 0.0;
+    double *xb = thread_rows(e, thread), *gb = xb + pb->S;
+    for (int n = n0; n < n1; n++) {
+        if (fast) {
+            e->k->dsums((const float *)pb->dyp + hd_view_nc(&pb->dy, n, c),
+                        (const float *)pb->xp + hd_view_nc(&pb->x, n, c), (size_t)pb->S, m, &s, &q);
+        } else {
+            load_row(&pb->x, pb->xp, n, c, xb);
+            load_grad(pb, n, c, gb);
+            for (int i = 0; i < pb->S; i++) {
+                s += gb[i];
+                q += gb[i] * (xb[i] - m);
+            }
+        }
+    }
+    double *part = e->parts + ((size_t)c * (size_t)e->nch + (size_t)ch) * 3;
+    part[0] = s;
+    part[1] = q;
+}
+
+static void sums_act_task(void *vctx, size_t t, int thread)
+{
+    eng_ctx *e = vctx;
+    const hd_bn_problem *pb = e->pb;
+    int c = (int)t, S = pb->S;
+    double *xb = thread_rows(e, thread), *gb = xb + S;
+    double *s = e->out1 + (size_t)c * S, *q = e->out2 + (size_t)c * S;
+    const double *m = e->in1 + (size_t)c * S;
+    for (int i = 0; i < S; i++)
+        s[i] = q[i] = 0.0;
+    for (int n = 0; n < pb->N; n++) {
+        load_row(&pb->x, pb->xp, n, c, xb);
+        load_grad(pb, n, c, gb);
+        for (int i = 0; i < S; i++) {
+            s[i] += gb[i];
+            q[i] += gb[i] * (xb[i] - m[i]);
+        }
+    }
+}
+
+void hd_bn_bwd_sums(const hd_bn_problem *pb, const double *mean, double *sdy, double *sdyx, void *scratch)
+{
+    eng_ctx e;
+    eng_init(&e, pb, scratch);
+    e.in1 = mean;
+    e.out1 = sdy;
+    e.out2 = sdyx;
+    if (pb->per_act) {
+        hd_parallel_for((size_t)pb->C, pb->nthreads, sums_act_task, &e);
+        return;
+    }
+    hd_parallel_for((size_t)pb->C * (size_t)e.nch, pb->nthreads, sums_spatial_task, &e);
+    for (int c = 0; c < pb->C; c++) {
+        const double *part = e.parts + (size_t)c * (size_t)e.nch * 3;
+        double s = 0.0, q = 0.0;
+        for (int ch = 0; ch < e.nch; ch++) {
+            s += part[(size_t)ch * 3];
+            q += part[(size_t)ch * 3 + 1];
+        }
+        sdy[c] = s;
+        sdyx[c] = q;
+    }
+}
+
+static void bwd_task(void *vctx, size_t t, int thread)
+{
+    eng_ctx *e = vctx;
+    const hd_bn_problem *pb = e->pb;
+    int n = (int)(t / (size_t)pb->C), c = (int)(t % (size_t)pb->C), S = pb->S;
+    const double *p = e->in1, *q = e->in2, *r = e->in3;
+    if (!pb->per_act && !pb->reserve && !pb->dzp && row_contig(&pb->x) && row_contig(&pb->dy) &&
+        row_contig(&pb->dx)) {
+        e->k->bwd((const float *)pb->dyp + hd_view_nc(&pb->dy, n, c), (const float *)pb->xp + hd_view_nc(&pb->x, n, c),
+                  (float *)pb->dxp + hd_view_nc(&pb->dx, n, c), (size_t)S, (float)(e->alpha * p[c]),
+                  (float)(e->alpha * q[c]), (float)(e->alpha * r[c]), (float)e->beta);
+        return;
+    }
+    double *xb = thread_rows(e, thread), *gb = xb + S;
+    load_row(&pb->x, pb->xp, n, c, xb);
+    load_grad(pb, n, c, gb);
+    if (pb->dzp)
+        store_row(&pb->dz, pb->dzp, n, c, gb, 1.0, 0.0);
+    for (int i = 0; i < S; i++) {
+        size_t f = pb->per_act ? (size_t)c * S + i : (size_t)c;
+        xb[i] = p[f] * gb[i] + q[f] * xb[i] + r[f];
+    }
+    store_row(&pb->dx, pb->dxp, n, c, xb, e->alpha, e->beta);
+}
+
+void hd_bn_bwd_apply(const hd_bn_problem *pb, const double *p, const double *q, const double *r, double alpha,
+                     double beta, void *scratch)
+{
+    eng_ctx e;
+    eng_init(&e, pb, scratch);
+    e.in1 = p;
+    e.in2 = q;
+    e.in3 = r;
+    e.alpha = alpha;
+    e.beta = beta;
+    hd_parallel_for((size_t)pb->N * (size_t)pb->C, pb->nthreads, bwd_task, &e);
+}
+
+/* ---------- parameters ---------- */
+
+static int64_t param_off(const hd_bn_problem *pb, const struct cudnnTensorStruct *d, size_t f)
+{
+    if (!pb->per_act)
+        return (int64_t)f * d->strides[1];
+    int c = (int)(f / (size_t)pb->S), s = (int)(f % (size_t)pb->S);
+    int64_t off = (int64_t)c * d->strides[1];
+    for (int i = d->nbDims - 1; i >= 2; i--) {
+        off += (int64_t)(s % d->dims[i]) * d->strides[i];
+        s /= d->dims[i];
+    }
+    return off;
+}
+
+void hd_bn_param_load(const hd_bn_problem *pb, const struct cudnnTensorStruct *d, const void *p, double *out)
+{
+    for (size_t f = 0; f < (size_t)pb->F; f++)
+        out[f] = hd_ld(d->dtype, p, param_off(pb, d, f));
+}
+
+void hd_bn_param_store(const hd_bn_problem *pb, const struct cudnnTensorStruct *d, void *p, const double *v,
+                       double alpha, double beta)
+{
+    for (size_t f = 0; f < (size_t)pb->F; f++)
+        hd_st_blend(d->dtype, p, param_off(pb, d, f), v[f], alpha, beta);
+}

@@ -1,0 +1,101 @@
+/* Batch-normalization row kernels, AVX2 (see bn-kernels.h): sums in 4-lane double
+ * accumulators (two of them), element-wise parts in 8-lane float with mul+add (no FMA, so
+ * they round like the scalar code). */
+#include <immintrin.h>
+#include "kernels/bn/bn-kernels.h"
+
+static double hsum(__m256d a)
+{
+    __m128d lo = _mm256_castpd256_pd128(a), hi = _mm256_extractf128_pd(a, 1);
+    lo = _mm_add_pd(lo, hi);
+    return _mm_cvtsd_f64(lo) + _mm_cvtsd_f64(_mm_unpackhi_pd(lo, lo));
+}
+
+static double sum_v(const float *x, size_t n)
+{
+    __m256d a0 = _mm256_setzero_pd(), a1 = _mm256_setzero_pd();
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_loadu_ps(x + i);
+        a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
+        a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+    }
+    double s = hsum(_mm256_add_pd(a0, a1));
+    for (; i < n; i++)
+        s += x[i];
+    return s;
+}
+
+static double sqdev_v(const float *x, size_t n, double mean)
+{
+    __m256d a0 = _mm256_setzero_pd(), a1 = _mm256_setzero_pd(), m = _mm256_set1_pd(mean);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_loadu_ps(x + i);
+        __m256d d0 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(v)), m);
+        __m256d d1 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)), m);
+        a0 = _mm256_add_pd(a0, _mm256_mul_pd(d0, d0));
+        a1 = _mm256_add_pd(a1, _mm256_mul_pd(d1, d1));
+    }
+    double s = hsum(_mm256_add_pd(a0, a1));
+    for (; i < n; i++) {
+        double d = (double)x[i] - mean;
+        s += d * d;
+    }
+    return s;
+}
+
+static void affine_v(const float *x, float *y, size_t n, float a, float b, float beta)
+{
+    __m256 va = _mm256_set1_ps(a), vb = _mm256_set1_ps(b), vbeta = _mm256_set1_ps(beta);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 r = _mm256_add_ps(_mm256_mul_ps(va, _mm256_loadu_ps(x + i)), vb);
+        if (beta != 0.0f)
+            r = _mm256_add_ps(r, _mm256_mul_ps(vbeta, _mm256_loadu_ps(y + i)));
+        _mm256_storeu_ps(y + i, r);
+    }
+    for (; i < n; i++)
+        y[i] = beta == 0.0f ? a * x[i] + b : a * x[i] + b + beta * y[i];
+}
+
+static void dsums_v(const float *dy, const float *x, size_t n, double mean, double *sdy, double *sdyx)
+{
+    __m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd();
+    __m256d t0 = _mm256_setzero_pd(), t1 = _mm256_setzero_pd(), m = _mm256_set1_pd(mean);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 g = _mm256_loadu_ps(dy + i), v = _mm256_loadu_ps(x + i);
+        __m256d g0 = _mm256_cvtps_pd(_mm256_castps256_ps128(g)), g1 = _mm256_cvtps_pd(_mm256_extractf128_ps(g, 1));
+        __m256d d0 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(v)), m);
+        __m256d d1 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)), m);
+        s0 = _mm256_add_pd(s0, g0);
+        s1 = _mm256_add_pd(s1, g1);
+        t0 = _mm256_add_pd(t0, _mm256_mul_pd(g0, d0));
+        t1 = _mm256_add_pd(t1, _mm256_mul_pd(g1, d1));
+    }
+    double s = hsum(_mm256_add_pd(s0, s1)), t = hsum(_mm256_add_pd(t0, t1));
+    for (; i < n; i++) {
+        s += dy[i];
+        t += (double)dy[i] * ((double)x[i] - mean);
+    }
+    *sdy += s;
+    *sdyx += t;
+}
+
+static void bwd_v(const float *dy, const float *x, float *dx, size_t n, float p, float q, float r, float beta)
+{
+    __m256 vp = _mm256_set1_ps(p), vq = _mm256_set1_ps(q), vr = _mm256_set1_ps(r), vb = _mm256_set1_ps(beta);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 o = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(vp, _mm256_loadu_ps(dy + i)),
+                                               _mm256_mul_ps(vq, _mm256_loadu_ps(x + i))), vr);
+        if (beta != 0.0f)
+            o = _mm256_add_ps(o, _mm256_mul_ps(vb, _mm256_loadu_ps(dx + i)));
+        _mm256_storeu_ps(dx + i, o);
+    }
+    for (; i < n; i++)
+        dx[i] = beta == 0.0f ? p * dy[i] + q * x[i] + r : p * dy[i] + q * x[i] + r + beta * dx[i];
+}
+
+const hd_bn_f32_kernels hd_bn_f32__avx2 = {"avx2", sum_v, sqdev_v, affine_v, dsums_v, bwd_v};

@@ -1,0 +1,79 @@
+/* Batch-normalization row kernels, AVX-512 (see bn-kernels.h): sums in 8-lane double
+ * accumulators, element-wise parts in 16-lane float with mul+add and masked tails. */
+#include <immintrin.h>
+#include "kernels/bn/bn-kernels.h"
+
+static inline __mmask16 tail(size_t left) { return left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1u); }
+
+static double sum_v(const float *x, size_t n)
+{
+    __m512d a0 = _mm512_setzero_pd(), a1 = _mm512_setzero_pd();
+    for (size_t i = 0; i < n; i += 16) {
+        __m512 v = _mm512_maskz_loadu_ps(tail(n - i), x + i);
+        a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm512_castps512_ps256(v)));
+        a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))));
+    }
+    return _mm512_reduce_add_pd(_mm512_add_pd(a0, a1));
+}
+
+static double sqdev_v(const float *x, size_t n, double mean)
+{
+    __m512d a0 = _mm512_setzero_pd(), a1 = _mm512_setzero_pd(), m = _mm512_set1_pd(mean);
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 k = tail(n - i);
+        __m512 v = _mm512_maskz_loadu_ps(k, x + i);
+        __m512d d0 = _mm512_maskz_sub_pd((__mmask8)(k & 0xff), _mm512_cvtps_pd(_mm512_castps512_ps256(v)), m);
+        __m512d d1 = _mm512_maskz_sub_pd((__mmask8)(k >> 8),
+            _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))), m);
+        a0 = _mm512_add_pd(a0, _mm512_mul_pd(d0, d0));
+        a1 = _mm512_add_pd(a1, _mm512_mul_pd(d1, d1));
+    }
+    return _mm512_reduce_add_pd(_mm512_add_pd(a0, a1));
+}
+
+static void affine_v(const float *x, float *y, size_t n, float a, float b, float beta)
+{
+    __m512 va = _mm512_set1_ps(a), vb = _mm512_set1_ps(b), vbeta = _mm512_set1_ps(beta);
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 k = tail(n - i);
+        __m512 r = _mm512_add_ps(_mm512_mul_ps(va, _mm512_maskz_loadu_ps(k, x + i)), vb);
+        if (beta != 0.0f)
+            r = _mm512_add_ps(r, _mm512_mul_ps(vbeta, _mm512_maskz_loadu_ps(k, y + i)));
+        _mm512_mask_storeu_ps(y + i, k, r);
+    }
+}
+
+static void dsums_v(const float *dy, const float *x, size_t n, double mean, double *sdy, double *sdyx)
+{
+    __m512d s0 = _mm512_setzero_pd(), s1 = _mm512_setzero_pd();
+    __m512d t0 = _mm512_setzero_pd(), t1 = _mm512_setzero_pd(), m = _mm512_set1_pd(mean);
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 k = tail(n - i);
+        __m512 g = _mm512_maskz_loadu_ps(k, dy + i), v = _mm512_maskz_loadu_ps(k, x + i);
+        __m512d g0 = _mm512_cvtps_pd(_mm512_castps512_ps256(g));
+        __m512d g1 = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(g), 1)));
+        __m512d d0 = _mm512_sub_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(v)), m);
+        __m512d d1 = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))), m);
+        s0 = _mm512_add_pd(s0, g0);
+        s1 = _mm512_add_pd(s1, g1);
+        t0 = _mm512_add_pd(t0, _mm512_mul_pd(g0, d0));   /* g is 0 in masked lanes */
+        t1 = _mm512_add_pd(t1, _mm512_mul_pd(g1, d1));
+    }
+    *sdy += _mm512_reduce_add_pd(_mm512_add_pd(s0, s1));
+    *sdyx += _mm512_reduce_add_pd(_mm512_add_pd(t0, t1));
+}
+
+static void bwd_v(const float *dy, const float *x, float *dx, size_t n, float p, float q, float r, float beta)
+{
+    __m512 vp = _mm512_set1_ps(p), vq = _mm512_set1_ps(q), vr = _mm512_set1_ps(r), vb = _mm512_set1_ps(beta);
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 k = tail(n - i);
+        __m512 o = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(vp, _mm512_maskz_loadu_ps(k, dy + i)),
+                                               _mm512_mul_ps(vq, _mm512_maskz_loadu_ps(k, x + i))), vr);
+        if (beta != 0.0f)
+            o = _mm512_add_ps(o, _mm512_mul_ps(vb, _mm512_maskz_loadu_ps(k, dx + i)));
+        _mm512_mask_storeu_ps(dx + i, k, o);
+    }
+}
+
+const hd_bn_f32_kernels hd_bn_f32__avx512 = {"avx512", sum_v, sqdev_v, affine_v, dsums_v, bwd_v};

@@ -1,0 +1,297 @@
+/*
+ * cudnnPoolingForward: max / average pooling over 1..6 spatial dimensions, any strides.
+ *
+ * Each output element o takes the window starting at o*stride - pad along each dimension.
+ * Positions outside the input are padding: max ignores them; AVERAGE_COUNT_INCLUDE_PADDING
+ * divides by the window size (clipped to the padded input, see pooling.h);
+ * AVERAGE_COUNT_EXCLUDE_PADDING divides by the count of real input positions.  A window with
+ * no input position at all (possible only when pad >= window, or with an output larger than
+ * the formula's) gives 0.
+ *
+ * y may be larger than 1 + (in + 2*pad - window)/stride (frameworks with "ceil" output sizes
+ * do this); each extra output simply takes its clipped window.
+ *
+ * Paths: FLOAT max pooling runs the vector running-max kernel, over channels for
+ * channel-contiguous layouts (NHWC) and along rows for row-contiguous 2-d layouts with
+ * horizontal stride 1; everything else takes the generic path (values as double).
+ */
+#include "core/api.h"
+#include "core/check.h"
+#include "core/handle.h"
+#include "core/parallel.h"
+#include "core/tensor.h"
+#include "kernels/pool/maxpool.h"
+#include "ops/infer/elem.h"
+#include "ops/infer/pooling.h"
+
+#include <math.h>
+
+typedef struct cudnnPoolingStruct pool_t;
+typedef struct cudnnTensorStruct tensor_t;
+
+typedef struct {
+    const pool_t *p;
+    hd_view x, y;
+    const void *xp;
+    void *yp;
+    double alpha, beta;
+    int nsp;
+    float *scratch;          /* per-thread buffer for the vector paths */
+    size_t scratch_per_thread;
+    hd_f32_vmax_fn vmax;
+} fwd_ctx;
+
+static int is_max(cudnnPoolingMode_t m) { return m == CUDNN_POOLING_MAX || m == CUDNN_POOLING_MAX_DETERMINISTIC; }
+
+/* Generic: one task per (n, c) plane. */
+static void generic_task(void *vctx, size_t t, int thread)
+{
+    (void)thread;
+    const fwd_ctx *k = vctx;
+    const pool_t *p = k->p;
+    int C = k->x.dims[1];
+    int n = (int)(t / (size_t)C), c = (int)(t % (size_t)C);
+    int64_t xo = hd_view_nc(&k->x, n, c), yo = hd_view_nc(&k->y, n, c);
+    int64_t xsc = hd_view_sp_scale(&k->x), ysc = hd_view_sp_scale(&k->y);
+    int nsp = k->nsp;
+    int o[HD_POOL_MAX_SPATIAL] = {0};
+    int64_t total = 1;
+    for (int d = 0; d < nsp; d++)
+        total *= k->y.dims[d + 2];
+    int prop = p->nan_opt == CUDNN_PROPAGATE_NAN;
+    for (int64_t e = 0; e < total; e++) {
+        hd_pool_span sp[HD_POOL_MAX_SPATIAL];
+        int64_t cnt = 1, incl = 1, yoff = yo;
+        for (int d = 0; d < nsp; d++) {
+            sp[d] = hd_pool_span_of(o[d], k->x.dims[d + 2], p->window[d], p->pad[d], p->stride[d]);
+            cnt *= sp[d].hi - sp[d].lo;
+            incl *= sp[d].incl;
+            yoff += (int64_t)o[d] * k->y.strides[d + 2] * ysc;
+        }
+        double r = 0.0;
+        if (cnt > 0) {
+            int i[HD_POOL_MAX_SPATIAL];
+            for (int d = 0; d < nsp; d++)
+                i[d] = sp[d].lo;
+            double m = -INFINITY, s = 0.0;
+            for (int64_t w = 0; w < cnt; w++) {
+                int64_t xoff = xo;
+                for (int d = 0; d < nsp; d++)
+                    xoff += (int64_t)i[d] * k->x.strides[d + 2] * xsc;
+                double v = hd_ld(k->x.dtype, k->xp, xoff);
+                if (is_max(p->mode)) {
+                    if (prop && (v != v || m != m))
+                        m = m + v;
+                    else if (v > m)
+                        m = v;
+                } else {
+                    s += v;
+                }
+                for (int d = nsp - 1; d >= 0; d--) {
+                    if (++i[d] < sp[d].hi)
+                        break;
+                    i[d] = sp[d].lo;
+                }
+            }
+            if (is_max(p->mode))
+                r = m;
+            else if (p->mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING)
+                r = s / (double)incl;
+            else
+                r = s / (double)cnt;
+        }
+        hd_st_blend(k->y.dtype, k->yp, yoff, r, k->alpha, k->beta);
+        for (int d = nsp - 1; d >= 0; d--) {
+            if (++o[d] < k->y.dims[d + 2])
+                break;
+            o[d] = 0;
+        }
+    }
+}
+
+static inline void store_f32(float *y, float v, double alpha, double beta)
+{
+    double r = alpha * (double)v;
+    if (beta != 0.0)
+        r += beta * (double)*y;
+    *y = (float)r;
+}
+
+/* Channels contiguous in x and y (NHWC-like): one task per (n, output position); the
+ * running max runs over the C channels at once. */
+static void nhwc_task(void *vctx, size_t t, int thread)
+{
+    const fwd_ctx *k = vctx;
+    const pool_t *p = k->p;
+    int C = k->x.dims[1], nsp = k->nsp;
+    int64_t per_n = 1;
+    for (int d = 0; d < nsp; d++)
+        per_n *= k->y.dims[d + 2];
+    int64_t n = (int64_t)t / per_n, rem = (int64_t)t % per_n;
+    int o[HD_POOL_MAX_SPATIAL];
+    for (int d = nsp - 1; d >= 0; d--) {
+        o[d] = (int)(rem % k->y.dims[d + 2]);
+        rem /= k->y.dims[d + 2];
+    }
+    float *acc = k->scratch + (size_t)thread * k->scratch_per_thread;
+    for (int c = 0; c < C; c++)
+        acc[c] = -INFINITY;
+    hd_pool_span sp[HD_POOL_MAX_SPATIAL];
+    int64_t cnt = 1, yoff = n * k->y.strides[0];
+    for (int d = 0; d < nsp; d++) {
+        sp[d] = hd_pool_span_of(o[d], k->x.dims[d + 2], p->window[d], p->pad[d], p->stride[d]);
+        cnt *= sp[d].hi - sp[d].lo;
+        yoff += (int64_t)o[d] * k->y.strides[d + 2];
+    }
+    int i[HD_POOL_MAX_SPATIAL];
+    for (int d = 0; d < nsp; d++)
+        i[d] = sp[d].lo;
+    const float *x = k->xp;
+    for (int64_t w = 0; w < cnt; w++) {
+        int64_t xoff = n * k->x.strides[0];
+        for (int d = 0; d < nsp; d++)
+            xoff += (int64_t)i[d] * k->x.strides[d + 2];
+        k->vmax(acc, x + xoff, (size_t)C, p->nan_opt == CUDNN_PROPAGATE_NAN);
+        for (int d = nsp - 1; d >= 0; d--) {
+            if (++i[d] < sp[d].hi)
+                break;
+            i[d] = sp[d].lo;
+        }
+    }
+    float *y = k->yp;
+    for (int c = 0; c < C; c++)
+        store_f32(y + yoff + c, acc[c], k->alpha, k->beta);
+}
+
+/* 2-d, rows contiguous in x and y, horizontal stride 1: one task per (n, c, output row);
+ * for each window tap (kh, kw) the running max runs along the whole output row. */
+static void rows_task(void *vctx, size_t t, int thread)
+{
+    const fwd_ctx *k = vctx;
+    const pool_t *p = k->p;
+    int C = k->x.dims[1], OH = k->y.dims[2], OW = k->y.dims[3], W = k->x.dims[3];
+    int oh = (int)(t % (size_t)OH);
+    int c = (int)((t / (size_t)OH) % (size_t)C);
+    int n = (int)(t / ((size_t)OH * (size_t)C));
+    float *acc = k->scratch + (size_t)thread * k->scratch_per_thread;
+    for (int j = 0; j < OW; j++)
+        acc[j] = -INFINITY;
+    hd_pool_span sh = hd_pool_span_of(oh, k->x.dims[2], p->window[0], p->pad[0], p->stride[0]);
+    const float *x = (const float *)k->xp + n * k->x.strides[0] + c * k->x.strides[1];
+    int pw = p->pad[1];
+    for (int ih = sh.lo; ih < sh.hi; ih++) {
+        const float *row = x + (int64_t)ih * k->x.strides[2];
+        for (int kw = 0; kw < p->window[1]; kw++) {
+            /* output j reads input column j - pw + kw */
+            int j0 = pw - kw > 0 ? pw - kw : 0;
+            int j1 = W + pw - kw < OW ? W + pw - kw : OW;
+            if (j1 > j0)
+                k->vmax(acc + j0, row + j0 - pw + kw, (size_t)(j1 - j0), p->nan_opt == CUDNN_PROPAGATE_NAN);
+        }
+    }
+    float *y = (float *)k->yp + n * k->y.strides[0] + c * k->y.strides[1] + (int64_t)oh * k->y.strides[2];
+    for (int j = 0; j < OW; j++)
+        store_f32(y + j, acc[j], k->alpha, k->beta);
+}
+
+/* Every window of every output holds at least one input position (then the vector paths,
+ * which start from -inf, agree with the generic rule "empty window -> 0"). */
+static int windows_nonempty(const pool_t *p, const hd_view *x, const hd_view *y, int nsp)
+{
+    for (int d = 0; d < nsp; d++) {
+        if (p->pad[d] >= p->window[d])
+            return 0;
+        long long formula = 1 + ((long long)x->dims[d + 2] + 2LL * p->pad[d] - p->window[d]) / p->stride[d];
+        if (y->dims[d + 2] > formula)
+            return 0;
+    }
+    return 1;
+}
+
+static int valid_pool_type(const tensor_t *t)
+{
+    switch (t->dtype) {
+    case CUDNN_DATA_FLOAT: case CUDNN_DATA_DOUBLE: case CUDNN_DATA_HALF: case CUDNN_DATA_BFLOAT16:
+    case CUDNN_DATA_INT8:
+        return t->vect_c <= 1;
+    case CUDNN_DATA_INT8x4: case CUDNN_DATA_INT8x32:
+        return t->vect_c > 1;
+    default:
+        return 0;
+    }
+}
+
+cudnnStatus_t HD_IMPL(cudnnPoolingForward)(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc,
+                                           const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x,
+                                           const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
+{
+    HD_CHECK_HANDLE(handle);
+    HD_CHECK_DESC(poolingDesc, HD_TAG_POOLING);
+    HD_CHECK_TENSOR(xDesc);
+    HD_CHECK_TENSOR(yDesc);
+    HD_CHECK_PTR(alpha);
+    HD_CHECK_PTR(beta);
+    HD_CHECK_PTR(x);
+    HD_CHECK_PTR(y);
+    const pool_t *p = poolingDesc;
+    if (p->nbSpatial == 0)
+        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "poolingDesc was never set");
+    if (xDesc->nbDims != p->nbSpatial + 2 || yDesc->nbDims != xDesc->nbDims)
+        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "xDesc (%d dims) and yDesc (%d dims) must have %d dims for this %d-d pooling",
+                       xDesc->nbDims, yDesc->nbDims, p->nbSpatial + 2, p->nbSpatial);
+    if (xDesc->dtype != yDesc->dtype)
+        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "xDesc is %s but yDesc is %s", hd_dtype_name(xDesc->dtype),
+                       hd_dtype_name(yDesc->dtype));
+    if (xDesc->dims[0] != yDesc->dims[0] || xDesc->dims[1] != yDesc->dims[1])
+        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "n, c of x (%d, %d) and y (%d, %d) differ", xDesc->dims[0],
+                       xDesc->dims[1], yDesc->dims[0], yDesc->dims[1]);
+    if (!valid_pool_type(xDesc) || !valid_pool_type(yDesc))
+        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "pooling forward does not take %s data",
+                       hd_dtype_name(xDesc->dtype));
+    for (int d = 0; d < p->nbSpatial; d++)
+        if ((long long)xDesc->dims[d + 2] + 2LL * p->pad[d] < p->window[d])
+            return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "window %d (%d) is larger than the padded input (%d + 2*%d)", d,
+                           p->window[d], xDesc->dims[d + 2], p->pad[d]);
+
+    fwd_ctx k;
+    k.p = p;
+    hd_view_init(&k.x, xDesc);
+    hd_view_init(&k.y, yDesc);
+    k.xp = x;
+    k.yp = y;
+    k.alpha = hd_scale_arg(alpha, xDesc->dtype);
+    k.beta = hd_scale_arg(beta, xDesc->dtype);
+    k.nsp = p->nbSpatial;
+    k.vmax = hd_f32_vmax_select(handle->isa);
+    int nt = handle->num_threads;
+    int N = xDesc->dims[0], C = xDesc->dims[1];
+
+    if (xDesc->dtype == CUDNN_DATA_FLOAT && is_max(p->mode) && windows_nonempty(p, &k.x, &k.y, k.nsp)) {
+        if (k.x.strides[1] == 1 && k.y.strides[1] == 1 && C > 1) {
+            size_t per = ((size_t)C + 15) & ~(size_t)15;
+            k.scratch = hd_handle_scratch(handle, per * sizeof(float) * (size_t)nt);
+            if (!k.scratch)
+                return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "no memory for %zu floats of scratch", per * (size_t)nt);
+            k.scratch_per_thread = per;
+            size_t tasks = (size_t)N;
+            for (int d = 0; d < k.nsp; d++)
+                tasks *= (size_t)yDesc->dims[d + 2];
+            hd_parallel_for(tasks, nt, nhwc_task, &k);
+            return CUDNN_STATUS_SUCCESS;
+        }
+        if (k.nsp == 2 && p->stride[1] == 1 && (k.x.strides[3] == 1 || k.x.dims[3] == 1) &&
+            (k.y.strides[3] == 1 || k.y.dims[3] == 1)) {
+            size_t per = ((size_t)yDesc->dims[3] + 15) & ~(size_t)15;
+            k.scratch = hd_handle_scratch(handle, per * sizeof(float) * (size_t)nt);
+            if (!k.scratch)
+                return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "no memory for %zu floats of scratch", per * (size_t)nt);
+            k.scratch_per_thread = per;
+            hd_parallel_for((size_t)N * (size_t)C * (size_t)yDesc->dims[2], nt, rows_task, &k);
+            return CUDNN_STATUS_SUCCESS;
+        }
+    }
+    k.scratch = NULL;
+    k.scratch_per_thread = 0;
+    hd_parallel_for((size_t)N * (size_t)C, nt, generic_task, &k);
+    return CUDNN_STATUS_SUCCESS;
+}
