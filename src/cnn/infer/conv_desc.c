@@ -5,8 +5,10 @@
  *
  * Validation follows cuDNN (checked against cuDNN 9 by tests/unit/test_oracle_conv_desc.c):
  * negative padding, non-positive stride or dilation, an unknown mode or compute type are
- * BAD_PARAM; more spatial dimensions than CUDNN_DIM_MAX - 2 is NOT_SUPPORTED.  A fresh
- * descriptor reads back as 2-d with zero padding, unit stride and dilation.
+ * BAD_PARAM; more spatial dimensions than CUDNN_DIM_MAX - 2 is NOT_SUPPORTED.  As in cuDNN,
+ * a fresh descriptor reads back with 0 spatial dimensions and all values 0, arrayLength 0
+ * is accepted (such a descriptor cannot be used), and Get2d of an N-d descriptor returns
+ * its first two dimensions (0 where there are none).
  */
 #include "core/api.h"
 #include "core/check.h"
@@ -21,8 +23,8 @@ static void conv_defaults(conv_t *c)
     c->nbSpatial = 0;
     for (int i = 0; i < HD_CONV_MAX_SPATIAL; i++) {
         c->pad[i] = 0;
-        c->stride[i] = 1;
-        c->dilation[i] = 1;
+        c->stride[i] = 0;
+        c->dilation[i] = 0;
     }
     c->mode = CUDNN_CONVOLUTION;
     c->compute_type = CUDNN_DATA_FLOAT;
@@ -52,11 +54,11 @@ cudnnStatus_t HD_IMPL(cudnnDestroyConvolutionDescriptor)(cudnnConvolutionDescrip
 }
 
 /* Compute types a convolution descriptor accepts (the accumulation types of cuDNN's
- * configurations; INT32 is the int8 configurations' accumulator). */
+ * configurations; INT32 is the int8 configurations' accumulator).  BFLOAT16 data computes
+ * in FLOAT; cuDNN refuses BFLOAT16 as a compute type too. */
 static int valid_compute_type(cudnnDataType_t t)
 {
-    return t == CUDNN_DATA_FLOAT || t == CUDNN_DATA_DOUBLE || t == CUDNN_DATA_HALF || t == CUDNN_DATA_INT32 ||
-           t == CUDNN_DATA_BFLOAT16;
+    return t == CUDNN_DATA_FLOAT || t == CUDNN_DATA_DOUBLE || t == CUDNN_DATA_HALF || t == CUDNN_DATA_INT32;
 }
 
 static cudnnStatus_t set_conv(const char *fn, conv_t *c, int n, const int *pad, const int *stride, const int *dil,
@@ -65,9 +67,9 @@ static cudnnStatus_t set_conv(const char *fn, conv_t *c, int n, const int *pad, 
     if (n > HD_CONV_MAX_SPATIAL)
         return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "arrayLength %d exceeds CUDNN_DIM_MAX - 2 (%d)", n,
                        HD_CONV_MAX_SPATIAL);
-    if (n <= 0)
-        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "arrayLength must be positive (got %d)", n);
-    if (!pad || !stride || !dil)
+    if (n < 0)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "arrayLength is negative (%d)", n);
+    if (n > 0 && (!pad || !stride || !dil))
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "padA, filterStrideA or dilationA is NULL");
     if (mode != CUDNN_CONVOLUTION && mode != CUDNN_CROSS_CORRELATION)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "mode %d is not a cudnnConvolutionMode_t", (int)mode);
@@ -84,8 +86,8 @@ static cudnnStatus_t set_conv(const char *fn, conv_t *c, int n, const int *pad, 
     c->nbSpatial = n;
     for (int i = 0; i < HD_CONV_MAX_SPATIAL; i++) {
         c->pad[i] = i < n ? pad[i] : 0;
-        c->stride[i] = i < n ? stride[i] : 1;
-        c->dilation[i] = i < n ? dil[i] : 1;
+        c->stride[i] = i < n ? stride[i] : 0;
+        c->dilation[i] = i < n ? dil[i] : 0;
     }
     c->mode = mode;
     c->compute_type = ct;
@@ -109,8 +111,6 @@ cudnnStatus_t HD_IMPL(cudnnGetConvolution2dDescriptor)(const cudnnConvolutionDes
     const conv_t *c = convDesc;
     if (!pad_h || !pad_w || !u || !v || !dilation_h || !dilation_w || !mode || !computeType)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "an output pointer is NULL");
-    if (c->nbSpatial != 0 && c->nbSpatial != 2)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "the descriptor has %d spatial dimensions, not 2", c->nbSpatial);
     *pad_h = c->pad[0], *pad_w = c->pad[1];
     *u = c->stride[0], *v = c->stride[1];
     *dilation_h = c->dilation[0], *dilation_w = c->dilation[1];
@@ -138,10 +138,12 @@ cudnnStatus_t HD_IMPL(cudnnGetConvolutionNdDescriptor)(const cudnnConvolutionDes
     const conv_t *c = convDesc;
     if (!arrayLength || !mode || !computeType)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "an output pointer is NULL");
-    if (arrayLengthRequested < 0 || arrayLengthRequested > HD_CONV_MAX_SPATIAL)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "arrayLengthRequested %d is outside 0..%d", arrayLengthRequested,
-                       HD_CONV_MAX_SPATIAL);
-    int have = c->nbSpatial ? c->nbSpatial : 2;
+    if (arrayLengthRequested < 0)
+        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "arrayLengthRequested is negative (%d)", arrayLengthRequested);
+    if (arrayLengthRequested > HD_CONV_MAX_SPATIAL)
+        return HD_FAIL(CUDNN_STATUS_NOT_SUPPORTED, "arrayLengthRequested %d exceeds CUDNN_DIM_MAX - 2 (%d)",
+                       arrayLengthRequested, HD_CONV_MAX_SPATIAL);
+    int have = c->nbSpatial;
     int n = arrayLengthRequested < have ? arrayLengthRequested : have;
     if (n > 0 && (!padA || !strideA || !dilationA))
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "padA, strideA or dilationA is NULL");
@@ -215,7 +217,8 @@ cudnnStatus_t HD_IMPL(cudnnGetConvolutionReorderType)(cudnnConvolutionDescriptor
 
 /* Output dims of the forward convolution: N, K, then per spatial dimension
  * 1 + (in + 2*pad - ((f - 1) * dil + 1)) / stride.  Shape checks are those of
- * hd_conv_output_dims (conv_problem.c). */
+ * hd_conv_output_dims (conv_problem.c).  As cuDNN 9 does, nbDims may be smaller than the
+ * input's rank (the leading dimensions are written). */
 #include "kernels/conv/conv_problem.h"
 
 cudnnStatus_t HD_IMPL(cudnnGetConvolution2dForwardOutputDim)(const cudnnConvolutionDescriptor_t convDesc,
@@ -228,12 +231,11 @@ cudnnStatus_t HD_IMPL(cudnnGetConvolution2dForwardOutputDim)(const cudnnConvolut
     HD_CHECK_FILTER(filterDesc);
     if (!n || !c || !h || !w)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "an output pointer is NULL");
-    if (inputTensorDesc->nbDims != 4)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "inputTensorDesc has %d dimensions, not 4", inputTensorDesc->nbDims);
-    int out[CUDNN_DIM_MAX];
+    int out[CUDNN_DIM_MAX] = {0};
     cudnnStatus_t st = hd_conv_output_dims(convDesc, inputTensorDesc, filterDesc, out, __func__);
     if (st != CUDNN_STATUS_SUCCESS)
         return st;
+    /* like cuDNN, an N-d problem answers with its first four output dimensions */
     *n = out[0], *c = out[1], *h = out[2], *w = out[3];
     return CUDNN_STATUS_SUCCESS;
 }
@@ -247,10 +249,10 @@ cudnnStatus_t HD_IMPL(cudnnGetConvolutionNdForwardOutputDim)(const cudnnConvolut
     HD_CHECK_TENSOR(inputTensorDesc);
     HD_CHECK_FILTER(filterDesc);
     HD_CHECK_PTR(tensorOuputDimA);
-    if (nbDims != inputTensorDesc->nbDims)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "nbDims %d differs from the input's %d dimensions", nbDims,
+    if (nbDims <= 0 || nbDims > inputTensorDesc->nbDims)
+        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "nbDims %d is outside 1..%d (the input's dimensions)", nbDims,
                        inputTensorDesc->nbDims);
-    int out[CUDNN_DIM_MAX];
+    int out[CUDNN_DIM_MAX] = {0};
     cudnnStatus_t st = hd_conv_output_dims(convDesc, inputTensorDesc, filterDesc, out, __func__);
     if (st != CUDNN_STATUS_SUCCESS)
         return st;

@@ -21,9 +21,6 @@ cudnnStatus_t hd_conv_output_dims(const struct cudnnConvolutionStruct *c, const 
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn,
                        "input channels %d differ from filter channels %d times groupCount %d", x->dims[1],
                        w->dims[1], c->group_count);
-    if (w->dims[0] % c->group_count != 0)
-        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "filter outputs %d are not a multiple of groupCount %d",
-                       w->dims[0], c->group_count);
     out[0] = x->dims[0];
     out[1] = w->dims[0];
     for (int i = 0; i < c->nbSpatial; i++) {
@@ -60,7 +57,7 @@ static cudnnStatus_t check_types(const struct cudnnTensorStruct *x, const struct
     cudnnDataType_t ct = c->compute_type;
     int ok = (dt == CUDNN_DATA_FLOAT && ct == CUDNN_DATA_FLOAT) || (dt == CUDNN_DATA_DOUBLE && ct == CUDNN_DATA_DOUBLE) ||
              (dt == CUDNN_DATA_HALF && (ct == CUDNN_DATA_HALF || ct == CUDNN_DATA_FLOAT)) ||
-             (dt == CUDNN_DATA_BFLOAT16 && (ct == CUDNN_DATA_BFLOAT16 || ct == CUDNN_DATA_FLOAT));
+             (dt == CUDNN_DATA_BFLOAT16 && ct == CUDNN_DATA_FLOAT);
     if (!ok)
         return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "%s data with %s compute is not a cuDNN configuration",
                        hd_dtype_name(dt), hd_dtype_name(ct));
@@ -75,6 +72,9 @@ cudnnStatus_t hd_conv_problem_init(hd_conv_problem *p, const struct cudnnTensorS
     cudnnStatus_t st = hd_conv_output_dims(c, x, w, od, fn);
     if (st != CUDNN_STATUS_SUCCESS)
         return st;
+    if (w->dims[0] % c->group_count != 0)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "filter outputs %d are not a multiple of groupCount %d",
+                       w->dims[0], c->group_count);
     if (y->nbDims != x->nbDims)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "the output has %d dimensions, the input %d", y->nbDims,
                        x->nbDims);
