@@ -1,0 +1,6 @@
+/* The convolution methods in double: DOUBLE data (conv_algos.inc). */
+#define T double
+#define NATIVE CUDNN_DATA_DOUBLE
+#define SFX(n) n##_f64
+#define GEMM hd_dgemm
+#include "kernels/conv/conv_algos.inc"

@@ -1,0 +1,35 @@
+/*
+ * kernels/conv/conv_api_util.h -- helpers shared by the convolution entry points of
+ * cnn_infer and cnn_train: descriptor checks + problem building, scaling factors, and the
+ * timed search behind cudnnFind*.
+ */
+#ifndef HD_KERNELS_CONV_API_UTIL_H
+#define HD_KERNELS_CONV_API_UTIL_H
+
+#include "core/api.h"
+#include "core/check.h"
+#include "core/handle.h"
+#include "core/tensor.h"
+#include "kernels/conv/conv_registry.h"
+
+/* Check the four descriptors (live, right kind, set) and build the problem. */
+cudnnStatus_t hd_conv_setup(hd_conv_problem *p, const void *xDesc, const void *wDesc, const void *convDesc,
+                            const void *yDesc, const char *fn);
+
+/* *alpha / *beta as double: read as double for DOUBLE data, as float otherwise. */
+static inline double hd_conv_scale(const hd_conv_problem *p, const void *s)
+{
+    return p->dbl ? *(const double *)s : (double)*(const float *)s;
+}
+
+/* Time every algorithm of DIR: for each, the first applicable solver runs once to warm up
+ * and then is timed (best of two).  A.ws / a.ws_size are the user's workspace (Ex
+ * variants: algorithms needing more get ALLOC_FAILED); with own_ws the search allocates
+ * what each algorithm needs.  Rows sorted: successes by time, then the others. */
+void hd_conv_find(const hd_conv_problem *p, hd_conv_dir dir, hd_conv_args a, int own_ws, hd_conv_perf *rows);
+
+/* Host buffers for the non-Ex searches, zero-filled; NULL when out of memory. */
+void *hd_conv_tensor_buffer(const struct cudnnTensorStruct *t);
+void *hd_conv_filter_buffer(const struct cudnnFilterStruct *f);
+
+#endif

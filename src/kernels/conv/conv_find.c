@@ -1,0 +1,100 @@
+/*
+ * The measured search behind cudnnFind*Algorithm(Ex) (kernels/conv/conv_api_util.h).
+ */
+#include "kernels/conv/conv_api_util.h"
+#include "core/memory.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+cudnnStatus_t hd_conv_setup(hd_conv_problem *p, const void *xDesc, const void *wDesc, const void *convDesc,
+                            const void *yDesc, const char *fn)
+{
+    cudnnStatus_t st;
+    if ((st = hd_check_obj(convDesc, HD_TAG_CONV, "convDesc", fn)) != CUDNN_STATUS_SUCCESS)
+        return st;
+    if ((st = hd_check_tensor(xDesc, "xDesc", fn)) != CUDNN_STATUS_SUCCESS)
+        return st;
+    if ((st = hd_check_filter(wDesc, "wDesc", fn)) != CUDNN_STATUS_SUCCESS)
+        return st;
+    if ((st = hd_check_tensor(yDesc, "yDesc", fn)) != CUDNN_STATUS_SUCCESS)
+        return st;
+    return hd_conv_problem_init(p, xDesc, wDesc, convDesc, yDesc, fn);
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+    const hd_conv_perf *x = a, *y = b;
+    int xs = x->status != CUDNN_STATUS_SUCCESS, ys = y->status != CUDNN_STATUS_SUCCESS;
+    if (xs != ys)
+        return xs - ys;
+    if (!xs && x->time != y->time)
+        return x->time < y->time ? -1 : 1;
+    return x->algo - y->algo;
+}
+
+void hd_conv_find(const hd_conv_problem *p, hd_conv_dir dir, hd_conv_args a, int own_ws, hd_conv_perf *rows)
+{
+    int count = hd_conv_algo_count(dir);
+    a.epi.alpha = 1, a.epi.beta = 0, a.epi.fused = 0;
+    for (int algo = 0; algo < count; algo++) {
+        hd_conv_perf *r = &rows[algo];
+        const char *why;
+        const hd_conv_solver *s = hd_conv_pick(p, dir, algo, &why);
+        r->algo = algo;
+        r->time = -1;
+        r->memory = 0;
+        r->deterministic = 1;
+        if (!s) {
+            r->status = CUDNN_STATUS_NOT_SUPPORTED;
+            continue;
+        }
+        size_t need = s->workspace(p);
+        r->memory = need;
+        r->deterministic = s->deterministic;
+        hd_conv_args run = a;
+        void *mine = NULL;
+        if (own_ws) {
+            if (need > 0 && !(mine = hd_aligned_alloc(need))) {
+                r->status = CUDNN_STATUS_ALLOC_FAILED;
+                continue;
+            }
+            run.ws = mine, run.ws_size = need;
+        } else if (need > a.ws_size || (need > 0 && !a.ws)) {
+            r->status = CUDNN_STATUS_ALLOC_FAILED;
+            continue;
+        }
+        s->execute(p, &run);                       /* warm-up */
+        double best = 1e300;
+        for (int rep = 0; rep < 2; rep++) {
+            double t0 = now_ms();
+            s->execute(p, &run);
+            double dt = now_ms() - t0;
+            if (dt < best)
+                best = dt;
+        }
+        hd_aligned_free(mine);
+        r->status = CUDNN_STATUS_SUCCESS;
+        r->time = (float)best;
+    }
+    qsort(rows, (size_t)count, sizeof *rows, cmp_rows);
+}
+
+void *hd_conv_tensor_buffer(const struct cudnnTensorStruct *t)
+{
+    size_t b = hd_tensor_span_bytes(t);
+    return calloc(b ? b : 1, 1);
+}
+
+void *hd_conv_filter_buffer(const struct cudnnFilterStruct *f)
+{
+    size_t b = hd_filter_bytes(f);
+    return calloc(b ? b : 1, 1);
+}

@@ -1,0 +1,94 @@
+/*
+ * kernels/conv/conv_internal.h -- what the solver files share: workspace layouts (one
+ * function per method, used by both the size query and the execution, so the two cannot
+ * disagree) and the per-precision entry points of conv_algos.inc.
+ */
+#ifndef HD_KERNELS_CONV_INTERNAL_H
+#define HD_KERNELS_CONV_INTERNAL_H
+
+#include "core/memory.h"
+#include "kernels/conv/conv_registry.h"
+
+#include <stdint.h>
+
+typedef struct hd_conv_layout {
+    size_t off[4];
+    size_t total;                 /* SIZE_MAX: does not fit in size_t */
+} hd_conv_layout;
+
+/* Book region I of ROWS x COLS elements of ESIZE bytes, 64-byte aligned. */
+static inline void hd_conv_book(hd_conv_layout *L, int i, int64_t rows, int64_t cols, size_t esize)
+{
+    size_t n, b;
+    if (L->total == SIZE_MAX || hd_mul_size((size_t)rows, (size_t)cols, &n) || hd_mul_size(n, esize, &b) ||
+        b > SIZE_MAX - 128 - L->total) {
+        L->total = SIZE_MAX;
+        return;
+    }
+    L->off[i] = L->total;
+    L->total += (b + 63) & ~(size_t)63;
+}
+
+static inline size_t hd_conv_esize(const hd_conv_problem *p) { return p->dbl ? sizeof(double) : sizeof(float); }
+
+/* Column tile of the tiled backward-filter method (ALGO_3). */
+#define HD_CONV_BWDF_TILE 256
+
+/* Explicit im2col + GEMM forward: packed filter, columns, GEMM result. */
+static inline hd_conv_layout hd_conv_layout_fwd_gemm(const hd_conv_problem *p)
+{
+    hd_conv_layout L = {{0}, 0};
+    hd_conv_book(&L, 0, p->K, p->CRS, hd_conv_esize(p));
+    hd_conv_book(&L, 1, p->CRS, p->P, hd_conv_esize(p));
+    hd_conv_book(&L, 2, p->Kg, p->P, hd_conv_esize(p));
+    return L;
+}
+
+/* Implicit GEMM with precomputed offsets: per filter tap (offset, dt, dr, ds) and per output
+ * position (offset, d0, h0, w0), as int64. */
+static inline hd_conv_layout hd_conv_layout_fwd_precomp(const hd_conv_problem *p)
+{
+    hd_conv_layout L = {{0}, 0};
+    hd_conv_book(&L, 0, p->CRS, 4, sizeof(int64_t));
+    hd_conv_book(&L, 1, p->P, 4, sizeof(int64_t));
+    return L;
+}
+
+/* Backward data GEMM + col2im: packed filter, dy of one image and group, columns, dx accumulator. */
+static inline hd_conv_layout hd_conv_layout_bwdd_gemm(const hd_conv_problem *p)
+{
+    hd_conv_layout L = {{0}, 0};
+    hd_conv_book(&L, 0, p->K, p->CRS, hd_conv_esize(p));
+    hd_conv_book(&L, 1, p->Kg, p->P, hd_conv_esize(p));
+    hd_conv_book(&L, 2, p->CRS, p->P, hd_conv_esize(p));
+    hd_conv_book(&L, 3, p->Cg, p->Q, hd_conv_esize(p));
+    return L;
+}
+
+/* Backward filter im2col + GEMM: columns (all positions, or a tile of them), dy, dw accumulator. */
+static inline hd_conv_layout hd_conv_layout_bwdf_gemm(const hd_conv_problem *p, int tiled)
+{
+    int64_t cols = tiled && p->P > HD_CONV_BWDF_TILE ? HD_CONV_BWDF_TILE : p->P;
+    hd_conv_layout L = {{0}, 0};
+    hd_conv_book(&L, 0, p->CRS, cols, hd_conv_esize(p));
+    hd_conv_book(&L, 1, p->Kg, cols, hd_conv_esize(p));
+    hd_conv_book(&L, 2, p->K, p->CRS, hd_conv_esize(p));
+    return L;
+}
+
+#define HD_CONV_DECLARE(sfx) \
+    void hd_conv_fwd_gemm_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
+    void hd_conv_fwd_implicit_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
+    void hd_conv_fwd_precomp_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
+    void hd_conv_fwd_direct_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
+    void hd_conv_bwdd_gemm_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
+    void hd_conv_bwdd_direct_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
+    void hd_conv_bwdf_gemm_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
+    void hd_conv_bwdf_tiled_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
+    void hd_conv_bwdf_direct_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
+    void hd_conv_im2col_##sfx(const hd_conv_problem *p, const void *x, int64_t n, int64_t g, int64_t p0, \
+                              int64_t np, void *dst, int64_t ld, int nthreads);
+HD_CONV_DECLARE(f32)
+HD_CONV_DECLARE(f64)
+
+#endif

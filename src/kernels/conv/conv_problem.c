@@ -1,0 +1,161 @@
+/*
+ * Building a convolution problem from the descriptors (kernels/conv/conv_problem.h).
+ */
+#include "kernels/conv/conv_problem.h"
+
+#include <limits.h>
+#include <stdio.h>
+
+cudnnStatus_t hd_conv_output_dims(const struct cudnnConvolutionStruct *c, const struct cudnnTensorStruct *x,
+                                  const struct cudnnFilterStruct *w, int *out, const char *fn)
+{
+    if (c->nbSpatial == 0)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "the convolution descriptor was never set");
+    if (x->nbDims != w->nbDims)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "the input has %d dimensions but the filter %d", x->nbDims,
+                       w->nbDims);
+    if (x->nbDims != c->nbSpatial + 2)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "the input has %d dimensions; the convolution expects %d",
+                       x->nbDims, c->nbSpatial + 2);
+    if (x->dims[1] != (int64_t)w->dims[1] * c->group_count)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn,
+                       "input channels %d differ from filter channels %d times groupCount %d", x->dims[1],
+                       w->dims[1], c->group_count);
+    out[0] = x->dims[0];
+    out[1] = w->dims[0];
+    for (int i = 0; i < c->nbSpatial; i++) {
+        int64_t span = (int64_t)(w->dims[i + 2] - 1) * c->dilation[i] + 1;
+        int64_t room = (int64_t)x->dims[i + 2] + 2 * (int64_t)c->pad[i] - span;
+        if (room < 0)
+            return hd_fail(CUDNN_STATUS_BAD_PARAM, fn,
+                           "dimension %d: the dilated filter (%lld) is larger than the padded input (%lld)", i + 2,
+                           (long long)span, (long long)x->dims[i + 2] + 2 * c->pad[i]);
+        out[i + 2] = (int)(room / c->stride[i] + 1);
+    }
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* The float configurations of cuDNN's convolution tables: data type -> allowed compute. */
+static cudnnStatus_t check_types(const struct cudnnTensorStruct *x, const struct cudnnFilterStruct *w,
+                                 const struct cudnnConvolutionStruct *c, const struct cudnnTensorStruct *y,
+                                 const char *fn)
+{
+    cudnnDataType_t dt = x->dtype;
+    if (w->dtype != dt)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "input is %s but the filter is %s", hd_dtype_name(dt),
+                       hd_dtype_name(w->dtype));
+    switch (dt) {
+    case CUDNN_DATA_FLOAT: case CUDNN_DATA_DOUBLE: case CUDNN_DATA_HALF: case CUDNN_DATA_BFLOAT16:
+        break;
+    default:
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "%s convolution is not implemented (float types only)",
+                       hd_dtype_name(dt));
+    }
+    if (y->dtype != dt)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "output is %s but the input is %s", hd_dtype_name(y->dtype),
+                       hd_dtype_name(dt));
+    cudnnDataType_t ct = c->compute_type;
+    int ok = (dt == CUDNN_DATA_FLOAT && ct == CUDNN_DATA_FLOAT) || (dt == CUDNN_DATA_DOUBLE && ct == CUDNN_DATA_DOUBLE) ||
+             (dt == CUDNN_DATA_HALF && (ct == CUDNN_DATA_HALF || ct == CUDNN_DATA_FLOAT)) ||
+             (dt == CUDNN_DATA_BFLOAT16 && ct == CUDNN_DATA_FLOAT);
+    if (!ok)
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "%s data with %s compute is not a cuDNN configuration",
+                       hd_dtype_name(dt), hd_dtype_name(ct));
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t hd_conv_problem_init(hd_conv_problem *p, const struct cudnnTensorStruct *x,
+                                   const struct cudnnFilterStruct *w, const struct cudnnConvolutionStruct *c,
+                                   const struct cudnnTensorStruct *y, const char *fn)
+{
+    int od[CUDNN_DIM_MAX];
+    cudnnStatus_t st = hd_conv_output_dims(c, x, w, od, fn);
+    if (st != CUDNN_STATUS_SUCCESS)
+        return st;
+    if (w->dims[0] % c->group_count != 0)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "filter outputs %d are not a multiple of groupCount %d",
+                       w->dims[0], c->group_count);
+    if (y->nbDims != x->nbDims)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "the output has %d dimensions, the input %d", y->nbDims,
+                       x->nbDims);
+    for (int i = 0; i < x->nbDims; i++)
+        if (y->dims[i] != od[i])
+            return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "output dimension %d is %d; the convolution gives %d", i,
+                           y->dims[i], od[i]);
+    st = check_types(x, w, c, y, fn);
+    if (st != CUDNN_STATUS_SUCCESS)
+        return st;
+    if (x->vect_c != 1 || y->vect_c != 1 || w->vect_c != 1)
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "vectorised (NCHW_VECT_C) layouts are not implemented");
+    if (c->nbSpatial != 2 && c->nbSpatial != 3)
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "%d-d convolution is not supported (2-d and 3-d only)",
+                       c->nbSpatial);
+
+    int ns = c->nbSpatial, off = 3 - ns;      /* 2-d fills D with 1 */
+    p->nsp = ns;
+    p->N = x->dims[0];
+    p->C = x->dims[1];
+    p->K = w->dims[0];
+    p->G = c->group_count;
+    p->Cg = w->dims[1];
+    p->Kg = p->K / p->G;
+    p->xs[0] = x->strides[0], p->xs[1] = x->strides[1];
+    p->ys[0] = y->strides[0], p->ys[1] = y->strides[1];
+    for (int i = 0; i < 3; i++) {
+        p->in[i] = p->flt[i] = p->out[i] = 1;
+        p->pad[i] = 0, p->str[i] = p->dil[i] = 1;
+        p->xs[2 + i] = p->ys[2 + i] = 0;
+    }
+    for (int i = 0; i < ns; i++) {
+        p->in[off + i] = x->dims[2 + i];
+        p->flt[off + i] = w->dims[2 + i];
+        p->out[off + i] = od[2 + i];
+        p->pad[off + i] = c->pad[i];
+        p->str[off + i] = c->stride[i];
+        p->dil[off + i] = c->dilation[i];
+        p->xs[2 + off + i] = x->strides[2 + i];
+        p->ys[2 + off + i] = y->strides[2 + i];
+    }
+    p->TRS = p->flt[0] * p->flt[1] * p->flt[2];
+    p->CRS = p->Cg * p->TRS;
+    p->P = p->out[0] * p->out[1] * p->out[2];
+    p->Q = p->in[0] * p->in[1] * p->in[2];
+    /* filter strides in logical (k, c, t, r, s) order */
+    int64_t T = p->flt[0], R = p->flt[1], S = p->flt[2];
+    if (w->format == CUDNN_TENSOR_NHWC) {          /* K, spatial, C */
+        p->wst[1] = 1;
+        p->wst[4] = p->Cg;
+        p->wst[3] = S * p->Cg;
+        p->wst[2] = R * S * p->Cg;
+        p->wst[0] = p->CRS;
+    } else {                                       /* K, C, spatial */
+        p->wst[4] = 1;
+        p->wst[3] = S;
+        p->wst[2] = R * S;
+        p->wst[1] = p->TRS;
+        p->wst[0] = p->CRS;
+    }
+    (void)T;
+    p->xdt = x->dtype, p->wdt = w->dtype, p->ydt = y->dtype;
+    p->cdt = c->compute_type;
+    p->wfmt = w->format;
+    p->math = c->math_type;
+    p->flip = c->mode == CUDNN_CONVOLUTION;
+    p->dbl = x->dtype == CUDNN_DATA_DOUBLE;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+void hd_conv_problem_key(const hd_conv_problem *p, char *buf, size_t size)
+{
+    snprintf(buf, size,
+             "g%lldn%lldc%lldk%lld_i%lldx%lldx%lld_f%lldx%lldx%lld_p%lld.%lld.%lld_u%lld.%lld.%lld_d%lld.%lld.%lld"
+             "_xs%lld.%lld.%lld.%lld.%lld_ys%lld.%lld.%lld.%lld.%lld_w%d_t%d.%d_m%d",
+             (long long)p->G, (long long)p->N, (long long)p->C, (long long)p->K, (long long)p->in[0],
+             (long long)p->in[1], (long long)p->in[2], (long long)p->flt[0], (long long)p->flt[1],
+             (long long)p->flt[2], (long long)p->pad[0], (long long)p->pad[1], (long long)p->pad[2],
+             (long long)p->str[0], (long long)p->str[1], (long long)p->str[2], (long long)p->dil[0],
+             (long long)p->dil[1], (long long)p->dil[2], (long long)p->xs[0], (long long)p->xs[1],
+             (long long)p->xs[2], (long long)p->xs[3], (long long)p->xs[4], (long long)p->ys[0],
+             (long long)p->ys[1], (long long)p->ys[2], (long long)p->ys[3], (long long)p->ys[4], (int)p->wfmt,
+             (int)p->xdt, (int)p->cdt, (int)p->flip);
+}

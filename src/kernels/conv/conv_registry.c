@@ -1,0 +1,198 @@
+/*
+ * The solver tables (kernels/conv/conv_registry.h).  Ids are stable and never reused:
+ * forward 1xx, backward data 2xx, backward filter 3xx.
+ */
+#include "kernels/conv/conv_internal.h"
+
+#include <stdlib.h>
+
+/* ---- applicability ---- */
+
+static int fits(size_t ws, const char **reason)
+{
+    if (ws == SIZE_MAX) {
+        *reason = "its workspace would not fit in size_t";
+        return 0;
+    }
+    return 1;
+}
+
+static int always(const hd_conv_problem *p, const char **reason)
+{
+    (void)p, (void)reason;
+    return 1;
+}
+
+static size_t ws_zero(const hd_conv_problem *p)
+{
+    (void)p;
+    return 0;
+}
+
+static size_t ws_fwd_gemm(const hd_conv_problem *p) { return hd_conv_layout_fwd_gemm(p).total; }
+static size_t ws_fwd_precomp(const hd_conv_problem *p) { return hd_conv_layout_fwd_precomp(p).total; }
+static size_t ws_bwdd_gemm(const hd_conv_problem *p) { return hd_conv_layout_bwdd_gemm(p).total; }
+static size_t ws_bwdf_gemm(const hd_conv_problem *p) { return hd_conv_layout_bwdf_gemm(p, 0).total; }
+static size_t ws_bwdf_tiled(const hd_conv_problem *p) { return hd_conv_layout_bwdf_gemm(p, 1).total; }
+
+static int app_fwd_gemm(const hd_conv_problem *p, const char **r) { return fits(ws_fwd_gemm(p), r); }
+static int app_fwd_precomp(const hd_conv_problem *p, const char **r) { return fits(ws_fwd_precomp(p), r); }
+static int app_bwdd_gemm(const hd_conv_problem *p, const char **r) { return fits(ws_bwdd_gemm(p), r); }
+static int app_bwdf_gemm(const hd_conv_problem *p, const char **r) { return fits(ws_bwdf_gemm(p), r); }
+static int app_bwdf_tiled(const hd_conv_problem *p, const char **r) { return fits(ws_bwdf_tiled(p), r); }
+
+/* ---- execution: pick the precision ---- */
+
+#define EXEC(fn) \
+    static void exec_##fn(const hd_conv_problem *p, const hd_conv_args *a) \
+    { \
+        if (p->dbl) \
+            hd_conv_##fn##_f64(p, a); \
+        else \
+            hd_conv_##fn##_f32(p, a); \
+    }
+EXEC(fwd_gemm)
+EXEC(fwd_implicit)
+EXEC(fwd_precomp)
+EXEC(fwd_direct)
+EXEC(bwdd_gemm)
+EXEC(bwdd_direct)
+EXEC(bwdf_gemm)
+EXEC(bwdf_tiled)
+EXEC(bwdf_direct)
+
+/* Ordered from most specialised to most general within each algorithm. */
+static const hd_conv_solver fwd_solvers[] = {
+    {101, "fwd.implicit_gemm", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, 1, always, ws_zero,
+     exec_fwd_implicit, 2.2},
+    {102, "fwd.implicit_precomp_gemm", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, 1,
+     app_fwd_precomp, ws_fwd_precomp, exec_fwd_precomp, 2.0},
+    {103, "fwd.im2col_gemm", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_GEMM, 1, app_fwd_gemm, ws_fwd_gemm,
+     exec_fwd_gemm, 1.0},
+    {104, "fwd.direct", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT, 1, always, ws_zero, exec_fwd_direct, 3.0},
+};
+
+static const hd_conv_solver bwdd_solvers[] = {
+    {201, "bwd_data.gemm_col2im", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, 1, app_bwdd_gemm,
+     ws_bwdd_gemm, exec_bwdd_gemm, 1.2},
+    {202, "bwd_data.direct", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, 1, always, ws_zero,
+     exec_bwdd_direct, 4.0},
+};
+
+static const hd_conv_solver bwdf_solvers[] = {
+    {301, "bwd_filter.im2col_gemm", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0, 1, app_bwdf_gemm,
+     ws_bwdf_gemm, exec_bwdf_gemm, 1.0},
+    {302, "bwd_filter.direct", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, 1, always, ws_zero,
+     exec_bwdf_direct, 3.0},
+    {303, "bwd_filter.tiled_gemm", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3, 1, app_bwdf_tiled,
+     ws_bwdf_tiled, exec_bwdf_tiled, 1.1},
+};
+
+static const hd_conv_solver *table(hd_conv_dir dir, int *n)
+{
+    switch (dir) {
+    case HD_CONV_FWD: *n = (int)(sizeof fwd_solvers / sizeof *fwd_solvers); return fwd_solvers;
+    case HD_CONV_BWD_DATA: *n = (int)(sizeof bwdd_solvers / sizeof *bwdd_solvers); return bwdd_solvers;
+    default: *n = (int)(sizeof bwdf_solvers / sizeof *bwdf_solvers); return bwdf_solvers;
+    }
+}
+
+int hd_conv_algo_count(hd_conv_dir dir)
+{
+    switch (dir) {
+    case HD_CONV_FWD: return CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
+    case HD_CONV_BWD_DATA: return CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT;
+    default: return CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT;
+    }
+}
+
+/* Why an algorithm without a solver is refused. */
+static const char *missing_reason(hd_conv_dir dir, int algo)
+{
+    if (dir == HD_CONV_BWD_FILTER && algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD)
+        return "cuDNN does not implement backward-filter WINOGRAD either";
+    if (algo < 0 || algo >= hd_conv_algo_count(dir))
+        return "not an algorithm of this direction";
+    return "this algorithm (FFT / Winograd family) is not implemented in hostdnn";
+}
+
+const hd_conv_solver *hd_conv_pick(const hd_conv_problem *p, hd_conv_dir dir, int algo, const char **reason)
+{
+    int n;
+    const hd_conv_solver *t = table(dir, &n);
+    const char *why = missing_reason(dir, algo);
+    for (int i = 0; i < n; i++) {
+        if (t[i].algo != algo)
+            continue;
+        const char *r = "not applicable";
+        if (t[i].applicable(p, &r))
+            return &t[i];
+        why = r;
+        hd_logf(CUDNN_SEV_INFO, t[i].name, CUDNN_STATUS_NOT_SUPPORTED, "solver refused: %s", r);
+    }
+    *reason = why;
+    return NULL;
+}
+
+static int cmp_perf(const void *a, const void *b)
+{
+    const hd_conv_perf *x = a, *y = b;
+    int xs = x->status != CUDNN_STATUS_SUCCESS, ys = y->status != CUDNN_STATUS_SUCCESS;
+    if (xs != ys)
+        return xs - ys;
+    if (x->time != y->time)
+        return x->time < y->time ? -1 : 1;
+    return x->algo - y->algo;
+}
+
+void hd_conv_rank(const hd_conv_problem *p, hd_conv_dir dir, hd_conv_perf *rows)
+{
+    int count = hd_conv_algo_count(dir);
+    for (int algo = 0; algo < count; algo++) {
+        const char *why;
+        const hd_conv_solver *s = hd_conv_pick(p, dir, algo, &why);
+        hd_conv_perf *r = &rows[algo];
+        r->algo = algo;
+        r->time = -1;
+        if (s) {
+            r->status = CUDNN_STATUS_SUCCESS;
+            r->memory = s->workspace(p);
+            r->deterministic = s->deterministic;
+            double f = s->cost_factor;
+            /* depthwise and tiny reductions: the GEMM call overhead dominates */
+            if (p->CRS * p->Kg < 64 && s->workspace(p) > 0)
+                f *= 2;
+            r->time = (float)f;   /* sort key only; reset to -1 below */
+        } else {
+            r->status = CUDNN_STATUS_NOT_SUPPORTED;
+            r->memory = 0;
+            r->deterministic = 1;
+            r->time = 1e30f;
+        }
+    }
+    qsort(rows, (size_t)count, sizeof *rows, cmp_perf);
+    for (int i = 0; i < count; i++)
+        rows[i].time = -1;
+}
+
+cudnnStatus_t hd_conv_run(const hd_conv_solver *s, const hd_conv_problem *p, const hd_conv_args *a, const char *fn)
+{
+    size_t need = s->workspace(p);
+    if (a->ws_size < need)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s needs %zu bytes of workspace; %zu given", s->name, need,
+                       a->ws_size);
+    if (need > 0 && !a->ws)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "workSpace is NULL but %s needs %zu bytes", s->name, need);
+    hd_logf(CUDNN_SEV_INFO, fn, CUDNN_STATUS_SUCCESS, "dispatch: solver %s (id %d)", s->name, s->id);
+    s->execute(p, a);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+void hd_conv_im2col(const hd_conv_problem *p, const void *x, int64_t n, int64_t g, int64_t p0, int64_t np, void *dst,
+                    int64_t ld, int nthreads)
+{
+    if (p->dbl)
+        hd_conv_im2col_f64(p, x, n, g, p0, np, dst, ld, nthreads);
+    else
+        hd_conv_im2col_f32(p, x, n, g, p0, np, dst, ld, nthreads);
+}

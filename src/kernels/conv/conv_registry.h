@@ -1,0 +1,79 @@
+/*
+ * kernels/conv/conv_registry.h -- the convolution algorithm registry (MIOpen solver style).
+ *
+ * One static table per direction lists solvers from most specialised to most general.
+ * Each solver carries its stable id, name, the cuDNN algorithm enum it answers to, an
+ * applicability check that gives a reason when it refuses, its workspace size (computed by
+ * the same layout function its execution uses), its execution, and whether it is
+ * deterministic.  See docs/algorithms.md.
+ */
+#ifndef HD_KERNELS_CONV_REGISTRY_H
+#define HD_KERNELS_CONV_REGISTRY_H
+
+#include "kernels/conv/conv_problem.h"
+
+typedef enum { HD_CONV_FWD = 0, HD_CONV_BWD_DATA = 1, HD_CONV_BWD_FILTER = 2 } hd_conv_dir;
+
+/* What happens to each computed value v before it is stored at output element `o`:
+ *   plain:  o = alpha * v + beta * o          (beta == 0: o is not read)
+ *   fused:  o = act(alpha * v + alpha2 * z + bias[channel])   (forward only) */
+typedef struct hd_conv_epilogue {
+    double alpha, beta;
+    int fused;
+    double alpha2;
+    const void *z;                /* same layout as the output */
+    const void *bias;
+    int64_t bias_stride;          /* elements between channels of bias */
+    int relu;                     /* 1: max(0, .), 0: identity */
+} hd_conv_epilogue;
+
+typedef struct hd_conv_args {
+    const void *x, *w, *y;        /* x, w, y (dy for the backward directions); the output's own slot unused */
+    void *out;                    /* y (forward), dx (backward data) or dw (backward filter) */
+    void *ws;
+    size_t ws_size;
+    int nthreads;
+    hd_conv_epilogue epi;
+} hd_conv_args;
+
+typedef struct hd_conv_solver {
+    int id;                       /* stable, never reused */
+    const char *name;
+    hd_conv_dir dir;
+    int algo;                     /* the cuDNN algorithm enum of this direction */
+    int deterministic;
+    int (*applicable)(const hd_conv_problem *p, const char **reason);
+    size_t (*workspace)(const hd_conv_problem *p);   /* SIZE_MAX: too large to address */
+    void (*execute)(const hd_conv_problem *p, const hd_conv_args *a);
+    double cost_factor;           /* relative cost per multiply-add, for the instant ranking */
+} hd_conv_solver;
+
+/* Number of cuDNN algorithm enums of DIR (FWD 8, BWD_DATA 6, BWD_FILTER 7). */
+int hd_conv_algo_count(hd_conv_dir dir);
+
+/* First solver of DIR tagged ALGO that accepts P; NULL with *reason set otherwise. */
+const hd_conv_solver *hd_conv_pick(const hd_conv_problem *p, hd_conv_dir dir, int algo, const char **reason);
+
+/* One entry of a heuristic or measured ranking. */
+typedef struct hd_conv_perf {
+    int algo;
+    cudnnStatus_t status;
+    float time;                   /* ms; -1 when not measured */
+    size_t memory;
+    int deterministic;
+} hd_conv_perf;
+
+/* Rank every algorithm of DIR for P (instant heuristic): the applicable ones by estimated
+ * cost, then the refused ones (status NOT_SUPPORTED).  Fills hd_conv_algo_count(dir) rows. */
+void hd_conv_rank(const hd_conv_problem *p, hd_conv_dir dir, hd_conv_perf *rows);
+
+/* Run the solver, or refuse: BAD_PARAM when the workspace is smaller than it needs. */
+cudnnStatus_t hd_conv_run(const hd_conv_solver *s, const hd_conv_problem *p, const hd_conv_args *a, const char *fn);
+
+/* Build the im2col matrix of image n, group g, for output positions [p0, p0+np): row
+ * crs (c, t, r, s of the group) holds the inputs that meet filter tap crs; zero where the tap
+ * falls in the padding.  dst is CRS x np (row stride ld), in float or double (p->dbl). */
+void hd_conv_im2col(const hd_conv_problem *p, const void *x, int64_t n, int64_t g, int64_t p0, int64_t np, void *dst,
+                    int64_t ld, int nthreads);
+
+#endif
