@@ -1,79 +1,132 @@
 /*
- * kernels/gemm.c -- portable GEMM (see gemm.h).  Rows of C are split across threads; the
- * k loop order never changes, which keeps results independent of the thread count.
+ * kernels/gemm.c -- the GEMM entry points (see gemm.h and docs/gemm.md).  The driver is
+ * written once in gemm/gemm-driver.inc and instantiated here for float and double; this file
+ * holds what both share: operand normalisation, thread choice and the packing-buffer cache.
  */
 #include "kernels/gemm.h"
+
+#include <math.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "core/memory.h"
 #include "core/parallel.h"
+#include "kernels/gemm/gemm-ukernels.h"
 
-typedef struct {
-    char ta, tb;
-    size_t m, n, k, lda, ldb, ldc;
-    double alpha, beta;
-    const void *A, *B;
-    void *C;
-    int is_double;
-} gemm_ctx;
-
-#define ROWS_PER_TASK 16
-
-#define GEMM_ROWS(T)                                                                      \
-    static void rows_##T(const gemm_ctx *c, size_t r0, size_t r1)                         \
-    {                                                                                     \
-        const T *A = c->A, *B = c->B;                                                     \
-        T *C = c->C;                                                                      \
-        T alpha = (T)c->alpha, beta = (T)c->beta;                                         \
-        for (size_t i = r0; i < r1; i++) {                                                \
-            T *ci = C + i * c->ldc;                                                       \
-            for (size_t j = 0; j < c->n; j++)                                             \
-                ci[j] = beta == 0 ? (T)0 : beta * ci[j];                                  \
-            for (size_t p = 0; p < c->k; p++) {                                           \
-                T a = c->ta == 'N' ? A[i * c->lda + p] : A[p * c->lda + i];               \
-                a *= alpha;                                                               \
-                if (c->tb == 'N') {                                                       \
-                    const T *bp = B + p * c->ldb;                                         \
-                    for (size_t j = 0; j < c->n; j++)                                     \
-                        ci[j] += a * bp[j];                                               \
-                } else {                                                                  \
-                    for (size_t j = 0; j < c->n; j++)                                     \
-                        ci[j] += a * B[j * c->ldb + p];                                   \
-                }                                                                         \
-            }                                                                             \
-        }                                                                                 \
-    }
-GEMM_ROWS(float)
-GEMM_ROWS(double)
-
-static void task(void *ctx, size_t t, int thread)
+static char norm_trans(char t)
 {
-    (void)thread;
-    const gemm_ctx *c = ctx;
-    size_t r0 = t * ROWS_PER_TASK, r1 = r0 + ROWS_PER_TASK;
-    if (r1 > c->m)
-        r1 = c->m;
-    if (c->is_double)
-        rows_double(c, r0, r1);
-    else
-        rows_float(c, r0, r1);
+    return (t == 'T' || t == 't' || t == 'C' || t == 'c') ? 'T' : 'N';
 }
 
-static void run(gemm_ctx *c, int nthreads)
+static hd_isa_t lower_isa(hd_isa_t isa)
 {
-    if (c->m == 0 || c->n == 0)
+    hd_isa_t have = hd_cpu_isa();
+    return isa < have ? isa : have;
+}
+
+/* Tiny problems stay on one thread: waking a team costs more than it saves.  The choice
+ * never changes results (docs/gemm.md), only speed. */
+static int pick_threads(int nthreads, size_t m, size_t n, size_t k)
+{
+    if (nthreads <= 1)
+        return 1;
+    double work = (double)m * (double)n * (double)k;
+    return work < 64.0 * 64.0 * 64.0 ? 1 : nthreads;
+}
+
+/*
+ * One packing buffer is kept between calls, so that repeated GEMMs do not pay for fresh
+ * pages every time.  A caller takes it with an atomic exchange (a concurrent caller finds the
+ * slot empty and allocates its own) and puts it back when done; the larger one survives.
+ */
+typedef struct {
+    size_t bytes;
+    uint8_t pad[HD_ALIGN - sizeof(size_t)];
+} scratch_head;
+
+static _Atomic(scratch_head *) scratch_slot;
+
+static void *scratch_get(size_t bytes)
+{
+    scratch_head *h = atomic_exchange(&scratch_slot, NULL);
+    if (h && h->bytes >= bytes)
+        return h + 1;
+    hd_aligned_free(h);
+    if (bytes > (size_t)-1 - sizeof(scratch_head))
+        return NULL;
+    h = hd_aligned_alloc(sizeof(scratch_head) + bytes);
+    if (!h)
+        return NULL;
+    h->bytes = bytes;
+    return h + 1;
+}
+
+static void scratch_put(void *p)
+{
+    if (!p)
         return;
-    size_t tasks = (c->m + ROWS_PER_TASK - 1) / ROWS_PER_TASK;
-    hd_parallel_for(tasks, nthreads, task, c);
+    scratch_head *h = (scratch_head *)p - 1;
+    scratch_head *old = atomic_exchange(&scratch_slot, h);
+    if (old) {
+        /* Keep the larger of the two. */
+        if (old->bytes > h->bytes) {
+            scratch_head *again = atomic_exchange(&scratch_slot, old);
+            hd_aligned_free(again);
+        } else {
+            hd_aligned_free(old);
+        }
+    }
+}
+
+#define T float
+#define FN(name) name##_f32
+#define UKERNEL(kern) ((kern)->f32)
+#define FMA fmaf
+#include "kernels/gemm/gemm-driver.inc"
+#undef T
+#undef FN
+#undef UKERNEL
+#undef FMA
+
+#define T double
+#define FN(name) name##_f64
+#define UKERNEL(kern) ((kern)->f64)
+#define FMA fma
+#include "kernels/gemm/gemm-driver.inc"
+#undef T
+#undef FN
+#undef UKERNEL
+#undef FMA
+
+void hd_sgemm_isa(hd_isa_t isa, int nthreads, char transa, char transb, size_t m, size_t n, size_t k,
+                  float alpha, const float *A, size_t lda, const float *B, size_t ldb, float beta, float *C,
+                  size_t ldc)
+{
+    gemm_f32(lower_isa(isa), nthreads, norm_trans(transa), norm_trans(transb), m, n, k, alpha, A, lda, B, ldb,
+             beta, C, ldc);
+}
+
+void hd_dgemm_isa(hd_isa_t isa, int nthreads, char transa, char transb, size_t m, size_t n, size_t k,
+                  double alpha, const double *A, size_t lda, const double *B, size_t ldb, double beta,
+                  double *C, size_t ldc)
+{
+    gemm_f64(lower_isa(isa), nthreads, norm_trans(transa), norm_trans(transb), m, n, k, alpha, A, lda, B, ldb,
+             beta, C, ldc);
 }
 
 void hd_sgemm(int nthreads, char transa, char transb, size_t m, size_t n, size_t k, float alpha,
               const float *A, size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc)
 {
-    gemm_ctx c = {transa, transb, m, n, k, lda, ldb, ldc, alpha, beta, A, B, C, 0};
-    run(&c, nthreads);
+    hd_sgemm_isa(HD_ISA_AVX512, nthreads, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 void hd_dgemm(int nthreads, char transa, char transb, size_t m, size_t n, size_t k, double alpha,
               const double *A, size_t lda, const double *B, size_t ldb, double beta, double *C, size_t ldc)
 {
-    gemm_ctx c = {transa, transb, m, n, k, lda, ldb, ldc, alpha, beta, A, B, C, 1};
-    run(&c, nthreads);
+    hd_dgemm_isa(HD_ISA_AVX512, nthreads, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+const char *hd_gemm_kernel_name(size_t elem_size, hd_isa_t isa)
+{
+    return hd_gemm_kernel_for(elem_size == 8 ? 8 : 4, lower_isa(isa))->name;
 }

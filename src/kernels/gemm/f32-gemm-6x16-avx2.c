@@ -1,0 +1,69 @@
+/*
+ * f32-gemm-6x16-avx2.c -- SGEMM micro-kernel for AVX2 + FMA (contract in gemm-ukernels.h).
+ *
+ * 6 rows x 2 YMM = 12 independent accumulators (>= 8 needed to cover two FMA pipes of
+ * latency 4), 2 B vectors and one A broadcast: 15 of the 16 YMM registers.
+ */
+#include <immintrin.h>
+
+#include "kernels/gemm/gemm-ukernels.h"
+
+#define MR 6
+
+void hd_f32_gemm_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const float *restrict a,
+                                    const float *restrict b, float *restrict c, size_t ldc, float alpha,
+                                    float beta)
+{
+    __m256 acc0[MR], acc1[MR];
+#pragma GCC unroll 6
+    for (int i = 0; i < MR; i++) {
+        acc0[i] = _mm256_setzero_ps();
+        acc1[i] = _mm256_setzero_ps();
+    }
+    if (beta != 0.0f) {
+        for (size_t i = 0; i < mr; i++)
+            _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
+    }
+    for (size_t p = 0; p < kc; p++) {
+        const __m256 b0 = _mm256_load_ps(b);
+        const __m256 b1 = _mm256_load_ps(b + 8);
+#pragma GCC unroll 6
+        for (int i = 0; i < MR; i++) {
+            const __m256 ai = _mm256_broadcast_ss(a + i);
+            acc0[i] = _mm256_fmadd_ps(ai, b0, acc0[i]);
+            acc1[i] = _mm256_fmadd_ps(ai, b1, acc1[i]);
+        }
+        a += MR;
+        b += 16;
+    }
+
+    const __m256 va = _mm256_set1_ps(alpha);
+    const __m256 vb = _mm256_set1_ps(beta);
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i vn = _mm256_set1_epi32((int)nr);
+    const __m256i m0 = _mm256_cmpgt_epi32(vn, lane);
+    const __m256i m1 = _mm256_cmpgt_epi32(vn, _mm256_add_epi32(lane, _mm256_set1_epi32(8)));
+#pragma GCC unroll 6
+    for (int i = 0; i < MR; i++) {
+        if ((size_t)i < mr) {
+            float *ci = c + (size_t)i * ldc;
+            __m256 t0 = _mm256_mul_ps(va, acc0[i]);
+            __m256 t1 = _mm256_mul_ps(va, acc1[i]);
+            if (nr == 16) {
+                if (beta != 0.0f) {
+                    t0 = _mm256_add_ps(t0, _mm256_mul_ps(vb, _mm256_loadu_ps(ci)));
+                    t1 = _mm256_add_ps(t1, _mm256_mul_ps(vb, _mm256_loadu_ps(ci + 8)));
+                }
+                _mm256_storeu_ps(ci, t0);
+                _mm256_storeu_ps(ci + 8, t1);
+            } else {
+                if (beta != 0.0f) {
+                    t0 = _mm256_add_ps(t0, _mm256_mul_ps(vb, _mm256_maskload_ps(ci, m0)));
+                    t1 = _mm256_add_ps(t1, _mm256_mul_ps(vb, _mm256_maskload_ps(ci + 8, m1)));
+                }
+                _mm256_maskstore_ps(ci, m0, t0);
+                _mm256_maskstore_ps(ci + 8, m1, t1);
+            }
+        }
+    }
+}

@@ -1,0 +1,68 @@
+/*
+ * kernels/gemm/gemm-ukernels.h -- the GEMM micro-kernel contract and the kernel table.
+ *
+ * A micro-kernel computes one MR x NR tile of C from two packed panels of depth kc:
+ *
+ *     C[i][j] = alpha * acc[i][j] + beta * C[i][j]     for i < mr, j < nr
+ *     acc[i][j] = sum over p = 0 .. kc-1, in that order, of a[p*MR + i] * b[p*NR + j]
+ *
+ * a is an A panel (kc rows of MR values, op(A) transposed into k-major order) and b a B panel
+ * (kc rows of NR values), both written by the packing routines in gemm-driver.inc and
+ * zero-padded to full MR / NR, 64-byte aligned.  mr <= MR and nr <= NR say how much of the
+ * tile is stored; rows of C are ldc elements apart.  beta == 0 means C is not read.
+ *
+ * Rounding is part of the contract: acc starts at 0 and takes, per p in order, one fused
+ * multiply-add (kernels with .fused set: AVX2, AVX-512) or a rounded product then a rounded
+ * sum (the scalar kernels); the epilogue rounds alpha*acc, rounds beta*C, and adds them.  So
+ * with the same kc blocking all fused kernels give bitwise the same C whatever their tile
+ * shape, and the tests can demand exact equality with the contract written as plain loops.
+ */
+#ifndef HD_KERNELS_GEMM_UKERNELS_H
+#define HD_KERNELS_GEMM_UKERNELS_H
+
+#include <stddef.h>
+
+#include "core/cpu.h"
+
+typedef void (*hd_f32_gemm_ukernel_fn)(size_t mr, size_t nr, size_t kc, const float *a, const float *b,
+                                       float *c, size_t ldc, float alpha, float beta);
+typedef void (*hd_f64_gemm_ukernel_fn)(size_t mr, size_t nr, size_t kc, const double *a, const double *b,
+                                       double *c, size_t ldc, double alpha, double beta);
+
+void hd_f32_gemm_ukernel_4x4__scalar(size_t mr, size_t nr, size_t kc, const float *a, const float *b,
+                                     float *c, size_t ldc, float alpha, float beta);
+void hd_f32_gemm_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const float *a, const float *b,
+                                    float *c, size_t ldc, float alpha, float beta);
+void hd_f32_gemm_ukernel_14x32__avx512(size_t mr, size_t nr, size_t kc, const float *a, const float *b,
+                                       float *c, size_t ldc, float alpha, float beta);
+
+void hd_f64_gemm_ukernel_4x4__scalar(size_t mr, size_t nr, size_t kc, const double *a, const double *b,
+                                     double *c, size_t ldc, double alpha, double beta);
+void hd_f64_gemm_ukernel_6x8__avx2(size_t mr, size_t nr, size_t kc, const double *a, const double *b,
+                                   double *c, size_t ldc, double alpha, double beta);
+void hd_f64_gemm_ukernel_14x16__avx512(size_t mr, size_t nr, size_t kc, const double *a, const double *b,
+                                       double *c, size_t ldc, double alpha, double beta);
+
+/* One entry per compiled kernel: what it needs and its tile shape. */
+typedef struct {
+    const char *name;       /* e.g. "f32-gemm-14x32-avx512" (the file name) */
+    hd_isa_t isa;           /* lowest ISA that may run it */
+    size_t mr, nr;
+    int fused;              /* 1: one FMA per k step; 0: multiply, then add */
+    hd_f32_gemm_ukernel_fn f32;   /* exactly one of f32/f64 is set */
+    hd_f64_gemm_ukernel_fn f64;
+} hd_gemm_kernel;
+
+/* All kernels of one element size (4 or 8 bytes), scalar first; *count receives the number. */
+const hd_gemm_kernel *hd_gemm_kernels(size_t elem_size, size_t *count);
+
+/* The kernel the GEMM uses for ISA: the best one with kernel->isa <= isa. */
+const hd_gemm_kernel *hd_gemm_kernel_for(size_t elem_size, hd_isa_t isa);
+
+/*
+ * Depth of one k block (kc).  Fixed for every ISA and thread count: it sets the order of the
+ * reduction over k, so it must never depend on either (see docs/gemm.md).
+ */
+#define HD_GEMM_KC 256
+
+#endif

@@ -1,0 +1,169 @@
+/*
+ * GEMM micro-kernels, each on its own, against the contract of kernels/gemm/gemm-ukernels.h
+ * written out here as plain loops: acc = FMA (or multiply then add, for the scalar kernels)
+ * over p in order from 0, then alpha*acc rounded, beta*C rounded, added.  Every kernel must
+ * match it bitwise.  Named edge cases: every mr and
+ * nr remainder, kc of 0/1/odd/large, ldc wider than the tile (padding must stay untouched),
+ * alpha and beta of 0, 1 and other values, beta == 0 over a C full of NaN.  Kernels the CPU
+ * (or HOSTDNN_MAX_ISA) does not allow are skipped and say so.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "core/cpu.h"
+#include "core/memory.h"
+#include "kernels/gemm/gemm-ukernels.h"
+
+static uint32_t rng = 12345u;
+static double rnd(void)
+{
+    rng = rng * 1664525u + 1013904223u;
+    return ((rng >> 8) & 0xFFFF) / 32768.0 - 1.0; /* [-1, 1) */
+}
+
+#define GUARD 7.25 /* value of C cells the kernel must not touch */
+
+#define CONTRACT(T, FMAF)                                                                           \
+    static void contract_##T(int fused, size_t MR, size_t NR, size_t mr, size_t nr, size_t kc,     \
+                             const T *a, const T *b, T *c, size_t ldc, T alpha, T beta)             \
+    {                                                                                               \
+        for (size_t i = 0; i < mr; i++)                                                             \
+            for (size_t j = 0; j < nr; j++) {                                                       \
+                T acc = 0;                                                                          \
+                for (size_t p = 0; p < kc; p++) {                                                   \
+                    if (fused) {                                                                    \
+                        acc = FMAF(a[p * MR + i], b[p * NR + j], acc);                              \
+                    } else {                                                                        \
+                        T prod = a[p * MR + i] * b[p * NR + j];                                     \
+                        acc = acc + prod;                                                           \
+                    }                                                                               \
+                }                                                                                   \
+                T t = alpha * acc;                                                                  \
+                if (beta != 0) {                                                                    \
+                    T u = beta * c[i * ldc + j];                                                    \
+                    t = t + u;                                                                      \
+                }                                                                                   \
+                c[i * ldc + j] = t;                                                                 \
+            }                                                                                       \
+    }
+CONTRACT(float, fmaf)
+CONTRACT(double, fma)
+
+/* One call of kernel K versus the contract; returns 1 when bitwise equal and guards intact. */
+#define RUN_CASE(T, FIELD)                                                                          \
+    static int case_##T(const hd_gemm_kernel *K, size_t mr, size_t nr, size_t kc, T alpha, T beta,  \
+                        int nan_c, size_t ldc_extra)                                                \
+    {                                                                                               \
+        size_t MR = K->mr, NR = K->nr, ldc = NR + ldc_extra, rows = MR + 1;                         \
+        size_t kk = kc ? kc : 1;                                                                    \
+        T *a = hd_aligned_alloc(kk * MR * sizeof(T)), *b = hd_aligned_alloc(kk * NR * sizeof(T));   \
+        T *c = malloc(rows * ldc * sizeof(T)), *want = malloc(rows * ldc * sizeof(T));               \
+        for (size_t i = 0; i < kk * MR; i++)                                                        \
+            a[i] = (T)rnd();                                                                        \
+        for (size_t i = 0; i < kk * NR; i++)                                                        \
+            b[i] = (T)rnd();                                                                        \
+        for (size_t i = 0; i < rows; i++)                                                           \
+            for (size_t j = 0; j < ldc; j++)                                                        \
+                c[i * ldc + j] = (i < mr && j < nr) ? (nan_c ? (T)NAN : (T)rnd()) : (T)GUARD;       \
+        memcpy(want, c, rows * ldc * sizeof(T));                                                    \
+        contract_##T(K->fused, MR, NR, mr, nr, kc, a, b, want, ldc, alpha, beta);                             \
+        K->FIELD(mr, nr, kc, a, b, c, ldc, alpha, beta);                                            \
+        int ok = memcmp(c, want, rows * ldc * sizeof(T)) == 0;                                      \
+        if (!ok) {                                                                                  \
+            for (size_t i = 0; i < rows * ldc; i++)                                                 \
+                if (memcmp(&c[i], &want[i], sizeof(T)) != 0) {                                      \
+                    fprintf(stderr, "  %s mr=%zu nr=%zu kc=%zu alpha=%g beta=%g: C[%zu][%zu] = %.9g, want %.9g\n", \
+                            K->name, mr, nr, kc, (double)alpha, (double)beta, i / ldc, i % ldc,     \
+                            (double)c[i], (double)want[i]);                                         \
+                    break;                                                                          \
+                }                                                                                   \
+        }                                                                                           \
+        hd_aligned_free(a);                                                                         \
+        hd_aligned_free(b);                                                                         \
+        free(c);                                                                                    \
+        free(want);                                                                                 \
+        return ok;                                                                                  \
+    }
+RUN_CASE(float, f32)
+RUN_CASE(double, f64)
+
+#define TEST_FAMILY(T, ESIZE)                                                                       \
+    static void test_family_##T(void)                                                               \
+    {                                                                                               \
+        size_t n;                                                                                   \
+        const hd_gemm_kernel *ks = hd_gemm_kernels(ESIZE, &n);                                      \
+        for (size_t q = 0; q < n; q++) {                                                            \
+            const hd_gemm_kernel *K = &ks[q];                                                       \
+            if (K->isa > hd_cpu_isa()) {                                                            \
+                printf("skip %s (ISA %s not available)\n", K->name, hd_isa_name(K->isa));          \
+                continue;                                                                           \
+            }                                                                                       \
+            printf("test %s\n", K->name);                                                           \
+            SECTION(K->name);                                                                       \
+            /* every remainder in m and n */                                                        \
+            int all = 1;                                                                            \
+            for (size_t mr = 1; mr <= K->mr; mr++)                                                  \
+                for (size_t nr = 1; nr <= K->nr; nr++)                                              \
+                    all &= case_##T(K, mr, nr, 5, (T)1.5, (T)0.5, 0, 3);                            \
+            CHECK_MSG(all, "remainders mr 1..%zu x nr 1..%zu", K->mr, K->nr);                       \
+            /* depth: empty, one, odd, the blocking depth and beyond */                             \
+            static const size_t kcs[] = {0, 1, 2, 3, 17, HD_GEMM_KC, HD_GEMM_KC + 9};               \
+            for (size_t i = 0; i < sizeof kcs / sizeof kcs[0]; i++) {                               \
+                CHECK_MSG(case_##T(K, K->mr, K->nr, kcs[i], (T)1, (T)1, 0, 0), "full tile kc=%zu", kcs[i]); \
+                CHECK_MSG(case_##T(K, K->mr - 1, K->nr - 1, kcs[i], (T)-0.75, (T)2, 0, 5),          \
+                          "edge tile kc=%zu", kcs[i]);                                              \
+            }                                                                                       \
+            /* alpha and beta: 0, 1 and other values; beta 0 over NaN */                            \
+            static const double alphas[] = {0, 1, -2.5}, betas[] = {0, 1, -0.3};                    \
+            for (int ia = 0; ia < 3; ia++)                                                          \
+                for (int ib = 0; ib < 3; ib++) {                                                    \
+                    CHECK_MSG(case_##T(K, K->mr, K->nr, 33, (T)alphas[ia], (T)betas[ib], 0, 1),     \
+                              "alpha=%g beta=%g", alphas[ia], betas[ib]);                           \
+                    CHECK_MSG(case_##T(K, 1 + K->mr / 2, 1 + K->nr / 2, 33, (T)alphas[ia],          \
+                                       (T)betas[ib], 0, 17), "half tile alpha=%g beta=%g",          \
+                              alphas[ia], betas[ib]);                                               \
+                }                                                                                   \
+            CHECK_MSG(case_##T(K, K->mr, K->nr, 40, (T)1, (T)0, 1, 2), "beta=0 over NaN (full)");   \
+            CHECK_MSG(case_##T(K, K->mr - 1, K->nr - 1, 40, (T)-1, (T)0, 1, 2), "beta=0 over NaN (edge)"); \
+            /* wide leading dimension */                                                            \
+            CHECK_MSG(case_##T(K, K->mr, K->nr, 64, (T)1, (T)1, 0, 1000), "ldc = NR + 1000");       \
+        }                                                                                           \
+    }
+TEST_FAMILY(float, 4)
+TEST_FAMILY(double, 8)
+
+/* The table: ordered by ISA, names match the tile shape, kernel choice follows the ISA. */
+static void test_table(void)
+{
+    SECTION("table");
+    for (size_t es = 4; es <= 8; es += 4) {
+        size_t n;
+        const hd_gemm_kernel *ks = hd_gemm_kernels(es, &n);
+        CHECK(n >= 3);
+        for (size_t i = 0; i < n; i++) {
+            char shape[32];
+            snprintf(shape, sizeof shape, "-%zux%zu-", ks[i].mr, ks[i].nr);
+            CHECK_MSG(strstr(ks[i].name, shape) != NULL, "%s has shape %s", ks[i].name, shape);
+            CHECK(strncmp(ks[i].name, es == 4 ? "f32-" : "f64-", 4) == 0);
+            CHECK((es == 4 ? (void *)ks[i].f32 : (void *)ks[i].f64) != NULL);
+            if (i > 0)
+                CHECK(ks[i].isa >= ks[i - 1].isa);
+            CHECK(hd_gemm_kernel_for(es, ks[i].isa)->isa <= ks[i].isa);
+        }
+        CHECK(ks[0].isa == HD_ISA_SCALAR);
+        CHECK(hd_gemm_kernel_for(es, HD_ISA_SCALAR) == &ks[0]);
+    }
+}
+
+int main(void)
+{
+    printf("cpu isa in effect: %s (hardware %s)\n", hd_isa_name(hd_cpu_isa()), hd_isa_name(hd_cpu()->hw_isa));
+    test_table();
+    test_family_float();
+    test_family_double();
+    return hd_test_finish();
+}

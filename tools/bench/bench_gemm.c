@@ -1,0 +1,154 @@
+/*
+ * tools/bench/bench_gemm.c -- gemm mode: hd_sgemm / hd_dgemm GFLOP/s and the fraction of the
+ * measured peak of the same ISA and thread count.  Thread counts are interleaved inside each
+ * repetition (1, N, 1, N, ...) so a noisy neighbour hurts all of them alike; each repetition
+ * repeats the call until it has run min_time, and the median repetition is reported.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bench.h"
+#include "core/memory.h"
+#include "kernels/gemm.h"
+
+typedef struct {
+    const gemm_prob *g;
+    hd_isa_t isa;
+    int dbl;
+    void *A, *B, *C;
+    size_t lda, ldb, ldc;
+} gemm_run;
+
+static void call(const gemm_run *r, int threads)
+{
+    const gemm_prob *g = r->g;
+    if (r->dbl)
+        hd_dgemm_isa(r->isa, threads, g->transa, g->transb, g->m, g->n, g->k, 1.0, r->A, r->lda, r->B, r->ldb,
+                     0.0, r->C, r->ldc);
+    else
+        hd_sgemm_isa(r->isa, threads, g->transa, g->transb, g->m, g->n, g->k, 1.0f, r->A, r->lda, r->B, r->ldb,
+                     0.0f, r->C, r->ldc);
+}
+
+static void fill(void *p, size_t n, int dbl, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++) {
+        seed = seed * 1103515245u + 12345u;
+        double v = ((seed >> 9) & 0xFFFF) / 65536.0 - 0.5;
+        if (dbl)
+            ((double *)p)[i] = v;
+        else
+            ((float *)p)[i] = (float)v;
+    }
+}
+
+/* GFLOP/s of the median repetition for each thread count; returns -1 if out of memory. */
+static int measure(const bench_opts *o, const gemm_prob *g, double *gflops, double *ms)
+{
+    gemm_run r = {g, o->isa, o->dt_double, NULL, NULL, NULL, 0, 0, 0};
+    size_t es = o->dt_double ? 8 : 4;
+    size_t arows = g->transa == 'N' ? g->m : g->k, acols = g->transa == 'N' ? g->k : g->m;
+    size_t brows = g->transb == 'N' ? g->k : g->n, bcols = g->transb == 'N' ? g->n : g->k;
+    r.lda = acols;
+    r.ldb = bcols;
+    r.ldc = g->n;
+    r.A = hd_aligned_alloc(arows * acols * es);
+    r.B = hd_aligned_alloc(brows * bcols * es);
+    r.C = hd_aligned_alloc(g->m * g->n * es);
+    if (!r.A || !r.B || !r.C) {
+        hd_aligned_free(r.A);
+        hd_aligned_free(r.B);
+        hd_aligned_free(r.C);
+        return -1;
+    }
+    fill(r.A, arows * acols, r.dbl, 1);
+    fill(r.B, brows * bcols, r.dbl, 2);
+    fill(r.C, g->m * g->n, r.dbl, 3);
+
+    /* Warm up and calibrate: calls per repetition so that one repetition lasts min_time. */
+    int calls[2];
+    for (int t = 0; t < o->nthread_counts; t++) {
+        call(&r, o->threads[t]);
+        double t0 = bench_now();
+        call(&r, o->threads[t]);
+        double dt = bench_now() - t0;
+        calls[t] = dt >= o->min_time ? 1 : (int)(o->min_time / (dt > 1e-7 ? dt : 1e-7)) + 1;
+        if (calls[t] > 100000)
+            calls[t] = 100000;
+    }
+    double samples[2][64];
+    int reps = o->reps < 64 ? o->reps : 64;
+    double flops = 2.0 * (double)g->m * (double)g->n * (double)g->k;
+    for (int rep = 0; rep < reps; rep++) {
+        for (int t = 0; t < o->nthread_counts; t++) {
+            double t0 = bench_now();
+            for (int c = 0; c < calls[t]; c++)
+                call(&r, o->threads[t]);
+            double dt = (bench_now() - t0) / calls[t];
+            samples[t][rep] = dt;
+        }
+    }
+    for (int t = 0; t < o->nthread_counts; t++) {
+        double med = bench_median(samples[t], (size_t)reps);
+        ms[t] = med * 1e3;
+        gflops[t] = flops / med * 1e-9;
+    }
+    hd_aligned_free(r.A);
+    hd_aligned_free(r.B);
+    hd_aligned_free(r.C);
+    return 0;
+}
+
+int bench_mode_gemm(const bench_opts *o, const bench_prob *probs, size_t n)
+{
+    size_t es = o->dt_double ? 8 : 4;
+    hd_isa_t isa = o->isa < hd_cpu_isa() ? o->isa : hd_cpu_isa();
+    printf("== gemm %s, kernel %s, median of %d repetitions (>= %.0f ms each), thread counts interleaved\n",
+           o->dt_double ? "f64" : "f32", hd_gemm_kernel_name(es, isa), o->reps, o->min_time * 1e3);
+    double peak[2];
+    for (int t = 0; t < o->nthread_counts; t++) {
+        peak[t] = bench_peak_gflops(isa, es, o->threads[t], o);
+        printf("   peak %s %s threads=%d: %.1f GFLOP/s\n", hd_isa_name(isa), o->dt_double ? "f64" : "f32",
+               o->threads[t], peak[t]);
+    }
+    printf("%-24s", "problem");
+    for (int t = 0; t < o->nthread_counts; t++)
+        printf(" | thr=%-2d %8s %6s %9s", o->threads[t], "GFLOP/s", "%peak", "ms");
+    printf("\n");
+    fflush(stdout);
+    int failed = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (probs[i].kind != PROB_GEMM)
+            continue;
+        double gf[2], ms[2];
+        if (o->verbose) {
+            fprintf(stderr, "[%zu/%zu] %s ...\n", i + 1, n, probs[i].text);
+        }
+        if (measure(o, &probs[i].u.gemm, gf, ms)) {
+            printf("%-24s out of memory\n", probs[i].text);
+            failed = 1;
+            continue;
+        }
+        printf("%-24s", probs[i].text);
+        for (int t = 0; t < o->nthread_counts; t++)
+            printf(" | thr=%-2d %8.1f %5.1f%% %9.3f", o->threads[t], gf[t],
+                   peak[t] > 0 ? 100.0 * gf[t] / peak[t] : 0.0, ms[t]);
+        printf("   [%zu/%zu]\n", i + 1, n);
+        fflush(stdout);
+    }
+    return failed;
+}
+
+int bench_mode_conv(const bench_opts *o, const bench_prob *probs, size_t n)
+{
+    (void)o;
+    printf("== conv: problems parsed (running convolutions is not in the driver yet)\n");
+    for (size_t i = 0; i < n; i++) {
+        if (probs[i].kind != PROB_CONV)
+            continue;
+        const conv_prob *c = &probs[i].u.conv;
+        printf("%s  output %zux%zu, %.3f GFLOP per forward pass\n", probs[i].text, c->oh, c->ow,
+               bench_prob_flops(&probs[i]) * 1e-9);
+    }
+    return 0;
+}
