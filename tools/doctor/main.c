@@ -160,20 +160,14 @@ int main(int argc, char **argv)
     static dr_ctx ctx;
     dr_ctx *c = &ctx;
     c->opt.timeout_ms = 10000;
-    int color = -1, first = 1;
+    int color = -1;
     const char *snapshot = NULL;
     if (argc >= 2 && strcmp(argv[1], "diff") == 0) {
         if (argc != 4)
             return bad_usage("diff needs exactly two snapshot files%s", "");
         return dr_snapshot_diff(argv[2], argv[3], stdout, stderr);
     }
-    if (argc >= 2 && strcmp(argv[1], "snapshot") == 0) {
-        if (argc < 3 || argv[2][0] == '-')
-            return bad_usage("snapshot needs a FILE%s", "");
-        snapshot = argv[2];
-        first = 3;
-    }
-    for (int i = first; i < argc; i++) {
+    for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
         int m = 0, err = 0;
 #define VAL(name) ((v = opt_value(argc, argv, &i, name, &m, &err)), m)
@@ -185,6 +179,12 @@ int main(int argc, char **argv)
             printf("cudnn-doctor %s\n", HD_DOCTOR_VERSION);
             free_ctx(c);
             return 0;
+        } else if (strcmp(a, "snapshot") == 0 && !snapshot) {
+            if (i + 1 >= argc || argv[i + 1][0] == '-') {
+                free_ctx(c);
+                return bad_usage("snapshot needs a FILE%s", "");
+            }
+            snapshot = argv[++i];
         } else if (strcmp(a, "--json") == 0) {
             c->opt.json = 1;
         } else if (strcmp(a, "--color") == 0) {
@@ -261,19 +261,23 @@ int main(int argc, char **argv)
         free_ctx(c);
         return 2;
     }
-    load_cache(c);
-    dr_scan(c);
-    if (c->opt.for_prog && c->for_err[0]) {
-        fprintf(stderr, "cudnn-doctor: --for %s\n", c->for_err);
-        free_ctx(c);
-        return 2;
+    if (c->opt.win_root) {
+        /* a Windows tree is checked on its own: this Linux machine is not the subject */
+        dr_windows(c);
+    } else {
+        load_cache(c);
+        dr_scan(c);
+        if (c->opt.for_prog && c->for_err[0]) {
+            fprintf(stderr, "cudnn-doctor: --for %s\n", c->for_err);
+            free_ctx(c);
+            return 2;
+        }
+        dr_inspect(c);
+        dr_cuda(c);
+        dr_frameworks(c);
+        dr_cpu_detect(&c->cpu);
+        dr_checks(c);
     }
-    dr_inspect(c);
-    dr_cuda(c);
-    dr_frameworks(c);
-    dr_cpu_detect(&c->cpu);
-    dr_checks(c);
-    dr_windows(c);
 
     int rc = dr_count(&c->findings, DR_ERROR) || (c->opt.strict && dr_count(&c->findings, DR_WARN)) ? 1 : 0;
     if (snapshot) {

@@ -34,6 +34,8 @@ char *dr_verdict(const dr_ctx *c)
         }
     if (nw)
         return dr_fmt("OK WITH WARNINGS (%zu warning%s): %s", nw, nw == 1 ? "" : "s", first_of(c, DR_WARN)->msg);
+    if (!what[0] && c->opt.win_root)
+        return dr_fmt("HEALTHY: the Windows DLL search finds a complete cuDNN");
     return dr_fmt("HEALTHY: %s", what[0] ? what : "nothing to check");
 }
 
@@ -70,6 +72,8 @@ void dr_report_text(const dr_ctx *c, FILE *o)
     fprintf(o, "cudnn-doctor: %s%s%s\n\n", col(c, vc), v, col(c, "\033[0m"));
     free(v);
 
+    if (c->opt.win_root)
+        goto windows;
     fprintf(o, "cuDNN libraries (loader order first; LD_LIBRARY_PATH=%s; cache: %s)\n",
             getenv("LD_LIBRARY_PATH") ? getenv("LD_LIBRARY_PATH") : "(unset)", c->cache.loaded ? c->cache.source : "none");
     if (c->opt.for_prog)
@@ -137,8 +141,9 @@ void dr_report_text(const dr_ctx *c, FILE *o)
                     f->resolved[0] ? f->resolved : "nothing", f->resolved_version[0] ? " = " : "", f->resolved_version);
     }
 
+windows:
     if (c->win_text)
-        fprintf(o, "\n%s", c->win_text);
+        fprintf(o, "%s%s", c->opt.win_root ? "" : "\n", c->win_text);
 
     fprintf(o, "\nFindings\n");
     for (int pass = DR_ERROR; pass >= DR_INFO; pass--)
