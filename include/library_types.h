@@ -24,7 +24,19 @@ typedef enum cudaDataType_t {
     CUDA_R_32I = 10,
     CUDA_C_32I = 11,
     CUDA_R_32U = 12,
-    CUDA_C_32U = 13
+    CUDA_C_32U = 13,
+    CUDA_R_16I = 20,
+    CUDA_C_16I = 21,
+    CUDA_R_16U = 22,
+    CUDA_C_16U = 23,
+    CUDA_R_64I = 24,
+    CUDA_C_64I = 25,
+    CUDA_R_64U = 26,
+    CUDA_C_64U = 27,
+    CUDA_R_4I = 16,
+    CUDA_C_4I = 17,
+    CUDA_R_4U = 18,
+    CUDA_C_4U = 19
 } cudaDataType;
 
 /* Which part of a library version a *GetProperty call reports. */

@@ -1,0 +1,4 @@
+/*
+ * host_config.h -- forwards to crt/host_config.h.
+ */
+#include "crt/host_config.h"
