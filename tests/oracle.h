@@ -23,7 +23,7 @@
 static void *oracle_lib;
 static const char *(*oracle_errstr)(int);
 
-static int oracle_open(void)
+static inline int oracle_open(void)
 {
     const char *mode = getenv("HD_MODE");
     if (mode && strstr(mode, "sanitized"))
@@ -40,10 +40,10 @@ static int oracle_open(void)
 
 #define ORACLE_FN(name) __typeof__(&name) v9_##name = (__typeof__(&name))dlsym(oracle_lib, #name)
 
-static const char *oracle_status(int s) { return oracle_errstr(s); }
+static inline const char *oracle_status(int s) { return oracle_errstr(s); }
 
 /* Major version of the oracle (8 or 9): a few answers differ between the two releases. */
-static int oracle_major(void)
+static inline int oracle_major(void)
 {
     size_t (*ver)(void);
     *(void **)&ver = dlsym(oracle_lib, "cudnnGetVersion");
