@@ -82,18 +82,32 @@ C
 cat >"$T/sub.c" <<'C'
 int cudnnSubLibraryMarker(void) { return 0; }
 C
+# compiled once per flag set and copied after that: cc is the slow part of this script
+built() { # KEY CC-ARGS... -> prints the path of the cached build
+  local key=$1; shift
+  local out=$T/cache/$key.so
+  if [ ! -f "$out" ]; then
+    mkdir -p "$T/cache"
+    cc -shared -fPIC -o "$out" "$@" || return 1
+  fi
+  echo "$out"
+}
 # mklib DIR MAJOR VERSION_INT FULLVER [extra cc flags]: shim + sub-libraries, NVIDIA-style
 # real files with symlinks (libcudnn.so.8 -> libcudnn.so.8.1.0)
 mklib() {
   local dir=$1 major=$2 ver=$3 full=$4; shift 4
   mkdir -p "$dir"
-  cc -shared -fPIC -o "$dir/libcudnn.so.$full" -Wl,-soname,libcudnn.so.$major -DVER=$ver "$@" "$T/fake.c" || return 1
+  local key="shim$major-$ver$(echo "$*" | tr -c 'A-Za-z0-9' '_')"
+  local lib sub
+  lib=$(built "$key" -Wl,-soname,libcudnn.so.$major -DVER=$ver "$@" "$T/fake.c") || return 1
+  sub=$(built sub "$T/sub.c") || return 1
+  cp "$lib" "$dir/libcudnn.so.$full"
   ln -sf "libcudnn.so.$full" "$dir/libcudnn.so.$major"
   local subs
   if [ "$major" = 8 ]; then subs="ops_infer ops_train cnn_infer cnn_train adv_infer adv_train"
   else subs="graph ops cnn adv heuristic engines_precompiled engines_runtime_compiled"; fi
   for s in $subs; do
-    cc -shared -fPIC -o "$dir/libcudnn_$s.so.$full" -Wl,-soname,libcudnn_$s.so.$major "$T/sub.c" || return 1
+    cp "$sub" "$dir/libcudnn_$s.so.$full"
     ln -sf "libcudnn_$s.so.$full" "$dir/libcudnn_$s.so.$major"
   done
 }
@@ -167,7 +181,7 @@ expect sublib-missing 1 "ERROR \[sublib-missing\] libcudnn_cnn_train.so.8 is mis
 # ---------- 7. a sub-library from another release ----------
 cp -a "$T/good" "$T/mixed"
 rm "$T/mixed/lib/libcudnn_cnn_infer.so.8" "$T/mixed/lib/libcudnn_cnn_infer.so.8.1.0"
-cc -shared -fPIC -o "$T/mixed/lib/libcudnn_cnn_infer.so.8.0.5" "$T/sub.c"
+cp "$T/cache/sub.so" "$T/mixed/lib/libcudnn_cnn_infer.so.8.0.5"
 ln -s libcudnn_cnn_infer.so.8.0.5 "$T/mixed/lib/libcudnn_cnn_infer.so.8"
 LD_LIBRARY_PATH=$T/mixed/lib run doc
 expect sublib-version 1 "ERROR \[sublib-version\] mixed versions: $T/mixed/lib/libcudnn.so.8 is 8.1.0 but $T/mixed/lib/libcudnn_cnn_infer.so.8 .* is 8.0.5"

@@ -36,6 +36,15 @@ static void child(const char *target, dr_probe_kind kind, int wfd)
     dr_probe r;
     memset(&r, 0, sizeof r);
     r.value2 = -1;
+    /* a crash must kill the child by its signal so the parent can name it, even when the
+     * doctor itself runs under a sanitizer that would catch the signal and exit(1) */
+    static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = SIG_DFL;
+        sigaction(fatal[i], &sa, NULL);
+    }
     int devnull = open("/dev/null", O_WRONLY);
     if (devnull >= 0) {
         dup2(devnull, 1);

@@ -87,10 +87,11 @@ void dr_report_text(const dr_ctx *c, FILE *o)
             win |= c->winner[m] == (int)i + 1;
         char pt[HD_PATH_MAX + 256];
         probe_text(cp, pt, sizeof pt);
-        if (cp->loader_rank)
-            fprintf(o, "  %s%s%s %s\n", col(c, win ? "\033[1m" : ""), win ? "*" : " ", cp->path, col(c, "\033[0m"));
+        /* "*" marks the copy a program loads; off-path copies are indented further */
+        if (win)
+            fprintf(o, "  * %s%s%s\n", col(c, "\033[1m"), cp->path, col(c, "\033[0m"));
         else
-            fprintf(o, "    %s\n", cp->path);
+            fprintf(o, "    %s%s\n", cp->loader_rank ? "" : "  ", cp->path);
         fprintf(o, "      %s; found via %s%s\n", pt, cp->loader_rank ? cp->loader_via : cp->where,
                 win ? " -- this is the one a program loads" : cp->loader_rank ? " (shadowed)" : " (not searched by the loader)");
         if (cp->real[0] && strcmp(cp->real, cp->path))
