@@ -141,7 +141,8 @@ absent healthy "ERROR" "WARN "
 # ---------- 2. shadowing: an older copy first on LD_LIBRARY_PATH ----------
 LD_LIBRARY_PATH=$T/old/lib:$T/good/lib:$DRV run doc
 expect shadowed 0 "OK WITH WARNINGS" "\[shadowed\] $T/old/lib/libcudnn.so.8 \(NVIDIA cuDNN 8.0.5, via LD_LIBRARY_PATH\) shadows $T/good/lib/libcudnn.so.8 \(hostdnn cuDNN 8.1.0" \
-  "fix: to use it instead: put $T/good/lib first on LD_LIBRARY_PATH" "\[header-mismatch\]|header $T/old/include"
+  "fix: to use it instead: put $T/good/lib first on LD_LIBRARY_PATH" "\[header-mismatch\]|header $T/old/include" \
+  "WARN  \[no-libcuda-so\] only libcuda.so.1 is present" "fix: create the link: sudo ln -s libcuda.so.1 $DRV/libcuda.so"
 LD_LIBRARY_PATH=$T/old/lib:$T/good/lib:$DRV run doc --strict
 expect shadowed-strict 1
 
@@ -185,6 +186,17 @@ cp "$T/cache/sub.so" "$T/mixed/lib/libcudnn_cnn_infer.so.8.0.5"
 ln -s libcudnn_cnn_infer.so.8.0.5 "$T/mixed/lib/libcudnn_cnn_infer.so.8"
 LD_LIBRARY_PATH=$T/mixed/lib run doc
 expect sublib-version 1 "ERROR \[sublib-version\] mixed versions: $T/mixed/lib/libcudnn.so.8 is 8.1.0 but $T/mixed/lib/libcudnn_cnn_infer.so.8 .* is 8.0.5"
+# a sub-library whose own dependency is gone
+cp -a "$T/good" "$T/deps"
+rm "$T/deps/lib/libcudnn_adv_infer.so.8.1.0"
+echo 'int dep_fn(void){return 1;}' >"$T/dep.c"
+cc -shared -fPIC -o "$T/libgone.so" -Wl,-soname,libgone.so "$T/dep.c"
+printf 'int dep_fn(void);\nint adv(void){return dep_fn();}\n' >"$T/adv.c"
+cc -shared -fPIC -o "$T/deps/lib/libcudnn_adv_infer.so.8.1.0" "$T/adv.c" -L"$T" -lgone
+rm "$T/libgone.so"
+LD_LIBRARY_PATH=$T/deps/lib run doc
+expect sublib-load 1 "ERROR \[sublib-load\] $T/deps/lib/libcudnn_adv_infer.so.8 \(for $T/deps/lib/libcudnn.so.8\) does not load: load-failed: libgone.so: cannot open shared object file" \
+  "fix: make $T/deps/lib/libcudnn_adv_infer.so.8 loadable"
 # sub-library only found elsewhere on LD_LIBRARY_PATH
 cp -a "$T/good" "$T/split"
 mkdir -p "$T/split2"
@@ -294,11 +306,13 @@ mkdir -p "$T/sysroot-cuda/usr/local/cuda-11.2"
 echo "CUDA Version 11.2.0" >"$T/sysroot-cuda/usr/local/cuda-11.2/version.txt"
 mklib "$T/nv/lib" 8 8100 8.1.0
 cudadoc() { "$D" --sysroot "$T/sysroot-cuda" --no-color "$@"; }
+ln -s libcuda.so.1 "$T/drv-450.80.02/libcuda.so"
 LD_LIBRARY_PATH=$T/nv/lib:$T/drv-450.80.02 run cudadoc
 expect driver-minor 0 "toolkit $T/sysroot-cuda/usr/local/cuda-11.2: 11.2.0 \(version.txt\)" \
   "driver: 450.80.02 \(CUDA API 11.2\)" \
   "WARN  \[driver-minor-compat\] the driver 450.80.02 is older than 460.27.03 that CUDA 11.2 \(toolkit\) needs; it runs with limited features" \
   "fix: update the driver to >= 460.27.03"
+absent driver-minor "no-libcuda-so"
 LD_LIBRARY_PATH=$T/nv/lib:$T/drv-450.80.02 run cudadoc --driver-version 440.33
 expect driver-old 1 "ERROR \[driver-old\] the driver 440.33 is older than 460.27.03 that CUDA 11.2 \(toolkit\) needs"
 LD_LIBRARY_PATH=$T/nv/lib:$T/drv-450.80.02 run cudadoc --driver-version 470.82.01

@@ -234,6 +234,25 @@ static void check_driver(dr_ctx *c, const dr_copy *nv_winner)
             dr_add(f, DR_INFO, "no-driver", NULL, "no NVIDIA driver (libcuda.so.1 not loadable); hostdnn does not need one");
         return;
     }
+    /* cuDNN 8's cnn_infer dlopens the unversioned "libcuda.so"; WSL and many containers
+     * ship only libcuda.so.1 */
+    if (nv_winner && nv_winner->ver[0] == 8) {
+        dr_strlist paths = {0}, hows = {0};
+        dr_resolve(c, "libcuda.so", NULL, NULL, &paths, &hows);
+        if (paths.n == 0) {
+            char dir[HD_PATH_MAX] = "/usr/lib/x86_64-linux-gnu";
+            char real[HD_PATH_MAX];
+            if (d->probe.loaded_from[0] && realpath(d->probe.loaded_from, real))
+                dir_of(real, dir, sizeof dir);
+            char *fix = dr_fmt("create the link: sudo ln -s libcuda.so.1 %s/libcuda.so && sudo ldconfig", dir);
+            dr_add(f, DR_WARN, "no-libcuda-so", fix,
+                   "only libcuda.so.1 is present; cuDNN 8 loads \"libcuda.so\" and fails with 'Could not load library "
+                   "libcudnn_cnn_infer.so.8. Error: libcuda.so: cannot open shared object file'");
+            free(fix);
+        }
+        dr_sl_free(&paths);
+        dr_sl_free(&hows);
+    }
     /* CUDA versions the driver must serve: each toolkit, and each winner's build CUDA */
     char seen[16][32];
     int ns = 0;
