@@ -244,6 +244,15 @@ expect not-on-path 1 "ERROR \[not-on-loader-path\] libcudnn.so.8 is installed at
 run doc
 expect nothing 1 "ERROR \[no-cudnn\] no libcudnn.so.7/8/9 found anywhere"
 
+# conda envs and their site-packages are found without being named
+mkdir -p "$HOME/miniconda3/envs/tf/lib/python3.10/site-packages/torch-2.3.0.dist-info"
+cp -a "$T/good/lib/." "$HOME/miniconda3/envs/tf/lib/"
+printf 'Name: torch\nVersion: 2.3.0\n' >"$HOME/miniconda3/envs/tf/lib/python3.10/site-packages/torch-2.3.0.dist-info/METADATA"
+run doc
+expect conda 1 "$HOME/miniconda3/envs/tf/lib/libcudnn.so.8" "found via conda env \(not searched by the loader\)" \
+  "torch 2.3.0 in $HOME/miniconda3/envs/tf/lib/python3.10/site-packages" "ERROR \[not-on-loader-path\]"
+rm -rf "$HOME/miniconda3"
+
 # ---------- 12. cuDNN 9 numbering and sub-libraries ----------
 mklib "$T/v9/lib" 9 90100 9.1.0 -DMARK -DCUDART=12040
 mkheader "$T/v9/include" 9 1 0
@@ -348,6 +357,17 @@ expect diff-missing 2 "cannot read"
 LD_LIBRARY_PATH=$T/good/lib run doc --json
 if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["status"]=="healthy"' "$T/out" 2>/dev/null; then ok; else bad "--json output"; fi
 
+# odd characters in paths survive the JSON round trip
+W2="$T/we\"ird \\dir"
+mkdir -p "$W2"; cp -a "$T/good/lib/." "$W2/"
+LD_LIBRARY_PATH=$W2 run doc --json
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["copies"][0]["path"]==sys.argv[2]+"/libcudnn.so.8"' "$T/out" "$W2" 2>/dev/null; then ok; else bad "JSON escaping of $W2"; fi
+# colors: only on request or on a terminal (the output here is a file)
+LD_LIBRARY_PATH=$T/good/lib run "$D" --sysroot "$T/sysroot"
+if grep -q $'\033\[' "$T/out"; then bad "colors written to a file"; else ok; fi
+LD_LIBRARY_PATH=$T/good/lib run "$D" --sysroot "$T/sysroot" --color
+if grep -q $'\033\[' "$T/out"; then ok; else bad "--color wrote no colors"; fi
+
 # ---------- 17. usage errors ----------
 run "$D" --frobnicate; expect unknown-option 2 "unknown option '--frobnicate'"
 run "$D" stray; expect stray-arg 2 "unexpected argument 'stray'"
@@ -360,55 +380,61 @@ run "$D" --help; expect help 0 "usage: cudnn-doctor"
 
 # ---------- 18. Windows DLL search order on a fake tree ----------
 W=$T/win
-# mkdll PATH MACHINE MAJOR MINOR PATCH: a minimal PE header and a VS_FIXEDFILEINFO block
+# mkdll "PATH MACHINE MAJOR MINOR PATCH"...: minimal PE files with a VS_FIXEDFILEINFO
+# block, several per python start (python is slow to start on a busy machine)
 mkdll() {
-  mkdir -p "$(dirname "$1")"
   python3 - "$@" <<'PY'
-import struct, sys
-path, machine, a, b, c = sys.argv[1], int(sys.argv[2], 16), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
-buf = bytearray(256)
-buf[0:2] = b"MZ"
-struct.pack_into("<I", buf, 0x3c, 0x80)
-buf[0x80:0x84] = b"PE\0\0"
-struct.pack_into("<H", buf, 0x84, machine)
-buf += struct.pack("<IIII", 0xFEEF04BD, 0x10000, (a << 16) | b, (c << 16))
-open(path, "wb").write(bytes(buf))
+import os, struct, sys
+for spec in sys.argv[1:]:
+    path, machine, a, b, c = spec.rsplit(" ", 4)
+    machine, a, b, c = int(machine, 16), int(a), int(b), int(c)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    buf = bytearray(256)
+    buf[0:2] = b"MZ"
+    struct.pack_into("<I", buf, 0x3c, 0x80)
+    buf[0x80:0x84] = b"PE\0\0"
+    struct.pack_into("<H", buf, 0x84, machine)
+    buf += struct.pack("<IIII", 0xFEEF04BD, 0x10000, (a << 16) | b, (c << 16))
+    open(path, "wb").write(bytes(buf))
 PY
 }
 mkdir -p "$W/C/Windows/System32" "$W/C/app"
-for s in ops_infer ops_train cnn_infer cnn_train adv_infer adv_train; do mkdll "$W/C/cudnn/bin/cudnn_${s}64_8.dll" 8664 8 4 0; done
-mkdll "$W/C/cudnn/bin/cudnn64_8.dll" 8664 8 4 0
+specs=("$W/C/cudnn/bin/cudnn64_8.dll 8664 8 4 0")
+for s in ops_infer ops_train cnn_infer cnn_train adv_infer adv_train; do specs+=("$W/C/cudnn/bin/cudnn_${s}64_8.dll 8664 8 4 0"); done
+mkdll "${specs[@]}"
 wdoc() { doc --windows-tree "$W" --win-app-dir 'C:\app' "$@"; }
 run wdoc --win-path 'C:\Tools;C:\CUDNN\Bin'
 expect win-path 1 "cudnn64_8.dll -> C:\\\\CUDNN\\\\Bin\\\\cudnn64_8.dll \(PATH, NVIDIA 8.4.0\)" \
   "ERROR \[win-zlib-missing\] \[windows, plain program\] cuDNN 8.4.0 needs zlibwapi.dll" \
   "ERROR \[win-path-not-searched\] \[windows, Python >= 3.8 extension\] .*cudnn64_8.dll is only on PATH" \
   "os.add_dll_directory\(r\"C:\\\\CUDNN\\\\Bin\"\)"
-mkdll "$W/C/Windows/System32/zlibwapi.dll" 14c 1 2 11
+mkdll "$W/C/Windows/System32/zlibwapi.dll 14c 1 2 11"
 run wdoc --win-path 'C:\cudnn\bin' --win-dll-dir 'C:\cudnn\bin'
 expect win-zlib32 1 "ERROR \[win-zlib-arch\] \[windows, plain program\] C:\\\\Windows\\\\System32\\\\zlibwapi.dll is a 32-bit DLL"
-mkdll "$W/C/Windows/System32/zlibwapi.dll" 8664 1 2 11
+mkdll "$W/C/Windows/System32/zlibwapi.dll 8664 1 2 11"
 rm "$W/C/cudnn/bin/cudnn_cnn_infer64_8.dll"
-mkdll "$W/C/app/cudnn_cnn_infer64_8.dll" 8664 8 2 1
+mkdll "$W/C/app/cudnn_cnn_infer64_8.dll 8664 8 2 1"
 run wdoc --win-path 'C:\cudnn\bin' --win-dll-dir 'C:\cudnn\bin'
 expect win-mixed 1 "ERROR \[win-sublib-version\] \[windows, plain program\] mixed versions: C:\\\\cudnn\\\\bin\\\\cudnn64_8.dll is 8.4.0 but C:\\\\app\\\\cudnn_cnn_infer64_8.dll is 8.2.1"
 absent win-mixed "win-zlib"
 rm "$W/C/app/cudnn_cnn_infer64_8.dll"; rm "$W/C/cudnn/bin/cudnn_adv_train64_8.dll"
-mkdll "$W/C/cudnn/bin/cudnn_cnn_infer64_8.dll" 8664 8 4 0
+mkdll "$W/C/cudnn/bin/cudnn_cnn_infer64_8.dll 8664 8 4 0"
 run wdoc --win-path 'C:\cudnn\bin' --win-dll-dir 'C:\cudnn\bin'
 expect win-missing 1 "ERROR \[win-sublib-missing\] \[windows, plain program\] cudnn_adv_train64_8.dll is not found"
-mkdll "$W/C/cudnn/bin/cudnn_adv_train64_8.dll" 8664 8 4 0
+mkdll "$W/C/cudnn/bin/cudnn_adv_train64_8.dll 8664 8 4 0"
 # an older copy in the application dir shadows the one on PATH
-for s in ops_infer ops_train cnn_infer cnn_train adv_infer adv_train; do mkdll "$W/C/app/cudnn_${s}64_8.dll" 8664 8 1 0; done
-mkdll "$W/C/app/cudnn64_8.dll" 8664 8 1 0
+specs=("$W/C/app/cudnn64_8.dll 8664 8 1 0")
+for s in ops_infer ops_train cnn_infer cnn_train adv_infer adv_train; do specs+=("$W/C/app/cudnn_${s}64_8.dll 8664 8 1 0"); done
+mkdll "${specs[@]}"
 run wdoc --win-path 'C:\cudnn\bin' --win-dll-dir 'C:\cudnn\bin'
 expect win-shadow 0 "cudnn64_8.dll -> C:\\\\app\\\\cudnn64_8.dll \(application dir, NVIDIA 8.1.0\)" \
   "WARN  \[win-shadowed\] \[windows, plain program\] C:\\\\app\\\\cudnn64_8.dll \(8.1.0\) shadows C:\\\\cudnn\\\\bin\\\\cudnn64_8.dll \(8.4.0, PATH\)"
 absent win-shadow "zlib" # 8.1 needs no zlib
 # cuDNN 9.2+ has zlib built in
 mkdir -p "$W/C/c9"
-for s in graph ops cnn adv heuristic engines_precompiled engines_runtime_compiled; do mkdll "$W/C/c9/cudnn_${s}64_9.dll" 8664 9 2 0; done
-mkdll "$W/C/c9/cudnn64_9.dll" 8664 9 2 0
+specs=("$W/C/c9/cudnn64_9.dll 8664 9 2 0")
+for s in graph ops cnn adv heuristic engines_precompiled engines_runtime_compiled; do specs+=("$W/C/c9/cudnn_${s}64_9.dll 8664 9 2 0"); done
+mkdll "${specs[@]}"
 rm "$W/C/Windows/System32/zlibwapi.dll"
 run doc --windows-tree "$W" --win-app-dir 'C:\nowhere' --win-path 'C:\c9' --win-dll-dir 'C:\c9'
 expect win-v9 0 "cudnn64_9.dll -> C:\\\\c9\\\\cudnn64_9.dll \(PATH, NVIDIA 9.2.0\)" \
