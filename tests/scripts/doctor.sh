@@ -179,6 +179,16 @@ LD_LIBRARY_PATH=$T/partial/lib run doc
 expect sublib-missing 1 "ERROR \[sublib-missing\] libcudnn_cnn_train.so.8 is missing for $T/partial/lib/libcudnn.so.8" \
   "sub-libraries: 5 of 6 present; missing libcudnn_cnn_train.so.8"
 
+# a bare shim: every sub-library missing, in one finding
+mkdir -p "$T/bare"; cp "$T/good/lib/libcudnn.so.8.1.0" "$T/bare/libcudnn.so.8"
+LD_LIBRARY_PATH=$T/bare run doc
+expect bare-shim 1 "ERROR \[sublib-missing\] libcudnn_ops_infer.so.8, libcudnn_ops_train.so.8, libcudnn_cnn_infer.so.8, libcudnn_cnn_train.so.8, libcudnn_adv_infer.so.8, libcudnn_adv_train.so.8 are missing for $T/bare/libcudnn.so.8"
+if [ "$(grep -c 'sublib-missing' "$T/out")" = 1 ]; then ok; else bad "bare-shim: one finding expected"; fi
+# an empty LD_LIBRARY_PATH entry is the current directory
+(cd "$T/bare" && LD_LIBRARY_PATH=":$T/good/lib" "$D" --sysroot "$T/sysroot" --no-color >"$T/out" 2>&1); rc=$?
+expect empty-entry 0 "WARN  \[ld-library-path-empty-entry\] LD_LIBRARY_PATH=\":$T/good/lib\" has an empty entry" \
+  "libcudnn.so.8 resolves to ./libcudnn.so.8 .*-> $T/bare/libcudnn.so.8"
+
 # ---------- 7. a sub-library from another release ----------
 cp -a "$T/good" "$T/mixed"
 rm "$T/mixed/lib/libcudnn_cnn_infer.so.8" "$T/mixed/lib/libcudnn_cnn_infer.so.8.1.0"

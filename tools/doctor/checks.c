@@ -128,16 +128,27 @@ static void check_copy_health(dr_ctx *c, const dr_copy *cp, int is_winner)
         free(fix);
     }
     /* sub-libraries: all present, all loadable, all of the shim's version */
+    /* one finding for all missing sub-libraries: they usually go missing together */
+    char missing[512] = "";
+    int nmissing = 0;
+    for (int i = 0; i < cp->nsubs; i++)
+        if (!cp->subs[i].path[0]) {
+            size_t l = strlen(missing);
+            snprintf(missing + l, sizeof missing - l, "%s%s", nmissing ? ", " : "", cp->subs[i].name);
+            nmissing++;
+        }
+    if (nmissing) {
+        char *fix = dr_fmt("install the complete cuDNN %s package so that every libcudnn_*.so.%d sits beside %s",
+                           cp->version, cp->major, cp->path);
+        dr_add(f, sev, "sublib-missing", fix,
+               "%s %s missing for %s: cuDNN loads %s on first use and the call fails (ldd does not show this)", missing,
+               nmissing == 1 ? "is" : "are", cp->path, nmissing == 1 ? "it" : "them");
+        free(fix);
+    }
     for (int i = 0; i < cp->nsubs; i++) {
         const dr_sublib *s = &cp->subs[i];
-        if (!s->path[0]) {
-            char *fix = dr_fmt("install the complete cuDNN %s package so that %s sits beside %s", cp->version, s->name, cp->path);
-            dr_add(f, sev, "sublib-missing", fix,
-                   "%s is missing for %s: cuDNN loads it on first use and the call fails (ldd does not show this)",
-                   s->name, cp->path);
-            free(fix);
+        if (!s->path[0])
             continue;
-        }
         if (s->err[0]) {
             char *fix = dr_fmt("make %s loadable (ldd %s lists what is missing)", s->path, s->path);
             dr_add(f, sev, "sublib-load", fix, "%s (for %s) does not load: %s", s->path, cp->path, s->err);
@@ -393,6 +404,14 @@ void dr_checks(dr_ctx *c)
                    "%s does not link libcudnn directly; its DT_RPATH/DT_RUNPATH still apply to the dlopen calls it makes",
                    c->opt.for_prog);
     }
+    dr_strlist llp = {0};
+    if (dr_ld_library_path(&llp))
+        dr_add(f, DR_WARN, "ld-library-path-empty-entry",
+               "drop the empty entry (write LD_LIBRARY_PATH=/dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH})",
+               "LD_LIBRARY_PATH=\"%s\" has an empty entry: the loader searches the current directory there, so the "
+               "cuDNN a program gets depends on where it is started",
+               getenv("LD_LIBRARY_PATH"));
+    dr_sl_free(&llp);
     for (size_t i = 0; i < c->unreadable.n; i++)
         dr_add(f, DR_WARN, "unreadable-dir", "fix the directory permissions (chmod a+rx) so the loader can search it",
                "cannot search %s (permission denied)", c->unreadable.v[i]);

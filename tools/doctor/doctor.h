@@ -152,6 +152,9 @@ void dr_windows(dr_ctx *c);         /* windows.c: --windows-tree simulation */
 void dr_resolve(const dr_ctx *c, const char *name, const dr_strlist *rpath, const dr_strlist *runpath,
                 dr_strlist *paths, dr_strlist *how);
 
+/* LD_LIBRARY_PATH as glibc reads it (an empty entry is "."); returns 1 if it has one. */
+int dr_ld_library_path(dr_strlist *dirs);
+
 /* version helpers (version.c) */
 void dr_cudnn_decode(long long v, int out[3]);      /* 8101 -> 8.1.1, 90600 -> 9.6.0 */
 void dr_cuda_decode(long long v, char *out, size_t cap); /* 11020 -> "11.2" */

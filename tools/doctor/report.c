@@ -55,11 +55,13 @@ static void probe_text(const dr_copy *cp, char *out, size_t cap)
     else if (!cp->elf_ok)
         snprintf(out, cap, "not a library: %s", cp->elf_err);
     else if (cp->probe.status == DR_PROBE_OK) {
-        char cr[32] = "?";
-        if (cp->cudart > 0)
-            dr_cuda_decode(cp->cudart, cr, sizeof cr);
-        snprintf(out, cap, "%s cuDNN %s (cudnnGetVersion %lld, built for CUDA %s)",
-                 strcmp(cp->impl, "hostdnn") == 0 ? "hostdnn" : "NVIDIA", cp->version, cp->probe.value, cr);
+        char cr[48] = "";
+        if (cp->cudart > 0) {
+            snprintf(cr, sizeof cr, ", built for CUDA ");
+            dr_cuda_decode(cp->cudart, cr + strlen(cr), sizeof cr - strlen(cr));
+        }
+        snprintf(out, cap, "%s cuDNN %s (cudnnGetVersion %lld%s)", strcmp(cp->impl, "hostdnn") == 0 ? "hostdnn" : "NVIDIA",
+                 cp->version, cp->probe.value, cr);
     } else
         snprintf(out, cap, "%s: %s", dr_probe_status_name(cp->probe.status), cp->probe.err);
 }
