@@ -76,7 +76,7 @@ void dr_report_text(const dr_ctx *c, FILE *o)
 
     if (c->opt.win_root)
         goto windows;
-    fprintf(o, "cuDNN libraries (loader order first; LD_LIBRARY_PATH=%s; cache: %s)\n",
+    fprintf(o, "cuDNN libraries (* loaded, ~ shadowed, - not searched; LD_LIBRARY_PATH=%s; cache: %s)\n",
             getenv("LD_LIBRARY_PATH") ? getenv("LD_LIBRARY_PATH") : "(unset)", c->cache.loaded ? c->cache.source : "none");
     if (c->opt.for_prog)
         fprintf(o, "  for program %s%s%s\n", c->opt.for_prog, c->for_err[0] ? ": " : "", c->for_err);
@@ -89,11 +89,11 @@ void dr_report_text(const dr_ctx *c, FILE *o)
             win |= c->winner[m] == (int)i + 1;
         char pt[HD_PATH_MAX + 256];
         probe_text(cp, pt, sizeof pt);
-        /* "*" marks the copy a program loads; off-path copies are indented further */
+        /* "*" the copy a program loads, "~" shadowed by it, "-" where the loader never looks */
         if (win)
             fprintf(o, "  * %s%s%s\n", col(c, "\033[1m"), cp->path, col(c, "\033[0m"));
         else
-            fprintf(o, "    %s%s\n", cp->loader_rank ? "" : "  ", cp->path);
+            fprintf(o, "  %c %s\n", cp->loader_rank ? '~' : '-', cp->path);
         fprintf(o, "      %s; found via %s%s\n", pt, cp->loader_rank ? cp->loader_via : cp->where,
                 win ? " -- this is the one a program loads" : cp->loader_rank ? " (shadowed)" : " (not searched by the loader)");
         if (cp->real[0] && strcmp(cp->real, cp->path))
