@@ -335,7 +335,12 @@ absent driver-minor "no-libcuda-so"
 LD_LIBRARY_PATH=$T/nv/lib:$T/drv-450.80.02 run cudadoc --driver-version 440.33
 expect driver-old 1 "ERROR \[driver-old\] the driver 440.33 is older than 460.27.03 that CUDA 11.2 \(toolkit\) needs"
 LD_LIBRARY_PATH=$T/nv/lib:$T/drv-450.80.02 run cudadoc --driver-version 470.82.01
-expect driver-ok 0 "\[driver-ok\] driver 470.82.01 meets CUDA 11.2"
+expect driver-ok 0 "\[driver-ok\] driver 470.82.01 meets CUDA 11.2" \
+  "WARN  \[no-cublaslt\] $T/nv/lib/libcudnn.so.8 \(NVIDIA cuDNN 8.1.0, built for CUDA 11\) needs libcublasLt.so.11"
+cp "$T/cache/sub.so" "$T/nv/lib/libcublasLt.so.11"
+LD_LIBRARY_PATH=$T/nv/lib:$T/drv-450.80.02 run cudadoc --driver-version 470.82.01
+expect cublaslt-found 0
+absent cublaslt-found "no-cublaslt"
 LD_LIBRARY_PATH=$T/nv/lib run cudadoc
 if [ -e /proc/driver/nvidia/version ] || ldconfig -p 2>/dev/null | grep -q 'libcuda.so.1 '; then
   echo "skip: no-driver check (this machine has a driver)"

@@ -317,6 +317,41 @@ static void check_driver(dr_ctx *c, const dr_copy *nv_winner)
     }
 }
 
+/* NVIDIA's cuDNN calls into cuBLASLt of the CUDA major it was built for (8.x also cuBLAS);
+ * they are dlopened or DT_NEEDED by bare name, so they must be reachable too. */
+static void check_cublas(dr_ctx *c, const dr_copy *w)
+{
+    if (w->cudart <= 0 || !w->elf_ok)
+        return;
+    long long major = w->cudart / 1000;
+    char name[48];
+    snprintf(name, sizeof name, "libcublasLt.so.%lld", major);
+    char dir[HD_PATH_MAX];
+    dir_of(w->real[0] ? w->real : w->path, dir, sizeof dir);
+    /* beside the library, the wheel layout ($ORIGIN/../../cublas/lib), then the loader */
+    char *beside = dr_fmt("%s/%s", dir, name), *wheel = dr_fmt("%s/../../cublas/lib/%s", dir, name);
+    int found = dr_is_file(beside) || dr_is_file(wheel);
+    free(beside);
+    free(wheel);
+    if (!found) {
+        dr_strlist paths = {0}, hows = {0};
+        dr_resolve(c, name, NULL, NULL, &paths, &hows);
+        for (size_t i = 0; i < paths.n && !found; i++)
+            found = dr_is_file(paths.v[i]);
+        dr_sl_free(&paths);
+        dr_sl_free(&hows);
+    }
+    if (!found) {
+        char *fix = dr_fmt("install cuBLAS for CUDA %lld (e.g. the CUDA %lld toolkit, or pip install nvidia-cublas-cu%lld) and "
+                           "make its lib dir visible to the loader",
+                           major, major, major);
+        dr_add(&c->findings, DR_WARN, "no-cublaslt", fix,
+               "%s (NVIDIA cuDNN %s, built for CUDA %lld) needs %s, which the loader cannot find", w->path, w->version,
+               major, name);
+        free(fix);
+    }
+}
+
 static void check_frameworks(dr_ctx *c)
 {
     dr_findings *f = &c->findings;
@@ -488,6 +523,8 @@ void dr_checks(dr_ctx *c)
                        w->name, w->path);
         }
         check_shadowing(c, m);
+        if (w->probe.status == DR_PROBE_OK && strcmp(w->impl, "hostdnn") != 0)
+            check_cublas(c, w);
     }
     for (size_t i = 0; i < c->ncopies; i++) {
         int is_winner = 0;
