@@ -263,6 +263,22 @@ expect conda 1 "$HOME/miniconda3/envs/tf/lib/libcudnn.so.8" "found via conda env
   "torch 2.3.0 in $HOME/miniconda3/envs/tf/lib/python3.10/site-packages" "ERROR \[not-on-loader-path\]"
 rm -rf "$HOME/miniconda3"
 
+# a copy in a dir listed in /etc/ld.so.conf.d but missing from the cache: stale cache
+SR=$T/sysroot-conf
+mkdir -p "$SR/etc/ld.so.conf.d" "$SR/opt/cudnn"
+printf '# multiarch\ninclude /etc/ld.so.conf.d/*.conf\n' >"$SR/etc/ld.so.conf"
+printf '/opt/cudnn\n' >"$SR/etc/ld.so.conf.d/cudnn.conf"
+cp -a "$T/good/lib/." "$SR/opt/cudnn/"
+run "$D" --sysroot "$SR" --no-color
+expect stale-cache 1 "ERROR \[not-on-loader-path\] libcudnn.so.8 is installed at $SR/opt/cudnn/libcudnn.so.8 \(ld.so.conf dir\)" \
+  "fix: $SR/opt/cudnn is listed in /etc/ld.so.conf\(.d\) but the cache is stale: run sudo ldconfig"
+# a renamed library: SONAME says another major
+mkdir -p "$T/renamed"
+cc -shared -fPIC -o "$T/renamed/libcudnn.so.8" -Wl,-soname,libcudnn.so.7 -DVER=8100 -DMARK "$T/fake.c"
+cp -a "$T/good/lib/libcudnn_"* "$T/renamed/"
+LD_LIBRARY_PATH=$T/renamed run doc
+expect soname 0 "WARN  \[soname-mismatch\] $T/renamed/libcudnn.so.8 has SONAME libcudnn.so.7"
+
 # ---------- 12. cuDNN 9 numbering and sub-libraries ----------
 mklib "$T/v9/lib" 9 90100 9.1.0 -DMARK -DCUDART=12040
 mkheader "$T/v9/include" 9 1 0

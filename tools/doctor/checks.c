@@ -91,6 +91,15 @@ static void check_copy_health(dr_ctx *c, const dr_copy *cp, int is_winner)
         free(fix);
         return;
     }
+    if (cp->soname[0] && strcmp(cp->soname, cp->name) != 0) {
+        char *fix = dr_fmt("install the library under its own name (%s) instead of renaming or linking it as %s",
+                           cp->soname, cp->name);
+        dr_add(f, DR_WARN, "soname-mismatch", fix,
+               "%s has SONAME %s: a program asking for %s gets a library that calls itself something else (renamed "
+               "copy of another release?)",
+               cp->path, cp->soname, cp->name);
+        free(fix);
+    }
     const dr_probe *p = &cp->probe;
     switch (p->status) {
     case DR_PROBE_OK:
@@ -487,9 +496,15 @@ void dr_checks(dr_ctx *c)
             if (!needed[m] && any_needed)
                 sev = DR_INFO;
             if (off) {
-                char dir[HD_PATH_MAX];
+                char dir[HD_PATH_MAX], real_dir[HD_PATH_MAX];
                 dir_of(off->path, dir, sizeof dir);
-                char *fix = ld_fix(dir);
+                int in_conf = dr_sl_contains(&c->ldconf, dir);
+                for (size_t k = 0; k < c->ldconf.n && !in_conf; k++)
+                    if (realpath(c->ldconf.v[k], real_dir) && off->real[0] && strncmp(off->real, real_dir, strlen(real_dir)) == 0 &&
+                        off->real[strlen(real_dir)] == '/' && !strchr(off->real + strlen(real_dir) + 1, '/'))
+                        in_conf = 1;
+                char *fix = in_conf ? dr_fmt("%s is listed in /etc/ld.so.conf(.d) but the cache is stale: run sudo ldconfig", dir)
+                                    : ld_fix(dir);
                 dr_add(f, sev, "not-on-loader-path", fix,
                        "libcudnn.so.%d is installed at %s (%s) but the loader does not search there: dlopen(\"libcudnn.so.%d\") "
                        "fails with 'cannot open shared object file'",

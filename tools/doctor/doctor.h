@@ -116,6 +116,7 @@ typedef struct {
     dr_strlist rpath, runpath;  /* of --for PROGRAM, expanded */
     dr_strlist sites;           /* site-packages dirs searched */
     dr_strlist unreadable;      /* dirs we could not look into */
+    dr_strlist ldconf;          /* dirs listed in /etc/ld.so.conf(.d) */
     int for_major;              /* libcudnn.so.N the program needs, 0 none */
     char for_err[256];
     dr_copy *copies;

@@ -286,6 +286,10 @@ void dr_scan(dr_ctx *c)
         dr_sl_free(&paths);
         dr_sl_free(&hows);
     }
+    /* dirs ldconfig is told about: a copy there that the cache lacks means a stale cache */
+    dr_ldconf_dirs(c->opt.sysroot, &c->ldconf);
+    for (size_t i = 0; i < c->ldconf.n; i++)
+        scan_dir(c, c->ldconf.v[i], "ld.so.conf dir");
     /* then everywhere people install cuDNN */
     scan_glob(c, "/usr/local/cuda*/lib64", "CUDA toolkit");
     scan_glob(c, "/usr/local/cuda*/lib", "CUDA toolkit");
