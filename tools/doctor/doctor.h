@@ -1,7 +1,7 @@
 /*
  * doctor.h -- the doctor's model of a machine: options, every cuDNN copy found, the CUDA
  * and framework inventory, and the findings.  Each stage (scan, inspect, cuda, frameworks,
- * cpu, windows, checks) fills its part of dr_ctx; report.c/json.c only print it.
+ * cpu, windows, checks) fills its part of dr_ctx; report.c only prints it.
  */
 #ifndef HD_DOCTOR_DOCTOR_H
 #define HD_DOCTOR_DOCTOR_H

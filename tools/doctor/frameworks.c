@@ -204,8 +204,6 @@ static void tensorflow(dr_ctx *c, const char *site, const char *meta_text, dr_fr
         if (py_string(text, "cudnn_version", f->cudnn, sizeof f->cudnn, &none))
             snprintf(f->cudnn_source, sizeof f->cudnn_source, "build_info.py (major only)");
     }
-    if (strstr(f->name, "cpu"))
-        f->cpu_only = 1;
     if (f->cpu_only)
         return;
     char cuda[32], cudnn[32];
