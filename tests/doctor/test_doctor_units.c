@@ -520,6 +520,79 @@ static void test_json(void)
     dr_sl_free(&v);
 }
 
+static void touch(const char *dir, const char *name)
+{
+    mkdirs(dir);
+    char *p = dr_fmt("%s/%s", dir, name);
+    write_text(p, "x");
+    free(p);
+}
+
+static void test_resolve(void)
+{
+    SECTION("resolve");
+    /* a fake machine: every step of the loader order holds a libx.so.1 */
+    static dr_ctx c;
+    memset(&c, 0, sizeof c);
+    char *root = tpath("sys");
+    c.opt.sysroot = root;
+    char *d_rpath = tpath("rpath"), *d_llp1 = tpath("llp1"), *d_llp2 = tpath("llp2"), *d_run = tpath("runpath");
+    char *d_cache = dr_fmt("%s/opt/cached", root), *d_def = dr_fmt("%s/usr/lib/x86_64-linux-gnu", root),
+         *d_lib = dr_fmt("%s/lib", root);
+    touch(d_rpath, "libx.so.1");
+    touch(d_llp2, "libx.so.1"); /* llp1 has none */
+    mkdirs(d_llp1);
+    touch(d_run, "libx.so.1");
+    touch(d_cache, "libx.so.1");
+    touch(d_def, "libx.so.1");
+    touch(d_lib, "libx.so.1");
+    dr_sl_push(&c.cache.names, "libx.so.1");
+    dr_sl_push(&c.cache.paths, "/opt/cached/libx.so.1");
+    dr_sl_push(&c.cache.names, "libx.so.1");
+    dr_sl_push(&c.cache.paths, "/opt/gone/libx.so.1"); /* stale entry: file deleted */
+    char *llp = dr_fmt("%s:%s", d_llp1, d_llp2);
+    setenv("LD_LIBRARY_PATH", llp, 1);
+    dr_strlist rp = {0}, rn = {0}, paths = {0}, hows = {0};
+    dr_sl_push(&rp, d_rpath);
+    dr_sl_push(&rn, d_run);
+    /* with a RUNPATH, DT_RPATH is ignored and LD_LIBRARY_PATH comes first */
+    dr_resolve(&c, "libx.so.1", &rp, &rn, &paths, &hows);
+    CHECK_EQ_INT(paths.n, 5);
+    if (paths.n == 5) {
+        CHECK(strcmp(hows.v[0], "LD_LIBRARY_PATH") == 0 && strstr(paths.v[0], "llp2"));
+        CHECK(strcmp(hows.v[1], "DT_RUNPATH") == 0);
+        CHECK(strcmp(hows.v[2], "ld.so.cache") == 0 && strstr(paths.v[2], "/sys/opt/cached/"));
+        CHECK(strcmp(hows.v[3], "default dir") == 0 && strstr(paths.v[3], "x86_64-linux-gnu"));
+        CHECK(strcmp(hows.v[4], "default dir") == 0 && strstr(paths.v[4], "/sys/lib/"));
+    }
+    dr_sl_free(&paths);
+    dr_sl_free(&hows);
+    /* without one, DT_RPATH beats LD_LIBRARY_PATH */
+    dr_strlist none = {0};
+    dr_resolve(&c, "libx.so.1", &rp, &none, &paths, &hows);
+    CHECK(paths.n == 5 && strcmp(hows.v[0], "DT_RPATH") == 0 && strcmp(hows.v[1], "LD_LIBRARY_PATH") == 0);
+    dr_sl_free(&paths);
+    dr_sl_free(&hows);
+    dr_resolve(&c, "libnothing.so.1", &rp, &rn, &paths, &hows);
+    CHECK_EQ_INT(paths.n, 0);
+    /* LD_LIBRARY_PATH parsing: ':' and ';', empty entries are the current directory */
+    dr_strlist l = {0};
+    setenv("LD_LIBRARY_PATH", "/a;/b:", 1);
+    CHECK(dr_ld_library_path(&l) == 1);
+    CHECK(l.n == 3 && strcmp(l.v[1], "/b") == 0 && strcmp(l.v[2], ".") == 0);
+    dr_sl_free(&l);
+    setenv("LD_LIBRARY_PATH", "/a", 1);
+    CHECK(dr_ld_library_path(&l) == 0 && l.n == 1);
+    dr_sl_free(&l);
+    unsetenv("LD_LIBRARY_PATH");
+    CHECK(dr_ld_library_path(&l) == 0 && l.n == 0);
+    dr_sl_free(&rp);
+    dr_sl_free(&rn);
+    dr_ldcache_free(&c.cache);
+    free(llp); free(root); free(d_rpath); free(d_llp1); free(d_llp2); free(d_run);
+    free(d_cache); free(d_def); free(d_lib);
+}
+
 static void test_findings(void)
 {
     SECTION("findings");
@@ -581,6 +654,7 @@ int main(void)
     test_headers();
     test_windows();
     test_json();
+    test_resolve();
     test_findings();
     test_util();
     char *cmd = dr_fmt("rm -rf '%s'", tmpdir);

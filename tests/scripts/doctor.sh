@@ -82,18 +82,32 @@ C
 cat >"$T/sub.c" <<'C'
 int cudnnSubLibraryMarker(void) { return 0; }
 C
+# compiled once per flag set and copied after that: cc is the slow part of this script
+built() { # KEY CC-ARGS... -> prints the path of the cached build
+  local key=$1; shift
+  local out=$T/cache/$key.so
+  if [ ! -f "$out" ]; then
+    mkdir -p "$T/cache"
+    cc -shared -fPIC -o "$out" "$@" || return 1
+  fi
+  echo "$out"
+}
 # mklib DIR MAJOR VERSION_INT FULLVER [extra cc flags]: shim + sub-libraries, NVIDIA-style
 # real files with symlinks (libcudnn.so.8 -> libcudnn.so.8.1.0)
 mklib() {
   local dir=$1 major=$2 ver=$3 full=$4; shift 4
   mkdir -p "$dir"
-  cc -shared -fPIC -o "$dir/libcudnn.so.$full" -Wl,-soname,libcudnn.so.$major -DVER=$ver "$@" "$T/fake.c" || return 1
+  local key="shim$major-$ver$(echo "$*" | tr -c 'A-Za-z0-9' '_')"
+  local lib sub
+  lib=$(built "$key" -Wl,-soname,libcudnn.so.$major -DVER=$ver "$@" "$T/fake.c") || return 1
+  sub=$(built sub "$T/sub.c") || return 1
+  cp "$lib" "$dir/libcudnn.so.$full"
   ln -sf "libcudnn.so.$full" "$dir/libcudnn.so.$major"
   local subs
   if [ "$major" = 8 ]; then subs="ops_infer ops_train cnn_infer cnn_train adv_infer adv_train"
   else subs="graph ops cnn adv heuristic engines_precompiled engines_runtime_compiled"; fi
   for s in $subs; do
-    cc -shared -fPIC -o "$dir/libcudnn_$s.so.$full" -Wl,-soname,libcudnn_$s.so.$major "$T/sub.c" || return 1
+    cp "$sub" "$dir/libcudnn_$s.so.$full"
     ln -sf "libcudnn_$s.so.$full" "$dir/libcudnn_$s.so.$major"
   done
 }
@@ -127,7 +141,8 @@ absent healthy "ERROR" "WARN "
 # ---------- 2. shadowing: an older copy first on LD_LIBRARY_PATH ----------
 LD_LIBRARY_PATH=$T/old/lib:$T/good/lib:$DRV run doc
 expect shadowed 0 "OK WITH WARNINGS" "\[shadowed\] $T/old/lib/libcudnn.so.8 \(NVIDIA cuDNN 8.0.5, via LD_LIBRARY_PATH\) shadows $T/good/lib/libcudnn.so.8 \(hostdnn cuDNN 8.1.0" \
-  "fix: to use it instead: put $T/good/lib first on LD_LIBRARY_PATH" "\[header-mismatch\]|header $T/old/include"
+  "fix: to use it instead: put $T/good/lib first on LD_LIBRARY_PATH" "\[header-mismatch\]|header $T/old/include" \
+  "WARN  \[no-libcuda-so\] only libcuda.so.1 is present" "fix: create the link: sudo ln -s libcuda.so.1 $DRV/libcuda.so"
 LD_LIBRARY_PATH=$T/old/lib:$T/good/lib:$DRV run doc --strict
 expect shadowed-strict 1
 
@@ -164,13 +179,34 @@ LD_LIBRARY_PATH=$T/partial/lib run doc
 expect sublib-missing 1 "ERROR \[sublib-missing\] libcudnn_cnn_train.so.8 is missing for $T/partial/lib/libcudnn.so.8" \
   "sub-libraries: 5 of 6 present; missing libcudnn_cnn_train.so.8"
 
+# a bare shim: every sub-library missing, in one finding
+mkdir -p "$T/bare"; cp "$T/good/lib/libcudnn.so.8.1.0" "$T/bare/libcudnn.so.8"
+LD_LIBRARY_PATH=$T/bare run doc
+expect bare-shim 1 "ERROR \[sublib-missing\] libcudnn_ops_infer.so.8, libcudnn_ops_train.so.8, libcudnn_cnn_infer.so.8, libcudnn_cnn_train.so.8, libcudnn_adv_infer.so.8, libcudnn_adv_train.so.8 are missing for $T/bare/libcudnn.so.8"
+if [ "$(grep -c 'sublib-missing' "$T/out")" = 1 ]; then ok; else bad "bare-shim: one finding expected"; fi
+# an empty LD_LIBRARY_PATH entry is the current directory
+(cd "$T/bare" && LD_LIBRARY_PATH=":$T/good/lib" "$D" --sysroot "$T/sysroot" --no-color >"$T/out" 2>&1); rc=$?
+expect empty-entry 0 "WARN  \[ld-library-path-empty-entry\] LD_LIBRARY_PATH=\":$T/good/lib\" has an empty entry" \
+  "libcudnn.so.8 resolves to ./libcudnn.so.8 .*-> $T/bare/libcudnn.so.8"
+
 # ---------- 7. a sub-library from another release ----------
 cp -a "$T/good" "$T/mixed"
 rm "$T/mixed/lib/libcudnn_cnn_infer.so.8" "$T/mixed/lib/libcudnn_cnn_infer.so.8.1.0"
-cc -shared -fPIC -o "$T/mixed/lib/libcudnn_cnn_infer.so.8.0.5" "$T/sub.c"
+cp "$T/cache/sub.so" "$T/mixed/lib/libcudnn_cnn_infer.so.8.0.5"
 ln -s libcudnn_cnn_infer.so.8.0.5 "$T/mixed/lib/libcudnn_cnn_infer.so.8"
 LD_LIBRARY_PATH=$T/mixed/lib run doc
 expect sublib-version 1 "ERROR \[sublib-version\] mixed versions: $T/mixed/lib/libcudnn.so.8 is 8.1.0 but $T/mixed/lib/libcudnn_cnn_infer.so.8 .* is 8.0.5"
+# a sub-library whose own dependency is gone
+cp -a "$T/good" "$T/deps"
+rm "$T/deps/lib/libcudnn_adv_infer.so.8.1.0"
+echo 'int dep_fn(void){return 1;}' >"$T/dep.c"
+cc -shared -fPIC -o "$T/libgone.so" -Wl,-soname,libgone.so "$T/dep.c"
+printf 'int dep_fn(void);\nint adv(void){return dep_fn();}\n' >"$T/adv.c"
+cc -shared -fPIC -o "$T/deps/lib/libcudnn_adv_infer.so.8.1.0" "$T/adv.c" -L"$T" -lgone
+rm "$T/libgone.so"
+LD_LIBRARY_PATH=$T/deps/lib run doc
+expect sublib-load 1 "ERROR \[sublib-load\] $T/deps/lib/libcudnn_adv_infer.so.8 \(for $T/deps/lib/libcudnn.so.8\) does not load: load-failed: libgone.so: cannot open shared object file" \
+  "fix: make $T/deps/lib/libcudnn_adv_infer.so.8 loadable"
 # sub-library only found elsewhere on LD_LIBRARY_PATH
 cp -a "$T/good" "$T/split"
 mkdir -p "$T/split2"
@@ -217,6 +253,31 @@ expect not-on-path 1 "ERROR \[not-on-loader-path\] libcudnn.so.8 is installed at
   "fix: put $T/good/lib first on LD_LIBRARY_PATH .*ldconfig"
 run doc
 expect nothing 1 "ERROR \[no-cudnn\] no libcudnn.so.7/8/9 found anywhere"
+
+# conda envs and their site-packages are found without being named
+mkdir -p "$HOME/miniconda3/envs/tf/lib/python3.10/site-packages/torch-2.3.0.dist-info"
+cp -a "$T/good/lib/." "$HOME/miniconda3/envs/tf/lib/"
+printf 'Name: torch\nVersion: 2.3.0\n' >"$HOME/miniconda3/envs/tf/lib/python3.10/site-packages/torch-2.3.0.dist-info/METADATA"
+run doc
+expect conda 1 "$HOME/miniconda3/envs/tf/lib/libcudnn.so.8" "found via conda env \(not searched by the loader\)" \
+  "torch 2.3.0 in $HOME/miniconda3/envs/tf/lib/python3.10/site-packages" "ERROR \[not-on-loader-path\]"
+rm -rf "$HOME/miniconda3"
+
+# a copy in a dir listed in /etc/ld.so.conf.d but missing from the cache: stale cache
+SR=$T/sysroot-conf
+mkdir -p "$SR/etc/ld.so.conf.d" "$SR/opt/cudnn"
+printf '# multiarch\ninclude /etc/ld.so.conf.d/*.conf\n' >"$SR/etc/ld.so.conf"
+printf '/opt/cudnn\n' >"$SR/etc/ld.so.conf.d/cudnn.conf"
+cp -a "$T/good/lib/." "$SR/opt/cudnn/"
+run "$D" --sysroot "$SR" --no-color
+expect stale-cache 1 "ERROR \[not-on-loader-path\] libcudnn.so.8 is installed at $SR/opt/cudnn/libcudnn.so.8 \(ld.so.conf dir\)" \
+  "fix: $SR/opt/cudnn is listed in /etc/ld.so.conf\(.d\) but the cache is stale: run sudo ldconfig"
+# a renamed library: SONAME says another major
+mkdir -p "$T/renamed"
+cc -shared -fPIC -o "$T/renamed/libcudnn.so.8" -Wl,-soname,libcudnn.so.7 -DVER=8100 -DMARK "$T/fake.c"
+cp -a "$T/good/lib/libcudnn_"* "$T/renamed/"
+LD_LIBRARY_PATH=$T/renamed run doc
+expect soname 0 "WARN  \[soname-mismatch\] $T/renamed/libcudnn.so.8 has SONAME libcudnn.so.7"
 
 # ---------- 12. cuDNN 9 numbering and sub-libraries ----------
 mklib "$T/v9/lib" 9 90100 9.1.0 -DMARK -DCUDART=12040
@@ -280,15 +341,22 @@ mkdir -p "$T/sysroot-cuda/usr/local/cuda-11.2"
 echo "CUDA Version 11.2.0" >"$T/sysroot-cuda/usr/local/cuda-11.2/version.txt"
 mklib "$T/nv/lib" 8 8100 8.1.0
 cudadoc() { "$D" --sysroot "$T/sysroot-cuda" --no-color "$@"; }
+ln -s libcuda.so.1 "$T/drv-450.80.02/libcuda.so"
 LD_LIBRARY_PATH=$T/nv/lib:$T/drv-450.80.02 run cudadoc
 expect driver-minor 0 "toolkit $T/sysroot-cuda/usr/local/cuda-11.2: 11.2.0 \(version.txt\)" \
   "driver: 450.80.02 \(CUDA API 11.2\)" \
   "WARN  \[driver-minor-compat\] the driver 450.80.02 is older than 460.27.03 that CUDA 11.2 \(toolkit\) needs; it runs with limited features" \
   "fix: update the driver to >= 460.27.03"
+absent driver-minor "no-libcuda-so"
 LD_LIBRARY_PATH=$T/nv/lib:$T/drv-450.80.02 run cudadoc --driver-version 440.33
 expect driver-old 1 "ERROR \[driver-old\] the driver 440.33 is older than 460.27.03 that CUDA 11.2 \(toolkit\) needs"
 LD_LIBRARY_PATH=$T/nv/lib:$T/drv-450.80.02 run cudadoc --driver-version 470.82.01
-expect driver-ok 0 "\[driver-ok\] driver 470.82.01 meets CUDA 11.2"
+expect driver-ok 0 "\[driver-ok\] driver 470.82.01 meets CUDA 11.2" \
+  "WARN  \[no-cublaslt\] $T/nv/lib/libcudnn.so.8 \(NVIDIA cuDNN 8.1.0, built for CUDA 11\) needs libcublasLt.so.11"
+cp "$T/cache/sub.so" "$T/nv/lib/libcublasLt.so.11"
+LD_LIBRARY_PATH=$T/nv/lib:$T/drv-450.80.02 run cudadoc --driver-version 470.82.01
+expect cublaslt-found 0
+absent cublaslt-found "no-cublaslt"
 LD_LIBRARY_PATH=$T/nv/lib run cudadoc
 if [ -e /proc/driver/nvidia/version ] || ldconfig -p 2>/dev/null | grep -q 'libcuda.so.1 '; then
   echo "skip: no-driver check (this machine has a driver)"
@@ -320,6 +388,17 @@ expect diff-missing 2 "cannot read"
 LD_LIBRARY_PATH=$T/good/lib run doc --json
 if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["status"]=="healthy"' "$T/out" 2>/dev/null; then ok; else bad "--json output"; fi
 
+# odd characters in paths survive the JSON round trip
+W2="$T/we\"ird \\dir"
+mkdir -p "$W2"; cp -a "$T/good/lib/." "$W2/"
+LD_LIBRARY_PATH=$W2 run doc --json
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["copies"][0]["path"]==sys.argv[2]+"/libcudnn.so.8"' "$T/out" "$W2" 2>/dev/null; then ok; else bad "JSON escaping of $W2"; fi
+# colors: only on request or on a terminal (the output here is a file)
+LD_LIBRARY_PATH=$T/good/lib run "$D" --sysroot "$T/sysroot"
+if grep -q $'\033\[' "$T/out"; then bad "colors written to a file"; else ok; fi
+LD_LIBRARY_PATH=$T/good/lib run "$D" --sysroot "$T/sysroot" --color
+if grep -q $'\033\[' "$T/out"; then ok; else bad "--color wrote no colors"; fi
+
 # ---------- 17. usage errors ----------
 run "$D" --frobnicate; expect unknown-option 2 "unknown option '--frobnicate'"
 run "$D" stray; expect stray-arg 2 "unexpected argument 'stray'"
@@ -332,55 +411,61 @@ run "$D" --help; expect help 0 "usage: cudnn-doctor"
 
 # ---------- 18. Windows DLL search order on a fake tree ----------
 W=$T/win
-# mkdll PATH MACHINE MAJOR MINOR PATCH: a minimal PE header and a VS_FIXEDFILEINFO block
+# mkdll "PATH MACHINE MAJOR MINOR PATCH"...: minimal PE files with a VS_FIXEDFILEINFO
+# block, several per python start (python is slow to start on a busy machine)
 mkdll() {
-  mkdir -p "$(dirname "$1")"
   python3 - "$@" <<'PY'
-import struct, sys
-path, machine, a, b, c = sys.argv[1], int(sys.argv[2], 16), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
-buf = bytearray(256)
-buf[0:2] = b"MZ"
-struct.pack_into("<I", buf, 0x3c, 0x80)
-buf[0x80:0x84] = b"PE\0\0"
-struct.pack_into("<H", buf, 0x84, machine)
-buf += struct.pack("<IIII", 0xFEEF04BD, 0x10000, (a << 16) | b, (c << 16))
-open(path, "wb").write(bytes(buf))
+import os, struct, sys
+for spec in sys.argv[1:]:
+    path, machine, a, b, c = spec.rsplit(" ", 4)
+    machine, a, b, c = int(machine, 16), int(a), int(b), int(c)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    buf = bytearray(256)
+    buf[0:2] = b"MZ"
+    struct.pack_into("<I", buf, 0x3c, 0x80)
+    buf[0x80:0x84] = b"PE\0\0"
+    struct.pack_into("<H", buf, 0x84, machine)
+    buf += struct.pack("<IIII", 0xFEEF04BD, 0x10000, (a << 16) | b, (c << 16))
+    open(path, "wb").write(bytes(buf))
 PY
 }
 mkdir -p "$W/C/Windows/System32" "$W/C/app"
-for s in ops_infer ops_train cnn_infer cnn_train adv_infer adv_train; do mkdll "$W/C/cudnn/bin/cudnn_${s}64_8.dll" 8664 8 4 0; done
-mkdll "$W/C/cudnn/bin/cudnn64_8.dll" 8664 8 4 0
+specs=("$W/C/cudnn/bin/cudnn64_8.dll 8664 8 4 0")
+for s in ops_infer ops_train cnn_infer cnn_train adv_infer adv_train; do specs+=("$W/C/cudnn/bin/cudnn_${s}64_8.dll 8664 8 4 0"); done
+mkdll "${specs[@]}"
 wdoc() { doc --windows-tree "$W" --win-app-dir 'C:\app' "$@"; }
 run wdoc --win-path 'C:\Tools;C:\CUDNN\Bin'
 expect win-path 1 "cudnn64_8.dll -> C:\\\\CUDNN\\\\Bin\\\\cudnn64_8.dll \(PATH, NVIDIA 8.4.0\)" \
   "ERROR \[win-zlib-missing\] \[windows, plain program\] cuDNN 8.4.0 needs zlibwapi.dll" \
   "ERROR \[win-path-not-searched\] \[windows, Python >= 3.8 extension\] .*cudnn64_8.dll is only on PATH" \
   "os.add_dll_directory\(r\"C:\\\\CUDNN\\\\Bin\"\)"
-mkdll "$W/C/Windows/System32/zlibwapi.dll" 14c 1 2 11
+mkdll "$W/C/Windows/System32/zlibwapi.dll 14c 1 2 11"
 run wdoc --win-path 'C:\cudnn\bin' --win-dll-dir 'C:\cudnn\bin'
 expect win-zlib32 1 "ERROR \[win-zlib-arch\] \[windows, plain program\] C:\\\\Windows\\\\System32\\\\zlibwapi.dll is a 32-bit DLL"
-mkdll "$W/C/Windows/System32/zlibwapi.dll" 8664 1 2 11
+mkdll "$W/C/Windows/System32/zlibwapi.dll 8664 1 2 11"
 rm "$W/C/cudnn/bin/cudnn_cnn_infer64_8.dll"
-mkdll "$W/C/app/cudnn_cnn_infer64_8.dll" 8664 8 2 1
+mkdll "$W/C/app/cudnn_cnn_infer64_8.dll 8664 8 2 1"
 run wdoc --win-path 'C:\cudnn\bin' --win-dll-dir 'C:\cudnn\bin'
 expect win-mixed 1 "ERROR \[win-sublib-version\] \[windows, plain program\] mixed versions: C:\\\\cudnn\\\\bin\\\\cudnn64_8.dll is 8.4.0 but C:\\\\app\\\\cudnn_cnn_infer64_8.dll is 8.2.1"
 absent win-mixed "win-zlib"
 rm "$W/C/app/cudnn_cnn_infer64_8.dll"; rm "$W/C/cudnn/bin/cudnn_adv_train64_8.dll"
-mkdll "$W/C/cudnn/bin/cudnn_cnn_infer64_8.dll" 8664 8 4 0
+mkdll "$W/C/cudnn/bin/cudnn_cnn_infer64_8.dll 8664 8 4 0"
 run wdoc --win-path 'C:\cudnn\bin' --win-dll-dir 'C:\cudnn\bin'
 expect win-missing 1 "ERROR \[win-sublib-missing\] \[windows, plain program\] cudnn_adv_train64_8.dll is not found"
-mkdll "$W/C/cudnn/bin/cudnn_adv_train64_8.dll" 8664 8 4 0
+mkdll "$W/C/cudnn/bin/cudnn_adv_train64_8.dll 8664 8 4 0"
 # an older copy in the application dir shadows the one on PATH
-for s in ops_infer ops_train cnn_infer cnn_train adv_infer adv_train; do mkdll "$W/C/app/cudnn_${s}64_8.dll" 8664 8 1 0; done
-mkdll "$W/C/app/cudnn64_8.dll" 8664 8 1 0
+specs=("$W/C/app/cudnn64_8.dll 8664 8 1 0")
+for s in ops_infer ops_train cnn_infer cnn_train adv_infer adv_train; do specs+=("$W/C/app/cudnn_${s}64_8.dll 8664 8 1 0"); done
+mkdll "${specs[@]}"
 run wdoc --win-path 'C:\cudnn\bin' --win-dll-dir 'C:\cudnn\bin'
 expect win-shadow 0 "cudnn64_8.dll -> C:\\\\app\\\\cudnn64_8.dll \(application dir, NVIDIA 8.1.0\)" \
   "WARN  \[win-shadowed\] \[windows, plain program\] C:\\\\app\\\\cudnn64_8.dll \(8.1.0\) shadows C:\\\\cudnn\\\\bin\\\\cudnn64_8.dll \(8.4.0, PATH\)"
 absent win-shadow "zlib" # 8.1 needs no zlib
 # cuDNN 9.2+ has zlib built in
 mkdir -p "$W/C/c9"
-for s in graph ops cnn adv heuristic engines_precompiled engines_runtime_compiled; do mkdll "$W/C/c9/cudnn_${s}64_9.dll" 8664 9 2 0; done
-mkdll "$W/C/c9/cudnn64_9.dll" 8664 9 2 0
+specs=("$W/C/c9/cudnn64_9.dll 8664 9 2 0")
+for s in graph ops cnn adv heuristic engines_precompiled engines_runtime_compiled; do specs+=("$W/C/c9/cudnn_${s}64_9.dll 8664 9 2 0"); done
+mkdll "${specs[@]}"
 rm "$W/C/Windows/System32/zlibwapi.dll"
 run doc --windows-tree "$W" --win-app-dir 'C:\nowhere' --win-path 'C:\c9' --win-dll-dir 'C:\c9'
 expect win-v9 0 "cudnn64_9.dll -> C:\\\\c9\\\\cudnn64_9.dll \(PATH, NVIDIA 9.2.0\)" \

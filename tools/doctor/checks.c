@@ -91,6 +91,15 @@ static void check_copy_health(dr_ctx *c, const dr_copy *cp, int is_winner)
         free(fix);
         return;
     }
+    if (cp->soname[0] && strcmp(cp->soname, cp->name) != 0) {
+        char *fix = dr_fmt("install the library under its own name (%s) instead of renaming or linking it as %s",
+                           cp->soname, cp->name);
+        dr_add(f, DR_WARN, "soname-mismatch", fix,
+               "%s has SONAME %s: a program asking for %s gets a library that calls itself something else (renamed "
+               "copy of another release?)",
+               cp->path, cp->soname, cp->name);
+        free(fix);
+    }
     const dr_probe *p = &cp->probe;
     switch (p->status) {
     case DR_PROBE_OK:
@@ -128,16 +137,27 @@ static void check_copy_health(dr_ctx *c, const dr_copy *cp, int is_winner)
         free(fix);
     }
     /* sub-libraries: all present, all loadable, all of the shim's version */
+    /* one finding for all missing sub-libraries: they usually go missing together */
+    char missing[512] = "";
+    int nmissing = 0;
+    for (int i = 0; i < cp->nsubs; i++)
+        if (!cp->subs[i].path[0]) {
+            size_t l = strlen(missing);
+            snprintf(missing + l, sizeof missing - l, "%s%s", nmissing ? ", " : "", cp->subs[i].name);
+            nmissing++;
+        }
+    if (nmissing) {
+        char *fix = dr_fmt("install the complete cuDNN %s package so that every libcudnn_*.so.%d sits beside %s",
+                           cp->version, cp->major, cp->path);
+        dr_add(f, sev, "sublib-missing", fix,
+               "%s %s missing for %s: cuDNN loads %s on first use and the call fails (ldd does not show this)", missing,
+               nmissing == 1 ? "is" : "are", cp->path, nmissing == 1 ? "it" : "them");
+        free(fix);
+    }
     for (int i = 0; i < cp->nsubs; i++) {
         const dr_sublib *s = &cp->subs[i];
-        if (!s->path[0]) {
-            char *fix = dr_fmt("install the complete cuDNN %s package so that %s sits beside %s", cp->version, s->name, cp->path);
-            dr_add(f, sev, "sublib-missing", fix,
-                   "%s is missing for %s: cuDNN loads it on first use and the call fails (ldd does not show this)",
-                   s->name, cp->path);
-            free(fix);
+        if (!s->path[0])
             continue;
-        }
         if (s->err[0]) {
             char *fix = dr_fmt("make %s loadable (ldd %s lists what is missing)", s->path, s->path);
             dr_add(f, sev, "sublib-load", fix, "%s (for %s) does not load: %s", s->path, cp->path, s->err);
@@ -234,6 +254,25 @@ static void check_driver(dr_ctx *c, const dr_copy *nv_winner)
             dr_add(f, DR_INFO, "no-driver", NULL, "no NVIDIA driver (libcuda.so.1 not loadable); hostdnn does not need one");
         return;
     }
+    /* cuDNN 8's cnn_infer dlopens the unversioned "libcuda.so"; WSL and many containers
+     * ship only libcuda.so.1 */
+    if (nv_winner && nv_winner->ver[0] == 8) {
+        dr_strlist paths = {0}, hows = {0};
+        dr_resolve(c, "libcuda.so", NULL, NULL, &paths, &hows);
+        if (paths.n == 0) {
+            char dir[HD_PATH_MAX] = "/usr/lib/x86_64-linux-gnu";
+            char real[HD_PATH_MAX];
+            if (d->probe.loaded_from[0] && realpath(d->probe.loaded_from, real))
+                dir_of(real, dir, sizeof dir);
+            char *fix = dr_fmt("create the link: sudo ln -s libcuda.so.1 %s/libcuda.so && sudo ldconfig", dir);
+            dr_add(f, DR_WARN, "no-libcuda-so", fix,
+                   "only libcuda.so.1 is present; cuDNN 8 loads \"libcuda.so\" and fails with 'Could not load library "
+                   "libcudnn_cnn_infer.so.8. Error: libcuda.so: cannot open shared object file'");
+            free(fix);
+        }
+        dr_sl_free(&paths);
+        dr_sl_free(&hows);
+    }
     /* CUDA versions the driver must serve: each toolkit, and each winner's build CUDA */
     char seen[16][32];
     int ns = 0;
@@ -284,6 +323,41 @@ static void check_driver(dr_ctx *c, const dr_copy *nv_winner)
                    full[0] ? full : minor, cud, what);
             free(fix);
         }
+    }
+}
+
+/* NVIDIA's cuDNN calls into cuBLASLt of the CUDA major it was built for (8.x also cuBLAS);
+ * they are dlopened or DT_NEEDED by bare name, so they must be reachable too. */
+static void check_cublas(dr_ctx *c, const dr_copy *w)
+{
+    if (w->cudart <= 0 || !w->elf_ok)
+        return;
+    long long major = w->cudart / 1000;
+    char name[48];
+    snprintf(name, sizeof name, "libcublasLt.so.%lld", major);
+    char dir[HD_PATH_MAX];
+    dir_of(w->real[0] ? w->real : w->path, dir, sizeof dir);
+    /* beside the library, the wheel layout ($ORIGIN/../../cublas/lib), then the loader */
+    char *beside = dr_fmt("%s/%s", dir, name), *wheel = dr_fmt("%s/../../cublas/lib/%s", dir, name);
+    int found = dr_is_file(beside) || dr_is_file(wheel);
+    free(beside);
+    free(wheel);
+    if (!found) {
+        dr_strlist paths = {0}, hows = {0};
+        dr_resolve(c, name, NULL, NULL, &paths, &hows);
+        for (size_t i = 0; i < paths.n && !found; i++)
+            found = dr_is_file(paths.v[i]);
+        dr_sl_free(&paths);
+        dr_sl_free(&hows);
+    }
+    if (!found) {
+        char *fix = dr_fmt("install cuBLAS for CUDA %lld (e.g. the CUDA %lld toolkit, or pip install nvidia-cublas-cu%lld) and "
+                           "make its lib dir visible to the loader",
+                           major, major, major);
+        dr_add(&c->findings, DR_WARN, "no-cublaslt", fix,
+               "%s (NVIDIA cuDNN %s, built for CUDA %lld) needs %s, which the loader cannot find", w->path, w->version,
+               major, name);
+        free(fix);
     }
 }
 
@@ -374,6 +448,14 @@ void dr_checks(dr_ctx *c)
                    "%s does not link libcudnn directly; its DT_RPATH/DT_RUNPATH still apply to the dlopen calls it makes",
                    c->opt.for_prog);
     }
+    dr_strlist llp = {0};
+    if (dr_ld_library_path(&llp))
+        dr_add(f, DR_WARN, "ld-library-path-empty-entry",
+               "drop the empty entry (write LD_LIBRARY_PATH=/dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH})",
+               "LD_LIBRARY_PATH=\"%s\" has an empty entry: the loader searches the current directory there, so the "
+               "cuDNN a program gets depends on where it is started",
+               getenv("LD_LIBRARY_PATH"));
+    dr_sl_free(&llp);
     for (size_t i = 0; i < c->unreadable.n; i++)
         dr_add(f, DR_WARN, "unreadable-dir", "fix the directory permissions (chmod a+rx) so the loader can search it",
                "cannot search %s (permission denied)", c->unreadable.v[i]);
@@ -414,9 +496,15 @@ void dr_checks(dr_ctx *c)
             if (!needed[m] && any_needed)
                 sev = DR_INFO;
             if (off) {
-                char dir[HD_PATH_MAX];
+                char dir[HD_PATH_MAX], real_dir[HD_PATH_MAX];
                 dir_of(off->path, dir, sizeof dir);
-                char *fix = ld_fix(dir);
+                int in_conf = dr_sl_contains(&c->ldconf, dir);
+                for (size_t k = 0; k < c->ldconf.n && !in_conf; k++)
+                    if (realpath(c->ldconf.v[k], real_dir) && off->real[0] && strncmp(off->real, real_dir, strlen(real_dir)) == 0 &&
+                        off->real[strlen(real_dir)] == '/' && !strchr(off->real + strlen(real_dir) + 1, '/'))
+                        in_conf = 1;
+                char *fix = in_conf ? dr_fmt("%s is listed in /etc/ld.so.conf(.d) but the cache is stale: run sudo ldconfig", dir)
+                                    : ld_fix(dir);
                 dr_add(f, sev, "not-on-loader-path", fix,
                        "libcudnn.so.%d is installed at %s (%s) but the loader does not search there: dlopen(\"libcudnn.so.%d\") "
                        "fails with 'cannot open shared object file'",
@@ -450,6 +538,8 @@ void dr_checks(dr_ctx *c)
                        w->name, w->path);
         }
         check_shadowing(c, m);
+        if (w->probe.status == DR_PROBE_OK && strcmp(w->impl, "hostdnn") != 0)
+            check_cublas(c, w);
     }
     for (size_t i = 0; i < c->ncopies; i++) {
         int is_winner = 0;

@@ -1,7 +1,7 @@
 /*
  * doctor.h -- the doctor's model of a machine: options, every cuDNN copy found, the CUDA
  * and framework inventory, and the findings.  Each stage (scan, inspect, cuda, frameworks,
- * cpu, windows, checks) fills its part of dr_ctx; report.c/json.c only print it.
+ * cpu, windows, checks) fills its part of dr_ctx; report.c only prints it.
  */
 #ifndef HD_DOCTOR_DOCTOR_H
 #define HD_DOCTOR_DOCTOR_H
@@ -116,6 +116,7 @@ typedef struct {
     dr_strlist rpath, runpath;  /* of --for PROGRAM, expanded */
     dr_strlist sites;           /* site-packages dirs searched */
     dr_strlist unreadable;      /* dirs we could not look into */
+    dr_strlist ldconf;          /* dirs listed in /etc/ld.so.conf(.d) */
     int for_major;              /* libcudnn.so.N the program needs, 0 none */
     char for_err[256];
     dr_copy *copies;
@@ -151,6 +152,9 @@ void dr_windows(dr_ctx *c);         /* windows.c: --windows-tree simulation */
  * Appends the candidate paths in loader order to paths and the step labels to how. */
 void dr_resolve(const dr_ctx *c, const char *name, const dr_strlist *rpath, const dr_strlist *runpath,
                 dr_strlist *paths, dr_strlist *how);
+
+/* LD_LIBRARY_PATH as glibc reads it (an empty entry is "."); returns 1 if it has one. */
+int dr_ld_library_path(dr_strlist *dirs);
 
 /* version helpers (version.c) */
 void dr_cudnn_decode(long long v, int out[3]);      /* 8101 -> 8.1.1, 90600 -> 9.6.0 */

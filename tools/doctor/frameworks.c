@@ -124,6 +124,16 @@ static void resolve_for(dr_ctx *c, dr_framework *f, dr_strlist *rpath, dr_strlis
         for (size_t k = 0; k < c->ncopies; k++)
             if (strcmp(c->copies[k].path, paths.v[i]) == 0 || (real[0] && strcmp(c->copies[k].real, real) == 0))
                 dr_scopy(f->resolved_version, sizeof f->resolved_version, c->copies[k].version);
+        if (!f->resolved_version[0]) {
+            /* reached through a RUNPATH dir no other scan looked at: ask it directly */
+            dr_probe pr;
+            dr_probe_run(paths.v[i], DR_PROBE_CUDNN, c->opt.timeout_ms, &pr);
+            if (pr.status == DR_PROBE_OK) {
+                int v[3];
+                dr_cudnn_decode(pr.value, v);
+                snprintf(f->resolved_version, sizeof f->resolved_version, "%d.%d.%d", v[0], v[1], v[2]);
+            }
+        }
         break;
     }
     dr_sl_free(&paths);
@@ -194,8 +204,6 @@ static void tensorflow(dr_ctx *c, const char *site, const char *meta_text, dr_fr
         if (py_string(text, "cudnn_version", f->cudnn, sizeof f->cudnn, &none))
             snprintf(f->cudnn_source, sizeof f->cudnn_source, "build_info.py (major only)");
     }
-    if (strstr(f->name, "cpu"))
-        f->cpu_only = 1;
     if (f->cpu_only)
         return;
     char cuda[32], cudnn[32];

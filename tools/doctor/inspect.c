@@ -85,8 +85,15 @@ static void inspect_sublibs(dr_ctx *c, dr_copy *cp)
         if (!realpath(s->path, s->real))
             dr_scopy(s->real, sizeof s->real, s->path);
         version_from_name(s->real, s->version, sizeof s->version);
+        /* load it the way the shim does: after the sub-libraries it depends on (the lists
+         * above are in dependency order) */
+        const char *pre[DR_MAX_SUBLIBS];
+        int npre = 0;
+        for (int k = 0; k < i; k++)
+            if (cp->subs[k].path[0])
+                pre[npre++] = cp->subs[k].path;
         dr_probe pr;
-        dr_probe_run(s->path, DR_PROBE_CUDNN, c->opt.timeout_ms, &pr);
+        dr_probe_run_after(pre, npre, s->path, DR_PROBE_CUDNN, c->opt.timeout_ms, &pr);
         if (pr.status == DR_PROBE_OK) {
             int v[3];
             dr_cudnn_decode(pr.value, v);

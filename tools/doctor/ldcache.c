@@ -8,6 +8,7 @@
  */
 #include "ldcache.h"
 
+#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,4 +124,62 @@ const char *dr_ldcache_lookup(const dr_ldcache *c, const char *name)
         if (strcmp(c->names.v[i], name) == 0)
             return c->paths.v[i];
     return NULL;
+}
+
+static void conf_file(const char *sysroot, const char *file, dr_strlist *dirs, int depth)
+{
+    char *path = dr_fmt("%s%s", sysroot ? sysroot : "", file);
+    FILE *f = fopen(path, "r");
+    free(path);
+    if (!f || depth > 8) {
+        if (f)
+            fclose(f);
+        return;
+    }
+    char line[4096];
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "#\r\n")] = 0;
+        char *p = line;
+        while (isspace((unsigned char)*p))
+            p++;
+        size_t n = strlen(p);
+        while (n && isspace((unsigned char)p[n - 1]))
+            p[--n] = 0;
+        if (!*p || strncmp(p, "hwcap ", 6) == 0)
+            continue;
+        if (strncmp(p, "include", 7) == 0 && isspace((unsigned char)p[7])) {
+            char *pat = p + 8;
+            while (isspace((unsigned char)*pat))
+                pat++;
+            char *full = dr_fmt("%s%s", sysroot ? sysroot : "", pat);
+            dr_strlist g = {0};
+            dr_glob(full, &g);
+            size_t skip = sysroot ? strlen(sysroot) : 0;
+            for (size_t i = 0; i < g.n; i++)
+                conf_file(sysroot, g.v[i] + skip, dirs, depth + 1);
+            dr_sl_free(&g);
+            free(full);
+            continue;
+        }
+        /* "dir" or the old "dir=TYPE" form; several dirs may share a line */
+        dr_strlist parts = {0};
+        dr_sl_split(&parts, p, " \t,:");
+        for (size_t i = 0; i < parts.n; i++) {
+            char *eq = strchr(parts.v[i], '=');
+            if (eq)
+                *eq = 0;
+            if (parts.v[i][0] == '/') {
+                char *d = dr_fmt("%s%s", sysroot ? sysroot : "", parts.v[i]);
+                dr_sl_push_unique(dirs, d);
+                free(d);
+            }
+        }
+        dr_sl_free(&parts);
+    }
+    fclose(f);
+}
+
+void dr_ldconf_dirs(const char *sysroot, dr_strlist *dirs)
+{
+    conf_file(sysroot, "/etc/ld.so.conf", dirs, 0);
 }

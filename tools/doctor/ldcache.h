@@ -23,4 +23,9 @@ void dr_ldcache_parse_ldconfig_text(const char *text, dr_ldcache *c);
 const char *dr_ldcache_lookup(const dr_ldcache *c, const char *name);
 void dr_ldcache_free(dr_ldcache *c);
 
+/* The directories ldconfig would cache: /etc/ld.so.conf and its "include" globs (read
+ * under sysroot when not NULL; "include" patterns are taken relative to it too).  Each
+ * dir is pushed with the sysroot prefix. */
+void dr_ldconf_dirs(const char *sysroot, dr_strlist *dirs);
+
 #endif

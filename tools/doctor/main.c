@@ -146,6 +146,7 @@ static void free_ctx(dr_ctx *c)
     dr_sl_free(&c->runpath);
     dr_sl_free(&c->sites);
     dr_sl_free(&c->unreadable);
+    dr_sl_free(&c->ldconf);
     dr_sl_free(&c->opt.search_dirs);
     dr_sl_free(&c->opt.site_dirs);
     dr_sl_free(&c->opt.win_dll_dirs);

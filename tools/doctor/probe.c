@@ -31,16 +31,27 @@ const char *dr_probe_status_name(dr_probe_status s)
     return "?";
 }
 
-static void child(const char *target, dr_probe_kind kind, int wfd)
+static void child(const char *const *preload, int npreload, const char *target, dr_probe_kind kind, int wfd)
 {
     dr_probe r;
     memset(&r, 0, sizeof r);
     r.value2 = -1;
+    /* a crash must kill the child by its signal so the parent can name it, even when the
+     * doctor itself runs under a sanitizer that would catch the signal and exit(1) */
+    static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = SIG_DFL;
+        sigaction(fatal[i], &sa, NULL);
+    }
     int devnull = open("/dev/null", O_WRONLY);
     if (devnull >= 0) {
         dup2(devnull, 1);
         dup2(devnull, 2);
     }
+    for (int i = 0; i < npreload; i++)
+        dlopen(preload[i], RTLD_NOW | RTLD_GLOBAL);
     void *h = dlopen(target, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         const char *e = dlerror();
@@ -97,6 +108,12 @@ static long long now_ms(void)
 
 void dr_probe_run(const char *target, dr_probe_kind kind, int timeout_ms, dr_probe *out)
 {
+    dr_probe_run_after(NULL, 0, target, kind, timeout_ms, out);
+}
+
+void dr_probe_run_after(const char *const *preload, int npreload, const char *target, dr_probe_kind kind,
+                        int timeout_ms, dr_probe *out)
+{
     memset(out, 0, sizeof *out);
     out->value2 = -1;
     int fds[2];
@@ -118,7 +135,7 @@ void dr_probe_run(const char *target, dr_probe_kind kind, int timeout_ms, dr_pro
         close(fds[0]);
         /* a second guard in case the parent is gone: the alarm kills a hung child */
         alarm((unsigned)(timeout_ms / 1000 + 2));
-        child(target, kind, fds[1]);
+        child(preload, npreload, target, kind, fds[1]);
     }
     close(fds[1]);
     dr_probe r;

@@ -38,6 +38,11 @@ typedef struct {
 /* target: a path (contains '/') or a bare name resolved by the child's own loader.
  * timeout_ms bounds the whole child. */
 void dr_probe_run(const char *target, dr_probe_kind kind, int timeout_ms, dr_probe *out);
+/* The same, after loading npreload libraries (RTLD_GLOBAL, in order) in the child: how
+ * cuDNN's shim brings its sub-libraries in, so their DT_NEEDED siblings are found by
+ * SONAME among the loaded objects.  A preload that fails is ignored. */
+void dr_probe_run_after(const char *const *preload, int npreload, const char *target, dr_probe_kind kind,
+                        int timeout_ms, dr_probe *out);
 const char *dr_probe_status_name(dr_probe_status s);
 
 #endif

@@ -55,11 +55,13 @@ static void probe_text(const dr_copy *cp, char *out, size_t cap)
     else if (!cp->elf_ok)
         snprintf(out, cap, "not a library: %s", cp->elf_err);
     else if (cp->probe.status == DR_PROBE_OK) {
-        char cr[32] = "?";
-        if (cp->cudart > 0)
-            dr_cuda_decode(cp->cudart, cr, sizeof cr);
-        snprintf(out, cap, "%s cuDNN %s (cudnnGetVersion %lld, built for CUDA %s)",
-                 strcmp(cp->impl, "hostdnn") == 0 ? "hostdnn" : "NVIDIA", cp->version, cp->probe.value, cr);
+        char cr[48] = "";
+        if (cp->cudart > 0) {
+            snprintf(cr, sizeof cr, ", built for CUDA ");
+            dr_cuda_decode(cp->cudart, cr + strlen(cr), sizeof cr - strlen(cr));
+        }
+        snprintf(out, cap, "%s cuDNN %s (cudnnGetVersion %lld%s)", strcmp(cp->impl, "hostdnn") == 0 ? "hostdnn" : "NVIDIA",
+                 cp->version, cp->probe.value, cr);
     } else
         snprintf(out, cap, "%s: %s", dr_probe_status_name(cp->probe.status), cp->probe.err);
 }
@@ -74,7 +76,7 @@ void dr_report_text(const dr_ctx *c, FILE *o)
 
     if (c->opt.win_root)
         goto windows;
-    fprintf(o, "cuDNN libraries (loader order first; LD_LIBRARY_PATH=%s; cache: %s)\n",
+    fprintf(o, "cuDNN libraries (* loaded, ~ shadowed, - not searched; LD_LIBRARY_PATH=%s; cache: %s)\n",
             getenv("LD_LIBRARY_PATH") ? getenv("LD_LIBRARY_PATH") : "(unset)", c->cache.loaded ? c->cache.source : "none");
     if (c->opt.for_prog)
         fprintf(o, "  for program %s%s%s\n", c->opt.for_prog, c->for_err[0] ? ": " : "", c->for_err);
@@ -87,10 +89,11 @@ void dr_report_text(const dr_ctx *c, FILE *o)
             win |= c->winner[m] == (int)i + 1;
         char pt[HD_PATH_MAX + 256];
         probe_text(cp, pt, sizeof pt);
-        if (cp->loader_rank)
-            fprintf(o, "  %s%s%s %s\n", col(c, win ? "\033[1m" : ""), win ? "*" : " ", cp->path, col(c, "\033[0m"));
+        /* "*" the copy a program loads, "~" shadowed by it, "-" where the loader never looks */
+        if (win)
+            fprintf(o, "  * %s%s%s\n", col(c, "\033[1m"), cp->path, col(c, "\033[0m"));
         else
-            fprintf(o, "    %s\n", cp->path);
+            fprintf(o, "  %c %s\n", cp->loader_rank ? '~' : '-', cp->path);
         fprintf(o, "      %s; found via %s%s\n", pt, cp->loader_rank ? cp->loader_via : cp->where,
                 win ? " -- this is the one a program loads" : cp->loader_rank ? " (shadowed)" : " (not searched by the loader)");
         if (cp->real[0] && strcmp(cp->real, cp->path))

@@ -37,6 +37,33 @@ static void try_dir(const char *dir, const char *name, const char *how, dr_strli
     free(p);
 }
 
+int dr_ld_library_path(dr_strlist *dirs)
+{
+    /* glibc splits on ':' and ';' and reads an empty entry as the current directory,
+     * the classic result of LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/x with an unset variable */
+    const char *v = getenv("LD_LIBRARY_PATH");
+    int empty = 0;
+    if (!v || !*v)
+        return 0;
+    const char *p = v;
+    for (;;) {
+        size_t k = strcspn(p, ":;");
+        if (k == 0) {
+            empty = 1;
+            dr_sl_push(dirs, ".");
+        } else {
+            char *t = dr_xcalloc(k + 1, 1);
+            memcpy(t, p, k);
+            dr_sl_push(dirs, t);
+            free(t);
+        }
+        if (!p[k])
+            break;
+        p += k + 1;
+    }
+    return empty;
+}
+
 void dr_resolve(const dr_ctx *c, const char *name, const dr_strlist *rpath, const dr_strlist *runpath,
                 dr_strlist *paths, dr_strlist *hows)
 {
@@ -46,7 +73,7 @@ void dr_resolve(const dr_ctx *c, const char *name, const dr_strlist *rpath, cons
             try_dir(rpath->v[i], name, "DT_RPATH", paths, hows);
     /* 2. LD_LIBRARY_PATH (glibc splits on ':' and ';') */
     dr_strlist llp = {0};
-    dr_sl_split(&llp, getenv("LD_LIBRARY_PATH"), ":;");
+    dr_ld_library_path(&llp);
     for (size_t i = 0; i < llp.n; i++)
         try_dir(llp.v[i], name, "LD_LIBRARY_PATH", paths, hows);
     dr_sl_free(&llp);
@@ -259,6 +286,10 @@ void dr_scan(dr_ctx *c)
         dr_sl_free(&paths);
         dr_sl_free(&hows);
     }
+    /* dirs ldconfig is told about: a copy there that the cache lacks means a stale cache */
+    dr_ldconf_dirs(c->opt.sysroot, &c->ldconf);
+    for (size_t i = 0; i < c->ldconf.n; i++)
+        scan_dir(c, c->ldconf.v[i], "ld.so.conf dir");
     /* then everywhere people install cuDNN */
     scan_glob(c, "/usr/local/cuda*/lib64", "CUDA toolkit");
     scan_glob(c, "/usr/local/cuda*/lib", "CUDA toolkit");
