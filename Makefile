@@ -33,6 +33,8 @@ check: build
 
 demo: build
 	@$(BUILD)/examples/demo
+	@echo
+	@$(BUILD)/examples/train_cnn
 
 install: build
 	@$(CMAKE) --install $(BUILD) --prefix $(PREFIX)

@@ -39,6 +39,6 @@ int main(void)
     CK(cudnnCreate(&h));
     printf("\ncudnnCreate: handle ready (host memory stands in for device memory)\n");
     CK(cudnnDestroy(h));
-    printf("demo finished\n");
+    printf("next: train_cnn, a small CNN trained with cuDNN calls\n");
     return 0;
 }

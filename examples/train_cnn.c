@@ -22,7 +22,8 @@
 #define CK(call) do { cudnnStatus_t s_ = (call); if (s_ != CUDNN_STATUS_SUCCESS) { \
     fprintf(stderr, "%s:%d %s failed: %s\n", __FILE__, __LINE__, #call, cudnnGetErrorString(s_)); exit(1); } } while (0)
 
-enum { IMG = 16, CLASSES = 4, BATCH = 32, TRAIN = 2048, TEST = 512, EPOCHS = 6 };
+enum { IMG = 16, CLASSES = 4, BATCH = 32, TRAIN = 2048, TEST = 512 };
+static int EPOCHS = 6;
 
 static unsigned rng_state = 12345u;
 static float frand(void)
@@ -124,9 +125,11 @@ static void conv_init(conv_layer *L, cudnnTensorDescriptor_t xDesc, int cin, int
         L->w[i] = (frand() * 2 - 1) * scale * 1.7f;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const float one = 1, zero = 0;
+    if (argc > 1)
+        EPOCHS = atoi(argv[1]) > 0 ? atoi(argv[1]) : 1;   /* train_cnn [epochs] */
     CK(cudnnCreate(&h));
     printf("hostdnn %zu: training a 3-layer CNN on %d procedurally drawn 16x16 shapes\n", cudnnGetVersion(), TRAIN);
 
