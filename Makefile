@@ -10,7 +10,7 @@ CMAKE ?= cmake
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 
-.PHONY: all build check check-fast check-asan demo install bench clean headers coverage
+.PHONY: all build check check-fast check-asan demo install bench bench-compare clean headers coverage
 
 all: build
 
@@ -41,6 +41,10 @@ install: build
 
 bench: build
 	@if [ -x $(BUILD)/tools/hostdnn-bench ]; then $(BUILD)/tools/hostdnn-bench; else echo "no benchmark driver built yet"; fi
+
+# hostdnn, oneDNN 2.6 and PyTorch side by side; rewrites docs/performance.md's convolution section.
+bench-compare: build
+	@bench/compare.sh $(BUILD) $(SHAPES)
 
 headers:
 	python3 tools/gen/gen_headers.py

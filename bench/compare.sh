@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# make bench-compare: hostdnn, oneDNN 2.6 and PyTorch on the same convolution shapes, side by
+# side in one run, then docs/performance.md (the "Convolution" section) and docs/perf-chart.png.
+#
+#   bench/compare.sh BUILD_DIR [shape-file...]     (default: bench/shapes/resnet50.txt)
+#   env: DIRS="fwd bwd_d bwd_w"  ROUNDS=3  REPS=5  BATCH=16  LIMIT=<first N shapes>  THREADS=2
+#
+# The machine is noisy: each round runs every library on a shape before moving on
+# (interleaved), and the report takes the median over rounds of each library's median.
+set -u
+build=${1:?usage: bench/compare.sh BUILD_DIR [shape-file...]}
+shift
+root=$(cd "$(dirname "$0")/.." && pwd)
+files=("$@")
+[ ${#files[@]} -eq 0 ] && files=("$root/bench/shapes/resnet50.txt")
+DIRS=${DIRS:-fwd bwd_d bwd_w}
+ROUNDS=${ROUNDS:-3}
+REPS=${REPS:-5}
+BATCH=${BATCH:-}
+LIMIT=${LIMIT:-1000}
+THREADS=${THREADS:-2}
+export OMP_NUM_THREADS=$THREADS HOSTDNN_NUM_THREADS=$THREADS
+
+# The anchors come from Debian; install them when missing (needs root and the package mirror).
+need=()
+[ -f /usr/include/dnnl.h ] || need+=(libdnnl-dev)
+/usr/bin/python3 -c "import torch" 2>/dev/null || need+=(python3-torch)
+dpkg -s libopenblas0-openmp >/dev/null 2>&1 || need+=(libopenblas0-openmp)
+/usr/bin/python3 -c "import matplotlib" 2>/dev/null || need+=(python3-matplotlib)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "installing ${need[*]} ..."
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null 2>&1 || \
+    echo "warning: could not install ${need[*]}; those columns will be missing"
+  cmake -S "$root" -B "$build" >/dev/null && cmake --build "$build" -j 2 >/dev/null
+fi
+
+out=$build/bench-compare.txt
+: > "$out"
+shapes=()
+for f in "${files[@]}"; do
+  while read -r s; do
+    [ -z "$s" ] || [ "${s#\#}" != "$s" ] && continue
+    [ -n "$BATCH" ] && s=$(echo "$s" | sed -E "s/n[0-9]+/n$BATCH/")
+    shapes+=("$s")
+  done < "$f"
+done
+shapes=("${shapes[@]:0:$LIMIT}")
+total=$(( ${#shapes[@]} * $(echo $DIRS | wc -w) * ROUNDS ))
+i=0
+for round in $(seq 1 "$ROUNDS"); do
+  for d in $DIRS; do
+    for s in "${shapes[@]}"; do
+      i=$((i + 1))
+      printf '\r[%3d/%3d] round %d %-6s %-45s' "$i" "$total" "$round" "$d" "$s" >&2
+      for layout in nchw nhwc; do
+        "$build/bench/hostdnn_conv" --reps "$REPS" --dir "$d" --layout "$layout" "$s" >> "$out" 2>/dev/null
+      done
+      [ -x "$build/bench/onednn_conv" ] && "$build/bench/onednn_conv" --reps "$REPS" --dir "$d" "$s" >> "$out" 2>/dev/null
+      env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE /usr/bin/python3 "$root/bench/torch_conv.py" --reps "$REPS" \
+        --threads "$THREADS" --dir "$d" "$s" >> "$out" 2>/dev/null
+    done
+  done
+done
+echo >&2
+# Peak FLOP/s probe from hostdnn-bench, when built, for the share-of-peak column.
+peak=""
+if [ -x "$build/tools/hostdnn-bench" ]; then
+  peak=$("$build/tools/hostdnn-bench" peak 2>/dev/null | sed -n 's/.*peak.*threads=\?'"$THREADS"'[^0-9]*\([0-9.]*\) GFLOP.*/\1/p' | tail -n 1)
+fi
+/usr/bin/python3 "$root/bench/report.py" "$out" "$root/docs" "${peak:-0}" "$THREADS"
