@@ -97,8 +97,8 @@ static cudnnStatus_t finalize_tensor(hd_bdesc *d)
                            (long long)dims[i]);
         if (strides[i] < 0)
             return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "tensor stride %d is negative (%lld)", i, (long long)strides[i]);
-        if (__builtin_mul_overflow(elems, dims[i], &elems) || elems > ((int64_t)1 << 48))
-            return HD_FAIL(CUDNN_STATUS_NOT_SUPPORTED, "the tensor has more than 2^48 elements");
+        if (__builtin_mul_overflow(elems, dims[i], &elems))
+            return HD_FAIL(CUDNN_STATUS_NOT_SUPPORTED, "the tensor has more than 2^63-1 elements");
     }
     int dt = CUDNN_DATA_FLOAT;
     hd_bget_int(d, A(TENSOR_DATA_TYPE), &dt);
