@@ -269,6 +269,8 @@ static void against_brute_force(cudnnHandle_t h)
                         variants++;
                     }
     CHECK_EQ_INT(variants, 32);
+    CHECK_EQ_INT(good_cost, 32);
+    CHECK_EQ_INT(good_grad, 32);
     /* The infeasible sample costs +inf. */
     CHECK(isinf(ecost[4]) && ecost[4] > 0);
 }
