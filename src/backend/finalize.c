@@ -370,10 +370,53 @@ int hd_bgraph_supported(const hd_bdesc *graph, const char **why)
     return 1;
 }
 
+/* Do two finalized tensors describe the same data layout? */
+static int same_tensor(const hd_bdesc *a, const hd_bdesc *b)
+{
+    static const cudnnBackendAttributeName_t names[] = {A(TENSOR_DIMENSIONS), A(TENSOR_STRIDES), A(TENSOR_DATA_TYPE),
+                                                        A(TENSOR_VECTOR_COUNT), A(TENSOR_VECTORIZED_DIMENSION),
+                                                        A(TENSOR_IS_VIRTUAL)};
+    for (unsigned i = 0; i < sizeof names / sizeof *names; i++) {
+        const hd_battr *x = hd_bdesc_find(a, names[i]), *y = hd_bdesc_find(b, names[i]);
+        if (!x || !y || x->count != y->count || x->type != y->type ||
+            memcmp(x->data, y->data, (size_t)x->count * hd_btype_size(x->type)) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* Every tensor of the graph's operations, for the unique-id check. */
+static int graph_tensors(const hd_bdesc *g, const hd_bdesc **out, int max)
+{
+    int n = 0;
+    for (int64_t i = 0; i < hd_bcount(g, A(OPERATIONGRAPH_OPS)); i++) {
+        const hd_bdesc *op = hd_bget_desc(g, A(OPERATIONGRAPH_OPS), (int)i);
+        for (int k = 0; k < op->nattr; k++) {
+            const hd_battr *a = &op->attr[k];
+            if (a->type != CUDNN_TYPE_BACKEND_DESCRIPTOR)
+                continue;
+            for (int64_t j = 0; j < a->count && n < max; j++) {
+                const hd_bdesc *t = ((hd_bdesc *const *)a->data)[j];
+                if (t->type == CUDNN_BACKEND_TENSOR_DESCRIPTOR)
+                    out[n++] = t;
+            }
+        }
+    }
+    return n;
+}
+
 static cudnnStatus_t finalize_graph(hd_bdesc *d)
 {
     static const int req[] = {A(OPERATIONGRAPH_HANDLE), A(OPERATIONGRAPH_OPS), -1};
     TRY(require(d, req));
+    /* A unique id names one tensor: every use of it must describe the same tensor. */
+    const hd_bdesc *ts[64 * HD_BACKEND_MAX_ATTRS];
+    int n = graph_tensors(d, ts, (int)(sizeof ts / sizeof *ts));
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++)
+            if (tensor_uid(ts[i]) == tensor_uid(ts[j]) && !same_tensor(ts[i], ts[j]))
+                return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "unique id %lld names two different tensors in the graph",
+                               (long long)tensor_uid(ts[i]));
     const char *why;
     return put_i64(d, A(OPERATIONGRAPH_ENGINE_GLOBAL_COUNT), hd_bgraph_supported(d, &why) ? 1 : 0);
 }

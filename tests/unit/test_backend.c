@@ -660,6 +660,39 @@ static void graph_engine_plan(cudnnHandle_t h)
     cudnnBackendSetAttribute(pe, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &idx);
     CHECK_STATUS(cudnnBackendFinalize(pe), CUDNN_STATUS_NOT_SUPPORTED);
 
+    /* Two operations: a unique id must name the same tensor everywhere. */
+    for (int k = 0; k < 2; k++) {
+        int64_t yd[4] = {1, 6, 5, k ? 4 : 5};
+        bd ty = mk_tensor(103, 4, yd), tz = mk_tensor(104, 4, yd), op2, g2;
+        cudnnBackendCreateDescriptor(CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR, &op2);
+        cudnnBackendSetAttribute(op2, CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &pw);
+        cudnnBackendSetAttribute(op2, CUDNN_ATTR_OPERATION_POINTWISE_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &ty);
+        cudnnBackendSetAttribute(op2, CUDNN_ATTR_OPERATION_POINTWISE_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &tz);
+        CHECK_OK(cudnnBackendFinalize(op2));
+        bd ops[2] = {op, op2};
+        cudnnBackendCreateDescriptor(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, &g2);
+        cudnnBackendSetAttribute(g2, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 2, ops);
+        cudnnBackendSetAttribute(g2, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &h);
+        CHECK_STATUS(cudnnBackendFinalize(g2), k ? CUDNN_STATUS_BAD_PARAM : CUDNN_STATUS_SUCCESS);
+        if (!k) {
+            CHECK_OK(cudnnBackendGetAttribute(g2, CUDNN_ATTR_OPERATIONGRAPH_ENGINE_GLOBAL_COUNT, CUDNN_TYPE_INT64, 1, &cnt,
+                                              &count));
+            CHECK_EQ_INT(count, 0);   /* two operations: no engine */
+            bd two[2];
+            cudnnBackendCreateDescriptor(CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR, &two[0]);
+            cudnnBackendCreateDescriptor(CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR, &two[1]);
+            /* Each element goes into a caller descriptor of its own type. */
+            CHECK_OK(cudnnBackendGetAttribute(g2, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 2, &cnt, two));
+            CHECK_EQ_INT(cnt, 2);
+            cudnnBackendDestroyDescriptor(two[0]);
+            cudnnBackendDestroyDescriptor(two[1]);
+        }
+        cudnnBackendDestroyDescriptor(g2);
+        cudnnBackendDestroyDescriptor(op2);
+        cudnnBackendDestroyDescriptor(ty);
+        cudnnBackendDestroyDescriptor(tz);
+    }
+
     /* Info descriptors are filled by the library only. */
     bd ki;
     CHECK_OK(cudnnBackendCreateDescriptor(CUDNN_BACKEND_KNOB_INFO_DESCRIPTOR, &ki));
