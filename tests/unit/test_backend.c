@@ -437,6 +437,124 @@ static void ref_conv(const float *x, const float *w, double alpha, double beta, 
     }
 }
 
+/* Plan and run a finalized single-operation graph; the variant pack maps uids 101..103 to P. */
+static cudnnStatus_t run_single(cudnnHandle_t h, bd op, void *const p[3])
+{
+    bd g, e, cfg, plan, vp;
+    int64_t idx = 0, ws = 0, cnt, uids[3] = {101, 102, 103};
+    cudnnBackendCreateDescriptor(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, &g);
+    cudnnBackendSetAttribute(g, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &op);
+    cudnnBackendSetAttribute(g, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &h);
+    cudnnStatus_t st = cudnnBackendFinalize(g);
+    cudnnBackendCreateDescriptor(CUDNN_BACKEND_ENGINE_DESCRIPTOR, &e);
+    cudnnBackendSetAttribute(e, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &g);
+    cudnnBackendSetAttribute(e, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &idx);
+    if (st == CUDNN_STATUS_SUCCESS)
+        st = cudnnBackendFinalize(e);
+    cudnnBackendCreateDescriptor(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, &cfg);
+    cudnnBackendSetAttribute(cfg, CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &e);
+    if (st == CUDNN_STATUS_SUCCESS)
+        st = cudnnBackendFinalize(cfg);
+    cudnnBackendCreateDescriptor(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, &plan);
+    cudnnBackendSetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &h);
+    cudnnBackendSetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cfg);
+    if (st == CUDNN_STATUS_SUCCESS)
+        st = cudnnBackendFinalize(plan);
+    if (st == CUDNN_STATUS_SUCCESS)
+        st = cudnnBackendGetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &cnt, &ws);
+    void *w = malloc((size_t)ws + 1);
+    cudnnBackendCreateDescriptor(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, &vp);
+    cudnnBackendSetAttribute(vp, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, 3, uids);
+    cudnnBackendSetAttribute(vp, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, 3, p);
+    cudnnBackendSetAttribute(vp, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &w);
+    if (st == CUDNN_STATUS_SUCCESS)
+        st = cudnnBackendFinalize(vp);
+    if (st == CUDNN_STATUS_SUCCESS)
+        st = cudnnBackendExecute(h, plan, vp);
+    free(w);
+    bd all[] = {g, e, cfg, plan, vp};
+    free_all(all, 5);
+    return st;
+}
+
+/* Backward data and backward filter of the grouped case above, against naive references
+ * (run only when the legacy convolution API is in the build). */
+static void backward_plans(cudnnHandle_t h)
+{
+    SECTION("backward plans");
+    cudnnConvolutionDescriptor_t probe;
+    if (cudnnCreateConvolutionDescriptor(&probe) != CUDNN_STATUS_SUCCESS)
+        return;
+    cudnnDestroyConvolutionDescriptor(probe);
+    int64_t xd[4] = {1, 4, 5, 5}, wd[4] = {6, 2, 3, 3}, yd[4] = {1, 6, 5, 5};
+    bd x = mk_tensor(101, 4, xd), w = mk_tensor(102, 4, wd), y = mk_tensor(103, 4, yd);
+    bd c = mk_conv(1, 1, 1, CUDNN_CROSS_CORRELATION);
+    static float xb[100], wb[108], yb[150], ref[108];
+    unsigned s = 9;
+    for (int i = 0; i < 100; i++)
+        xb[i] = (float)((s = s * 1103515245u + 12345u) >> 16 & 255) / 128.0f - 1;
+    for (int i = 0; i < 108; i++)
+        wb[i] = (float)((s = s * 1103515245u + 12345u) >> 16 & 255) / 128.0f - 1;
+    for (int i = 0; i < 150; i++)
+        yb[i] = (float)((s = s * 1103515245u + 12345u) >> 16 & 255) / 128.0f - 1;
+    double alpha = 1.5, beta = 0;
+    for (int kind = 0; kind < 2; kind++) {
+        bd op;
+        int data = kind == 0;
+        cudnnBackendCreateDescriptor(data ? CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR
+                                          : CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR, &op);
+        cudnnBackendSetAttribute(op, data ? CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX : CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X,
+                                 CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
+        cudnnBackendSetAttribute(op, data ? CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W : CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW,
+                                 CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &w);
+        cudnnBackendSetAttribute(op, data ? CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY : CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY,
+                                 CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &y);
+        cudnnBackendSetAttribute(op, data ? CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC
+                                          : CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_CONV_DESC,
+                                 CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &c);
+        cudnnBackendSetAttribute(op, data ? CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA : CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_ALPHA,
+                                 CUDNN_TYPE_DOUBLE, 1, &alpha);
+        cudnnBackendSetAttribute(op, data ? CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA : CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA,
+                                 CUDNN_TYPE_DOUBLE, 1, &beta);
+        CHECK_OK(cudnnBackendFinalize(op));
+        /* Naive reference: dx (100 values) or dw (108 values); outputs start as NaN (beta = 0). */
+        int nout = data ? 100 : 108;
+        for (int i = 0; i < nout; i++)
+            ref[i] = 0;
+        for (int k = 0; k < 6; k++)
+            for (int ci = 0; ci < 2; ci++)
+                for (int r = 0; r < 3; r++)
+                    for (int q = 0; q < 3; q++)
+                        for (int oh = 0; oh < 5; oh++)
+                            for (int ow = 0; ow < 5; ow++) {
+                                int ih = oh + r - 1, iw = ow + q - 1, cin = (k / 3) * 2 + ci;
+                                if (ih < 0 || iw < 0 || ih >= 5 || iw >= 5)
+                                    continue;
+                                float dyv = yb[(k * 5 + oh) * 5 + ow];
+                                if (data)
+                                    ref[(cin * 5 + ih) * 5 + iw] += wb[((k * 2 + ci) * 3 + r) * 3 + q] * dyv;
+                                else
+                                    ref[((k * 2 + ci) * 3 + r) * 3 + q] += xb[(cin * 5 + ih) * 5 + iw] * dyv;
+                            }
+        float *out = data ? xb : wb, keep[108];
+        memcpy(keep, out, sizeof(float) * (size_t)nout);
+        for (int i = 0; i < nout; i++)
+            out[i] = NAN;
+        void *ptrs[3] = {xb, wb, yb};
+        CHECK_OK(run_single(h, op, ptrs));
+        double worst = 0;
+        for (int i = 0; i < nout; i++) {
+            double d = isnan(out[i]) ? 1e9 : fabs(out[i] - alpha * ref[i]);
+            worst = d > worst ? d : worst;
+        }
+        CHECK_MSG(worst < 1e-4, "%s: worst difference %g", data ? "backward data" : "backward filter", worst);
+        memcpy(out, keep, sizeof(float) * (size_t)nout);
+        cudnnBackendDestroyDescriptor(op);
+    }
+    bd all[] = {x, w, y, c};
+    free_all(all, 4);
+}
+
 static void graph_engine_plan(cudnnHandle_t h)
 {
     SECTION("graph, engine, heuristics, plan, execute");
@@ -711,6 +829,7 @@ int main(void)
     tensor();
     small_descriptors();
     graph_engine_plan(h);
+    backward_plans(h);
     cudnnDestroy(h);
     return hd_test_finish();
 }
