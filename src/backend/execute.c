@@ -182,7 +182,7 @@ cudnnStatus_t hd_bplan_build(hd_bdesc *d, const hd_bdesc *op)
     d->plan = NULL;
     hd_bplan *p = calloc(1, sizeof *p);
     if (!p)
-        return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "out of host memory");
+        return hd_fail(CUDNN_STATUS_ALLOC_FAILED, FN, "out of host memory");
     const hd_bdesc *conv, *x, *w, *y;
     p->alpha = 1;
     hd_bconv_parts(op, &conv, &x, &w, &y, &p->alpha, &p->beta);

@@ -19,6 +19,9 @@
 #define B(x) CUDNN_BACKEND_##x##_DESCRIPTOR
 #define A(x) CUDNN_ATTR_##x
 #define FN "cudnnBackendFinalize"
+/* Failures found here are reported under the public function's name. */
+#undef HD_FAIL
+#define HD_FAIL(status, ...) hd_fail((status), FN, __VA_ARGS__)
 
 static cudnnStatus_t missing(const hd_bdesc *d, cudnnBackendAttributeName_t name)
 {
