@@ -269,6 +269,8 @@ static void against_brute_force(cudnnHandle_t h)
                         variants++;
                     }
     CHECK_EQ_INT(variants, 32);
+    CHECK_EQ_INT(good_cost, 32);
+    CHECK_EQ_INT(good_grad, 32);
     /* The infeasible sample costs +inf. */
     CHECK(isinf(ecost[4]) && ecost[4] > 0);
 }
@@ -514,6 +516,42 @@ static void bad_input(cudnnHandle_t h)
     cudnnDestroyCTCLossDescriptor(d);
 }
 
+static void non_finite(cudnnHandle_t h)
+{
+    SECTION("zeros and NaN");
+    enum { T = 4, N = 3, A = 3 };
+    static const int labels[] = {1, 2, 1, 2, 2};
+    static const int lens[] = {2, 1, 2};
+    static const int inl[] = {4, 4, 4};
+    double x[T * N * A], cost[N], grad[T * N * A], ecost[N], egrad[T * N * A];
+    for (int gm = 0; gm < 2; gm++) {
+        ctc_case c = {T, N, A, labels, lens, inl, 0, 0, CUDNN_DATA_DOUBLE, CUDNN_LOSS_NORMALIZATION_NONE,
+                      (cudnnNanPropagation_t)gm, 0, 0};
+        make_input(&c, 7u, x);
+        /* Sample 0: symbol 2 never occurs at step 1 (probability 0, log -inf): still finite. */
+        x[((size_t)1 * N + 0) * A + 2] = 0;
+        x[((size_t)1 * N + 0) * A + 0] += x[((size_t)1 * N + 0) * A + 1];
+        /* Sample 2: a NaN probability of a symbol its label uses. */
+        x[((size_t)2 * N + 2) * A + 2] = NAN;
+        CHECK_OK(run_case(h, &c, x, cost, grad));
+        expect_brute(&c, x, ecost, egrad);
+        CHECK(isfinite(cost[0]) && isfinite(cost[1]) && isnan(cost[2]));
+        CHECK_NEAR(cost[0], ecost[0], 1e-12);
+        CHECK_NEAR(cost[1], ecost[1], 1e-12);
+        int ok0 = 1, nan2 = 0, zero2 = 0;
+        for (int t = 0; t < T; t++)
+            for (int k = 0; k < A; k++) {
+                ok0 &= fabs(grad[((size_t)t * N + 0) * A + k] - egrad[((size_t)t * N + 0) * A + k]) < 1e-12;
+                double g2 = grad[((size_t)t * N + 2) * A + k];
+                nan2 += isnan(g2);
+                zero2 += g2 == 0.0;
+            }
+        CHECK(ok0);
+        /* The NaN sample: zero gradients, or NaN ones when NaN propagation is asked for. */
+        CHECK_EQ_INT(gm ? nan2 : zero2, T * A);
+    }
+}
+
 int main(void)
 {
     descriptor();
@@ -523,6 +561,7 @@ int main(void)
     against_dp(h);
     finite_differences(h);
     determinism();
+    non_finite(h);
     bad_input(h);
     cudnnDestroy(h);
     return hd_test_finish();
