@@ -61,4 +61,61 @@ static inline cudnnStatus_t hd_rnn_run_forward(const char *fn, cudnnHandle_t han
     return r->dtype == CUDNN_DATA_DOUBLE ? hd_rnn_forward_f64(&a) : hd_rnn_forward_f32(&a);
 }
 
+/* Backward data: R complete; XD/YD checked.  Buffers as the forward training call left them. */
+static inline cudnnStatus_t hd_rnn_run_backward_data(const char *fn, cudnnHandle_t handle, const struct cudnnRNNStruct *r,
+    const struct cudnnRNNDataStruct *xd, void *dx, const struct cudnnRNNDataStruct *yd, const void *dy,
+    const void *hx, const void *dhy, void *dhx, const void *cx, const void *dcy, void *dcx, size_t wsize, const void *w,
+    size_t work_size, void *work, size_t res_size, void *res)
+{
+    cudnnStatus_t st;
+    if ((st = hd_rnn_check_compute(fn, r)) != CUDNN_STATUS_SUCCESS)
+        return st;
+    if (!dy || !dx)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "dy and dx must not be NULL");
+    if (hd_rnn_size_estimate(r, r->input_size, xd->max_seq, xd->batch) > HD_RNN_MAX_BYTES)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "the sizes of this RNN overflow any buffer");
+    size_t es = hd_rnn_compute_size(r);
+    if ((st = hd_rnn_check_space(fn, "weightSpace", w, wsize, hd_rnn_weight_elems(r, r->input_size) * hd_dtype_size(r->dtype))))
+        return st;
+    if ((st = hd_rnn_check_space(fn, "workSpace", work, work_size,
+                                 hd_rnn_work_layout(r, r->input_size, xd->max_seq, xd->batch, 0).total * es)))
+        return st;
+    if ((st = hd_rnn_check_space(fn, "reserveSpace", res, res_size,
+                                 hd_rnn_reserve_layout(r, xd->max_seq, xd->batch).total * es)))
+        return st;
+    if ((st = hd_rnn_check_dropout(fn, handle, r, 1)))
+        return st;
+    int lstm = r->cell == CUDNN_LSTM;
+    hd_rnn_bwd_data_args a = { handle->num_threads, r, xd, yd, dy, dx, hx, lstm ? cx : NULL, dhy, lstm ? dcy : NULL,
+                               dhx, lstm ? dcx : NULL, w, work, res };
+    return r->dtype == CUDNN_DATA_DOUBLE ? hd_rnn_backward_data_f64(&a) : hd_rnn_backward_data_f32(&a);
+}
+
+/* Backward weights: adds into DW. */
+static inline cudnnStatus_t hd_rnn_run_backward_weights(const char *fn, cudnnHandle_t handle,
+    const struct cudnnRNNStruct *r, const struct cudnnRNNDataStruct *xd, const void *x, const void *hx, size_t wsize,
+    void *dw, size_t work_size, void *work, size_t res_size, const void *res)
+{
+    cudnnStatus_t st;
+    if ((st = hd_rnn_check_compute(fn, r)) != CUDNN_STATUS_SUCCESS)
+        return st;
+    if (!x)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "x must not be NULL");
+    if (hd_rnn_size_estimate(r, r->input_size, xd->max_seq, xd->batch) > HD_RNN_MAX_BYTES)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "the sizes of this RNN overflow any buffer");
+    size_t es = hd_rnn_compute_size(r);
+    if ((st = hd_rnn_check_space(fn, "dweightSpace", dw, wsize, hd_rnn_weight_elems(r, r->input_size) * hd_dtype_size(r->dtype))))
+        return st;
+    if ((st = hd_rnn_check_space(fn, "workSpace", work, work_size,
+                                 hd_rnn_work_layout(r, r->input_size, xd->max_seq, xd->batch, 0).total * es)))
+        return st;
+    if ((st = hd_rnn_check_space(fn, "reserveSpace", res, res_size,
+                                 hd_rnn_reserve_layout(r, xd->max_seq, xd->batch).total * es)))
+        return st;
+    if ((st = hd_rnn_check_dropout(fn, handle, r, 1)))
+        return st;
+    hd_rnn_bwd_w_args a = { handle->num_threads, r, xd, x, hx, dw, work, res };
+    return r->dtype == CUDNN_DATA_DOUBLE ? hd_rnn_backward_weights_f64(&a) : hd_rnn_backward_weights_f32(&a);
+}
+
 #endif
