@@ -32,11 +32,13 @@ typedef struct {
 
 static double get(const net *n, const void *p, size_t i)
 {
+    if (n->dt == CUDNN_DATA_HALF) return rtu_from_half(((const uint16_t *)p)[i]);
     return n->dt == CUDNN_DATA_DOUBLE ? ((const double *)p)[i] : (double)((const float *)p)[i];
 }
 static void put(const net *n, void *p, size_t i, double v)
 {
-    if (n->dt == CUDNN_DATA_DOUBLE) ((double *)p)[i] = v; else ((float *)p)[i] = (float)v;
+    if (n->dt == CUDNN_DATA_HALF) ((uint16_t *)p)[i] = rtu_to_half(v);
+    else if (n->dt == CUDNN_DATA_DOUBLE) ((double *)p)[i] = v; else ((float *)p)[i] = (float)v;
 }
 
 static size_t rows_total(const bcase *c)
@@ -51,7 +53,7 @@ static void net_init(net *n, const bcase *c, cudnnDataType_t dt, unsigned seed)
 {
     memset(n, 0, sizeof *n);
     n->dt = dt;
-    n->es = dt == CUDNN_DATA_DOUBLE ? 8 : 4;
+    n->es = dt == CUDNN_DATA_DOUBLE ? 8 : dt == CUDNN_DATA_HALF ? 2 : 4;
     const int D = c->dirs, NPL = c->layers * D;
     CHECK_OK(cudnnCreateRNNDescriptor(&n->r));
     CHECK_OK(cudnnSetRNNDescriptor_v8(n->r, CUDNN_RNN_ALGO_STANDARD, c->cell, c->bias,
@@ -229,7 +231,37 @@ static void check_case(const bcase *c, unsigned seed)
     grads_free(&gf);
     net_free(&f);
 
-    /* ADD mode accumulates: a second backward-weights call doubles dw */
+    /* HALF (float compute) against FLOAT on the same half-representable inputs */
+    {
+        net hn, fn;
+        net_init(&hn, c, CUDNN_DATA_HALF, seed);
+        net_init(&fn, c, CUDNN_DATA_FLOAT, seed);
+        for (size_t i = 0; i < nw; i++) { double v = get(&hn, hn.w, i); put(&fn, fn.w, i, v); }
+        for (size_t i = 0; i < n.nx; i++) { double v = get(&hn, hn.x, i); put(&fn, fn.x, i, v); }
+        for (size_t i = 0; i < n.nh; i++) { double v = get(&hn, hn.hx, i); put(&fn, fn.hx, i, v); }
+        for (size_t i = 0; i < n.nc; i++) { double v = get(&hn, hn.cx, i); put(&fn, fn.cx, i, v); }
+        double *ry = malloc(n.ny * sizeof(double)), *rh = malloc(n.nh * sizeof(double)), *rc = malloc(n.nc * sizeof(double));
+        for (size_t i = 0; i < n.ny; i++) ry[i] = rtu_from_half(rtu_to_half(gy[i]));
+        for (size_t i = 0; i < n.nh; i++) rh[i] = rtu_from_half(rtu_to_half(ghy[i]));
+        for (size_t i = 0; i < n.nc; i++) rc[i] = rtu_from_half(rtu_to_half(gcy[i]));
+        grads gh, gfl;
+        backward(&hn, c, ry, rh, rc, &gh);
+        backward(&fn, c, ry, rh, rc, &gfl);
+        double he = 0;
+        for (size_t i = 0; i < nw; i++) {
+            double e = fabs(gh.dw[i] - gfl.dw[i]) / (1.0 + fabs(gfl.dw[i]));
+            if (!(e <= he)) he = e;
+        }
+        for (size_t i = 0; i < n.nh; i++) {
+            double e = fabs(gh.dhx[i] - gfl.dhx[i]) / (1.0 + fabs(gfl.dhx[i]));
+            if (!(e <= he)) he = e;
+        }
+        CHECK_MSG(he <= 2e-3, "HALF vs FLOAT gradients: max relative difference %g (cell %d)", he, c->cell);
+        grads_free(&gh); grads_free(&gfl);
+        free(ry); free(rh); free(rc);
+        net_free(&hn); net_free(&fn);
+    }
+
     grads_free(&g);
     free(gy); free(ghy); free(gcy);
     net_free(&n);
