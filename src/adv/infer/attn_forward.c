@@ -16,23 +16,9 @@
 #include "core/check.h"
 #include "core/desc.h"
 #include "core/handle.h"
-#include "adv/attn_common.h"
-#include "adv/half.h"
+#include "adv/attn_check.h"
 
 #define TRY(expr) do { cudnnStatus_t st_ = (expr); if (st_ != CUDNN_STATUS_SUCCESS) return st_; } while (0)
-
-static cudnnStatus_t check_attn(const char *fn, const struct cudnnAttnStruct *a)
-{
-    TRY(hd_check_obj(a, HD_TAG_ATTN, "attnDesc", fn));
-    if (!a->is_set)
-        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "attnDesc was never set");
-    double H = a->n_heads, w = H * ((double)a->q_size * a->q_proj + (double)a->k_size * a->k_proj +
-                                    (double)a->v_size * a->v_proj + (double)a->o_proj * (a->v_proj ? a->v_proj : a->v_size));
-    double ws = H * (double)a->kv_max_seq * ((double)a->k_proj + a->k_size + a->v_proj + a->v_size);
-    if ((w > ws ? w : ws) * 8.0 > 1e15)
-        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "the sizes of this attention descriptor overflow any buffer");
-    return CUDNN_STATUS_SUCCESS;
-}
 
 /* Work space in doubles: projected K and V of one sequence for all heads, the scores of one
  * query, its projected form, the concatenated heads and the output vector. */
@@ -46,15 +32,16 @@ cudnnStatus_t HD_IMPL(cudnnGetMultiHeadAttnBuffers)(cudnnHandle_t handle, const 
     size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes)
 {
     HD_CHECK_HANDLE(handle);
-    TRY(check_attn(__func__, attnDesc));
+    TRY(hd_attn_check(__func__, attnDesc));
     HD_CHECK_PTR(weightSizeInBytes);
     HD_CHECK_PTR(workSpaceSizeInBytes);
     hd_attn_layout L = hd_attn_layout_of(attnDesc);
     *weightSizeInBytes = L.total * hd_dtype_size(attnDesc->dtype);
     *workSpaceSizeInBytes = work_elems(attnDesc, &L, attnDesc->kv_max_seq) * sizeof(double);
-    /* The forward pass keeps nothing for a backward pass (not implemented): no reserve. */
+    /* Training keeps only the attention windows for the weight-gradient call, which
+     * recomputes the rest. */
     if (reserveSpaceSizeInBytes)
-        *reserveSpaceSizeInBytes = 0;
+        *reserveSpaceSizeInBytes = hd_attn_reserve_bytes(attnDesc);
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -63,7 +50,7 @@ cudnnStatus_t HD_IMPL(cudnnGetMultiHeadAttnWeights)(cudnnHandle_t handle, const 
     void **wAddr)
 {
     HD_CHECK_HANDLE(handle);
-    TRY(check_attn(__func__, attnDesc));
+    TRY(hd_attn_check(__func__, attnDesc));
     if ((unsigned)wKind >= CUDNN_ATTN_WKIND_COUNT)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "wKind %d is not a cudnnMultiHeadAttnWeightKind_t", (int)wKind);
     HD_CHECK_PTR(weights);
@@ -94,62 +81,6 @@ cudnnStatus_t HD_IMPL(cudnnGetMultiHeadAttnWeights)(cudnnHandle_t handle, const 
     return CUDNN_STATUS_SUCCESS;
 }
 
-/* ---- element access by data type ---- */
-
-static double ld(const void *p, cudnnDataType_t dt, size_t i)
-{
-    switch (dt) {
-    case CUDNN_DATA_DOUBLE: return ((const double *)p)[i];
-    case CUDNN_DATA_HALF: return hd_adv_h2f(((const uint16_t *)p)[i]);
-    default: return ((const float *)p)[i];
-    }
-}
-
-static void st(void *p, cudnnDataType_t dt, size_t i, double v)
-{
-    switch (dt) {
-    case CUDNN_DATA_DOUBLE: ((double *)p)[i] = v; break;
-    case CUDNN_DATA_HALF: ((uint16_t *)p)[i] = hd_adv_f2h((float)v); break;
-    default: ((float *)p)[i] = (float)v; break;
-    }
-}
-
-/* Strides (in elements) of each axis of packed sequence data, indexed by cudnnSeqDataAxis_t. */
-static void seq_strides(const struct cudnnSeqDataStruct *d, size_t s[CUDNN_SEQDATA_DIM_COUNT])
-{
-    size_t acc = 1;
-    for (int i = CUDNN_SEQDATA_DIM_COUNT - 1; i >= 0; i--) {
-        s[d->axes[i]] = acc;
-        acc *= (size_t)d->dims[d->axes[i]];
-    }
-}
-
-static cudnnStatus_t check_seq(const char *fn, const struct cudnnSeqDataStruct *d, const char *name,
-                               const struct cudnnAttnStruct *a, int vec)
-{
-    TRY(hd_check_obj(d, HD_TAG_SEQ_DATA, name, fn));
-    if (!d->is_set)
-        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s was never set", name);
-    if (d->dtype != a->dtype)
-        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s has type %s, the attention descriptor %s", name,
-                       hd_dtype_name(d->dtype), hd_dtype_name(a->dtype));
-    if (d->dims[CUDNN_SEQDATA_VECT_DIM] != vec)
-        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s vector size is %d, expected %d", name,
-                       d->dims[CUDNN_SEQDATA_VECT_DIM], vec);
-    return CUDNN_STATUS_SUCCESS;
-}
-
-static cudnnStatus_t same_lens(const char *fn, const int *dev, const struct cudnnSeqDataStruct *d, const char *name)
-{
-    if (!dev)
-        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s is NULL", name);
-    for (size_t i = 0; i < d->nlens; i++)
-        if (dev[i] != d->seq_len[i])
-            return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s[%zu] = %d differs from the descriptor's %d", name, i, dev[i],
-                           d->seq_len[i]);
-    return CUDNN_STATUS_SUCCESS;
-}
-
 cudnnStatus_t HD_IMPL(cudnnMultiHeadAttnForward)(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc,
     int currIdx, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsQO[], const int devSeqLengthsKV[],
     const cudnnSeqDataDescriptor_t qDesc, const void *queries, const void *residuals,
@@ -157,16 +88,14 @@ cudnnStatus_t HD_IMPL(cudnnMultiHeadAttnForward)(cudnnHandle_t handle, const cud
     const cudnnSeqDataDescriptor_t oDesc, void *out, size_t weightSizeInBytes, const void *weights,
     size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
-    (void)reserveSpaceSizeInBytes;
-    (void)reserveSpace;
     HD_CHECK_HANDLE(handle);
-    TRY(check_attn(__func__, attnDesc));
+    TRY(hd_attn_check(__func__, attnDesc));
     const struct cudnnAttnStruct *a = attnDesc;
     hd_attn_layout L = hd_attn_layout_of(a);
-    TRY(check_seq(__func__, qDesc, "qDesc", a, a->q_size));
-    TRY(check_seq(__func__, kDesc, "kDesc", a, a->k_size));
-    TRY(check_seq(__func__, vDesc, "vDesc", a, a->v_size));
-    TRY(check_seq(__func__, oDesc, "oDesc", a, L.dout));
+    TRY(hd_attn_check_seq(__func__, qDesc, "qDesc", a, a->q_size));
+    TRY(hd_attn_check_seq(__func__, kDesc, "kDesc", a, a->k_size));
+    TRY(hd_attn_check_seq(__func__, vDesc, "vDesc", a, a->v_size));
+    TRY(hd_attn_check_seq(__func__, oDesc, "oDesc", a, L.dout));
     const int *qd = qDesc->dims, *kd = kDesc->dims, *vd = vDesc->dims, *od = oDesc->dims;
     const int one_to_one = (a->mode & CUDNN_ATTN_QUERYMAP_ONE_TO_ONE) != 0;
     if (qd[CUDNN_SEQDATA_TIME_DIM] > a->qo_max_seq || qd[CUDNN_SEQDATA_BATCH_DIM] > a->max_batch ||
@@ -185,8 +114,8 @@ cudnnStatus_t HD_IMPL(cudnnMultiHeadAttnForward)(cudnnHandle_t handle, const cud
     if (memcmp(vDesc->seq_len, kDesc->seq_len, kDesc->nlens * sizeof(int)) != 0 ||
         memcmp(oDesc->seq_len, qDesc->seq_len, qDesc->nlens * sizeof(int)) != 0)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "vDesc/oDesc sequence lengths must match kDesc/qDesc");
-    TRY(same_lens(__func__, devSeqLengthsQO, qDesc, "devSeqLengthsQO"));
-    TRY(same_lens(__func__, devSeqLengthsKV, kDesc, "devSeqLengthsKV"));
+    TRY(hd_attn_same_lens(__func__, devSeqLengthsQO, qDesc, "devSeqLengthsQO"));
+    TRY(hd_attn_same_lens(__func__, devSeqLengthsKV, kDesc, "devSeqLengthsKV"));
     HD_CHECK_PTR(loWinIdx);
     HD_CHECK_PTR(hiWinIdx);
     const int QT = qd[CUDNN_SEQDATA_TIME_DIM];
@@ -205,15 +134,26 @@ cudnnStatus_t HD_IMPL(cudnnMultiHeadAttnForward)(cudnnHandle_t handle, const cud
     if (workSpaceSizeInBytes < wneed || !workSpace)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "workSpace: %zu bytes given, %zu needed", workSpaceSizeInBytes, wneed);
 
+    if (reserveSpace && reserveSpaceSizeInBytes < hd_attn_reserve_bytes(a))
+        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "reserveSpace: %zu bytes given, %zu needed", reserveSpaceSizeInBytes,
+                       hd_attn_reserve_bytes(a));
+    if (reserveSpace) {   /* training: remember the windows for cudnnMultiHeadAttnBackwardWeights */
+        int *win = reserveSpace;
+        for (int t = 0; t < a->qo_max_seq; t++) {
+            win[t] = t < QT ? loWinIdx[t] : 0;
+            win[a->qo_max_seq + t] = t < QT ? hiWinIdx[t] : 0;
+        }
+    }
+
     const int NH = a->n_heads, dq = L.dq, dk = L.dk, dv = L.dv, dout = L.dout;
     const int B = qd[CUDNN_SEQDATA_BATCH_DIM], QB = qd[CUDNN_SEQDATA_BEAM_DIM], KB = kd[CUDNN_SEQDATA_BEAM_DIM];
     size_t qs[4], ks[4], vs[4], os[4];
-    seq_strides(qDesc, qs); seq_strides(kDesc, ks); seq_strides(vDesc, vs); seq_strides(oDesc, os);
+    hd_attn_seq_strides(qDesc, qs); hd_attn_seq_strides(kDesc, ks); hd_attn_seq_strides(vDesc, vs); hd_attn_seq_strides(oDesc, os);
     double *kp = workSpace, *vp = kp + (size_t)NH * KT * dk, *sc = vp + (size_t)NH * KT * dv;
     double *qp = sc + KT, *hc = qp + dq, *ov = hc + (size_t)NH * dv;
     const int bias = (a->mode & CUDNN_ATTN_ENABLE_PROJ_BIASES) != 0;
-#define W(kind, head, r, c) ld(weights, dt, L.off[kind] + ((size_t)(head) * L.rows[kind] + (size_t)(r)) * L.cols[kind] + (size_t)(c))
-#define BIAS(kind, head, r) (bias ? ld(weights, dt, L.off[4 + (kind)] + (size_t)(head) * L.rows[4 + (kind)] + (size_t)(r)) : 0.0)
+#define W(kind, head, r, c) hd_attn_ld(weights, dt, L.off[kind] + ((size_t)(head) * L.rows[kind] + (size_t)(r)) * L.cols[kind] + (size_t)(c))
+#define BIAS(kind, head, r) (bias ? hd_attn_ld(weights, dt, L.off[4 + (kind)] + (size_t)(head) * L.rows[4 + (kind)] + (size_t)(r)) : 0.0)
 
     for (int b = 0; b < B; b++)
         for (int beam = 0; beam < QB; beam++) {
@@ -230,10 +170,10 @@ cudnnStatus_t HD_IMPL(cudnnMultiHeadAttnForward)(cudnnHandle_t handle, const cud
                         double s = 0;
                         if (a->k_proj) {
                             for (int c = 0; c < a->k_size; c++)
-                                s += W(CUDNN_MH_ATTN_K_WEIGHTS, hh, r, c) * ld(keys, dt, kbase + (size_t)c * ks[3]);
+                                s += W(CUDNN_MH_ATTN_K_WEIGHTS, hh, r, c) * hd_attn_ld(keys, dt, kbase + (size_t)c * ks[3]);
                             s += BIAS(1, hh, r);
                         } else {
-                            s = ld(keys, dt, kbase + (size_t)r * ks[3]);
+                            s = hd_attn_ld(keys, dt, kbase + (size_t)r * ks[3]);
                         }
                         kk[r] = s;
                     }
@@ -241,10 +181,10 @@ cudnnStatus_t HD_IMPL(cudnnMultiHeadAttnForward)(cudnnHandle_t handle, const cud
                         double s = 0;
                         if (a->v_proj) {
                             for (int c = 0; c < a->v_size; c++)
-                                s += W(CUDNN_MH_ATTN_V_WEIGHTS, hh, r, c) * ld(values, dt, vbase + (size_t)c * vs[3]);
+                                s += W(CUDNN_MH_ATTN_V_WEIGHTS, hh, r, c) * hd_attn_ld(values, dt, vbase + (size_t)c * vs[3]);
                             s += BIAS(2, hh, r);
                         } else {
-                            s = ld(values, dt, vbase + (size_t)r * vs[3]);
+                            s = hd_attn_ld(values, dt, vbase + (size_t)r * vs[3]);
                         }
                         vv[r] = s;
                     }
@@ -258,10 +198,10 @@ cudnnStatus_t HD_IMPL(cudnnMultiHeadAttnForward)(cudnnHandle_t handle, const cud
                         double s = 0;
                         if (a->q_proj) {
                             for (int c = 0; c < a->q_size; c++)
-                                s += W(CUDNN_MH_ATTN_Q_WEIGHTS, hh, r, c) * ld(queries, dt, qbase + (size_t)c * qs[3]);
+                                s += W(CUDNN_MH_ATTN_Q_WEIGHTS, hh, r, c) * hd_attn_ld(queries, dt, qbase + (size_t)c * qs[3]);
                             s += BIAS(0, hh, r);
                         } else {
-                            s = ld(queries, dt, qbase + (size_t)r * qs[3]);
+                            s = hd_attn_ld(queries, dt, qbase + (size_t)r * qs[3]);
                         }
                         qp[r] = s;
                     }
@@ -304,8 +244,8 @@ cudnnStatus_t HD_IMPL(cudnnMultiHeadAttnForward)(cudnnHandle_t handle, const cud
                 for (int r = 0; r < dout; r++) {
                     double v = ov[r];
                     if (residuals)
-                        v += ld(residuals, dt, qbase + (size_t)r * qs[3]);
-                    st(out, dt, obase + (size_t)r * os[3], v);
+                        v += hd_attn_ld(residuals, dt, qbase + (size_t)r * qs[3]);
+                    hd_attn_st(out, dt, obase + (size_t)r * os[3], v);
                 }
             }
         }
