@@ -61,6 +61,10 @@ cudnnStatus_t HD_IMPL(cudnnGetMultiHeadAttnWeights)(cudnnHandle_t handle, const 
     if (weightSizeInBytes < L.total * es)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "weightSizeInBytes %zu is below the %zu bytes needed", weightSizeInBytes,
                        L.total * es);
+    int k = (int)wKind, rows = L.rows[k], cols = L.cols[k], heads = L.heads[k];
+    if ((long long)heads * rows * cols > 2147483647LL)
+        return HD_FAIL(CUDNN_STATUS_NOT_SUPPORTED, "the %d x %d x %d weights do not fit a descriptor's int strides",
+                       heads, rows, cols);
     struct cudnnTensorStruct *t = wDesc;
     for (int i = 0; i < CUDNN_DIM_MAX; i++)
         t->dims[i] = t->strides[i] = 0;
@@ -68,7 +72,6 @@ cudnnStatus_t HD_IMPL(cudnnGetMultiHeadAttnWeights)(cudnnHandle_t handle, const 
     t->format = CUDNN_TENSOR_NCHW;
     t->vect_c = 1;
     t->packed = 1;
-    int k = (int)wKind, rows = L.rows[k], cols = L.cols[k], heads = L.heads[k];
     if (heads == 0) {   /* disabled projection or bias: no such weights */
         t->nbDims = 0;
         *wAddr = NULL;
