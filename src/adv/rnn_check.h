@@ -22,6 +22,9 @@ static inline cudnnStatus_t hd_rnn_check_desc(const char *fn, const struct cudnn
         return st;
     if (!r->is_set)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "rnnDesc was never set");
+    if (r->input_mode == CUDNN_SKIP_INPUT && r->input_size > 0 && r->input_size != r->hidden_size)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "CUDNN_SKIP_INPUT needs inputSize == hiddenSize (%d vs %d)",
+                       r->input_size, r->hidden_size);
     return CUDNN_STATUS_SUCCESS;
 }
 
