@@ -11,6 +11,7 @@
 #define HD_TEST_RNN_UTIL_H
 
 #include <stdint.h>
+#include <math.h>
 #include <stdlib.h>
 #include <cudnn.h>
 
@@ -124,6 +125,30 @@ static inline int rtu_filter_get(cudnnFilterDescriptor_t w, cudnnDataType_t *dt,
     }
     cudnnTensorFormat_t fmt;
     return cudnnGetFilterNdDescriptor(w, CUDNN_DIM_MAX, dt, &fmt, nb, dims) == CUDNN_STATUS_SUCCESS ? 0 : -1;
+}
+
+/* binary16 helpers for the tests, written with frexp/ldexp (finite values, |v| < 65504). */
+static inline uint16_t rtu_to_half(double v)
+{
+    uint16_t s = v < 0 ? 0x8000 : 0;
+    v = fabs(v);
+    if (v == 0)
+        return s;
+    int e;
+    frexp(v, &e);
+    int E = e - 1;
+    if (E < -14)
+        return (uint16_t)(s | (uint16_t)nearbyint(v * ldexp(1.0, 24)));
+    double q = nearbyint((v / ldexp(1.0, E) - 1.0) * 1024.0);
+    if (q == 1024.0) { q = 0; E++; }
+    return (uint16_t)(s | (uint16_t)((E + 15) << 10) | (uint16_t)q);
+}
+
+static inline double rtu_from_half(uint16_t h)
+{
+    int e = (h >> 10) & 31, m = h & 1023;
+    double v = e ? ldexp(1024.0 + m, e - 25) : ldexp((double)m, -24);
+    return (h & 0x8000) ? -v : v;
 }
 
 /* Deterministic pseudo-random values in [-a, a]. */

@@ -22,14 +22,17 @@ static inline cudnnStatus_t hd_rnn_check_desc(const char *fn, const struct cudnn
         return st;
     if (!r->is_set)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "rnnDesc was never set");
+    if (r->input_mode == CUDNN_SKIP_INPUT && r->input_size > 0 && r->input_size != r->hidden_size)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "CUDNN_SKIP_INPUT needs inputSize == hiddenSize (%d vs %d)",
+                       r->input_size, r->hidden_size);
     return CUDNN_STATUS_SUCCESS;
 }
 
-/* Compute type of an RNN: FLOAT or DOUBLE; HALF data is not computed yet. */
+/* Compute types: FLOAT, DOUBLE, and HALF (computed in float on converted copies). */
 static inline cudnnStatus_t hd_rnn_check_compute(const char *fn, const struct cudnnRNNStruct *r)
 {
-    if (r->dtype == CUDNN_DATA_HALF)
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "HALF RNN data is not implemented yet (FLOAT and DOUBLE are)");
+    if (r->dtype != CUDNN_DATA_FLOAT && r->dtype != CUDNN_DATA_DOUBLE && r->dtype != CUDNN_DATA_HALF)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "RNN data type %s is not FLOAT, DOUBLE or HALF", hd_dtype_name(r->dtype));
     return CUDNN_STATUS_SUCCESS;
 }
 

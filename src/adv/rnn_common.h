@@ -180,22 +180,30 @@ typedef struct {
     size_t total;
 } hd_rnn_reserve;
 
-static inline hd_rnn_reserve hd_rnn_reserve_layout(const struct cudnnRNNStruct *r, int T, int B)
+/* GRADS == 0 leaves out dpx/dph/dproj: the inference forward pass keeps its scratch copy of
+ * this layout in the work space and never needs them. */
+static inline hd_rnn_reserve hd_rnn_reserve_layout_ex(const struct cudnnRNNStruct *r, int T, int B, int grads)
 {
     size_t G = (size_t)hd_rnn_gates(r->cell), H = (size_t)r->hidden_size, P = (size_t)r->proj_size;
     size_t TB = (size_t)T * (size_t)B, npl = (size_t)r->num_layers * (size_t)hd_rnn_dirs(r);
+    size_t g = grads ? 1 : 0;
     hd_rnn_reserve v;
     v.gates = 0;
     v.cell = TB * G * H;
     v.hid = v.cell + TB * H;
     v.dpx = v.hid + TB * H;
-    v.dph = v.dpx + TB * G * H;
-    v.dproj = v.dph + TB * G * H;
-    v.pl_stride = v.dproj + TB * P;
+    v.dph = v.dpx + g * TB * G * H;
+    v.dproj = v.dph + g * TB * G * H;
+    v.pl_stride = v.dproj + g * TB * P;
     v.out_base = npl * v.pl_stride;
     v.out_stride = TB * (size_t)hd_rnn_dirs(r) * P;
     v.total = v.out_base + (size_t)r->num_layers * v.out_stride;
     return v;
+}
+
+static inline hd_rnn_reserve hd_rnn_reserve_layout(const struct cudnnRNNStruct *r, int T, int B)
+{
+    return hd_rnn_reserve_layout_ex(r, T, B, 1);
 }
 
 /* ---- work space, in elements of the compute type ----
@@ -217,7 +225,7 @@ static inline hd_rnn_work hd_rnn_work_layout(const struct cudnnRNNStruct *r, int
     size_t TB = (size_t)T * (size_t)B, IN = (size_t)input_size, DP = (size_t)hd_rnn_dirs(r) * P;
     size_t W = IN > DP ? IN : DP;
     hd_rnn_work w;
-    w.xin = inference ? hd_rnn_reserve_layout(r, T, B).total : 0;
+    w.xin = inference ? hd_rnn_reserve_layout_ex(r, T, B, 0).total : 0;
     w.pre = w.xin + TB * IN;
     w.rec = w.pre + TB * G * H;
     w.hprev = w.rec + (size_t)B * G * H;

@@ -96,9 +96,10 @@ static void test_v8(void)
     CHECK_STATUS(set_v8(r, A, CUDNN_LSTM, CUDNN_RNN_DOUBLE_BIAS, (cudnnDirectionMode_t)99, 0, F, F, 4, 4, 4, 1, 0), CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(set_v8(r, A, CUDNN_LSTM, CUDNN_RNN_DOUBLE_BIAS, 0, (cudnnRNNInputMode_t)99, F, F, 4, 4, 4, 1, 0), CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(set_v8(r, A, CUDNN_LSTM, CUDNN_RNN_DOUBLE_BIAS, 0, 0, (cudnnDataType_t)99, F, 4, 4, 4, 1, 0), CUDNN_STATUS_BAD_PARAM);
-    CHECK_STATUS(set_v8(r, A, CUDNN_LSTM, CUDNN_RNN_DOUBLE_BIAS, 0, 0, CUDNN_DATA_INT8, CUDNN_DATA_INT8, 4, 4, 4, 1, 0), CUDNN_STATUS_BAD_PARAM);
-    CHECK_STATUS(set_v8(r, A, CUDNN_LSTM, CUDNN_RNN_DOUBLE_BIAS, 0, 0, F, CUDNN_DATA_DOUBLE, 4, 4, 4, 1, 0), CUDNN_STATUS_BAD_PARAM);
-    CHECK_STATUS(set_v8(r, A, CUDNN_LSTM, CUDNN_RNN_DOUBLE_BIAS, 0, 0, CUDNN_DATA_DOUBLE, F, 4, 4, 4, 1, 0), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(set_v8(r, A, CUDNN_LSTM, CUDNN_RNN_DOUBLE_BIAS, 0, 0, CUDNN_DATA_INT8, CUDNN_DATA_INT8, 4, 4, 4, 1, 0), CUDNN_STATUS_NOT_SUPPORTED);
+    CHECK_STATUS(set_v8(r, A, CUDNN_LSTM, CUDNN_RNN_DOUBLE_BIAS, 0, 0, F, CUDNN_DATA_DOUBLE, 4, 4, 4, 1, 0), CUDNN_STATUS_NOT_SUPPORTED);
+    CHECK_STATUS(set_v8(r, A, CUDNN_LSTM, CUDNN_RNN_DOUBLE_BIAS, 0, 0, CUDNN_DATA_DOUBLE, F, 4, 4, 4, 1, 0), CUDNN_STATUS_NOT_SUPPORTED);
+    CHECK_STATUS(set_v8(r, A, CUDNN_LSTM, CUDNN_RNN_DOUBLE_BIAS, 0, 0, CUDNN_DATA_BFLOAT16, F, 4, 4, 4, 1, 0), CUDNN_STATUS_NOT_SUPPORTED);
     CHECK_STATUS(set_v8(r, A, CUDNN_LSTM, CUDNN_RNN_DOUBLE_BIAS, 0, 0, F, (cudnnDataType_t)99, 4, 4, 4, 1, 0), CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(cudnnSetRNNDescriptor_v8(r, A, CUDNN_LSTM, CUDNN_RNN_DOUBLE_BIAS, 0, 0, F, F, (cudnnMathType_t)99, 4, 4, 4, 1,
                                           NULL, 0), CUDNN_STATUS_BAD_PARAM);
@@ -108,10 +109,9 @@ static void test_v8(void)
     CHECK_STATUS(set_v8(r, A, CUDNN_LSTM, CUDNN_RNN_DOUBLE_BIAS, 0, 0, F, F, 4, -4, -4, 1, 0), CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(set_v8(r, A, CUDNN_LSTM, CUDNN_RNN_DOUBLE_BIAS, 0, 0, F, F, 4, 4, 4, 0, 0), CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(set_v8(r, A, CUDNN_LSTM, CUDNN_RNN_DOUBLE_BIAS, 0, 0, F, F, 4, 4, 4, -1, 0), CUDNN_STATUS_BAD_PARAM);
-    CHECK_STATUS(set_v8(r, A, CUDNN_LSTM, CUDNN_RNN_DOUBLE_BIAS, 0, 0, F, F, 4, 4, 5, 1, 0), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(set_v8(r, A, CUDNN_LSTM, CUDNN_RNN_DOUBLE_BIAS, 0, 0, F, F, 4, 4, 5, 1, 0), CUDNN_STATUS_NOT_SUPPORTED);
     CHECK_STATUS(set_v8(r, A, CUDNN_LSTM, CUDNN_RNN_DOUBLE_BIAS, 0, 0, F, F, 4, 4, 0, 1, 0), CUDNN_STATUS_BAD_PARAM);
-    CHECK_STATUS(set_v8(r, A, CUDNN_GRU, CUDNN_RNN_DOUBLE_BIAS, 0, 0, F, F, 4, 4, 3, 1, 0), CUDNN_STATUS_BAD_PARAM);
-    CHECK_STATUS(set_v8(r, A, CUDNN_RNN_TANH, CUDNN_RNN_DOUBLE_BIAS, 0, CUDNN_SKIP_INPUT, F, F, 3, 4, 4, 1, 0), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(set_v8(r, A, CUDNN_GRU, CUDNN_RNN_DOUBLE_BIAS, 0, 0, F, F, 4, 4, 3, 1, 0), CUDNN_STATUS_NOT_SUPPORTED);
     CHECK_STATUS(set_v8(r, A, CUDNN_LSTM, CUDNN_RNN_DOUBLE_BIAS, 0, 0, F, F, 4, 4, 4, 1, 0x10), CUDNN_STATUS_BAD_PARAM);
     /* wrong-kind dropout descriptor */
     CHECK_STATUS(cudnnSetRNNDescriptor_v8(r, A, CUDNN_LSTM, CUDNN_RNN_DOUBLE_BIAS, 0, 0, F, F, 0, 4, 4, 4, 1,
@@ -124,6 +124,11 @@ static void test_v8(void)
     /* failures left the descriptor as it was */
     CHECK_OK(cudnnGetRNNDescriptor_v8(r, NULL, &cell, NULL, NULL, NULL, NULL, NULL, NULL, &is, &hs, &ps, NULL, NULL, NULL));
     CHECK_EQ_INT(cell, CUDNN_LSTM); CHECK_EQ_INT(is, 7); CHECK_EQ_INT(hs, 12); CHECK_EQ_INT(ps, 5);
+    /* SKIP_INPUT with inputSize != hiddenSize: accepted by the setter (as cuDNN), refused when used */
+    CHECK_OK(set_v8(r, A, CUDNN_RNN_TANH, CUDNN_RNN_DOUBLE_BIAS, 0, CUDNN_SKIP_INPUT, F, F, 3, 4, 4, 1, 0));
+    size_t wsz = 77;
+    CHECK_STATUS(cudnnGetRNNWeightSpaceSize(h, r, &wsz), CUDNN_STATUS_BAD_PARAM);
+    CHECK_EQ_INT(wsz, 77);
     /* other valid combinations */
     CHECK_OK(set_v8(r, CUDNN_RNN_ALGO_PERSIST_DYNAMIC, CUDNN_GRU, CUDNN_RNN_DOUBLE_BIAS, 0, CUDNN_SKIP_INPUT,
                     CUDNN_DATA_DOUBLE, CUDNN_DATA_DOUBLE, 6, 6, 6, 2, 0));
@@ -171,7 +176,7 @@ static void test_v6(void)
     CHECK_STATUS(cudnnSetRNNDescriptor_v6(h, r, 16, 2, NULL, 0, 0, (cudnnRNNMode_t)99, 0, CUDNN_DATA_FLOAT), CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(cudnnSetRNNDescriptor_v6(h, r, 16, 2, NULL, 0, 0, CUDNN_LSTM, (cudnnRNNAlgo_t)99, CUDNN_DATA_FLOAT), CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(cudnnSetRNNDescriptor_v6(h, r, 16, 2, NULL, 0, 0, CUDNN_LSTM, 0, (cudnnDataType_t)99), CUDNN_STATUS_BAD_PARAM);
-    CHECK_STATUS(cudnnSetRNNDescriptor_v6(h, r, 16, 2, NULL, 0, 0, CUDNN_LSTM, 0, CUDNN_DATA_INT8), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnSetRNNDescriptor_v6(h, r, 16, 2, NULL, 0, 0, CUDNN_LSTM, 0, CUDNN_DATA_INT8), CUDNN_STATUS_NOT_SUPPORTED);
     CHECK_STATUS(cudnnSetRNNDescriptor_v6(h, r, 16, 2, (cudnnDropoutDescriptor_t)(void *)r, 0, 0, CUDNN_LSTM, 0,
                                           CUDNN_DATA_FLOAT), CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(cudnnGetRNNDescriptor_v6(NULL, r, &hs, &nl, &dd, &in, &dir, &cell, &algo, &mp), CUDNN_STATUS_BAD_PARAM);
@@ -268,9 +273,11 @@ static void test_legacy_fields(void)
     CHECK_STATUS(cudnnRNNGetClip_v8(r, &cm, &np, &lc, NULL), CUDNN_STATUS_BAD_PARAM);
     CHECK_OK(cudnnRNNGetClip_v8(r, &cm, &np, &lc, &rc));
     CHECK(lc == 0.5 && rc == 0.5);
-    CHECK_OK(cudnnRNNSetClip_v8(r, CUDNN_RNN_CLIP_NONE, CUDNN_PROPAGATE_NAN, 3.0, -3.0)); /* ignored bounds */
+    /* bounds are checked even when clipping is off, as cuDNN does */
+    CHECK_STATUS(cudnnRNNSetClip_v8(r, CUDNN_RNN_CLIP_NONE, CUDNN_PROPAGATE_NAN, 3.0, -3.0), CUDNN_STATUS_BAD_PARAM);
+    CHECK_OK(cudnnRNNSetClip_v8(r, CUDNN_RNN_CLIP_NONE, CUDNN_PROPAGATE_NAN, -3.0, 3.0));
     CHECK_OK(cudnnRNNGetClip_v8(r, &cm, &np, &lc, &rc));
-    CHECK(cm == CUDNN_RNN_CLIP_NONE && lc == 3.0 && rc == -3.0);
+    CHECK(cm == CUDNN_RNN_CLIP_NONE && lc == -3.0 && rc == 3.0);
 
     SECTION("projection");
     int rp, op;
@@ -369,9 +376,10 @@ static void test_rnn_data(void)
     CHECK(lens[0] == 5 && lens[1] == 3 && lens[2] == 3 && lens[3] == 0 && lens[4] == -9);
     CHECK(fo == -2.5f);
     for (int i = 0; i < 8; i++) lens[i] = -9;
-    CHECK_OK(cudnnGetRNNDataDescriptor(d, &dt, &lay, &T, &B, &V, 2, lens, NULL));
+    CHECK_OK(cudnnGetRNNDataDescriptor(d, &dt, &lay, &T, &B, &V, 2, lens, &fo));
     CHECK(lens[0] == 5 && lens[1] == 3 && lens[2] == -9);
-    CHECK_OK(cudnnGetRNNDataDescriptor(d, &dt, &lay, &T, &B, &V, 0, NULL, NULL));
+    CHECK_OK(cudnnGetRNNDataDescriptor(d, &dt, &lay, &T, &B, &V, 0, NULL, &fo));
+    CHECK_STATUS(cudnnGetRNNDataDescriptor(d, &dt, &lay, &T, &B, &V, 0, NULL, NULL), CUDNN_STATUS_BAD_PARAM);
     double dfill = 1e300, dfo = 0;
     const int sl2[3] = { 1, 4, 2 };
     CHECK_OK(cudnnSetRNNDataDescriptor(d, CUDNN_DATA_DOUBLE, CUDNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED, 4, 3, 2, sl2, &dfill));
@@ -381,12 +389,12 @@ static void test_rnn_data(void)
     CHECK_OK(cudnnSetRNNDataDescriptor(d, CUDNN_DATA_HALF, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED, 4, 3, 2, sl2, NULL));
     fo = 9.0f;
     CHECK_OK(cudnnGetRNNDataDescriptor(d, &dt, &lay, &T, &B, &V, 3, lens, &fo));
-    CHECK(dt == CUDNN_DATA_HALF && fo == 0.0f);
+    CHECK(dt == CUDNN_DATA_HALF && fo == 9.0f);   /* no fill given: paddingFill left alone */
 
     SECTION("rnn data invalid");
     CHECK_STATUS(cudnnSetRNNDataDescriptor(NULL, CUDNN_DATA_FLOAT, 0, 4, 3, 2, sl2, NULL), CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(cudnnSetRNNDataDescriptor(d, (cudnnDataType_t)99, 0, 4, 3, 2, sl2, NULL), CUDNN_STATUS_BAD_PARAM);
-    CHECK_STATUS(cudnnSetRNNDataDescriptor(d, CUDNN_DATA_INT8, 0, 4, 3, 2, sl2, NULL), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnSetRNNDataDescriptor(d, CUDNN_DATA_INT8, 0, 4, 3, 2, sl2, NULL), CUDNN_STATUS_NOT_SUPPORTED);
     CHECK_STATUS(cudnnSetRNNDataDescriptor(d, CUDNN_DATA_FLOAT, (cudnnRNNDataLayout_t)99, 4, 3, 2, sl2, NULL), CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(cudnnSetRNNDataDescriptor(d, CUDNN_DATA_FLOAT, 0, 0, 3, 2, sl2, NULL), CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(cudnnSetRNNDataDescriptor(d, CUDNN_DATA_FLOAT, 0, 4, -3, 2, sl2, NULL), CUDNN_STATUS_BAD_PARAM);
@@ -397,7 +405,7 @@ static void test_rnn_data(void)
     CHECK_STATUS(cudnnSetRNNDataDescriptor(d, CUDNN_DATA_FLOAT, 0, 3, 2, 2, neg, NULL), CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(cudnnSetRNNDataDescriptor(d, CUDNN_DATA_FLOAT, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, 4, 3, 2, sl2, NULL),
                  CUDNN_STATUS_BAD_PARAM); /* not sorted */
-    CHECK_OK(cudnnGetRNNDataDescriptor(d, &dt, &lay, &T, &B, &V, 3, lens, NULL));
+    CHECK_OK(cudnnGetRNNDataDescriptor(d, &dt, &lay, &T, &B, &V, 3, lens, &fo));
     CHECK(dt == CUDNN_DATA_HALF && lay == CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED && T == 4);
     CHECK_STATUS(cudnnGetRNNDataDescriptor(d, NULL, &lay, &T, &B, &V, 0, NULL, NULL), CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(cudnnGetRNNDataDescriptor(d, &dt, &lay, &T, &B, NULL, 0, NULL, NULL), CUDNN_STATUS_BAD_PARAM);

@@ -22,14 +22,21 @@ typedef struct {
     int use_hx, use_hy;
 } fcase;
 
-static size_t esize(cudnnDataType_t dt) { return dt == CUDNN_DATA_DOUBLE ? 8 : 4; }
+static size_t esize(cudnnDataType_t dt) { return dt == CUDNN_DATA_DOUBLE ? 8 : dt == CUDNN_DATA_HALF ? 2 : 4; }
 static double get(const void *p, cudnnDataType_t dt, size_t i)
 {
+    if (dt == CUDNN_DATA_HALF) return rtu_from_half(((const uint16_t *)p)[i]);
     return dt == CUDNN_DATA_DOUBLE ? ((const double *)p)[i] : (double)((const float *)p)[i];
 }
 static void put(void *p, cudnnDataType_t dt, size_t i, double v)
 {
-    if (dt == CUDNN_DATA_DOUBLE) ((double *)p)[i] = v; else ((float *)p)[i] = (float)v;
+    if (dt == CUDNN_DATA_HALF) ((uint16_t *)p)[i] = rtu_to_half(v);
+    else if (dt == CUDNN_DATA_DOUBLE) ((double *)p)[i] = v; else ((float *)p)[i] = (float)v;
+}
+/* V as representable in DT. */
+static double repr(cudnnDataType_t dt, double v)
+{
+    return dt == CUDNN_DATA_FLOAT ? (double)(float)v : dt == CUDNN_DATA_HALF ? rtu_from_half(rtu_to_half(v)) : v;
 }
 
 /* Row of vector (t, b) in a layout, computed here independently of src/. */
@@ -89,7 +96,7 @@ static void fill_weights(const fcase *fc, cudnnRNNDescriptor_t r, void *w, size_
                 double *m = malloc(n * sizeof(double));
                 for (size_t i = 0; i < n; i++) {
                     double v = rtu_rand(seed, 0.5);
-                    if (fc->dt == CUDNN_DATA_FLOAT) v = (double)(float)v;
+                    v = repr(fc->dt, v);
                     m[i] = v;
                     put(ma, fc->dt, i, v);
                 }
@@ -104,7 +111,7 @@ static void fill_weights(const fcase *fc, cudnnRNNDescriptor_t r, void *w, size_
                 double *bv = malloc((size_t)rows * sizeof(double));
                 for (int i = 0; i < rows; i++) {
                     double v = rtu_rand(seed, 0.5);
-                    if (fc->dt == CUDNN_DATA_FLOAT) v = (double)(float)v;
+                    v = repr(fc->dt, v);
                     bv[i] = v;
                     put(ba, fc->dt, (size_t)i, v);
                 }
@@ -151,7 +158,7 @@ static void run_case(const fcase *fc, unsigned seed)
     CHECK_OK(cudnnCreateRNNDataDescriptor(&yd));
     double fillv = -77.0;
     float fillf = -77.0f;
-    void *fill = dt == CUDNN_DATA_DOUBLE ? (void *)&fillv : (void *)&fillf;
+    void *fill = dt == CUDNN_DATA_DOUBLE ? (void *)&fillv : (void *)&fillf;   /* float for HALF data too */
     CHECK_OK(cudnnSetRNNDataDescriptor(xd, dt, fc->layout, T, B, IN, fc->lens, NULL));
     CHECK_OK(cudnnSetRNNDataDescriptor(yd, dt, fc->layout, T, B, D * P, fc->lens, fill));
     size_t xrows = rows_total(fc->layout, T, B, fc->lens);
@@ -161,7 +168,7 @@ static void run_case(const fcase *fc, unsigned seed)
         for (int t = 0; t < fc->lens[b]; t++)
             for (int j = 0; j < IN; j++) {
                 double v = rtu_rand(&seed, 1.0);
-                if (dt == CUDNN_DATA_FLOAT) v = (double)(float)v;
+                v = repr(dt, v);
                 xr[((size_t)b * T + t) * IN + j] = v;
                 put(x, dt, row_of(fc->layout, T, B, fc->lens, t, b) * IN + j, v);
             }
@@ -174,11 +181,11 @@ static void run_case(const fcase *fc, unsigned seed)
         hx = malloc((size_t)NPL * B * P * es);
         cx = malloc((size_t)NPL * B * H * es);
         for (size_t i = 0; i < (size_t)NPL * B * P; i++) {
-            double v = rtu_rand(&seed, 0.8); if (dt == CUDNN_DATA_FLOAT) v = (double)(float)v;
+            double v = rtu_rand(&seed, 0.8); v = repr(dt, v);
             hxr[i] = v; put(hx, dt, i, v);
         }
         for (size_t i = 0; i < (size_t)NPL * B * H; i++) {
-            double v = rtu_rand(&seed, 0.8); if (dt == CUDNN_DATA_FLOAT) v = (double)(float)v;
+            double v = rtu_rand(&seed, 0.8); v = repr(dt, v);
             cxr[i] = v; put(cx, dt, i, v);
         }
     }
@@ -191,7 +198,7 @@ static void run_case(const fcase *fc, unsigned seed)
     double *cyr = calloc((size_t)NPL * B * H, sizeof(double));
     rnn_ref_forward(&cfg, T, B, fc->lens, xr, hxr, fc->cell == CUDNN_LSTM ? cxr : NULL, yr, hyr, cyr);
 
-    const double tol = dt == CUDNN_DATA_DOUBLE ? 1e-11 : 2e-5;
+    const double tol = dt == CUDNN_DATA_DOUBLE ? 1e-11 : dt == CUDNN_DATA_HALF ? 2e-3 : 2e-5;
     size_t yrows = rows_total(fc->layout, T, B, fc->lens);
     void *y_inf = NULL;
     for (int mode = 0; mode < 2; mode++) {
@@ -302,6 +309,15 @@ static void test_forward_cases(void)
     run_case(&fc, seed++);
     fc.use_hx = 0; fc.use_hy = 0; fc.bias = CUDNN_RNN_NO_BIAS;
     run_case(&fc, seed++);
+
+    SECTION("forward HALF (float compute)");
+    for (int c = 0; c < 4; c++) {
+        memset(&fc, 0, sizeof fc);
+        fc.cell = cells[c]; fc.dirs = 1 + c % 2; fc.layers = 2; fc.in = 5; fc.hid = 4; fc.proj = c == 2 ? 3 : 4;
+        fc.bias = CUDNN_RNN_DOUBLE_BIAS; fc.dt = CUDNN_DATA_HALF; fc.layout = lays[c % 3]; fc.T = 3; fc.B = 2;
+        fc.lens[0] = 3; fc.lens[1] = 2; fc.use_hx = 1; fc.use_hy = 1;
+        run_case(&fc, seed++);
+    }
 }
 
 static void test_forward_errors(void)
@@ -373,21 +389,6 @@ static void test_forward_errors(void)
     CHECK_OK(cudnnSetRNNDescriptor_v6(h, r, H, 1, NULL, 0, 0, CUDNN_LSTM, 0, CUDNN_DATA_FLOAT));
     CHECK_STATUS(cudnnGetRNNWeightSpaceSize(h, r, &wsize), CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(cudnnGetRNNTempSpaceSizes(h, r, TR, xd, &wss, &rss), CUDNN_STATUS_BAD_PARAM);
-    /* HALF is valid but not computed yet */
-    CHECK_OK(cudnnSetRNNDescriptor_v8(r, 0, CUDNN_LSTM, CUDNN_RNN_DOUBLE_BIAS, 0, 0, CUDNN_DATA_HALF, CUDNN_DATA_FLOAT,
-                                      0, IN, H, H, 1, NULL, 0));
-    cudnnRNNDataDescriptor_t xh, yh;
-    CHECK_OK(cudnnCreateRNNDataDescriptor(&xh));
-    CHECK_OK(cudnnCreateRNNDataDescriptor(&yh));
-    CHECK_OK(cudnnSetRNNDataDescriptor(xh, CUDNN_DATA_HALF, 0, T, B, IN, lens, NULL));
-    CHECK_OK(cudnnSetRNNDataDescriptor(yh, CUDNN_DATA_HALF, 0, T, B, H, lens, NULL));
-    cudnnTensorDescriptor_t hh = rtu_tensor(CUDNN_DATA_HALF, 3, sd);
-    CHECK_STATUS(cudnnRNNForward(h, r, TR, lens, xh, x, yh, y, hh, NULL, NULL, hh, NULL, NULL, wsize, w, wss, ws, rss, rs),
-                 CUDNN_STATUS_NOT_SUPPORTED);
-    rtu_tensor_free(hh);
-    cudnnDestroyRNNDataDescriptor(xh);
-    cudnnDestroyRNNDataDescriptor(yh);
-
     SECTION("size queries bad input");
     CHECK_OK(cudnnSetRNNDescriptor_v8(r, 0, CUDNN_GRU, CUDNN_RNN_DOUBLE_BIAS, 0, 0, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT,
                                       0, IN, H, H, 1, NULL, 0));

@@ -34,15 +34,17 @@ cudnnStatus_t HD_IMPL(cudnnSetAttnDescriptor)(cudnnAttnDescriptor_t attnDesc, un
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "attnMode 0x%x has unknown bits", attnMode);
     if (nHeads <= 0)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "nHeads must be positive (got %d)", nHeads);
-    if (!(smScaler >= 0.0) || isinf(smScaler))
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "smScaler must be a finite non-negative number (got %g)", smScaler);
+    if (smScaler < 0.0)
+        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "smScaler must not be negative (got %g)", smScaler);
     if (dataType != CUDNN_DATA_FLOAT && dataType != CUDNN_DATA_DOUBLE && dataType != CUDNN_DATA_HALF)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "dataType %d must be FLOAT, DOUBLE or HALF", (int)dataType);
     int prec_ok = dataType == CUDNN_DATA_HALF ? (computePrec == CUDNN_DATA_HALF || computePrec == CUDNN_DATA_FLOAT)
                                               : computePrec == dataType;
+    if ((unsigned)computePrec > (unsigned)CUDNN_DATA_INT64)
+        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "computePrec %d is not a cudnnDataType_t", (int)computePrec);
     if (!prec_ok)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "computePrec %d does not go with dataType %s", (int)computePrec,
-                       hd_dtype_name(dataType));
+        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "computePrec %s does not go with dataType %s",
+                       hd_dtype_name(computePrec), hd_dtype_name(dataType));
     if ((unsigned)mathType > (unsigned)CUDNN_FMA_MATH)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "mathType %d is not a cudnnMathType_t", (int)mathType);
     if (attnDropoutDesc) HD_CHECK_DESC(attnDropoutDesc, HD_TAG_DROPOUT);

@@ -35,8 +35,11 @@ cudnnStatus_t HD_IMPL(cudnnSetRNNDataDescriptor)(cudnnRNNDataDescriptor_t rnnDat
     void *paddingFill)
 {
     HD_CHECK_DESC(rnnDataDesc, HD_TAG_RNN_DATA);
+    if ((unsigned)dataType > (unsigned)CUDNN_DATA_INT64)
+        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "dataType %d is not a cudnnDataType_t", (int)dataType);
     if (dataType != CUDNN_DATA_FLOAT && dataType != CUDNN_DATA_DOUBLE && dataType != CUDNN_DATA_HALF)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "dataType %d must be FLOAT, DOUBLE or HALF", (int)dataType);
+        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "RNN data must be FLOAT, DOUBLE or HALF (got %s)",
+                       hd_dtype_name(dataType));
     if ((unsigned)layout > (unsigned)CUDNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "layout %d is not a cudnnRNNDataLayout_t", (int)layout);
     if (maxSeqLength <= 0 || batchSize <= 0 || vectorSize <= 0)
@@ -78,7 +81,7 @@ cudnnStatus_t HD_IMPL(cudnnGetRNNDataDescriptor)(cudnnRNNDataDescriptor_t rnnDat
     HD_CHECK_DESC(rnnDataDesc, HD_TAG_RNN_DATA);
     if (!rnnDataDesc->is_set)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "rnnDataDesc was never set");
-    if (!dataType || !layout || !maxSeqLength || !batchSize || !vectorSize)
+    if (!dataType || !layout || !maxSeqLength || !batchSize || !vectorSize || !paddingFill)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "an output pointer is NULL");
     if (arrayLengthRequested < 0)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "arrayLengthRequested must not be negative (got %d)", arrayLengthRequested);
@@ -93,7 +96,7 @@ cudnnStatus_t HD_IMPL(cudnnGetRNNDataDescriptor)(cudnnRNNDataDescriptor_t rnnDat
     int n = arrayLengthRequested < d->batch ? arrayLengthRequested : d->batch;
     if (n > 0)
         memcpy(seqLengthArray, d->seq_len, (size_t)n * sizeof *seqLengthArray);
-    if (paddingFill) {
+    if (d->has_fill) {   /* untouched when the descriptor has no fill value, as in cuDNN */
         if (d->dtype == CUDNN_DATA_DOUBLE)
             *(double *)paddingFill = d->fill;
         else

@@ -69,7 +69,7 @@ static cudnnStatus_t check_common(const char *fn, cudnnRNNAlgo_t algo, cudnnRNNM
     if (!valid_dtype_enum(math_prec))
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "mathPrec %d is not a cudnnDataType_t", (int)math_prec);
     if (!rnn_dtype(math_prec))
-        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "mathPrec must be FLOAT, DOUBLE or HALF (got %s)",
+        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "RNN mathPrec must be FLOAT, DOUBLE or HALF (got %s)",
                        hd_dtype_name(math_prec));
     if (hidden <= 0)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "hiddenSize must be positive (got %d)", hidden);
@@ -96,26 +96,27 @@ cudnnStatus_t HD_IMPL(cudnnSetRNNDescriptor_v8)(cudnnRNNDescriptor_t rnnDesc, cu
     if (!valid_dtype_enum(dataType))
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "dataType %d is not a cudnnDataType_t", (int)dataType);
     if (!rnn_dtype(dataType))
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "RNN dataType must be FLOAT, DOUBLE or HALF (got %s)",
+        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "RNN dataType must be FLOAT, DOUBLE or HALF (got %s)",
                        hd_dtype_name(dataType));
     int prec_ok = dataType == CUDNN_DATA_HALF ? (mathPrec == CUDNN_DATA_HALF || mathPrec == CUDNN_DATA_FLOAT)
                                               : mathPrec == dataType;
     if (!prec_ok)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "mathPrec %s does not go with dataType %s",
+        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "mathPrec %s does not go with dataType %s",
                        hd_dtype_name(mathPrec), hd_dtype_name(dataType));
     if ((unsigned)mathType > (unsigned)CUDNN_FMA_MATH)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "mathType %d is not a cudnnMathType_t", (int)mathType);
     if (inputSize <= 0)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "inputSize must be positive (got %d)", inputSize);
-    if (projSize <= 0 || projSize > hiddenSize)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "projSize must be in 1..hiddenSize=%d (got %d)", hiddenSize, projSize);
-    if (projSize < hiddenSize && cellMode != CUDNN_LSTM)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "projSize < hiddenSize (a recurrent projection) needs CUDNN_LSTM");
-    if (inputMode == CUDNN_SKIP_INPUT && inputSize != hiddenSize)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "CUDNN_SKIP_INPUT needs inputSize == hiddenSize (%d vs %d)",
-                       inputSize, hiddenSize);
+    if (projSize <= 0)
+        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "projSize must be positive (got %d)", projSize);
     if (auxFlags & ~(uint32_t)CUDNN_RNN_PADDED_IO_ENABLED)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "auxFlags 0x%x has unknown bits", (unsigned)auxFlags);
+    /* As cuDNN: a projection wider than the cell, or on a non-LSTM cell, is "not supported";
+     * SKIP_INPUT with inputSize != hiddenSize is accepted here and refused when used. */
+    if (projSize > hiddenSize)
+        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "projSize %d is larger than hiddenSize %d", projSize, hiddenSize);
+    if (projSize < hiddenSize && cellMode != CUDNN_LSTM)
+        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "a recurrent projection (projSize < hiddenSize) needs CUDNN_LSTM");
     if (projSize < hiddenSize && algo != CUDNN_RNN_ALGO_STANDARD)
         return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "recurrent projection needs CUDNN_RNN_ALGO_STANDARD");
     if (biasMode != CUDNN_RNN_DOUBLE_BIAS && algo != CUDNN_RNN_ALGO_STANDARD)
@@ -259,12 +260,11 @@ static cudnnStatus_t set_clip(const char *fn, cudnnRNNDescriptor_t r, cudnnRNNCl
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "clipMode %d is not a cudnnRNNClipMode_t", (int)mode);
     if ((unsigned)nan_opt > (unsigned)CUDNN_PROPAGATE_NAN)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "clipNanOpt %d is not a cudnnNanPropagation_t", (int)nan_opt);
-    if (mode == CUDNN_RNN_CLIP_MINMAX) {
-        if (isnan(lclip) || isnan(rclip))
-            return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "lclip and rclip must not be NaN");
-        if (lclip > rclip)
-            return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "lclip %g is greater than rclip %g", lclip, rclip);
-    }
+    /* The bounds are checked whatever the mode, as cuDNN does. */
+    if (isnan(lclip) || isnan(rclip))
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "lclip and rclip must not be NaN");
+    if (lclip > rclip)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "lclip %g is greater than rclip %g", lclip, rclip);
     r->clip_mode = mode;
     r->clip_nan = nan_opt;
     r->lclip = lclip;

@@ -81,6 +81,15 @@ static cudnnStatus_t locate(const char *fn, const struct cudnnRNNStruct *r, int 
     return CUDNN_STATUS_SUCCESS;
 }
 
+/* Descriptor strides are ints: a matrix with more elements cannot be described. */
+static cudnnStatus_t fits_int(const char *fn, hd_rnn_piece pc)
+{
+    if ((long long)pc.m_rows * (long long)pc.m_cols > 2147483647LL)
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "a %d x %d matrix does not fit a descriptor's int strides",
+                       pc.m_rows, pc.m_cols);
+    return CUDNN_STATUS_SUCCESS;
+}
+
 /* Describe a rows x cols piece as a 3-d tensor {1, rows, cols}; rows == 0 leaves it unset. */
 static void describe_tensor(struct cudnnTensorStruct *t, cudnnDataType_t dt, int rows, int cols)
 {
@@ -134,6 +143,7 @@ cudnnStatus_t HD_IMPL(cudnnGetRNNWeightParams)(cudnnHandle_t handle, cudnnRNNDes
                        weightSpaceSize, need);
     hd_rnn_piece pc;
     TRY(locate(__func__, rnnDesc, pseudoLayer, linLayerID, &pc));
+    TRY(fits_int(__func__, pc));
     char *base = (char *)(uintptr_t)weightSpace;
     if (mAddr) {
         *mAddr = pc.m_rows ? base + pc.m_off * es : NULL;
@@ -175,6 +185,7 @@ static cudnnStatus_t lin_layer(const char *fn, cudnnHandle_t handle, const struc
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "wDesc holds %zu elements, this RNN needs %zu", have, need);
     hd_rnn_piece pc;
     TRY(locate(fn, &v, pl, id, &pc));
+    TRY(fits_int(fn, pc));
     size_t es = hd_dtype_size(v.dtype);
     char *base = (char *)(uintptr_t)wp;
     if (want_bias) {

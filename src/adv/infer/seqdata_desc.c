@@ -7,6 +7,7 @@
 
 #include "core/api.h"
 #include "core/check.h"
+#include "core/desc.h"
 #include "adv/attn_common.h"
 
 cudnnStatus_t HD_IMPL(cudnnCreateSeqDataDescriptor)(cudnnSeqDataDescriptor_t *seqDataDesc)
@@ -34,10 +35,13 @@ cudnnStatus_t HD_IMPL(cudnnSetSeqDataDescriptor)(cudnnSeqDataDescriptor_t seqDat
     const int seqLengthArray[], void *paddingFill)
 {
     HD_CHECK_DESC(seqDataDesc, HD_TAG_SEQ_DATA);
+    if ((unsigned)dataType > (unsigned)CUDNN_DATA_INT64)
+        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "dataType %d is not a cudnnDataType_t", (int)dataType);
     if (dataType != CUDNN_DATA_FLOAT && dataType != CUDNN_DATA_DOUBLE && dataType != CUDNN_DATA_HALF)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "dataType %d must be FLOAT, DOUBLE or HALF", (int)dataType);
+        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "sequence data must be FLOAT, DOUBLE or HALF (got %s)",
+                       hd_dtype_name(dataType));
     if (nbDims != CUDNN_SEQDATA_DIM_COUNT)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "nbDims must be %d (got %d)", CUDNN_SEQDATA_DIM_COUNT, nbDims);
+        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "nbDims must be %d (got %d)", CUDNN_SEQDATA_DIM_COUNT, nbDims);
     HD_CHECK_PTR(dimA);
     HD_CHECK_PTR(axes);
     HD_CHECK_PTR(seqLengthArray);
@@ -51,15 +55,15 @@ cudnnStatus_t HD_IMPL(cudnnSetSeqDataDescriptor)(cudnnSeqDataDescriptor_t seqDat
             return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "axes[] names axis %d twice", (int)axes[i]);
     }
     if (axes[CUDNN_SEQDATA_DIM_COUNT - 1] != CUDNN_SEQDATA_VECT_DIM)
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "the vector axis must be the innermost (last in axes[])");
+        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "the vector axis must be the innermost (last in axes[])");
     size_t want = (size_t)dimA[CUDNN_SEQDATA_BATCH_DIM] * (size_t)dimA[CUDNN_SEQDATA_BEAM_DIM];
     if (seqLengthArraySize != want)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "seqLengthArraySize must be batch*beam = %zu (got %zu)", want,
                        seqLengthArraySize);
     int T = dimA[CUDNN_SEQDATA_TIME_DIM];
     for (size_t i = 0; i < want; i++)
-        if (seqLengthArray[i] < 0 || seqLengthArray[i] > T)
-            return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "seqLengthArray[%zu] = %d is outside 0..%d", i, seqLengthArray[i], T);
+        if (seqLengthArray[i] < 1 || seqLengthArray[i] > T)
+            return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "seqLengthArray[%zu] = %d is outside 1..%d", i, seqLengthArray[i], T);
     int *lens = malloc(want * sizeof *lens);
     if (!lens)
         return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "out of host memory for %zu sequence lengths", want);

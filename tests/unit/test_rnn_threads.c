@@ -1,0 +1,82 @@
+/* RNN forward / backward results are bitwise identical for 1 and 4 threads and across runs. */
+#define _POSIX_C_SOURCE 200809L
+#include <cudnn.h>
+#include <stdlib.h>
+#include <string.h>
+#include "harness.h"
+#include "rnn_test_util.h"
+
+enum { T = 6, B = 37, IN = 19, HID = 23, PROJ = 17, L = 2, D = 2 };
+
+typedef struct { float *y, *hy, *cy, *dx, *dhx, *dw; size_t ny, nh, nc, nx, nw; } result;
+
+static void run(cudnnHandle_t h, result *out)
+{
+    cudnnRNNDescriptor_t r;
+    CHECK_OK(cudnnCreateRNNDescriptor(&r));
+    CHECK_OK(cudnnSetRNNDescriptor_v8(r, CUDNN_RNN_ALGO_STANDARD, CUDNN_LSTM, CUDNN_RNN_DOUBLE_BIAS, CUDNN_BIDIRECTIONAL,
+                                      CUDNN_LINEAR_INPUT, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_DEFAULT_MATH, IN, HID,
+                                      PROJ, L, NULL, CUDNN_RNN_PADDED_IO_ENABLED));
+    int lens[B];
+    for (int b = 0; b < B; b++) lens[b] = 1 + (b * 7) % T;
+    cudnnRNNDataDescriptor_t xd, yd;
+    CHECK_OK(cudnnCreateRNNDataDescriptor(&xd));
+    CHECK_OK(cudnnCreateRNNDataDescriptor(&yd));
+    CHECK_OK(cudnnSetRNNDataDescriptor(xd, CUDNN_DATA_FLOAT, CUDNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED, T, B, IN, lens, NULL));
+    CHECK_OK(cudnnSetRNNDataDescriptor(yd, CUDNN_DATA_FLOAT, CUDNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED, T, B, D * PROJ, lens, NULL));
+    int hdims[3] = { L * D, B, PROJ }, cdims[3] = { L * D, B, HID };
+    cudnnTensorDescriptor_t hdsc = rtu_tensor(CUDNN_DATA_FLOAT, 3, hdims), cdsc = rtu_tensor(CUDNN_DATA_FLOAT, 3, cdims);
+    size_t wsize, wss, rss;
+    CHECK_OK(cudnnGetRNNWeightSpaceSize(h, r, &wsize));
+    CHECK_OK(cudnnGetRNNTempSpaceSizes(h, r, CUDNN_FWD_MODE_TRAINING, xd, &wss, &rss));
+    out->nw = wsize / 4; out->nx = (size_t)T * B * IN; out->ny = (size_t)T * B * D * PROJ;
+    out->nh = (size_t)L * D * B * PROJ; out->nc = (size_t)L * D * B * HID;
+    float *w = malloc(wsize), *x = malloc(out->nx * 4), *dy = malloc(out->ny * 4), *ws = malloc(wss), *rs = malloc(rss);
+    unsigned s = 42;
+    for (size_t i = 0; i < out->nw; i++) w[i] = (float)rtu_rand(&s, 0.3);
+    for (size_t i = 0; i < out->nx; i++) x[i] = (float)rtu_rand(&s, 1.0);
+    for (size_t i = 0; i < out->ny; i++) dy[i] = (float)rtu_rand(&s, 1.0);
+    out->y = calloc(out->ny, 4); out->hy = calloc(out->nh, 4); out->cy = calloc(out->nc, 4);
+    out->dx = calloc(out->nx, 4); out->dhx = calloc(out->nh, 4); out->dw = calloc(out->nw, 4);
+    CHECK_OK(cudnnRNNForward(h, r, CUDNN_FWD_MODE_TRAINING, lens, xd, x, yd, out->y, hdsc, NULL, out->hy, cdsc, NULL,
+                             out->cy, wsize, w, wss, ws, rss, rs));
+    CHECK_OK(cudnnRNNBackwardData_v8(h, r, lens, yd, out->y, dy, xd, out->dx, hdsc, NULL, NULL, out->dhx, cdsc, NULL,
+                                     NULL, NULL, wsize, w, wss, ws, rss, rs));
+    CHECK_OK(cudnnRNNBackwardWeights_v8(h, r, CUDNN_WGRAD_MODE_ADD, lens, xd, x, hdsc, NULL, yd, out->y, wsize, out->dw,
+                                        wss, ws, rss, rs));
+    free(w); free(x); free(dy); free(ws); free(rs);
+    rtu_tensor_free(hdsc); rtu_tensor_free(cdsc);
+    cudnnDestroyRNNDataDescriptor(xd); cudnnDestroyRNNDataDescriptor(yd);
+    cudnnDestroyRNNDescriptor(r);
+}
+
+static void release(result *r)
+{
+    free(r->y); free(r->hy); free(r->cy); free(r->dx); free(r->dhx); free(r->dw);
+}
+
+static int same(const result *a, const result *b)
+{
+    return !memcmp(a->y, b->y, a->ny * 4) && !memcmp(a->hy, b->hy, a->nh * 4) && !memcmp(a->cy, b->cy, a->nc * 4) &&
+           !memcmp(a->dx, b->dx, a->nx * 4) && !memcmp(a->dhx, b->dhx, a->nh * 4) && !memcmp(a->dw, b->dw, a->nw * 4);
+}
+
+int main(void)
+{
+    SECTION("thread-count determinism");
+    cudnnHandle_t h1, h4;
+    setenv("HOSTDNN_NUM_THREADS", "1", 1);
+    if (cudnnCreate(&h1) != CUDNN_STATUS_SUCCESS) return 1;
+    setenv("HOSTDNN_NUM_THREADS", "4", 1);
+    if (cudnnCreate(&h4) != CUDNN_STATUS_SUCCESS) return 1;
+    result a, b, c;
+    run(h1, &a);
+    run(h4, &b);
+    run(h4, &c);
+    CHECK_MSG(same(&a, &b), "1 thread and 4 threads give the same bits");
+    CHECK_MSG(same(&b, &c), "two runs give the same bits");
+    release(&a); release(&b); release(&c);
+    cudnnDestroy(h1);
+    cudnnDestroy(h4);
+    return hd_test_finish();
+}
