@@ -39,6 +39,7 @@ extern cudaError_t CUDARTAPI cudaDeviceGetCacheConfig(enum cudaFuncCache *pCache
 extern cudaError_t CUDARTAPI cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config);
 extern cudaError_t CUDARTAPI cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfig);
 extern cudaError_t CUDARTAPI cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit);
+extern cudaError_t CUDARTAPI cudaDeviceGetPCIBusId(char *pciBusId, int len, int device);
 
 /* ---- errors ---- */
 extern cudaError_t CUDARTAPI cudaGetLastError(void);
@@ -61,10 +62,17 @@ extern cudaError_t CUDARTAPI cudaStreamSynchronize(cudaStream_t stream);
 extern cudaError_t CUDARTAPI cudaStreamQuery(cudaStream_t stream);
 extern cudaError_t CUDARTAPI cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags);
 
+/* A callback queued with cudaStreamAddCallback. */
+typedef void(CUDART_CB *cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status, void *userData);
+extern cudaError_t CUDARTAPI cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
+                                                   void *userData, unsigned int flags);
+extern cudaError_t CUDARTAPI cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData);
+
 /* ---- events ---- */
 extern cudaError_t CUDARTAPI cudaEventCreate(cudaEvent_t *event);
 extern cudaError_t CUDARTAPI cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags);
 extern cudaError_t CUDARTAPI cudaEventRecord(cudaEvent_t event, cudaStream_t stream);
+extern cudaError_t CUDARTAPI cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags);
 extern cudaError_t CUDARTAPI cudaEventQuery(cudaEvent_t event);
 extern cudaError_t CUDARTAPI cudaEventSynchronize(cudaEvent_t event);
 extern cudaError_t CUDARTAPI cudaEventDestroy(cudaEvent_t event);
@@ -80,7 +88,9 @@ extern cudaError_t CUDARTAPI cudaHostGetDevicePointer(void **pDevice, void *pHos
 extern cudaError_t CUDARTAPI cudaHostGetFlags(unsigned int *pFlags, void *pHost);
 extern cudaError_t CUDARTAPI cudaHostRegister(void *ptr, size_t size, unsigned int flags);
 extern cudaError_t CUDARTAPI cudaHostUnregister(void *ptr);
+extern cudaError_t CUDARTAPI cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream);
 extern cudaError_t CUDARTAPI cudaFree(void *devPtr);
+extern cudaError_t CUDARTAPI cudaFreeAsync(void *devPtr, cudaStream_t hStream);
 extern cudaError_t CUDARTAPI cudaFreeHost(void *ptr);
 extern cudaError_t CUDARTAPI cudaMemGetInfo(size_t *free, size_t *total);
 extern cudaError_t CUDARTAPI cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr);
@@ -93,6 +103,9 @@ extern cudaError_t CUDARTAPI cudaMemcpy2D(void *dst, size_t dpitch, const void *
 extern cudaError_t CUDARTAPI cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
                                                size_t width, size_t height, enum cudaMemcpyKind kind,
                                                cudaStream_t stream);
+extern cudaError_t CUDARTAPI cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count);
+extern cudaError_t CUDARTAPI cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice,
+                                                 size_t count, cudaStream_t stream);
 extern cudaError_t CUDARTAPI cudaMemset(void *devPtr, int value, size_t count);
 extern cudaError_t CUDARTAPI cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream);
 extern cudaError_t CUDARTAPI cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height);

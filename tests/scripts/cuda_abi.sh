@@ -30,12 +30,7 @@ mine, theirs_clean = strip(mine), strip(theirs)
 enums = sorted(set(re.findall(r"\b((?:cuda|CUDA_|CUBLAS_)\w*)\s*=", mine)))
 macros = sorted(set(re.findall(r"#define\s+(cuda(?:Stream|Event|HostAlloc|HostRegister|MemAttach|Device)\w*)\s+0x", mine)))
 common = [n for n in enums + macros if re.search(r"\b%s\b" % re.escape(n), theirs_clean)]
-with open(os.path.join(work, "values.cpp"), "w") as f:
-    f.write('#include <cstdio>\n#include <cstddef>\n#include <driver_types.h>\n#include <library_types.h>\n#include <cublas_api.h>\n')
-    f.write("int main() {\n")
-    for n in common:
-        f.write('  std::printf("%%s %%lld\\n", "%s", (long long)(%s));\n' % (n, n))
-    f.write("  return 0;\n}\n")
+values = "".join('  std::printf("V %%s %%lld\\n", "%s", (long long)(%s));\n' % (n, n) for n in common)
 # cudaDeviceProp fields
 def fields(src, struct):
     m = re.search(r"struct\s+(?:__device_builtin__\s+)?%s\s*\{(.*?)\};" % struct, src, re.S)
@@ -51,15 +46,15 @@ po, pt = fields(mine, "cudaPointerAttributes"), fields(theirs_clean, "cudaPointe
 open(os.path.join(work, "fields_ours"), "w").write("\n".join(fo))
 open(os.path.join(work, "fields_theirs"), "w").write("\n".join(ft))
 def layout(fl, pl):
-    s = '#include <cstdio>\n#include <cstddef>\n#include <driver_types.h>\nint main() {\n'
+    s = '#include <cstdio>\n#include <cstddef>\n#include <driver_types.h>\n#include <library_types.h>\n#include <cublas_api.h>\nint main() {\n' + values
     s += '  std::printf("sizeof %zu\\n", sizeof(cudaDeviceProp));\n'
     for n in fl:
         s += '  std::printf("%s %%zu %%zu\\n", offsetof(cudaDeviceProp, %s), sizeof(((cudaDeviceProp*)0)->%s));\n' % (n, n, n)
     for n in pl:
         s += '  std::printf("ptr.%s %%zu\\n", offsetof(cudaPointerAttributes, %s));\n' % (n, n)
     return s + "  return 0;\n}\n"
-open(os.path.join(work, "layout_ours.cpp"), "w").write(layout(fo, [p for p in po if p in pt]))
-open(os.path.join(work, "layout_theirs.cpp"), "w").write(layout(ft, [p for p in po if p in pt]))
+open(os.path.join(work, "prog_ours.cpp"), "w").write(layout(fo, [p for p in po if p in pt]))
+open(os.path.join(work, "prog_theirs.cpp"), "w").write(layout(ft, [p for p in po if p in pt]))
 PY
 
 pass=0 fail=0
@@ -68,12 +63,15 @@ bad() { fail=$((fail + 1)); echo "FAIL $*"; }
 
 for side in ours theirs; do
   inc=$root/include; [ $side = theirs ] && inc=$cuda
-  g++ -std=c++11 -w -I"$inc" "$work/values.cpp" -o "$work/values_$side" 2>"$work/err_$side" || { bad "values.cpp does not compile against $side headers"; sed -n 1,10p "$work/err_$side"; }
-  src=$work/layout_ours.cpp; [ $side = theirs ] && src=$work/layout_theirs.cpp
-  g++ -std=c++11 -w -I"$inc" "$src" -o "$work/layout_$side" 2>>"$work/err_$side" || { bad "layout does not compile against $side headers"; sed -n 1,10p "$work/err_$side"; }
+  if g++ -std=c++11 -O0 -w -I"$inc" "$work/prog_$side.cpp" -o "$work/prog_$side" 2>"$work/err_$side"; then
+    "$work/prog_$side" >"$work/out_$side"
+    grep '^V ' "$work/out_$side" | cut -c3- >"$work/v_$side"
+    grep -v '^V ' "$work/out_$side" >"$work/l_$side"
+  else
+    bad "the check program does not compile against $side headers"; sed -n 1,10p "$work/err_$side"
+  fi
 done
-[ -x "$work/values_ours" ] && [ -x "$work/values_theirs" ] && {
-  "$work/values_ours" >"$work/v_ours"; "$work/values_theirs" >"$work/v_theirs"
+[ -s "$work/v_ours" ] && [ -s "$work/v_theirs" ] && {
   n=$(wc -l <"$work/v_ours")
   # Values that changed after CUDA 11.2 (documented in docs/cuda-runtime.md): name=11.2 value.
   changed=" cudaDeviceMask=31 "
@@ -85,8 +83,7 @@ done
   done <"$work/v_ours"
   echo "compared $n enumerators and flags"
 }
-[ -x "$work/layout_ours" ] && [ -x "$work/layout_theirs" ] && {
-  "$work/layout_ours" >"$work/l_ours"; "$work/layout_theirs" >"$work/l_theirs"
+[ -s "$work/l_ours" ] && [ -s "$work/l_theirs" ] && {
   # common prefix: identical offsets
   prefix=1
   paste -d' ' "$work/fields_ours" "$work/fields_theirs" >"$work/pairs"
