@@ -4,6 +4,7 @@
  * (beta == 0 with NaN in C, alpha == 0 with NaN in A/B), batched and strided-batched forms,
  * fp16/bf16/int8 GemmEx, bad arguments (status and output untouched).
  */
+#define _POSIX_C_SOURCE 200809L
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <stdlib.h>
@@ -528,6 +529,29 @@ static void test_device_pointers(cublasHandle_t h)
     CHECK(cudaGetLastError() == cudaSuccess);
 }
 
+static void test_thread_independence(void)
+{
+    SECTION("bitwise identical across thread counts");
+    enum { M = 97, N = 83, K = 71 };
+    float *A = malloc(M * K * 4), *B = malloc(K * N * 4), *C1 = malloc(M * N * 4), *C3 = malloc(M * N * 4);
+    for (int i = 0; i < M * K; i++) A[i] = (float)rnd();
+    for (int i = 0; i < K * N; i++) B[i] = (float)rnd();
+    for (int i = 0; i < M * N; i++) C1[i] = C3[i] = (float)rnd();
+    float alpha = 0.3f, beta = 1.7f;
+    const char *threads[] = {"1", "3"};
+    float *outs[] = {C1, C3};
+    for (int t = 0; t < 2; t++) {
+        cublasHandle_t h;
+        setenv("HOSTDNN_NUM_THREADS", threads[t], 1);   /* read when the handle is created */
+        CHECK_BLAS_OK(cublasCreate(&h));
+        CHECK_BLAS_OK(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, M, N, K, &alpha, A, K, B, K, &beta, outs[t], M));
+        CHECK_BLAS_OK(cublasDestroy(h));
+    }
+    unsetenv("HOSTDNN_NUM_THREADS");
+    CHECK(memcmp(C1, C3, M * N * 4) == 0);
+    free(A); free(B); free(C1); free(C3);
+}
+
 int main(void)
 {
     cublasHandle_t h = NULL;
@@ -539,6 +563,7 @@ int main(void)
     test_gemv(h);
     test_geam(h);
     test_device_pointers(h);
+    test_thread_independence();
     CHECK_BLAS_OK(cublasDestroy(h));
     return hd_test_finish();
 }
