@@ -312,7 +312,7 @@ RT_API cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, s
     RT_STICKY();
     if (!devPtr || !pitch)
         return RT_FAIL(cudaErrorInvalidValue, "devPtr or pitch is NULL");
-    /* Rows start on 512-byte boundaries, the texture pitch alignment of the reported device. */
+    /* Rows start on 512-byte boundaries, the pitch cudaMallocPitch picks on current GPUs. */
     if (width > SIZE_MAX - 511)
         return RT_FAIL(cudaErrorMemoryAllocation, "width %zu is too large", width);
     size_t p = width == 0 ? 0 : (width + 511) / 512 * 512;
