@@ -5,7 +5,7 @@
 #  - struct cudaDeviceProp: fields in the common prefix sit at the same offsets, fields the
 #    toolkit still has come in the same order with the same sizes, and the fields CUDA 12/13
 #    dropped are exactly the ones docs/cuda-runtime.md lists;
-#  - struct cudaPointerAttributes: same offsets.
+#  - struct cudaPointerAttributes: same offsets; vector types (float4, dim3 ...): same size and alignment.
 # Prints "N passed, N failed".
 set -u
 root=${HD_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -46,12 +46,18 @@ po, pt = fields(mine, "cudaPointerAttributes"), fields(theirs_clean, "cudaPointe
 open(os.path.join(work, "fields_ours"), "w").write("\n".join(fo))
 open(os.path.join(work, "fields_theirs"), "w").write("\n".join(ft))
 def layout(fl, pl):
-    s = '#include <cstdio>\n#include <cstddef>\n#include <driver_types.h>\n#include <library_types.h>\n#include <cublas_api.h>\nint main() {\n' + values
+    s = '#include <cstdio>\n#include <cstddef>\n#include <driver_types.h>\n#include <library_types.h>\n#include <cublas_api.h>\n#include <vector_types.h>\nint main() {\n' + values
     s += '  std::printf("sizeof %zu\\n", sizeof(cudaDeviceProp));\n'
     for n in fl:
         s += '  std::printf("%s %%zu %%zu\\n", offsetof(cudaDeviceProp, %s), sizeof(((cudaDeviceProp*)0)->%s));\n' % (n, n, n)
     for n in pl:
         s += '  std::printf("ptr.%s %%zu\\n", offsetof(cudaPointerAttributes, %s));\n' % (n, n)
+    for b in ["char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "longlong", "ulonglong",
+              "float", "double"]:
+        for n in (1, 2, 3, 4):
+            t = "%s%d" % (b, n)
+            s += '  std::printf("vec.%s %%zu %%zu\\n", sizeof(%s), alignof(%s));\n' % (t, t, t)
+    s += '  std::printf("vec.dim3 %zu %zu\\n", sizeof(dim3), alignof(dim3));\n'
     return s + "  return 0;\n}\n"
 open(os.path.join(work, "prog_ours.cpp"), "w").write(layout(fo, [p for p in po if p in pt]))
 open(os.path.join(work, "prog_theirs.cpp"), "w").write(layout(ft, [p for p in po if p in pt]))
@@ -106,6 +112,12 @@ done
   if [ -z "$dropped" ] || [ "$dropped" = "$expect" ]; then ok; else bad "fields missing from $cuda: '$dropped', documented: '$expect'"; fi
   s=$(grep -m1 "^sizeof " "$work/l_ours" | cut -d' ' -f2)
   if [ "$s" = 728 ]; then ok; else bad "sizeof(cudaDeviceProp) is $s, CUDA 11.2 has 728"; fi
+  # vector types: size and alignment
+  while read -r name sz al; do
+    t=$(grep -m1 "^$name " "$work/l_theirs" | cut -d' ' -f2-)
+    if [ "$t" = "$sz $al" ]; then ok
+    else bad "$name: size/align $sz $al here, $t in $cuda"; fi
+  done < <(grep "^vec\." "$work/l_ours")
   grep "^ptr\." "$work/l_ours" >"$work/p_ours"; grep "^ptr\." "$work/l_theirs" >"$work/p_theirs"
   if [ -s "$work/p_ours" ] && cmp -s "$work/p_ours" "$work/p_theirs"; then ok; else bad "cudaPointerAttributes offsets differ"; fi
 }
