@@ -197,6 +197,9 @@ static cudaError_t rt_check_range(const void *p, size_t n, int device_side, cons
 {
     if (!p)
         return rt_fail(cudaErrorInvalidValue, fn, "%s is NULL", what);
+    if (n > (size_t)PTRDIFF_MAX || (uintptr_t)p > UINTPTR_MAX - n)
+        return rt_fail(cudaErrorInvalidValue, fn, "%s %p + %zu bytes runs past the end of the address space", what,
+                       p, n);
     rt_region r;
     if (!rt_find(p, &r)) {
         if (device_side)

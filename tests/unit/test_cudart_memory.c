@@ -105,6 +105,9 @@ static void test_memcpy(void)
     CHECK_CU(cudaMemcpy(d1, h1, N + 1, cudaMemcpyHostToDevice), cudaErrorInvalidValue); /* runs past the end */
     CHECK_CU(cudaMemcpy(h2, (char *)d1 + 1, N, cudaMemcpyDeviceToHost), cudaErrorInvalidValue);
     CHECK_CU(cudaMemcpy(d1, d2, SIZE_MAX, cudaMemcpyDeviceToDevice), cudaErrorInvalidValue);
+    CHECK_CU(cudaMemcpy(h2, h1, SIZE_MAX, cudaMemcpyHostToHost), cudaErrorInvalidValue);  /* wraps */
+    CHECK_CU(cudaMemcpy(h2, h1, SIZE_MAX / 2 + 1, cudaMemcpyDefault), cudaErrorInvalidValue);
+    CHECK_CU(cudaMemcpy2D(h2, SIZE_MAX / 4, h1, SIZE_MAX / 4, 4, 3, cudaMemcpyHostToHost), cudaErrorInvalidValue);
     CHECK_CU(cudaMemcpy(NULL, h1, 4, cudaMemcpyHostToHost), cudaErrorInvalidValue);
     CHECK_CU(cudaMemcpy(h2, NULL, 4, cudaMemcpyHostToHost), cudaErrorInvalidValue);
     CHECK_CU(cudaMemcpy((char *)d1 + 8, d1, 64, cudaMemcpyDeviceToDevice), cudaErrorInvalidValue); /* overlap */

@@ -4,6 +4,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <cuda_runtime.h>
+#include <cudnn.h>
 #include <pthread.h>
 #include <time.h>
 
@@ -159,6 +160,22 @@ static void test_host_work(void)
     cudaGetLastError();
 }
 
+static void test_with_cudnn(void)
+{
+    SECTION("a runtime stream given to cuDNN");
+    cudnnHandle_t dnn;
+    cudaStream_t s, got = NULL;
+    CHECK(cudnnCreate(&dnn) == CUDNN_STATUS_SUCCESS);
+    CHECK_CU_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CHECK(cudnnSetStream(dnn, s) == CUDNN_STATUS_SUCCESS);
+    CHECK(cudnnGetStream(dnn, &got) == CUDNN_STATUS_SUCCESS);
+    CHECK(got == s);
+    CHECK_CU_OK(cudaStreamSynchronize(got));
+    CHECK(cudnnDestroy(dnn) == CUDNN_STATUS_SUCCESS);
+    CHECK_CU_OK(cudaStreamDestroy(s));
+    CHECK_EQ_INT(cudnnGetCudartVersion(), CUDART_VERSION);
+}
+
 static void *other_thread(void *arg)
 {
     cudaError_t *out = arg;
@@ -188,6 +205,7 @@ int main(void)
     test_streams();
     test_events();
     test_host_work();
+    test_with_cudnn();
     test_thread_local_error();
     return hd_test_finish();
 }
