@@ -65,6 +65,11 @@ int main()
     if (cudaEventCreate(&e, cudaEventDisableTiming) != cudaSuccess) fails++;
     std::vector<float> host(16, 1.5f);
     if (cudaMemcpy(d, host.data(), 64, cudaMemcpyHostToDevice) != cudaSuccess) fails++;
+    cudaEvent_t t;                           // C++ default arguments: stream 0, flags 0
+    if (cudaEventCreate(&t) != cudaSuccess || cudaEventRecord(t) != cudaSuccess) fails++;
+    if (cudaMemsetAsync(d + 4, 0, 4) != cudaSuccess) fails++;
+    if (cudaMemcpyAsync(d + 4, host.data(), 4, cudaMemcpyHostToDevice) != cudaSuccess) fails++;
+    if (cudaStreamWaitEvent(0, t) != cudaSuccess || cudaEventDestroy(t) != cudaSuccess) fails++;
     __half h = 1.5f;                         // C++ conversions
     float f = h;
     if (f != 1.5f || twice(f) != 3.0f) fails++;
