@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "harness.h"
@@ -273,6 +274,21 @@ static void test_gemm_ex(cublasHandle_t h)
                                &beta, Cf, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
     CHECK_MSG(max_rel_err_f(Cf, R, M, N, ldc) < 1e-5, "int8 err %g", max_rel_err_f(Cf, R, M, N, ldc));
 
+    /* int8 in, int32 out, int32 scalars: exact */
+    {
+        int32_t *Ci = malloc(nc * 4), ia = 3, ib = -2;
+        for (size_t i = 0; i < nc; i++) { Ci[i] = (int32_t)(C0[i] * 1000); R[i] = Ci[i]; }
+        ref_gemm('T', 'N', M, N, K, ia, Aq, lda, Bq, ldb, ib, R, ldc);
+        CHECK_BLAS_OK(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, M, N, K, &ia, Ai, CUDA_R_8I, lda, Bi, CUDA_R_8I, ldb,
+                                   &ib, Ci, CUDA_R_32I, ldc, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
+        int exact = 1;
+        for (int j = 0; j < N; j++)
+            for (int i = 0; i <= M; i++)        /* the padding row keeps its value too */
+                exact &= Ci[i + j * ldc] == (int32_t)R[i + j * ldc];
+        CHECK(exact);
+        free(Ci);
+    }
+
     /* fp64 via GemmEx, and the pre-11 cudaDataType compute-type spelling for fp32 */
     double *Cd = malloc(nc * 8);
     double dal = -1.25, dbe = 0.5;
@@ -344,7 +360,10 @@ static void test_gemm_ex(cublasHandle_t h)
                CUBLAS_STATUS_NOT_SUPPORTED);
     CHECK_BLAS(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, M, N, K, &alpha, Ah, CUDA_R_16F, lda, Bh, CUDA_R_16F, ldb,
                             &beta, Cf, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F, (cublasGemmAlgo_t)50),
-               CUBLAS_STATUS_INVALID_VALUE);
+               CUBLAS_STATUS_NOT_SUPPORTED);
+    CHECK_BLAS(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, M, N, K, &alpha, Ai, CUDA_R_8I, lda, Bi, CUDA_R_8I, ldb,
+                            &beta, Cf, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT),
+               CUBLAS_STATUS_NOT_SUPPORTED);    /* 32I compute needs an int32 C */
     CHECK_BLAS(cublasSgemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, M, N, K, &alpha, Ah, CUDA_R_16F, lda, Bh, CUDA_R_16F, ldb,
                              &beta, Cf, CUDA_R_64F, ldc), CUBLAS_STATUS_NOT_SUPPORTED);
     CHECK(Cf[0] == keep0);
