@@ -19,6 +19,18 @@ typedef struct CUstream_st *cudaStream_t;
 /* A point in a stream's timeline, used for timing and ordering. */
 typedef struct CUevent_st *cudaEvent_t;
 
+/* Calling convention of callbacks the runtime calls. */
+#ifndef CUDART_CB
+#if defined(_WIN32)
+#define CUDART_CB __stdcall
+#else
+#define CUDART_CB
+#endif
+#endif
+
+/* A host function queued on a stream (cudaLaunchHostFunc). */
+typedef void(CUDART_CB *cudaHostFn_t)(void *userData);
+
 /* Stream handles with a fixed meaning: the legacy default stream and the per-thread one. */
 #define cudaStreamLegacy ((cudaStream_t)0x1)
 #define cudaStreamPerThread ((cudaStream_t)0x2)

@@ -5,6 +5,7 @@
  * __shared__ / __constant__.  With a host compiler every function runs on the host and every
  * variable is ordinary memory, so the space keywords expand to nothing and the attribute
  * keywords to their GCC/Clang spelling.  Under nvcc (__CUDACC__) this file defines nothing.
+ * __noinline__ is left alone: GCC's own headers spell __attribute__((__noinline__)).
  */
 #ifndef __HOST_DEFINES_H__
 #define __HOST_DEFINES_H__
@@ -40,9 +41,6 @@
 #endif
 #ifndef __forceinline__
 #define __forceinline__ __inline__ __hd_attr((always_inline))
-#endif
-#ifndef __noinline__
-#define __noinline__ __hd_attr((noinline))
 #endif
 #ifndef __align__
 #define __align__(n) __hd_attr((aligned(n)))

@@ -12,6 +12,7 @@
 #include "cublas/blas.h"
 #include "kernels/gemm.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,9 @@ static void blas_store(cudaDataType t, void *p, size_t i, double v)
     case CUDA_R_32F: ((float *)p)[i] = (float)v; break;
     case CUDA_R_16F: ((unsigned short *)p)[i] = __hd_float_to_half_bits((float)v, 0); break;
     case CUDA_R_16BF: ((unsigned short *)p)[i] = __hd_float_to_bf16_bits((float)v, 0); break;
+    case CUDA_R_32I:      /* nearest integer, saturated to the int32 range */
+        ((int32_t *)p)[i] = v >= 2147483647.0 ? INT32_MAX : v <= -2147483648.0 ? INT32_MIN : (int32_t)lrint(v);
+        break;
     default: break;
     }
 }
@@ -240,7 +244,9 @@ BLAS_API cublasStatus_t cublasSgemmEx(cublasHandle_t handle, cublasOperation_t t
 }
 
 /* How a GemmEx compute type reads its scalars and computes: 0 float, 1 double, 2 half
- * scalars computed in float; -1 unsupported.  Pre-11 cudaDataType values are accepted too. */
+ * scalars computed in float, 3 int32 scalars computed exactly (in double: int8 products
+ * summed over any k an int can hold stay below 2^53); -1 unsupported.  Pre-11 cudaDataType
+ * values are accepted too. */
 static int blas_compute_kind(int ct)
 {
     switch (ct) {
@@ -251,6 +257,8 @@ static int blas_compute_kind(int ct)
         return 1;
     case CUBLAS_COMPUTE_16F: case CUBLAS_COMPUTE_16F_PEDANTIC: case CUDA_R_16F:
         return 2;
+    case CUBLAS_COMPUTE_32I: case CUBLAS_COMPUTE_32I_PEDANTIC: case CUDA_R_32I:
+        return 3;
     default:
         return -1;
     }
@@ -268,12 +276,13 @@ static cublasStatus_t blas_ex_types(cudaDataType at, cudaDataType bt, cudaDataTy
                                     cublasGemmAlgo_t algo, const void *alpha, const void *beta, int *kind,
                                     double *a, double *b, const char *fn)
 {
-    if (!blas_algo_ok(algo))
-        return blas_fail(CUBLAS_STATUS_INVALID_VALUE, fn, "algo %d is not a cublasGemmAlgo_t", (int)algo);
+    if (!blas_algo_ok(algo))   /* cuBLAS: an unsupported algo is NOT_SUPPORTED */
+        return blas_fail(CUBLAS_STATUS_NOT_SUPPORTED, fn, "algo %d is not a cublasGemmAlgo_t", (int)algo);
     int kd = blas_compute_kind((int)compute);
     int ok = kd == 0 ? blas_float_types_ok(at, bt, ct)
            : kd == 1 ? (at == CUDA_R_64F && bt == CUDA_R_64F && ct == CUDA_R_64F)
-           : kd == 2 ? (at == CUDA_R_16F && bt == CUDA_R_16F && ct == CUDA_R_16F) : 0;
+           : kd == 2 ? (at == CUDA_R_16F && bt == CUDA_R_16F && ct == CUDA_R_16F)
+           : kd == 3 ? (at == CUDA_R_8I && bt == CUDA_R_8I && ct == CUDA_R_32I) : 0;
     if (!ok)
         return blas_fail(CUBLAS_STATUS_NOT_SUPPORTED, fn, "compute type %d with A=%d B=%d C=%d is not supported",
                          (int)compute, (int)at, (int)bt, (int)ct);
@@ -284,9 +293,12 @@ static cublasStatus_t blas_ex_types(cudaDataType at, cudaDataType bt, cudaDataTy
     } else if (kd == 1) {
         *a = *(const double *)alpha;
         *b = *(const double *)beta;
-    } else {
+    } else if (kd == 2) {
         *a = __half2float(*(const __half *)alpha);
         *b = __half2float(*(const __half *)beta);
+    } else {
+        *a = *(const int32_t *)alpha;
+        *b = *(const int32_t *)beta;
     }
     return CUBLAS_STATUS_SUCCESS;
 }
@@ -307,7 +319,7 @@ BLAS_API cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t tr
     if (st != CUBLAS_STATUS_SUCCESS)
         return st;
     return blas_gemm_any(handle, blas_op(transa), blas_op(transb), m, n, k, a, A, Atype, lda, B, Btype, ldb, b, C,
-                         Ctype, ldc, kind == 1);
+                         Ctype, ldc, kind == 1 || kind == 3);
 }
 
 /* Byte offset of batch I for an element stride S of type T; 0 when it does not fit. */
@@ -391,7 +403,7 @@ BLAS_API cublasStatus_t cublasGemmStridedBatchedEx(
     if (st != CUBLAS_STATUS_SUCCESS)
         return st;
     return blas_strided(handle, transa, transb, m, n, k, a, A, Atype, lda, strideA, B, Btype, ldb, strideB, b, C,
-                        Ctype, ldc, strideC, batchCount, kind == 1, __func__);
+                        Ctype, ldc, strideC, batchCount, kind == 1 || kind == 3, __func__);
 }
 
 #define BATCHED(P, T, CT, DBL)                                                                             \

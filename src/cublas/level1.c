@@ -18,7 +18,7 @@ static inline size_t blas_at(size_t i, size_t n, int inc)
     return inc >= 0 ? i * (size_t)inc : (n - 1 - i) * (size_t)(-(long long)inc);
 }
 
-#define L1_FUNCS(P, T)                                                                                     \
+#define L1_FUNCS(P, p, T)                                                                                     \
 BLAS_API cublasStatus_t cublas##P##axpy_v2(cublasHandle_t handle, int n, const T *alpha, const T *x, int incx, \
                                            T *y, int incy)                                                 \
 {                                                                                                          \
@@ -144,7 +144,7 @@ BLAS_API cublasStatus_t cublas##P##swap_v2(cublasHandle_t handle, int n, T *x, i
     return CUBLAS_STATUS_SUCCESS;                                                                          \
 }                                                                                                          \
                                                                                                            \
-BLAS_API cublasStatus_t cublasI##P##amax_v2(cublasHandle_t handle, int n, const T *x, int incx, int *result) \
+BLAS_API cublasStatus_t cublasI##p##amax_v2(cublasHandle_t handle, int n, const T *x, int incx, int *result) \
 {                                                                                                          \
     BLAS_HANDLE(handle);                                                                                   \
     if (!result)                                                                                           \
@@ -169,5 +169,5 @@ BLAS_API cublasStatus_t cublasI##P##amax_v2(cublasHandle_t handle, int n, const 
     return CUBLAS_STATUS_SUCCESS;                                                                          \
 }
 
-L1_FUNCS(S, float)
-L1_FUNCS(D, double)
+L1_FUNCS(S, s, float)
+L1_FUNCS(D, d, double)

@@ -11,6 +11,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cudart/rt.h"
+#include "cuda_profiler_api.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -517,5 +518,27 @@ RT_API cudaError_t cudaDeviceReset(void)
     rt_cache_config = cudaFuncCachePreferNone;
     rt_shmem_config = cudaSharedMemBankSizeFourByte;
     rt_reset_errors();
+    return cudaSuccess;
+}
+
+/* The host CPU has no PCI address of its own; report the all-zero one, as pciBusID etc. do. */
+RT_API cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)
+{
+    if (!pciBusId || len <= 0)
+        return RT_FAIL(cudaErrorInvalidValue, "pciBusId is NULL or len %d is not positive", len);
+    RT_CHECK_DEVICE(device);
+    snprintf(pciBusId, (size_t)len, "%04x:%02x:%02x.0", 0u, 0u, 0u);
+    return cudaSuccess;
+}
+
+/* No profiler can attach to host code: starting and stopping a range succeeds and does
+ * nothing, as CUDA does when no profiler is attached. */
+RT_API cudaError_t cudaProfilerStart(void)
+{
+    return cudaSuccess;
+}
+
+RT_API cudaError_t cudaProfilerStop(void)
+{
     return cudaSuccess;
 }

@@ -197,6 +197,9 @@ static cudaError_t rt_check_range(const void *p, size_t n, int device_side, cons
 {
     if (!p)
         return rt_fail(cudaErrorInvalidValue, fn, "%s is NULL", what);
+    if (n > (size_t)PTRDIFF_MAX || (uintptr_t)p > UINTPTR_MAX - n)
+        return rt_fail(cudaErrorInvalidValue, fn, "%s %p + %zu bytes runs past the end of the address space", what,
+                       p, n);
     rt_region r;
     if (!rt_find(p, &r)) {
         if (device_side)
@@ -312,7 +315,7 @@ RT_API cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, s
     RT_STICKY();
     if (!devPtr || !pitch)
         return RT_FAIL(cudaErrorInvalidValue, "devPtr or pitch is NULL");
-    /* Rows start on 512-byte boundaries, the texture pitch alignment of the reported device. */
+    /* Rows start on 512-byte boundaries, the pitch cudaMallocPitch picks on current GPUs. */
     if (width > SIZE_MAX - 511)
         return RT_FAIL(cudaErrorMemoryAllocation, "width %zu is too large", width);
     size_t p = width == 0 ? 0 : (width + 511) / 512 * 512;
@@ -544,4 +547,41 @@ RT_API cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size
     if (e != cudaSuccess)
         return RT_FAIL(e, "stream %p is not a live stream", (void *)stream);
     return rt_memset2d(devPtr, pitch, value, width, height, __func__);
+}
+
+/* Stream-ordered allocation: the stream has no pending work, so these are cudaMalloc/cudaFree. */
+RT_API cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
+{
+    RT_STICKY();
+    if (rt_check_stream(hStream) != cudaSuccess)
+        return RT_FAIL(cudaErrorInvalidResourceHandle, "stream %p is not a live stream", (void *)hStream);
+    return rt_alloc(devPtr, size, RT_DEVICE, 0, __func__);
+}
+
+RT_API cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
+{
+    RT_STICKY();
+    if (rt_check_stream(hStream) != cudaSuccess)
+        return RT_FAIL(cudaErrorInvalidResourceHandle, "stream %p is not a live stream", (void *)hStream);
+    return rt_release(devPtr, 1u << RT_DEVICE, __func__);
+}
+
+/* Peer copies: there is one device, so both sides must name device 0. */
+RT_API cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count)
+{
+    RT_STICKY();
+    if (dstDevice != 0 || srcDevice != 0)
+        return RT_FAIL(cudaErrorInvalidDevice, "devices %d and %d: only device 0 exists", dstDevice, srcDevice);
+    return rt_memcpy(dst, src, count, cudaMemcpyDeviceToDevice, __func__);
+}
+
+RT_API cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count,
+                                       cudaStream_t stream)
+{
+    RT_STICKY();
+    if (rt_check_stream(stream) != cudaSuccess)
+        return RT_FAIL(cudaErrorInvalidResourceHandle, "stream %p is not a live stream", (void *)stream);
+    if (dstDevice != 0 || srcDevice != 0)
+        return RT_FAIL(cudaErrorInvalidDevice, "devices %d and %d: only device 0 exists", dstDevice, srcDevice);
+    return rt_memcpy(dst, src, count, cudaMemcpyDeviceToDevice, __func__);
 }

@@ -305,3 +305,38 @@ RT_API cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_
     *ms = (float)d;
     return cudaSuccess;
 }
+
+/* ---------------------------------------------------------------- host work on a stream */
+
+/* The stream's earlier work has already finished, so the callback runs now, on the caller's
+ * thread, before the call returns. */
+RT_API cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData,
+                                         unsigned int flags)
+{
+    RT_STICKY();
+    if (!callback || flags != 0)
+        return RT_FAIL(cudaErrorInvalidValue, "callback is NULL or flags 0x%x is not 0", flags);
+    if (rt_check_stream(stream) != cudaSuccess)
+        return RT_FAIL(cudaErrorInvalidResourceHandle, "%p is not a live stream", (void *)stream);
+    callback(stream, cudaSuccess, userData);
+    return cudaSuccess;
+}
+
+RT_API cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)
+{
+    RT_STICKY();
+    if (!fn)
+        return RT_FAIL(cudaErrorInvalidValue, "fn is NULL");
+    if (rt_check_stream(stream) != cudaSuccess)
+        return RT_FAIL(cudaErrorInvalidResourceHandle, "%p is not a live stream", (void *)stream);
+    fn(userData);
+    return cudaSuccess;
+}
+
+/* cudaEventRecordExternal (0x1) only matters during graph capture, which does not exist here. */
+RT_API cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags)
+{
+    if (flags & ~0x1u)
+        return RT_FAIL(cudaErrorInvalidValue, "flags 0x%x are not cudaEventRecordDefault/External", flags);
+    return cudaEventRecord(event, stream);
+}

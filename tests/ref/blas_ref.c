@@ -33,7 +33,7 @@ void ref_gemv(char t, int m, int n, double alpha, const double *A, int lda, cons
     int leny = t == 'N' ? m : n, lenx = t == 'N' ? n : m;
     for (int i = 0; i < leny; i++) {
         double s = 0;
-        for (int p = 0; p < lenx; p++)
+        for (int p = 0; p < lenx && alpha != 0; p++)
             s += (t == 'N' ? A[i + p * lda] : A[p + i * lda]) * x[at(p, lenx, incx)];
         double *yi = &y[at(i, leny, incy)];
         *yi = alpha * s + (beta == 0 ? 0 : beta * *yi);

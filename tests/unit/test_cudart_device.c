@@ -4,6 +4,7 @@
  * sticky-error rules, cudaDeviceReset.
  */
 #include <cuda_runtime.h>
+#include <cuda_profiler_api.h>
 #include <dlfcn.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -142,6 +143,13 @@ static void test_device(void)
     CHECK(lo == 0 && hi < 0);
     CHECK_CU_OK(cudaDeviceSynchronize());
     CHECK_CU_OK(cudaThreadSynchronize());
+    char bus[32];
+    CHECK_CU_OK(cudaDeviceGetPCIBusId(bus, sizeof bus, 0));
+    CHECK(strcmp(bus, "0000:00:00.0") == 0);
+    CHECK_CU(cudaDeviceGetPCIBusId(bus, 0, 0), cudaErrorInvalidValue);
+    CHECK_CU(cudaDeviceGetPCIBusId(bus, sizeof bus, 1), cudaErrorInvalidDevice);
+    CHECK_CU_OK(cudaProfilerStart());
+    CHECK_CU_OK(cudaProfilerStop());
     cudaGetLastError();
 }
 

@@ -105,6 +105,9 @@ static void test_memcpy(void)
     CHECK_CU(cudaMemcpy(d1, h1, N + 1, cudaMemcpyHostToDevice), cudaErrorInvalidValue); /* runs past the end */
     CHECK_CU(cudaMemcpy(h2, (char *)d1 + 1, N, cudaMemcpyDeviceToHost), cudaErrorInvalidValue);
     CHECK_CU(cudaMemcpy(d1, d2, SIZE_MAX, cudaMemcpyDeviceToDevice), cudaErrorInvalidValue);
+    CHECK_CU(cudaMemcpy(h2, h1, SIZE_MAX, cudaMemcpyHostToHost), cudaErrorInvalidValue);  /* wraps */
+    CHECK_CU(cudaMemcpy(h2, h1, SIZE_MAX / 2 + 1, cudaMemcpyDefault), cudaErrorInvalidValue);
+    CHECK_CU(cudaMemcpy2D(h2, SIZE_MAX / 4, h1, SIZE_MAX / 4, 4, 3, cudaMemcpyHostToHost), cudaErrorInvalidValue);
     CHECK_CU(cudaMemcpy(NULL, h1, 4, cudaMemcpyHostToHost), cudaErrorInvalidValue);
     CHECK_CU(cudaMemcpy(h2, NULL, 4, cudaMemcpyHostToHost), cudaErrorInvalidValue);
     CHECK_CU(cudaMemcpy((char *)d1 + 8, d1, 64, cudaMemcpyDeviceToDevice), cudaErrorInvalidValue); /* overlap */
@@ -243,6 +246,28 @@ static void test_host_managed(void)
     cudaGetLastError();
 }
 
+static void test_async_alloc_peer(void)
+{
+    SECTION("stream-ordered allocation, peer copies");
+    cudaStream_t s;
+    void *a = NULL, *b = NULL;
+    CHECK_CU_OK(cudaStreamCreate(&s));
+    CHECK_CU_OK(cudaMallocAsync(&a, 128, s));
+    CHECK_CU_OK(cudaMallocAsync(&b, 128, 0));
+    CHECK_CU_OK(cudaMemsetAsync(a, 9, 128, s));
+    CHECK_CU_OK(cudaMemcpyPeer(b, 0, a, 0, 128));
+    CHECK(all_bytes(b, 128, 9));
+    CHECK_CU_OK(cudaMemcpyPeerAsync(b, 0, a, 0, 64, s));
+    CHECK_CU(cudaMemcpyPeer(b, 1, a, 0, 16), cudaErrorInvalidDevice);
+    CHECK_CU(cudaMemcpyPeer(b, 0, a, 0, 129), cudaErrorInvalidValue);
+    CHECK_CU(cudaMallocAsync(&a, 16, (cudaStream_t)0x3), cudaErrorInvalidResourceHandle);
+    CHECK_CU_OK(cudaFreeAsync(a, s));
+    CHECK_CU(cudaFreeAsync(a, s), cudaErrorInvalidValue);
+    CHECK_CU_OK(cudaFreeAsync(b, 0));
+    CHECK_CU_OK(cudaStreamDestroy(s));
+    cudaGetLastError();
+}
+
 static void test_cpp_style_usage(void)
 {
     SECTION("typical program");
@@ -267,6 +292,7 @@ int main(void)
     test_memcpy2d();
     test_memset();
     test_host_managed();
+    test_async_alloc_peer();
     test_cpp_style_usage();
     return hd_test_finish();
 }

@@ -4,6 +4,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <cuda_runtime.h>
+#include <cudnn.h>
 #include <pthread.h>
 #include <time.h>
 
@@ -124,6 +125,57 @@ static void test_events(void)
     cudaGetLastError();
 }
 
+static int cb_calls;
+static void host_fn(void *data) { cb_calls += *(int *)data; }
+static void stream_cb(cudaStream_t s, cudaError_t status, void *data)
+{
+    (void)s;
+    if (status == cudaSuccess)
+        cb_calls += *(int *)data;
+}
+
+static void test_host_work(void)
+{
+    SECTION("host functions on streams");
+    cudaStream_t s;
+    int one = 1, ten = 10;
+    CHECK_CU_OK(cudaStreamCreate(&s));
+    cb_calls = 0;
+    CHECK_CU_OK(cudaLaunchHostFunc(s, host_fn, &one));
+    CHECK_CU_OK(cudaLaunchHostFunc(0, host_fn, &one));
+    CHECK_CU_OK(cudaStreamAddCallback(s, stream_cb, &ten, 0));
+    CHECK_CU_OK(cudaStreamSynchronize(s));
+    CHECK_EQ_INT(cb_calls, 12);
+    CHECK_CU(cudaLaunchHostFunc(s, NULL, &one), cudaErrorInvalidValue);
+    CHECK_CU(cudaStreamAddCallback(s, stream_cb, &ten, 1), cudaErrorInvalidValue);
+    CHECK_CU(cudaLaunchHostFunc((cudaStream_t)0x66, host_fn, &one), cudaErrorInvalidResourceHandle);
+    CHECK_EQ_INT(cb_calls, 12);
+    cudaEvent_t e;
+    CHECK_CU_OK(cudaEventCreate(&e));
+    CHECK_CU_OK(cudaEventRecordWithFlags(e, s, 0));
+    CHECK_CU(cudaEventRecordWithFlags(e, s, 8), cudaErrorInvalidValue);
+    CHECK_CU_OK(cudaEventDestroy(e));
+    CHECK_CU_OK(cudaStreamDestroy(s));
+    CHECK_CU(cudaLaunchHostFunc(s, host_fn, &one), cudaErrorInvalidResourceHandle);
+    cudaGetLastError();
+}
+
+static void test_with_cudnn(void)
+{
+    SECTION("a runtime stream given to cuDNN");
+    cudnnHandle_t dnn;
+    cudaStream_t s, got = NULL;
+    CHECK(cudnnCreate(&dnn) == CUDNN_STATUS_SUCCESS);
+    CHECK_CU_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CHECK(cudnnSetStream(dnn, s) == CUDNN_STATUS_SUCCESS);
+    CHECK(cudnnGetStream(dnn, &got) == CUDNN_STATUS_SUCCESS);
+    CHECK(got == s);
+    CHECK_CU_OK(cudaStreamSynchronize(got));
+    CHECK(cudnnDestroy(dnn) == CUDNN_STATUS_SUCCESS);
+    CHECK_CU_OK(cudaStreamDestroy(s));
+    CHECK_EQ_INT(cudnnGetCudartVersion(), CUDART_VERSION);
+}
+
 static void *other_thread(void *arg)
 {
     cudaError_t *out = arg;
@@ -152,6 +204,8 @@ int main(void)
 {
     test_streams();
     test_events();
+    test_host_work();
+    test_with_cudnn();
     test_thread_local_error();
     return hd_test_finish();
 }
