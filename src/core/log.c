@@ -223,6 +223,7 @@ static void vmessage(cudnnSeverity_t sev, const char *fn, cudnnStatus_t status, 
 {
     if (!hd_log_enabled(sev))
         return;
+    pthread_once(&env_once, init_env);   /* start_time, in libraries that never read the env */
     static const char tags[] = {'F', 'E', 'W', 'I'};
     char c = tags[(int)sev & 3];
     char lc = (char)(c + ('a' - 'A'));
