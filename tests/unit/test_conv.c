@@ -25,6 +25,8 @@ static double h2d(uint16_t h)
 
 static uint16_t d2h(double v)                     /* v exactly representable, |v| >= 2^-14 or 0 */
 {
+    if (isnan(v))
+        return 0x7e00;
     uint16_t s = v < 0 ? 0x8000 : 0;
     v = fabs(v);
     if (v == 0)
