@@ -76,7 +76,28 @@ static inline hd_conv_layout hd_conv_layout_bwdf_gemm(const hd_conv_problem *p, 
     return L;
 }
 
+/* Winograd F(2x2, 3x3): transformed filter U (16 x G*Kg*Cg); for the non-fused method also
+ * the transformed input V (16 x ci x tiles) and product M (16 x co x tiles) of one image and
+ * group, where (ci, co) = (Cg, Kg) forward and (Kg, Cg) for backward data. */
+static inline hd_conv_layout hd_conv_layout_winograd(const hd_conv_problem *p, int bwd, int fused)
+{
+    int64_t oh = bwd ? p->in[1] : p->out[1], ow = bwd ? p->in[2] : p->out[2];
+    int64_t tiles = ((oh + 1) / 2) * ((ow + 1) / 2);
+    int64_t ci = bwd ? p->Kg : p->Cg, co = bwd ? p->Cg : p->Kg;
+    hd_conv_layout L = {{0}, 0};
+    hd_conv_book(&L, 0, 16 * p->G, co * ci, hd_conv_esize(p));
+    if (!fused) {
+        hd_conv_book(&L, 1, 16 * ci, tiles, hd_conv_esize(p));
+        hd_conv_book(&L, 2, 16 * co, tiles, hd_conv_esize(p));
+    }
+    return L;
+}
+
 #define HD_CONV_DECLARE(sfx) \
+    void hd_conv_fwd_wino_nonfused_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
+    void hd_conv_fwd_wino_fused_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
+    void hd_conv_bwdd_wino_nonfused_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
+    void hd_conv_bwdd_wino_fused_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
     void hd_conv_fwd_gemm_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
     void hd_conv_fwd_implicit_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
     void hd_conv_fwd_precomp_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \

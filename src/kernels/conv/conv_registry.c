@@ -41,6 +41,38 @@ static int app_bwdd_gemm(const hd_conv_problem *p, const char **r) { return fits
 static int app_bwdf_gemm(const hd_conv_problem *p, const char **r) { return fits(ws_bwdf_gemm(p), r); }
 static int app_bwdf_tiled(const hd_conv_problem *p, const char **r) { return fits(ws_bwdf_tiled(p), r); }
 
+/* Winograd F(2x2, 3x3): 2-d, 3x3 filter, unit stride and dilation; backward data also
+ * needs pad <= 2 (its equivalent forward convolution pads by 2 - pad). */
+static int wino_shape(const hd_conv_problem *p, int bwd, const char **reason)
+{
+    if (p->nsp != 2) {
+        *reason = "Winograd is implemented for 2-d convolutions only";
+        return 0;
+    }
+    if (p->flt[1] != 3 || p->flt[2] != 3) {
+        *reason = "Winograd F(2x2,3x3) needs a 3x3 filter";
+        return 0;
+    }
+    if (p->str[1] != 1 || p->str[2] != 1 || p->dil[1] != 1 || p->dil[2] != 1) {
+        *reason = "Winograd needs unit stride and dilation";
+        return 0;
+    }
+    if (bwd && (p->pad[1] > 2 || p->pad[2] > 2)) {
+        *reason = "backward-data Winograd needs padding <= 2";
+        return 0;
+    }
+    return 1;
+}
+
+static size_t ws_fwd_wino_nf(const hd_conv_problem *p) { return hd_conv_layout_winograd(p, 0, 0).total; }
+static size_t ws_fwd_wino_f(const hd_conv_problem *p) { return hd_conv_layout_winograd(p, 0, 1).total; }
+static size_t ws_bwdd_wino_nf(const hd_conv_problem *p) { return hd_conv_layout_winograd(p, 1, 0).total; }
+static size_t ws_bwdd_wino_f(const hd_conv_problem *p) { return hd_conv_layout_winograd(p, 1, 1).total; }
+static int app_fwd_wino_nf(const hd_conv_problem *p, const char **r) { return wino_shape(p, 0, r) && fits(ws_fwd_wino_nf(p), r); }
+static int app_fwd_wino_f(const hd_conv_problem *p, const char **r) { return wino_shape(p, 0, r) && fits(ws_fwd_wino_f(p), r); }
+static int app_bwdd_wino_nf(const hd_conv_problem *p, const char **r) { return wino_shape(p, 1, r) && fits(ws_bwdd_wino_nf(p), r); }
+static int app_bwdd_wino_f(const hd_conv_problem *p, const char **r) { return wino_shape(p, 1, r) && fits(ws_bwdd_wino_f(p), r); }
+
 /* ---- execution: pick the precision ---- */
 
 #define EXEC(fn) \
@@ -60,6 +92,10 @@ EXEC(bwdd_direct)
 EXEC(bwdf_gemm)
 EXEC(bwdf_tiled)
 EXEC(bwdf_direct)
+EXEC(fwd_wino_nonfused)
+EXEC(fwd_wino_fused)
+EXEC(bwdd_wino_nonfused)
+EXEC(bwdd_wino_fused)
 
 /* Ordered from most specialised to most general within each algorithm. */
 static const hd_conv_solver fwd_solvers[] = {
@@ -70,6 +106,10 @@ static const hd_conv_solver fwd_solvers[] = {
     {103, "fwd.im2col_gemm", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_GEMM, 1, app_fwd_gemm, ws_fwd_gemm,
      exec_fwd_gemm, 1.0},
     {104, "fwd.direct", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT, 1, always, ws_zero, exec_fwd_direct, 3.0},
+    {105, "fwd.winograd_f2x3_fused", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, 1, app_fwd_wino_f,
+     ws_fwd_wino_f, exec_fwd_wino_fused, 0.9},
+    {106, "fwd.winograd_f2x3_nonfused", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED, 1,
+     app_fwd_wino_nf, ws_fwd_wino_nf, exec_fwd_wino_nonfused, 0.6},
 };
 
 static const hd_conv_solver bwdd_solvers[] = {
@@ -77,6 +117,10 @@ static const hd_conv_solver bwdd_solvers[] = {
      ws_bwdd_gemm, exec_bwdd_gemm, 1.2},
     {202, "bwd_data.direct", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, 1, always, ws_zero,
      exec_bwdd_direct, 4.0},
+    {203, "bwd_data.winograd_f2x3_fused", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD, 1,
+     app_bwdd_wino_f, ws_bwdd_wino_f, exec_bwdd_wino_fused, 1.1},
+    {204, "bwd_data.winograd_f2x3_nonfused", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED, 1,
+     app_bwdd_wino_nf, ws_bwdd_wino_nf, exec_bwdd_wino_nonfused, 0.7},
 };
 
 static const hd_conv_solver bwdf_solvers[] = {
@@ -113,7 +157,7 @@ static const char *missing_reason(hd_conv_dir dir, int algo)
         return "cuDNN does not implement backward-filter WINOGRAD either";
     if (algo < 0 || algo >= hd_conv_algo_count(dir))
         return "not an algorithm of this direction";
-    return "this algorithm (FFT / Winograd family) is not implemented in hostdnn";
+    return "this algorithm (FFT family) is not implemented in hostdnn";
 }
 
 const hd_conv_solver *hd_conv_pick(const hd_conv_problem *p, hd_conv_dir dir, int algo, const char **reason)
