@@ -147,7 +147,7 @@ static void rankings(void)
     CHECK_PERF_ROWS(f, n, 8, cudnnGetConvolutionForwardWorkspaceSize(handle, P.x, P.w, P.c, P.y, f[i].algo, &q), 0);
     for (int i = 0; i < n; i++) {
         CHECK(f[i].mathType == CUDNN_FMA_MATH);
-        int impl = f[i].algo != CUDNN_CONVOLUTION_FWD_ALGO_FFT && f[i].algo != CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING;
+        int impl = f[i].algo != CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING;
         CHECK_EQ_INT(f[i].status, impl ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_NOT_SUPPORTED);
     }
     CHECK_OK(cudnnGetConvolutionForwardAlgorithm_v7(handle, P.x, P.w, P.c, P.y, 2, &n, f));
@@ -217,7 +217,8 @@ static void refusals(void)
     CHECK_STATUS(FWD(NULL, P.x, x, P.w, w, P.c, a0, P.y, y), CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(FWD(handle, P.x, NULL, P.w, w, P.c, a0, P.y, y), CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(FWD(handle, P.x, x, P.w, w, P.c, (cudnnConvolutionFwdAlgo_t)99, P.y, y), CUDNN_STATUS_BAD_PARAM);
-    CHECK_STATUS(FWD(handle, P.x, x, P.w, w, P.c, CUDNN_CONVOLUTION_FWD_ALGO_FFT, P.y, y), CUDNN_STATUS_NOT_SUPPORTED);
+    CHECK_STATUS(FWD(handle, P.x, x, P.w, w, P.c, CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING, P.y, y),
+                 CUDNN_STATUS_NOT_SUPPORTED);
     CHECK_STATUS(FWD(handle, P.y, x, P.w, w, P.c, a0, P.y, y), CUDNN_STATUS_BAD_PARAM);        /* C mismatch */
     CHECK_STATUS(FWD(handle, P.x, x, P.w, w, P.c, a0, P.x, y), CUDNN_STATUS_BAD_PARAM);        /* wrong y dims */
     CHECK_STATUS(FWD(handle, (cudnnTensorDescriptor_t)P.w, x, P.w, w, P.c, a0, P.y, y), CUDNN_STATUS_BAD_PARAM);

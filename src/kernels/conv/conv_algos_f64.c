@@ -5,3 +5,4 @@
 #define GEMM hd_dgemm
 #include "kernels/conv/conv_algos.inc"
 #include "kernels/conv/conv_winograd.inc"
+#include "kernels/conv/conv_fft.inc"

@@ -93,7 +93,31 @@ static inline hd_conv_layout hd_conv_layout_winograd(const hd_conv_problem *p, i
     return L;
 }
 
+/* FFT: twiddles, then planes of Hf x Wf complex values (two T each):
+ *   forward          A = K*Cg filter spectra, B = Cg input spectra, C = Kg output planes
+ *   backward data    A = K*Cg filter spectra, B = Kg dy spectra,    C = Cg output planes
+ *   backward filter  A = K*Cg accumulators,   B = Cg input spectra, C = Kg dy spectra */
+static inline hd_conv_layout hd_conv_layout_fft(const hd_conv_problem *p, int dir)
+{
+    int64_t hf = 1, wf = 1;
+    while (hf < p->in[1] + 2 * p->pad[1])
+        hf <<= 1;
+    while (wf < p->in[2] + 2 * p->pad[2])
+        wf <<= 1;
+    int64_t plane = hf * wf, f = hf > wf ? hf : wf;
+    size_t cs = 2 * hd_conv_esize(p);
+    hd_conv_layout L = {{0}, 0};
+    hd_conv_book(&L, 0, f / 2 + 1, 1, cs);
+    hd_conv_book(&L, 1, p->K * p->Cg, plane, cs);
+    hd_conv_book(&L, 2, dir == 1 ? p->Kg : p->Cg, plane, cs);
+    hd_conv_book(&L, 3, dir == 1 ? p->Cg : p->Kg, plane, cs);
+    return L;
+}
+
 #define HD_CONV_DECLARE(sfx) \
+    void hd_conv_fwd_fft_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
+    void hd_conv_bwdd_fft_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
+    void hd_conv_bwdf_fft_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
     void hd_conv_fwd_wino_nonfused_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
     void hd_conv_fwd_wino_fused_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
     void hd_conv_bwdd_wino_nonfused_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \

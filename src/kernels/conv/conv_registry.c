@@ -73,6 +73,31 @@ static int app_fwd_wino_f(const hd_conv_problem *p, const char **r) { return win
 static int app_bwdd_wino_nf(const hd_conv_problem *p, const char **r) { return wino_shape(p, 1, r) && fits(ws_bwdd_wino_nf(p), r); }
 static int app_bwdd_wino_f(const hd_conv_problem *p, const char **r) { return wino_shape(p, 1, r) && fits(ws_bwdd_wino_f(p), r); }
 
+/* FFT: 2-d, unit stride and dilation; planes of at most 2^12 x 2^12. */
+static int fft_shape(const hd_conv_problem *p, const char **reason)
+{
+    if (p->nsp != 2) {
+        *reason = "FFT is implemented for 2-d convolutions only";
+        return 0;
+    }
+    if (p->str[1] != 1 || p->str[2] != 1 || p->dil[1] != 1 || p->dil[2] != 1) {
+        *reason = "FFT needs unit stride and dilation";
+        return 0;
+    }
+    if (p->in[1] + 2 * p->pad[1] > 4096 || p->in[2] + 2 * p->pad[2] > 4096) {
+        *reason = "FFT planes are limited to 4096 x 4096";
+        return 0;
+    }
+    return 1;
+}
+
+static size_t ws_fwd_fft(const hd_conv_problem *p) { return hd_conv_layout_fft(p, 0).total; }
+static size_t ws_bwdd_fft(const hd_conv_problem *p) { return hd_conv_layout_fft(p, 1).total; }
+static size_t ws_bwdf_fft(const hd_conv_problem *p) { return hd_conv_layout_fft(p, 2).total; }
+static int app_fwd_fft(const hd_conv_problem *p, const char **r) { return fft_shape(p, r) && fits(ws_fwd_fft(p), r); }
+static int app_bwdd_fft(const hd_conv_problem *p, const char **r) { return fft_shape(p, r) && fits(ws_bwdd_fft(p), r); }
+static int app_bwdf_fft(const hd_conv_problem *p, const char **r) { return fft_shape(p, r) && fits(ws_bwdf_fft(p), r); }
+
 /* ---- execution: pick the precision ---- */
 
 #define EXEC(fn) \
@@ -96,6 +121,9 @@ EXEC(fwd_wino_nonfused)
 EXEC(fwd_wino_fused)
 EXEC(bwdd_wino_nonfused)
 EXEC(bwdd_wino_fused)
+EXEC(fwd_fft)
+EXEC(bwdd_fft)
+EXEC(bwdf_fft)
 
 /* Ordered from most specialised to most general within each algorithm. */
 static const hd_conv_solver fwd_solvers[] = {
@@ -110,6 +138,7 @@ static const hd_conv_solver fwd_solvers[] = {
      ws_fwd_wino_f, exec_fwd_wino_fused, 0.9},
     {106, "fwd.winograd_f2x3_nonfused", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED, 1,
      app_fwd_wino_nf, ws_fwd_wino_nf, exec_fwd_wino_nonfused, 0.6},
+    {107, "fwd.fft", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_FFT, 1, app_fwd_fft, ws_fwd_fft, exec_fwd_fft, 2.5},
 };
 
 static const hd_conv_solver bwdd_solvers[] = {
@@ -121,6 +150,8 @@ static const hd_conv_solver bwdd_solvers[] = {
      app_bwdd_wino_f, ws_bwdd_wino_f, exec_bwdd_wino_fused, 1.1},
     {204, "bwd_data.winograd_f2x3_nonfused", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED, 1,
      app_bwdd_wino_nf, ws_bwdd_wino_nf, exec_bwdd_wino_nonfused, 0.7},
+    {205, "bwd_data.fft", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT, 1, app_bwdd_fft, ws_bwdd_fft,
+     exec_bwdd_fft, 2.5},
 };
 
 static const hd_conv_solver bwdf_solvers[] = {
@@ -130,6 +161,8 @@ static const hd_conv_solver bwdf_solvers[] = {
      exec_bwdf_direct, 3.0},
     {303, "bwd_filter.tiled_gemm", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3, 1, app_bwdf_tiled,
      ws_bwdf_tiled, exec_bwdf_tiled, 1.1},
+    {304, "bwd_filter.fft", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT, 1, app_bwdf_fft, ws_bwdf_fft,
+     exec_bwdf_fft, 2.5},
 };
 
 static const hd_conv_solver *table(hd_conv_dir dir, int *n)
@@ -157,7 +190,7 @@ static const char *missing_reason(hd_conv_dir dir, int algo)
         return "cuDNN does not implement backward-filter WINOGRAD either";
     if (algo < 0 || algo >= hd_conv_algo_count(dir))
         return "not an algorithm of this direction";
-    return "this algorithm (FFT family) is not implemented in hostdnn";
+    return "this algorithm (FFT_TILING / backward-filter WINOGRAD_NONFUSED) is not implemented in hostdnn";
 }
 
 const hd_conv_solver *hd_conv_pick(const hd_conv_problem *p, hd_conv_dir dir, int algo, const char **reason)
