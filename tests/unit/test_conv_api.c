@@ -239,9 +239,9 @@ static void refusals(void)
     cudnnTensorDescriptor_t xi, yi;
     cudnnFilterDescriptor_t wi;
     cudnnCreateTensorDescriptor(&xi), cudnnCreateTensorDescriptor(&yi), cudnnCreateFilterDescriptor(&wi);
-    cudnnSetTensor4dDescriptor(xi, CUDNN_TENSOR_NHWC, CUDNN_DATA_INT8, 1, 4, 5, 5);
-    cudnnSetTensor4dDescriptor(yi, CUDNN_TENSOR_NHWC, CUDNN_DATA_INT8, 1, 4, 5, 5);
-    cudnnSetFilter4dDescriptor(wi, CUDNN_DATA_INT8, CUDNN_TENSOR_NHWC, 4, 4, 3, 3);
+    CHECK_OK(cudnnSetTensor4dDescriptor(xi, CUDNN_TENSOR_NCHW_VECT_C, CUDNN_DATA_INT8x4, 1, 4, 5, 5));
+    CHECK_OK(cudnnSetTensor4dDescriptor(yi, CUDNN_TENSOR_NCHW_VECT_C, CUDNN_DATA_INT8x4, 1, 4, 5, 5));
+    CHECK_OK(cudnnSetFilter4dDescriptor(wi, CUDNN_DATA_INT8x4, CUDNN_TENSOR_NCHW_VECT_C, 4, 4, 3, 3));
     cudnnConvolutionDescriptor_t ci;
     cudnnCreateConvolutionDescriptor(&ci);
     cudnnSetConvolution2dDescriptor(ci, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_INT32);
@@ -418,6 +418,85 @@ static void im2col(void)
     problem_free(&P);
 }
 
+/* INT8_CONFIG (int8 out, saturated) and INT8_EXT_CONFIG (float out), NHWC. */
+static void int8_configs(void)
+{
+    SECTION("int8");
+    enum { N = 2, C = 8, H = 6, W = 5, K = 4, R = 3 };
+    cudnnTensorDescriptor_t x, y8, yf;
+    cudnnFilterDescriptor_t w;
+    cudnnConvolutionDescriptor_t c;
+    cudnnCreateTensorDescriptor(&x), cudnnCreateTensorDescriptor(&y8), cudnnCreateTensorDescriptor(&yf);
+    cudnnCreateFilterDescriptor(&w), cudnnCreateConvolutionDescriptor(&c);
+    CHECK_OK(cudnnSetTensor4dDescriptor(x, CUDNN_TENSOR_NHWC, CUDNN_DATA_INT8, N, C, H, W));
+    CHECK_OK(cudnnSetTensor4dDescriptor(y8, CUDNN_TENSOR_NHWC, CUDNN_DATA_INT8, N, K, H, W));
+    CHECK_OK(cudnnSetTensor4dDescriptor(yf, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, N, K, H, W));
+    CHECK_OK(cudnnSetFilter4dDescriptor(w, CUDNN_DATA_INT8, CUDNN_TENSOR_NHWC, K, C, R, R));
+    CHECK_OK(cudnnSetConvolution2dDescriptor(c, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_INT32));
+    int8_t xv[N * C * H * W], wv[K * C * R * R], y8v[N * K * H * W];
+    float yfv[N * K * H * W];
+    unsigned seed = 5;
+    for (int i = 0; i < N * C * H * W; i++)
+        seed = seed * 1664525u + 1013904223u, xv[i] = (int8_t)((int)(seed >> 24) % 21 - 10);
+    for (int i = 0; i < K * C * R * R; i++)
+        seed = seed * 1664525u + 1013904223u, wv[i] = (int8_t)((int)(seed >> 24) % 21 - 10);
+    /* reference in NHWC / KRSC */
+    double ref[N * K * H * W];
+    for (int n = 0; n < N; n++)
+        for (int k = 0; k < K; k++)
+            for (int h = 0; h < H; h++)
+                for (int ww = 0; ww < W; ww++) {
+                    double acc = 0;
+                    for (int r = 0; r < R; r++)
+                        for (int s = 0; s < R; s++) {
+                            int ih = h - 1 + r, iw = ww - 1 + s;
+                            if (ih < 0 || ih >= H || iw < 0 || iw >= W)
+                                continue;
+                            for (int cc = 0; cc < C; cc++)
+                                acc += xv[((n * H + ih) * W + iw) * C + cc] * wv[((k * R + r) * R + s) * C + cc];
+                        }
+                    ref[((n * H + h) * W + ww) * K + k] = acc;
+                }
+    float alpha = 0.25f, zero = 0;
+    for (int algo = 0; algo < 8; algo++) {
+        size_t q = 0;
+        cudnnStatus_t st = cudnnGetConvolutionForwardWorkspaceSize(handle, x, w, c, y8, algo, &q);
+        int gemmish = algo <= CUDNN_CONVOLUTION_FWD_ALGO_DIRECT;
+        CHECK_EQ_INT(st, gemmish ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_NOT_SUPPORTED);
+        if (!gemmish)
+            continue;
+        void *ws = malloc(q + 1);
+        CHECK_OK(cudnnConvolutionForward(handle, &alpha, x, xv, w, wv, c, algo, ws, q, &zero, y8, y8v));
+        CHECK_OK(cudnnConvolutionForward(handle, &alpha, x, xv, w, wv, c, algo, ws, q, &zero, yf, yfv));
+        long bad8 = 0, badf = 0;
+        for (int i = 0; i < N * K * H * W; i++) {
+            double v = nearbyint(ref[i] * 0.25);
+            v = v > 127 ? 127 : v < -128 ? -128 : v;
+            bad8 += y8v[i] != (int8_t)v;
+            badf += yfv[i] != (float)(ref[i] * 0.25);
+        }
+        CHECK_MSG(bad8 == 0 && badf == 0, "int8 algo %d: %ld int8 and %ld float outputs wrong", algo, bad8, badf);
+        free(ws);
+    }
+    /* refusals: backward directions, NCHW, channels not multiples of 4, FLOAT compute */
+    float one = 1;
+    CHECK_STATUS(cudnnConvolutionBackwardData(handle, &one, w, wv, y8, y8v, c, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, NULL, 0,
+                                              &zero, x, xv), CUDNN_STATUS_NOT_SUPPORTED);
+    cudnnSetConvolution2dDescriptor(c, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT);
+    CHECK_STATUS(cudnnConvolutionForward(handle, &one, x, xv, w, wv, c, 0, NULL, 0, &zero, y8, y8v),
+                 CUDNN_STATUS_NOT_SUPPORTED);
+    cudnnSetConvolution2dDescriptor(c, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_INT32);
+    cudnnSetTensor4dDescriptor(x, CUDNN_TENSOR_NCHW, CUDNN_DATA_INT8, N, C, H, W);
+    CHECK_STATUS(cudnnConvolutionForward(handle, &one, x, xv, w, wv, c, 0, NULL, 0, &zero, y8, y8v),
+                 CUDNN_STATUS_NOT_SUPPORTED);
+    cudnnSetTensor4dDescriptor(x, CUDNN_TENSOR_NHWC, CUDNN_DATA_INT8, N, 6, H, W);
+    cudnnSetFilter4dDescriptor(w, CUDNN_DATA_INT8, CUDNN_TENSOR_NHWC, K, 6, R, R);
+    CHECK_STATUS(cudnnConvolutionForward(handle, &one, x, xv, w, wv, c, 0, NULL, 0, &zero, y8, y8v),
+                 CUDNN_STATUS_NOT_SUPPORTED);
+    cudnnDestroyTensorDescriptor(x), cudnnDestroyTensorDescriptor(y8), cudnnDestroyTensorDescriptor(yf);
+    cudnnDestroyFilterDescriptor(w), cudnnDestroyConvolutionDescriptor(c);
+}
+
 /* Non-integer data: every algorithm gives bitwise the same result on 1 and 3 threads and
  * across repeated runs. */
 static void determinism(void)
@@ -476,6 +555,7 @@ int main(void)
     backward_bias();
     bias_activation();
     im2col();
+    int8_configs();
     determinism();
     cudnnDestroy(handle);
     return hd_test_finish();

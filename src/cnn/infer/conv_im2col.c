@@ -61,9 +61,15 @@ cudnnStatus_t HD_IMPL(cudnnIm2Col)(cudnnHandle_t handle, const cudnnTensorDescri
                 continue;
             }
             hd_conv_im2col(&p, x, n, g, 0, p.P, tmp, p.P, handle->num_threads);
+            size_t cnt = rows_g * (size_t)p.P;
+            if (p.int8) {                          /* exact: the values are int8 */
+                const double *src = tmp;
+                for (size_t i = 0; i < cnt; i++)
+                    ((int8_t *)dst)[i] = (int8_t)src[i];
+                continue;
+            }
             const float *src = tmp;
             uint16_t *d16 = (uint16_t *)dst;
-            size_t cnt = rows_g * (size_t)p.P;
             for (size_t i = 0; i < cnt; i++)
                 d16[i] = p.xdt == CUDNN_DATA_HALF ? hd_f32_to_f16(src[i]) : hd_f32_to_bf16(src[i]);
         }

@@ -16,10 +16,10 @@
 cudnnStatus_t hd_conv_setup(hd_conv_problem *p, const void *xDesc, const void *wDesc, const void *convDesc,
                             const void *yDesc, const char *fn);
 
-/* *alpha / *beta as double: read as double for DOUBLE data, as float otherwise. */
+/* *alpha / *beta as double: read as double for DOUBLE data, as float otherwise (INT8 too). */
 static inline double hd_conv_scale(const hd_conv_problem *p, const void *s)
 {
-    return p->dbl ? *(const double *)s : (double)*(const float *)s;
+    return p->scale_dbl ? *(const double *)s : (double)*(const float *)s;
 }
 
 /* Time every algorithm of DIR: for each, the first applicable solver runs once to warm up

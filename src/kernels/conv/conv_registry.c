@@ -198,9 +198,18 @@ const hd_conv_solver *hd_conv_pick(const hd_conv_problem *p, hd_conv_dir dir, in
     int n;
     const hd_conv_solver *t = table(dir, &n);
     const char *why = missing_reason(dir, algo);
+    if (p->int8 && dir != HD_CONV_FWD) {
+        *reason = "INT8 configurations are forward only (as in cuDNN)";
+        return NULL;
+    }
     for (int i = 0; i < n; i++) {
         if (t[i].algo != algo)
             continue;
+        if (p->int8 && (algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT || algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD ||
+                        algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED)) {
+            why = "INT8 is computed by the GEMM and direct methods only";
+            continue;
+        }
         const char *r = "not applicable";
         if (t[i].applicable(p, &r))
             return &t[i];
