@@ -147,8 +147,7 @@ static void rankings(void)
     CHECK_PERF_ROWS(f, n, 8, cudnnGetConvolutionForwardWorkspaceSize(handle, P.x, P.w, P.c, P.y, f[i].algo, &q), 0);
     for (int i = 0; i < n; i++) {
         CHECK(f[i].mathType == CUDNN_FMA_MATH);
-        int impl = f[i].algo != CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING;
-        CHECK_EQ_INT(f[i].status, impl ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_NOT_SUPPORTED);
+        CHECK_EQ_INT(f[i].status, CUDNN_STATUS_SUCCESS);     /* 2-d 3x3 stride 1: every algorithm applies */
     }
     CHECK_OK(cudnnGetConvolutionForwardAlgorithm_v7(handle, P.x, P.w, P.c, P.y, 2, &n, f));
     CHECK_EQ_INT(n, 2);
@@ -218,7 +217,7 @@ static void refusals(void)
     CHECK_STATUS(FWD(handle, P.x, NULL, P.w, w, P.c, a0, P.y, y), CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(FWD(handle, P.x, x, P.w, w, P.c, (cudnnConvolutionFwdAlgo_t)99, P.y, y), CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(FWD(handle, P.x, x, P.w, w, P.c, CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING, P.y, y),
-                 CUDNN_STATUS_NOT_SUPPORTED);
+                 CUDNN_STATUS_BAD_PARAM);                                                  /* needs workspace */
     CHECK_STATUS(FWD(handle, P.y, x, P.w, w, P.c, a0, P.y, y), CUDNN_STATUS_BAD_PARAM);        /* C mismatch */
     CHECK_STATUS(FWD(handle, P.x, x, P.w, w, P.c, a0, P.x, y), CUDNN_STATUS_BAD_PARAM);        /* wrong y dims */
     CHECK_STATUS(FWD(handle, (cudnnTensorDescriptor_t)P.w, x, P.w, w, P.c, a0, P.y, y), CUDNN_STATUS_BAD_PARAM);
@@ -250,8 +249,6 @@ static void refusals(void)
     CHECK_STATUS(FWD(handle, P.x, x, P.w, w, ci, a0, P.y, y), CUDNN_STATUS_NOT_SUPPORTED);  /* float data, half compute */
     CHECK(memcmp(y, y0, P.ny * sizeof(float)) == 0);
     size_t q;
-    CHECK_STATUS(cudnnGetConvolutionForwardWorkspaceSize(handle, P.x, P.w, P.c, P.y, CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING,
-                                                         &q), CUDNN_STATUS_NOT_SUPPORTED);
     CHECK_OK(cudnnGetConvolutionForwardWorkspaceSize(handle, P.x, P.w, P.c, P.y, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, &q));
     {   /* Winograd F(2x2,3x3) refuses stride 2 */
         cudnnConvolutionDescriptor_t c2;
@@ -259,9 +256,9 @@ static void refusals(void)
         cudnnCreateConvolutionDescriptor(&c2), cudnnCreateTensorDescriptor(&y2);
         cudnnSetConvolution2dDescriptor(c2, 1, 1, 2, 2, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT);
         cudnnSetTensor4dDescriptor(y2, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 3, 3, 3);
-        CHECK_STATUS(cudnnGetConvolutionForwardWorkspaceSize(handle, P.x, P.w, c2, y2,
-                                                             CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED, &q),
-                     CUDNN_STATUS_NOT_SUPPORTED);
+        for (int algo = CUDNN_CONVOLUTION_FWD_ALGO_FFT; algo <= CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED; algo++)
+            CHECK_STATUS(cudnnGetConvolutionForwardWorkspaceSize(handle, P.x, P.w, c2, y2, algo, &q),
+                         CUDNN_STATUS_NOT_SUPPORTED);
         CHECK_OK(cudnnGetConvolutionForwardWorkspaceSize(handle, P.x, P.w, c2, y2, CUDNN_CONVOLUTION_FWD_ALGO_GEMM, &q));
         cudnnDestroyConvolutionDescriptor(c2), cudnnDestroyTensorDescriptor(y2);
     }

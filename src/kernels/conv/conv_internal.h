@@ -93,17 +93,31 @@ static inline hd_conv_layout hd_conv_layout_winograd(const hd_conv_problem *p, i
     return L;
 }
 
+/* FFT plane size: powers of two covering the padded input, or the fixed tile of FFT_TILING
+ * (32, or 64 when the filter is wider than 16). */
+static inline void hd_conv_fft_size(const hd_conv_problem *p, int tiled, int64_t *hf, int64_t *wf)
+{
+    if (tiled) {
+        int64_t big = p->flt[1] > p->flt[2] ? p->flt[1] : p->flt[2];
+        *hf = *wf = big > 16 ? 64 : 32;
+        return;
+    }
+    int64_t h = 1, w = 1;
+    while (h < p->in[1] + 2 * p->pad[1])
+        h <<= 1;
+    while (w < p->in[2] + 2 * p->pad[2])
+        w <<= 1;
+    *hf = h, *wf = w;
+}
+
 /* FFT: twiddles, then planes of Hf x Wf complex values (two T each):
  *   forward          A = K*Cg filter spectra, B = Cg input spectra, C = Kg output planes
  *   backward data    A = K*Cg filter spectra, B = Kg dy spectra,    C = Cg output planes
  *   backward filter  A = K*Cg accumulators,   B = Cg input spectra, C = Kg dy spectra */
-static inline hd_conv_layout hd_conv_layout_fft(const hd_conv_problem *p, int dir)
+static inline hd_conv_layout hd_conv_layout_fft(const hd_conv_problem *p, int dir, int tiled)
 {
-    int64_t hf = 1, wf = 1;
-    while (hf < p->in[1] + 2 * p->pad[1])
-        hf <<= 1;
-    while (wf < p->in[2] + 2 * p->pad[2])
-        wf <<= 1;
+    int64_t hf, wf;
+    hd_conv_fft_size(p, tiled, &hf, &wf);
     int64_t plane = hf * wf, f = hf > wf ? hf : wf;
     size_t cs = 2 * hd_conv_esize(p);
     hd_conv_layout L = {{0}, 0};
@@ -118,6 +132,9 @@ static inline hd_conv_layout hd_conv_layout_fft(const hd_conv_problem *p, int di
     void hd_conv_fwd_fft_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
     void hd_conv_bwdd_fft_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
     void hd_conv_bwdf_fft_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
+    void hd_conv_fwd_fft_tiling_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
+    void hd_conv_bwdd_fft_tiling_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
+    void hd_conv_bwdf_fft_tiling_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
     void hd_conv_fwd_wino_nonfused_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
     void hd_conv_fwd_wino_fused_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
     void hd_conv_bwdd_wino_nonfused_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \

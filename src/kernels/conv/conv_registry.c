@@ -91,12 +91,30 @@ static int fft_shape(const hd_conv_problem *p, const char **reason)
     return 1;
 }
 
-static size_t ws_fwd_fft(const hd_conv_problem *p) { return hd_conv_layout_fft(p, 0).total; }
-static size_t ws_bwdd_fft(const hd_conv_problem *p) { return hd_conv_layout_fft(p, 1).total; }
-static size_t ws_bwdf_fft(const hd_conv_problem *p) { return hd_conv_layout_fft(p, 2).total; }
+/* FFT_TILING: as FFT, filters up to 32 x 32 (64 x 64 transforms). */
+static int fft_tile_shape(const hd_conv_problem *p, const char **reason)
+{
+    if (!fft_shape(p, reason))
+        return 0;
+    if (p->flt[1] > 32 || p->flt[2] > 32) {
+        *reason = "FFT_TILING handles filters up to 32 x 32";
+        return 0;
+    }
+    return 1;
+}
+
+static size_t ws_fwd_fft(const hd_conv_problem *p) { return hd_conv_layout_fft(p, 0, 0).total; }
+static size_t ws_bwdd_fft(const hd_conv_problem *p) { return hd_conv_layout_fft(p, 1, 0).total; }
+static size_t ws_bwdf_fft(const hd_conv_problem *p) { return hd_conv_layout_fft(p, 2, 0).total; }
+static size_t ws_fwd_fftt(const hd_conv_problem *p) { return hd_conv_layout_fft(p, 0, 1).total; }
+static size_t ws_bwdd_fftt(const hd_conv_problem *p) { return hd_conv_layout_fft(p, 1, 1).total; }
+static size_t ws_bwdf_fftt(const hd_conv_problem *p) { return hd_conv_layout_fft(p, 2, 1).total; }
 static int app_fwd_fft(const hd_conv_problem *p, const char **r) { return fft_shape(p, r) && fits(ws_fwd_fft(p), r); }
 static int app_bwdd_fft(const hd_conv_problem *p, const char **r) { return fft_shape(p, r) && fits(ws_bwdd_fft(p), r); }
 static int app_bwdf_fft(const hd_conv_problem *p, const char **r) { return fft_shape(p, r) && fits(ws_bwdf_fft(p), r); }
+static int app_fwd_fftt(const hd_conv_problem *p, const char **r) { return fft_tile_shape(p, r) && fits(ws_fwd_fftt(p), r); }
+static int app_bwdd_fftt(const hd_conv_problem *p, const char **r) { return fft_tile_shape(p, r) && fits(ws_bwdd_fftt(p), r); }
+static int app_bwdf_fftt(const hd_conv_problem *p, const char **r) { return fft_tile_shape(p, r) && fits(ws_bwdf_fftt(p), r); }
 
 /* ---- execution: pick the precision ---- */
 
@@ -124,6 +142,9 @@ EXEC(bwdd_wino_fused)
 EXEC(fwd_fft)
 EXEC(bwdd_fft)
 EXEC(bwdf_fft)
+EXEC(fwd_fft_tiling)
+EXEC(bwdd_fft_tiling)
+EXEC(bwdf_fft_tiling)
 
 /* Ordered from most specialised to most general within each algorithm. */
 static const hd_conv_solver fwd_solvers[] = {
@@ -139,6 +160,8 @@ static const hd_conv_solver fwd_solvers[] = {
     {106, "fwd.winograd_f2x3_nonfused", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED, 1,
      app_fwd_wino_nf, ws_fwd_wino_nf, exec_fwd_wino_nonfused, 0.6},
     {107, "fwd.fft", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_FFT, 1, app_fwd_fft, ws_fwd_fft, exec_fwd_fft, 2.5},
+    {108, "fwd.fft_tiling", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING, 1, app_fwd_fftt, ws_fwd_fftt,
+     exec_fwd_fft_tiling, 2.6},
 };
 
 static const hd_conv_solver bwdd_solvers[] = {
@@ -152,6 +175,8 @@ static const hd_conv_solver bwdd_solvers[] = {
      app_bwdd_wino_nf, ws_bwdd_wino_nf, exec_bwdd_wino_nonfused, 0.7},
     {205, "bwd_data.fft", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT, 1, app_bwdd_fft, ws_bwdd_fft,
      exec_bwdd_fft, 2.5},
+    {206, "bwd_data.fft_tiling", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING, 1, app_bwdd_fftt,
+     ws_bwdd_fftt, exec_bwdd_fft_tiling, 2.6},
 };
 
 static const hd_conv_solver bwdf_solvers[] = {
@@ -163,6 +188,8 @@ static const hd_conv_solver bwdf_solvers[] = {
      ws_bwdf_tiled, exec_bwdf_tiled, 1.1},
     {304, "bwd_filter.fft", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT, 1, app_bwdf_fft, ws_bwdf_fft,
      exec_bwdf_fft, 2.5},
+    {305, "bwd_filter.fft_tiling", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING, 1, app_bwdf_fftt,
+     ws_bwdf_fftt, exec_bwdf_fft_tiling, 2.6},
 };
 
 static const hd_conv_solver *table(hd_conv_dir dir, int *n)
@@ -190,7 +217,7 @@ static const char *missing_reason(hd_conv_dir dir, int algo)
         return "cuDNN does not implement backward-filter WINOGRAD either";
     if (algo < 0 || algo >= hd_conv_algo_count(dir))
         return "not an algorithm of this direction";
-    return "this algorithm (FFT_TILING / backward-filter WINOGRAD_NONFUSED) is not implemented in hostdnn";
+    return "backward-filter WINOGRAD_NONFUSED is not implemented in hostdnn";
 }
 
 const hd_conv_solver *hd_conv_pick(const hd_conv_problem *p, hd_conv_dir dir, int algo, const char **reason)
@@ -205,8 +232,7 @@ const hd_conv_solver *hd_conv_pick(const hd_conv_problem *p, hd_conv_dir dir, in
     for (int i = 0; i < n; i++) {
         if (t[i].algo != algo)
             continue;
-        if (p->int8 && (algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT || algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD ||
-                        algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED)) {
+        if (p->int8 && algo >= CUDNN_CONVOLUTION_FWD_ALGO_FFT) {
             why = "INT8 is computed by the GEMM and direct methods only";
             continue;
         }
