@@ -34,12 +34,23 @@ static inline size_t hd_conv_esize(const hd_conv_problem *p) { return p->dbl ? s
 /* Column tile of the tiled backward-filter method (ALGO_3). */
 #define HD_CONV_BWDF_TILE 256
 
-/* Explicit im2col + GEMM forward: packed filter, columns, GEMM result. */
+/* The im2col matrix of a 1x1, stride-1, unpadded convolution is x itself when x is stored
+ * in the accumulation type with each channel's spatial plane packed: no column buffer. */
+static inline int hd_conv_x_is_col(const hd_conv_problem *p)
+{
+    int native = (p->dbl && p->xdt == CUDNN_DATA_DOUBLE) || (!p->dbl && p->xdt == CUDNN_DATA_FLOAT);
+    return native && p->TRS == 1 && p->pad[0] == 0 && p->pad[1] == 0 && p->pad[2] == 0 && p->str[0] == 1 &&
+           p->str[1] == 1 && p->str[2] == 1 && p->xs[4] == 1 && p->xs[3] == p->in[2] &&
+           (p->in[0] == 1 || p->xs[2] == p->in[1] * p->in[2]);
+}
+
+/* Explicit im2col + GEMM forward: packed filter, columns (none when x is the column
+ * matrix), GEMM result. */
 static inline hd_conv_layout hd_conv_layout_fwd_gemm(const hd_conv_problem *p)
 {
     hd_conv_layout L = {{0}, 0};
     hd_conv_book(&L, 0, p->K, p->CRS, hd_conv_esize(p));
-    hd_conv_book(&L, 1, p->CRS, p->P, hd_conv_esize(p));
+    hd_conv_book(&L, 1, hd_conv_x_is_col(p) ? 0 : p->CRS, p->P, hd_conv_esize(p));
     hd_conv_book(&L, 2, p->Kg, p->P, hd_conv_esize(p));
     return L;
 }
