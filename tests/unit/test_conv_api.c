@@ -415,6 +415,58 @@ static void im2col(void)
     problem_free(&P);
 }
 
+/* Real-valued data: every algorithm within a rounding tolerance of the float64 reference,
+ * scaled with the reduction length (Winograd and FFT round differently from direct sums). */
+static void real_data(void)
+{
+    SECTION("real data");
+    problem P;
+    problem_make(&P, CUDNN_DATA_FLOAT, 2, 6, 19, 17, 4, 3, 3, 1, 1, 1, 1);
+    float *x = ffill(P.nx, 41, 0), *w = ffill(P.nw, 42, 0), *y = ffill(P.ny, 43, 0);
+    long most = P.nx > P.ny ? P.nx : P.ny;
+    float *o = malloc((most > P.nw ? most : P.nw) * sizeof(float));
+    double *xd = malloc(P.nx * sizeof(double)), *wd = malloc(P.nw * sizeof(double)), *yd = malloc(P.ny * sizeof(double));
+    double *ref = malloc((most > P.nw ? most : P.nw) * sizeof(double));
+    for (long i = 0; i < P.nx; i++)
+        xd[i] = x[i];
+    for (long i = 0; i < P.nw; i++)
+        wd[i] = w[i];
+    for (long i = 0; i < P.ny; i++)
+        yd[i] = y[i];
+    float one = 1, zero = 0;
+    size_t big = 1 << 22;
+    void *ws = malloc(big);
+    for (int dir = 0; dir < 3; dir++) {
+        long n = dir == 0 ? P.ny : dir == 1 ? P.nx : P.nw;
+        long len = dir == 0 ? 6 * 9 : dir == 1 ? 4 * 9 : 2 * 19 * 17;
+        if (dir == 0)
+            conv_ref_fwd(&P.rs, xd, wd, ref);
+        else if (dir == 1)
+            conv_ref_bwd_data(&P.rs, yd, wd, ref);
+        else
+            conv_ref_bwd_filter(&P.rs, xd, yd, ref);
+        int count = dir == 0 ? 8 : dir == 1 ? 6 : 7;
+        for (int algo = 0; algo < count; algo++) {
+            cudnnStatus_t st;
+            if (dir == 0)
+                st = cudnnConvolutionForward(handle, &one, P.x, x, P.w, w, P.c, algo, ws, big, &zero, P.y, o);
+            else if (dir == 1)
+                st = cudnnConvolutionBackwardData(handle, &one, P.w, w, P.y, y, P.c, algo, ws, big, &zero, P.x, o);
+            else
+                st = cudnnConvolutionBackwardFilter(handle, &one, P.x, x, P.y, y, P.c, algo, ws, big, &zero, P.w, o);
+            if (st == CUDNN_STATUS_NOT_SUPPORTED)
+                continue;
+            CHECK_OK(st);
+            double worst = 0, tol = 4e-7 * (double)len * 4.0;   /* |values| < 2 */
+            for (long i = 0; i < n; i++)
+                worst = fmax(worst, fabs(o[i] - ref[i]));
+            CHECK_MSG(worst <= tol, "direction %d algo %d: error %g > %g", dir, algo, worst, tol);
+        }
+    }
+    free(x), free(w), free(y), free(o), free(xd), free(wd), free(yd), free(ref), free(ws);
+    problem_free(&P);
+}
+
 /* INT8_CONFIG (int8 out, saturated) and INT8_EXT_CONFIG (float out), NHWC. */
 static void int8_configs(void)
 {
@@ -553,6 +605,7 @@ int main(void)
     bias_activation();
     im2col();
     int8_configs();
+    real_data();
     determinism();
     cudnnDestroy(handle);
     return hd_test_finish();
