@@ -415,6 +415,56 @@ static void im2col(void)
     problem_free(&P);
 }
 
+/* Offsets beyond 2^31 elements: an INT8 input whose image stride is close to INT_MAX, so
+ * image 1 lives past element 2^31 (2 GiB of address space, only a few pages touched). */
+static void offsets_64bit(void)
+{
+    SECTION("64-bit offsets");
+    const char *mode = getenv("HD_MODE");
+    if (mode && strstr(mode, "sanitized")) {
+        printf("64-bit offset test skipped under the sanitizers\n");
+        return;
+    }
+    const int C = 4, H = 3, W = 3, K = 4;
+    const long nstride = 2147483600L;
+    int8_t *big = malloc((size_t)nstride + 64);
+    if (!big) {
+        printf("no 2 GiB of address space: 64-bit offset test skipped\n");
+        return;
+    }
+    int8_t small[2 * 36], wv[K * C * 9];
+    for (int i = 0; i < 72; i++)
+        small[i] = (int8_t)(i % 11 - 5);
+    for (int i = 0; i < K * C * 9; i++)
+        wv[i] = (int8_t)(i % 7 - 3);
+    memcpy(big, small, 36);
+    memcpy(big + nstride, small + 36, 36);
+    cudnnTensorDescriptor_t xb, xs, y;
+    cudnnFilterDescriptor_t w;
+    cudnnConvolutionDescriptor_t c;
+    cudnnCreateTensorDescriptor(&xb), cudnnCreateTensorDescriptor(&xs), cudnnCreateTensorDescriptor(&y);
+    cudnnCreateFilterDescriptor(&w), cudnnCreateConvolutionDescriptor(&c);
+    int dims[4] = {2, C, H, W}, sb[4] = {(int)nstride, 1, W * C, C};
+    CHECK_OK(cudnnSetTensorNdDescriptor(xb, CUDNN_DATA_INT8, 4, dims, sb));
+    CHECK_OK(cudnnSetTensor4dDescriptor(xs, CUDNN_TENSOR_NHWC, CUDNN_DATA_INT8, 2, C, H, W));
+    CHECK_OK(cudnnSetTensor4dDescriptor(y, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, 2, K, H, W));
+    CHECK_OK(cudnnSetFilter4dDescriptor(w, CUDNN_DATA_INT8, CUDNN_TENSOR_NHWC, K, C, 3, 3));
+    CHECK_OK(cudnnSetConvolution2dDescriptor(c, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_INT32));
+    float ya[2 * K * H * W], yb[2 * K * H * W], one = 1, zero = 0;
+    for (int algo = 0; algo <= CUDNN_CONVOLUTION_FWD_ALGO_DIRECT; algo++) {
+        size_t q = 0;
+        CHECK_OK(cudnnGetConvolutionForwardWorkspaceSize(handle, xb, w, c, y, algo, &q));
+        void *ws = malloc(q + 1);
+        CHECK_OK(cudnnConvolutionForward(handle, &one, xs, small, w, wv, c, algo, ws, q, &zero, y, ya));
+        CHECK_OK(cudnnConvolutionForward(handle, &one, xb, big, w, wv, c, algo, ws, q, &zero, y, yb));
+        CHECK_MSG(!memcmp(ya, yb, sizeof ya), "algo %d differs with a 2^31-element image stride", algo);
+        free(ws);
+    }
+    free(big);
+    cudnnDestroyTensorDescriptor(xb), cudnnDestroyTensorDescriptor(xs), cudnnDestroyTensorDescriptor(y);
+    cudnnDestroyFilterDescriptor(w), cudnnDestroyConvolutionDescriptor(c);
+}
+
 /* Real-valued data: every algorithm within a rounding tolerance of the float64 reference,
  * scaled with the reduction length (Winograd and FFT round differently from direct sums). */
 static void real_data(void)
@@ -606,6 +656,7 @@ int main(void)
     im2col();
     int8_configs();
     real_data();
+    offsets_64bit();
     determinism();
     cudnnDestroy(handle);
     return hd_test_finish();
