@@ -165,6 +165,15 @@ static void rankings(void)
     CHECK_OK(cudnnFindConvolutionForwardAlgorithm(handle, P.x, P.w, P.c, P.y, 8, &n, f));
     CHECK_EQ_INT(n, 8);
     CHECK_PERF_ROWS(f, n, 8, cudnnGetConvolutionForwardWorkspaceSize(handle, P.x, P.w, P.c, P.y, f[i].algo, &q), 1);
+    {   /* the handle caches the search: a second call answers the same rows */
+        cudnnConvolutionFwdAlgoPerf_t again[8];
+        int n2 = 0;
+        CHECK_OK(cudnnFindConvolutionForwardAlgorithm(handle, P.x, P.w, P.c, P.y, 8, &n2, again));
+        CHECK_EQ_INT(n2, n);
+        for (int i = 0; i < n2; i++)
+            CHECK(again[i].algo == f[i].algo && again[i].status == f[i].status && again[i].time == f[i].time &&
+                  again[i].memory == f[i].memory);
+    }
     CHECK_OK(cudnnFindConvolutionBackwardDataAlgorithm(handle, P.w, P.y, P.c, P.x, 6, &n, d));
     CHECK_PERF_ROWS(d, n, 6, cudnnGetConvolutionBackwardDataWorkspaceSize(handle, P.w, P.y, P.c, P.x, d[i].algo, &q), 1);
     CHECK_OK(cudnnFindConvolutionBackwardFilterAlgorithm(handle, P.x, P.y, P.c, P.w, 7, &n, b));

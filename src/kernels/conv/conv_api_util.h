@@ -28,6 +28,11 @@ static inline double hd_conv_scale(const hd_conv_problem *p, const void *s)
  * what each algorithm needs.  Rows sorted: successes by time, then the others. */
 void hd_conv_find(const hd_conv_problem *p, hd_conv_dir dir, hd_conv_args a, int own_ws, hd_conv_perf *rows);
 
+/* The handle's cache of cudnnFind*Algorithm results (non-Ex searches), keyed by direction
+ * and problem: a hit copies the stored rows and returns 1. */
+int hd_conv_find_cached(cudnnHandle_t h, const hd_conv_problem *p, hd_conv_dir dir, hd_conv_perf *rows);
+void hd_conv_find_remember(cudnnHandle_t h, const hd_conv_problem *p, hd_conv_dir dir, const hd_conv_perf *rows);
+
 /* Host buffers for the non-Ex searches, zero-filled; NULL when out of memory. */
 void *hd_conv_tensor_buffer(const struct cudnnTensorStruct *t);
 void *hd_conv_filter_buffer(const struct cudnnFilterStruct *f);
