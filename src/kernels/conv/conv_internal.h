@@ -139,7 +139,20 @@ static inline hd_conv_layout hd_conv_layout_fft(const hd_conv_problem *p, int di
     return L;
 }
 
+/* Backward-filter Winograd (non-fused): V (16 x Cg x tiles), transformed dy (16 x Kg x tiles)
+ * of one image and group, and the accumulated products M (16 x K x Cg); tiles over the output. */
+static inline hd_conv_layout hd_conv_layout_winograd_bwdf(const hd_conv_problem *p)
+{
+    int64_t tiles = ((p->out[1] + 1) / 2) * ((p->out[2] + 1) / 2);
+    hd_conv_layout L = {{0}, 0};
+    hd_conv_book(&L, 0, 16 * p->Cg, tiles, hd_conv_esize(p));
+    hd_conv_book(&L, 1, 16 * p->Kg, tiles, hd_conv_esize(p));
+    hd_conv_book(&L, 2, 16 * p->K, p->Cg, hd_conv_esize(p));
+    return L;
+}
+
 #define HD_CONV_DECLARE(sfx) \
+    void hd_conv_bwdf_wino_nonfused_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
     void hd_conv_fwd_fft_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
     void hd_conv_bwdd_fft_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
     void hd_conv_bwdf_fft_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \

@@ -72,6 +72,8 @@ static int app_fwd_wino_nf(const hd_conv_problem *p, const char **r) { return wi
 static int app_fwd_wino_f(const hd_conv_problem *p, const char **r) { return wino_shape(p, 0, r) && fits(ws_fwd_wino_f(p), r); }
 static int app_bwdd_wino_nf(const hd_conv_problem *p, const char **r) { return wino_shape(p, 1, r) && fits(ws_bwdd_wino_nf(p), r); }
 static int app_bwdd_wino_f(const hd_conv_problem *p, const char **r) { return wino_shape(p, 1, r) && fits(ws_bwdd_wino_f(p), r); }
+static size_t ws_bwdf_wino_nf(const hd_conv_problem *p) { return hd_conv_layout_winograd_bwdf(p).total; }
+static int app_bwdf_wino_nf(const hd_conv_problem *p, const char **r) { return wino_shape(p, 0, r) && fits(ws_bwdf_wino_nf(p), r); }
 
 /* FFT: 2-d, unit stride and dilation; planes of at most 2^12 x 2^12. */
 static int fft_shape(const hd_conv_problem *p, const char **reason)
@@ -139,6 +141,7 @@ EXEC(fwd_wino_nonfused)
 EXEC(fwd_wino_fused)
 EXEC(bwdd_wino_nonfused)
 EXEC(bwdd_wino_fused)
+EXEC(bwdf_wino_nonfused)
 EXEC(fwd_fft)
 EXEC(bwdd_fft)
 EXEC(bwdf_fft)
@@ -190,6 +193,8 @@ static const hd_conv_solver bwdf_solvers[] = {
      exec_bwdf_fft, 2.5},
     {305, "bwd_filter.fft_tiling", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING, 1, app_bwdf_fftt,
      ws_bwdf_fftt, exec_bwdf_fft_tiling, 2.6},
+    {306, "bwd_filter.winograd_f2x3_nonfused", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED,
+     1, app_bwdf_wino_nf, ws_bwdf_wino_nf, exec_bwdf_wino_nonfused, 0.8},
 };
 
 static const hd_conv_solver *table(hd_conv_dir dir, int *n)
@@ -217,7 +222,7 @@ static const char *missing_reason(hd_conv_dir dir, int algo)
         return "cuDNN does not implement backward-filter WINOGRAD either";
     if (algo < 0 || algo >= hd_conv_algo_count(dir))
         return "not an algorithm of this direction";
-    return "backward-filter WINOGRAD_NONFUSED is not implemented in hostdnn";
+    return "no solver for this algorithm";
 }
 
 const hd_conv_solver *hd_conv_pick(const hd_conv_problem *p, hd_conv_dir dir, int algo, const char **reason)
