@@ -274,6 +274,15 @@ static void refusals(void)
     CHECK_STATUS(cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, P.x, P.y, P.c, P.w,
                                                                 CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD, &q),
                  CUDNN_STATUS_NOT_SUPPORTED);
+    setenv("HOSTDNN_CONV_DISABLE", "103, fwd.direct", 1);           /* debug switch: by id and by name */
+    CHECK_STATUS(cudnnGetConvolutionForwardWorkspaceSize(handle, P.x, P.w, P.c, P.y, CUDNN_CONVOLUTION_FWD_ALGO_GEMM, &q),
+                 CUDNN_STATUS_NOT_SUPPORTED);
+    CHECK_STATUS(cudnnGetConvolutionForwardWorkspaceSize(handle, P.x, P.w, P.c, P.y, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT, &q),
+                 CUDNN_STATUS_NOT_SUPPORTED);
+    CHECK_OK(cudnnGetConvolutionForwardWorkspaceSize(handle, P.x, P.w, P.c, P.y,
+                                                     CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, &q));
+    unsetenv("HOSTDNN_CONV_DISABLE");
+    CHECK_OK(cudnnGetConvolutionForwardWorkspaceSize(handle, P.x, P.w, P.c, P.y, CUDNN_CONVOLUTION_FWD_ALGO_GEMM, &q));
     CHECK_STATUS(cudnnConvolutionBackwardData(handle, &one, P.w, w, P.y, y, P.c, (cudnnConvolutionBwdDataAlgo_t)6, NULL,
                                               0, &zero, P.x, x), CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(cudnnConvolutionBackwardFilter(handle, &one, P.x, x, P.y, y, P.c, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0,

@@ -4,7 +4,28 @@
  */
 #include "kernels/conv/conv_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* HOSTDNN_CONV_DISABLE="103,fwd.fft,..." turns solvers off by id or name (debugging, and to
+ * check that every problem still has a working algorithm). */
+static int disabled(const hd_conv_solver *s)
+{
+    const char *env = getenv("HOSTDNN_CONV_DISABLE");
+    if (!env || !*env)
+        return 0;
+    char id[16];
+    snprintf(id, sizeof id, "%d", s->id);
+    for (const char *p = env; *p;) {
+        size_t n = strcspn(p, ", ");
+        if ((n == strlen(id) && !strncmp(p, id, n)) || (n == strlen(s->name) && !strncmp(p, s->name, n)))
+            return 1;
+        p += n;
+        p += strspn(p, ", ");
+    }
+    return 0;
+}
 
 /* ---- applicability ---- */
 
@@ -242,7 +263,9 @@ const hd_conv_solver *hd_conv_pick(const hd_conv_problem *p, hd_conv_dir dir, in
             continue;
         }
         const char *r = "not applicable";
-        if (t[i].applicable(p, &r))
+        if (disabled(&t[i]))
+            r = "disabled by HOSTDNN_CONV_DISABLE";
+        else if (t[i].applicable(p, &r))
             return &t[i];
         why = r;
         hd_logf(CUDNN_SEV_INFO, t[i].name, CUDNN_STATUS_NOT_SUPPORTED, "solver refused: %s", r);
