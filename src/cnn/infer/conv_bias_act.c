@@ -29,7 +29,7 @@ cudnnStatus_t HD_IMPL(cudnnConvolutionBiasActivationForward)(
     HD_CHECK_PTR(y);
     HD_CHECK_TENSOR(zDesc);
     HD_CHECK_TENSOR(biasDesc);
-    HD_CHECK_DESC(activationDesc, HD_TAG_ACTIVATION);
+    HD_CHECK_PTR(activationDesc);      /* its kind is checked by cudnnGetActivationDescriptor below */
     hd_conv_problem p;
     cudnnStatus_t st = hd_conv_setup(&p, xDesc, wDesc, convDesc, yDesc, __func__);
     if (st != CUDNN_STATUS_SUCCESS)

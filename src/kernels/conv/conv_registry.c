@@ -173,7 +173,7 @@ EXEC(bwdf_fft_tiling)
 /* Ordered from most specialised to most general within each algorithm. */
 static const hd_conv_solver fwd_solvers[] = {
     {101, "fwd.implicit_gemm", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, 1, always, ws_zero,
-     exec_fwd_implicit, 2.2},
+     exec_fwd_implicit, 1.9},
     {102, "fwd.implicit_precomp_gemm", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, 1,
      app_fwd_precomp, ws_fwd_precomp, exec_fwd_precomp, 2.0},
     {103, "fwd.im2col_gemm", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_GEMM, 1, app_fwd_gemm, ws_fwd_gemm,
@@ -207,9 +207,9 @@ static const hd_conv_solver bwdf_solvers[] = {
     {301, "bwd_filter.im2col_gemm", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0, 1, app_bwdf_gemm,
      ws_bwdf_gemm, exec_bwdf_gemm, 1.0},
     {302, "bwd_filter.direct", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, 1, always, ws_zero,
-     exec_bwdf_direct, 3.0},
+     exec_bwdf_direct, 1.4},
     {303, "bwd_filter.tiled_gemm", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3, 1, app_bwdf_tiled,
-     ws_bwdf_tiled, exec_bwdf_tiled, 1.1},
+     ws_bwdf_tiled, exec_bwdf_tiled, 1.6},
     {304, "bwd_filter.fft", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT, 1, app_bwdf_fft, ws_bwdf_fft,
      exec_bwdf_fft, 2.5},
     {305, "bwd_filter.fft_tiling", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING, 1, app_bwdf_fftt,
