@@ -247,9 +247,9 @@ static void refusals(void)
     cudnnTensorDescriptor_t xi, yi;
     cudnnFilterDescriptor_t wi;
     cudnnCreateTensorDescriptor(&xi), cudnnCreateTensorDescriptor(&yi), cudnnCreateFilterDescriptor(&wi);
-    CHECK_OK(cudnnSetTensor4dDescriptor(xi, CUDNN_TENSOR_NCHW_VECT_C, CUDNN_DATA_INT8x4, 1, 4, 5, 5));
-    CHECK_OK(cudnnSetTensor4dDescriptor(yi, CUDNN_TENSOR_NCHW_VECT_C, CUDNN_DATA_INT8x4, 1, 4, 5, 5));
-    CHECK_OK(cudnnSetFilter4dDescriptor(wi, CUDNN_DATA_INT8x4, CUDNN_TENSOR_NCHW_VECT_C, 4, 4, 3, 3));
+    CHECK_OK(cudnnSetTensor4dDescriptor(xi, CUDNN_TENSOR_NHWC, CUDNN_DATA_UINT8, 1, 4, 5, 5));
+    CHECK_OK(cudnnSetTensor4dDescriptor(yi, CUDNN_TENSOR_NHWC, CUDNN_DATA_UINT8, 1, 4, 5, 5));
+    CHECK_OK(cudnnSetFilter4dDescriptor(wi, CUDNN_DATA_UINT8, CUDNN_TENSOR_NHWC, 4, 4, 3, 3));
     cudnnConvolutionDescriptor_t ci;
     cudnnCreateConvolutionDescriptor(&ci);
     cudnnSetConvolution2dDescriptor(ci, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_INT32);
@@ -483,6 +483,79 @@ static void offsets_64bit(void)
     cudnnDestroyFilterDescriptor(w), cudnnDestroyConvolutionDescriptor(c);
 }
 
+/* INT8x4 (int8 and float output) and INT8x32 with NCHW_VECT_C: [N][C/v][H][W][v]. */
+static void int8_vect(int v, int float_out)
+{
+    SECTION("int8 vect");
+    enum { N = 2, H = 5, W = 4, R = 3 };
+    int C = v == 4 ? 8 : 32, K = v == 4 ? 4 : 32;
+    cudnnDataType_t dt = v == 4 ? CUDNN_DATA_INT8x4 : CUDNN_DATA_INT8x32;
+    cudnnTensorDescriptor_t x, y;
+    cudnnFilterDescriptor_t w;
+    cudnnConvolutionDescriptor_t c;
+    cudnnCreateTensorDescriptor(&x), cudnnCreateTensorDescriptor(&y);
+    cudnnCreateFilterDescriptor(&w), cudnnCreateConvolutionDescriptor(&c);
+    CHECK_OK(cudnnSetTensor4dDescriptor(x, CUDNN_TENSOR_NCHW_VECT_C, dt, N, C, H, W));
+    if (float_out)
+        CHECK_OK(cudnnSetTensor4dDescriptor(y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, N, K, H, W));
+    else
+        CHECK_OK(cudnnSetTensor4dDescriptor(y, CUDNN_TENSOR_NCHW_VECT_C, dt, N, K, H, W));
+    CHECK_OK(cudnnSetFilter4dDescriptor(w, dt, CUDNN_TENSOR_NCHW_VECT_C, K, C, R, R));
+    CHECK_OK(cudnnSetConvolution2dDescriptor(c, 1, 1, 1, 1, 1, 1, CUDNN_CONVOLUTION, CUDNN_DATA_INT32));
+    int8_t *xv = malloc((size_t)N * C * H * W), *wv = malloc((size_t)K * C * R * R), *yv = malloc((size_t)N * K * H * W);
+    float *yf = malloc((size_t)N * K * H * W * sizeof(float));
+    double *ref = malloc((size_t)N * K * H * W * sizeof(double));
+    unsigned seed = 77;
+    for (int i = 0; i < N * C * H * W; i++)
+        seed = seed * 1664525u + 1013904223u, xv[i] = (int8_t)((int)(seed >> 24) % 9 - 4);
+    for (int i = 0; i < K * C * R * R; i++)
+        seed = seed * 1664525u + 1013904223u, wv[i] = (int8_t)((int)(seed >> 24) % 9 - 4);
+#define XV(n, ch, h, ww) xv[((((n) * (C / v) + (ch) / v) * H + (h)) * W + (ww)) * v + (ch) % v]
+#define WV(k, ch, r, s) wv[((((k) * (C / v) + (ch) / v) * R + (r)) * R + (s)) * v + (ch) % v]
+    for (int n = 0; n < N; n++)
+        for (int k = 0; k < K; k++)
+            for (int h = 0; h < H; h++)
+                for (int ww = 0; ww < W; ww++) {
+                    double acc = 0;
+                    for (int ch = 0; ch < C; ch++)
+                        for (int r = 0; r < R; r++)
+                            for (int s = 0; s < R; s++) {
+                                int ih = h - 1 + r, iw = ww - 1 + s;
+                                if (ih >= 0 && ih < H && iw >= 0 && iw < W)     /* CONVOLUTION: flipped */
+                                    acc += XV(n, ch, ih, iw) * WV(k, ch, R - 1 - r, R - 1 - s);
+                            }
+                    ref[((n * K + k) * H + h) * W + ww] = acc;
+                }
+    float alpha = 0.5f, zero = 0;
+    for (int algo = 0; algo <= CUDNN_CONVOLUTION_FWD_ALGO_DIRECT; algo++) {
+        size_t q = 0;
+        CHECK_OK(cudnnGetConvolutionForwardWorkspaceSize(handle, x, w, c, y, algo, &q));
+        void *ws = malloc(q + 1);
+        CHECK_OK(cudnnConvolutionForward(handle, &alpha, x, xv, w, wv, c, algo, ws, q, &zero, y, float_out ? (void *)yf : yv));
+        long bad = 0;
+        for (int n = 0; n < N; n++)
+            for (int k = 0; k < K; k++)
+                for (int h = 0; h < H; h++)
+                    for (int ww = 0; ww < W; ww++) {
+                        double want = ref[((n * K + k) * H + h) * W + ww] * 0.5;
+                        if (float_out) {
+                            bad += yf[((n * K + k) * H + h) * W + ww] != (float)want;
+                        } else {
+                            double rnd = nearbyint(want);
+                            rnd = rnd > 127 ? 127 : rnd < -128 ? -128 : rnd;
+                            bad += yv[((((n * (K / v) + k / v) * H + h) * W + ww) * v) + k % v] != (int8_t)rnd;
+                        }
+                    }
+        CHECK_MSG(bad == 0, "INT8x%d %s algo %d: %ld wrong", v, float_out ? "->float" : "", algo, bad);
+        free(ws);
+    }
+#undef XV
+#undef WV
+    free(xv), free(wv), free(yv), free(yf), free(ref);
+    cudnnDestroyTensorDescriptor(x), cudnnDestroyTensorDescriptor(y);
+    cudnnDestroyFilterDescriptor(w), cudnnDestroyConvolutionDescriptor(c);
+}
+
 /* Real-valued data: every algorithm within a rounding tolerance of the float64 reference,
  * scaled with the reduction length (Winograd and FFT round differently from direct sums). */
 static void real_data(void)
@@ -673,6 +746,9 @@ int main(void)
     bias_activation();
     im2col();
     int8_configs();
+    int8_vect(4, 0);
+    int8_vect(4, 1);
+    int8_vect(32, 0);
     real_data();
     offsets_64bit();
     determinism();
