@@ -549,6 +549,25 @@ static void int8_vect(int v, int float_out)
         CHECK_MSG(bad == 0, "INT8x%d %s algo %d: %ld wrong", v, float_out ? "->float" : "", algo, bad);
         free(ws);
     }
+    if (v == 32 && !float_out) {   /* reordered filter + NO_REORDER gives the same result */
+        int8_t *wr = malloc((size_t)K * C * R * R), *y2 = malloc((size_t)N * K * H * W);
+        float bias[32], biasr[32];
+        for (int i = 0; i < 32; i++)
+            bias[i] = (float)i;
+        CHECK_OK(cudnnReorderFilterAndBias(handle, w, CUDNN_DEFAULT_REORDER, wv, wr, 1, bias, biasr));
+        CHECK_OK(cudnnSetConvolutionReorderType(c, CUDNN_NO_REORDER));
+        CHECK_OK(cudnnConvolutionForward(handle, &alpha, x, xv, w, wr, c, 0, NULL, 0, &zero, y, y2));
+        CHECK_OK(cudnnConvolutionForward(handle, &alpha, x, xv, w, wv, c, 0, NULL, 0, &zero, y, yv));
+        CHECK(memcmp(y2, yv, (size_t)N * K * H * W) == 0 && memcmp(bias, biasr, sizeof bias) == 0);
+        CHECK_STATUS(cudnnReorderFilterAndBias(handle, w, (cudnnReorderType_t)7, wv, wr, 0, NULL, NULL),
+                     CUDNN_STATUS_BAD_PARAM);
+        CHECK_STATUS(cudnnReorderFilterAndBias(handle, w, CUDNN_DEFAULT_REORDER, wv, wr, 1, NULL, NULL),
+                     CUDNN_STATUS_BAD_PARAM);
+        free(wr), free(y2);
+    }
+    if (v == 4 && !float_out)
+        CHECK_STATUS(cudnnReorderFilterAndBias(handle, w, CUDNN_DEFAULT_REORDER, wv, wv, 0, NULL, NULL),
+                     CUDNN_STATUS_NOT_SUPPORTED);
 #undef XV
 #undef WV
     free(xv), free(wv), free(yv), free(yf), free(ref);
