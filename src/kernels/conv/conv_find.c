@@ -42,6 +42,10 @@ static int cmp_rows(const void *a, const void *b)
     return x->algo - y->algo;
 }
 
+/* The non-Ex search allocates each algorithm's workspace itself; beyond this it reports
+ * ALLOC_FAILED rather than risk exhausting host memory (FFT spectra grow as K*C*H*W). */
+#define FIND_MAX_OWN_WS ((size_t)1 << 30)
+
 void hd_conv_find(const hd_conv_problem *p, hd_conv_dir dir, hd_conv_args a, int own_ws, hd_conv_perf *rows)
 {
     int count = hd_conv_algo_count(dir);
@@ -64,7 +68,7 @@ void hd_conv_find(const hd_conv_problem *p, hd_conv_dir dir, hd_conv_args a, int
         hd_conv_args run = a;
         void *mine = NULL;
         if (own_ws) {
-            if (need > 0 && !(mine = hd_aligned_alloc(need))) {
+            if (need > FIND_MAX_OWN_WS || (need > 0 && !(mine = hd_aligned_alloc(need)))) {
                 r->status = CUDNN_STATUS_ALLOC_FAILED;
                 continue;
             }
