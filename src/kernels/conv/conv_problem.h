@@ -28,7 +28,12 @@ typedef struct hd_conv_problem {
     cudnnTensorFormat_t wfmt;
     cudnnMathType_t math;
     int flip;                         /* CUDNN_CONVOLUTION: the filter is flipped */
-    int dbl;                          /* compute in double (DOUBLE data), else in float */
+    int dbl;                          /* accumulate in double (DOUBLE and INT8 data), else in float */
+    int int8;                         /* INT8_CONFIG / INT8_EXT_CONFIG: exact integer sums, forward only */
+    int scale_dbl;                    /* alpha/beta point to double (DOUBLE data) */
+    int xv, yv, wv;                   /* NCHW_VECT_C vector widths (1 = plain): channel c of a
+                                       * vectorised tensor is at (c / v) * stride + c % v, with all
+                                       * strides in scalars; the storage type is then INT8 */
     int64_t P, Q, TRS, CRS;           /* output / input spatial sizes, filter spatial size, Cg*TRS */
 } hd_conv_problem;
 
@@ -44,6 +49,12 @@ cudnnStatus_t hd_conv_problem_init(hd_conv_problem *p, const struct cudnnTensorS
                                    const struct cudnnFilterStruct *w, const struct cudnnConvolutionStruct *c,
                                    const struct cudnnTensorStruct *y, const char *fn);
 
+/* Offset of channel c given the channel stride cs and vector width v. */
+static inline int64_t hd_conv_chan(int64_t c, int64_t cs, int v)
+{
+    return v == 1 ? c * cs : (c / v) * cs + c % v;
+}
+
 /* Offset of filter element (k, c, t, r, s) (k in 0..K, c in 0..Cg), flip applied. */
 static inline int64_t hd_conv_w_off(const hd_conv_problem *p, int64_t k, int64_t c, int64_t t, int64_t r, int64_t s)
 {
@@ -52,7 +63,7 @@ static inline int64_t hd_conv_w_off(const hd_conv_problem *p, int64_t k, int64_t
         r = p->flt[1] - 1 - r;
         s = p->flt[2] - 1 - s;
     }
-    return k * p->wst[0] + c * p->wst[1] + t * p->wst[2] + r * p->wst[3] + s * p->wst[4];
+    return k * p->wst[0] + hd_conv_chan(c, p->wst[1], p->wv) + t * p->wst[2] + r * p->wst[3] + s * p->wst[4];
 }
 
 /* A short printable key of the problem (for logs and the find cache). */
