@@ -315,6 +315,44 @@ static void sm_matrix(void)
                     }
 }
 
+/* Wide float groups (the vector kernels), with a large input range so exp underflows. */
+static void sm_wide(void)
+{
+    SECTION("softmax wide float groups");
+    const int shapes[][5] = { { 4, 3, 1000, 1, 1 }, { 4, 2, 37, 5, 7 }, { 4, 1, 1, 1, 1027 } };
+    for (int s = 0; s < 3; s++)
+        for (int mode = 0; mode <= 1; mode++)
+            for (int algo = 1; algo <= 2; algo++)
+                for (int l = 0; l < 2; l++) {
+                    opt_t x, y;
+                    opt_make(&x, CUDNN_DATA_FLOAT, 4, shapes[s] + 1, l);
+                    opt_make(&y, CUDNN_DATA_FLOAT, 4, shapes[s] + 1, l);
+                    opt_fill(&x, -60, 60, (unsigned)(s + 10 * algo));
+                    size_t n = x.n;
+                    double *xv = malloc(n * 8), *e = malloc(n * 8);
+                    for (size_t i = 0; i < n; i++)
+                        xv[i] = opt_get(&x, i);
+                    int sp = shapes[s][3] * shapes[s][4];
+                    ref_softmax_fwd(algo, mode, shapes[s][1], shapes[s][2], sp, xv, e);
+                    float one = 1, zero = 0;
+                    CHECK_OK(cudnnSoftmaxForward(H, (cudnnSoftmaxAlgorithm_t)algo, (cudnnSoftmaxMode_t)mode, &one,
+                                                 x.desc, x.data, &zero, y.desc, y.data));
+                    /* absolute error for tiny probabilities, relative for log values */
+                    int bad = 0;
+                    for (size_t i = 0; i < n; i++) {
+                        double g = opt_get(&y, i);
+                        double tol = algo == 2 ? 1e-5 * (1 + fabs(e[i])) : 1e-6 * (1e-3 + e[i]);
+                        if (!(fabs(g - e[i]) <= tol + 1e-30))
+                            bad++;
+                    }
+                    CHECK_MSG(bad == 0, "shape %d mode %d algo %d layout %d: %d bad", s, mode, algo, l, bad);
+                    free(xv);
+                    free(e);
+                    opt_free(&x);
+                    opt_free(&y);
+                }
+}
+
 static void sm_bad_input(void)
 {
     SECTION("softmax bad input");
@@ -414,6 +452,7 @@ int main(void)
         act_nan();
         act_bad_input();
         sm_matrix();
+        sm_wide();
         sm_bad_input();
     }
     determinism();

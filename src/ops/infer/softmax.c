@@ -7,7 +7,8 @@
  *   LOG       x - max - log(sum exp(x - max))
  *
  * Computed in double and rounded to the output type; sums run in element order, so results
- * are deterministic.  x and y have equal dims and type (FLOAT, DOUBLE, HALF, BFLOAT16), any
+ * are deterministic.  float groups that are contiguous in x and y (INSTANCE on packed
+ * NCHW, CHANNEL on NHWC or on N x C) use the vector kernels of src/kernels/softmax.  x and y have equal dims and type (FLOAT, DOUBLE, HALF, BFLOAT16), any
  * strides; y may be x (same strides).
  */
 #include "core/api.h"
@@ -15,6 +16,7 @@
 #include "core/handle.h"
 #include "core/parallel.h"
 #include "core/tensor.h"
+#include "kernels/softmax/softmax.h"
 #include "kernels/softmax_groups.h"
 #include "ops/common.h"
 
@@ -30,7 +32,18 @@ typedef struct {
     double alpha, beta;
     int64_t groups_per_task, ngroups, len;
     double *buf;             /* len doubles per thread */
+    hd_f32_softmax_fn row;   /* float groups contiguous in x and y: vector kernel, else NULL */
 } sm_ctx;
+
+/* True when element j of every group sits at offset j from the group's start. */
+static int contiguous(const hd_sm_view *v)
+{
+    int64_t len = hd_sm_len(v);
+    for (int64_t j = 0; j < len; j++)
+        if (hd_sm_elem_off(v, j) != j)
+            return 0;
+    return 1;
+}
 
 static void sm_task(void *vctx, size_t task, int thread)
 {
@@ -41,6 +54,11 @@ static void sm_task(void *vctx, size_t task, int thread)
         g1 = c->ngroups;
     for (int64_t g = g0; g < g1; g++) {
         int64_t ox = hd_sm_group_off(&c->vx, g), oy = hd_sm_group_off(&c->vy, g);
+        if (c->row) {
+            c->row((size_t)c->len, (const float *)c->x + ox, (float *)c->y + oy, (float)c->alpha, (float)c->beta,
+                   c->algo == CUDNN_SOFTMAX_LOG);
+            continue;
+        }
         double mx = -INFINITY;
         for (int64_t j = 0; j < c->len; j++) {
             v[j] = hd_ld1(c->dt, c->x, ox + hd_sm_elem_off(&c->vx, j));
@@ -107,6 +125,9 @@ cudnnStatus_t HD_IMPL(cudnnSoftmaxForward)(cudnnHandle_t handle, cudnnSoftmaxAlg
         hd_sm_view_free(&c.vx);
         return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "out of host memory");
     }
+    c.row = NULL;
+    if (c.dt == CUDNN_DATA_FLOAT && algo != CUDNN_SOFTMAX_FAST && contiguous(&c.vx) && contiguous(&c.vy))
+        c.row = hd_f32_softmax_kernel(handle->isa);
     c.ngroups = hd_sm_groups(&c.vx);
     c.len = hd_sm_len(&c.vx);
     c.groups_per_task = 1 + 16384 / c.len;
