@@ -80,3 +80,46 @@ void hd_f32_softmax_avx2(size_t n, const float *x, float *y, float alpha, float 
         y[i] = beta != 0.0f ? alpha * v + beta * y[i] : alpha * v;
     }
 }
+
+/* W columns at a time; sums in double (two __m256d halves); other columns scalar. */
+void hd_f32_softmax_cols_avx2(size_t c, size_t cols, const float *x, size_t ldx, float *y, size_t ldy, float alpha,
+                              float beta, int log_mode)
+{
+    size_t j = 0;
+    for (; j + 8 <= cols; j += 8) {
+        __m256 vm = _mm256_set1_ps(-INFINITY);
+        for (size_t k = 0; k < c; k++)
+            vm = _mm256_max_ps(vm, _mm256_loadu_ps(x + k * ldx + j));
+        if (_mm256_movemask_ps(_mm256_cmp_ps(_mm256_sub_ps(vm, vm), _mm256_setzero_ps(), _CMP_NEQ_UQ))) {    /* NaN or infinite maxima: the scalar path's rules */
+            hd_f32_softmax_cols_scalar(c, 8, x + j, ldx, y + j, ldy, alpha, beta, log_mode);
+            continue;
+        }
+        __m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd();
+        for (size_t k = 0; k < c; k++) {
+            __m256 v = exp_neg(_mm256_sub_ps(_mm256_loadu_ps(x + k * ldx + j), vm));
+            s0 = _mm256_add_pd(s0, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
+            s1 = _mm256_add_pd(s1, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+        }
+        double sd[8];
+        _mm256_storeu_pd(sd, s0);
+        _mm256_storeu_pd(sd + 8 / 2, s1);
+        float lsv[8], invv[8];
+        for (int l = 0; l < 8; l++) {
+            lsv[l] = (float)log(sd[l]);
+            invv[l] = (float)(1.0 / sd[l]);
+        }
+        const __m256 vls = _mm256_loadu_ps(lsv), vinv = _mm256_loadu_ps(invv);
+        const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
+        for (size_t k = 0; k < c; k++) {
+            __m256 d = _mm256_sub_ps(_mm256_loadu_ps(x + k * ldx + j), vm);
+            __m256 v = log_mode ? _mm256_sub_ps(d, vls) : _mm256_mul_ps(exp_neg(d), vinv);
+            v = _mm256_mul_ps(va, v);
+            float *o = y + k * ldy + j;
+            if (beta != 0.0f)
+                v = _mm256_add_ps(v, _mm256_mul_ps(vb, _mm256_loadu_ps(o)));
+            _mm256_storeu_ps(o, v);
+        }
+    }
+    if (j < cols)
+        hd_f32_softmax_cols_scalar(c, cols - j, x + j, ldx, y + j, ldy, alpha, beta, log_mode);
+}

@@ -60,3 +60,46 @@ void hd_f32_softmax_avx512(size_t n, const float *x, float *y, float alpha, floa
         y[i] = beta != 0.0f ? alpha * v + beta * y[i] : alpha * v;
     }
 }
+
+/* W columns at a time; sums in double (two __m512d halves); other columns scalar. */
+void hd_f32_softmax_cols_avx512(size_t c, size_t cols, const float *x, size_t ldx, float *y, size_t ldy, float alpha,
+                              float beta, int log_mode)
+{
+    size_t j = 0;
+    for (; j + 16 <= cols; j += 16) {
+        __m512 vm = _mm512_set1_ps(-INFINITY);
+        for (size_t k = 0; k < c; k++)
+            vm = _mm512_max_ps(vm, _mm512_loadu_ps(x + k * ldx + j));
+        if (_mm512_cmp_ps_mask(_mm512_sub_ps(vm, vm), _mm512_setzero_ps(), _CMP_NEQ_UQ)) {    /* NaN or infinite maxima: the scalar path's rules */
+            hd_f32_softmax_cols_scalar(c, 16, x + j, ldx, y + j, ldy, alpha, beta, log_mode);
+            continue;
+        }
+        __m512d s0 = _mm512_setzero_pd(), s1 = _mm512_setzero_pd();
+        for (size_t k = 0; k < c; k++) {
+            __m512 v = exp_neg(_mm512_sub_ps(_mm512_loadu_ps(x + k * ldx + j), vm));
+            s0 = _mm512_add_pd(s0, _mm512_cvtps_pd(_mm512_castps512_ps256(v)));
+            s1 = _mm512_add_pd(s1, _mm512_cvtps_pd(_mm512_extractf32x8_ps(v, 1)));
+        }
+        double sd[16];
+        _mm512_storeu_pd(sd, s0);
+        _mm512_storeu_pd(sd + 16 / 2, s1);
+        float lsv[16], invv[16];
+        for (int l = 0; l < 16; l++) {
+            lsv[l] = (float)log(sd[l]);
+            invv[l] = (float)(1.0 / sd[l]);
+        }
+        const __m512 vls = _mm512_loadu_ps(lsv), vinv = _mm512_loadu_ps(invv);
+        const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+        for (size_t k = 0; k < c; k++) {
+            __m512 d = _mm512_sub_ps(_mm512_loadu_ps(x + k * ldx + j), vm);
+            __m512 v = log_mode ? _mm512_sub_ps(d, vls) : _mm512_mul_ps(exp_neg(d), vinv);
+            v = _mm512_mul_ps(va, v);
+            float *o = y + k * ldy + j;
+            if (beta != 0.0f)
+                v = _mm512_add_ps(v, _mm512_mul_ps(vb, _mm512_loadu_ps(o)));
+            _mm512_storeu_ps(o, v);
+        }
+    }
+    if (j < cols)
+        hd_f32_softmax_cols_scalar(c, cols - j, x + j, ldx, y + j, ldy, alpha, beta, log_mode);
+}
