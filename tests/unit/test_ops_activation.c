@@ -405,7 +405,9 @@ static void big_workload(cudnnHandle_t h, FILE *dump, unsigned char **out, size_
         memcpy(*out + total, y.data, y.bytes);
         total += y.bytes;
     }
-    cudnnSoftmaxForward(h, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, &alpha, x.desc, x.data, &beta, y.desc,
+    /* FAST runs the generic (double) path on every ISA; the vector softmax kernels use their
+     * own exp and are checked against the reference instead (sm_wide) */
+    cudnnSoftmaxForward(h, CUDNN_SOFTMAX_FAST, CUDNN_SOFTMAX_MODE_CHANNEL, &alpha, x.desc, x.data, &beta, y.desc,
                         y.data);
     *out = realloc(*out, total + y.bytes);
     memcpy(*out + total, y.data, y.bytes);
