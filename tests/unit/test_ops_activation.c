@@ -17,7 +17,9 @@ static void act_descriptor(void)
     cudnnActivationMode_t m;
     cudnnNanPropagation_t p;
     double coef;
-    CHECK_STATUS(cudnnGetActivationDescriptor(a, &m, &p, &coef), CUDNN_STATUS_BAD_PARAM);
+    m = (cudnnActivationMode_t)7;
+    CHECK_OK(cudnnGetActivationDescriptor(a, &m, &p, &coef));   /* never set: zeros, as cuDNN answers */
+    CHECK(m == CUDNN_ACTIVATION_SIGMOID && p == CUDNN_NOT_PROPAGATE_NAN && coef == 0.0);
     CHECK_OK(cudnnSetActivationDescriptor(a, CUDNN_ACTIVATION_CLIPPED_RELU, CUDNN_PROPAGATE_NAN, 6.0));
     CHECK_OK(cudnnGetActivationDescriptor(a, &m, &p, &coef));
     CHECK(m == CUDNN_ACTIVATION_CLIPPED_RELU && p == CUDNN_PROPAGATE_NAN && coef == 6.0);
@@ -27,10 +29,9 @@ static void act_descriptor(void)
                  CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(cudnnSetActivationDescriptor(a, CUDNN_ACTIVATION_RELU, (cudnnNanPropagation_t)7, 1.0),
                  CUDNN_STATUS_BAD_PARAM);
-    CHECK_STATUS(cudnnSetActivationDescriptor(a, CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, NAN),
-                 CUDNN_STATUS_BAD_PARAM);
     CHECK_OK(cudnnGetActivationDescriptor(a, &m, &p, &coef));   /* failed sets changed nothing */
     CHECK(m == CUDNN_ACTIVATION_CLIPPED_RELU && coef == 6.0);
+    CHECK_OK(cudnnSetActivationDescriptor(a, CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, NAN));   /* cuDNN takes it */
     CHECK_STATUS(cudnnGetActivationDescriptor(a, NULL, &p, &coef), CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(cudnnSetActivationDescriptor(NULL, CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, 0),
                  CUDNN_STATUS_BAD_PARAM);

@@ -25,6 +25,8 @@ static void descriptor(void)
     CHECK_STATUS(cudnnSetSpatialTransformerNdDescriptor(d, CUDNN_SAMPLER_BILINEAR, CUDNN_DATA_FLOAT, 5, dims),
                  CUDNN_STATUS_NOT_SUPPORTED);
     CHECK_STATUS(cudnnSetSpatialTransformerNdDescriptor(d, CUDNN_SAMPLER_BILINEAR, CUDNN_DATA_FLOAT, 2, dims),
+                 CUDNN_STATUS_NOT_SUPPORTED);
+    CHECK_STATUS(cudnnSetSpatialTransformerNdDescriptor(d, CUDNN_SAMPLER_BILINEAR, CUDNN_DATA_BFLOAT16, 4, dims),
                  CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(cudnnCreateSpatialTransformerDescriptor(NULL), CUDNN_STATUS_BAD_PARAM);
     CHECK_OK(cudnnDestroySpatialTransformerDescriptor(d));
@@ -142,7 +144,7 @@ static void matrix(void)
 {
     SECTION("spatial transformer vs reference");
     const int shapes[][6] = { { 2, 3, 6, 7, 5, 4 }, { 1, 1, 1, 1, 1, 1 }, { 1, 2, 5, 5, 9, 8 }, { 3, 1, 4, 9, 4, 9 } };
-    for (int t = 0; t < 4; t++)
+    for (int t = 0; t < 3; t++)            /* FLOAT, DOUBLE, HALF: cuDNN refuses BFLOAT16 here */
         for (int s = 0; s < 4; s++)
             for (int l = 0; l < OPT_NLAYOUTS; l++)
                 for (int k = 0; k < 3; k++) {

@@ -354,7 +354,7 @@ static void transform_vect(void)
     int32_t b2[4], a2[4];
     uint32_t f2[4];
     CHECK_OK(cudnnGetTensorTransformDescriptor(td, 4, &fmt, b2, a2, f2, &dir));
-    CHECK(fmt == CUDNN_TENSOR_NCHW_VECT_C && a2[1] == 2 && b2[1] == 0 && f2[3] == 1 && dir == CUDNN_TRANSFORM_FOLD);
+    CHECK(fmt == CUDNN_TENSOR_NCHW_VECT_C && a2[1] == 2 && b2[1] == 0 && f2[1] == 1 && f2[3] == 0 && dir == CUDNN_TRANSFORM_FOLD);
     CHECK_OK(cudnnSetTensor4dDescriptor(src, CUDNN_TENSOR_NCHW, CUDNN_DATA_INT8, n, 6, h, w));
     size_t bytes = 0;
     CHECK_OK(cudnnInitTransformDest(td, src, dst, &bytes));
@@ -403,18 +403,21 @@ static void transform_vect(void)
                 }
     CHECK(ok);
     /* bad input */
-    uint32_t badfold[4] = { 1, 1, 2, 1 };
+    uint32_t badfold[4] = { 2, 1, 1, 1 };   /* foldA: one entry per spatial dim */
     CHECK_OK(cudnnSetTensorTransformDescriptor(td, 4, CUDNN_TENSOR_NHWC, pb, pa, badfold, CUDNN_TRANSFORM_FOLD));
     CHECK_STATUS(cudnnInitTransformDest(td, x.desc, dst, &bytes), CUDNN_STATUS_NOT_SUPPORTED);
     CHECK_STATUS(cudnnSetTensorTransformDescriptor(td, 4, (cudnnTensorFormat_t)9, pb, pa, NULL, CUDNN_TRANSFORM_FOLD),
-                 CUDNN_STATUS_BAD_PARAM);
+                 CUDNN_STATUS_NOT_SUPPORTED);
     CHECK_STATUS(cudnnSetTensorTransformDescriptor(td, 4, CUDNN_TENSOR_NHWC, pb, pa, NULL, (cudnnFoldingDirection_t)9),
                  CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(cudnnSetTensorTransformDescriptor(td, 99, CUDNN_TENSOR_NHWC, pb, pa, NULL, CUDNN_TRANSFORM_FOLD),
+                 CUDNN_STATUS_NOT_SUPPORTED);
+    CHECK_STATUS(cudnnSetTensorTransformDescriptor(td, 1, CUDNN_TENSOR_NHWC, pb, pa, NULL, CUDNN_TRANSFORM_FOLD),
                  CUDNN_STATUS_BAD_PARAM);
     int32_t neg[4] = { 0, -1, 0, 0 };
-    CHECK_STATUS(cudnnSetTensorTransformDescriptor(td, 4, CUDNN_TENSOR_NHWC, neg, pa, NULL, CUDNN_TRANSFORM_FOLD),
-                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_OK(cudnnSetTensorTransformDescriptor(td, 4, CUDNN_TENSOR_NHWC, neg, pa, NULL, CUDNN_TRANSFORM_FOLD));
+    CHECK_STATUS(cudnnInitTransformDest(td, x.desc, dst, &bytes), CUDNN_STATUS_NOT_SUPPORTED);
+    CHECK_STATUS(cudnnTransformTensorEx(H, td, &one, x.desc, x.data, &zero, dst, yo), CUDNN_STATUS_NOT_SUPPORTED);
     CHECK_OK(cudnnSetTensorTransformDescriptor(td, 4, CUDNN_TENSOR_NHWC, NULL, NULL, NULL, CUDNN_TRANSFORM_FOLD));
     CHECK_STATUS(cudnnTransformTensorEx(H, td, &one, x.desc, x.data, &zero, dst, yo), CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(cudnnTransformTensor(H, &one, x.desc, x.data, &zero, dst, yo), CUDNN_STATUS_BAD_PARAM);

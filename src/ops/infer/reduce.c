@@ -65,10 +65,8 @@ cudnnStatus_t HD_IMPL(cudnnSetReduceTensorDescriptor)(cudnnReduceTensorDescripto
     if ((int)reduceTensorOp < (int)CUDNN_REDUCE_TENSOR_ADD || (int)reduceTensorOp > (int)CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "reduceTensorOp %d is not a cudnnReduceTensorOp_t", (int)reduceTensorOp);
     if (reduceTensorCompType != CUDNN_DATA_FLOAT && reduceTensorCompType != CUDNN_DATA_DOUBLE &&
-        reduceTensorCompType != CUDNN_DATA_HALF && reduceTensorCompType != CUDNN_DATA_BFLOAT16 &&
-        reduceTensorCompType != CUDNN_DATA_INT8 && reduceTensorCompType != CUDNN_DATA_INT32 &&
-        reduceTensorCompType != CUDNN_DATA_UINT8)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "reduceTensorCompType %d is not a valid data type",
+        reduceTensorCompType != CUDNN_DATA_HALF)
+        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "reduceTensorCompType %d must be FLOAT, DOUBLE or HALF",
                        (int)reduceTensorCompType);
     if (reduceTensorNanOpt != CUDNN_NOT_PROPAGATE_NAN && reduceTensorNanOpt != CUDNN_PROPAGATE_NAN)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "reduceTensorNanOpt %d is not a cudnnNanPropagation_t",

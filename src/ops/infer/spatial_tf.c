@@ -7,7 +7,7 @@
  * Sampler: y[n][c][h][w] = alpha * x(n, c, at (gx, gy)) + beta * y, where (gx, gy) =
  * grid[n][h][w] maps -1..1 onto the first..last input pixel (ix = (gx + 1) (W_in - 1) / 2)
  * and points outside the input read as zero.  theta, grid, x and y all use the
- * descriptor's data type (FLOAT, DOUBLE, HALF, BFLOAT16); math is in double.
+ * descriptor's data type (FLOAT, DOUBLE, HALF; cuDNN refuses BFLOAT16 here); math is in double.
  */
 #include "core/api.h"
 #include "core/check.h"
@@ -47,11 +47,10 @@ cudnnStatus_t HD_IMPL(cudnnSetSpatialTransformerNdDescriptor)(cudnnSpatialTransf
     HD_CHECK_DESC(stDesc, HD_TAG_SPATIAL_TF);
     if (samplerType != CUDNN_SAMPLER_BILINEAR)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "samplerType %d is not CUDNN_SAMPLER_BILINEAR", (int)samplerType);
-    if (!hd_is_fp_type(dataType))
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "dataType %d must be FLOAT, DOUBLE, HALF or BFLOAT16", (int)dataType);
+    if (dataType != CUDNN_DATA_FLOAT && dataType != CUDNN_DATA_DOUBLE && dataType != CUDNN_DATA_HALF)
+        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "dataType %d must be FLOAT, DOUBLE or HALF", (int)dataType);
     if (nbDims != 4)
-        return HD_FAIL(nbDims > 4 && nbDims <= CUDNN_DIM_MAX ? CUDNN_STATUS_NOT_SUPPORTED : CUDNN_STATUS_BAD_PARAM,
-                       "nbDims is %d; only 4 (2-d transforms) is supported", nbDims);
+        return HD_FAIL(CUDNN_STATUS_NOT_SUPPORTED, "nbDims is %d; only 4 (2-d transforms) is supported", nbDims);
     HD_CHECK_PTR(dimA);
     int64_t total = 1;
     for (int i = 0; i < 4; i++) {

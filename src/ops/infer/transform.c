@@ -9,7 +9,8 @@
  * - Padding (Ex): dest dims = src dims + padBefore + padAfter; the padding reads as zero,
  *   so it becomes beta * y (0 when beta == 0).  With padding, dest is first scaled by beta
  *   and the source box is then added (two roundings for 16-bit types).
- * - Folding (foldA other than 1) is NOT_SUPPORTED: the element mapping is not documented.
+ * - Folding (foldA other than 1) and negative padding are NOT_SUPPORTED where used: cuDNN
+ *   does not document the element mapping (the descriptor stores them, as cuDNN's does).
  * - float NCHW <-> NHWC packed transposes run a blocked kernel (src/kernels/transpose).
  */
 #include "core/api.h"
@@ -28,7 +29,7 @@ struct cudnnTensorTransformStruct {
     cudnnTensorFormat_t format;
     int32_t pad_before[CUDNN_DIM_MAX];
     int32_t pad_after[CUDNN_DIM_MAX];
-    uint32_t fold[CUDNN_DIM_MAX];
+    uint32_t fold[CUDNN_DIM_MAX];        /* one per spatial dim (nbDims - 2 of them), as cuDNN reads foldA */
     cudnnFoldingDirection_t direction;
 };
 
@@ -62,18 +63,17 @@ cudnnStatus_t HD_IMPL(cudnnSetTensorTransformDescriptor)(cudnnTensorTransformDes
                                                          const cudnnFoldingDirection_t direction)
 {
     HD_CHECK_DESC(transformDesc, HD_TAG_TRANSFORM);
-    if (nbDims < 3 || nbDims > CUDNN_DIM_MAX)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "nbDims %u must be in 3..%d", nbDims, CUDNN_DIM_MAX);
+    /* statuses as cuDNN answers them; pads and folds are stored as given and checked where
+     * they are used (cudnnInitTransformDest, cudnnTransformTensorEx, cudnnTransformFilter) */
+    if (nbDims > CUDNN_DIM_MAX)
+        return HD_FAIL(CUDNN_STATUS_NOT_SUPPORTED, "nbDims %u exceeds CUDNN_DIM_MAX (%d)", nbDims, CUDNN_DIM_MAX);
+    if (nbDims < 2)
+        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "nbDims %u must be at least 2", nbDims);
     if (destFormat != CUDNN_TENSOR_NCHW && destFormat != CUDNN_TENSOR_NHWC && destFormat != CUDNN_TENSOR_NCHW_VECT_C)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "destFormat %d is not a cudnnTensorFormat_t", (int)destFormat);
+        return HD_FAIL(CUDNN_STATUS_NOT_SUPPORTED, "destFormat %d is not a supported cudnnTensorFormat_t",
+                       (int)destFormat);
     if (direction != CUDNN_TRANSFORM_FOLD && direction != CUDNN_TRANSFORM_UNFOLD)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "direction %d is not a cudnnFoldingDirection_t", (int)direction);
-    for (uint32_t i = 0; i < nbDims; i++) {
-        if ((padBeforeA && padBeforeA[i] < 0) || (padAfterA && padAfterA[i] < 0))
-            return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "padding of dim %u is negative", i);
-        if (foldA && foldA[i] == 0)
-            return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "foldA[%u] is 0", i);
-    }
     memset(transformDesc->pad_before, 0, sizeof transformDesc->pad_before);
     memset(transformDesc->pad_after, 0, sizeof transformDesc->pad_after);
     for (int i = 0; i < CUDNN_DIM_MAX; i++)
@@ -81,8 +81,9 @@ cudnnStatus_t HD_IMPL(cudnnSetTensorTransformDescriptor)(cudnnTensorTransformDes
     for (uint32_t i = 0; i < nbDims; i++) {
         transformDesc->pad_before[i] = padBeforeA ? padBeforeA[i] : 0;
         transformDesc->pad_after[i] = padAfterA ? padAfterA[i] : 0;
-        transformDesc->fold[i] = foldA ? foldA[i] : 1;
     }
+    for (uint32_t i = 0; i + 2 < nbDims; i++)
+        transformDesc->fold[i] = foldA ? foldA[i] : 1;
     transformDesc->nbDims = nbDims;
     transformDesc->format = destFormat;
     transformDesc->direction = direction;
@@ -107,7 +108,8 @@ cudnnStatus_t HD_IMPL(cudnnGetTensorTransformDescriptor)(cudnnTensorTransformDes
     for (uint32_t i = 0; i < n; i++) {
         padBeforeA[i] = transformDesc->pad_before[i];
         padAfterA[i] = transformDesc->pad_after[i];
-        foldA[i] = transformDesc->fold[i];
+        /* foldA has one entry per spatial dim; the slots past them read 0, as cuDNN writes */
+        foldA[i] = i + 2 < transformDesc->nbDims ? transformDesc->fold[i] : 0;
     }
     *destFormat = transformDesc->format;
     *direction = transformDesc->direction;
@@ -122,8 +124,17 @@ static cudnnDataType_t scalar_type(cudnnDataType_t t)
 
 static int has_fold(const struct cudnnTensorTransformStruct *d)
 {
-    for (uint32_t i = 0; i < d->nbDims; i++)
+    for (uint32_t i = 0; i + 2 < d->nbDims; i++)
         if (d->fold[i] != 1)
+            return 1;
+    return 0;
+}
+
+/* Negative padding would crop; cuDNN does not document it, so it is refused where used. */
+static int has_negative_pad(const struct cudnnTensorTransformStruct *d)
+{
+    for (uint32_t i = 0; i < d->nbDims; i++)
+        if (d->pad_before[i] < 0 || d->pad_after[i] < 0)
             return 1;
     return 0;
 }
@@ -143,6 +154,8 @@ cudnnStatus_t HD_IMPL(cudnnInitTransformDest)(const cudnnTensorTransformDescript
                        srcDesc->nbDims);
     if (has_fold(transformDesc))
         return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "folding (foldA != 1) is not supported");
+    if (has_negative_pad(transformDesc))
+        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "negative padding (cropping) is not supported");
     int dims[CUDNN_DIM_MAX];
     for (int i = 0; i < srcDesc->nbDims; i++) {
         int64_t d = (int64_t)srcDesc->dims[i] + transformDesc->pad_before[i] + transformDesc->pad_after[i];
@@ -337,6 +350,8 @@ static cudnnStatus_t check_ex(const char *fn, const struct cudnnTensorTransformS
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "transDesc, srcDesc and destDesc must have the same nbDims");
     if (has_fold(d))
         return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "folding (foldA != 1) is not supported");
+    if (has_negative_pad(d))
+        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "negative padding (cropping) is not supported");
     *padded = 0;
     for (int i = 0; i < xd->nbDims; i++) {
         int64_t want = (int64_t)xd->dims[i] + d->pad_before[i] + d->pad_after[i];
