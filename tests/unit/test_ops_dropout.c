@@ -238,9 +238,51 @@ static void bad_input(void)
     dd_free(&dd);
 }
 
+static char last_msg[1024];
+static int n_msgs;
+
+static void capture(cudnnSeverity_t sev, void *udata, const cudnnDebug_t *dbg, const char *msg)
+{
+    (void)udata;
+    (void)dbg;
+    if (sev == CUDNN_SEV_ERROR) {
+        snprintf(last_msg, sizeof last_msg, "%s", msg);
+        n_msgs++;
+    }
+}
+
+/* A refused call leaves an error-level log line naming the function and the reason. */
+static void log_lines(void)
+{
+    SECTION("refusals are logged");
+    CHECK_OK(cudnnSetCallback(CUDNN_SEV_ERROR_EN, NULL, capture));
+    int d1[4] = { 2, 3, 4, 5 }, d2[4] = { 2, 3, 4, 6 };
+    opt_t x, y;
+    opt_make(&x, CUDNN_DATA_FLOAT, 4, d1, OPT_NCHW);
+    opt_make(&y, CUDNN_DATA_FLOAT, 4, d2, OPT_NCHW);
+    float one = 1, zero = 0;
+    n_msgs = 0;
+    CHECK_STATUS(cudnnAddTensor(H, &one, x.desc, x.data, &zero, y.desc, y.data), CUDNN_STATUS_BAD_PARAM);
+    CHECK(n_msgs == 1 && strstr(last_msg, "cudnnAddTensor") && strstr(last_msg, "dim 3"));
+    n_msgs = 0;
+    CHECK_STATUS(cudnnSoftmaxBackward(H, CUDNN_SOFTMAX_LOG, CUDNN_SOFTMAX_MODE_CHANNEL, &one, x.desc, x.data, y.desc,
+                                      y.data, &zero, x.desc, x.data), CUDNN_STATUS_BAD_PARAM);   /* ops_train */
+    CHECK(n_msgs == 1 && strstr(last_msg, "cudnnSoftmaxBackward") && strstr(last_msg, "dimensions"));
+    cudnnDropoutDescriptor_t d;
+    cudnnCreateDropoutDescriptor(&d);
+    n_msgs = 0;
+    CHECK_STATUS(cudnnSetDropoutDescriptor(d, H, 2.0f, NULL, 0, 1), CUDNN_STATUS_BAD_PARAM);
+    CHECK(n_msgs == 1 && strstr(last_msg, "cudnnSetDropoutDescriptor") && strstr(last_msg, "dropout"));
+    cudnnDestroyDropoutDescriptor(d);
+    CHECK_OK(cudnnSetCallback(0, NULL, NULL));
+    opt_free(&x);
+    opt_free(&y);
+}
+
 int main(void)
 {
     H = ops_handle(2);
+    log_lines();
     descriptor();
     forward_backward();
     reproducibility();
