@@ -84,11 +84,14 @@ static void sm_task(void *vctx, size_t task, int thread)
             continue;
         }
         double mx = -INFINITY;
-        for (int64_t j = 0; j < c->len; j++) {
-            v[j] = hd_ld1(c->dt, c->x, ox + hd_sm_elem_off(&c->vx, j));
+        if (c->vx.channel)       /* one stride along the group: convert it in one call */
+            hd_load_f64(c->dt, c->x, ox, c->vx.sc, c->len, v);
+        else
+            for (int64_t j = 0; j < c->len; j++)
+                v[j] = hd_ld1(c->dt, c->x, ox + hd_sm_elem_off(&c->vx, j));
+        for (int64_t j = 0; j < c->len; j++)
             if (v[j] > mx)
                 mx = v[j];
-        }
         if (c->algo == CUDNN_SOFTMAX_FAST)
             mx = 0;
         double sum = 0;
@@ -101,6 +104,10 @@ static void sm_task(void *vctx, size_t task, int thread)
         } else {
             for (int64_t j = 0; j < c->len; j++)
                 v[j] = exp(v[j] - mx) / sum;
+        }
+        if (c->vy.channel) {
+            hd_blend_f64(c->dt, c->y, oy, c->vy.sc, c->len, v, c->alpha, c->beta);
+            continue;
         }
         for (int64_t j = 0; j < c->len; j++) {
             int64_t o = oy + hd_sm_elem_off(&c->vy, j);
