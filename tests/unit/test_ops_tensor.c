@@ -352,9 +352,9 @@ static void transform_vect(void)
     cudnnTensorFormat_t fmt;
     cudnnFoldingDirection_t dir;
     int32_t b2[4], a2[4];
-    uint32_t f2[4];
+    uint32_t f2[4] = { 77, 77, 77, 77 };
     CHECK_OK(cudnnGetTensorTransformDescriptor(td, 4, &fmt, b2, a2, f2, &dir));
-    CHECK(fmt == CUDNN_TENSOR_NCHW_VECT_C && a2[1] == 2 && b2[1] == 0 && f2[1] == 1 && f2[3] == 0 && dir == CUDNN_TRANSFORM_FOLD);
+    CHECK(fmt == CUDNN_TENSOR_NCHW_VECT_C && a2[1] == 2 && b2[1] == 0 && f2[1] == 1 && f2[3] == 77 && dir == CUDNN_TRANSFORM_FOLD);
     CHECK_OK(cudnnSetTensor4dDescriptor(src, CUDNN_TENSOR_NCHW, CUDNN_DATA_INT8, n, 6, h, w));
     size_t bytes = 0;
     CHECK_OK(cudnnInitTransformDest(td, src, dst, &bytes));

@@ -108,7 +108,7 @@ int main(void)
     cudnnTensorFormat_t fa, fb;
     cudnnFoldingDirection_t da, db;
     int32_t b1[4], b2[4], a1[4], a2[4];
-    uint32_t g1[4], g2[4];
+    uint32_t g1[4] = { 7, 7, 7, 7 }, g2[4] = { 7, 7, 7, 7 };   /* only the 2 spatial entries are written */
     CHECK_OK(cudnnGetTensorTransformDescriptor(t, 4, &fa, b1, a1, g1, &da));
     v9_cudnnGetTensorTransformDescriptor(u, 4, &fb, b2, a2, g2, &db);
     CHECK_MSG(fa == fb && da == db && memcmp(b1, b2, sizeof b1) == 0 && memcmp(a1, a2, sizeof a1) == 0 &&

@@ -108,8 +108,9 @@ cudnnStatus_t HD_IMPL(cudnnGetTensorTransformDescriptor)(cudnnTensorTransformDes
     for (uint32_t i = 0; i < n; i++) {
         padBeforeA[i] = transformDesc->pad_before[i];
         padAfterA[i] = transformDesc->pad_after[i];
-        /* foldA has one entry per spatial dim; the slots past them read 0, as cuDNN writes */
-        foldA[i] = i + 2 < transformDesc->nbDims ? transformDesc->fold[i] : 0;
+        /* foldA has one entry per spatial dim; like cuDNN, nothing is written past them */
+        if (i + 2 < transformDesc->nbDims)
+            foldA[i] = transformDesc->fold[i];
     }
     *destFormat = transformDesc->format;
     *direction = transformDesc->direction;
