@@ -163,3 +163,75 @@ void ref_reduce(int op, int nd, const int *adims, const int *cdims, const double
     free(acc);
     free(cnt);
 }
+
+static double lin(int i, int n) { return n == 1 ? 0.0 : 2.0 * i / (n - 1) - 1.0; }
+
+void ref_st_grid(int n, int h, int w, const double *theta, double *grid)
+{
+    for (int b = 0; b < n; b++)
+        for (int i = 0; i < h; i++)
+            for (int j = 0; j < w; j++) {
+                const double *t = theta + 6 * b;
+                double *g = grid + (((size_t)b * h + i) * w + j) * 2;
+                g[0] = t[0] * lin(j, w) + t[1] * lin(i, h) + t[2];
+                g[1] = t[3] * lin(j, w) + t[4] * lin(i, h) + t[5];
+            }
+}
+
+static double px(const double *plane, int hi, int wi, long y, long x)
+{
+    return y >= 0 && y < hi && x >= 0 && x < wi ? plane[y * wi + x] : 0.0;
+}
+
+void ref_st_sample(int n, int c, int hi, int wi, int h, int w, const double *x, const double *grid, double *y)
+{
+    for (int b = 0; b < n; b++)
+        for (int k = 0; k < c; k++)
+            for (int i = 0; i < h; i++)
+                for (int j = 0; j < w; j++) {
+                    const double *g = grid + (((size_t)b * h + i) * w + j) * 2;
+                    double sx = (g[0] + 1) * 0.5 * (wi - 1), sy = (g[1] + 1) * 0.5 * (hi - 1);
+                    long x0 = (long)floor(sx), y0 = (long)floor(sy);
+                    double fx = sx - x0, fy = sy - y0;
+                    const double *pl = x + ((size_t)b * c + k) * hi * wi;
+                    y[(((size_t)b * c + k) * h + i) * w + j] =
+                        px(pl, hi, wi, y0, x0) * (1 - fx) * (1 - fy) + px(pl, hi, wi, y0, x0 + 1) * fx * (1 - fy) +
+                        px(pl, hi, wi, y0 + 1, x0) * (1 - fx) * fy + px(pl, hi, wi, y0 + 1, x0 + 1) * fx * fy;
+                }
+}
+
+static void add_px(double *plane, int hi, int wi, long y, long x, double v)
+{
+    if (y >= 0 && y < hi && x >= 0 && x < wi)
+        plane[y * wi + x] += v;
+}
+
+void ref_st_sample_bwd(int n, int c, int hi, int wi, int h, int w, const double *x, const double *grid,
+                       const double *dy, double *dx, double *dgrid)
+{
+    for (size_t i = 0; i < (size_t)n * c * hi * wi; i++)
+        dx[i] = 0;
+    for (size_t i = 0; i < (size_t)n * h * w * 2; i++)
+        dgrid[i] = 0;
+    for (int b = 0; b < n; b++)
+        for (int k = 0; k < c; k++)
+            for (int i = 0; i < h; i++)
+                for (int j = 0; j < w; j++) {
+                    const double *g = grid + (((size_t)b * h + i) * w + j) * 2;
+                    double *dg = dgrid + (((size_t)b * h + i) * w + j) * 2;
+                    double sx = (g[0] + 1) * 0.5 * (wi - 1), sy = (g[1] + 1) * 0.5 * (hi - 1);
+                    long x0 = (long)floor(sx), y0 = (long)floor(sy);
+                    double fx = sx - x0, fy = sy - y0;
+                    const double *pl = x + ((size_t)b * c + k) * hi * wi;
+                    double *dpl = dx + ((size_t)b * c + k) * hi * wi;
+                    double gy = dy[(((size_t)b * c + k) * h + i) * w + j];
+                    add_px(dpl, hi, wi, y0, x0, gy * (1 - fx) * (1 - fy));
+                    add_px(dpl, hi, wi, y0, x0 + 1, gy * fx * (1 - fy));
+                    add_px(dpl, hi, wi, y0 + 1, x0, gy * (1 - fx) * fy);
+                    add_px(dpl, hi, wi, y0 + 1, x0 + 1, gy * fx * fy);
+                    double a = px(pl, hi, wi, y0, x0), bb = px(pl, hi, wi, y0, x0 + 1);
+                    double cc = px(pl, hi, wi, y0 + 1, x0), d = px(pl, hi, wi, y0 + 1, x0 + 1);
+                    dg[0] += gy * ((bb - a) * (1 - fy) + (d - cc) * fy) * 0.5 * (wi - 1);
+                    dg[1] += gy * ((cc - a) * (1 - fx) + (d - bb) * fx) * 0.5 * (hi - 1);
+                }
+}

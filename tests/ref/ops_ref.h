@@ -29,3 +29,10 @@ double ref_op(int op, int propagate_nan, double a, double b);
 void ref_reduce(int op, int nd, const int *adims, const int *cdims, const double *a, double *c, unsigned *idx);
 
 #endif
+
+/* Spatial transformer (2-d, bilinear, zero outside, corners at -1 and 1). */
+void ref_st_grid(int n, int h, int w, const double *theta, double *grid);
+/* x is N x C x Hi x Wi packed, grid N x H x W x 2, y N x C x H x W packed. */
+void ref_st_sample(int n, int c, int hi, int wi, int h, int w, const double *x, const double *grid, double *y);
+void ref_st_sample_bwd(int n, int c, int hi, int wi, int h, int w, const double *x, const double *grid,
+                       const double *dy, double *dx, double *dgrid);

@@ -15,6 +15,10 @@
 #include "ref/ops_ref.h"
 
 static const cudnnDataType_t OPS_FP[4] = { CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16 };
+/* Set in ISA child runs: loops over types stop after FLOAT (OPS_FP[0]). */
+static int ops_float_only __attribute__((unused));
+#define OPS_NTYPES (ops_float_only ? 1 : 4)
+
 static const double OPS_AB[3][2] = { { 1.0, 0.0 }, { 0.5, 0.25 }, { -2.0, 1.0 } };
 
 /* A host scaling factor of the kind cuDNN reads for data type DT. */

@@ -46,8 +46,6 @@ cudnnStatus_t HD_IMPL(cudnnSetActivationDescriptor)(cudnnActivationDescriptor_t 
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "mode %d is not an activation mode of cuDNN 8.1", (int)mode);
     if (reluNanOpt != CUDNN_NOT_PROPAGATE_NAN && reluNanOpt != CUDNN_PROPAGATE_NAN)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "reluNanOpt %d is not a cudnnNanPropagation_t", (int)reluNanOpt);
-    if (coef != coef)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "coef is NaN");
     activationDesc->mode = mode;
     activationDesc->nan_opt = reluNanOpt;
     activationDesc->coef = coef;
@@ -63,8 +61,7 @@ cudnnStatus_t HD_IMPL(cudnnGetActivationDescriptor)(const cudnnActivationDescrip
     HD_CHECK_PTR(mode);
     HD_CHECK_PTR(reluNanOpt);
     HD_CHECK_PTR(coef);
-    if (!activationDesc->is_set)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "activationDesc was never set");
+    /* a descriptor never set reads as zeros (SIGMOID, NOT_PROPAGATE_NAN, 0), as cuDNN answers */
     *mode = activationDesc->mode;
     *reluNanOpt = activationDesc->nan_opt;
     *coef = activationDesc->coef;

@@ -57,11 +57,12 @@ cudnnStatus_t HD_IMPL(cudnnSetOpTensorDescriptor)(cudnnOpTensorDescriptor_t opTe
     HD_CHECK_DESC(opTensorDesc, HD_TAG_OPTENSOR);
     if ((int)opTensorOp < (int)CUDNN_OP_TENSOR_ADD || (int)opTensorOp > (int)CUDNN_OP_TENSOR_NOT)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "opTensorOp %d is not a cudnnOpTensorOp_t", (int)opTensorOp);
+    /* the descriptor takes the floating-point types (as cuDNN does); cudnnOpTensor itself then
+     * runs FLOAT and DOUBLE compute only */
     if (opTensorCompType != CUDNN_DATA_FLOAT && opTensorCompType != CUDNN_DATA_DOUBLE &&
-        opTensorCompType != CUDNN_DATA_HALF && opTensorCompType != CUDNN_DATA_BFLOAT16 &&
-        opTensorCompType != CUDNN_DATA_INT8 && opTensorCompType != CUDNN_DATA_INT32 &&
-        opTensorCompType != CUDNN_DATA_UINT8)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "opTensorCompType %d is not a valid data type", (int)opTensorCompType);
+        opTensorCompType != CUDNN_DATA_HALF && opTensorCompType != CUDNN_DATA_BFLOAT16)
+        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "opTensorCompType %d must be FLOAT, DOUBLE, HALF or BFLOAT16",
+                       (int)opTensorCompType);
     if (opTensorNanOpt != CUDNN_NOT_PROPAGATE_NAN && opTensorNanOpt != CUDNN_PROPAGATE_NAN)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "opTensorNanOpt %d is not a cudnnNanPropagation_t", (int)opTensorNanOpt);
     opTensorDesc->op = opTensorOp;

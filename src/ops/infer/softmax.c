@@ -7,14 +7,17 @@
  *   LOG       x - max - log(sum exp(x - max))
  *
  * Computed in double and rounded to the output type; sums run in element order, so results
- * are deterministic.  x and y have equal dims and type (FLOAT, DOUBLE, HALF, BFLOAT16), any
- * strides; y may be x (same strides).
+ * are deterministic.  float groups that are contiguous in x and y (INSTANCE on packed
+ * NCHW, CHANNEL on NHWC or on N x C) use the vector kernels of src/kernels/softmax.  x and y have equal dims and type (FLOAT, DOUBLE, HALF, BFLOAT16), any
+ * strides; y may be x (same strides).  CHANNEL mode on float data whose spatial positions
+ * are contiguous (NCHW) uses column kernels that run across positions.
  */
 #include "core/api.h"
 #include "core/check.h"
 #include "core/handle.h"
 #include "core/parallel.h"
 #include "core/tensor.h"
+#include "kernels/softmax/softmax.h"
 #include "kernels/softmax_groups.h"
 #include "ops/common.h"
 
@@ -30,7 +33,41 @@ typedef struct {
     double alpha, beta;
     int64_t groups_per_task, ngroups, len;
     double *buf;             /* len doubles per thread */
+    hd_f32_softmax_fn row;   /* float groups contiguous in x and y: vector kernel, else NULL */
+    hd_f32_softmax_cols_fn cols;  /* CHANNEL mode, float, spatial positions contiguous: column kernel */
 } sm_ctx;
+
+/* True when the spatial positions of V are contiguous (offset p for position p). */
+static int spatial_packed(const hd_sm_view *v)
+{
+    for (int64_t p = 0; p < v->s; p++)
+        if (v->sp[p] != p)
+            return 0;
+    return 1;
+}
+
+/* CHANNEL mode on NCHW-like float data: one task = one image, HD_SM_MAX_COLS positions. */
+static void sm_cols_task(void *vctx, size_t task, int thread)
+{
+    (void)thread;
+    const sm_ctx *c = vctx;
+    int64_t blocks = (c->vx.s + HD_SM_MAX_COLS - 1) / HD_SM_MAX_COLS;
+    int64_t n = (int64_t)task / blocks, p0 = ((int64_t)task % blocks) * HD_SM_MAX_COLS;
+    int64_t cols = c->vx.s - p0 < HD_SM_MAX_COLS ? c->vx.s - p0 : HD_SM_MAX_COLS;
+    c->cols((size_t)c->len, (size_t)cols, (const float *)c->x + n * c->vx.sn + p0, (size_t)c->vx.sc,
+            (float *)c->y + n * c->vy.sn + p0, (size_t)c->vy.sc, (float)c->alpha, (float)c->beta,
+            c->algo == CUDNN_SOFTMAX_LOG);
+}
+
+/* True when element j of every group sits at offset j from the group's start. */
+static int contiguous(const hd_sm_view *v)
+{
+    int64_t len = hd_sm_len(v);
+    for (int64_t j = 0; j < len; j++)
+        if (hd_sm_elem_off(v, j) != j)
+            return 0;
+    return 1;
+}
 
 static void sm_task(void *vctx, size_t task, int thread)
 {
@@ -41,12 +78,20 @@ static void sm_task(void *vctx, size_t task, int thread)
         g1 = c->ngroups;
     for (int64_t g = g0; g < g1; g++) {
         int64_t ox = hd_sm_group_off(&c->vx, g), oy = hd_sm_group_off(&c->vy, g);
+        if (c->row) {
+            c->row((size_t)c->len, (const float *)c->x + ox, (float *)c->y + oy, (float)c->alpha, (float)c->beta,
+                   c->algo == CUDNN_SOFTMAX_LOG);
+            continue;
+        }
         double mx = -INFINITY;
-        for (int64_t j = 0; j < c->len; j++) {
-            v[j] = hd_ld1(c->dt, c->x, ox + hd_sm_elem_off(&c->vx, j));
+        if (c->vx.channel)       /* one stride along the group: convert it in one call */
+            hd_load_f64(c->dt, c->x, ox, c->vx.sc, c->len, v);
+        else
+            for (int64_t j = 0; j < c->len; j++)
+                v[j] = hd_ld1(c->dt, c->x, ox + hd_sm_elem_off(&c->vx, j));
+        for (int64_t j = 0; j < c->len; j++)
             if (v[j] > mx)
                 mx = v[j];
-        }
         if (c->algo == CUDNN_SOFTMAX_FAST)
             mx = 0;
         double sum = 0;
@@ -59,6 +104,10 @@ static void sm_task(void *vctx, size_t task, int thread)
         } else {
             for (int64_t j = 0; j < c->len; j++)
                 v[j] = exp(v[j] - mx) / sum;
+        }
+        if (c->vy.channel) {
+            hd_blend_f64(c->dt, c->y, oy, c->vy.sc, c->len, v, c->alpha, c->beta);
+            continue;
         }
         for (int64_t j = 0; j < c->len; j++) {
             int64_t o = oy + hd_sm_elem_off(&c->vy, j);
@@ -107,8 +156,23 @@ cudnnStatus_t HD_IMPL(cudnnSoftmaxForward)(cudnnHandle_t handle, cudnnSoftmaxAlg
         hd_sm_view_free(&c.vx);
         return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "out of host memory");
     }
+    c.row = NULL;
+    c.cols = NULL;
     c.ngroups = hd_sm_groups(&c.vx);
     c.len = hd_sm_len(&c.vx);
+    if (c.dt == CUDNN_DATA_FLOAT && algo != CUDNN_SOFTMAX_FAST) {
+        if (contiguous(&c.vx) && contiguous(&c.vy))
+            c.row = hd_f32_softmax_kernel(handle->isa);
+        else if (channel && c.vx.sc >= 0 && spatial_packed(&c.vx) && spatial_packed(&c.vy))
+            c.cols = hd_f32_softmax_cols_kernel(handle->isa);
+    }
+    if (c.cols) {
+        size_t ntasks = (size_t)(c.vx.n * ((c.vx.s + HD_SM_MAX_COLS - 1) / HD_SM_MAX_COLS));
+        hd_parallel_for(ntasks, handle->num_threads, sm_cols_task, &c);
+        hd_sm_view_free(&c.vx);
+        hd_sm_view_free(&c.vy);
+        return CUDNN_STATUS_SUCCESS;
+    }
     c.groups_per_task = 1 + 16384 / c.len;
     size_t ntasks = (size_t)((c.ngroups + c.groups_per_task - 1) / c.groups_per_task);
     int nthreads = handle->num_threads < 1 ? 1 : handle->num_threads;

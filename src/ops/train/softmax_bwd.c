@@ -38,10 +38,22 @@ static void smb_task(void *vctx, size_t task, int thread)
     for (int64_t g = g0; g < g1; g++) {
         int64_t oy = hd_sm_group_off(&c->vy, g), od = hd_sm_group_off(&c->vdy, g), ox = hd_sm_group_off(&c->vdx, g);
         double sum = 0;
-        for (int64_t j = 0; j < c->len; j++) {
-            vy[j] = hd_ld1(c->dt, c->y, oy + hd_sm_elem_off(&c->vy, j));
-            vd[j] = hd_ld1(c->dt, c->dy, od + hd_sm_elem_off(&c->vdy, j));
+        if (c->vy.channel) {     /* one stride along the group: convert it in one call */
+            hd_load_f64(c->dt, c->y, oy, c->vy.sc, c->len, vy);
+            hd_load_f64(c->dt, c->dy, od, c->vdy.sc, c->len, vd);
+        } else {
+            for (int64_t j = 0; j < c->len; j++) {
+                vy[j] = hd_ld1(c->dt, c->y, oy + hd_sm_elem_off(&c->vy, j));
+                vd[j] = hd_ld1(c->dt, c->dy, od + hd_sm_elem_off(&c->vdy, j));
+            }
+        }
+        for (int64_t j = 0; j < c->len; j++)
             sum += c->algo == CUDNN_SOFTMAX_LOG ? vd[j] : vy[j] * vd[j];
+        if (c->vdx.channel) {
+            for (int64_t j = 0; j < c->len; j++)
+                vy[j] = c->algo == CUDNN_SOFTMAX_LOG ? vd[j] - exp(vy[j]) * sum : vy[j] * (vd[j] - sum);
+            hd_blend_f64(c->dt, c->dx, ox, c->vdx.sc, c->len, vy, c->alpha, c->beta);
+            continue;
         }
         for (int64_t j = 0; j < c->len; j++) {
             double gr = c->algo == CUDNN_SOFTMAX_LOG ? vd[j] - exp(vy[j]) * sum : vy[j] * (vd[j] - sum);

@@ -1,0 +1,37 @@
+/*
+ * kernels/softmax/softmax.h -- float32 softmax of one contiguous group, with blending:
+ * y = alpha * softmax(x) + beta * y (LOG: alpha * log_softmax(x) + ...), y not read when
+ * beta == 0, y may be x.  Always subtracts the maximum (ACCURATE / LOG); the FAST
+ * algorithm stays on the generic path so that it can overflow exactly like cuDNN's.
+ * The vector versions use their own exp/log polynomials (about 2 ulp), so they are tested
+ * against the float64 reference rather than bit-for-bit against the scalar one.
+ */
+#ifndef HD_KERNELS_SOFTMAX_H
+#define HD_KERNELS_SOFTMAX_H
+
+#include <stddef.h>
+
+typedef void (*hd_f32_softmax_fn)(size_t n, const float *x, float *y, float alpha, float beta, int log_mode);
+
+void hd_f32_softmax_scalar(size_t n, const float *x, float *y, float alpha, float beta, int log_mode);
+void hd_f32_softmax_avx2(size_t n, const float *x, float *y, float alpha, float beta, int log_mode);
+void hd_f32_softmax_avx512(size_t n, const float *x, float *y, float alpha, float beta, int log_mode);
+
+/* The kernel for ISA (capped by the CPU). */
+hd_f32_softmax_fn hd_f32_softmax_kernel(int isa);
+
+/* COLS independent groups side by side (CHANNEL mode on NCHW): group j is x[j + c*ldx]
+ * for c < C, written to y[j + c*ldy].  Sums are accumulated in double per column. */
+#define HD_SM_MAX_COLS 64
+typedef void (*hd_f32_softmax_cols_fn)(size_t c, size_t cols, const float *x, size_t ldx, float *y, size_t ldy,
+                                       float alpha, float beta, int log_mode);
+
+void hd_f32_softmax_cols_scalar(size_t c, size_t cols, const float *x, size_t ldx, float *y, size_t ldy, float alpha,
+                                float beta, int log_mode);
+void hd_f32_softmax_cols_avx2(size_t c, size_t cols, const float *x, size_t ldx, float *y, size_t ldy, float alpha,
+                              float beta, int log_mode);
+void hd_f32_softmax_cols_avx512(size_t c, size_t cols, const float *x, size_t ldx, float *y, size_t ldy, float alpha,
+                                float beta, int log_mode);
+hd_f32_softmax_cols_fn hd_f32_softmax_cols_kernel(int isa);
+
+#endif

@@ -1,0 +1,24 @@
+/*
+ * kernels/transpose/transpose.h -- batched float transposes with blending, the core of
+ * NCHW <-> NHWC conversion: for each of BATCH matrices, out[j][i] = alpha * in[i][j] +
+ * beta * out[j][i], in being ROWS x COLS and out COLS x ROWS, both packed.  out is not
+ * read when beta == 0.  Work is cut into fixed tiles (deterministic: no reductions).
+ */
+#ifndef HD_KERNELS_TRANSPOSE_H
+#define HD_KERNELS_TRANSPOSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+void hd_f32_transpose(int isa, int nthreads, int64_t batch, int64_t rows, int64_t cols, const void *in, void *out,
+                      float alpha, float beta);
+
+/* One tile: R x C block at in (leading dim ldi) into out (leading dim ldo). */
+typedef void (*hd_f32_tile_fn)(int64_t r, int64_t c, const float *in, int64_t ldi, float *out, int64_t ldo, float alpha,
+                               float beta);
+void hd_f32_tile_scalar(int64_t r, int64_t c, const float *in, int64_t ldi, float *out, int64_t ldo, float alpha,
+                        float beta);
+void hd_f32_tile_avx2(int64_t r, int64_t c, const float *in, int64_t ldi, float *out, int64_t ldo, float alpha,
+                      float beta);
+
+#endif
