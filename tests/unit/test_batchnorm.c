@@ -424,6 +424,26 @@ static void fused_activation(void)
                                                    f.DX.d, f.DX.buf, f.P.d, f.P.buf, f.B.buf, f.DS.buf, f.DB.buf, 1e-5,
                                                    f.SM.buf, f.SI.buf, act, NULL, 0, res, 16),
                  CUDNN_STATUS_BAD_PARAM);
+    /* inference through the 8.x API with a clipped ReLU, against the plain call clamped here */
+    CHECK_OK(cudnnSetActivationDescriptor(act, CUDNN_ACTIVATION_CLIPPED_RELU, CUDNN_NOT_PROPAGATE_NAN, 1.5));
+    CHECK_STATUS(cudnnNormalizationForwardInference(H, CUDNN_NORM_PER_ACTIVATION, CUDNN_NORM_OPS_NORM_ACTIVATION,
+                                                    CUDNN_NORM_ALGO_STANDARD, &one, &zero, f.X.d, f.X.buf, f.P.d, f.P.buf,
+                                                    f.B.buf, f.RM.d, f.RM.buf, f.RV.buf, NULL, NULL, act, f.Y2.d, f.Y2.buf,
+                                                    1e-5, 1), CUDNN_STATUS_BAD_PARAM);   /* spatial params, per-act mode */
+    fixture pa;
+    fix_make(&pa, CUDNN_DATA_FLOAT, 1);
+    CHECK_OK(cudnnBatchNormalizationForwardInference(H, CUDNN_BATCHNORM_PER_ACTIVATION, &one, &zero, pa.X.d, pa.X.buf, pa.Y.d,
+                                                     pa.Y.buf, pa.P.d, pa.P.buf, pa.B.buf, pa.RM.buf, pa.RV.buf, 1e-5));
+    CHECK_OK(cudnnNormalizationForwardInference(H, CUDNN_NORM_PER_ACTIVATION, CUDNN_NORM_OPS_NORM_ACTIVATION,
+                                                CUDNN_NORM_ALGO_STANDARD, &one, &zero, pa.X.d, pa.X.buf, pa.P.d, pa.P.buf,
+                                                pa.B.buf, pa.RM.d, pa.RM.buf, pa.RV.buf, NULL, NULL, act, pa.Y2.d, pa.Y2.buf,
+                                                1e-5, 1));
+    tens_get(&pa.Y, y);
+    tens_get(&pa.Y2, y2);
+    for (int i = 0; i < 120; i++)
+        want[i] = y[i] < 0 ? 0 : y[i] > 1.5 ? 1.5 : y[i];
+    CHECK(np_err(y2, want, 120) <= 1e-6);
+    fix_free(&pa);
     tens_free(&Z);
     tens_free(&DZ);
     fix_free(&f);
