@@ -150,6 +150,21 @@ static int row_contig(const hd_view *v)
     return 1;
 }
 
+/* FLOAT, channels contiguous and the spatial dims packed around them (NHWC-like): each sample
+ * is a matrix of S pixels x C channels. */
+static int nhwc_contig(const hd_view *v)
+{
+    if (v->dtype != CUDNN_DATA_FLOAT || v->vect != 1 || v->dims[1] < 2 || v->strides[1] != 1)
+        return 0;
+    int64_t want = v->dims[1];
+    for (int d = 4; d >= 2; d--) {
+        if (v->dims[d] > 1 && v->strides[d] != want)
+            return 0;
+        want *= v->dims[d];
+    }
+    return 1;
+}
+
 static void load_row(const hd_view *v, const void *p, int n, int c, double *buf)
 {
     int64_t base = hd_view_nc(v, n, c);
@@ -183,10 +198,27 @@ static int n_chunks(const hd_bn_problem *pb)
     return (pb->N + r - 1) / r;
 }
 
+/* Channel-contiguous layouts are cut into chunks of about HD_BN_CHUNK values too, counted
+ * in pixels (C values each) over the N*S pixels. */
+static int64_t pix_per_chunk(const hd_bn_problem *pb)
+{
+    int64_t r = HD_BN_CHUNK / (pb->C > 0 ? pb->C : 1);
+    return r < 1 ? 1 : r;
+}
+
+static int pix_chunks(const hd_bn_problem *pb)
+{
+    int64_t p = pix_per_chunk(pb);
+    return (int)(((int64_t)pb->N * pb->S + p - 1) / p);
+}
+
+static size_t per_thread(const hd_bn_problem *pb) { return 3 * (size_t)(pb->S > pb->C ? pb->S : pb->C); }
+
 size_t hd_bn_scratch_bytes(const hd_bn_problem *pb)
 {
-    size_t rows = (size_t)pb->nthreads * 3 * (size_t)pb->S;
-    size_t parts = (size_t)pb->C * (size_t)n_chunks(pb) * 3;
+    size_t rows = (size_t)pb->nthreads * per_thread(pb);
+    int nch = n_chunks(pb) > pix_chunks(pb) ? n_chunks(pb) : pix_chunks(pb);
+    size_t parts = (size_t)pb->C * (size_t)nch * 3;
     return (rows + parts) * sizeof(double) + 64;
 }
 
@@ -207,12 +239,33 @@ static void eng_init(eng_ctx *e, const hd_bn_problem *pb, void *scratch)
     e->pb = pb;
     e->k = hd_bn_f32_select(pb->isa);
     e->rows = scratch;
-    e->parts = e->rows + (size_t)pb->nthreads * 3 * (size_t)pb->S;
+    e->parts = e->rows + (size_t)pb->nthreads * per_thread(pb);
     e->nch = n_chunks(pb);
     e->rows_per = chunk_rows(pb);
 }
 
-static double *thread_rows(const eng_ctx *e, int thread) { return e->rows + (size_t)thread * 3 * (size_t)e->pb->S; }
+static double *thread_rows(const eng_ctx *e, int thread) { return e->rows + (size_t)thread * per_thread(e->pb); }
+
+/* Calls FN on the runs of chunk CH (pixel range) that are contiguous in memory: a run stays
+ * inside one sample.  ARG is passed through. */
+typedef void (*run_fn)(eng_ctx *e, int64_t n, int64_t s, int64_t len, void *arg);
+static void for_runs(eng_ctx *e, int ch, run_fn fn, void *arg)
+{
+    const hd_bn_problem *pb = e->pb;
+    int64_t P = pix_per_chunk(pb), p0 = (int64_t)ch * P, p1 = p0 + P, tot = (int64_t)pb->N * pb->S;
+    if (p1 > tot)
+        p1 = tot;
+    while (p0 < p1) {
+        int64_t n = p0 / pb->S, s = p0 % pb->S, len = pb->S - s < p1 - p0 ? pb->S - s : p1 - p0;
+        fn(e, n, s, len, arg);
+        p0 += len;
+    }
+}
+
+static const float *pix(const hd_view *v, const void *p, int64_t n, int64_t s)
+{
+    return (const float *)p + n * v->strides[0] + s * v->dims[1];
+}
 
 /* ---------- statistics ---------- */
 
@@ -277,6 +330,50 @@ static void stats_act_task(void *vctx, size_t t, int thread)
         var[i] = acc[i] / pb->N;
 }
 
+typedef struct {
+    double *acc;
+    const double *mean;
+    double *acc2;
+} col_arg;
+
+static void run_sum(eng_ctx *e, int64_t n, int64_t s, int64_t len, void *arg)
+{
+    e->k->col_sum(pix(&e->pb->x, e->pb->xp, n, s), (size_t)len, (size_t)e->pb->C, ((col_arg *)arg)->acc);
+}
+
+static void run_sqdev(eng_ctx *e, int64_t n, int64_t s, int64_t len, void *arg)
+{
+    col_arg *a = arg;
+    e->k->col_sqdev(pix(&e->pb->x, e->pb->xp, n, s), (size_t)len, (size_t)e->pb->C, a->mean, a->acc);
+}
+
+/* Channel-contiguous statistics: one task per pixel chunk, all channels at once. */
+static void stats_nhwc_task(void *vctx, size_t t, int thread)
+{
+    eng_ctx *e = vctx;
+    const hd_bn_problem *pb = e->pb;
+    int C = pb->C, ch = (int)t;
+    double *acc = thread_rows(e, thread), *m = acc + C;
+    for (int c = 0; c < C; c++)
+        acc[c] = 0.0;
+    col_arg a = {acc, NULL, NULL};
+    for_runs(e, ch, run_sum, &a);
+    int64_t P = pix_per_chunk(pb), tot = (int64_t)pb->N * pb->S;
+    double cnt = (double)((int64_t)(ch + 1) * P < tot ? P : tot - (int64_t)ch * P);
+    for (int c = 0; c < C; c++) {
+        m[c] = acc[c] / cnt;
+        acc[c] = 0.0;
+    }
+    a.mean = m;
+    for_runs(e, ch, run_sqdev, &a);
+    for (int c = 0; c < C; c++) {
+        double *part = e->parts + ((size_t)c * (size_t)e->nch + (size_t)ch) * 3;
+        part[0] = cnt;
+        part[1] = m[c];
+        part[2] = acc[c];
+    }
+}
+
 void hd_bn_stats(const hd_bn_problem *pb, double *mean, double *var, void *scratch)
 {
     eng_ctx e;
@@ -287,7 +384,12 @@ void hd_bn_stats(const hd_bn_problem *pb, double *mean, double *var, void *scrat
         hd_parallel_for((size_t)pb->C, pb->nthreads, stats_act_task, &e);
         return;
     }
-    hd_parallel_for((size_t)pb->C * (size_t)e.nch, pb->nthreads, stats_spatial_task, &e);
+    if (nhwc_contig(&pb->x)) {
+        e.nch = pix_chunks(pb);
+        hd_parallel_for((size_t)e.nch, pb->nthreads, stats_nhwc_task, &e);
+    } else {
+        hd_parallel_for((size_t)pb->C * (size_t)e.nch, pb->nthreads, stats_spatial_task, &e);
+    }
     /* combine the chunks of each channel in chunk order (Chan et al.) */
     for (int c = 0; c < pb->C; c++) {
         const double *part = e.parts + (size_t)c * (size_t)e.nch * 3;
@@ -335,6 +437,26 @@ static void apply_task(void *vctx, size_t t, int thread)
     store_row(&pb->y, pb->yp, n, c, xb, e->alpha, e->beta);
 }
 
+static void run_affine(eng_ctx *e, int64_t n, int64_t s, int64_t len, void *arg)
+{
+    const float *ab = arg;
+    const hd_bn_problem *pb = e->pb;
+    e->k->col_affine(pix(&pb->x, pb->xp, n, s), (float *)pix(&pb->y, pb->yp, n, s), (size_t)len, (size_t)pb->C, ab,
+                     ab + pb->C, (float)e->beta);
+}
+
+static void apply_nhwc_task(void *vctx, size_t t, int thread)
+{
+    eng_ctx *e = vctx;
+    int C = e->pb->C;
+    float *ab = (float *)thread_rows(e, thread);
+    for (int c = 0; c < C; c++) {
+        ab[c] = (float)(e->alpha * e->in1[c]);
+        ab[C + c] = (float)(e->alpha * e->in2[c]);
+    }
+    for_runs(e, (int)t, run_affine, ab);
+}
+
 void hd_bn_apply(const hd_bn_problem *pb, const double *a, const double *b, double alpha, double beta, void *scratch)
 {
     eng_ctx e;
@@ -343,6 +465,10 @@ void hd_bn_apply(const hd_bn_problem *pb, const double *a, const double *b, doub
     e.in2 = b;
     e.alpha = alpha;
     e.beta = beta;
+    if (!pb->per_act && !pb->zp && !pb->act.on && !pb->reserve && nhwc_contig(&pb->x) && nhwc_contig(&pb->y)) {
+        hd_parallel_for((size_t)pix_chunks(pb), pb->nthreads, apply_nhwc_task, &e);
+        return;
+    }
     hd_parallel_for((size_t)pb->N * (size_t)pb->C, pb->nthreads, apply_task, &e);
 }
 
@@ -406,6 +532,30 @@ static void sums_act_task(void *vctx, size_t t, int thread)
     }
 }
 
+static void run_dsums(eng_ctx *e, int64_t n, int64_t s, int64_t len, void *arg)
+{
+    col_arg *a = arg;
+    const hd_bn_problem *pb = e->pb;
+    e->k->col_dsums(pix(&pb->dy, pb->dyp, n, s), pix(&pb->x, pb->xp, n, s), (size_t)len, (size_t)pb->C, a->mean, a->acc,
+                    a->acc2);
+}
+
+static void sums_nhwc_task(void *vctx, size_t t, int thread)
+{
+    eng_ctx *e = vctx;
+    int C = e->pb->C, ch = (int)t;
+    double *s = thread_rows(e, thread), *q = s + C;
+    for (int c = 0; c < C; c++)
+        s[c] = q[c] = 0.0;
+    col_arg a = {s, e->in1, q};
+    for_runs(e, ch, run_dsums, &a);
+    for (int c = 0; c < C; c++) {
+        double *part = e->parts + ((size_t)c * (size_t)e->nch + (size_t)ch) * 3;
+        part[0] = s[c];
+        part[1] = q[c];
+    }
+}
+
 void hd_bn_bwd_sums(const hd_bn_problem *pb, const double *mean, double *sdy, double *sdyx, void *scratch)
 {
     eng_ctx e;
@@ -417,7 +567,12 @@ void hd_bn_bwd_sums(const hd_bn_problem *pb, const double *mean, double *sdy, do
         hd_parallel_for((size_t)pb->C, pb->nthreads, sums_act_task, &e);
         return;
     }
-    hd_parallel_for((size_t)pb->C * (size_t)e.nch, pb->nthreads, sums_spatial_task, &e);
+    if (!pb->reserve && nhwc_contig(&pb->x) && nhwc_contig(&pb->dy)) {
+        e.nch = pix_chunks(pb);
+        hd_parallel_for((size_t)e.nch, pb->nthreads, sums_nhwc_task, &e);
+    } else {
+        hd_parallel_for((size_t)pb->C * (size_t)e.nch, pb->nthreads, sums_spatial_task, &e);
+    }
     for (int c = 0; c < pb->C; c++) {
         const double *part = e.parts + (size_t)c * (size_t)e.nch * 3;
         double s = 0.0, q = 0.0;
@@ -455,6 +610,28 @@ static void bwd_task(void *vctx, size_t t, int thread)
     store_row(&pb->dx, pb->dxp, n, c, xb, e->alpha, e->beta);
 }
 
+static void run_bwd(eng_ctx *e, int64_t n, int64_t s, int64_t len, void *arg)
+{
+    const float *pqr = arg;
+    const hd_bn_problem *pb = e->pb;
+    size_t C = (size_t)pb->C;
+    e->k->col_bwd(pix(&pb->dy, pb->dyp, n, s), pix(&pb->x, pb->xp, n, s), (float *)pix(&pb->dx, pb->dxp, n, s),
+                  (size_t)len, C, pqr, pqr + C, pqr + 2 * C, (float)e->beta);
+}
+
+static void bwd_nhwc_task(void *vctx, size_t t, int thread)
+{
+    eng_ctx *e = vctx;
+    int C = e->pb->C;
+    float *pqr = (float *)thread_rows(e, thread);
+    for (int c = 0; c < C; c++) {
+        pqr[c] = (float)(e->alpha * e->in1[c]);
+        pqr[C + c] = (float)(e->alpha * e->in2[c]);
+        pqr[2 * C + c] = (float)(e->alpha * e->in3[c]);
+    }
+    for_runs(e, (int)t, run_bwd, pqr);
+}
+
 void hd_bn_bwd_apply(const hd_bn_problem *pb, const double *p, const double *q, const double *r, double alpha,
                      double beta, void *scratch)
 {
@@ -465,6 +642,11 @@ void hd_bn_bwd_apply(const hd_bn_problem *pb, const double *p, const double *q, 
     e.in3 = r;
     e.alpha = alpha;
     e.beta = beta;
+    if (!pb->per_act && !pb->reserve && !pb->dzp && nhwc_contig(&pb->x) && nhwc_contig(&pb->dy) &&
+        nhwc_contig(&pb->dx)) {
+        hd_parallel_for((size_t)pix_chunks(pb), pb->nthreads, bwd_nhwc_task, &e);
+        return;
+    }
     hd_parallel_for((size_t)pb->N * (size_t)pb->C, pb->nthreads, bwd_task, &e);
 }
 
