@@ -444,6 +444,52 @@ static void fused_activation(void)
         want[i] = y[i] < 0 ? 0 : y[i] > 1.5 ? 1.5 : y[i];
     CHECK(np_err(y2, want, 120) <= 1e-6);
     fix_free(&pa);
+
+    /* every activation mode: y = act(bn(x)) and dx from g = dy * act'(bn(x)), against the plain calls */
+    static const cudnnActivationMode_t modes[5] = {CUDNN_ACTIVATION_RELU, CUDNN_ACTIVATION_CLIPPED_RELU,
+                                                   CUDNN_ACTIVATION_SIGMOID, CUDNN_ACTIVATION_TANH, CUDNN_ACTIVATION_ELU};
+    for (int mi = 0; mi < 5; mi++) {
+        double coef = mi == 4 ? 0.7 : 1.5;
+        CHECK_OK(cudnnSetActivationDescriptor(act, modes[mi], CUDNN_NOT_PROPAGATE_NAN, coef));
+        fixture g2;
+        fix_make(&g2, CUDNN_DATA_FLOAT, 0);
+        CHECK_OK(cudnnBatchNormalizationForwardTraining(H, CUDNN_BATCHNORM_SPATIAL, &one, &zero, g2.X.d, g2.X.buf, g2.Y.d,
+                                                        g2.Y.buf, g2.P.d, g2.P.buf, g2.B.buf, 1.0, NULL, NULL, 1e-5, g2.SM.buf,
+                                                        g2.SI.buf));
+        CHECK_OK(cudnnNormalizationForwardTraining(H, CUDNN_NORM_PER_CHANNEL, CUDNN_NORM_OPS_NORM_ACTIVATION,
+                                                   CUDNN_NORM_ALGO_STANDARD, &one, &zero, g2.X.d, g2.X.buf, g2.P.d, g2.P.buf,
+                                                   g2.B.buf, 1.0, g2.RM.d, NULL, NULL, 1e-5, NULL, NULL, act, NULL, NULL,
+                                                   g2.Y2.d, g2.Y2.buf, NULL, 0, res, sizeof res, 1));
+        double pre[120], post[120], gdy[120], gw[120];
+        tens_get(&g2.Y, pre);
+        tens_get(&g2.Y2, post);
+        tens_get(&g2.DY, gdy);
+        for (int i = 0; i < 120; i++) {
+            double v = pre[i], r, d;
+            switch (mi) {
+            case 0: r = v > 0 ? v : 0; d = v > 0; break;
+            case 1: r = v < 0 ? 0 : v > coef ? coef : v; d = v > 0 && v < coef; break;
+            case 2: r = 1 / (1 + exp(-v)); d = r * (1 - r); break;
+            case 3: r = tanh(v); d = 1 - r * r; break;
+            default: r = v > 0 ? v : coef * (exp(v) - 1); d = v > 0 ? 1 : coef * exp(v); break;
+            }
+            want[i] = r;
+            gw[i] = gdy[i] * d;
+        }
+        CHECK_MSG(np_err(post, want, 120) <= 1e-5, "activation %d forward", mi);
+        CHECK_OK(cudnnNormalizationBackward(H, CUDNN_NORM_PER_CHANNEL, CUDNN_NORM_OPS_NORM_ACTIVATION, CUDNN_NORM_ALGO_STANDARD,
+                                            &one, &zero, &one, &zero, g2.X.d, g2.X.buf, g2.Y2.d, g2.Y2.buf, g2.DY.d, g2.DY.buf,
+                                            NULL, NULL, g2.DX.d, g2.DX.buf, g2.P.d, g2.P.buf, g2.B.buf, g2.DS.buf, g2.DB.buf,
+                                            1e-5, g2.SM.d, g2.SM.buf, g2.SI.buf, act, NULL, 0, res, sizeof res, 1));
+        tens_put(&g2.DY, gw);
+        CHECK_OK(cudnnBatchNormalizationBackward(H, CUDNN_BATCHNORM_SPATIAL, &one, &zero, &one, &zero, g2.X.d, g2.X.buf,
+                                                 g2.DY.d, g2.DY.buf, g2.DX2.d, g2.DX2.buf, g2.P.d, g2.P.buf, g2.DS2.buf,
+                                                 g2.DB2.buf, 1e-5, g2.SM.buf, g2.SI.buf));
+        tens_get(&g2.DX, dx);
+        tens_get(&g2.DX2, dx2);
+        CHECK_MSG(np_err(dx, dx2, 120) <= 1e-4, "activation %d backward", mi);
+        fix_free(&g2);
+    }
     tens_free(&Z);
     tens_free(&DZ);
     fix_free(&f);
