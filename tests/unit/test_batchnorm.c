@@ -43,13 +43,16 @@ static void derive(void)
     CHECK_OK(cudnnGetTensorNdDescriptor(d, 8, &t, &nb, dims, st));
     CHECK(t == CUDNN_DATA_FLOAT && dims[3] == 5);
     CHECK_STATUS(cudnnDeriveNormTensorDescriptor(d, d2, x, CUDNN_NORM_PER_CHANNEL, 2), CUDNN_STATUS_NOT_SUPPORTED);
-    CHECK_STATUS(cudnnDeriveNormTensorDescriptor(d, d2, x, CUDNN_NORM_PER_CHANNEL, 0), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnDeriveNormTensorDescriptor(d, d2, x, CUDNN_NORM_PER_CHANNEL, 0), CUDNN_STATUS_NOT_SUPPORTED);
     CHECK_STATUS(cudnnDeriveNormTensorDescriptor(d, d2, x, (cudnnNormMode_t)9, 1), CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(cudnnDeriveBNTensorDescriptor(d, x, (cudnnBatchNormMode_t)99), CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(cudnnDeriveBNTensorDescriptor(NULL, x, CUDNN_BATCHNORM_SPATIAL), CUDNN_STATUS_BAD_PARAM);
     int d3[3] = {2, 3, 4};
+    /* any rank derives (as cuDNN 9); the operations take 4-d and 5-d only */
     CHECK_OK(cudnnSetTensorNdDescriptorEx(x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 3, d3));
-    CHECK_STATUS(cudnnDeriveBNTensorDescriptor(d, x, CUDNN_BATCHNORM_SPATIAL), CUDNN_STATUS_BAD_PARAM);
+    CHECK_OK(cudnnDeriveBNTensorDescriptor(d, x, CUDNN_BATCHNORM_PER_ACTIVATION));
+    CHECK_OK(cudnnGetTensorNdDescriptor(d, 8, &t, &nb, dims, st));
+    CHECK(nb == 3 && dims[0] == 1 && dims[1] == 3 && dims[2] == 4);
     cudnnDestroyTensorDescriptor(x);
     CHECK_STATUS(cudnnDeriveBNTensorDescriptor(d, x, CUDNN_BATCHNORM_SPATIAL), CUDNN_STATUS_BAD_PARAM);
     cudnnDestroyTensorDescriptor(d);
