@@ -352,6 +352,49 @@ static void ex_and_norm_api(void)
     }
 }
 
+/* In place: y == x for the forward, dx == dy for the backward, bitwise equal to out of place
+ * (same layouts, so the same paths run). */
+static void in_place(void)
+{
+    for (int layout = 0; layout < 2; layout++) {
+        SECTION(layout ? "in place NHWC" : "in place NCHW");
+        for (int per_act = 0; per_act < 2; per_act++) {
+            fixture f;
+            int d[4] = {2, 3, 4, 5};
+            fix_make(&f, CUDNN_DATA_FLOAT, per_act);
+            tens X, Y, X2, G, DX;
+            tens *ts[] = {&X, &Y, &X2, &G, &DX};
+            for (int i = 0; i < 5; i++)
+                tens_make(ts[i], CUDNN_DATA_FLOAT, 4, d, layout);
+            double v[120], a[120], b[120];
+            tens_get(&f.X, v);
+            tens_put(&X, v);
+            tens_put(&X2, v);
+            tens_get(&f.DY, v);
+            tens_put(&G, v);
+            cudnnBatchNormMode_t m = per_act ? CUDNN_BATCHNORM_PER_ACTIVATION : CUDNN_BATCHNORM_SPATIAL;
+            float one = 1, zero = 0;
+            CHECK_OK(cudnnBatchNormalizationForwardTraining(H, m, &one, &zero, X.d, X.buf, Y.d, Y.buf, f.P.d, f.P.buf,
+                                                            f.B.buf, 1.0, NULL, NULL, 1e-5, f.SM.buf, f.SI.buf));
+            CHECK_OK(cudnnBatchNormalizationForwardTraining(H, m, &one, &zero, X2.d, X2.buf, X2.d, X2.buf, f.P.d, f.P.buf,
+                                                            f.B.buf, 1.0, NULL, NULL, 1e-5, f.SM.buf, f.SI.buf));
+            tens_get(&Y, a);
+            tens_get(&X2, b);
+            CHECK(np_err(a, b, 120) == 0);
+            CHECK_OK(cudnnBatchNormalizationBackward(H, m, &one, &zero, &one, &zero, X.d, X.buf, G.d, G.buf, DX.d, DX.buf,
+                                                     f.P.d, f.P.buf, f.DS.buf, f.DB.buf, 1e-5, f.SM.buf, f.SI.buf));
+            CHECK_OK(cudnnBatchNormalizationBackward(H, m, &one, &zero, &one, &zero, X.d, X.buf, G.d, G.buf, G.d, G.buf,
+                                                     f.P.d, f.P.buf, f.DS.buf, f.DB.buf, 1e-5, f.SM.buf, f.SI.buf));
+            tens_get(&DX, a);
+            tens_get(&G, b);
+            CHECK(np_err(a, b, 120) == 0);
+            for (int i = 0; i < 5; i++)
+                tens_free(ts[i]);
+            fix_free(&f);
+        }
+    }
+}
+
 static void fused_activation(void)
 {
     SECTION("fused activation");
@@ -703,6 +746,7 @@ int main(void)
     derive();
     bn_matrix();
     ex_and_norm_api();
+    in_place();
     fused_activation();
     bad_input();
     determinism();

@@ -126,6 +126,7 @@ static const shape shapes[] = {
     {2, 1, 2, {5, 7}, {3, 3}, {1, 1}, {2, 2}, 1},      /* larger output than the formula */
     {2, 1, 1, {4, 4}, {2, 2}, {2, 2}, {1, 1}, 0},      /* pad == window: empty windows */
     {2, 2, 3, {6, 7}, {2, 3}, {-1, 0}, {1, 2}, 0},     /* negative padding crops */
+    {1, 2, 3, {9}, {3}, {1}, {2}, 0},                  /* 1-d pooling of a 3-d tensor */
     {3, 2, 2, {4, 5, 6}, {2, 3, 2}, {1, 0, 1}, {2, 1, 3}, 0},
     {1 + 0, 0, 0, {0}, {0}, {0}, {0}, 0},
 };
