@@ -165,25 +165,42 @@ static int nhwc_contig(const hd_view *v)
     return 1;
 }
 
+/* Rows in and out of double buffers, with the type switch hoisted out of the loops. */
+#define ROW_LOOP(BODY) \
+    for (int i2 = 0; i2 < v->dims[2]; i2++) \
+        for (int i3 = 0; i3 < v->dims[3]; i3++) { \
+            int64_t o = base + i2 * v->strides[2] + i3 * v->strides[3]; \
+            for (int i4 = 0; i4 < v->dims[4]; i4++, o += v->strides[4], k++) { BODY; } \
+        }
+
 static void load_row(const hd_view *v, const void *p, int n, int c, double *buf)
 {
     int64_t base = hd_view_nc(v, n, c);
     int k = 0;
-    for (int i2 = 0; i2 < v->dims[2]; i2++)
-        for (int i3 = 0; i3 < v->dims[3]; i3++)
-            for (int i4 = 0; i4 < v->dims[4]; i4++)
-                buf[k++] = hd_ld(v->dtype, p, base + i2 * v->strides[2] + i3 * v->strides[3] + i4 * v->strides[4]);
+    switch (v->dtype) {
+    case CUDNN_DATA_FLOAT: { const float *q = p; ROW_LOOP(buf[k] = q[o]) break; }
+    case CUDNN_DATA_DOUBLE: { const double *q = p; ROW_LOOP(buf[k] = q[o]) break; }
+    case CUDNN_DATA_HALF: { const uint16_t *q = p; ROW_LOOP(buf[k] = hd_f16_to_f32(q[o])) break; }
+    case CUDNN_DATA_BFLOAT16: { const uint16_t *q = p; ROW_LOOP(buf[k] = hd_bf16_to_f32(q[o])) break; }
+    default: ROW_LOOP(buf[k] = hd_ld(v->dtype, p, o)) break;
+    }
 }
 
 static void store_row(const hd_view *v, void *p, int n, int c, const double *buf, double alpha, double beta)
 {
     int64_t base = hd_view_nc(v, n, c);
     int k = 0;
-    for (int i2 = 0; i2 < v->dims[2]; i2++)
-        for (int i3 = 0; i3 < v->dims[3]; i3++)
-            for (int i4 = 0; i4 < v->dims[4]; i4++)
-                hd_st_blend(v->dtype, p, base + i2 * v->strides[2] + i3 * v->strides[3] + i4 * v->strides[4], buf[k++],
-                            alpha, beta);
+    if (beta != 0.0) {
+        ROW_LOOP(hd_st_blend(v->dtype, p, o, buf[k], alpha, beta))
+        return;
+    }
+    switch (v->dtype) {
+    case CUDNN_DATA_FLOAT: { float *q = p; ROW_LOOP(q[o] = (float)(alpha * buf[k])) break; }
+    case CUDNN_DATA_DOUBLE: { double *q = p; ROW_LOOP(q[o] = alpha * buf[k]) break; }
+    case CUDNN_DATA_HALF: { uint16_t *q = p; ROW_LOOP(q[o] = hd_f32_to_f16((float)(alpha * buf[k]))) break; }
+    case CUDNN_DATA_BFLOAT16: { uint16_t *q = p; ROW_LOOP(q[o] = hd_f32_to_bf16((float)(alpha * buf[k]))) break; }
+    default: ROW_LOOP(hd_st(v->dtype, p, o, alpha * buf[k])) break;
+    }
 }
 
 static int chunk_rows(const hd_bn_problem *pb)
