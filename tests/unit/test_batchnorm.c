@@ -115,7 +115,8 @@ static void bn_matrix(void)
                     tens X, Y, DY, DX, P, RM, RV, SM, SI, DS, DB, B;
                     tens_make(&X, t, sh->nb, sh->dims, layout);
                     tens_make(&Y, t, sh->nb, sh->dims, layout);
-                    tens_make(&DY, t, sh->nb, sh->dims, (layout + 1) % L_COUNT);
+                    /* dy in another layout (generic paths), except for HALF (its converted fast path) */
+                    tens_make(&DY, t, sh->nb, sh->dims, t == CUDNN_DATA_HALF ? layout : (layout + 1) % L_COUNT);
                     tens_make(&DX, t, sh->nb, sh->dims, layout);
                     make_param(&P, &X, per_act, si & 1);
                     make_param(&B, &X, per_act, si & 1);

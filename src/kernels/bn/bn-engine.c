@@ -136,10 +136,10 @@ void hd_bn_problem_init(hd_bn_problem *pb, const struct cudnnTensorStruct *xDesc
     pb->isa = isa;
 }
 
-/* FLOAT rows stored contiguously (spatial dims packed inside each (n, c) plane). */
-static int row_contig(const hd_view *v)
+/* Rows stored contiguously (spatial dims packed inside each (n, c) plane). */
+static int row_packed(const hd_view *v)
 {
-    if (v->dtype != CUDNN_DATA_FLOAT || v->vect != 1)
+    if (v->vect != 1)
         return 0;
     int64_t want = 1;
     for (int d = 4; d >= 2; d--) {
@@ -149,6 +149,10 @@ static int row_contig(const hd_view *v)
     }
     return 1;
 }
+
+static int row_contig(const hd_view *v) { return v->dtype == CUDNN_DATA_FLOAT && row_packed(v); }
+/* HALF rows: converted to float rows, then the FLOAT kernels. */
+static int row_half(const hd_view *v) { return v->dtype == CUDNN_DATA_HALF && row_packed(v); }
 
 /* FLOAT, channels contiguous and the spatial dims packed around them (NHWC-like): each sample
  * is a matrix of S pixels x C channels. */
@@ -292,12 +296,16 @@ static void stats_spatial_task(void *vctx, size_t t, int thread)
     const hd_bn_problem *pb = e->pb;
     int c = (int)(t / (size_t)e->nch), ch = (int)(t % (size_t)e->nch);
     int n0 = ch * e->rows_per, n1 = n0 + e->rows_per < pb->N ? n0 + e->rows_per : pb->N;
-    int fast = row_contig(&pb->x);
+    int fast = row_contig(&pb->x), half = row_half(&pb->x);
     double *buf = thread_rows(e, thread);
+    float *fb = (float *)buf;
     double s = 0.0;
     for (int n = n0; n < n1; n++) {
         if (fast) {
             s += e->k->sum((const float *)pb->xp + hd_view_nc(&pb->x, n, c), (size_t)pb->S);
+        } else if (half) {
+            e->k->h2f((const uint16_t *)pb->xp + hd_view_nc(&pb->x, n, c), fb, (size_t)pb->S);
+            s += e->k->sum(fb, (size_t)pb->S);
         } else {
             load_row(&pb->x, pb->xp, n, c, buf);
             for (int i = 0; i < pb->S; i++)
@@ -308,6 +316,9 @@ static void stats_spatial_task(void *vctx, size_t t, int thread)
     for (int n = n0; n < n1; n++) {
         if (fast) {
             q += e->k->sqdev((const float *)pb->xp + hd_view_nc(&pb->x, n, c), (size_t)pb->S, m);
+        } else if (half) {
+            e->k->h2f((const uint16_t *)pb->xp + hd_view_nc(&pb->x, n, c), fb, (size_t)pb->S);
+            q += e->k->sqdev(fb, (size_t)pb->S, m);
         } else {
             load_row(&pb->x, pb->xp, n, c, buf);
             for (int i = 0; i < pb->S; i++)
@@ -431,9 +442,20 @@ static void apply_task(void *vctx, size_t t, int thread)
     const hd_bn_problem *pb = e->pb;
     int n = (int)(t / (size_t)pb->C), c = (int)(t % (size_t)pb->C), S = pb->S;
     const double *a = e->in1, *b = e->in2;
-    if (!pb->per_act && !pb->zp && !pb->act.on && !pb->reserve && row_contig(&pb->x) && row_contig(&pb->y)) {
+    int plain = !pb->per_act && !pb->zp && !pb->act.on && !pb->reserve;
+    if (plain && row_contig(&pb->x) && row_contig(&pb->y)) {
         e->k->affine((const float *)pb->xp + hd_view_nc(&pb->x, n, c), (float *)pb->yp + hd_view_nc(&pb->y, n, c),
                      (size_t)S, (float)(e->alpha * a[c]), (float)(e->alpha * b[c]), (float)e->beta);
+        return;
+    }
+    if (plain && row_half(&pb->x) && row_half(&pb->y)) {
+        float *xf = (float *)thread_rows(e, thread), *yf = xf + S;
+        uint16_t *y = (uint16_t *)pb->yp + hd_view_nc(&pb->y, n, c);
+        e->k->h2f((const uint16_t *)pb->xp + hd_view_nc(&pb->x, n, c), xf, (size_t)S);
+        if (e->beta != 0.0)
+            e->k->h2f(y, yf, (size_t)S);
+        e->k->affine(xf, yf, (size_t)S, (float)(e->alpha * a[c]), (float)(e->alpha * b[c]), (float)e->beta);
+        e->k->f2h(yf, y, (size_t)S);
         return;
     }
     double *xb = thread_rows(e, thread), *zb = xb + S;
@@ -509,12 +531,18 @@ static void sums_spatial_task(void *vctx, size_t t, int thread)
     int c = (int)(t / (size_t)e->nch), ch = (int)(t % (size_t)e->nch);
     int n0 = ch * e->rows_per, n1 = n0 + e->rows_per < pb->N ? n0 + e->rows_per : pb->N;
     int fast = !pb->reserve && row_contig(&pb->x) && row_contig(&pb->dy);
+    int half = !pb->reserve && row_half(&pb->x) && row_half(&pb->dy);
     double m = e->in1[c], s = 0.0, q = 0.0;
     double *xb = thread_rows(e, thread), *gb = xb + pb->S;
+    float *xf = (float *)xb, *gf = xf + pb->S;
     for (int n = n0; n < n1; n++) {
         if (fast) {
             e->k->dsums((const float *)pb->dyp + hd_view_nc(&pb->dy, n, c),
                         (const float *)pb->xp + hd_view_nc(&pb->x, n, c), (size_t)pb->S, m, &s, &q);
+        } else if (half) {
+            e->k->h2f((const uint16_t *)pb->dyp + hd_view_nc(&pb->dy, n, c), gf, (size_t)pb->S);
+            e->k->h2f((const uint16_t *)pb->xp + hd_view_nc(&pb->x, n, c), xf, (size_t)pb->S);
+            e->k->dsums(gf, xf, (size_t)pb->S, m, &s, &q);
         } else {
             load_row(&pb->x, pb->xp, n, c, xb);
             load_grad(pb, n, c, gb);
@@ -608,11 +636,23 @@ static void bwd_task(void *vctx, size_t t, int thread)
     const hd_bn_problem *pb = e->pb;
     int n = (int)(t / (size_t)pb->C), c = (int)(t % (size_t)pb->C), S = pb->S;
     const double *p = e->in1, *q = e->in2, *r = e->in3;
-    if (!pb->per_act && !pb->reserve && !pb->dzp && row_contig(&pb->x) && row_contig(&pb->dy) &&
-        row_contig(&pb->dx)) {
+    int plain = !pb->per_act && !pb->reserve && !pb->dzp;
+    if (plain && row_contig(&pb->x) && row_contig(&pb->dy) && row_contig(&pb->dx)) {
         e->k->bwd((const float *)pb->dyp + hd_view_nc(&pb->dy, n, c), (const float *)pb->xp + hd_view_nc(&pb->x, n, c),
                   (float *)pb->dxp + hd_view_nc(&pb->dx, n, c), (size_t)S, (float)(e->alpha * p[c]),
                   (float)(e->alpha * q[c]), (float)(e->alpha * r[c]), (float)e->beta);
+        return;
+    }
+    if (plain && row_half(&pb->x) && row_half(&pb->dy) && row_half(&pb->dx)) {
+        float *gf = (float *)thread_rows(e, thread), *xf = gf + S, *df = xf + S;
+        uint16_t *dx = (uint16_t *)pb->dxp + hd_view_nc(&pb->dx, n, c);
+        e->k->h2f((const uint16_t *)pb->dyp + hd_view_nc(&pb->dy, n, c), gf, (size_t)S);
+        e->k->h2f((const uint16_t *)pb->xp + hd_view_nc(&pb->x, n, c), xf, (size_t)S);
+        if (e->beta != 0.0)
+            e->k->h2f(dx, df, (size_t)S);
+        e->k->bwd(gf, xf, df, (size_t)S, (float)(e->alpha * p[c]), (float)(e->alpha * q[c]), (float)(e->alpha * r[c]),
+                  (float)e->beta);
+        e->k->f2h(df, dx, (size_t)S);
         return;
     }
     double *xb = thread_rows(e, thread), *gb = xb + S;

@@ -3,6 +3,7 @@
  * they round like the scalar code). */
 #include <immintrin.h>
 #include "kernels/bn/bn-kernels.h"
+#include "core/convert.h"
 
 static double hsum(__m256d a)
 {
@@ -180,5 +181,25 @@ static void col_bwd_v(const float *dy, const float *x, float *dx, size_t rows, s
     }
 }
 
+/* F16C conversions; NaNs keep their payload (the scalar code makes them quiet NaNs). */
+static void h2f_v(const uint16_t *h, float *f, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(f + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(h + i))));
+    for (; i < n; i++)
+        f[i] = hd_f16_to_f32(h[i]);
+}
+
+static void f2h_v(const float *f, uint16_t *h, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm_storeu_si128((__m128i *)(h + i), _mm256_cvtps_ph(_mm256_loadu_ps(f + i), _MM_FROUND_TO_NEAREST_INT));
+    for (; i < n; i++)
+        h[i] = hd_f32_to_f16(f[i]);
+}
+
 const hd_bn_f32_kernels hd_bn_f32__avx2 = {"avx2", sum_v, sqdev_v, affine_v, dsums_v, bwd_v,
-                                           col_sum_v, col_sqdev_v, col_affine_v, col_dsums_v, col_bwd_v};
+                                           col_sum_v, col_sqdev_v, col_affine_v, col_dsums_v, col_bwd_v,
+                                           h2f_v, f2h_v};

@@ -143,5 +143,22 @@ static void col_bwd_v(const float *dy, const float *x, float *dx, size_t rows, s
         }
 }
 
+static void h2f_v(const uint16_t *h, float *f, size_t n)
+{
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 k = tail(n - i);
+        _mm512_mask_storeu_ps(f + i, k, _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(k, h + i)));
+    }
+}
+
+static void f2h_v(const float *f, uint16_t *h, size_t n)
+{
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 k = tail(n - i);
+        _mm256_mask_storeu_epi16(h + i, k, _mm512_cvtps_ph(_mm512_maskz_loadu_ps(k, f + i), _MM_FROUND_TO_NEAREST_INT));
+    }
+}
+
 const hd_bn_f32_kernels hd_bn_f32__avx512 = {"avx512", sum_v, sqdev_v, affine_v, dsums_v, bwd_v,
-                                             col_sum_v, col_sqdev_v, col_affine_v, col_dsums_v, col_bwd_v};
+                                             col_sum_v, col_sqdev_v, col_affine_v, col_dsums_v, col_bwd_v,
+                                             h2f_v, f2h_v};

@@ -1,5 +1,6 @@
 /* Batch-normalization row kernels, portable reference (see bn-kernels.h). */
 #include "kernels/bn/bn-kernels.h"
+#include "core/convert.h"
 #include "core/cpu.h"
 
 static double sum_s(const float *x, size_t n)
@@ -95,8 +96,21 @@ static void col_bwd_s(const float *dy, const float *x, float *dx, size_t rows, s
             dx[c] = beta == 0.0f ? p[c] * dy[c] + q[c] * x[c] + r[c] : p[c] * dy[c] + q[c] * x[c] + r[c] + beta * dx[c];
 }
 
+static void h2f_s(const uint16_t *h, float *f, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        f[i] = hd_f16_to_f32(h[i]);
+}
+
+static void f2h_s(const float *f, uint16_t *h, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        h[i] = hd_f32_to_f16(f[i]);
+}
+
 const hd_bn_f32_kernels hd_bn_f32__scalar = {"scalar", sum_s, sqdev_s, affine_s, dsums_s, bwd_s,
-                                             col_sum_s, col_sqdev_s, col_affine_s, col_dsums_s, col_bwd_s};
+                                             col_sum_s, col_sqdev_s, col_affine_s, col_dsums_s, col_bwd_s,
+                                             h2f_s, f2h_s};
 
 const hd_bn_f32_kernels *hd_bn_f32_select(int isa)
 {
