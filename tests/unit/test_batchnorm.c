@@ -559,6 +559,9 @@ static void bad_input(void)
     CHECK_STATUS(TRAIN(H, m, f.X.d, f.Y.d, f.P.d, -1.0, NULL, NULL, NULL, NULL), CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(TRAIN(H, m, f.X.d, f.Y.d, f.P.d, 1e-5, f.RM.buf, NULL, NULL, NULL), CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(TRAIN(H, m, f.X.d, f.Y.d, f.P.d, 1e-5, NULL, NULL, NULL, f.SI.buf), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnBatchNormalizationForwardTraining(H, m, &one, &zero, f.X.d, f.X.buf, f.Y.d, f.Y.buf, f.P.d, f.P.buf,
+                                                        f.B.buf, NAN, f.RM.buf, f.RV.buf, 1e-5, NULL, NULL),
+                 CUDNN_STATUS_BAD_PARAM);
     /* per-activation parameters with spatial mode */
     tens PA;
     make_param(&PA, &f.X, 1, 0);
