@@ -115,8 +115,9 @@ static void bn_matrix(void)
                     tens X, Y, DY, DX, P, RM, RV, SM, SI, DS, DB, B;
                     tens_make(&X, t, sh->nb, sh->dims, layout);
                     tens_make(&Y, t, sh->nb, sh->dims, layout);
-                    /* dy in another layout (generic paths), except for HALF (its converted fast path) */
-                    tens_make(&DY, t, sh->nb, sh->dims, t == CUDNN_DATA_HALF ? layout : (layout + 1) % L_COUNT);
+                    /* dy in another layout (generic paths), except for the 16-bit types (converted fast path) */
+                    tens_make(&DY, t, sh->nb, sh->dims,
+                              t == CUDNN_DATA_HALF || t == CUDNN_DATA_BFLOAT16 ? layout : (layout + 1) % L_COUNT);
                     tens_make(&DX, t, sh->nb, sh->dims, layout);
                     make_param(&P, &X, per_act, si & 1);
                     make_param(&B, &X, per_act, si & 1);
@@ -629,14 +630,14 @@ static void bad_input(void)
 #define DC 3
 #define DS 100
 #define DOUT (2 * DN * DC * DS + 4 * DC)
-static void run_big(cudnnHandle_t h, int layout, float *out)
+static void run_big_t(cudnnHandle_t h, int layout, cudnnDataType_t t, float *out)
 {
     int d[4] = {DN, DC, 10, 10};
     tens X, Y, DY, DX, P, B, SM, SI, dS, dB;
-    tens_make(&X, CUDNN_DATA_FLOAT, 4, d, layout);
-    tens_make(&Y, CUDNN_DATA_FLOAT, 4, d, layout);
-    tens_make(&DY, CUDNN_DATA_FLOAT, 4, d, layout);
-    tens_make(&DX, CUDNN_DATA_FLOAT, 4, d, layout);
+    tens_make(&X, t, 4, d, layout);
+    tens_make(&Y, t, 4, d, layout);
+    tens_make(&DY, t, 4, d, layout);
+    tens_make(&DX, t, 4, d, layout);
     tens *ps[] = {&P, &B, &SM, &SI, &dS, &dB};
     for (int i = 0; i < 6; i++)
         make_param(ps[i], &X, 0, 0);
@@ -644,7 +645,8 @@ static void run_big(cudnnHandle_t h, int layout, float *out)
     double *v = malloc(sizeof(double) * M);
     np_seed = 7;
     for (long long i = 0; i < M; i++)
-        v[i] = np_rand() * 1.37 + 100.0;     /* a large mean: the variance must not cancel */
+        v[i] = t == CUDNN_DATA_FLOAT ? np_rand() * 1.37 + 100.0   /* a large mean: the variance must not cancel */
+                                     : np_rand() + 4.0;
     tens_put(&X, v);
     np_fill(v, M, CUDNN_DATA_FLOAT);
     tens_put(&DY, v);
@@ -674,6 +676,8 @@ static void run_big(cudnnHandle_t h, int layout, float *out)
     for (int i = 0; i < 6; i++)
         tens_free(ps[i]);
 }
+
+static void run_big(cudnnHandle_t h, int layout, float *out) { run_big_t(h, layout, CUDNN_DATA_FLOAT, out); }
 
 static void determinism(void)
 {
@@ -706,7 +710,7 @@ static void isa_children(void)
 {
     SECTION("bn ISA caps");
     const char *caps[3] = {"scalar", "avx2", "avx512"};
-    size_t bytes = sizeof(float) * 3 * 2 * DOUT;
+    size_t bytes = sizeof(float) * 3 * 4 * DOUT;
     float *sh = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (sh == MAP_FAILED) {
         CHECK(0);
@@ -720,6 +724,8 @@ static void isa_children(void)
             cudnnCreate(&h);
             run_big(h, L_NCHW, sh + (size_t)(2 * i) * DOUT);
             run_big(h, L_NHWC, sh + (size_t)(2 * i + 1) * DOUT);
+            run_big_t(h, L_NCHW, CUDNN_DATA_HALF, sh + (size_t)(6 + 2 * i) * DOUT);
+            run_big_t(h, L_NCHW, CUDNN_DATA_BFLOAT16, sh + (size_t)(6 + 2 * i + 1) * DOUT);
             cudnnDestroy(h);
             _exit(0);
         }
@@ -738,6 +744,17 @@ static void isa_children(void)
         CHECK_MSG(e <= 1e-4, "%s vs scalar (NCHW): %g", caps[i], e);
         CHECK_MSG(memcmp(sh + (size_t)(2 * i + 1) * DOUT, sh + DOUT, sizeof(float) * DOUT) == 0, "%s vs scalar (NHWC)",
                   caps[i]);
+        /* 16-bit storage through the conversion kernels: within one rounding of the type */
+        for (int k16 = 0; k16 < 2; k16++) {
+            const float *a = sh + (size_t)(6 + 2 * i + k16) * DOUT, *b = sh + (size_t)(6 + k16) * DOUT;
+            double worst = 0;
+            for (int k = 0; k < DOUT; k++) {
+                double dd = fabs((double)a[k] - b[k]) / (fabs(b[k]) > 1 ? fabs(b[k]) : 1);
+                if (!(dd <= worst))
+                    worst = dd;
+            }
+            CHECK_MSG(worst <= (k16 ? 1.6e-2 : 2e-3), "%s vs scalar (%s): %g", caps[i], k16 ? "bf16" : "half", worst);
+        }
     }
     munmap(sh, bytes);
 }

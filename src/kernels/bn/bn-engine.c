@@ -151,8 +151,22 @@ static int row_packed(const hd_view *v)
 }
 
 static int row_contig(const hd_view *v) { return v->dtype == CUDNN_DATA_FLOAT && row_packed(v); }
-/* HALF rows: converted to float rows, then the FLOAT kernels. */
-static int row_half(const hd_view *v) { return v->dtype == CUDNN_DATA_HALF && row_packed(v); }
+/* HALF and BFLOAT16 rows: converted to float rows, then the FLOAT kernels. */
+static int row_half(const hd_view *v)
+{
+    return (v->dtype == CUDNN_DATA_HALF || v->dtype == CUDNN_DATA_BFLOAT16) && row_packed(v);
+}
+
+/* The widening / narrowing kernel of a 16-bit view. */
+static void to_f32(const hd_bn_f32_kernels *k, const hd_view *v, const void *p, int64_t off, float *f, size_t n)
+{
+    (v->dtype == CUDNN_DATA_HALF ? k->h2f : k->b2f)((const uint16_t *)p + off, f, n);
+}
+
+static void from_f32(const hd_bn_f32_kernels *k, const hd_view *v, void *p, int64_t off, const float *f, size_t n)
+{
+    (v->dtype == CUDNN_DATA_HALF ? k->f2h : k->f2b)(f, (uint16_t *)p + off, n);
+}
 
 /* FLOAT, channels contiguous and the spatial dims packed around them (NHWC-like): each sample
  * is a matrix of S pixels x C channels. */
@@ -304,7 +318,7 @@ static void stats_spatial_task(void *vctx, size_t t, int thread)
         if (fast) {
             s += e->k->sum((const float *)pb->xp + hd_view_nc(&pb->x, n, c), (size_t)pb->S);
         } else if (half) {
-            e->k->h2f((const uint16_t *)pb->xp + hd_view_nc(&pb->x, n, c), fb, (size_t)pb->S);
+            to_f32(e->k, &pb->x, pb->xp, hd_view_nc(&pb->x, n, c), fb, (size_t)pb->S);
             s += e->k->sum(fb, (size_t)pb->S);
         } else {
             load_row(&pb->x, pb->xp, n, c, buf);
@@ -317,7 +331,7 @@ static void stats_spatial_task(void *vctx, size_t t, int thread)
         if (fast) {
             q += e->k->sqdev((const float *)pb->xp + hd_view_nc(&pb->x, n, c), (size_t)pb->S, m);
         } else if (half) {
-            e->k->h2f((const uint16_t *)pb->xp + hd_view_nc(&pb->x, n, c), fb, (size_t)pb->S);
+            to_f32(e->k, &pb->x, pb->xp, hd_view_nc(&pb->x, n, c), fb, (size_t)pb->S);
             q += e->k->sqdev(fb, (size_t)pb->S, m);
         } else {
             load_row(&pb->x, pb->xp, n, c, buf);
@@ -450,12 +464,12 @@ static void apply_task(void *vctx, size_t t, int thread)
     }
     if (plain && row_half(&pb->x) && row_half(&pb->y)) {
         float *xf = (float *)thread_rows(e, thread), *yf = xf + S;
-        uint16_t *y = (uint16_t *)pb->yp + hd_view_nc(&pb->y, n, c);
-        e->k->h2f((const uint16_t *)pb->xp + hd_view_nc(&pb->x, n, c), xf, (size_t)S);
+        int64_t yo = hd_view_nc(&pb->y, n, c);
+        to_f32(e->k, &pb->x, pb->xp, hd_view_nc(&pb->x, n, c), xf, (size_t)S);
         if (e->beta != 0.0)
-            e->k->h2f(y, yf, (size_t)S);
+            to_f32(e->k, &pb->y, pb->yp, yo, yf, (size_t)S);
         e->k->affine(xf, yf, (size_t)S, (float)(e->alpha * a[c]), (float)(e->alpha * b[c]), (float)e->beta);
-        e->k->f2h(yf, y, (size_t)S);
+        from_f32(e->k, &pb->y, pb->yp, yo, yf, (size_t)S);
         return;
     }
     double *xb = thread_rows(e, thread), *zb = xb + S;
@@ -540,8 +554,8 @@ static void sums_spatial_task(void *vctx, size_t t, int thread)
             e->k->dsums((const float *)pb->dyp + hd_view_nc(&pb->dy, n, c),
                         (const float *)pb->xp + hd_view_nc(&pb->x, n, c), (size_t)pb->S, m, &s, &q);
         } else if (half) {
-            e->k->h2f((const uint16_t *)pb->dyp + hd_view_nc(&pb->dy, n, c), gf, (size_t)pb->S);
-            e->k->h2f((const uint16_t *)pb->xp + hd_view_nc(&pb->x, n, c), xf, (size_t)pb->S);
+            to_f32(e->k, &pb->dy, pb->dyp, hd_view_nc(&pb->dy, n, c), gf, (size_t)pb->S);
+            to_f32(e->k, &pb->x, pb->xp, hd_view_nc(&pb->x, n, c), xf, (size_t)pb->S);
             e->k->dsums(gf, xf, (size_t)pb->S, m, &s, &q);
         } else {
             load_row(&pb->x, pb->xp, n, c, xb);
@@ -645,14 +659,14 @@ static void bwd_task(void *vctx, size_t t, int thread)
     }
     if (plain && row_half(&pb->x) && row_half(&pb->dy) && row_half(&pb->dx)) {
         float *gf = (float *)thread_rows(e, thread), *xf = gf + S, *df = xf + S;
-        uint16_t *dx = (uint16_t *)pb->dxp + hd_view_nc(&pb->dx, n, c);
-        e->k->h2f((const uint16_t *)pb->dyp + hd_view_nc(&pb->dy, n, c), gf, (size_t)S);
-        e->k->h2f((const uint16_t *)pb->xp + hd_view_nc(&pb->x, n, c), xf, (size_t)S);
+        int64_t dxo = hd_view_nc(&pb->dx, n, c);
+        to_f32(e->k, &pb->dy, pb->dyp, hd_view_nc(&pb->dy, n, c), gf, (size_t)S);
+        to_f32(e->k, &pb->x, pb->xp, hd_view_nc(&pb->x, n, c), xf, (size_t)S);
         if (e->beta != 0.0)
-            e->k->h2f(dx, df, (size_t)S);
+            to_f32(e->k, &pb->dx, pb->dxp, dxo, df, (size_t)S);
         e->k->bwd(gf, xf, df, (size_t)S, (float)(e->alpha * p[c]), (float)(e->alpha * q[c]), (float)(e->alpha * r[c]),
                   (float)e->beta);
-        e->k->f2h(df, dx, (size_t)S);
+        from_f32(e->k, &pb->dx, pb->dxp, dxo, df, (size_t)S);
         return;
     }
     double *xb = thread_rows(e, thread), *gb = xb + S;

@@ -38,9 +38,11 @@ typedef struct {
     /* dx[r][c] = p[c] * dy[r][c] + q[c] * x[r][c] + r[c] + beta * dx[r][c] */
     void (*col_bwd)(const float *dy, const float *x, float *dx, size_t rows, size_t C, const float *p, const float *q,
                     const float *r, float beta);
-    /* HALF storage <-> float, n values (round to nearest even) */
+    /* HALF and BFLOAT16 storage <-> float, n values (round to nearest even; NaN stays NaN) */
     void (*h2f)(const uint16_t *h, float *f, size_t n);
     void (*f2h)(const float *f, uint16_t *h, size_t n);
+    void (*b2f)(const uint16_t *h, float *f, size_t n);
+    void (*f2b)(const float *f, uint16_t *h, size_t n);
 } hd_bn_f32_kernels;
 
 extern const hd_bn_f32_kernels hd_bn_f32__scalar;

@@ -200,6 +200,37 @@ static void f2h_v(const float *f, uint16_t *h, size_t n)
         h[i] = hd_f32_to_f16(f[i]);
 }
 
+/* BFLOAT16 is the top half of a float: widen by a shift; narrow with the same integer
+ * round-to-nearest-even as the scalar code (NaNs quieted), so results are bitwise equal. */
+static void b2f_v(const uint16_t *h, float *f, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(h + i)));
+        _mm256_storeu_ps(f + i, _mm256_castsi256_ps(_mm256_slli_epi32(w, 16)));
+    }
+    for (; i < n; i++)
+        f[i] = hd_bf16_to_f32(h[i]);
+}
+
+static void f2b_v(const float *f, uint16_t *h, size_t n)
+{
+    size_t i = 0;
+    const __m256i absmask = _mm256_set1_epi32(0x7fffffff), inf = _mm256_set1_epi32(0x7f800000);
+    const __m256i bias = _mm256_set1_epi32(0x7fff), one = _mm256_set1_epi32(1), quiet = _mm256_set1_epi32(0x400000);
+    for (; i + 8 <= n; i += 8) {
+        __m256i u = _mm256_castps_si256(_mm256_loadu_ps(f + i));
+        __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, absmask), inf);
+        __m256i r = _mm256_add_epi32(u, _mm256_add_epi32(bias, _mm256_and_si256(_mm256_srli_epi32(u, 16), one)));
+        r = _mm256_blendv_epi8(r, _mm256_or_si256(u, quiet), nan);
+        r = _mm256_srli_epi32(r, 16);
+        __m128i packed = _mm_packus_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+        _mm_storeu_si128((__m128i *)(h + i), packed);
+    }
+    for (; i < n; i++)
+        h[i] = hd_f32_to_bf16(f[i]);
+}
+
 const hd_bn_f32_kernels hd_bn_f32__avx2 = {"avx2", sum_v, sqdev_v, affine_v, dsums_v, bwd_v,
                                            col_sum_v, col_sqdev_v, col_affine_v, col_dsums_v, col_bwd_v,
-                                           h2f_v, f2h_v};
+                                           h2f_v, f2h_v, b2f_v, f2b_v};

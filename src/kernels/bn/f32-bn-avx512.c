@@ -159,6 +159,31 @@ static void f2h_v(const float *f, uint16_t *h, size_t n)
     }
 }
 
+/* BFLOAT16: shift to widen; integer round-to-nearest-even (NaNs quieted) to narrow, as the
+ * scalar code does. */
+static void b2f_v(const uint16_t *h, float *f, size_t n)
+{
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 k = tail(n - i);
+        __m512i w = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(k, h + i));
+        _mm512_mask_storeu_ps(f + i, k, _mm512_castsi512_ps(_mm512_slli_epi32(w, 16)));
+    }
+}
+
+static void f2b_v(const float *f, uint16_t *h, size_t n)
+{
+    const __m512i absmask = _mm512_set1_epi32(0x7fffffff), inf = _mm512_set1_epi32(0x7f800000);
+    const __m512i bias = _mm512_set1_epi32(0x7fff), one = _mm512_set1_epi32(1), quiet = _mm512_set1_epi32(0x400000);
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 k = tail(n - i);
+        __m512i u = _mm512_castps_si512(_mm512_maskz_loadu_ps(k, f + i));
+        __mmask16 nan = _mm512_cmpgt_epi32_mask(_mm512_and_si512(u, absmask), inf);
+        __m512i r = _mm512_add_epi32(u, _mm512_add_epi32(bias, _mm512_and_si512(_mm512_srli_epi32(u, 16), one)));
+        r = _mm512_mask_or_epi32(r, nan, u, quiet);
+        _mm256_mask_storeu_epi16(h + i, k, _mm512_cvtepi32_epi16(_mm512_srli_epi32(r, 16)));
+    }
+}
+
 const hd_bn_f32_kernels hd_bn_f32__avx512 = {"avx512", sum_v, sqdev_v, affine_v, dsums_v, bwd_v,
                                              col_sum_v, col_sqdev_v, col_affine_v, col_dsums_v, col_bwd_v,
-                                             h2f_v, f2h_v};
+                                             h2f_v, f2h_v, b2f_v, f2b_v};

@@ -108,9 +108,21 @@ static void f2h_s(const float *f, uint16_t *h, size_t n)
         h[i] = hd_f32_to_f16(f[i]);
 }
 
+static void b2f_s(const uint16_t *h, float *f, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        f[i] = hd_bf16_to_f32(h[i]);
+}
+
+static void f2b_s(const float *f, uint16_t *h, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        h[i] = hd_f32_to_bf16(f[i]);
+}
+
 const hd_bn_f32_kernels hd_bn_f32__scalar = {"scalar", sum_s, sqdev_s, affine_s, dsums_s, bwd_s,
                                              col_sum_s, col_sqdev_s, col_affine_s, col_dsums_s, col_bwd_s,
-                                             h2f_s, f2h_s};
+                                             h2f_s, f2h_s, b2f_s, f2b_s};
 
 const hd_bn_f32_kernels *hd_bn_f32_select(int isa)
 {
