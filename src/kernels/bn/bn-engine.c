@@ -234,11 +234,12 @@ static int n_chunks(const hd_bn_problem *pb)
 }
 
 /* Channel-contiguous layouts are cut into chunks of about HD_BN_CHUNK values too, counted
- * in pixels (C values each) over the N*S pixels. */
+ * in pixels (C values each) over the N*S pixels; at least 256 pixels, so that the partial
+ * results (3 doubles per channel and chunk) stay small next to the tensor for wide C. */
 static int64_t pix_per_chunk(const hd_bn_problem *pb)
 {
     int64_t r = HD_BN_CHUNK / (pb->C > 0 ? pb->C : 1);
-    return r < 1 ? 1 : r;
+    return r < 256 ? 256 : r;
 }
 
 static int pix_chunks(const hd_bn_problem *pb)
