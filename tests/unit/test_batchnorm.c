@@ -710,7 +710,7 @@ static void isa_children(void)
 {
     SECTION("bn ISA caps");
     const char *caps[3] = {"scalar", "avx2", "avx512"};
-    size_t bytes = sizeof(float) * 3 * 4 * DOUT;
+    size_t bytes = sizeof(float) * 3 * 6 * DOUT;
     float *sh = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (sh == MAP_FAILED) {
         CHECK(0);
@@ -726,6 +726,8 @@ static void isa_children(void)
             run_big(h, L_NHWC, sh + (size_t)(2 * i + 1) * DOUT);
             run_big_t(h, L_NCHW, CUDNN_DATA_HALF, sh + (size_t)(6 + 2 * i) * DOUT);
             run_big_t(h, L_NCHW, CUDNN_DATA_BFLOAT16, sh + (size_t)(6 + 2 * i + 1) * DOUT);
+            run_big_t(h, L_NHWC, CUDNN_DATA_HALF, sh + (size_t)(12 + 2 * i) * DOUT);
+            run_big_t(h, L_NHWC, CUDNN_DATA_BFLOAT16, sh + (size_t)(12 + 2 * i + 1) * DOUT);
             cudnnDestroy(h);
             _exit(0);
         }
@@ -755,6 +757,9 @@ static void isa_children(void)
             }
             CHECK_MSG(worst <= (k16 ? 1.6e-2 : 2e-3), "%s vs scalar (%s): %g", caps[i], k16 ? "bf16" : "half", worst);
         }
+        /* channel-contiguous 16-bit: column kernels and exact conversions, bitwise */
+        CHECK_MSG(memcmp(sh + (size_t)(12 + 2 * i) * DOUT, sh + (size_t)12 * DOUT, sizeof(float) * 2 * DOUT) == 0,
+                  "%s vs scalar (NHWC half/bf16)", caps[i]);
     }
     munmap(sh, bytes);
 }

@@ -168,11 +168,13 @@ static void from_f32(const hd_bn_f32_kernels *k, const hd_view *v, void *p, int6
     (v->dtype == CUDNN_DATA_HALF ? k->f2h : k->f2b)(f, (uint16_t *)p + off, n);
 }
 
-/* FLOAT, channels contiguous and the spatial dims packed around them (NHWC-like): each sample
- * is a matrix of S pixels x C channels. */
-static int nhwc_contig(const hd_view *v)
+/* Channels contiguous and the spatial dims packed around them (NHWC-like): each sample is a
+ * matrix of S pixels x C channels.  FLOAT runs the column kernels directly; HALF and
+ * BFLOAT16 convert blocks of HD_BN_BLK pixels to float first. */
+#define HD_BN_BLK 16
+static int nhwc_packed(const hd_view *v)
 {
-    if (v->dtype != CUDNN_DATA_FLOAT || v->vect != 1 || v->dims[1] < 2 || v->strides[1] != 1)
+    if (v->vect != 1 || v->dims[1] < 2 || v->strides[1] != 1)
         return 0;
     int64_t want = v->dims[1];
     for (int d = 4; d >= 2; d--) {
@@ -181,6 +183,12 @@ static int nhwc_contig(const hd_view *v)
         want *= v->dims[d];
     }
     return 1;
+}
+
+static int nhwc_contig(const hd_view *v)
+{
+    return (v->dtype == CUDNN_DATA_FLOAT || v->dtype == CUDNN_DATA_HALF || v->dtype == CUDNN_DATA_BFLOAT16) &&
+           nhwc_packed(v);
 }
 
 /* Rows in and out of double buffers, with the type switch hoisted out of the loops. */
@@ -248,7 +256,9 @@ static int pix_chunks(const hd_bn_problem *pb)
     return (int)(((int64_t)pb->N * pb->S + p - 1) / p);
 }
 
-static size_t per_thread(const hd_bn_problem *pb) { return 3 * (size_t)(pb->S > pb->C ? pb->S : pb->C); }
+static size_t rows_part(const hd_bn_problem *pb) { return 3 * (size_t)(pb->S > pb->C ? pb->S : pb->C); }
+/* the row buffers, then room for three blocks of HD_BN_BLK x C floats */
+static size_t per_thread(const hd_bn_problem *pb) { return rows_part(pb) + 2 * HD_BN_BLK * (size_t)pb->C; }
 
 size_t hd_bn_scratch_bytes(const hd_bn_problem *pb)
 {
@@ -298,10 +308,22 @@ static void for_runs(eng_ctx *e, int ch, run_fn fn, void *arg)
     }
 }
 
+static int64_t pix_off(const hd_view *v, int64_t n, int64_t s) { return n * v->strides[0] + s * v->dims[1]; }
+
 static const float *pix(const hd_view *v, const void *p, int64_t n, int64_t s)
 {
-    return (const float *)p + n * v->strides[0] + s * v->dims[1];
+    return (const float *)p + pix_off(v, n, s);
 }
+
+/* What a run callback needs: accumulators, per-channel parameters, the thread's blocks. */
+typedef struct {
+    double *acc, *acc2;
+    const double *mean;
+    const float *par;        /* a,b or p,q,r (C floats each) */
+    float *blk;              /* 3 blocks of HD_BN_BLK * C floats */
+} col_arg;
+
+static float *thread_blk(const eng_ctx *e, int thread) { return (float *)(thread_rows(e, thread) + rows_part(e->pb)); }
 
 /* ---------- statistics ---------- */
 
@@ -373,21 +395,36 @@ static void stats_act_task(void *vctx, size_t t, int thread)
         var[i] = acc[i] / pb->N;
 }
 
-typedef struct {
-    double *acc;
-    const double *mean;
-    double *acc2;
-} col_arg;
-
 static void run_sum(eng_ctx *e, int64_t n, int64_t s, int64_t len, void *arg)
 {
-    e->k->col_sum(pix(&e->pb->x, e->pb->xp, n, s), (size_t)len, (size_t)e->pb->C, ((col_arg *)arg)->acc);
+    col_arg *a = arg;
+    const hd_bn_problem *pb = e->pb;
+    size_t C = (size_t)pb->C;
+    if (pb->x.dtype == CUDNN_DATA_FLOAT) {
+        e->k->col_sum(pix(&pb->x, pb->xp, n, s), (size_t)len, C, a->acc);
+        return;
+    }
+    for (int64_t b = 0; b < len; b += HD_BN_BLK) {
+        size_t bl = (size_t)(len - b < HD_BN_BLK ? len - b : HD_BN_BLK);
+        to_f32(e->k, &pb->x, pb->xp, pix_off(&pb->x, n, s + b), a->blk, bl * C);
+        e->k->col_sum(a->blk, bl, C, a->acc);
+    }
 }
 
 static void run_sqdev(eng_ctx *e, int64_t n, int64_t s, int64_t len, void *arg)
 {
     col_arg *a = arg;
-    e->k->col_sqdev(pix(&e->pb->x, e->pb->xp, n, s), (size_t)len, (size_t)e->pb->C, a->mean, a->acc);
+    const hd_bn_problem *pb = e->pb;
+    size_t C = (size_t)pb->C;
+    if (pb->x.dtype == CUDNN_DATA_FLOAT) {
+        e->k->col_sqdev(pix(&pb->x, pb->xp, n, s), (size_t)len, C, a->mean, a->acc);
+        return;
+    }
+    for (int64_t b = 0; b < len; b += HD_BN_BLK) {
+        size_t bl = (size_t)(len - b < HD_BN_BLK ? len - b : HD_BN_BLK);
+        to_f32(e->k, &pb->x, pb->xp, pix_off(&pb->x, n, s + b), a->blk, bl * C);
+        e->k->col_sqdev(a->blk, bl, C, a->mean, a->acc);
+    }
 }
 
 /* Channel-contiguous statistics: one task per pixel chunk, all channels at once. */
@@ -399,7 +436,7 @@ static void stats_nhwc_task(void *vctx, size_t t, int thread)
     double *acc = thread_rows(e, thread), *m = acc + C;
     for (int c = 0; c < C; c++)
         acc[c] = 0.0;
-    col_arg a = {acc, NULL, NULL};
+    col_arg a = {acc, NULL, NULL, NULL, thread_blk(e, thread)};
     for_runs(e, ch, run_sum, &a);
     int64_t P = pix_per_chunk(pb), tot = (int64_t)pb->N * pb->S;
     double cnt = (double)((int64_t)(ch + 1) * P < tot ? P : tot - (int64_t)ch * P);
@@ -493,10 +530,24 @@ static void apply_task(void *vctx, size_t t, int thread)
 
 static void run_affine(eng_ctx *e, int64_t n, int64_t s, int64_t len, void *arg)
 {
-    const float *ab = arg;
+    const col_arg *a = arg;
     const hd_bn_problem *pb = e->pb;
-    e->k->col_affine(pix(&pb->x, pb->xp, n, s), (float *)pix(&pb->y, pb->yp, n, s), (size_t)len, (size_t)pb->C, ab,
-                     ab + pb->C, (float)e->beta);
+    size_t C = (size_t)pb->C;
+    if (pb->x.dtype == CUDNN_DATA_FLOAT) {
+        e->k->col_affine(pix(&pb->x, pb->xp, n, s), (float *)pix(&pb->y, pb->yp, n, s), (size_t)len, C, a->par,
+                         a->par + C, (float)e->beta);
+        return;
+    }
+    float *xb = a->blk, *yb = xb + HD_BN_BLK * C;
+    for (int64_t b = 0; b < len; b += HD_BN_BLK) {
+        size_t bl = (size_t)(len - b < HD_BN_BLK ? len - b : HD_BN_BLK);
+        int64_t yo = pix_off(&pb->y, n, s + b);
+        to_f32(e->k, &pb->x, pb->xp, pix_off(&pb->x, n, s + b), xb, bl * C);
+        if (e->beta != 0.0)
+            to_f32(e->k, &pb->y, pb->yp, yo, yb, bl * C);
+        e->k->col_affine(xb, yb, bl, C, a->par, a->par + C, (float)e->beta);
+        from_f32(e->k, &pb->y, pb->yp, yo, yb, bl * C);
+    }
 }
 
 static void apply_nhwc_task(void *vctx, size_t t, int thread)
@@ -508,7 +559,8 @@ static void apply_nhwc_task(void *vctx, size_t t, int thread)
         ab[c] = (float)(e->alpha * e->in1[c]);
         ab[C + c] = (float)(e->alpha * e->in2[c]);
     }
-    for_runs(e, (int)t, run_affine, ab);
+    col_arg a = {NULL, NULL, NULL, ab, thread_blk(e, thread)};
+    for_runs(e, (int)t, run_affine, &a);
 }
 
 void hd_bn_apply(const hd_bn_problem *pb, const double *a, const double *b, double alpha, double beta, void *scratch)
@@ -596,8 +648,19 @@ static void run_dsums(eng_ctx *e, int64_t n, int64_t s, int64_t len, void *arg)
 {
     col_arg *a = arg;
     const hd_bn_problem *pb = e->pb;
-    e->k->col_dsums(pix(&pb->dy, pb->dyp, n, s), pix(&pb->x, pb->xp, n, s), (size_t)len, (size_t)pb->C, a->mean, a->acc,
-                    a->acc2);
+    size_t C = (size_t)pb->C;
+    if (pb->x.dtype == CUDNN_DATA_FLOAT) {
+        e->k->col_dsums(pix(&pb->dy, pb->dyp, n, s), pix(&pb->x, pb->xp, n, s), (size_t)len, C, a->mean, a->acc,
+                        a->acc2);
+        return;
+    }
+    float *gb = a->blk, *xb = gb + HD_BN_BLK * C;
+    for (int64_t b = 0; b < len; b += HD_BN_BLK) {
+        size_t bl = (size_t)(len - b < HD_BN_BLK ? len - b : HD_BN_BLK);
+        to_f32(e->k, &pb->dy, pb->dyp, pix_off(&pb->dy, n, s + b), gb, bl * C);
+        to_f32(e->k, &pb->x, pb->xp, pix_off(&pb->x, n, s + b), xb, bl * C);
+        e->k->col_dsums(gb, xb, bl, C, a->mean, a->acc, a->acc2);
+    }
 }
 
 static void sums_nhwc_task(void *vctx, size_t t, int thread)
@@ -607,7 +670,7 @@ static void sums_nhwc_task(void *vctx, size_t t, int thread)
     double *s = thread_rows(e, thread), *q = s + C;
     for (int c = 0; c < C; c++)
         s[c] = q[c] = 0.0;
-    col_arg a = {s, e->in1, q};
+    col_arg a = {s, q, e->in1, NULL, thread_blk(e, thread)};
     for_runs(e, ch, run_dsums, &a);
     for (int c = 0; c < C; c++) {
         double *part = e->parts + ((size_t)c * (size_t)e->nch + (size_t)ch) * 3;
@@ -684,11 +747,26 @@ static void bwd_task(void *vctx, size_t t, int thread)
 
 static void run_bwd(eng_ctx *e, int64_t n, int64_t s, int64_t len, void *arg)
 {
-    const float *pqr = arg;
+    const col_arg *a = arg;
+    const float *pqr = a->par;
     const hd_bn_problem *pb = e->pb;
     size_t C = (size_t)pb->C;
-    e->k->col_bwd(pix(&pb->dy, pb->dyp, n, s), pix(&pb->x, pb->xp, n, s), (float *)pix(&pb->dx, pb->dxp, n, s),
-                  (size_t)len, C, pqr, pqr + C, pqr + 2 * C, (float)e->beta);
+    if (pb->x.dtype == CUDNN_DATA_FLOAT) {
+        e->k->col_bwd(pix(&pb->dy, pb->dyp, n, s), pix(&pb->x, pb->xp, n, s), (float *)pix(&pb->dx, pb->dxp, n, s),
+                      (size_t)len, C, pqr, pqr + C, pqr + 2 * C, (float)e->beta);
+        return;
+    }
+    float *gb = a->blk, *xb = gb + HD_BN_BLK * C, *db = xb + HD_BN_BLK * C;
+    for (int64_t b = 0; b < len; b += HD_BN_BLK) {
+        size_t bl = (size_t)(len - b < HD_BN_BLK ? len - b : HD_BN_BLK);
+        int64_t dxo = pix_off(&pb->dx, n, s + b);
+        to_f32(e->k, &pb->dy, pb->dyp, pix_off(&pb->dy, n, s + b), gb, bl * C);
+        to_f32(e->k, &pb->x, pb->xp, pix_off(&pb->x, n, s + b), xb, bl * C);
+        if (e->beta != 0.0)
+            to_f32(e->k, &pb->dx, pb->dxp, dxo, db, bl * C);
+        e->k->col_bwd(gb, xb, db, bl, C, pqr, pqr + C, pqr + 2 * C, (float)e->beta);
+        from_f32(e->k, &pb->dx, pb->dxp, dxo, db, bl * C);
+    }
 }
 
 static void bwd_nhwc_task(void *vctx, size_t t, int thread)
@@ -701,7 +779,8 @@ static void bwd_nhwc_task(void *vctx, size_t t, int thread)
         pqr[C + c] = (float)(e->alpha * e->in2[c]);
         pqr[2 * C + c] = (float)(e->alpha * e->in3[c]);
     }
-    for_runs(e, (int)t, run_bwd, pqr);
+    col_arg a = {NULL, NULL, NULL, pqr, thread_blk(e, thread)};
+    for_runs(e, (int)t, run_bwd, &a);
 }
 
 void hd_bn_bwd_apply(const hd_bn_problem *pb, const double *p, const double *q, const double *r, double alpha,
