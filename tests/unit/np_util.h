@@ -24,7 +24,7 @@ typedef struct {
     size_t bytes;
 } tens;
 
-static void np_strides(int layout, int nb, const int *dims, int *st)
+static inline void np_strides(int layout, int nb, const int *dims, int *st)
 {
     long long s = 1;
     switch (layout) {
@@ -63,7 +63,7 @@ static void np_strides(int layout, int nb, const int *dims, int *st)
 }
 
 /* A tensor of type T; its buffer is filled with the byte 0xff (NaN for float types). */
-static int tens_make(tens *T, cudnnDataType_t t, int nb, const int *dims, int layout)
+static inline int tens_make(tens *T, cudnnDataType_t t, int nb, const int *dims, int layout)
 {
     memset(T, 0, sizeof *T);
     T->t = t;
@@ -85,7 +85,7 @@ static int tens_make(tens *T, cudnnDataType_t t, int nb, const int *dims, int la
 }
 
 /* INT8x4 / INT8x32 in NCHW_VECT_C. */
-static int tens_make_vect(tens *T, cudnnDataType_t t, int vect, const int *dims4)
+static inline int tens_make_vect(tens *T, cudnnDataType_t t, int vect, const int *dims4)
 {
     memset(T, 0, sizeof *T);
     T->t = t;
@@ -107,30 +107,30 @@ static int tens_make_vect(tens *T, cudnnDataType_t t, int vect, const int *dims4
     return 0;
 }
 
-static void tens_free(tens *T)
+static inline void tens_free(tens *T)
 {
     cudnnDestroyTensorDescriptor(T->d);
     free(T->buf);
 }
 
-static long long tens_count(const tens *T) { return ref_count(T->nb, T->dims); }
-static void tens_put(tens *T, const double *v) { ref_scatter(T->t, T->buf, T->nb, T->dims, T->strides, T->vect, v); }
-static void tens_get(const tens *T, double *v) { ref_gather(T->t, T->buf, T->nb, T->dims, T->strides, T->vect, v); }
+static inline long long tens_count(const tens *T) { return ref_count(T->nb, T->dims); }
+static inline void tens_put(tens *T, const double *v) { ref_scatter(T->t, T->buf, T->nb, T->dims, T->strides, T->vect, v); }
+static inline void tens_get(const tens *T, double *v) { ref_gather(T->t, T->buf, T->nb, T->dims, T->strides, T->vect, v); }
 
 /* Values exactly representable in every type: small multiples of 1/4 (integers for int8). */
 static uint32_t np_seed = 12345;
-static double np_rand(void)
+static inline double np_rand(void)
 {
     np_seed = np_seed * 1664525u + 1013904223u;
     return (double)((int)((np_seed >> 16) % 33) - 16) / 4.0;
 }
-static void np_fill(double *v, long long n, cudnnDataType_t t)
+static inline void np_fill(double *v, long long n, cudnnDataType_t t)
 {
     for (long long i = 0; i < n; i++)
         v[i] = t == CUDNN_DATA_INT8 || t == CUDNN_DATA_INT8x4 || t == CUDNN_DATA_INT8x32 ? nearbyint(np_rand() * 4) : np_rand();
 }
 
-static double np_tol(cudnnDataType_t t)
+static inline double np_tol(cudnnDataType_t t)
 {
     switch (t) {
     case CUDNN_DATA_DOUBLE: return 1e-10;
@@ -142,7 +142,7 @@ static double np_tol(cudnnDataType_t t)
 }
 
 /* Largest |got - want| / max(1, |want|) over N values; NaN where one is NaN and not the other. */
-static double np_err(const double *got, const double *want, long long n)
+static inline double np_err(const double *got, const double *want, long long n)
 {
     double e = 0.0;
     for (long long i = 0; i < n; i++) {
@@ -170,7 +170,7 @@ typedef struct {
     double d;
     float f;
 } np_scalar;
-static const void *np_sc(np_scalar *s, cudnnDataType_t t, double v)
+static inline const void *np_sc(np_scalar *s, cudnnDataType_t t, double v)
 {
     s->d = v;
     s->f = (float)v;

@@ -136,10 +136,10 @@ void hd_bn_problem_init(hd_bn_problem *pb, const struct cudnnTensorStruct *xDesc
     pb->isa = isa;
 }
 
-/* FLOAT rows stored contiguously (spatial dims packed inside each (n, c) plane). */
-static int row_contig(const hd_view *v)
+/* Rows stored contiguously (spatial dims packed inside each (n, c) plane). */
+static int row_packed(const hd_view *v)
 {
-    if (v->dtype != CUDNN_DATA_FLOAT || v->vect != 1)
+    if (v->vect != 1)
         return 0;
     int64_t want = 1;
     for (int d = 4; d >= 2; d--) {
@@ -150,25 +150,83 @@ static int row_contig(const hd_view *v)
     return 1;
 }
 
+static int row_contig(const hd_view *v) { return v->dtype == CUDNN_DATA_FLOAT && row_packed(v); }
+/* HALF and BFLOAT16 rows: converted to float rows, then the FLOAT kernels. */
+static int row_half(const hd_view *v)
+{
+    return (v->dtype == CUDNN_DATA_HALF || v->dtype == CUDNN_DATA_BFLOAT16) && row_packed(v);
+}
+
+/* The widening / narrowing kernel of a 16-bit view. */
+static void to_f32(const hd_bn_f32_kernels *k, const hd_view *v, const void *p, int64_t off, float *f, size_t n)
+{
+    (v->dtype == CUDNN_DATA_HALF ? k->h2f : k->b2f)((const uint16_t *)p + off, f, n);
+}
+
+static void from_f32(const hd_bn_f32_kernels *k, const hd_view *v, void *p, int64_t off, const float *f, size_t n)
+{
+    (v->dtype == CUDNN_DATA_HALF ? k->f2h : k->f2b)(f, (uint16_t *)p + off, n);
+}
+
+/* Channels contiguous and the spatial dims packed around them (NHWC-like): each sample is a
+ * matrix of S pixels x C channels.  FLOAT runs the column kernels directly; HALF and
+ * BFLOAT16 convert blocks of HD_BN_BLK pixels to float first. */
+#define HD_BN_BLK 16
+static int nhwc_packed(const hd_view *v)
+{
+    if (v->vect != 1 || v->dims[1] < 2 || v->strides[1] != 1)
+        return 0;
+    int64_t want = v->dims[1];
+    for (int d = 4; d >= 2; d--) {
+        if (v->dims[d] > 1 && v->strides[d] != want)
+            return 0;
+        want *= v->dims[d];
+    }
+    return 1;
+}
+
+static int nhwc_contig(const hd_view *v)
+{
+    return (v->dtype == CUDNN_DATA_FLOAT || v->dtype == CUDNN_DATA_HALF || v->dtype == CUDNN_DATA_BFLOAT16) &&
+           nhwc_packed(v);
+}
+
+/* Rows in and out of double buffers, with the type switch hoisted out of the loops. */
+#define ROW_LOOP(BODY) \
+    for (int i2 = 0; i2 < v->dims[2]; i2++) \
+        for (int i3 = 0; i3 < v->dims[3]; i3++) { \
+            int64_t o = base + i2 * v->strides[2] + i3 * v->strides[3]; \
+            for (int i4 = 0; i4 < v->dims[4]; i4++, o += v->strides[4], k++) { BODY; } \
+        }
+
 static void load_row(const hd_view *v, const void *p, int n, int c, double *buf)
 {
     int64_t base = hd_view_nc(v, n, c);
     int k = 0;
-    for (int i2 = 0; i2 < v->dims[2]; i2++)
-        for (int i3 = 0; i3 < v->dims[3]; i3++)
-            for (int i4 = 0; i4 < v->dims[4]; i4++)
-                buf[k++] = hd_ld(v->dtype, p, base + i2 * v->strides[2] + i3 * v->strides[3] + i4 * v->strides[4]);
+    switch (v->dtype) {
+    case CUDNN_DATA_FLOAT: { const float *q = p; ROW_LOOP(buf[k] = q[o]) break; }
+    case CUDNN_DATA_DOUBLE: { const double *q = p; ROW_LOOP(buf[k] = q[o]) break; }
+    case CUDNN_DATA_HALF: { const uint16_t *q = p; ROW_LOOP(buf[k] = hd_f16_to_f32(q[o])) break; }
+    case CUDNN_DATA_BFLOAT16: { const uint16_t *q = p; ROW_LOOP(buf[k] = hd_bf16_to_f32(q[o])) break; }
+    default: ROW_LOOP(buf[k] = hd_ld(v->dtype, p, o)) break;
+    }
 }
 
 static void store_row(const hd_view *v, void *p, int n, int c, const double *buf, double alpha, double beta)
 {
     int64_t base = hd_view_nc(v, n, c);
     int k = 0;
-    for (int i2 = 0; i2 < v->dims[2]; i2++)
-        for (int i3 = 0; i3 < v->dims[3]; i3++)
-            for (int i4 = 0; i4 < v->dims[4]; i4++)
-                hd_st_blend(v->dtype, p, base + i2 * v->strides[2] + i3 * v->strides[3] + i4 * v->strides[4], buf[k++],
-                            alpha, beta);
+    if (beta != 0.0) {
+        ROW_LOOP(hd_st_blend(v->dtype, p, o, buf[k], alpha, beta))
+        return;
+    }
+    switch (v->dtype) {
+    case CUDNN_DATA_FLOAT: { float *q = p; ROW_LOOP(q[o] = (float)(alpha * buf[k])) break; }
+    case CUDNN_DATA_DOUBLE: { double *q = p; ROW_LOOP(q[o] = alpha * buf[k]) break; }
+    case CUDNN_DATA_HALF: { uint16_t *q = p; ROW_LOOP(q[o] = hd_f32_to_f16((float)(alpha * buf[k]))) break; }
+    case CUDNN_DATA_BFLOAT16: { uint16_t *q = p; ROW_LOOP(q[o] = hd_f32_to_bf16((float)(alpha * buf[k]))) break; }
+    default: ROW_LOOP(hd_st(v->dtype, p, o, alpha * buf[k])) break;
+    }
 }
 
 static int chunk_rows(const hd_bn_problem *pb)
@@ -183,10 +241,30 @@ static int n_chunks(const hd_bn_problem *pb)
     return (pb->N + r - 1) / r;
 }
 
+/* Channel-contiguous layouts are cut into chunks of about HD_BN_CHUNK values too, counted
+ * in pixels (C values each) over the N*S pixels; at least 256 pixels, so that the partial
+ * results (3 doubles per channel and chunk) stay small next to the tensor for wide C. */
+static int64_t pix_per_chunk(const hd_bn_problem *pb)
+{
+    int64_t r = HD_BN_CHUNK / (pb->C > 0 ? pb->C : 1);
+    return r < 256 ? 256 : r;
+}
+
+static int pix_chunks(const hd_bn_problem *pb)
+{
+    int64_t p = pix_per_chunk(pb);
+    return (int)(((int64_t)pb->N * pb->S + p - 1) / p);
+}
+
+static size_t rows_part(const hd_bn_problem *pb) { return 3 * (size_t)(pb->S > pb->C ? pb->S : pb->C); }
+/* the row buffers, then room for three blocks of HD_BN_BLK x C floats */
+static size_t per_thread(const hd_bn_problem *pb) { return rows_part(pb) + 2 * HD_BN_BLK * (size_t)pb->C; }
+
 size_t hd_bn_scratch_bytes(const hd_bn_problem *pb)
 {
-    size_t rows = (size_t)pb->nthreads * 3 * (size_t)pb->S;
-    size_t parts = (size_t)pb->C * (size_t)n_chunks(pb) * 3;
+    size_t rows = (size_t)pb->nthreads * per_thread(pb);
+    int nch = n_chunks(pb) > pix_chunks(pb) ? n_chunks(pb) : pix_chunks(pb);
+    size_t parts = (size_t)pb->C * (size_t)nch * 3;
     return (rows + parts) * sizeof(double) + 64;
 }
 
@@ -207,12 +285,45 @@ static void eng_init(eng_ctx *e, const hd_bn_problem *pb, void *scratch)
     e->pb = pb;
     e->k = hd_bn_f32_select(pb->isa);
     e->rows = scratch;
-    e->parts = e->rows + (size_t)pb->nthreads * 3 * (size_t)pb->S;
+    e->parts = e->rows + (size_t)pb->nthreads * per_thread(pb);
     e->nch = n_chunks(pb);
     e->rows_per = chunk_rows(pb);
 }
 
-static double *thread_rows(const eng_ctx *e, int thread) { return e->rows + (size_t)thread * 3 * (size_t)e->pb->S; }
+static double *thread_rows(const eng_ctx *e, int thread) { return e->rows + (size_t)thread * per_thread(e->pb); }
+
+/* Calls FN on the runs of chunk CH (pixel range) that are contiguous in memory: a run stays
+ * inside one sample.  ARG is passed through. */
+typedef void (*run_fn)(eng_ctx *e, int64_t n, int64_t s, int64_t len, void *arg);
+static void for_runs(eng_ctx *e, int ch, run_fn fn, void *arg)
+{
+    const hd_bn_problem *pb = e->pb;
+    int64_t P = pix_per_chunk(pb), p0 = (int64_t)ch * P, p1 = p0 + P, tot = (int64_t)pb->N * pb->S;
+    if (p1 > tot)
+        p1 = tot;
+    while (p0 < p1) {
+        int64_t n = p0 / pb->S, s = p0 % pb->S, len = pb->S - s < p1 - p0 ? pb->S - s : p1 - p0;
+        fn(e, n, s, len, arg);
+        p0 += len;
+    }
+}
+
+static int64_t pix_off(const hd_view *v, int64_t n, int64_t s) { return n * v->strides[0] + s * v->dims[1]; }
+
+static const float *pix(const hd_view *v, const void *p, int64_t n, int64_t s)
+{
+    return (const float *)p + pix_off(v, n, s);
+}
+
+/* What a run callback needs: accumulators, per-channel parameters, the thread's blocks. */
+typedef struct {
+    double *acc, *acc2;
+    const double *mean;
+    const float *par;        /* a,b or p,q,r (C floats each) */
+    float *blk;              /* 3 blocks of HD_BN_BLK * C floats */
+} col_arg;
+
+static float *thread_blk(const eng_ctx *e, int thread) { return (float *)(thread_rows(e, thread) + rows_part(e->pb)); }
 
 /* ---------- statistics ---------- */
 
@@ -222,12 +333,16 @@ static void stats_spatial_task(void *vctx, size_t t, int thread)
     const hd_bn_problem *pb = e->pb;
     int c = (int)(t / (size_t)e->nch), ch = (int)(t % (size_t)e->nch);
     int n0 = ch * e->rows_per, n1 = n0 + e->rows_per < pb->N ? n0 + e->rows_per : pb->N;
-    int fast = row_contig(&pb->x);
+    int fast = row_contig(&pb->x), half = row_half(&pb->x);
     double *buf = thread_rows(e, thread);
+    float *fb = (float *)buf;
     double s = 0.0;
     for (int n = n0; n < n1; n++) {
         if (fast) {
             s += e->k->sum((const float *)pb->xp + hd_view_nc(&pb->x, n, c), (size_t)pb->S);
+        } else if (half) {
+            to_f32(e->k, &pb->x, pb->xp, hd_view_nc(&pb->x, n, c), fb, (size_t)pb->S);
+            s += e->k->sum(fb, (size_t)pb->S);
         } else {
             load_row(&pb->x, pb->xp, n, c, buf);
             for (int i = 0; i < pb->S; i++)
@@ -238,6 +353,9 @@ static void stats_spatial_task(void *vctx, size_t t, int thread)
     for (int n = n0; n < n1; n++) {
         if (fast) {
             q += e->k->sqdev((const float *)pb->xp + hd_view_nc(&pb->x, n, c), (size_t)pb->S, m);
+        } else if (half) {
+            to_f32(e->k, &pb->x, pb->xp, hd_view_nc(&pb->x, n, c), fb, (size_t)pb->S);
+            q += e->k->sqdev(fb, (size_t)pb->S, m);
         } else {
             load_row(&pb->x, pb->xp, n, c, buf);
             for (int i = 0; i < pb->S; i++)
@@ -277,6 +395,65 @@ static void stats_act_task(void *vctx, size_t t, int thread)
         var[i] = acc[i] / pb->N;
 }
 
+static void run_sum(eng_ctx *e, int64_t n, int64_t s, int64_t len, void *arg)
+{
+    col_arg *a = arg;
+    const hd_bn_problem *pb = e->pb;
+    size_t C = (size_t)pb->C;
+    if (pb->x.dtype == CUDNN_DATA_FLOAT) {
+        e->k->col_sum(pix(&pb->x, pb->xp, n, s), (size_t)len, C, a->acc);
+        return;
+    }
+    for (int64_t b = 0; b < len; b += HD_BN_BLK) {
+        size_t bl = (size_t)(len - b < HD_BN_BLK ? len - b : HD_BN_BLK);
+        to_f32(e->k, &pb->x, pb->xp, pix_off(&pb->x, n, s + b), a->blk, bl * C);
+        e->k->col_sum(a->blk, bl, C, a->acc);
+    }
+}
+
+static void run_sqdev(eng_ctx *e, int64_t n, int64_t s, int64_t len, void *arg)
+{
+    col_arg *a = arg;
+    const hd_bn_problem *pb = e->pb;
+    size_t C = (size_t)pb->C;
+    if (pb->x.dtype == CUDNN_DATA_FLOAT) {
+        e->k->col_sqdev(pix(&pb->x, pb->xp, n, s), (size_t)len, C, a->mean, a->acc);
+        return;
+    }
+    for (int64_t b = 0; b < len; b += HD_BN_BLK) {
+        size_t bl = (size_t)(len - b < HD_BN_BLK ? len - b : HD_BN_BLK);
+        to_f32(e->k, &pb->x, pb->xp, pix_off(&pb->x, n, s + b), a->blk, bl * C);
+        e->k->col_sqdev(a->blk, bl, C, a->mean, a->acc);
+    }
+}
+
+/* Channel-contiguous statistics: one task per pixel chunk, all channels at once. */
+static void stats_nhwc_task(void *vctx, size_t t, int thread)
+{
+    eng_ctx *e = vctx;
+    const hd_bn_problem *pb = e->pb;
+    int C = pb->C, ch = (int)t;
+    double *acc = thread_rows(e, thread), *m = acc + C;
+    for (int c = 0; c < C; c++)
+        acc[c] = 0.0;
+    col_arg a = {acc, NULL, NULL, NULL, thread_blk(e, thread)};
+    for_runs(e, ch, run_sum, &a);
+    int64_t P = pix_per_chunk(pb), tot = (int64_t)pb->N * pb->S;
+    double cnt = (double)((int64_t)(ch + 1) * P < tot ? P : tot - (int64_t)ch * P);
+    for (int c = 0; c < C; c++) {
+        m[c] = acc[c] / cnt;
+        acc[c] = 0.0;
+    }
+    a.mean = m;
+    for_runs(e, ch, run_sqdev, &a);
+    for (int c = 0; c < C; c++) {
+        double *part = e->parts + ((size_t)c * (size_t)e->nch + (size_t)ch) * 3;
+        part[0] = cnt;
+        part[1] = m[c];
+        part[2] = acc[c];
+    }
+}
+
 void hd_bn_stats(const hd_bn_problem *pb, double *mean, double *var, void *scratch)
 {
     eng_ctx e;
@@ -287,7 +464,12 @@ void hd_bn_stats(const hd_bn_problem *pb, double *mean, double *var, void *scrat
         hd_parallel_for((size_t)pb->C, pb->nthreads, stats_act_task, &e);
         return;
     }
-    hd_parallel_for((size_t)pb->C * (size_t)e.nch, pb->nthreads, stats_spatial_task, &e);
+    if (nhwc_contig(&pb->x)) {
+        e.nch = pix_chunks(pb);
+        hd_parallel_for((size_t)e.nch, pb->nthreads, stats_nhwc_task, &e);
+    } else {
+        hd_parallel_for((size_t)pb->C * (size_t)e.nch, pb->nthreads, stats_spatial_task, &e);
+    }
     /* combine the chunks of each channel in chunk order (Chan et al.) */
     for (int c = 0; c < pb->C; c++) {
         const double *part = e.parts + (size_t)c * (size_t)e.nch * 3;
@@ -312,9 +494,20 @@ static void apply_task(void *vctx, size_t t, int thread)
     const hd_bn_problem *pb = e->pb;
     int n = (int)(t / (size_t)pb->C), c = (int)(t % (size_t)pb->C), S = pb->S;
     const double *a = e->in1, *b = e->in2;
-    if (!pb->per_act && !pb->zp && !pb->act.on && !pb->reserve && row_contig(&pb->x) && row_contig(&pb->y)) {
+    int plain = !pb->per_act && !pb->zp && !pb->act.on && !pb->reserve;
+    if (plain && row_contig(&pb->x) && row_contig(&pb->y)) {
         e->k->affine((const float *)pb->xp + hd_view_nc(&pb->x, n, c), (float *)pb->yp + hd_view_nc(&pb->y, n, c),
                      (size_t)S, (float)(e->alpha * a[c]), (float)(e->alpha * b[c]), (float)e->beta);
+        return;
+    }
+    if (plain && row_half(&pb->x) && row_half(&pb->y)) {
+        float *xf = (float *)thread_rows(e, thread), *yf = xf + S;
+        int64_t yo = hd_view_nc(&pb->y, n, c);
+        to_f32(e->k, &pb->x, pb->xp, hd_view_nc(&pb->x, n, c), xf, (size_t)S);
+        if (e->beta != 0.0)
+            to_f32(e->k, &pb->y, pb->yp, yo, yf, (size_t)S);
+        e->k->affine(xf, yf, (size_t)S, (float)(e->alpha * a[c]), (float)(e->alpha * b[c]), (float)e->beta);
+        from_f32(e->k, &pb->y, pb->yp, yo, yf, (size_t)S);
         return;
     }
     double *xb = thread_rows(e, thread), *zb = xb + S;
@@ -335,6 +528,41 @@ static void apply_task(void *vctx, size_t t, int thread)
     store_row(&pb->y, pb->yp, n, c, xb, e->alpha, e->beta);
 }
 
+static void run_affine(eng_ctx *e, int64_t n, int64_t s, int64_t len, void *arg)
+{
+    const col_arg *a = arg;
+    const hd_bn_problem *pb = e->pb;
+    size_t C = (size_t)pb->C;
+    if (pb->x.dtype == CUDNN_DATA_FLOAT) {
+        e->k->col_affine(pix(&pb->x, pb->xp, n, s), (float *)pix(&pb->y, pb->yp, n, s), (size_t)len, C, a->par,
+                         a->par + C, (float)e->beta);
+        return;
+    }
+    float *xb = a->blk, *yb = xb + HD_BN_BLK * C;
+    for (int64_t b = 0; b < len; b += HD_BN_BLK) {
+        size_t bl = (size_t)(len - b < HD_BN_BLK ? len - b : HD_BN_BLK);
+        int64_t yo = pix_off(&pb->y, n, s + b);
+        to_f32(e->k, &pb->x, pb->xp, pix_off(&pb->x, n, s + b), xb, bl * C);
+        if (e->beta != 0.0)
+            to_f32(e->k, &pb->y, pb->yp, yo, yb, bl * C);
+        e->k->col_affine(xb, yb, bl, C, a->par, a->par + C, (float)e->beta);
+        from_f32(e->k, &pb->y, pb->yp, yo, yb, bl * C);
+    }
+}
+
+static void apply_nhwc_task(void *vctx, size_t t, int thread)
+{
+    eng_ctx *e = vctx;
+    int C = e->pb->C;
+    float *ab = (float *)thread_rows(e, thread);
+    for (int c = 0; c < C; c++) {
+        ab[c] = (float)(e->alpha * e->in1[c]);
+        ab[C + c] = (float)(e->alpha * e->in2[c]);
+    }
+    col_arg a = {NULL, NULL, NULL, ab, thread_blk(e, thread)};
+    for_runs(e, (int)t, run_affine, &a);
+}
+
 void hd_bn_apply(const hd_bn_problem *pb, const double *a, const double *b, double alpha, double beta, void *scratch)
 {
     eng_ctx e;
@@ -343,6 +571,10 @@ void hd_bn_apply(const hd_bn_problem *pb, const double *a, const double *b, doub
     e.in2 = b;
     e.alpha = alpha;
     e.beta = beta;
+    if (!pb->per_act && !pb->zp && !pb->act.on && !pb->reserve && nhwc_contig(&pb->x) && nhwc_contig(&pb->y)) {
+        hd_parallel_for((size_t)pix_chunks(pb), pb->nthreads, apply_nhwc_task, &e);
+        return;
+    }
     hd_parallel_for((size_t)pb->N * (size_t)pb->C, pb->nthreads, apply_task, &e);
 }
 
@@ -366,12 +598,18 @@ static void sums_spatial_task(void *vctx, size_t t, int thread)
     int c = (int)(t / (size_t)e->nch), ch = (int)(t % (size_t)e->nch);
     int n0 = ch * e->rows_per, n1 = n0 + e->rows_per < pb->N ? n0 + e->rows_per : pb->N;
     int fast = !pb->reserve && row_contig(&pb->x) && row_contig(&pb->dy);
+    int half = !pb->reserve && row_half(&pb->x) && row_half(&pb->dy);
     double m = e->in1[c], s = 0.0, q = 0.0;
     double *xb = thread_rows(e, thread), *gb = xb + pb->S;
+    float *xf = (float *)xb, *gf = xf + pb->S;
     for (int n = n0; n < n1; n++) {
         if (fast) {
             e->k->dsums((const float *)pb->dyp + hd_view_nc(&pb->dy, n, c),
                         (const float *)pb->xp + hd_view_nc(&pb->x, n, c), (size_t)pb->S, m, &s, &q);
+        } else if (half) {
+            to_f32(e->k, &pb->dy, pb->dyp, hd_view_nc(&pb->dy, n, c), gf, (size_t)pb->S);
+            to_f32(e->k, &pb->x, pb->xp, hd_view_nc(&pb->x, n, c), xf, (size_t)pb->S);
+            e->k->dsums(gf, xf, (size_t)pb->S, m, &s, &q);
         } else {
             load_row(&pb->x, pb->xp, n, c, xb);
             load_grad(pb, n, c, gb);
@@ -406,6 +644,41 @@ static void sums_act_task(void *vctx, size_t t, int thread)
     }
 }
 
+static void run_dsums(eng_ctx *e, int64_t n, int64_t s, int64_t len, void *arg)
+{
+    col_arg *a = arg;
+    const hd_bn_problem *pb = e->pb;
+    size_t C = (size_t)pb->C;
+    if (pb->x.dtype == CUDNN_DATA_FLOAT) {
+        e->k->col_dsums(pix(&pb->dy, pb->dyp, n, s), pix(&pb->x, pb->xp, n, s), (size_t)len, C, a->mean, a->acc,
+                        a->acc2);
+        return;
+    }
+    float *gb = a->blk, *xb = gb + HD_BN_BLK * C;
+    for (int64_t b = 0; b < len; b += HD_BN_BLK) {
+        size_t bl = (size_t)(len - b < HD_BN_BLK ? len - b : HD_BN_BLK);
+        to_f32(e->k, &pb->dy, pb->dyp, pix_off(&pb->dy, n, s + b), gb, bl * C);
+        to_f32(e->k, &pb->x, pb->xp, pix_off(&pb->x, n, s + b), xb, bl * C);
+        e->k->col_dsums(gb, xb, bl, C, a->mean, a->acc, a->acc2);
+    }
+}
+
+static void sums_nhwc_task(void *vctx, size_t t, int thread)
+{
+    eng_ctx *e = vctx;
+    int C = e->pb->C, ch = (int)t;
+    double *s = thread_rows(e, thread), *q = s + C;
+    for (int c = 0; c < C; c++)
+        s[c] = q[c] = 0.0;
+    col_arg a = {s, q, e->in1, NULL, thread_blk(e, thread)};
+    for_runs(e, ch, run_dsums, &a);
+    for (int c = 0; c < C; c++) {
+        double *part = e->parts + ((size_t)c * (size_t)e->nch + (size_t)ch) * 3;
+        part[0] = s[c];
+        part[1] = q[c];
+    }
+}
+
 void hd_bn_bwd_sums(const hd_bn_problem *pb, const double *mean, double *sdy, double *sdyx, void *scratch)
 {
     eng_ctx e;
@@ -417,7 +690,12 @@ void hd_bn_bwd_sums(const hd_bn_problem *pb, const double *mean, double *sdy, do
         hd_parallel_for((size_t)pb->C, pb->nthreads, sums_act_task, &e);
         return;
     }
-    hd_parallel_for((size_t)pb->C * (size_t)e.nch, pb->nthreads, sums_spatial_task, &e);
+    if (!pb->reserve && nhwc_contig(&pb->x) && nhwc_contig(&pb->dy)) {
+        e.nch = pix_chunks(pb);
+        hd_parallel_for((size_t)e.nch, pb->nthreads, sums_nhwc_task, &e);
+    } else {
+        hd_parallel_for((size_t)pb->C * (size_t)e.nch, pb->nthreads, sums_spatial_task, &e);
+    }
     for (int c = 0; c < pb->C; c++) {
         const double *part = e.parts + (size_t)c * (size_t)e.nch * 3;
         double s = 0.0, q = 0.0;
@@ -436,11 +714,23 @@ static void bwd_task(void *vctx, size_t t, int thread)
     const hd_bn_problem *pb = e->pb;
     int n = (int)(t / (size_t)pb->C), c = (int)(t % (size_t)pb->C), S = pb->S;
     const double *p = e->in1, *q = e->in2, *r = e->in3;
-    if (!pb->per_act && !pb->reserve && !pb->dzp && row_contig(&pb->x) && row_contig(&pb->dy) &&
-        row_contig(&pb->dx)) {
+    int plain = !pb->per_act && !pb->reserve && !pb->dzp;
+    if (plain && row_contig(&pb->x) && row_contig(&pb->dy) && row_contig(&pb->dx)) {
         e->k->bwd((const float *)pb->dyp + hd_view_nc(&pb->dy, n, c), (const float *)pb->xp + hd_view_nc(&pb->x, n, c),
                   (float *)pb->dxp + hd_view_nc(&pb->dx, n, c), (size_t)S, (float)(e->alpha * p[c]),
                   (float)(e->alpha * q[c]), (float)(e->alpha * r[c]), (float)e->beta);
+        return;
+    }
+    if (plain && row_half(&pb->x) && row_half(&pb->dy) && row_half(&pb->dx)) {
+        float *gf = (float *)thread_rows(e, thread), *xf = gf + S, *df = xf + S;
+        int64_t dxo = hd_view_nc(&pb->dx, n, c);
+        to_f32(e->k, &pb->dy, pb->dyp, hd_view_nc(&pb->dy, n, c), gf, (size_t)S);
+        to_f32(e->k, &pb->x, pb->xp, hd_view_nc(&pb->x, n, c), xf, (size_t)S);
+        if (e->beta != 0.0)
+            to_f32(e->k, &pb->dx, pb->dxp, dxo, df, (size_t)S);
+        e->k->bwd(gf, xf, df, (size_t)S, (float)(e->alpha * p[c]), (float)(e->alpha * q[c]), (float)(e->alpha * r[c]),
+                  (float)e->beta);
+        from_f32(e->k, &pb->dx, pb->dxp, dxo, df, (size_t)S);
         return;
     }
     double *xb = thread_rows(e, thread), *gb = xb + S;
@@ -455,6 +745,44 @@ static void bwd_task(void *vctx, size_t t, int thread)
     store_row(&pb->dx, pb->dxp, n, c, xb, e->alpha, e->beta);
 }
 
+static void run_bwd(eng_ctx *e, int64_t n, int64_t s, int64_t len, void *arg)
+{
+    const col_arg *a = arg;
+    const float *pqr = a->par;
+    const hd_bn_problem *pb = e->pb;
+    size_t C = (size_t)pb->C;
+    if (pb->x.dtype == CUDNN_DATA_FLOAT) {
+        e->k->col_bwd(pix(&pb->dy, pb->dyp, n, s), pix(&pb->x, pb->xp, n, s), (float *)pix(&pb->dx, pb->dxp, n, s),
+                      (size_t)len, C, pqr, pqr + C, pqr + 2 * C, (float)e->beta);
+        return;
+    }
+    float *gb = a->blk, *xb = gb + HD_BN_BLK * C, *db = xb + HD_BN_BLK * C;
+    for (int64_t b = 0; b < len; b += HD_BN_BLK) {
+        size_t bl = (size_t)(len - b < HD_BN_BLK ? len - b : HD_BN_BLK);
+        int64_t dxo = pix_off(&pb->dx, n, s + b);
+        to_f32(e->k, &pb->dy, pb->dyp, pix_off(&pb->dy, n, s + b), gb, bl * C);
+        to_f32(e->k, &pb->x, pb->xp, pix_off(&pb->x, n, s + b), xb, bl * C);
+        if (e->beta != 0.0)
+            to_f32(e->k, &pb->dx, pb->dxp, dxo, db, bl * C);
+        e->k->col_bwd(gb, xb, db, bl, C, pqr, pqr + C, pqr + 2 * C, (float)e->beta);
+        from_f32(e->k, &pb->dx, pb->dxp, dxo, db, bl * C);
+    }
+}
+
+static void bwd_nhwc_task(void *vctx, size_t t, int thread)
+{
+    eng_ctx *e = vctx;
+    int C = e->pb->C;
+    float *pqr = (float *)thread_rows(e, thread);
+    for (int c = 0; c < C; c++) {
+        pqr[c] = (float)(e->alpha * e->in1[c]);
+        pqr[C + c] = (float)(e->alpha * e->in2[c]);
+        pqr[2 * C + c] = (float)(e->alpha * e->in3[c]);
+    }
+    col_arg a = {NULL, NULL, NULL, pqr, thread_blk(e, thread)};
+    for_runs(e, (int)t, run_bwd, &a);
+}
+
 void hd_bn_bwd_apply(const hd_bn_problem *pb, const double *p, const double *q, const double *r, double alpha,
                      double beta, void *scratch)
 {
@@ -465,6 +793,11 @@ void hd_bn_bwd_apply(const hd_bn_problem *pb, const double *p, const double *q, 
     e.in3 = r;
     e.alpha = alpha;
     e.beta = beta;
+    if (!pb->per_act && !pb->reserve && !pb->dzp && nhwc_contig(&pb->x) && nhwc_contig(&pb->dy) &&
+        nhwc_contig(&pb->dx)) {
+        hd_parallel_for((size_t)pix_chunks(pb), pb->nthreads, bwd_nhwc_task, &e);
+        return;
+    }
     hd_parallel_for((size_t)pb->N * (size_t)pb->C, pb->nthreads, bwd_task, &e);
 }
 

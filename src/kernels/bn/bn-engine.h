@@ -7,9 +7,15 @@
  * position (per-activation mode); statistics of a feature reduce over everything else.
  *
  * Determinism: statistics are reduced in a fixed partition (spatial modes: each channel's
- * samples cut into chunks of about HD_BN_CHUNK values; per-activation: one task per
- * channel) and the chunk results are combined in chunk order, so results are bitwise the
- * same for any thread count.  Callers validate everything first: the engine never fails.
+ * samples cut into chunks of about HD_BN_CHUNK values -- whole (n, c) planes, or pixel
+ * ranges for channel-contiguous FLOAT layouts; per-activation: one task per channel) and
+ * the chunk results are combined in chunk order, so results are bitwise the same for any
+ * thread count.  Callers validate everything first: the engine never fails.
+ *
+ * Paths: FLOAT / HALF / BFLOAT16 rows with packed spatial dims run the row kernels of
+ * bn-kernels.h (16-bit rows converted to float first); channel-contiguous layouts of these
+ * types run the column kernels (16-bit blocks converted); everything else runs generic loops
+ * in double.
  */
 #ifndef HD_KERNELS_BN_ENGINE_H
 #define HD_KERNELS_BN_ENGINE_H

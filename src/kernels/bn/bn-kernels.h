@@ -2,14 +2,17 @@
  * kernels/bn/bn-kernels.h -- FLOAT micro-kernels for batch normalization over one contiguous
  * row of n values (a (sample, channel) plane of a row-packed layout).
  *
- * Sums are accumulated in double; each variant sums in its own fixed order, so a variant is
- * deterministic but variants differ in the last bits (tests compare them with a tolerance).
- * beta == 0 means the output row is not read.
+ * Row kernels: sums are accumulated in double; each variant sums in its own fixed order, so a
+ * variant is deterministic but variants differ in the last bits (tests compare them with a
+ * tolerance).  Column kernels (channel-contiguous layouts: ROWS rows of C channels, row r at
+ * x + r*C) accumulate each channel in row order, so every variant gives bitwise the scalar
+ * result.  beta == 0 means the output is not read.
  */
 #ifndef HD_KERNELS_BN_KERNELS_H
 #define HD_KERNELS_BN_KERNELS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct {
     const char *name;
@@ -23,6 +26,23 @@ typedef struct {
     void (*dsums)(const float *dy, const float *x, size_t n, double mean, double *sdy, double *sdyx);
     /* dx[i] = p * dy[i] + q * x[i] + r + beta * dx[i] */
     void (*bwd)(const float *dy, const float *x, float *dx, size_t n, float p, float q, float r, float beta);
+    /* acc[c] += sum_r x[r][c] */
+    void (*col_sum)(const float *x, size_t rows, size_t C, double *acc);
+    /* acc[c] += sum_r (x[r][c] - mean[c])^2 */
+    void (*col_sqdev)(const float *x, size_t rows, size_t C, const double *mean, double *acc);
+    /* y[r][c] = a[c] * x[r][c] + b[c] + beta * y[r][c] */
+    void (*col_affine)(const float *x, float *y, size_t rows, size_t C, const float *a, const float *b, float beta);
+    /* sdy[c] += sum_r dy[r][c];  sdyx[c] += sum_r dy[r][c] * (x[r][c] - mean[c]) */
+    void (*col_dsums)(const float *dy, const float *x, size_t rows, size_t C, const double *mean, double *sdy,
+                      double *sdyx);
+    /* dx[r][c] = p[c] * dy[r][c] + q[c] * x[r][c] + r[c] + beta * dx[r][c] */
+    void (*col_bwd)(const float *dy, const float *x, float *dx, size_t rows, size_t C, const float *p, const float *q,
+                    const float *r, float beta);
+    /* HALF and BFLOAT16 storage <-> float, n values (round to nearest even; NaN stays NaN) */
+    void (*h2f)(const uint16_t *h, float *f, size_t n);
+    void (*f2h)(const float *f, uint16_t *h, size_t n);
+    void (*b2f)(const uint16_t *h, float *f, size_t n);
+    void (*f2b)(const float *f, uint16_t *h, size_t n);
 } hd_bn_f32_kernels;
 
 extern const hd_bn_f32_kernels hd_bn_f32__scalar;

@@ -3,6 +3,7 @@
  * they round like the scalar code). */
 #include <immintrin.h>
 #include "kernels/bn/bn-kernels.h"
+#include "core/convert.h"
 
 static double hsum(__m256d a)
 {
@@ -98,4 +99,138 @@ static void bwd_v(const float *dy, const float *x, float *dx, size_t n, float p,
         dx[i] = beta == 0.0f ? p * dy[i] + q * x[i] + r : p * dy[i] + q * x[i] + r + beta * dx[i];
 }
 
-const hd_bn_f32_kernels hd_bn_f32__avx2 = {"avx2", sum_v, sqdev_v, affine_v, dsums_v, bwd_v};
+/* Column kernels: 4 channels per double vector (8 per float vector), rows in order, so each
+ * channel sums exactly like the scalar code. */
+static void col_sum_v(const float *x, size_t rows, size_t C, double *acc)
+{
+    for (size_t r = 0; r < rows; r++, x += C) {
+        size_t c = 0;
+        for (; c + 4 <= C; c += 4)
+            _mm256_storeu_pd(acc + c, _mm256_add_pd(_mm256_loadu_pd(acc + c), _mm256_cvtps_pd(_mm_loadu_ps(x + c))));
+        for (; c < C; c++)
+            acc[c] += x[c];
+    }
+}
+
+static void col_sqdev_v(const float *x, size_t rows, size_t C, const double *mean, double *acc)
+{
+    for (size_t r = 0; r < rows; r++, x += C) {
+        size_t c = 0;
+        for (; c + 4 <= C; c += 4) {
+            __m256d d = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + c)), _mm256_loadu_pd(mean + c));
+            _mm256_storeu_pd(acc + c, _mm256_add_pd(_mm256_loadu_pd(acc + c), _mm256_mul_pd(d, d)));
+        }
+        for (; c < C; c++) {
+            double d = (double)x[c] - mean[c];
+            acc[c] += d * d;
+        }
+    }
+}
+
+static void col_affine_v(const float *x, float *y, size_t rows, size_t C, const float *a, const float *b, float beta)
+{
+    __m256 vb = _mm256_set1_ps(beta);
+    for (size_t r = 0; r < rows; r++, x += C, y += C) {
+        size_t c = 0;
+        for (; c + 8 <= C; c += 8) {
+            __m256 o = _mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(a + c), _mm256_loadu_ps(x + c)), _mm256_loadu_ps(b + c));
+            if (beta != 0.0f)
+                o = _mm256_add_ps(o, _mm256_mul_ps(vb, _mm256_loadu_ps(y + c)));
+            _mm256_storeu_ps(y + c, o);
+        }
+        for (; c < C; c++)
+            y[c] = beta == 0.0f ? a[c] * x[c] + b[c] : a[c] * x[c] + b[c] + beta * y[c];
+    }
+}
+
+static void col_dsums_v(const float *dy, const float *x, size_t rows, size_t C, const double *mean, double *sdy,
+                        double *sdyx)
+{
+    for (size_t r = 0; r < rows; r++, x += C, dy += C) {
+        size_t c = 0;
+        for (; c + 4 <= C; c += 4) {
+            __m256d g = _mm256_cvtps_pd(_mm_loadu_ps(dy + c));
+            __m256d d = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + c)), _mm256_loadu_pd(mean + c));
+            _mm256_storeu_pd(sdy + c, _mm256_add_pd(_mm256_loadu_pd(sdy + c), g));
+            _mm256_storeu_pd(sdyx + c, _mm256_add_pd(_mm256_loadu_pd(sdyx + c), _mm256_mul_pd(g, d)));
+        }
+        for (; c < C; c++) {
+            double g = dy[c];
+            sdy[c] += g;
+            sdyx[c] += g * ((double)x[c] - mean[c]);
+        }
+    }
+}
+
+static void col_bwd_v(const float *dy, const float *x, float *dx, size_t rows, size_t C, const float *p, const float *q,
+                      const float *rr, float beta)
+{
+    __m256 vb = _mm256_set1_ps(beta);
+    for (size_t i = 0; i < rows; i++, x += C, dy += C, dx += C) {
+        size_t c = 0;
+        for (; c + 8 <= C; c += 8) {
+            __m256 o = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(p + c), _mm256_loadu_ps(dy + c)),
+                                                   _mm256_mul_ps(_mm256_loadu_ps(q + c), _mm256_loadu_ps(x + c))),
+                                     _mm256_loadu_ps(rr + c));
+            if (beta != 0.0f)
+                o = _mm256_add_ps(o, _mm256_mul_ps(vb, _mm256_loadu_ps(dx + c)));
+            _mm256_storeu_ps(dx + c, o);
+        }
+        for (; c < C; c++)
+            dx[c] = beta == 0.0f ? p[c] * dy[c] + q[c] * x[c] + rr[c] : p[c] * dy[c] + q[c] * x[c] + rr[c] + beta * dx[c];
+    }
+}
+
+/* F16C conversions; NaNs keep their payload (the scalar code makes them quiet NaNs). */
+static void h2f_v(const uint16_t *h, float *f, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(f + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(h + i))));
+    for (; i < n; i++)
+        f[i] = hd_f16_to_f32(h[i]);
+}
+
+static void f2h_v(const float *f, uint16_t *h, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm_storeu_si128((__m128i *)(h + i), _mm256_cvtps_ph(_mm256_loadu_ps(f + i), _MM_FROUND_TO_NEAREST_INT));
+    for (; i < n; i++)
+        h[i] = hd_f32_to_f16(f[i]);
+}
+
+/* BFLOAT16 is the top half of a float: widen by a shift; narrow with the same integer
+ * round-to-nearest-even as the scalar code (NaNs quieted), so results are bitwise equal. */
+static void b2f_v(const uint16_t *h, float *f, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(h + i)));
+        _mm256_storeu_ps(f + i, _mm256_castsi256_ps(_mm256_slli_epi32(w, 16)));
+    }
+    for (; i < n; i++)
+        f[i] = hd_bf16_to_f32(h[i]);
+}
+
+static void f2b_v(const float *f, uint16_t *h, size_t n)
+{
+    size_t i = 0;
+    const __m256i absmask = _mm256_set1_epi32(0x7fffffff), inf = _mm256_set1_epi32(0x7f800000);
+    const __m256i bias = _mm256_set1_epi32(0x7fff), one = _mm256_set1_epi32(1), quiet = _mm256_set1_epi32(0x400000);
+    for (; i + 8 <= n; i += 8) {
+        __m256i u = _mm256_castps_si256(_mm256_loadu_ps(f + i));
+        __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, absmask), inf);
+        __m256i r = _mm256_add_epi32(u, _mm256_add_epi32(bias, _mm256_and_si256(_mm256_srli_epi32(u, 16), one)));
+        r = _mm256_blendv_epi8(r, _mm256_or_si256(u, quiet), nan);
+        r = _mm256_srli_epi32(r, 16);
+        __m128i packed = _mm_packus_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+        _mm_storeu_si128((__m128i *)(h + i), packed);
+    }
+    for (; i < n; i++)
+        h[i] = hd_f32_to_bf16(f[i]);
+}
+
+const hd_bn_f32_kernels hd_bn_f32__avx2 = {"avx2", sum_v, sqdev_v, affine_v, dsums_v, bwd_v,
+                                           col_sum_v, col_sqdev_v, col_affine_v, col_dsums_v, col_bwd_v,
+                                           h2f_v, f2h_v, b2f_v, f2b_v};

@@ -76,4 +76,114 @@ static void bwd_v(const float *dy, const float *x, float *dx, size_t n, float p,
     }
 }
 
-const hd_bn_f32_kernels hd_bn_f32__avx512 = {"avx512", sum_v, sqdev_v, affine_v, dsums_v, bwd_v};
+/* Column kernels: 8 channels per double vector, 16 per float vector, masked tails; rows in
+ * order, so each channel sums exactly like the scalar code. */
+static inline __mmask8 tail8(size_t left) { return left >= 8 ? (__mmask8)0xff : (__mmask8)((1u << left) - 1u); }
+
+static void col_sum_v(const float *x, size_t rows, size_t C, double *acc)
+{
+    for (size_t r = 0; r < rows; r++, x += C)
+        for (size_t c = 0; c < C; c += 8) {
+            __mmask8 k = tail8(C - c);
+            __m512d v = _mm512_cvtps_pd(_mm256_maskz_loadu_ps(k, x + c));
+            _mm512_mask_storeu_pd(acc + c, k, _mm512_add_pd(_mm512_maskz_loadu_pd(k, acc + c), v));
+        }
+}
+
+static void col_sqdev_v(const float *x, size_t rows, size_t C, const double *mean, double *acc)
+{
+    for (size_t r = 0; r < rows; r++, x += C)
+        for (size_t c = 0; c < C; c += 8) {
+            __mmask8 k = tail8(C - c);
+            __m512d d = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_maskz_loadu_ps(k, x + c)), _mm512_maskz_loadu_pd(k, mean + c));
+            _mm512_mask_storeu_pd(acc + c, k, _mm512_add_pd(_mm512_maskz_loadu_pd(k, acc + c), _mm512_mul_pd(d, d)));
+        }
+}
+
+static void col_affine_v(const float *x, float *y, size_t rows, size_t C, const float *a, const float *b, float beta)
+{
+    __m512 vb = _mm512_set1_ps(beta);
+    for (size_t r = 0; r < rows; r++, x += C, y += C)
+        for (size_t c = 0; c < C; c += 16) {
+            __mmask16 k = tail(C - c);
+            __m512 o = _mm512_add_ps(_mm512_mul_ps(_mm512_maskz_loadu_ps(k, a + c), _mm512_maskz_loadu_ps(k, x + c)),
+                                     _mm512_maskz_loadu_ps(k, b + c));
+            if (beta != 0.0f)
+                o = _mm512_add_ps(o, _mm512_mul_ps(vb, _mm512_maskz_loadu_ps(k, y + c)));
+            _mm512_mask_storeu_ps(y + c, k, o);
+        }
+}
+
+static void col_dsums_v(const float *dy, const float *x, size_t rows, size_t C, const double *mean, double *sdy,
+                        double *sdyx)
+{
+    for (size_t r = 0; r < rows; r++, x += C, dy += C)
+        for (size_t c = 0; c < C; c += 8) {
+            __mmask8 k = tail8(C - c);
+            __m512d g = _mm512_cvtps_pd(_mm256_maskz_loadu_ps(k, dy + c));
+            __m512d d = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_maskz_loadu_ps(k, x + c)), _mm512_maskz_loadu_pd(k, mean + c));
+            _mm512_mask_storeu_pd(sdy + c, k, _mm512_add_pd(_mm512_maskz_loadu_pd(k, sdy + c), g));
+            _mm512_mask_storeu_pd(sdyx + c, k, _mm512_add_pd(_mm512_maskz_loadu_pd(k, sdyx + c), _mm512_mul_pd(g, d)));
+        }
+}
+
+static void col_bwd_v(const float *dy, const float *x, float *dx, size_t rows, size_t C, const float *p, const float *q,
+                      const float *rr, float beta)
+{
+    __m512 vb = _mm512_set1_ps(beta);
+    for (size_t i = 0; i < rows; i++, x += C, dy += C, dx += C)
+        for (size_t c = 0; c < C; c += 16) {
+            __mmask16 k = tail(C - c);
+            __m512 o = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(_mm512_maskz_loadu_ps(k, p + c), _mm512_maskz_loadu_ps(k, dy + c)),
+                                                   _mm512_mul_ps(_mm512_maskz_loadu_ps(k, q + c), _mm512_maskz_loadu_ps(k, x + c))),
+                                     _mm512_maskz_loadu_ps(k, rr + c));
+            if (beta != 0.0f)
+                o = _mm512_add_ps(o, _mm512_mul_ps(vb, _mm512_maskz_loadu_ps(k, dx + c)));
+            _mm512_mask_storeu_ps(dx + c, k, o);
+        }
+}
+
+static void h2f_v(const uint16_t *h, float *f, size_t n)
+{
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 k = tail(n - i);
+        _mm512_mask_storeu_ps(f + i, k, _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(k, h + i)));
+    }
+}
+
+static void f2h_v(const float *f, uint16_t *h, size_t n)
+{
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 k = tail(n - i);
+        _mm256_mask_storeu_epi16(h + i, k, _mm512_cvtps_ph(_mm512_maskz_loadu_ps(k, f + i), _MM_FROUND_TO_NEAREST_INT));
+    }
+}
+
+/* BFLOAT16: shift to widen; integer round-to-nearest-even (NaNs quieted) to narrow, as the
+ * scalar code does. */
+static void b2f_v(const uint16_t *h, float *f, size_t n)
+{
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 k = tail(n - i);
+        __m512i w = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(k, h + i));
+        _mm512_mask_storeu_ps(f + i, k, _mm512_castsi512_ps(_mm512_slli_epi32(w, 16)));
+    }
+}
+
+static void f2b_v(const float *f, uint16_t *h, size_t n)
+{
+    const __m512i absmask = _mm512_set1_epi32(0x7fffffff), inf = _mm512_set1_epi32(0x7f800000);
+    const __m512i bias = _mm512_set1_epi32(0x7fff), one = _mm512_set1_epi32(1), quiet = _mm512_set1_epi32(0x400000);
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 k = tail(n - i);
+        __m512i u = _mm512_castps_si512(_mm512_maskz_loadu_ps(k, f + i));
+        __mmask16 nan = _mm512_cmpgt_epi32_mask(_mm512_and_si512(u, absmask), inf);
+        __m512i r = _mm512_add_epi32(u, _mm512_add_epi32(bias, _mm512_and_si512(_mm512_srli_epi32(u, 16), one)));
+        r = _mm512_mask_or_epi32(r, nan, u, quiet);
+        _mm256_mask_storeu_epi16(h + i, k, _mm512_cvtepi32_epi16(_mm512_srli_epi32(r, 16)));
+    }
+}
+
+const hd_bn_f32_kernels hd_bn_f32__avx512 = {"avx512", sum_v, sqdev_v, affine_v, dsums_v, bwd_v,
+                                             col_sum_v, col_sqdev_v, col_affine_v, col_dsums_v, col_bwd_v,
+                                             h2f_v, f2h_v, b2f_v, f2b_v};

@@ -1,5 +1,6 @@
 /* Batch-normalization row kernels, portable reference (see bn-kernels.h). */
 #include "kernels/bn/bn-kernels.h"
+#include "core/convert.h"
 #include "core/cpu.h"
 
 static double sum_s(const float *x, size_t n)
@@ -53,7 +54,75 @@ static void bwd_s(const float *dy, const float *x, float *dx, size_t n, float p,
     }
 }
 
-const hd_bn_f32_kernels hd_bn_f32__scalar = {"scalar", sum_s, sqdev_s, affine_s, dsums_s, bwd_s};
+static void col_sum_s(const float *x, size_t rows, size_t C, double *acc)
+{
+    for (size_t r = 0; r < rows; r++, x += C)
+        for (size_t c = 0; c < C; c++)
+            acc[c] += x[c];
+}
+
+static void col_sqdev_s(const float *x, size_t rows, size_t C, const double *mean, double *acc)
+{
+    for (size_t r = 0; r < rows; r++, x += C)
+        for (size_t c = 0; c < C; c++) {
+            double d = (double)x[c] - mean[c];
+            acc[c] += d * d;
+        }
+}
+
+static void col_affine_s(const float *x, float *y, size_t rows, size_t C, const float *a, const float *b, float beta)
+{
+    for (size_t r = 0; r < rows; r++, x += C, y += C)
+        for (size_t c = 0; c < C; c++)
+            y[c] = beta == 0.0f ? a[c] * x[c] + b[c] : a[c] * x[c] + b[c] + beta * y[c];
+}
+
+static void col_dsums_s(const float *dy, const float *x, size_t rows, size_t C, const double *mean, double *sdy,
+                        double *sdyx)
+{
+    for (size_t r = 0; r < rows; r++, x += C, dy += C)
+        for (size_t c = 0; c < C; c++) {
+            double g = dy[c];
+            sdy[c] += g;
+            sdyx[c] += g * ((double)x[c] - mean[c]);
+        }
+}
+
+static void col_bwd_s(const float *dy, const float *x, float *dx, size_t rows, size_t C, const float *p, const float *q,
+                      const float *r, float beta)
+{
+    for (size_t i = 0; i < rows; i++, x += C, dy += C, dx += C)
+        for (size_t c = 0; c < C; c++)
+            dx[c] = beta == 0.0f ? p[c] * dy[c] + q[c] * x[c] + r[c] : p[c] * dy[c] + q[c] * x[c] + r[c] + beta * dx[c];
+}
+
+static void h2f_s(const uint16_t *h, float *f, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        f[i] = hd_f16_to_f32(h[i]);
+}
+
+static void f2h_s(const float *f, uint16_t *h, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        h[i] = hd_f32_to_f16(f[i]);
+}
+
+static void b2f_s(const uint16_t *h, float *f, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        f[i] = hd_bf16_to_f32(h[i]);
+}
+
+static void f2b_s(const float *f, uint16_t *h, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        h[i] = hd_f32_to_bf16(f[i]);
+}
+
+const hd_bn_f32_kernels hd_bn_f32__scalar = {"scalar", sum_s, sqdev_s, affine_s, dsums_s, bwd_s,
+                                             col_sum_s, col_sqdev_s, col_affine_s, col_dsums_s, col_bwd_s,
+                                             h2f_s, f2h_s, b2f_s, f2b_s};
 
 const hd_bn_f32_kernels *hd_bn_f32_select(int isa)
 {

@@ -19,12 +19,13 @@
 
 typedef struct cudnnTensorStruct tensor_t;
 
+/* Any 2..8-d x gives a parameter descriptor (as cuDNN 9 does); the operations take 4-d and
+ * 5-d tensors only. */
 static cudnnStatus_t derive(const char *fn, cudnnTensorDescriptor_t d, const tensor_t *x, int per_act)
 {
-    if (x->nbDims != 4 && x->nbDims != 5)
-        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "xDesc has %d dims; only 4-d and 5-d tensors are supported",
-                       x->nbDims);
-    int dims[5];
+    if (x->vect_c > 1)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "xDesc is vectorized (%s)", hd_dtype_name(x->dtype));
+    int dims[CUDNN_DIM_MAX];
     for (int i = 0; i < x->nbDims; i++)
         dims[i] = i == 0 ? 1 : i == 1 ? x->dims[1] : per_act ? x->dims[i] : 1;
     cudnnStatus_t st = cudnnSetTensorNdDescriptorEx(d, CUDNN_TENSOR_NCHW, hd_bn_param_type(x->dtype), x->nbDims, dims);
@@ -55,12 +56,7 @@ cudnnStatus_t HD_IMPL(cudnnDeriveNormTensorDescriptor)(cudnnTensorDescriptor_t d
     if (mode != CUDNN_NORM_PER_ACTIVATION && mode != CUDNN_NORM_PER_CHANNEL)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "mode %d is not a cudnnNormMode_t", (int)mode);
     if (groupCnt != 1)
-        return groupCnt < 1 ? HD_FAIL(CUDNN_STATUS_BAD_PARAM, "groupCnt must be positive (got %d)", groupCnt)
-                            : hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "cuDNN 8.1 supports groupCnt 1 only (got %d)",
-                                      groupCnt);
-    if (xDesc->nbDims != 4 && xDesc->nbDims != 5)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "xDesc has %d dims; only 4-d and 5-d tensors are supported",
-                       xDesc->nbDims);
+        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "cuDNN 8.1 supports groupCnt 1 only (got %d)", groupCnt);
     cudnnStatus_t st = derive(__func__, derivedNormScaleBiasDesc, xDesc, mode == CUDNN_NORM_PER_ACTIVATION);
     if (st != CUDNN_STATUS_SUCCESS)
         return st;
@@ -162,9 +158,7 @@ cudnnStatus_t HD_IMPL(cudnnNormalizationForwardInference)(
     if (algo != CUDNN_NORM_ALGO_STANDARD && algo != CUDNN_NORM_ALGO_PERSIST)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "algo %d is not a cudnnNormAlgo_t", (int)algo);
     if (groupCnt != 1)
-        return groupCnt < 1 ? HD_FAIL(CUDNN_STATUS_BAD_PARAM, "groupCnt must be positive (got %d)", groupCnt)
-                            : hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "cuDNN 8.1 supports groupCnt 1 only (got %d)",
-                                      groupCnt);
+        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "cuDNN 8.1 supports groupCnt 1 only (got %d)", groupCnt);
     return infer(__func__, handle, mode == CUDNN_NORM_PER_ACTIVATION, normOps != CUDNN_NORM_OPS_NORM,
                  normOps == CUDNN_NORM_OPS_NORM_ADD_ACTIVATION, alpha, beta, xDesc, x, yDesc, y, normScaleBiasDesc,
                  normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc,

@@ -1,10 +1,12 @@
 /*
  * Pooling descriptors (create, 2d/Nd set and get, destroy) and the forward output size.
  *
- * Validation (cuDNN 8.1 reference): windows and strides must be positive, paddings
- * non-negative, mode and NaN option valid enumerants -> else BAD_PARAM; more than
- * CUDNN_DIM_MAX-2 spatial dimensions -> NOT_SUPPORTED.  Output size per spatial dimension:
- * 1 + (in + 2*pad - window) / stride, which must be at least 1 (BAD_PARAM otherwise).
+ * Validation (cuDNN 8.1 reference): windows and strides must be positive, mode and NaN
+ * option valid enumerants -> else BAD_PARAM; more than CUDNN_DIM_MAX-2 spatial dimensions
+ * -> NOT_SUPPORTED.  Paddings are not checked (the reference lists no rule; cuDNN 9 takes
+ * negative ones, which crop).  Output size per spatial dimension:
+ * 1 + (in + 2*pad - window) / stride, where in + 2*pad - window must not be negative
+ * (BAD_PARAM otherwise).  tests/unit/test_oracle_normpool.c compares all this with cuDNN 9.
  */
 #include "core/api.h"
 #include "core/check.h"
@@ -53,8 +55,6 @@ static cudnnStatus_t set_nd(const char *fn, pool_t *p, cudnnPoolingMode_t mode, 
             return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "window dimension %d is %d; it must be positive", i, win[i]);
         if (stride[i] <= 0)
             return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "stride %d is %d; it must be positive", i, stride[i]);
-        if (pad[i] < 0)
-            return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "padding %d is %d; it must not be negative", i, pad[i]);
     }
     p->mode = mode;
     p->nan_opt = nan;
@@ -98,8 +98,8 @@ cudnnStatus_t HD_IMPL(cudnnGetPooling2dDescriptor)(const cudnnPoolingDescriptor_
     const pool_t *p = poolingDesc;
     if (p->nbSpatial == 0)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "poolingDesc was never set");
-    if (p->nbSpatial != 2)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "poolingDesc has %d spatial dimensions, not 2", p->nbSpatial);
+    if (p->nbSpatial < 2)     /* an N-d descriptor reads back its first two dimensions, as in cuDNN 9 */
+        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "poolingDesc has %d spatial dimension, not 2", p->nbSpatial);
     *mode = p->mode;
     *maxpoolingNanOpt = p->nan_opt;
     *windowHeight = p->window[0];

@@ -12,8 +12,9 @@
  * do this); each extra output simply takes its clipped window.
  *
  * Paths: FLOAT max pooling runs the vector running-max kernel, over channels for
- * channel-contiguous layouts (NHWC) and along rows for row-contiguous 2-d layouts with
- * horizontal stride 1; everything else takes the generic path (values as double).
+ * channel-contiguous layouts (NHWC) and along output rows for row-contiguous 2-d layouts
+ * (taps of a horizontal stride > 1 are gathered into a contiguous row first); everything
+ * else takes the generic path (values as double).
  */
 #include "core/api.h"
 #include "core/check.h"
@@ -163,8 +164,8 @@ static void nhwc_task(void *vctx, size_t t, int thread)
         store_f32(y + yoff + c, acc[c], k->alpha, k->beta);
 }
 
-/* 2-d, rows contiguous in x and y, horizontal stride 1: one task per (n, c, output row);
- * for each window tap (kh, kw) the running max runs along the whole output row. */
+/* 2-d, rows contiguous in x and y: one task per (n, c, output row); for each window tap
+ * (kh, kw) the running max runs along the whole output row. */
 static void rows_task(void *vctx, size_t t, int thread)
 {
     const fwd_ctx *k = vctx;
@@ -178,15 +179,25 @@ static void rows_task(void *vctx, size_t t, int thread)
         acc[j] = -INFINITY;
     hd_pool_span sh = hd_pool_span_of(oh, k->x.dims[2], p->window[0], p->pad[0], p->stride[0]);
     const float *x = (const float *)k->xp + n * k->x.strides[0] + c * k->x.strides[1];
-    int pw = p->pad[1];
+    int pw = p->pad[1], sw = p->stride[1];
+    float *gath = acc + k->scratch_per_thread / 2;
     for (int ih = sh.lo; ih < sh.hi; ih++) {
         const float *row = x + (int64_t)ih * k->x.strides[2];
         for (int kw = 0; kw < p->window[1]; kw++) {
-            /* output j reads input column j - pw + kw */
-            int j0 = pw - kw > 0 ? pw - kw : 0;
-            int j1 = W + pw - kw < OW ? W + pw - kw : OW;
-            if (j1 > j0)
-                k->vmax(acc + j0, row + j0 - pw + kw, (size_t)(j1 - j0), p->nan_opt == CUDNN_PROPAGATE_NAN);
+            /* output j reads input column j*sw - pw + kw; keep the j where that is in [0, W) */
+            int j0 = pw - kw > 0 ? (pw - kw + sw - 1) / sw : 0;
+            int j1 = W + pw - kw > 0 ? (W + pw - kw + sw - 1) / sw : 0;
+            if (j1 > OW)
+                j1 = OW;
+            if (j1 <= j0)
+                continue;
+            const float *src = row + (int64_t)j0 * sw - pw + kw;
+            if (sw != 1) {          /* gather the strided taps into a contiguous row first */
+                for (int j = 0; j < j1 - j0; j++)
+                    gath[j] = src[(int64_t)j * sw];
+                src = gath;
+            }
+            k->vmax(acc + j0, src, (size_t)(j1 - j0), p->nan_opt == CUDNN_PROPAGATE_NAN);
         }
     }
     float *y = (float *)k->yp + n * k->y.strides[0] + c * k->y.strides[1] + (int64_t)oh * k->y.strides[2];
@@ -279,9 +290,8 @@ cudnnStatus_t HD_IMPL(cudnnPoolingForward)(cudnnHandle_t handle, const cudnnPool
             hd_parallel_for(tasks, nt, nhwc_task, &k);
             return CUDNN_STATUS_SUCCESS;
         }
-        if (k.nsp == 2 && p->stride[1] == 1 && (k.x.strides[3] == 1 || k.x.dims[3] == 1) &&
-            (k.y.strides[3] == 1 || k.y.dims[3] == 1)) {
-            size_t per = ((size_t)yDesc->dims[3] + 15) & ~(size_t)15;
+        if (k.nsp == 2 && (k.x.strides[3] == 1 || k.x.dims[3] == 1) && (k.y.strides[3] == 1 || k.y.dims[3] == 1)) {
+            size_t per = 2 * (((size_t)yDesc->dims[3] + 15) & ~(size_t)15);   /* running max + gathered taps */
             k.scratch = hd_handle_scratch(handle, per * sizeof(float) * (size_t)nt);
             if (!k.scratch)
                 return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "no memory for %zu floats of scratch", per * (size_t)nt);

@@ -53,8 +53,8 @@ cudnnStatus_t hd_bn_forward_training(const char *fn, cudnnHandle_t handle, const
         (st = hd_bn_check_param(fn, a->xDesc, a->mvDesc, a->per_act, "mean/variance descriptor")) != CUDNN_STATUS_SUCCESS ||
         (st = check_eps(fn, a->epsilon)) != CUDNN_STATUS_SUCCESS)
         return st;
-    if (a->runMean && !(a->factor >= 0.0 && a->factor <= 1.0))
-        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "exponentialAverageFactor %g is outside [0, 1]", a->factor);
+    if (a->runMean && !isfinite(a->factor))
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "exponentialAverageFactor %g is not finite", a->factor);
     if (a->with_z) {
         if ((st = hd_check_tensor(a->zDesc, "zDesc", fn)) != CUDNN_STATUS_SUCCESS ||
             (st = hd_bn_check_like_x(fn, a->xDesc, a->zDesc, "zDesc")) != CUDNN_STATUS_SUCCESS)

@@ -4,8 +4,8 @@
  *
  * cuDNN 8.1 defines this API for batch normalization only: CUDNN_NORM_PER_CHANNEL is
  * BATCHNORM_SPATIAL, CUDNN_NORM_PER_ACTIVATION is BATCHNORM_PER_ACTIVATION; both algorithms
- * (STANDARD, PERSIST) compute the same result here; groupCnt must be 1 (larger counts are
- * NOT_SUPPORTED as in 8.1).  Scale/bias and mean/variance have separate descriptors.
+ * (STANDARD, PERSIST) compute the same result here; groupCnt must be 1 (any other count is
+ * NOT_SUPPORTED, as cuDNN answers).  Scale/bias and mean/variance have separate descriptors.
  */
 #include "core/api.h"
 #include "core/check.h"
@@ -22,8 +22,6 @@ static cudnnStatus_t check_common(const char *fn, cudnnNormMode_t mode, cudnnNor
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "normOps %d is not a cudnnNormOps_t", (int)ops);
     if (algo != CUDNN_NORM_ALGO_STANDARD && algo != CUDNN_NORM_ALGO_PERSIST)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "algo %d is not a cudnnNormAlgo_t", (int)algo);
-    if (groupCnt < 1)
-        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "groupCnt must be positive (got %d)", groupCnt);
     if (groupCnt != 1)
         return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "cuDNN 8.1 supports groupCnt 1 only (got %d)", groupCnt);
     return CUDNN_STATUS_SUCCESS;

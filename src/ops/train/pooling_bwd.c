@@ -127,6 +127,62 @@ static void bwd_task(void *vctx, size_t t, int thread)
     }
 }
 
+/* FLOAT 2-d planes: the same rules as bwd_task with direct pointer arithmetic. */
+static void bwd2d_f32_task(void *vctx, size_t t, int thread)
+{
+    const bwd_ctx *k = vctx;
+    const pool_t *p = k->p;
+    int C = k->x.dims[1], H = k->x.dims[2], W = k->x.dims[3], OH = k->dy.dims[2], OW = k->dy.dims[3];
+    int n = (int)(t / (size_t)C), c = (int)(t % (size_t)C);
+    double *acc = k->scratch + (size_t)thread * (size_t)k->plane;
+    memset(acc, 0, sizeof(double) * (size_t)k->plane);
+    const float *x = (const float *)k->xp + hd_view_nc(&k->x, n, c);
+    const float *dy = (const float *)k->dyp + hd_view_nc(&k->dy, n, c);
+    int64_t xh = k->x.strides[2], xw = k->x.strides[3], dyh = k->dy.strides[2], dyw = k->dy.strides[3];
+    int prop = p->nan_opt == CUDNN_PROPAGATE_NAN, maxm = is_max(p->mode);
+    for (int oh = 0; oh < OH; oh++) {
+        hd_pool_span sh = hd_pool_span_of(oh, H, p->window[0], p->pad[0], p->stride[0]);
+        for (int ow = 0; ow < OW; ow++) {
+            hd_pool_span sw = hd_pool_span_of(ow, W, p->window[1], p->pad[1], p->stride[1]);
+            int64_t cnt = (int64_t)(sh.hi - sh.lo) * (sw.hi - sw.lo);
+            if (cnt == 0)
+                continue;
+            double g = dy[oh * dyh + ow * dyw];
+            if (maxm) {
+                float m = -INFINITY;
+                int64_t best = -1;
+                for (int ih = sh.lo; ih < sh.hi && m == m; ih++)
+                    for (int iw = sw.lo; iw < sw.hi; iw++) {
+                        float v = x[ih * xh + iw * xw];
+                        if ((prop && v != v) || v > m) {
+                            m = v;
+                            best = (int64_t)ih * W + iw;
+                            if (v != v)
+                                break;
+                        }
+                    }
+                if (best >= 0)
+                    acc[best] += g;
+            } else {
+                double share = g / (double)(p->mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
+                                                ? (int64_t)sh.incl * sw.incl : cnt);
+                for (int ih = sh.lo; ih < sh.hi; ih++)
+                    for (int iw = sw.lo; iw < sw.hi; iw++)
+                        acc[(int64_t)ih * W + iw] += share;
+            }
+        }
+    }
+    float *dx = (float *)k->dxp + hd_view_nc(&k->dx, n, c);
+    int64_t dxh = k->dx.strides[2], dxw = k->dx.strides[3];
+    for (int ih = 0; ih < H; ih++)
+        for (int iw = 0; iw < W; iw++) {
+            double r = k->alpha * acc[(int64_t)ih * W + iw];
+            if (k->beta != 0.0)
+                r += k->beta * (double)dx[ih * dxh + iw * dxw];
+            dx[ih * dxh + iw * dxw] = (float)r;
+        }
+}
+
 cudnnStatus_t HD_IMPL(cudnnPoolingBackward)(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc,
                                             const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y,
                                             const cudnnTensorDescriptor_t dyDesc, const void *dy,
@@ -189,6 +245,7 @@ cudnnStatus_t HD_IMPL(cudnnPoolingBackward)(cudnnHandle_t handle, const cudnnPoo
     k.scratch = hd_handle_scratch(handle, bytes);
     if (!k.scratch)
         return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "no memory for %zu bytes of scratch", bytes);
-    hd_parallel_for((size_t)xDesc->dims[0] * (size_t)xDesc->dims[1], nt, bwd_task, &k);
+    hd_parallel_for((size_t)xDesc->dims[0] * (size_t)xDesc->dims[1], nt,
+                    k.nsp == 2 && xDesc->dtype == CUDNN_DATA_FLOAT ? bwd2d_f32_task : bwd_task, &k);
     return CUDNN_STATUS_SUCCESS;
 }
