@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "core/memory.h"
 #include "core/parallel.h"
