@@ -36,6 +36,29 @@ static int pick_threads(int nthreads, size_t m, size_t n, size_t k)
 }
 
 /*
+ * Phase-2 partition of a chunk of MP x NP panels into MT x NT tiles of whole panels, about
+ * MT_PANELS x NT_PANELS each.  With several threads, tiles are added along n (then m) until
+ * every thread has work and the count divides evenly among them.  Which thread computes a tile
+ * never changes its bits (docs/gemm.md), so the partition may follow the thread count.
+ */
+static void plan_tiles(size_t mp, size_t mt_panels, size_t np, size_t nt_panels, int threads, size_t *mt,
+                       size_t *nt)
+{
+    size_t a = (mp + mt_panels - 1) / mt_panels, b = (np + nt_panels - 1) / nt_panels;
+    size_t th = threads > 1 ? (size_t)threads : 1;
+    for (int tries = 0; tries < 8 && (a * b < th || (a * b) % th != 0); tries++) {
+        if (b < np)
+            b++;
+        else if (a < mp)
+            a++;
+        else
+            break;
+    }
+    *mt = a;
+    *nt = b;
+}
+
+/*
  * One packing buffer is kept between calls, so that repeated GEMMs do not pay for fresh
  * pages every time.  A caller takes it with an atomic exchange (a concurrent caller finds the
  * slot empty and allocates its own) and puts it back when done; the larger one survives.

@@ -62,6 +62,8 @@ double bench_peak_gflops(hd_isa_t isa, size_t esize, int threads, const bench_op
 int bench_mode_peak(const bench_opts *o);
 int bench_mode_stream(const bench_opts *o, size_t mbytes);
 int bench_mode_gemm(const bench_opts *o, const bench_prob *probs, size_t n);
+/* Load a reference GEMM to compare with ("dnnl"); 0 on success. */
+int bench_load_ref(const char *name);
 int bench_mode_conv(const bench_opts *o, const bench_prob *probs, size_t n);
 int bench_mode_ukernel(const bench_opts *o);
 

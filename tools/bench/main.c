@@ -7,7 +7,8 @@
  * Options: --threads=N (measure 1 and N threads; default: HOSTDNN_NUM_THREADS or all cores),
  * --reps=R (median of R, default 5), --min-time=S (seconds per repetition, default 0.05),
  * --isa=scalar|avx2|avx512 (gemm kernel family), --dt=f32|f64, --stream-mb=M (array size),
- * --batch=FILE (problems, one per line, '#' starts a comment), -v (progress on stderr).
+ * --batch=FILE (problems, one per line, '#' starts a comment), --ref=dnnl (also time oneDNN's
+ * dnnl_sgemm/dnnl_dgemm, loaded at run time if installed), -v (progress on stderr).
  * Problems: see problem.c (m1024n1024k1024, g1n16c64h56w56k64r3s3p1u1, ...).
  */
 #include <stdio.h>
@@ -31,7 +32,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: hostdnn-bench [--mode=peak|stream|gemm|ukernel|conv] [--threads=N] [--reps=R] [--min-time=S]\n"
             "                     [--isa=scalar|avx2|avx512] [--dt=f32|f64] [--stream-mb=M] [--batch=FILE]\n"
-            "                     [-v] [problem ...]\n"
+            "                     [--ref=dnnl] [-v] [problem ...]\n"
             "  no arguments: short default suite (peak, stream, gemm)\n"
             "  gemm problem: m<M>n<N>k<K>[ta1][tb1]           e.g. m1024n1024k1024\n"
             "  conv problem: g<G>n<N>c<C>h<H>w<W>k<K>r<R>s<S>p<P>u<U>  e.g. g1n16c64h56w56k64r3s3p1u1\n");
@@ -121,6 +122,9 @@ int main(int argc, char **argv)
             }
         } else if (strncmp(a, "--batch=", 8) == 0) {
             if (read_batch(a + 8, &probs, &nprobs, &cap))
+                return 2;
+        } else if (strncmp(a, "--ref=", 6) == 0) {
+            if (bench_load_ref(a + 6))
                 return 2;
         } else if (strcmp(a, "-v") == 0) {
             o.verbose = 1;

@@ -22,12 +22,11 @@ void hd_f32_gemm_ukernel_14x32__avx512(size_t mr, size_t nr, size_t kc, const fl
         acc0[i] = _mm512_setzero_ps();
         acc1[i] = _mm512_setzero_ps();
     }
-    /* Fetch the C tile while the k loop runs, so the epilogue does not wait for memory. */
-    if (beta != 0.0f) {
-        for (size_t i = 0; i < mr; i++) {
-            _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
-            _mm_prefetch((const char *)(c + i * ldc + 16), _MM_HINT_T0);
-        }
+    /* Fetch the C tile while the k loop runs, so the epilogue does not wait for memory
+       (also when beta == 0: the stores would have to fetch the lines anyway). */
+    for (size_t i = 0; i < mr; i++) {
+        _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
+        _mm_prefetch((const char *)(c + i * ldc + 16), _MM_HINT_T0);
     }
     for (size_t p = 0; p < kc; p++) {
         const __m512 b0 = _mm512_load_ps(b);

@@ -20,10 +20,8 @@ void hd_f32_gemm_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const float
         acc0[i] = _mm256_setzero_ps();
         acc1[i] = _mm256_setzero_ps();
     }
-    if (beta != 0.0f) {
-        for (size_t i = 0; i < mr; i++)
-            _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
-    }
+    for (size_t i = 0; i < mr; i++)
+        _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
     for (size_t p = 0; p < kc; p++) {
         const __m256 b0 = _mm256_load_ps(b);
         const __m256 b1 = _mm256_load_ps(b + 8);

@@ -20,11 +20,9 @@ void hd_f64_gemm_ukernel_14x16__avx512(size_t mr, size_t nr, size_t kc, const do
         acc0[i] = _mm512_setzero_pd();
         acc1[i] = _mm512_setzero_pd();
     }
-    if (beta != 0.0) {
-        for (size_t i = 0; i < mr; i++) {
-            _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
-            _mm_prefetch((const char *)(c + i * ldc + 8), _MM_HINT_T0);
-        }
+    for (size_t i = 0; i < mr; i++) {
+        _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
+        _mm_prefetch((const char *)(c + i * ldc + 8), _MM_HINT_T0);
     }
     for (size_t p = 0; p < kc; p++) {
         const __m512d b0 = _mm512_load_pd(b);

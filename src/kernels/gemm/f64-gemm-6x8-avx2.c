@@ -20,10 +20,8 @@ void hd_f64_gemm_ukernel_6x8__avx2(size_t mr, size_t nr, size_t kc, const double
         acc0[i] = _mm256_setzero_pd();
         acc1[i] = _mm256_setzero_pd();
     }
-    if (beta != 0.0) {
-        for (size_t i = 0; i < mr; i++)
-            _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
-    }
+    for (size_t i = 0; i < mr; i++)
+        _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
     for (size_t p = 0; p < kc; p++) {
         const __m256d b0 = _mm256_load_pd(b);
         const __m256d b1 = _mm256_load_pd(b + 4);
