@@ -11,6 +11,7 @@
  * dnnl_sgemm/dnnl_dgemm, loaded at run time if installed), -v (progress on stderr).
  * Problems: see problem.c (m1024n1024k1024, g1n16c64h56w56k64r3s3p1u1, ...).
  */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,10 +147,19 @@ int main(int argc, char **argv)
     o.threads[1] = nthreads;
     o.nthread_counts = nthreads > 1 ? 2 : 1;
 
+    /* OpenMP teams spin at barriers by default; on an oversubscribed machine (a shared VM,
+       other jobs) a spinning thread takes the core its partner needs and 2-thread numbers
+       collapse.  Sleep at barriers unless the user chose otherwise (docs/performance.md). */
+    const char *wait = getenv("OMP_WAIT_POLICY");
+    if (!wait) {
+        setenv("OMP_WAIT_POLICY", "passive", 0);
+        wait = "passive (set by hostdnn-bench)";
+    }
+
     const hd_cpu_info *cpu = hd_cpu();
-    printf("hostdnn-bench: %s, ISA %s (hardware %s), threads 1%s%d\n", cpu->brand[0] ? cpu->brand : "unknown CPU",
-           hd_isa_name(cpu->isa), hd_isa_name(cpu->hw_isa), nthreads > 1 ? " and " : " only; max ",
-           nthreads);
+    printf("hostdnn-bench: %s, ISA %s (hardware %s), threads 1%s%d, OMP_WAIT_POLICY %s\n",
+           cpu->brand[0] ? cpu->brand : "unknown CPU", hd_isa_name(cpu->isa), hd_isa_name(cpu->hw_isa),
+           nthreads > 1 ? " and " : " only; max ", nthreads, wait);
     fflush(stdout);
 
     int want_default = mode == NULL && nprobs == 0;
