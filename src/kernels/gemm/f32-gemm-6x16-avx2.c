@@ -9,6 +9,7 @@
 #include "kernels/gemm/gemm-ukernels.h"
 
 #define MR 6
+#define PF_STEPS 8 /* k steps ahead */
 
 void hd_f32_gemm_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const float *restrict a,
                                     const float *restrict b, float *restrict c, size_t ldc, float alpha,
@@ -25,6 +26,8 @@ void hd_f32_gemm_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const float
     for (size_t p = 0; p < kc; p++) {
         const __m256 b0 = _mm256_load_ps(b);
         const __m256 b1 = _mm256_load_ps(b + 8);
+        /* B streams from L2 (the A micro-panel is the one kept in L1): ask for it early. */
+        _mm_prefetch((const char *)(b + 16 * PF_STEPS), _MM_HINT_T0);
 #pragma GCC unroll 6
         for (int i = 0; i < MR; i++) {
             const __m256 ai = _mm256_broadcast_ss(a + i);

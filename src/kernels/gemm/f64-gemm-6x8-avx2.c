@@ -9,6 +9,7 @@
 #include "kernels/gemm/gemm-ukernels.h"
 
 #define MR 6
+#define PF_STEPS 8 /* k steps ahead */
 
 void hd_f64_gemm_ukernel_6x8__avx2(size_t mr, size_t nr, size_t kc, const double *restrict a,
                                    const double *restrict b, double *restrict c, size_t ldc, double alpha,
@@ -25,6 +26,8 @@ void hd_f64_gemm_ukernel_6x8__avx2(size_t mr, size_t nr, size_t kc, const double
     for (size_t p = 0; p < kc; p++) {
         const __m256d b0 = _mm256_load_pd(b);
         const __m256d b1 = _mm256_load_pd(b + 4);
+        /* B streams from L2 (the A micro-panel is the one kept in L1): ask for it early. */
+        _mm_prefetch((const char *)(b + 8 * PF_STEPS), _MM_HINT_T0);
 #pragma GCC unroll 6
         for (int i = 0; i < MR; i++) {
             const __m256d ai = _mm256_broadcast_sd(a + i);
