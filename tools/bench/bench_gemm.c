@@ -1,8 +1,9 @@
 /*
  * tools/bench/bench_gemm.c -- gemm mode: hd_sgemm / hd_dgemm GFLOP/s and the fraction of the
  * measured peak of the same ISA and thread count.  Thread counts are interleaved inside each
- * repetition (1, N, 1, N, ...) so a noisy neighbour hurts all of them alike; each repetition
- * repeats the call until it has run min_time, and the median repetition is reported.
+ * repetition (1, N, 1, N, ...) so a noisy neighbour hurts all of them alike, and each GEMM
+ * sample is preceded by a 20 ms peak sample: "% of peak" is the median of the per-repetition
+ * ratios.  Each repetition repeats the call until it has run min_time; medians are reported.
  */
 #include <dlfcn.h>
 #include <string.h>
@@ -99,7 +100,7 @@ static void fill(void *p, size_t n, int dbl, unsigned seed)
 /* GFLOP/s of the median and of the best repetition for each implementation (0 hostdnn,
  * 1 reference) and thread count; returns -1 if out of memory. */
 static int measure(const bench_opts *o, const gemm_prob *g, int nimpl, double gflops[2][2], double best[2][2],
-                   double ms[2][2])
+                   double ms[2][2], double ratio[2])
 {
     gemm_run r = {g, o->isa, o->dt_double, NULL, NULL, NULL, 0, 0, 0};
     size_t es = o->dt_double ? 8 : 4;
@@ -134,19 +135,27 @@ static int measure(const bench_opts *o, const gemm_prob *g, int nimpl, double gf
                 calls[im][t] = 100000;
         }
     }
-    static double samples[2][2][64];
+    static double samples[2][2][64], ratios[2][64];
     int reps = o->reps < 64 ? o->reps : 64;
     double flops = 2.0 * (double)g->m * (double)g->n * (double)g->k;
+    hd_isa_t isa = o->isa < hd_cpu_isa() ? o->isa : hd_cpu_isa();
     for (int rep = 0; rep < reps; rep++) {
         for (int im = 0; im < nimpl; im++) {
             for (int t = 0; t < o->nthread_counts; t++) {
+                /* A short peak measurement right before: the ratio of the two sees the same
+                   neighbours, which matters on a shared machine. */
+                double pk = im == 0 ? bench_peak_sample(isa, es, o->threads[t], 0.02) : 0;
                 double t0 = bench_now();
                 for (int c = 0; c < calls[im][t]; c++)
                     call(&r, o->threads[t], im);
                 samples[im][t][rep] = (bench_now() - t0) / calls[im][t];
+                if (im == 0)
+                    ratios[t][rep] = pk > 0 ? flops / samples[im][t][rep] * 1e-9 / pk : 0;
             }
         }
     }
+    for (int t = 0; t < o->nthread_counts; t++)
+        ratio[t] = bench_median(ratios[t], (size_t)reps);
     for (int im = 0; im < nimpl; im++) {
         for (int t = 0; t < o->nthread_counts; t++) {
             double med = bench_median(samples[im][t], (size_t)reps); /* sorts: [0] is the best */
@@ -165,7 +174,8 @@ int bench_mode_gemm(const bench_opts *o, const bench_prob *probs, size_t n)
 {
     size_t es = o->dt_double ? 8 : 4;
     hd_isa_t isa = o->isa < hd_cpu_isa() ? o->isa : hd_cpu_isa();
-    printf("== gemm %s, kernel %s, median of %d repetitions (>= %.0f ms each), thread counts interleaved\n",
+    printf("== gemm %s, kernel %s, median of %d repetitions (>= %.0f ms each), thread counts and peak "
+           "samples interleaved\n",
            o->dt_double ? "f64" : "f32", hd_gemm_kernel_name(es, isa), o->reps, o->min_time * 1e3);
     double peak[2];
     for (int t = 0; t < o->nthread_counts; t++) {
@@ -174,7 +184,8 @@ int bench_mode_gemm(const bench_opts *o, const bench_prob *probs, size_t n)
                o->threads[t], peak[t]);
     }
     int nimpl = (o->dt_double ? ref_dgemm != NULL : ref_sgemm != NULL) ? 2 : 1;
-    printf("   columns: median GFLOP/s, %% of peak, best GFLOP/s, median ms%s\n",
+    printf("   columns: median GFLOP/s, %% of peak (median over repetitions of GFLOP/s / a peak sample taken\n"
+           "   just before), best GFLOP/s, median ms%s\n",
            nimpl > 1 ? "; then oneDNN's dnnl_*gemm: median GFLOP/s (best)" : "");
     printf("%-20s", "problem");
     for (int t = 0; t < o->nthread_counts; t++)
@@ -185,18 +196,18 @@ int bench_mode_gemm(const bench_opts *o, const bench_prob *probs, size_t n)
     for (size_t i = 0; i < n; i++) {
         if (probs[i].kind != PROB_GEMM)
             continue;
-        double gf[2][2], best[2][2], ms[2][2];
+        double gf[2][2], best[2][2], ms[2][2], ratio[2];
         if (o->verbose)
             fprintf(stderr, "[%zu/%zu] %s ...\n", i + 1, n, probs[i].text);
-        if (measure(o, &probs[i].u.gemm, nimpl, gf, best, ms)) {
+        if (measure(o, &probs[i].u.gemm, nimpl, gf, best, ms, ratio)) {
             printf("%-20s out of memory\n", probs[i].text);
             failed = 1;
             continue;
         }
         printf("%-20s", probs[i].text);
         for (int t = 0; t < o->nthread_counts; t++)
-            printf(" | thr=%-2d %7.1f %5.1f%% %7.1f %8.3f", o->threads[t], gf[0][t],
-                   peak[t] > 0 ? 100.0 * gf[0][t] / peak[t] : 0.0, best[0][t], ms[0][t]);
+            printf(" | thr=%-2d %7.1f %5.1f%% %7.1f %8.3f", o->threads[t], gf[0][t], 100.0 * ratio[t], best[0][t],
+                   ms[0][t]);
         if (nimpl > 1) {
             printf(" | dnnl:");
             for (int t = 0; t < o->nthread_counts; t++)

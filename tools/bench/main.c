@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench.h"
 #include "core/parallel.h"
@@ -150,9 +151,15 @@ int main(int argc, char **argv)
     /* OpenMP teams spin at barriers by default; on an oversubscribed machine (a shared VM,
        other jobs) a spinning thread takes the core its partner needs and 2-thread numbers
        collapse.  Sleep at barriers unless the user chose otherwise (docs/performance.md). */
+    /* The OpenMP runtime reads its environment when it is loaded, so the driver re-executes
+       itself once with the variable set. */
     const char *wait = getenv("OMP_WAIT_POLICY");
     if (!wait) {
         setenv("OMP_WAIT_POLICY", "passive", 0);
+        setenv("HD_BENCH_SET_WAIT", "1", 1);
+        execv("/proc/self/exe", argv);
+        wait = "active (default; re-exec failed)"; /* execv returned: carry on as we are */
+    } else if (getenv("HD_BENCH_SET_WAIT")) {
         wait = "passive (set by hostdnn-bench)";
     }
 

@@ -15,7 +15,7 @@
 #define PF_STEPS 8 /* k steps ahead */
 
 void hd_f32_gemm_ukernel_14x32__avx512(size_t mr, size_t nr, size_t kc, const float *restrict a,
-                                       const float *restrict b, float *restrict c, size_t ldc, float alpha,
+                                       const float *restrict b, size_t b_stride, float *restrict c, size_t ldc, float alpha,
                                        float beta)
 {
     __m512 acc0[MR], acc1[MR];
@@ -31,11 +31,11 @@ void hd_f32_gemm_ukernel_14x32__avx512(size_t mr, size_t nr, size_t kc, const fl
         _mm_prefetch((const char *)(c + i * ldc + 16), _MM_HINT_T0);
     }
     for (size_t p = 0; p < kc; p++) {
-        const __m512 b0 = _mm512_load_ps(b);
-        const __m512 b1 = _mm512_load_ps(b + 16);
+        const __m512 b0 = _mm512_loadu_ps(b);
+        const __m512 b1 = _mm512_loadu_ps(b + 16);
         /* B streams from L2 (the A micro-panel is the one kept in L1): ask for it early. */
-        _mm_prefetch((const char *)(b + 32 * PF_STEPS), _MM_HINT_T0);
-        _mm_prefetch((const char *)(b + 32 * PF_STEPS + 16), _MM_HINT_T0);
+        _mm_prefetch((const char *)(b + b_stride * PF_STEPS), _MM_HINT_T0);
+        _mm_prefetch((const char *)(b + b_stride * PF_STEPS + 16), _MM_HINT_T0);
 #pragma GCC unroll 14
         for (int i = 0; i < MR; i++) {
             const __m512 ai = _mm512_set1_ps(a[i]);
@@ -43,7 +43,7 @@ void hd_f32_gemm_ukernel_14x32__avx512(size_t mr, size_t nr, size_t kc, const fl
             acc1[i] = _mm512_fmadd_ps(ai, b1, acc1[i]);
         }
         a += MR;
-        b += 32;
+        b += b_stride;
     }
 
     const __m512 va = _mm512_set1_ps(alpha);
