@@ -24,6 +24,7 @@ typedef struct {
 
 /* ---- timing and statistics (timer.c) ---- */
 double bench_now(void);                        /* seconds, monotonic */
+double bench_cpu_now(void);                    /* CPU seconds used by the process so far */
 double bench_median(double *v, size_t n);      /* sorts v */
 
 /* ---- problem strings (problem.c) ---- */

@@ -98,9 +98,11 @@ static void fill(void *p, size_t n, int dbl, unsigned seed)
 }
 
 /* GFLOP/s of the median and of the best repetition for each implementation (0 hostdnn,
- * 1 reference) and thread count; returns -1 if out of memory. */
+ * 1 reference) and thread count, and per CPU second of each thread (CPU_GF: what the rate would
+ * be if the threads were never descheduled -- a load-independent estimate on a shared
+ * machine, exact for one thread, optimistic for several); returns -1 if out of memory. */
 static int measure(const bench_opts *o, const gemm_prob *g, int nimpl, double gflops[2][2], double best[2][2],
-                   double ms[2][2], double ratio[2])
+                   double ms[2][2], double ratio[2], double cpu_gf[2][2])
 {
     gemm_run r = {g, o->isa, o->dt_double, NULL, NULL, NULL, 0, 0, 0};
     size_t es = o->dt_double ? 8 : 4;
@@ -135,7 +137,7 @@ static int measure(const bench_opts *o, const gemm_prob *g, int nimpl, double gf
                 calls[im][t] = 100000;
         }
     }
-    static double samples[2][2][64], ratios[2][64];
+    static double samples[2][2][64], cpu_samples[2][2][64], ratios[2][64];
     int reps = o->reps < 64 ? o->reps : 64;
     double flops = 2.0 * (double)g->m * (double)g->n * (double)g->k;
     hd_isa_t isa = o->isa < hd_cpu_isa() ? o->isa : hd_cpu_isa();
@@ -145,10 +147,11 @@ static int measure(const bench_opts *o, const gemm_prob *g, int nimpl, double gf
                 /* A short peak measurement right before: the ratio of the two sees the same
                    neighbours, which matters on a shared machine. */
                 double pk = im == 0 ? bench_peak_sample(isa, es, o->threads[t], 0.02) : 0;
-                double t0 = bench_now();
+                double t0 = bench_now(), u0 = bench_cpu_now();
                 for (int c = 0; c < calls[im][t]; c++)
                     call(&r, o->threads[t], im);
                 samples[im][t][rep] = (bench_now() - t0) / calls[im][t];
+                cpu_samples[im][t][rep] = (bench_cpu_now() - u0) / calls[im][t] / o->threads[t];
                 if (im == 0)
                     ratios[t][rep] = pk > 0 ? flops / samples[im][t][rep] * 1e-9 / pk : 0;
             }
@@ -162,6 +165,7 @@ static int measure(const bench_opts *o, const gemm_prob *g, int nimpl, double gf
             ms[im][t] = med * 1e3;
             gflops[im][t] = flops / med * 1e-9;
             best[im][t] = flops / samples[im][t][0] * 1e-9;
+            cpu_gf[im][t] = flops / bench_median(cpu_samples[im][t], (size_t)reps) * 1e-9;
         }
     }
     hd_aligned_free(r.A);
@@ -185,33 +189,33 @@ int bench_mode_gemm(const bench_opts *o, const bench_prob *probs, size_t n)
     }
     int nimpl = (o->dt_double ? ref_dgemm != NULL : ref_sgemm != NULL) ? 2 : 1;
     printf("   columns: median GFLOP/s, %% of peak (median over repetitions of GFLOP/s / a peak sample taken\n"
-           "   just before), best GFLOP/s, median ms%s\n",
-           nimpl > 1 ? "; then oneDNN's dnnl_*gemm: median GFLOP/s (best)" : "");
+           "   just before), best GFLOP/s, median ms, GFLOP/s per thread CPU time (cpu)%s\n",
+           nimpl > 1 ? "; then oneDNN's dnnl_*gemm: median GFLOP/s (best) [cpu]" : "");
     printf("%-20s", "problem");
     for (int t = 0; t < o->nthread_counts; t++)
-        printf(" | thr=%-2d %7s %6s %7s %8s", o->threads[t], "GFLOP/s", "%peak", "best", "ms");
+        printf(" | thr=%-2d %7s %6s %7s %8s %6s", o->threads[t], "GFLOP/s", "%peak", "best", "ms", "cpu");
     printf("\n");
     fflush(stdout);
     int failed = 0;
     for (size_t i = 0; i < n; i++) {
         if (probs[i].kind != PROB_GEMM)
             continue;
-        double gf[2][2], best[2][2], ms[2][2], ratio[2];
+        double gf[2][2], best[2][2], ms[2][2], ratio[2], cgf[2][2];
         if (o->verbose)
             fprintf(stderr, "[%zu/%zu] %s ...\n", i + 1, n, probs[i].text);
-        if (measure(o, &probs[i].u.gemm, nimpl, gf, best, ms, ratio)) {
+        if (measure(o, &probs[i].u.gemm, nimpl, gf, best, ms, ratio, cgf)) {
             printf("%-20s out of memory\n", probs[i].text);
             failed = 1;
             continue;
         }
         printf("%-20s", probs[i].text);
         for (int t = 0; t < o->nthread_counts; t++)
-            printf(" | thr=%-2d %7.1f %5.1f%% %7.1f %8.3f", o->threads[t], gf[0][t], 100.0 * ratio[t], best[0][t],
-                   ms[0][t]);
+            printf(" | thr=%-2d %7.1f %5.1f%% %7.1f %8.3f %6.1f", o->threads[t], gf[0][t], 100.0 * ratio[t],
+                   best[0][t], ms[0][t], cgf[0][t]);
         if (nimpl > 1) {
             printf(" | dnnl:");
             for (int t = 0; t < o->nthread_counts; t++)
-                printf(" thr=%d %.1f (%.1f)", o->threads[t], gf[1][t], best[1][t]);
+                printf(" thr=%d %.1f (%.1f) [%.1f]", o->threads[t], gf[1][t], best[1][t], cgf[1][t]);
         }
         printf("  [%zu/%zu]\n", i + 1, n);
         fflush(stdout);
