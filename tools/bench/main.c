@@ -5,7 +5,8 @@
  *   hostdnn-bench --mode=peak|stream|gemm|ukernel|conv [options] [problem ...]
  *
  * Options: --threads=N (measure 1 and N threads; default: HOSTDNN_NUM_THREADS or all cores),
- * --reps=R (median of R, default 5), --min-time=S (seconds per repetition, default 0.05),
+ * --reps=R (median of R, default 5), --min-time=S (seconds per repetition, default 0.05; 0.02
+ * in the default suite),
  * --isa=scalar|avx2|avx512 (gemm kernel family), --dt=f32|f64, --stream-mb=M (array size),
  * --batch=FILE (problems, one per line, '#' starts a comment), --ref=dnnl (also time oneDNN's
  * dnnl_sgemm/dnnl_dgemm, loaded at run time if installed), -v (progress on stderr).
@@ -87,7 +88,7 @@ int main(int argc, char **argv)
     size_t stream_mb = 64;
     bench_prob *probs = NULL;
     size_t nprobs = 0, cap = 0;
-    int rc = 0;
+    int rc = 0, min_time_given = 0;
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -99,6 +100,7 @@ int main(int argc, char **argv)
             o.reps = atoi(a + 7);
         } else if (strncmp(a, "--min-time=", 11) == 0) {
             o.min_time = atof(a + 11);
+            min_time_given = 1;
         } else if (strncmp(a, "--stream-mb=", 12) == 0) {
             stream_mb = (size_t)atol(a + 12);
         } else if (strncmp(a, "--isa=", 6) == 0) {
@@ -171,6 +173,9 @@ int main(int argc, char **argv)
 
     int want_default = mode == NULL && nprobs == 0;
     if (want_default) {
+        /* keep the whole default suite under a minute, even on a busy machine */
+        if (!min_time_given)
+            o.min_time = 0.02;
         for (size_t i = 0; i < sizeof default_gemm / sizeof default_gemm[0]; i++)
             if (add_problem(default_gemm[i], &probs, &nprobs, &cap))
                 return 2;
