@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "core/memory.h"
 #include "core/parallel.h"
@@ -32,6 +33,29 @@ static int pick_threads(int nthreads, size_t m, size_t n, size_t k)
         return 1;
     double work = (double)m * (double)n * (double)k;
     return work < 64.0 * 64.0 * 64.0 ? 1 : nthreads;
+}
+
+/*
+ * Phase-2 partition of a chunk of MP x NP panels into MT x NT tiles of whole panels, about
+ * MT_PANELS x NT_PANELS each.  With several threads, tiles are added along n (then m) until
+ * every thread has work and the count divides evenly among them.  Which thread computes a tile
+ * never changes its bits (docs/gemm.md), so the partition may follow the thread count.
+ */
+static void plan_tiles(size_t mp, size_t mt_panels, size_t np, size_t nt_panels, int threads, size_t *mt,
+                       size_t *nt)
+{
+    size_t a = (mp + mt_panels - 1) / mt_panels, b = (np + nt_panels - 1) / nt_panels;
+    size_t th = threads > 1 ? (size_t)threads : 1;
+    for (int tries = 0; tries < 8 && (a * b < th || (a * b) % th != 0); tries++) {
+        if (b < np)
+            b++;
+        else if (a < mp)
+            a++;
+        else
+            break;
+    }
+    *mt = a;
+    *nt = b;
 }
 
 /*

@@ -4,6 +4,7 @@
  * over p in order from 0, then alpha*acc rounded, beta*C rounded, added.  Every kernel must
  * match it bitwise.  Named edge cases: every mr and
  * nr remainder, kc of 0/1/odd/large, ldc wider than the tile (padding must stay untouched),
+ * B packed (stride NR) or read in place (wider stride, unaligned),
  * alpha and beta of 0, 1 and other values, beta == 0 over a C full of NaN.  Kernels the CPU
  * (or HOSTDNN_MAX_ISA) does not allow are skipped and say so.
  */
@@ -28,7 +29,7 @@ static double rnd(void)
 #define GUARD 7.25 /* value of C cells the kernel must not touch */
 
 #define CONTRACT(T, FMAF)                                                                           \
-    static void contract_##T(int fused, size_t MR, size_t NR, size_t mr, size_t nr, size_t kc,     \
+    static void contract_##T(int fused, size_t MR, size_t bs, size_t mr, size_t nr, size_t kc,     \
                              const T *a, const T *b, T *c, size_t ldc, T alpha, T beta)             \
     {                                                                                               \
         for (size_t i = 0; i < mr; i++)                                                             \
@@ -36,9 +37,9 @@ static double rnd(void)
                 T acc = 0;                                                                          \
                 for (size_t p = 0; p < kc; p++) {                                                   \
                     if (fused) {                                                                    \
-                        acc = FMAF(a[p * MR + i], b[p * NR + j], acc);                              \
+                        acc = FMAF(a[p * MR + i], b[p * bs + j], acc);                              \
                     } else {                                                                        \
-                        T prod = a[p * MR + i] * b[p * NR + j];                                     \
+                        T prod = a[p * MR + i] * b[p * bs + j];                                     \
                         acc = acc + prod;                                                           \
                     }                                                                               \
                 }                                                                                   \
@@ -60,18 +61,21 @@ CONTRACT(double, fma)
     {                                                                                               \
         size_t MR = K->mr, NR = K->nr, ldc = NR + ldc_extra, rows = MR + 1;                         \
         size_t kk = kc ? kc : 1;                                                                    \
-        T *a = hd_aligned_alloc(kk * MR * sizeof(T)), *b = hd_aligned_alloc(kk * NR * sizeof(T));   \
+        /* B rows: packed (stride NR), or in place with a wider, odd stride (+1 misaligns) */        \
+        size_t bs = ldc_extra % 2 ? NR + 2 * ldc_extra + 1 : NR;                                    \
+        T *a = hd_aligned_alloc(kk * MR * sizeof(T)), *b = hd_aligned_alloc((kk * bs + 1) * sizeof(T)); \
         T *c = malloc(rows * ldc * sizeof(T)), *want = malloc(rows * ldc * sizeof(T));               \
         for (size_t i = 0; i < kk * MR; i++)                                                        \
             a[i] = (T)rnd();                                                                        \
-        for (size_t i = 0; i < kk * NR; i++)                                                        \
+        for (size_t i = 0; i < kk * bs + 1; i++)                                                    \
             b[i] = (T)rnd();                                                                        \
+        const T *b0 = b + (bs != NR); /* in place: not 64-byte aligned */                           \
         for (size_t i = 0; i < rows; i++)                                                           \
             for (size_t j = 0; j < ldc; j++)                                                        \
                 c[i * ldc + j] = (i < mr && j < nr) ? (nan_c ? (T)NAN : (T)rnd()) : (T)GUARD;       \
         memcpy(want, c, rows * ldc * sizeof(T));                                                    \
-        contract_##T(K->fused, MR, NR, mr, nr, kc, a, b, want, ldc, alpha, beta);                             \
-        K->FIELD(mr, nr, kc, a, b, c, ldc, alpha, beta);                                            \
+        contract_##T(K->fused, MR, bs, mr, nr, kc, a, b0, want, ldc, alpha, beta);                             \
+        K->FIELD(mr, nr, kc, a, b0, bs, c, ldc, alpha, beta);                                            \
         int ok = memcmp(c, want, rows * ldc * sizeof(T)) == 0;                                      \
         if (!ok) {                                                                                  \
             for (size_t i = 0; i < rows * ldc; i++)                                                 \

@@ -24,6 +24,7 @@ typedef struct {
 
 /* ---- timing and statistics (timer.c) ---- */
 double bench_now(void);                        /* seconds, monotonic */
+double bench_cpu_now(void);                    /* CPU seconds used by the process so far */
 double bench_median(double *v, size_t n);      /* sorts v */
 
 /* ---- problem strings (problem.c) ---- */
@@ -59,9 +60,13 @@ double bench_prob_flops(const bench_prob *p);
 /* Peak FMA throughput in GFLOP/s for ISA, element size ESIZE (4 or 8) and THREADS threads;
  * 0 if the ISA is not available.  Cached after the first measurement. */
 double bench_peak_gflops(hd_isa_t isa, size_t esize, int threads, const bench_opts *o);
+/* One peak measurement lasting about SECONDS, for interleaving with other measurements. */
+double bench_peak_sample(hd_isa_t isa, size_t esize, int threads, double seconds);
 int bench_mode_peak(const bench_opts *o);
 int bench_mode_stream(const bench_opts *o, size_t mbytes);
 int bench_mode_gemm(const bench_opts *o, const bench_prob *probs, size_t n);
+/* Load a reference GEMM to compare with ("dnnl"); 0 on success. */
+int bench_load_ref(const char *name);
 int bench_mode_conv(const bench_opts *o, const bench_prob *probs, size_t n);
 int bench_mode_ukernel(const bench_opts *o);
 

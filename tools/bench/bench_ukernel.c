@@ -51,10 +51,10 @@ int bench_mode_ukernel(const bench_opts *o)
                 for (size_t it = 0; it < calls; it++)
                     for (size_t p = 0; p < na; p++) {
                         if (es == 4)
-                            K->f32(K->mr, K->nr, kc, (const float *)a + p * kc * K->mr, b,
+                            K->f32(K->mr, K->nr, kc, (const float *)a + p * kc * K->mr, b, K->nr,
                                    (float *)c + p * K->mr * K->nr, K->nr, 1.0f, 1.0f);
                         else
-                            K->f64(K->mr, K->nr, kc, (const double *)a + p * kc * K->mr, b,
+                            K->f64(K->mr, K->nr, kc, (const double *)a + p * kc * K->mr, b, K->nr,
                                    (double *)c + p * K->mr * K->nr, K->nr, 1.0, 1.0);
                     }
                 double dt = bench_now() - t0;

@@ -5,14 +5,18 @@
  *   hostdnn-bench --mode=peak|stream|gemm|ukernel|conv [options] [problem ...]
  *
  * Options: --threads=N (measure 1 and N threads; default: HOSTDNN_NUM_THREADS or all cores),
- * --reps=R (median of R, default 5), --min-time=S (seconds per repetition, default 0.05),
+ * --reps=R (median of R, default 5), --min-time=S (seconds per repetition, default 0.05; 0.02
+ * in the default suite),
  * --isa=scalar|avx2|avx512 (gemm kernel family), --dt=f32|f64, --stream-mb=M (array size),
- * --batch=FILE (problems, one per line, '#' starts a comment), -v (progress on stderr).
+ * --batch=FILE (problems, one per line, '#' starts a comment), --ref=dnnl (also time oneDNN's
+ * dnnl_sgemm/dnnl_dgemm, loaded at run time if installed), -v (progress on stderr).
  * Problems: see problem.c (m1024n1024k1024, g1n16c64h56w56k64r3s3p1u1, ...).
  */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench.h"
 #include "core/parallel.h"
@@ -31,7 +35,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: hostdnn-bench [--mode=peak|stream|gemm|ukernel|conv] [--threads=N] [--reps=R] [--min-time=S]\n"
             "                     [--isa=scalar|avx2|avx512] [--dt=f32|f64] [--stream-mb=M] [--batch=FILE]\n"
-            "                     [-v] [problem ...]\n"
+            "                     [--ref=dnnl] [-v] [problem ...]\n"
             "  no arguments: short default suite (peak, stream, gemm)\n"
             "  gemm problem: m<M>n<N>k<K>[ta1][tb1]           e.g. m1024n1024k1024\n"
             "  conv problem: g<G>n<N>c<C>h<H>w<W>k<K>r<R>s<S>p<P>u<U>  e.g. g1n16c64h56w56k64r3s3p1u1\n");
@@ -84,7 +88,7 @@ int main(int argc, char **argv)
     size_t stream_mb = 64;
     bench_prob *probs = NULL;
     size_t nprobs = 0, cap = 0;
-    int rc = 0;
+    int rc = 0, min_time_given = 0;
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -96,6 +100,7 @@ int main(int argc, char **argv)
             o.reps = atoi(a + 7);
         } else if (strncmp(a, "--min-time=", 11) == 0) {
             o.min_time = atof(a + 11);
+            min_time_given = 1;
         } else if (strncmp(a, "--stream-mb=", 12) == 0) {
             stream_mb = (size_t)atol(a + 12);
         } else if (strncmp(a, "--isa=", 6) == 0) {
@@ -122,6 +127,9 @@ int main(int argc, char **argv)
         } else if (strncmp(a, "--batch=", 8) == 0) {
             if (read_batch(a + 8, &probs, &nprobs, &cap))
                 return 2;
+        } else if (strncmp(a, "--ref=", 6) == 0) {
+            if (bench_load_ref(a + 6))
+                return 2;
         } else if (strcmp(a, "-v") == 0) {
             o.verbose = 1;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -142,14 +150,32 @@ int main(int argc, char **argv)
     o.threads[1] = nthreads;
     o.nthread_counts = nthreads > 1 ? 2 : 1;
 
+    /* OpenMP teams spin at barriers by default; on an oversubscribed machine (a shared VM,
+       other jobs) a spinning thread takes the core its partner needs and 2-thread numbers
+       collapse.  Sleep at barriers unless the user chose otherwise (docs/performance.md). */
+    /* The OpenMP runtime reads its environment when it is loaded, so the driver re-executes
+       itself once with the variable set. */
+    const char *wait = getenv("OMP_WAIT_POLICY");
+    if (!wait) {
+        setenv("OMP_WAIT_POLICY", "passive", 0);
+        setenv("HD_BENCH_SET_WAIT", "1", 1);
+        execv("/proc/self/exe", argv);
+        wait = "active (default; re-exec failed)"; /* execv returned: carry on as we are */
+    } else if (getenv("HD_BENCH_SET_WAIT")) {
+        wait = "passive (set by hostdnn-bench)";
+    }
+
     const hd_cpu_info *cpu = hd_cpu();
-    printf("hostdnn-bench: %s, ISA %s (hardware %s), threads 1%s%d\n", cpu->brand[0] ? cpu->brand : "unknown CPU",
-           hd_isa_name(cpu->isa), hd_isa_name(cpu->hw_isa), nthreads > 1 ? " and " : " only; max ",
-           nthreads);
+    printf("hostdnn-bench: %s, ISA %s (hardware %s), threads 1%s%d, OMP_WAIT_POLICY %s\n",
+           cpu->brand[0] ? cpu->brand : "unknown CPU", hd_isa_name(cpu->isa), hd_isa_name(cpu->hw_isa),
+           nthreads > 1 ? " and " : " only; max ", nthreads, wait);
     fflush(stdout);
 
     int want_default = mode == NULL && nprobs == 0;
     if (want_default) {
+        /* keep the whole default suite under a minute, even on a busy machine */
+        if (!min_time_given)
+            o.min_time = 0.02;
         for (size_t i = 0; i < sizeof default_gemm / sizeof default_gemm[0]; i++)
             if (add_problem(default_gemm[i], &probs, &nprobs, &cap))
                 return 2;

@@ -37,6 +37,30 @@ static void loop_for(hd_isa_t isa, size_t esize, fma_loop_fn *fn, double *flops_
         *fn = esize == 8 ? bench_fma_loop_f64_scalar : bench_fma_loop_f32_scalar;
 }
 
+/* One measurement of about SECONDS (iteration count calibrated once per ISA/type). */
+double bench_peak_sample(hd_isa_t isa, size_t esize, int threads, double seconds)
+{
+    static size_t iters_per_s[3][2];
+    if (isa > hd_cpu_isa())
+        return 0;
+    peak_ctx c = {0};
+    double fpi;
+    loop_for(isa, esize, &c.fn, &fpi);
+    size_t *ips = &iters_per_s[isa][esize == 8];
+    if (*ips == 0) {
+        c.iters = 1u << 16;
+        double t0 = bench_now();
+        c.fn(c.iters);
+        double dt = bench_now() - t0;
+        *ips = dt > 0 ? (size_t)((double)c.iters / dt) : (size_t)1 << 26;
+    }
+    c.iters = (size_t)((double)*ips * seconds) + 1;
+    double t0 = bench_now();
+    hd_parallel_for((size_t)threads, threads, peak_task, &c);
+    double dt = bench_now() - t0;
+    return fpi * (double)c.iters * threads / dt * 1e-9;
+}
+
 static double cache[3][2][2]; /* [isa][esize==8][threads>1] */
 static int cache_threads[3][2][2];
 

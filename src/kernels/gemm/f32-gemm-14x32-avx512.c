@@ -4,16 +4,18 @@
  * 14 rows x 2 ZMM columns = 28 independent accumulators: with two FMA pipes of latency 4 at
  * least 8 FMAs must be in flight, so 28 hides the latency with room to spare, and leaves
  * 4 registers for the two B vectors and the broadcast of A.  Per k step: 2 loads of B,
- * 14 broadcasts of A (folded into the FMAs as memory operands), 28 FMAs.
+ * 14 broadcasts of A, 28 FMAs, and a prefetch of B 8 steps ahead: the driver keeps the A
+ * micro-panel in L1 and streams B from L2, whose latency showed up as stalls on the B loads.
  */
 #include <immintrin.h>
 
 #include "kernels/gemm/gemm-ukernels.h"
 
 #define MR 14
+#define PF_STEPS 8 /* k steps ahead */
 
 void hd_f32_gemm_ukernel_14x32__avx512(size_t mr, size_t nr, size_t kc, const float *restrict a,
-                                       const float *restrict b, float *restrict c, size_t ldc, float alpha,
+                                       const float *restrict b, size_t b_stride, float *restrict c, size_t ldc, float alpha,
                                        float beta)
 {
     __m512 acc0[MR], acc1[MR];
@@ -22,16 +24,18 @@ void hd_f32_gemm_ukernel_14x32__avx512(size_t mr, size_t nr, size_t kc, const fl
         acc0[i] = _mm512_setzero_ps();
         acc1[i] = _mm512_setzero_ps();
     }
-    /* Fetch the C tile while the k loop runs, so the epilogue does not wait for memory. */
-    if (beta != 0.0f) {
-        for (size_t i = 0; i < mr; i++) {
-            _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
-            _mm_prefetch((const char *)(c + i * ldc + 16), _MM_HINT_T0);
-        }
+    /* Fetch the C tile while the k loop runs, so the epilogue does not wait for memory
+       (also when beta == 0: the stores would have to fetch the lines anyway). */
+    for (size_t i = 0; i < mr; i++) {
+        _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
+        _mm_prefetch((const char *)(c + i * ldc + 16), _MM_HINT_T0);
     }
     for (size_t p = 0; p < kc; p++) {
-        const __m512 b0 = _mm512_load_ps(b);
-        const __m512 b1 = _mm512_load_ps(b + 16);
+        const __m512 b0 = _mm512_loadu_ps(b);
+        const __m512 b1 = _mm512_loadu_ps(b + 16);
+        /* B streams from L2 (the A micro-panel is the one kept in L1): ask for it early. */
+        _mm_prefetch((const char *)(b + b_stride * PF_STEPS), _MM_HINT_T0);
+        _mm_prefetch((const char *)(b + b_stride * PF_STEPS + 16), _MM_HINT_T0);
 #pragma GCC unroll 14
         for (int i = 0; i < MR; i++) {
             const __m512 ai = _mm512_set1_ps(a[i]);
@@ -39,7 +43,7 @@ void hd_f32_gemm_ukernel_14x32__avx512(size_t mr, size_t nr, size_t kc, const fl
             acc1[i] = _mm512_fmadd_ps(ai, b1, acc1[i]);
         }
         a += MR;
-        b += 32;
+        b += b_stride;
     }
 
     const __m512 va = _mm512_set1_ps(alpha);

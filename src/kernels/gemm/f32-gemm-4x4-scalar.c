@@ -8,7 +8,7 @@
 #define MR 4
 #define NR 4
 
-void hd_f32_gemm_ukernel_4x4__scalar(size_t mr, size_t nr, size_t kc, const float *a, const float *b,
+void hd_f32_gemm_ukernel_4x4__scalar(size_t mr, size_t nr, size_t kc, const float *a, const float *b, size_t b_stride,
                                      float *c, size_t ldc, float alpha, float beta)
 {
     float acc[MR][NR] = {{0}};
@@ -19,7 +19,7 @@ void hd_f32_gemm_ukernel_4x4__scalar(size_t mr, size_t nr, size_t kc, const floa
                 acc[i][j] = acc[i][j] + prod;
             }
         a += MR;
-        b += NR;
+        b += b_stride;
     }
     for (size_t i = 0; i < mr; i++) {
         float *ci = c + i * ldc;

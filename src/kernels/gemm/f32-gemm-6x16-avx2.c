@@ -9,9 +9,10 @@
 #include "kernels/gemm/gemm-ukernels.h"
 
 #define MR 6
+#define PF_STEPS 8 /* k steps ahead */
 
 void hd_f32_gemm_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const float *restrict a,
-                                    const float *restrict b, float *restrict c, size_t ldc, float alpha,
+                                    const float *restrict b, size_t b_stride, float *restrict c, size_t ldc, float alpha,
                                     float beta)
 {
     __m256 acc0[MR], acc1[MR];
@@ -20,13 +21,13 @@ void hd_f32_gemm_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const float
         acc0[i] = _mm256_setzero_ps();
         acc1[i] = _mm256_setzero_ps();
     }
-    if (beta != 0.0f) {
-        for (size_t i = 0; i < mr; i++)
-            _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
-    }
+    for (size_t i = 0; i < mr; i++)
+        _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
     for (size_t p = 0; p < kc; p++) {
-        const __m256 b0 = _mm256_load_ps(b);
-        const __m256 b1 = _mm256_load_ps(b + 8);
+        const __m256 b0 = _mm256_loadu_ps(b);
+        const __m256 b1 = _mm256_loadu_ps(b + 8);
+        /* B streams from L2 (the A micro-panel is the one kept in L1): ask for it early. */
+        _mm_prefetch((const char *)(b + b_stride * PF_STEPS), _MM_HINT_T0);
 #pragma GCC unroll 6
         for (int i = 0; i < MR; i++) {
             const __m256 ai = _mm256_broadcast_ss(a + i);
@@ -34,7 +35,7 @@ void hd_f32_gemm_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const float
             acc1[i] = _mm256_fmadd_ps(ai, b1, acc1[i]);
         }
         a += MR;
-        b += 16;
+        b += b_stride;
     }
 
     const __m256 va = _mm256_set1_ps(alpha);

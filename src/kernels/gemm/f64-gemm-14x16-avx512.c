@@ -9,9 +9,10 @@
 #include "kernels/gemm/gemm-ukernels.h"
 
 #define MR 14
+#define PF_STEPS 8 /* k steps ahead */
 
 void hd_f64_gemm_ukernel_14x16__avx512(size_t mr, size_t nr, size_t kc, const double *restrict a,
-                                       const double *restrict b, double *restrict c, size_t ldc, double alpha,
+                                       const double *restrict b, size_t b_stride, double *restrict c, size_t ldc, double alpha,
                                        double beta)
 {
     __m512d acc0[MR], acc1[MR];
@@ -20,15 +21,16 @@ void hd_f64_gemm_ukernel_14x16__avx512(size_t mr, size_t nr, size_t kc, const do
         acc0[i] = _mm512_setzero_pd();
         acc1[i] = _mm512_setzero_pd();
     }
-    if (beta != 0.0) {
-        for (size_t i = 0; i < mr; i++) {
-            _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
-            _mm_prefetch((const char *)(c + i * ldc + 8), _MM_HINT_T0);
-        }
+    for (size_t i = 0; i < mr; i++) {
+        _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
+        _mm_prefetch((const char *)(c + i * ldc + 8), _MM_HINT_T0);
     }
     for (size_t p = 0; p < kc; p++) {
-        const __m512d b0 = _mm512_load_pd(b);
-        const __m512d b1 = _mm512_load_pd(b + 8);
+        const __m512d b0 = _mm512_loadu_pd(b);
+        const __m512d b1 = _mm512_loadu_pd(b + 8);
+        /* B streams from L2 (the A micro-panel is the one kept in L1): ask for it early. */
+        _mm_prefetch((const char *)(b + b_stride * PF_STEPS), _MM_HINT_T0);
+        _mm_prefetch((const char *)(b + b_stride * PF_STEPS + 8), _MM_HINT_T0);
 #pragma GCC unroll 14
         for (int i = 0; i < MR; i++) {
             const __m512d ai = _mm512_set1_pd(a[i]);
@@ -36,7 +38,7 @@ void hd_f64_gemm_ukernel_14x16__avx512(size_t mr, size_t nr, size_t kc, const do
             acc1[i] = _mm512_fmadd_pd(ai, b1, acc1[i]);
         }
         a += MR;
-        b += 16;
+        b += b_stride;
     }
 
     const __m512d va = _mm512_set1_pd(alpha);

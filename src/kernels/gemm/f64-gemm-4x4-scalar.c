@@ -8,7 +8,7 @@
 #define MR 4
 #define NR 4
 
-void hd_f64_gemm_ukernel_4x4__scalar(size_t mr, size_t nr, size_t kc, const double *a, const double *b,
+void hd_f64_gemm_ukernel_4x4__scalar(size_t mr, size_t nr, size_t kc, const double *a, const double *b, size_t b_stride,
                                      double *c, size_t ldc, double alpha, double beta)
 {
     double acc[MR][NR] = {{0}};
@@ -19,7 +19,7 @@ void hd_f64_gemm_ukernel_4x4__scalar(size_t mr, size_t nr, size_t kc, const doub
                 acc[i][j] = acc[i][j] + prod;
             }
         a += MR;
-        b += NR;
+        b += b_stride;
     }
     for (size_t i = 0; i < mr; i++) {
         double *ci = c + i * ldc;

@@ -9,9 +9,10 @@
 #include "kernels/gemm/gemm-ukernels.h"
 
 #define MR 6
+#define PF_STEPS 8 /* k steps ahead */
 
 void hd_f64_gemm_ukernel_6x8__avx2(size_t mr, size_t nr, size_t kc, const double *restrict a,
-                                   const double *restrict b, double *restrict c, size_t ldc, double alpha,
+                                   const double *restrict b, size_t b_stride, double *restrict c, size_t ldc, double alpha,
                                    double beta)
 {
     __m256d acc0[MR], acc1[MR];
@@ -20,13 +21,13 @@ void hd_f64_gemm_ukernel_6x8__avx2(size_t mr, size_t nr, size_t kc, const double
         acc0[i] = _mm256_setzero_pd();
         acc1[i] = _mm256_setzero_pd();
     }
-    if (beta != 0.0) {
-        for (size_t i = 0; i < mr; i++)
-            _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
-    }
+    for (size_t i = 0; i < mr; i++)
+        _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
     for (size_t p = 0; p < kc; p++) {
-        const __m256d b0 = _mm256_load_pd(b);
-        const __m256d b1 = _mm256_load_pd(b + 4);
+        const __m256d b0 = _mm256_loadu_pd(b);
+        const __m256d b1 = _mm256_loadu_pd(b + 4);
+        /* B streams from L2 (the A micro-panel is the one kept in L1): ask for it early. */
+        _mm_prefetch((const char *)(b + b_stride * PF_STEPS), _MM_HINT_T0);
 #pragma GCC unroll 6
         for (int i = 0; i < MR; i++) {
             const __m256d ai = _mm256_broadcast_sd(a + i);
@@ -34,7 +35,7 @@ void hd_f64_gemm_ukernel_6x8__avx2(size_t mr, size_t nr, size_t kc, const double
             acc1[i] = _mm256_fmadd_pd(ai, b1, acc1[i]);
         }
         a += MR;
-        b += 8;
+        b += b_stride;
     }
 
     const __m256d va = _mm256_set1_pd(alpha);

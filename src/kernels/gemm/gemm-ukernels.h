@@ -4,12 +4,14 @@
  * A micro-kernel computes one MR x NR tile of C from two packed panels of depth kc:
  *
  *     C[i][j] = alpha * acc[i][j] + beta * C[i][j]     for i < mr, j < nr
- *     acc[i][j] = sum over p = 0 .. kc-1, in that order, of a[p*MR + i] * b[p*NR + j]
+ *     acc[i][j] = sum over p = 0 .. kc-1, in that order, of a[p*MR + i] * b[p*b_stride + j]
  *
- * a is an A panel (kc rows of MR values, op(A) transposed into k-major order) and b a B panel
- * (kc rows of NR values), both written by the packing routines in gemm-driver.inc and
- * zero-padded to full MR / NR, 64-byte aligned.  mr <= MR and nr <= NR say how much of the
- * tile is stored; rows of C are ldc elements apart.  beta == 0 means C is not read.
+ * a is an A panel (kc rows of MR values, op(A) transposed into k-major order), written by the
+ * packing routines in gemm-driver.inc and zero-padded to full MR.  b holds kc rows of NR
+ * values, b_stride elements apart: a packed, zero-padded B panel (b_stride = NR), or, when
+ * op(B) = B has NR whole columns there, B itself (b_stride = ldb; the driver then skips
+ * packing B).  No alignment is required.  mr <= MR and nr <= NR say how much of the tile is
+ * stored; rows of C are ldc elements apart.  beta == 0 means C is not read.
  *
  * Rounding is part of the contract: acc starts at 0 and takes, per p in order, one fused
  * multiply-add (kernels with .fused set: AVX2, AVX-512) or a rounded product then a rounded
@@ -24,23 +26,23 @@
 
 #include "core/cpu.h"
 
-typedef void (*hd_f32_gemm_ukernel_fn)(size_t mr, size_t nr, size_t kc, const float *a, const float *b,
+typedef void (*hd_f32_gemm_ukernel_fn)(size_t mr, size_t nr, size_t kc, const float *a, const float *b, size_t b_stride,
                                        float *c, size_t ldc, float alpha, float beta);
-typedef void (*hd_f64_gemm_ukernel_fn)(size_t mr, size_t nr, size_t kc, const double *a, const double *b,
+typedef void (*hd_f64_gemm_ukernel_fn)(size_t mr, size_t nr, size_t kc, const double *a, const double *b, size_t b_stride,
                                        double *c, size_t ldc, double alpha, double beta);
 
-void hd_f32_gemm_ukernel_4x4__scalar(size_t mr, size_t nr, size_t kc, const float *a, const float *b,
+void hd_f32_gemm_ukernel_4x4__scalar(size_t mr, size_t nr, size_t kc, const float *a, const float *b, size_t b_stride,
                                      float *c, size_t ldc, float alpha, float beta);
-void hd_f32_gemm_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const float *a, const float *b,
+void hd_f32_gemm_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const float *a, const float *b, size_t b_stride,
                                     float *c, size_t ldc, float alpha, float beta);
-void hd_f32_gemm_ukernel_14x32__avx512(size_t mr, size_t nr, size_t kc, const float *a, const float *b,
+void hd_f32_gemm_ukernel_14x32__avx512(size_t mr, size_t nr, size_t kc, const float *a, const float *b, size_t b_stride,
                                        float *c, size_t ldc, float alpha, float beta);
 
-void hd_f64_gemm_ukernel_4x4__scalar(size_t mr, size_t nr, size_t kc, const double *a, const double *b,
+void hd_f64_gemm_ukernel_4x4__scalar(size_t mr, size_t nr, size_t kc, const double *a, const double *b, size_t b_stride,
                                      double *c, size_t ldc, double alpha, double beta);
-void hd_f64_gemm_ukernel_6x8__avx2(size_t mr, size_t nr, size_t kc, const double *a, const double *b,
+void hd_f64_gemm_ukernel_6x8__avx2(size_t mr, size_t nr, size_t kc, const double *a, const double *b, size_t b_stride,
                                    double *c, size_t ldc, double alpha, double beta);
-void hd_f64_gemm_ukernel_14x16__avx512(size_t mr, size_t nr, size_t kc, const double *a, const double *b,
+void hd_f64_gemm_ukernel_14x16__avx512(size_t mr, size_t nr, size_t kc, const double *a, const double *b, size_t b_stride,
                                        double *c, size_t ldc, double alpha, double beta);
 
 /* One entry per compiled kernel: what it needs and its tile shape. */

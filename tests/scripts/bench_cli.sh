@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# hostdnn-bench command line: problem strings parse to their canonical form, bad ones are
+# refused with a reason, and a tiny gemm run prints a result line.  "N passed, N failed".
+set -u
+build=${HD_BUILD:?run through tests/run_all.sh (HD_BUILD)}
+bench=$build/tools/hostdnn-bench
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+if [ ! -x "$bench" ]; then echo "FAIL no $bench"; echo "0 passed, 1 failed"; exit 1; fi
+
+out=$("$bench" --mode=conv g1n16c64h56w56k64r3s3p1u1 mb32c3h224k64r7p3u2 g32c128h28k128r3p1 2>&1)
+for want in "g1n16c64h56w56k64r3s3p1q1u1v1l1j1  output 56x56, 3.699 GFLOP" \
+            "g1n32c3h224w224k64r7s7p3q3u2v2l1j1  output 112x112" \
+            "g32n1c128h28w28k128r3s3p1q1u1v1l1j1  output 28x28"; do
+  if echo "$out" | grep -qF "$want"; then ok; else bad "conv parse: want '$want' in: $out"; fi
+done
+for p in m10n2 x5 m0n1k1 g2c3h5k4r3 c8h3k8r5 n1mb1c1h1k1r1 m1n1k1ta2 m1n1m1k1 ""; do
+  if "$bench" --mode=gemm --reps=1 --min-time=0 "$p" >/dev/null 2>&1; then bad "accepted bad problem '$p'"; else ok; fi
+done
+out=$("$bench" --mode=gemm --threads=2 --reps=1 --min-time=0 m33n17k9ta1 m5n7k300tb1 2>&1)
+if echo "$out" | grep -qE '^m33n17k9ta1 +\| thr=1 .*\| thr=2 '; then ok; else bad "gemm line: $out"; fi
+if echo "$out" | grep -qE '^m5n7k300tb1 '; then ok; else bad "gemm line 2: $out"; fi
+if "$bench" --mode=nope >/dev/null 2>&1; then bad "unknown mode accepted"; else ok; fi
+if "$bench" --help | grep -q usage; then ok; else bad "--help"; fi
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
