@@ -170,7 +170,8 @@ EXEC(fwd_fft_tiling)
 EXEC(bwdd_fft_tiling)
 EXEC(bwdf_fft_tiling)
 
-/* Ordered from most specialised to most general within each algorithm. */
+/* One solver per cuDNN algorithm today.  When an algorithm gets several (an ISA-specific
+ * kernel, a special case), list the most specialised first: the first applicable one runs. */
 static const hd_conv_solver fwd_solvers[] = {
     {101, "fwd.implicit_gemm", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, 1, always, ws_zero,
      exec_fwd_implicit, 1.0},
