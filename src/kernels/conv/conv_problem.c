@@ -173,7 +173,7 @@ cudnnStatus_t hd_conv_problem_init(hd_conv_problem *p, const struct cudnnTensorS
     p->P = p->out[0] * p->out[1] * p->out[2];
     p->Q = p->in[0] * p->in[1] * p->in[2];
     /* filter strides in logical (k, c, t, r, s) order */
-    int64_t T = p->flt[0], R = p->flt[1], S = p->flt[2];
+    int64_t R = p->flt[1], S = p->flt[2];
     if (p->wv > 1) {                               /* K, C/v, spatial, v */
         int64_t v = p->wv, cvec = (p->Cg + v - 1) / v;
         p->wst[4] = v;
@@ -194,7 +194,6 @@ cudnnStatus_t hd_conv_problem_init(hd_conv_problem *p, const struct cudnnTensorS
         p->wst[1] = p->TRS;
         p->wst[0] = p->CRS;
     }
-    (void)T;
     p->xdt = x->dtype, p->wdt = w->dtype, p->ydt = y->dtype;
     p->cdt = c->compute_type;
     p->wfmt = w->format;

@@ -170,52 +170,53 @@ EXEC(fwd_fft_tiling)
 EXEC(bwdd_fft_tiling)
 EXEC(bwdf_fft_tiling)
 
-/* Ordered from most specialised to most general within each algorithm. */
+/* One solver per cuDNN algorithm today.  When an algorithm gets several (an ISA-specific
+ * kernel, a special case), list the most specialised first: the first applicable one runs. */
 static const hd_conv_solver fwd_solvers[] = {
     {101, "fwd.implicit_gemm", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, 1, always, ws_zero,
-     exec_fwd_implicit, 1.9},
+     exec_fwd_implicit, 1.0},
     {102, "fwd.implicit_precomp_gemm", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, 1,
-     app_fwd_precomp, ws_fwd_precomp, exec_fwd_precomp, 2.0},
+     app_fwd_precomp, ws_fwd_precomp, exec_fwd_precomp, 1.05},
     {103, "fwd.im2col_gemm", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_GEMM, 1, app_fwd_gemm, ws_fwd_gemm,
-     exec_fwd_gemm, 1.0},
-    {104, "fwd.direct", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT, 1, always, ws_zero, exec_fwd_direct, 3.0},
+     exec_fwd_gemm, 1.3},
+    {104, "fwd.direct", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT, 1, always, ws_zero, exec_fwd_direct, 2.2},
     {105, "fwd.winograd_f2x3_fused", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, 1, app_fwd_wino_f,
-     ws_fwd_wino_f, exec_fwd_wino_fused, 0.9},
+     ws_fwd_wino_f, exec_fwd_wino_fused, 0.6},
     {106, "fwd.winograd_f2x3_nonfused", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED, 1,
-     app_fwd_wino_nf, ws_fwd_wino_nf, exec_fwd_wino_nonfused, 0.6},
-    {107, "fwd.fft", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_FFT, 1, app_fwd_fft, ws_fwd_fft, exec_fwd_fft, 2.5},
+     app_fwd_wino_nf, ws_fwd_wino_nf, exec_fwd_wino_nonfused, 0.65},
+    {107, "fwd.fft", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_FFT, 1, app_fwd_fft, ws_fwd_fft, exec_fwd_fft, 2.8},
     {108, "fwd.fft_tiling", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING, 1, app_fwd_fftt, ws_fwd_fftt,
-     exec_fwd_fft_tiling, 2.6},
+     exec_fwd_fft_tiling, 2.8},
 };
 
 static const hd_conv_solver bwdd_solvers[] = {
     {201, "bwd_data.gemm_col2im", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, 1, app_bwdd_gemm,
-     ws_bwdd_gemm, exec_bwdd_gemm, 1.2},
+     ws_bwdd_gemm, exec_bwdd_gemm, 1.0},
     {202, "bwd_data.direct", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, 1, always, ws_zero,
-     exec_bwdd_direct, 4.0},
+     exec_bwdd_direct, 2.0},
     {203, "bwd_data.winograd_f2x3_fused", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD, 1,
-     app_bwdd_wino_f, ws_bwdd_wino_f, exec_bwdd_wino_fused, 1.1},
+     app_bwdd_wino_f, ws_bwdd_wino_f, exec_bwdd_wino_fused, 0.55},
     {204, "bwd_data.winograd_f2x3_nonfused", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED, 1,
-     app_bwdd_wino_nf, ws_bwdd_wino_nf, exec_bwdd_wino_nonfused, 0.7},
+     app_bwdd_wino_nf, ws_bwdd_wino_nf, exec_bwdd_wino_nonfused, 0.5},
     {205, "bwd_data.fft", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT, 1, app_bwdd_fft, ws_bwdd_fft,
-     exec_bwdd_fft, 2.5},
+     exec_bwdd_fft, 3.0},
     {206, "bwd_data.fft_tiling", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING, 1, app_bwdd_fftt,
-     ws_bwdd_fftt, exec_bwdd_fft_tiling, 2.6},
+     ws_bwdd_fftt, exec_bwdd_fft_tiling, 3.0},
 };
 
 static const hd_conv_solver bwdf_solvers[] = {
     {301, "bwd_filter.im2col_gemm", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0, 1, app_bwdf_gemm,
      ws_bwdf_gemm, exec_bwdf_gemm, 1.0},
     {302, "bwd_filter.direct", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, 1, always, ws_zero,
-     exec_bwdf_direct, 1.4},
+     exec_bwdf_direct, 1.15},
     {303, "bwd_filter.tiled_gemm", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3, 1, app_bwdf_tiled,
-     ws_bwdf_tiled, exec_bwdf_tiled, 1.6},
+     ws_bwdf_tiled, exec_bwdf_tiled, 1.9},
     {304, "bwd_filter.fft", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT, 1, app_bwdf_fft, ws_bwdf_fft,
-     exec_bwdf_fft, 2.5},
+     exec_bwdf_fft, 2.2},
     {305, "bwd_filter.fft_tiling", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING, 1, app_bwdf_fftt,
-     ws_bwdf_fftt, exec_bwdf_fft_tiling, 2.6},
+     ws_bwdf_fftt, exec_bwdf_fft_tiling, 2.2},
     {306, "bwd_filter.winograd_f2x3_nonfused", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED,
-     1, app_bwdf_wino_nf, ws_bwdf_wino_nf, exec_bwdf_wino_nonfused, 0.8},
+     1, app_bwdf_wino_nf, ws_bwdf_wino_nf, exec_bwdf_wino_nonfused, 0.45},
 };
 
 static const hd_conv_solver *table(hd_conv_dir dir, int *n)

@@ -46,7 +46,9 @@ typedef struct hd_conv_solver {
     int (*applicable)(const hd_conv_problem *p, const char **reason);
     size_t (*workspace)(const hd_conv_problem *p);   /* SIZE_MAX: too large to address */
     void (*execute)(const hd_conv_problem *p, const hd_conv_args *a);
-    double cost_factor;           /* relative cost per multiply-add, for the instant ranking */
+    double cost_factor;           /* relative time per multiply-add, for the instant ranking; set
+                                   * from single-thread CPU-time measurements of a 64->64 channel
+                                   * 3x3 28x28 layer (retune when kernels change) */
 } hd_conv_solver;
 
 /* Number of cuDNN algorithm enums of DIR (FWD 8, BWD_DATA 6, BWD_FILTER 7). */
