@@ -6,7 +6,9 @@
 #include "kernels/gemm.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -56,6 +58,25 @@ static void plan_tiles(size_t mp, size_t mt_panels, size_t np, size_t nt_panels,
     }
     *mt = a;
     *nt = b;
+}
+
+/*
+ * HOSTDNN_GEMM_UNPACKED=1 forces the unpacked fallback (normally taken only when the packing
+ * memory cannot be had), so that the tests can check it gives the same bits.  Read once.
+ */
+static int force_unpacked;
+static pthread_once_t force_once = PTHREAD_ONCE_INIT;
+
+static void read_force_unpacked(void)
+{
+    const char *v = getenv("HOSTDNN_GEMM_UNPACKED");
+    force_unpacked = v && strcmp(v, "1") == 0;
+}
+
+static int unpacked_forced(void)
+{
+    pthread_once(&force_once, read_force_unpacked);
+    return force_unpacked;
 }
 
 /*
