@@ -123,24 +123,30 @@ static void scratch_put(void *p)
     }
 }
 
+typedef int (*f64_pack_a_fn)(const double *a, size_t lda, size_t rows, size_t kc, double *dst);
+
 #define T float
 #define FN(name) name##_f32
 #define UKERNEL(kern) ((kern)->f32)
+#define PACK_A_N(kern) ((kern)->f32_pack_a_n)
 #define FMA fmaf
 #include "kernels/gemm/gemm-driver.inc"
 #undef T
 #undef FN
 #undef UKERNEL
+#undef PACK_A_N
 #undef FMA
 
 #define T double
 #define FN(name) name##_f64
 #define UKERNEL(kern) ((kern)->f64)
+#define PACK_A_N(kern) ((f64_pack_a_fn)NULL) /* no ISA-specific double packer yet */
 #define FMA fma
 #include "kernels/gemm/gemm-driver.inc"
 #undef T
 #undef FN
 #undef UKERNEL
+#undef PACK_A_N
 #undef FMA
 
 void hd_sgemm_isa(hd_isa_t isa, int nthreads, char transa, char transb, size_t m, size_t n, size_t k,
