@@ -6,7 +6,9 @@
 #include "kernels/gemm.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -59,6 +61,25 @@ static void plan_tiles(size_t mp, size_t mt_panels, size_t np, size_t nt_panels,
 }
 
 /*
+ * HOSTDNN_GEMM_UNPACKED=1 forces the unpacked fallback (normally taken only when the packing
+ * memory cannot be had), so that the tests can check it gives the same bits.  Read once.
+ */
+static int force_unpacked;
+static pthread_once_t force_once = PTHREAD_ONCE_INIT;
+
+static void read_force_unpacked(void)
+{
+    const char *v = getenv("HOSTDNN_GEMM_UNPACKED");
+    force_unpacked = v && strcmp(v, "1") == 0;
+}
+
+static int unpacked_forced(void)
+{
+    pthread_once(&force_once, read_force_unpacked);
+    return force_unpacked;
+}
+
+/*
  * One packing buffer is kept between calls, so that repeated GEMMs do not pay for fresh
  * pages every time.  A caller takes it with an atomic exchange (a concurrent caller finds the
  * slot empty and allocates its own) and puts it back when done; the larger one survives.
@@ -102,24 +123,30 @@ static void scratch_put(void *p)
     }
 }
 
+typedef int (*f64_pack_a_fn)(const double *a, size_t lda, size_t rows, size_t kc, double *dst);
+
 #define T float
 #define FN(name) name##_f32
 #define UKERNEL(kern) ((kern)->f32)
+#define PACK_A_N(kern) ((kern)->f32_pack_a_n)
 #define FMA fmaf
 #include "kernels/gemm/gemm-driver.inc"
 #undef T
 #undef FN
 #undef UKERNEL
+#undef PACK_A_N
 #undef FMA
 
 #define T double
 #define FN(name) name##_f64
 #define UKERNEL(kern) ((kern)->f64)
+#define PACK_A_N(kern) ((f64_pack_a_fn)NULL) /* no ISA-specific double packer yet */
 #define FMA fma
 #include "kernels/gemm/gemm-driver.inc"
 #undef T
 #undef FN
 #undef UKERNEL
+#undef PACK_A_N
 #undef FMA
 
 void hd_sgemm_isa(hd_isa_t isa, int nthreads, char transa, char transb, size_t m, size_t n, size_t k,

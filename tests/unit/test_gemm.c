@@ -238,6 +238,11 @@ static void test_determinism(int dbl)
     void *fused_ref = NULL;
     for (int isa = HD_ISA_SCALAR; isa <= (int)hd_cpu_isa(); isa++) {
         void *c1 = det_run((hd_isa_t)isa, dbl, 1, 'N', 'T', m, n, k, A, B);
+        /* tests/scripts/gemm_isa.sh compares these between the packed and unpacked paths */
+        unsigned long long h = 1469598103934665603ull;
+        for (size_t i = 0; i < m * n * es; i++)
+            h = (h ^ ((const unsigned char *)c1)[i]) * 1099511628211ull;
+        printf("checksum %s %s: %016llx\n", dbl ? "f64" : "f32", hd_isa_name((hd_isa_t)isa), h);
         for (int th = 1; th <= 3; th++) {
             void *cx = det_run((hd_isa_t)isa, dbl, th, 'N', 'T', m, n, k, A, B);
             CHECK_MSG(memcmp(c1, cx, m * n * es) == 0, "%s: 1 thread vs %d threads (and a second run)",

@@ -45,6 +45,15 @@ void hd_f64_gemm_ukernel_6x8__avx2(size_t mr, size_t nr, size_t kc, const double
 void hd_f64_gemm_ukernel_14x16__avx512(size_t mr, size_t nr, size_t kc, const double *a, const double *b, size_t b_stride,
                                        double *c, size_t ldc, double alpha, double beta);
 
+/*
+ * Optional ISA-specific packing of an A panel when op(A) = A ('N', the transposing case):
+ * rows (<= MR) rows of A starting at a, lda apart, kc columns, into dst as kc rows of MR
+ * values (a[p*MR + i]), rows beyond ROWS zero.  The same layout as the generic packing, so
+ * results do not change.  Returns 0 if it cannot (the driver then packs in plain C).
+ */
+typedef int (*hd_f32_pack_a_fn)(const float *a, size_t lda, size_t rows, size_t kc, float *dst);
+int hd_f32_pack_a_n_14__avx512(const float *a, size_t lda, size_t rows, size_t kc, float *dst);
+
 /* One entry per compiled kernel: what it needs and its tile shape. */
 typedef struct {
     const char *name;       /* e.g. "f32-gemm-14x32-avx512" (the file name) */
@@ -53,6 +62,7 @@ typedef struct {
     int fused;              /* 1: one FMA per k step; 0: multiply, then add */
     hd_f32_gemm_ukernel_fn f32;   /* exactly one of f32/f64 is set */
     hd_f64_gemm_ukernel_fn f64;
+    hd_f32_pack_a_fn f32_pack_a_n;  /* optional, f32 only */
 } hd_gemm_kernel;
 
 /* All kernels of one element size (4 or 8 bytes), scalar first; *count receives the number. */
