@@ -1,6 +1,7 @@
 /*
  * cudnnConvolutionBackwardData and its queries (workspace size, _v7 ranking, Find / FindEx,
- * algorithm count).  dx = alpha * conv_transpose(dy, w) + beta * dx.  Algorithms: the
+ * algorithm count).  dx = alpha * conv_transpose(dy, w) + beta * dx.  The bodies are shared
+ * with the other directions (src/kernels/conv/conv_api.c); the algorithms are the
  * backward-data solvers of src/kernels/conv (docs/algorithms.md).
  */
 #include "core/api.h"
@@ -8,26 +9,11 @@
 #include "core/handle.h"
 #include "kernels/conv/conv_api_util.h"
 
-#include <stdlib.h>
-
-#define BWDD_COUNT CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT
-
-static void to_perf(const hd_conv_perf *r, cudnnMathType_t math, cudnnConvolutionBwdDataAlgoPerf_t *o)
-{
-    o->algo = (cudnnConvolutionBwdDataAlgo_t)r->algo;
-    o->status = r->status;
-    o->time = r->time;
-    o->memory = r->memory;
-    o->determinism = r->deterministic ? CUDNN_DETERMINISTIC : CUDNN_NON_DETERMINISTIC;
-    o->mathType = math;
-    o->reserved[0] = o->reserved[1] = o->reserved[2] = 0;
-}
-
 cudnnStatus_t HD_IMPL(cudnnGetConvolutionBackwardDataAlgorithmMaxCount)(cudnnHandle_t handle, int *count)
 {
     HD_CHECK_HANDLE(handle);
     HD_CHECK_PTR(count);
-    *count = BWDD_COUNT;
+    *count = CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT;
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -38,18 +24,8 @@ cudnnStatus_t HD_IMPL(cudnnGetConvolutionBackwardDataWorkspaceSize)(
 {
     HD_CHECK_HANDLE(handle);
     HD_CHECK_PTR(sizeInBytes);
-    hd_conv_problem p;
-    cudnnStatus_t st = hd_conv_setup(&p, dxDesc, wDesc, convDesc, dyDesc, __func__);
-    if (st != CUDNN_STATUS_SUCCESS)
-        return st;
-    if ((int)algo < 0 || (int)algo >= BWDD_COUNT)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "algo %d is not a cudnnConvolutionBwdDataAlgo_t", (int)algo);
-    const char *why;
-    const hd_conv_solver *s = hd_conv_pick(&p, HD_CONV_BWD_DATA, algo, &why);
-    if (!s)
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "backward data algo %d: %s", (int)algo, why);
-    *sizeInBytes = s->workspace(&p);
-    return CUDNN_STATUS_SUCCESS;
+    hd_conv_descs d = {dxDesc, wDesc, convDesc, dyDesc};
+    return hd_conv_api_workspace(HD_CONV_BWD_DATA, &d, (int)algo, sizeInBytes, __func__);
 }
 
 cudnnStatus_t HD_IMPL(cudnnGetConvolutionBackwardDataAlgorithm_v7)(
@@ -58,40 +34,8 @@ cudnnStatus_t HD_IMPL(cudnnGetConvolutionBackwardDataAlgorithm_v7)(
     int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
 {
     HD_CHECK_HANDLE(handle);
-    HD_CHECK_PTR(returnedAlgoCount);
-    HD_CHECK_PTR(perfResults);
-    if (requestedAlgoCount <= 0)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "requestedAlgoCount must be positive (got %d)", requestedAlgoCount);
-    hd_conv_problem p;
-    cudnnStatus_t st = hd_conv_setup(&p, gradDesc, filterDesc, convDesc, diffDesc, __func__);
-    if (st != CUDNN_STATUS_SUCCESS)
-        return st;
-    hd_conv_perf rows[BWDD_COUNT];
-    hd_conv_rank(&p, HD_CONV_BWD_DATA, rows);
-    int n = requestedAlgoCount < BWDD_COUNT ? requestedAlgoCount : BWDD_COUNT;
-    for (int i = 0; i < n; i++)
-        to_perf(&rows[i], p.math, &perfResults[i]);
-    *returnedAlgoCount = n;
-    return CUDNN_STATUS_SUCCESS;
-}
-
-static cudnnStatus_t find_bwdd(cudnnHandle_t handle, const hd_conv_problem *p, const void *w, const void *dy, void *dx,
-                               void *ws, size_t wsSize, int own, int requested, int *returned,
-                               cudnnConvolutionBwdDataAlgoPerf_t *perf)
-{
-    hd_conv_args a = {0};
-    a.w = w, a.y = dy, a.out = dx, a.ws = ws, a.ws_size = wsSize, a.nthreads = handle->num_threads;
-    hd_conv_perf rows[BWDD_COUNT];
-    if (!own || !hd_conv_find_cached(handle, p, HD_CONV_BWD_DATA, rows)) {
-        hd_conv_find(p, HD_CONV_BWD_DATA, a, own, rows);
-        if (own)                                   /* measured on our own buffers: reusable */
-            hd_conv_find_remember(handle, p, HD_CONV_BWD_DATA, rows);
-    }
-    int n = requested < BWDD_COUNT ? requested : BWDD_COUNT;
-    for (int i = 0; i < n; i++)
-        to_perf(&rows[i], p->math, &perf[i]);
-    *returned = n;
-    return CUDNN_STATUS_SUCCESS;
+    hd_conv_descs d = {gradDesc, filterDesc, convDesc, diffDesc};
+    return hd_conv_api_rank(HD_CONV_BWD_DATA, &d, requestedAlgoCount, returnedAlgoCount, perfResults, __func__);
 }
 
 cudnnStatus_t HD_IMPL(cudnnFindConvolutionBackwardDataAlgorithm)(
@@ -100,21 +44,9 @@ cudnnStatus_t HD_IMPL(cudnnFindConvolutionBackwardDataAlgorithm)(
     int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
 {
     HD_CHECK_HANDLE(handle);
-    HD_CHECK_PTR(returnedAlgoCount);
-    HD_CHECK_PTR(perfResults);
-    if (requestedAlgoCount <= 0)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "requestedAlgoCount must be positive (got %d)", requestedAlgoCount);
-    hd_conv_problem p;
-    cudnnStatus_t st = hd_conv_setup(&p, dxDesc, wDesc, convDesc, dyDesc, __func__);
-    if (st != CUDNN_STATUS_SUCCESS)
-        return st;
-    void *w = hd_conv_filter_buffer(wDesc), *dy = hd_conv_tensor_buffer(dyDesc), *dx = hd_conv_tensor_buffer(dxDesc);
-    if (!w || !dy || !dx)
-        st = HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "out of host memory for the search buffers");
-    else
-        st = find_bwdd(handle, &p, w, dy, dx, NULL, 0, 1, requestedAlgoCount, returnedAlgoCount, perfResults);
-    free(w), free(dy), free(dx);
-    return st;
+    hd_conv_descs d = {dxDesc, wDesc, convDesc, dyDesc};
+    return hd_conv_api_find(handle, HD_CONV_BWD_DATA, &d, NULL, requestedAlgoCount, returnedAlgoCount, perfResults,
+                            __func__);
 }
 
 cudnnStatus_t HD_IMPL(cudnnFindConvolutionBackwardDataAlgorithmEx)(
@@ -127,16 +59,11 @@ cudnnStatus_t HD_IMPL(cudnnFindConvolutionBackwardDataAlgorithmEx)(
     HD_CHECK_PTR(w);
     HD_CHECK_PTR(dy);
     HD_CHECK_PTR(dx);
-    HD_CHECK_PTR(returnedAlgoCount);
-    HD_CHECK_PTR(perfResults);
-    if (requestedAlgoCount <= 0)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "requestedAlgoCount must be positive (got %d)", requestedAlgoCount);
-    hd_conv_problem p;
-    cudnnStatus_t st = hd_conv_setup(&p, dxDesc, wDesc, convDesc, dyDesc, __func__);
-    if (st != CUDNN_STATUS_SUCCESS)
-        return st;
-    return find_bwdd(handle, &p, w, dy, dx, workSpace, workSpace ? workSpaceSizeInBytes : 0, 0, requestedAlgoCount,
-                     returnedAlgoCount, perfResults);
+    hd_conv_descs d = {dxDesc, wDesc, convDesc, dyDesc};
+    hd_conv_args a = {0};
+    a.w = w, a.y = dy, a.out = dx, a.ws = workSpace, a.ws_size = workSpaceSizeInBytes;
+    return hd_conv_api_find(handle, HD_CONV_BWD_DATA, &d, &a, requestedAlgoCount, returnedAlgoCount, perfResults,
+                            __func__);
 }
 
 cudnnStatus_t HD_IMPL(cudnnConvolutionBackwardData)(cudnnHandle_t handle, const void *alpha,
@@ -153,20 +80,8 @@ cudnnStatus_t HD_IMPL(cudnnConvolutionBackwardData)(cudnnHandle_t handle, const 
     HD_CHECK_PTR(w);
     HD_CHECK_PTR(dy);
     HD_CHECK_PTR(dx);
-    hd_conv_problem p;
-    cudnnStatus_t st = hd_conv_setup(&p, dxDesc, wDesc, convDesc, dyDesc, __func__);
-    if (st != CUDNN_STATUS_SUCCESS)
-        return st;
-    if ((int)algo < 0 || (int)algo >= BWDD_COUNT)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "algo %d is not a cudnnConvolutionBwdDataAlgo_t", (int)algo);
-    const char *why;
-    const hd_conv_solver *s = hd_conv_pick(&p, HD_CONV_BWD_DATA, algo, &why);
-    if (!s)
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "backward data algo %d: %s", (int)algo, why);
+    hd_conv_descs d = {dxDesc, wDesc, convDesc, dyDesc};
     hd_conv_args a = {0};
-    a.w = w, a.y = dy, a.out = dx, a.ws = workSpace, a.ws_size = workSpace ? workSpaceSizeInBytes : 0;
-    a.nthreads = handle->num_threads;
-    a.epi.alpha = hd_conv_scale(&p, alpha);
-    a.epi.beta = hd_conv_scale(&p, beta);
-    return hd_conv_run(s, &p, &a, __func__);
+    a.w = w, a.y = dy, a.out = dx, a.ws = workSpace, a.ws_size = workSpaceSizeInBytes;
+    return hd_conv_api_run(handle, HD_CONV_BWD_DATA, &d, (int)algo, alpha, beta, a, __func__);
 }

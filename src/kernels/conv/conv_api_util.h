@@ -37,4 +37,27 @@ void hd_conv_find_remember(cudnnHandle_t h, const hd_conv_problem *p, hd_conv_di
 void *hd_conv_tensor_buffer(const struct cudnnTensorStruct *t);
 void *hd_conv_filter_buffer(const struct cudnnFilterStruct *f);
 
+/* The descriptors of one call in the problem's terms: x, w, y (dy for the backward
+ * directions), whichever of them is the output. */
+typedef struct hd_conv_descs {
+    const void *xDesc, *wDesc, *convDesc, *yDesc;
+} hd_conv_descs;
+
+/* The most algorithms any direction has (forward: 8). */
+#define HD_CONV_MAX_ALGOS 8
+
+/* Bodies of the entry points, shared by the three directions (conv_api.c).  Each checks the
+ * descriptors, builds the problem and logs refusals under FN.  PERF is an array of the
+ * direction's cudnnConvolution*AlgoPerf_t. */
+cudnnStatus_t hd_conv_api_workspace(hd_conv_dir dir, const hd_conv_descs *d, int algo, size_t *size, const char *fn);
+cudnnStatus_t hd_conv_api_rank(hd_conv_dir dir, const hd_conv_descs *d, int requested, int *returned, void *perf,
+                               const char *fn);
+/* USER: the caller's buffers and workspace (Find*Ex), or NULL to search on buffers of our own
+ * (Find; results cached in the handle). */
+cudnnStatus_t hd_conv_api_find(cudnnHandle_t h, hd_conv_dir dir, const hd_conv_descs *d, const hd_conv_args *user,
+                               int requested, int *returned, void *perf, const char *fn);
+/* Run ALGO with the operands in A (x, w, y, out, ws, ws_size set by the caller). */
+cudnnStatus_t hd_conv_api_run(cudnnHandle_t h, hd_conv_dir dir, const hd_conv_descs *d, int algo, const void *alpha,
+                              const void *beta, hd_conv_args a, const char *fn);
+
 #endif
