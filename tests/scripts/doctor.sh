@@ -336,6 +336,14 @@ expect tf-old 1 "ERROR \[framework-cudnn-old\] TensorFlow 2.15.0 was built with 
 run doc --site-packages "$S3"
 expect tf-none 1 "ERROR \[framework-no-cudnn\] TensorFlow 2.15.0 needs libcudnn.so.8"
 
+# Debian's python3-torch: an egg-info with PKG-INFO in dist-packages, a CPU-only build
+S4=$T/site4
+mkdir -p "$S4/torch-1.13.0a0+gitunknown.egg-info" "$S4/torch"
+printf 'Metadata-Version: 2.1\nName: torch\nVersion: 1.13.0a0+gitunknown\n' >"$S4/torch-1.13.0a0+gitunknown.egg-info/PKG-INFO"
+printf "__version__ = '1.13.0a0'\ncuda = None\n" >"$S4/torch/version.py"
+run doc --site-packages "$S4"
+expect egg-info 1 "torch 1.13.0a0\+gitunknown in $S4" "CPU-only build"
+
 # ---------- 15. CUDA toolkit and driver minimums ----------
 mkdir -p "$T/sysroot-cuda/usr/local/cuda-11.2"
 echo "CUDA Version 11.2.0" >"$T/sysroot-cuda/usr/local/cuda-11.2/version.txt"

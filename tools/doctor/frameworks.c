@@ -233,8 +233,11 @@ static void tensorflow(dr_ctx *c, const char *site, const char *meta_text, dr_fr
 
 void dr_frameworks(dr_ctx *c)
 {
+    /* pip installs leave *.dist-info/METADATA; Debian's packages (python3-torch) leave
+     * *.egg-info/PKG-INFO in dist-packages, with the same "Version:" field. */
     static const char *const pats[] = {"tensorflow-*.dist-info", "tensorflow_gpu-*.dist-info",
-                                       "tensorflow_cpu-*.dist-info", "tf_nightly-*.dist-info", "torch-*.dist-info"};
+                                       "tensorflow_cpu-*.dist-info", "tf_nightly-*.dist-info", "torch-*.dist-info",
+                                       "tensorflow-*.egg-info", "torch-*.egg-info"};
     for (size_t s = 0; s < c->sites.n; s++)
         for (size_t p = 0; p < sizeof pats / sizeof pats[0]; p++) {
             dr_strlist g = {0};
@@ -246,6 +249,11 @@ void dr_frameworks(dr_ctx *c)
                 char *text = dr_xcalloc(1 << 20, 1);
                 long n = dr_read_file(mp, text, 1 << 20);
                 free(mp);
+                if (n <= 0) {
+                    mp = dr_fmt("%s/PKG-INFO", g.v[i]);
+                    n = dr_read_file(mp, text, 1 << 20);
+                    free(mp);
+                }
                 dr_framework *f = &c->fw[c->nfw];
                 memset(f, 0, sizeof *f);
                 char name[64] = "";
