@@ -7,8 +7,10 @@
 # cuDNN 8 samples (conv_sample, mnistCUDNN, multiHeadAttention, RNN_v8.0 folders, e.g. from
 # cudnn_samples_v8) and/or cuda-samples (deviceQuery.cpp plus Common/helper_cuda.h), anywhere
 # below it.  PREFIX is hostdnn's install prefix (default /usr/local): PREFIX/include and
-# PREFIX/lib.  Sources are copied to a scratch folder and never modified; the only substitute
-# is fp16_dev.cu (a CUDA kernel launch), replaced by tests/samples/fp16_dev_host.cpp.
+# PREFIX/lib.  Sources are copied to a scratch folder and never modified; the substitutes are
+# fp16_dev.cu (a CUDA kernel launch), replaced by tests/samples/fp16_dev_host.cpp, and the
+# kernel and its launcher in RNN_v8.0's RNN_example.h, removed from the scratch copy and
+# replaced by tests/samples/rnn_init_host.cpp (see the RNN_v8.0 section).
 #
 # Prints one line per sample (PASS / FAIL / SKIP and why) and "N passed, N failed".
 set -u
@@ -108,11 +110,91 @@ else
   fi
 fi
 
-d=$(find_dir RNN_example.cu)
-if [ -n "$d" ] && grep -q '<<<' "$d/RNN_example.cu"; then
-  report SKIP RNN_v8.0 "RNN_example.cu launches a CUDA kernel (<<<>>>): not buildable by a host compiler unmodified"
-elif [ -z "$d" ]; then
-  report SKIP RNN_v8.0 "RNN_example.cu not found"
+# ---- RNN_v8.0 ----
+# The sample keeps its CUDA kernel in RNN_example.h: a template kernel initGPUData_ker and the
+# template launcher initGPUData() that starts it with <<<...>>>.  In the scratch copy of that
+# header (the original is never touched) exactly those lines -- from the "template" line above
+# "__global__" to the closing brace after the "<<<" launch -- are replaced by one declaration of
+# initGPUData(); tests/samples/rnn_init_host.cpp defines it as a host loop.  RNN_example.cu
+# is then compiled unchanged as C++ (-x c++), with <stdlib.h> pre-included (-include), as nvcc
+# does implicitly through cuda_runtime.h.  The checksums of the four documented configurations
+# are compared with the sample's golden_N.txt at the tolerances those files give (the sample's
+# compare.py is Python 2, so the comparison is done here in awk).
+rnn_patch_header() {  # DIR ; 0 when the kernel and its launcher were replaced
+  local h=$1/RNN_example.h s e
+  s=$(grep -n '^__global__' "$h" | cut -d: -f1)
+  e=$(grep -n 'initGPUData_ker<<<' "$h" | cut -d: -f1)
+  case "$s$e" in *[!0-9]* | '') return 1 ;; esac
+  [ "$(grep -c '^__global__' "$h")" -eq 1 ] && [ "$(grep -c '<<<' "$h")" -eq 1 ] || return 1
+  sed -n "$((s - 1))p" "$h" | grep -q '^template <typename T_ELEM>$' || return 1
+  sed -n "$((e + 1))p" "$h" | grep -q '^}$' || return 1
+  sed -i "$((s - 1)),$((e + 1))c\\template <typename T_ELEM> void initGPUData(T_ELEM *data, int numElements, T_ELEM value);" "$h"
+  ! grep -q '<<<\|__global__' "$1/RNN_example.h" "$1/RNN_example.cu"
+}
+
+rnn_compare() {  # RESULT GOLDEN ; prints each checksum off by more than the golden tolerance
+  [ -s "$1" ] || { echo "no $1 written"; return 1; }
+  awk '
+    FNR == 1 { f++ }
+    f == 1 { for (i = 1; i < NF; i++) if ($(i + 1) == "checksum") res[$i] = $(i + 2) }
+    f == 2 && /GOLDEN/ { sec = 1; next }
+    f == 2 && /TOLERANCE/ { sec = 2; next }
+    f == 2 && sec == 1 { for (i = 1; i < NF; i++) if ($(i + 1) == "checksum") gold[$i] = $(i + 2) }
+    f == 2 && sec == 2 && /type=/ { k = $1; sub(/:$/, "", k); kind[k] = $2; tol[k] = $NF }
+    END {
+      bad = 0; n = 0
+      for (k in gold) {
+        n++
+        if (!(k in res)) { print "missing " k " checksum"; bad = 1; continue }
+        t = res[k] + 0; g = gold[k] + 0; d = t - g; if (d < 0) d = -d
+        m = t < 0 ? -t : t; if ((g < 0 ? -g : g) > m) m = g < 0 ? -g : g
+        e = kind[k] ~ /abs/ ? d : (m > 0 ? d / m : 0)
+        tl = (k in tol) ? tol[k] + 0 : 1e-3
+        if (e > tl) { printf "%s checksum %s vs golden %s (error %.2e > %g)\n", k, res[k], gold[k], e, tl; bad = 1 }
+      }
+      if (n == 0) { print "no checksums in the golden file"; bad = 1 }
+      exit bad
+    }' "$1" "$2"
+}
+
+d=$(find_dir RNN_example.h)
+if [ -z "$d" ] || [ ! -f "$d/RNN_example.cu" ]; then
+  report SKIP RNN_v8.0 "RNN_example.cu / RNN_example.h (RNN_v8.0) not found"
+else
+  w=$(stage "$d" RNN_v8.0)
+  cp "$here/rnn_init_host.cpp" "$w/"
+  if ! rnn_patch_header "$w"; then
+    report FAIL RNN_v8.0 "RNN_example.h: the kernel/launcher lines are not where this script expects them"
+  elif build RNN "$w" $inc -I. -include stdlib.h -x c++ RNN_example.cu -x none fp16_emu.cpp rnn_init_host.cpp \
+      $libs -lcudart -lcudnn -lm; then
+    # golden_N.txt: the readme's configuration with cellMode N-1 (RELU, TANH, LSTM, GRU).
+    for n in 1 2 3 4; do
+      name=RNN_v8.0_golden_$n
+      if [ ! -f "$w/golden_$n.txt" ]; then
+        report SKIP "$name" "golden_$n.txt not found"
+        continue
+      fi
+      rm -f "$w/result.txt"
+      (cd "$w" && timeout 900 ./RNN -dataType1 -seqLength20 -numLayers2 -inputSize512 -hiddenSize512 -projSize512 \
+          -miniBatch64 -inputMode1 -dirMode0 -cellMode$((n - 1)) -biasMode3 -algorithm0 -mathPrecision1 -mathType0 \
+          -dropout0.0 -printWeights0) >"$work/$name.out" 2>&1
+      rc=$?
+      if [ $rc -eq 0 ] && (cd "$w" && rnn_compare result.txt "golden_$n.txt") >"$work/$name.cmp" 2>&1; then
+        report PASS "$name" "checksums match golden_$n.txt"
+      else
+        report FAIL "$name" "exit $rc; last lines:"
+        tail -n 5 "$work/$name.out" "$work/$name.cmp" 2>/dev/null | sed 's/^/        /'
+      fi
+    done
+    # Other data types, directions and algorithms (no golden values: must run and print dw).
+    small="-seqLength7 -numLayers2 -inputSize24 -hiddenSize32 -projSize32 -miniBatch5 -biasMode3 -inputMode1"
+    run_check RNN_v8.0_half_lstm "$w" "dw checksum" ./RNN $small -dataType0 -mathPrecision1 -cellMode2
+    run_check RNN_v8.0_double_gru_bidir "$w" "dw checksum" ./RNN $small -dataType2 -mathPrecision2 -cellMode3 -dirMode1
+    run_check RNN_v8.0_persist_dynamic "$w" "dw checksum" ./RNN $small -dataType1 -mathPrecision1 -cellMode2 \
+        -algorithm2
+    run_check RNN_v8.0_skip_input "$w" "dw checksum" ./RNN -seqLength7 -numLayers3 -inputSize32 -hiddenSize32 \
+        -projSize32 -miniBatch5 -biasMode1 -dataType1 -mathPrecision1 -cellMode0 -inputMode0
+  fi
 fi
 
 echo "$pass passed, $fail failed ($skip skipped)"
