@@ -34,11 +34,20 @@ def tested_names():
     return names
 
 
+def notes():
+    """Hand-kept limits of implemented functions (docs/coverage-notes.tsv): what they refuse."""
+    path = os.path.join(ROOT, "docs", "coverage-notes.tsv")
+    if not os.path.exists(path):
+        return {}
+    return {r["function"]: r["note"] for r in read_tsv(path)}
+
+
 def main():
     build = sys.argv[1]
     out = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "docs", "coverage.md")
     rows = read_tsv(os.path.join(build, "gen", "implemented.tsv"))
     tested = tested_names()
+    limits = notes()
     libs = collections.OrderedDict()
     for r in rows:
         libs.setdefault(r["library"], []).append(r)
@@ -54,7 +63,8 @@ def main():
          "",
          "Within an implemented function, requests that cuDNN 8.1 itself refuses, or that hostdnn does",
          "not support yet, still answer `CUDNN_STATUS_NOT_SUPPORTED` with a logged reason; the",
-         "area documents (docs/*.md) list them.",
+         "area documents (docs/*.md) list them, and the **limits** column (from docs/coverage-notes.tsv)",
+         "names the main ones.",
          "",
          "| library | functions | implemented | implemented and tested | not implemented |",
          "|---|---:|---:|---:|---:|"]
@@ -67,14 +77,14 @@ def main():
     for lib, rs in libs.items():
         o.append("## libcudnn_%s" % lib)
         o.append("")
-        o.append("| function | group | state | tested | deprecated in 8.x |")
-        o.append("|---|---|---|---|---|")
+        o.append("| function | group | state | tested | deprecated in 8.x | limits |")
+        o.append("|---|---|---|---|---|---|")
         for r in rs:
             impl = r["state"] == "implemented"
-            o.append("| `%s` | %s | %s | %s | %s |" % (
+            o.append("| `%s` | %s | %s | %s | %s | %s |" % (
                 r["name"], r["group"], "implemented" if impl else "**not implemented** (NOT_SUPPORTED)",
                 "yes" if (impl and r["name"] in tested) else ("-" if not impl else "no"),
-                "yes" if r["deprecated"] == "yes" else ""))
+                "yes" if r["deprecated"] == "yes" else "", limits.get(r["name"], "")))
         o.append("")
     text = "\n".join(o)
     with open(out, "w") as f:
