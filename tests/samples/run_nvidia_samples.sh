@@ -12,6 +12,8 @@
 # kernel and its launcher in RNN_v8.0's RNN_example.h, removed from the scratch copy and
 # replaced by tests/samples/rnn_init_host.cpp (see the RNN_v8.0 section).
 #
+# SAMPLES_ALL=1 also runs every configuration of conv_sample's run_conv_sample.sh.
+#
 # Prints one line per sample (PASS / FAIL / SKIP and why) and "N passed, N failed".
 set -u
 src=${1:?usage: run_nvidia_samples.sh SAMPLES_DIR [PREFIX]}
@@ -94,6 +96,22 @@ else
     # Small shapes from run_conv_sample.sh (float, then the default data type).
     run_check conv_sample_3x3 "$w" "Test PASSED" ./conv_sample -c16 -h14 -w14 -k8 -r3 -s3 -pad_h1 -pad_w1 -u1 -v1
     run_check conv_sample_1x1s2 "$w" "Test PASSED" ./conv_sample -c32 -h7 -w7 -k16 -r1 -s1 -pad_h0 -pad_w0 -u2 -v2
+    # SAMPLES_ALL=1: every configuration of the sample's own run_conv_sample.sh (several
+    # minutes: the INT8 benchmark shapes are large).  Runs with -b only time the convolution,
+    # so for them a clean exit is the check; the others must print "Test PASSED".
+    if [ "${SAMPLES_ALL:-0}" = 1 ] && [ -f "$w/run_conv_sample.sh" ]; then
+      i=0
+      while read -r line; do
+        case $line in ./conv_sample*) ;; *) continue ;; esac
+        i=$((i + 1))
+        # shellcheck disable=SC2086
+        set -- ${line#./conv_sample}
+        case " $* " in
+          *" -b "*) run_check "conv_sample_run$i" "$w" "Testing conv" ./conv_sample "$@" ;;
+          *) run_check "conv_sample_run$i" "$w" "Test PASSED" ./conv_sample "$@" ;;
+        esac
+      done < "$w/run_conv_sample.sh"
+    fi
   fi
 fi
 
