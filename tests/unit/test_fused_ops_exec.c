@@ -40,7 +40,9 @@ static double from_half(uint16_t h)
 
 static void put(void *p, cudnnDataType_t t, long i, double v)
 {
-    if (t == CUDNN_DATA_HALF)
+    if (t == CUDNN_DATA_DOUBLE)
+        ((double *)p)[i] = v;
+    else if (t == CUDNN_DATA_HALF)
         ((uint16_t *)p)[i] = to_half(v);
     else
         ((float *)p)[i] = (float)v;
@@ -48,17 +50,38 @@ static void put(void *p, cudnnDataType_t t, long i, double v)
 
 static double get(const void *p, cudnnDataType_t t, long i)
 {
+    if (t == CUDNN_DATA_DOUBLE)
+        return ((const double *)p)[i];
     return t == CUDNN_DATA_HALF ? from_half(((const uint16_t *)p)[i]) : ((const float *)p)[i];
 }
 
-static size_t tsize(cudnnDataType_t t) { return t == CUDNN_DATA_HALF ? 2 : 4; }
+static size_t tsize(cudnnDataType_t t) { return t == CUDNN_DATA_HALF ? 2 : t == CUDNN_DATA_DOUBLE ? 8 : 4; }
 
-/* Offset of logical (n, c, h, w) of an N x C x H x W array in FORMAT (packed). */
-static long at(cudnnTensorFormat_t f, int C, int H, int W, int n, int c, int h, int w)
+/* Element strides (n, c, h, w) of an N x C x H x W array in FORMAT, each outer stride
+ * padded by PAD elements (0: packed). */
+static void strides_for(cudnnTensorFormat_t f, int C, int H, int W, int pad, int st[4])
 {
-    if (f == CUDNN_TENSOR_NHWC)
-        return (((long)n * H + h) * W + w) * C + c;
-    return (((long)n * C + c) * H + h) * W + w;
+    if (f == CUDNN_TENSOR_NHWC) {
+        st[1] = 1;
+        st[3] = C + pad;
+        st[2] = st[3] * W + pad;
+        st[0] = st[2] * H + pad;
+    } else {
+        st[3] = 1;
+        st[2] = W + pad;
+        st[1] = st[2] * H + pad;
+        st[0] = st[1] * C + pad;
+    }
+}
+
+static long span(const int st[4], int N, int C, int H, int W)
+{
+    return (long)(N - 1) * st[0] + (long)(C - 1) * st[1] + (long)(H - 1) * st[2] + (long)(W - 1) * st[3] + 1;
+}
+
+static long at(const int st[4], int n, int c, int h, int w)
+{
+    return (long)n * st[0] + (long)c * st[1] + (long)h * st[2] + (long)w * st[3];
 }
 
 static unsigned rng = 12345u;
@@ -68,20 +91,14 @@ static double rnd8(void)            /* a multiple of 1/8 in [-1, 1]: exact in HA
     return (int)((rng >> 16) % 17) / 8.0 - 1.0;
 }
 
-/* Store a logical NCHW double array into buffer P of type T and format F. */
-static void store_all(void *p, cudnnDataType_t t, cudnnTensorFormat_t f, int N, int C, int H, int W, const double *v)
+/* Store a logical NCHW double array into buffer P of type T with strides ST. */
+static void store_all(void *p, cudnnDataType_t t, const int st[4], int N, int C, int H, int W, const double *v)
 {
     for (int n = 0; n < N; n++)
         for (int c = 0; c < C; c++)
             for (int h = 0; h < H; h++)
                 for (int w = 0; w < W; w++)
-                    put(p, t, at(f, C, H, W, n, c, h, w), v[(((long)n * C + c) * H + h) * W + w]);
-}
-
-static double load_at(const void *p, cudnnDataType_t t, cudnnTensorFormat_t f, int C, int H, int W, int n, int c, int h,
-                      int w)
-{
-    return get(p, t, at(f, C, H, W, n, c, h, w));
+                    put(p, t, at(st, n, c, h, w), v[(((long)n * C + c) * H + h) * W + w]);
 }
 
 static void *aligned(size_t bytes)
@@ -113,6 +130,7 @@ typedef struct {
     cudnnTensorFormat_t fmt;
     int N, C, H, W, K, R, pad, str;
     int scale, bias, relu, sum, sqsum;
+    int padded;                         /* x and y strides padded (not packed) */
 } conv_case;
 
 typedef struct {
@@ -125,6 +143,7 @@ typedef struct {
     double *x, *w, *y, *sc, *bi, *xt;   /* logical double values */
     void *xb, *wb, *yb, *scb, *bib, *sumb, *sqb;
     int OH, OW;
+    int xs[4], ys[4], fs[4];            /* element strides of x, y (or dy), w (or dw) */
 } conv_setup;
 
 static void setup_conv(conv_setup *u, const conv_case *k, int wgrad)
@@ -160,25 +179,34 @@ static void setup_conv(conv_setup *u, const conv_case *k, int wgrad)
         u->xt[i] = v;
     }
     size_t es = tsize(k->type);
+    strides_for(k->fmt, k->C, k->H, k->W, k->padded, u->xs);
+    strides_for(k->fmt, k->K, u->OH, u->OW, k->padded ? 3 : 0, u->ys);
+    strides_for(k->fmt, k->C, k->R, k->R, 0, u->fs);
+    nx = span(u->xs, k->N, k->C, k->H, k->W);
+    ny = span(u->ys, k->N, k->K, u->OH, u->OW);
     u->xb = aligned(nx * es); u->wb = aligned(nw * es); u->yb = aligned(ny * es);
+    memset(u->xb, 0xff, nx * es);       /* NaN in the gaps: they must never be read */
     u->scb = aligned(k->C * es); u->bib = aligned(k->C * es);
     u->sumb = aligned(k->K * 4); u->sqb = aligned(k->K * 4);
-    store_all(u->xb, k->type, k->fmt, k->N, k->C, k->H, k->W, u->x);
-    store_all(u->wb, k->type, k->fmt, k->K, k->C, k->R, k->R, u->w);
-    if (wgrad)
-        store_all(u->yb, k->type, k->fmt, k->N, k->K, u->OH, u->OW, u->y);
+    store_all(u->xb, k->type, u->xs, k->N, k->C, k->H, k->W, u->x);
+    store_all(u->wb, k->type, u->fs, k->K, k->C, k->R, k->R, u->w);
+    if (wgrad) {
+        memset(u->yb, 0xff, ny * es);
+        store_all(u->yb, k->type, u->ys, k->N, k->K, u->OH, u->OW, u->y);
+    }
     for (int c = 0; c < k->C; c++) { put(u->scb, k->type, c, u->sc[c]); put(u->bib, k->type, c, u->bi[c]); }
     cudnnCreateTensorDescriptor(&u->xd); cudnnCreateTensorDescriptor(&u->yd);
     cudnnCreateTensorDescriptor(&u->eqd); cudnnCreateTensorDescriptor(&u->statd);
     cudnnCreateFilterDescriptor(&u->wd); cudnnCreateConvolutionDescriptor(&u->cd);
     cudnnCreateActivationDescriptor(&u->ad);
-    CHECK_OK(cudnnSetTensor4dDescriptor(u->xd, k->fmt, k->type, k->N, k->C, k->H, k->W));
-    CHECK_OK(cudnnSetTensor4dDescriptor(u->yd, k->fmt, k->type, k->N, k->K, u->OH, u->OW));
+    int xdims[4] = {k->N, k->C, k->H, k->W}, ydims[4] = {k->N, k->K, u->OH, u->OW};
+    CHECK_OK(cudnnSetTensorNdDescriptor(u->xd, k->type, 4, xdims, u->xs));
+    CHECK_OK(cudnnSetTensorNdDescriptor(u->yd, k->type, 4, ydims, u->ys));
     CHECK_OK(cudnnSetTensor4dDescriptor(u->eqd, k->fmt, k->type, 1, k->C, 1, 1));
     CHECK_OK(cudnnSetTensor4dDescriptor(u->statd, k->fmt, CUDNN_DATA_FLOAT, 1, k->K, 1, 1));
     CHECK_OK(cudnnSetFilter4dDescriptor(u->wd, k->type, k->fmt, k->K, k->C, k->R, k->R));
     CHECK_OK(cudnnSetConvolution2dDescriptor(u->cd, k->pad, k->pad, k->str, k->str, 1, 1, CUDNN_CROSS_CORRELATION,
-                                             CUDNN_DATA_FLOAT));
+                                             k->type == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT));
     CHECK_OK(cudnnSetActivationDescriptor(u->ad, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0));
 }
 
@@ -266,14 +294,14 @@ static void run_conv_case(const conv_case *k, int wgrad)
     cudnnDestroyFusedOpsConstParamPack(p);      /* the plan keeps its own copy */
     void *ws = aligned(wsb);
     /* beta is 0: the output is not read, NaN there must not leak. */
-    size_t outb = (wgrad ? conv_ref_w_elems(s) : conv_ref_y_elems(s)) * tsize(k->type);
+    size_t outb = (wgrad ? conv_ref_w_elems(s) : span(u.ys, k->N, k->K, u.OH, u.OW)) * tsize(k->type);
     memset(wgrad ? u.wb : u.yb, 0xff, outb);
     memset(u.sumb, 0xff, k->K * 4);
     memset(u.sqb, 0xff, k->K * 4);
     cudnnFusedOpsVariantParamPack_t v = conv_vpack(&u, wgrad, ws, wsb);
     CHECK_OK(cudnnFusedOpsExecute(h, plan, v));
 
-    double tol = half ? 2e-3 : 1e-5;
+    double tol = half ? 2e-3 : k->type == CUDNN_DATA_DOUBLE ? 1e-12 : 1e-5;
     double maxerr = 0;
     int bad = 0;
     if (!wgrad) {
@@ -285,7 +313,7 @@ static void run_conv_case(const conv_case *k, int wgrad)
                 for (int i = 0; i < u.OH; i++)
                     for (int j = 0; j < u.OW; j++) {
                         double want = yr[(((long)n * k->K + c) * u.OH + i) * u.OW + j];
-                        double got = load_at(u.yb, k->type, k->fmt, k->K, u.OH, u.OW, n, c, i, j);
+                        double got = get(u.yb, k->type, at(u.ys, n, c, i, j));
                         double e = fabs(got - want) / (1 + fabs(want));
                         if (!(e <= tol)) bad++;
                         if (e > maxerr) maxerr = e;
@@ -311,7 +339,7 @@ static void run_conv_case(const conv_case *k, int wgrad)
                 for (int i = 0; i < k->R; i++)
                     for (int j = 0; j < k->R; j++) {
                         double want = dw[(((long)kk * k->C + c) * k->R + i) * k->R + j];
-                        double got = load_at(u.wb, k->type, k->fmt, k->C, k->R, k->R, kk, c, i, j);
+                        double got = get(u.wb, k->type, at(u.fs, kk, c, i, j));
                         double e = fabs(got - want) / (1 + fabs(want));
                         if (!(e <= tol)) bad++;
                         if (e > maxerr) maxerr = e;
@@ -353,22 +381,27 @@ static void conv_ops(void)
 {
     SECTION("op 0 SCALE_BIAS_ACTIVATION_CONV_BNSTATS");
     static const conv_case c0[] = {
-        /* type, fmt, N C H W K R pad str, scale bias relu sum sqsum */
-        {CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 2, 3, 5, 4, 4, 3, 1, 1, 1, 1, 1, 1, 1},
-        {CUDNN_DATA_FLOAT, CUDNN_TENSOR_NHWC, 1, 5, 6, 7, 3, 3, 0, 2, 1, 1, 0, 1, 0},
-        {CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 3, 1, 4, 4, 1, 1, 0, 1, 0, 0, 0, 0, 1},
-        {CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 1, 4, 3, 3, 2, 1, 0, 1, 0, 0, 1, 1, 1},
-        {CUDNN_DATA_HALF, CUDNN_TENSOR_NHWC, 2, 8, 5, 5, 8, 3, 1, 1, 1, 1, 1, 1, 1},  /* cuDNN's configuration */
-        {CUDNN_DATA_HALF, CUDNN_TENSOR_NHWC, 1, 8, 4, 6, 16, 1, 0, 1, 1, 0, 1, 1, 1},
+        /* type, fmt, N C H W K R pad str, scale bias relu sum sqsum, padded strides */
+        {CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 2, 3, 5, 4, 4, 3, 1, 1, 1, 1, 1, 1, 1, 0},
+        {CUDNN_DATA_FLOAT, CUDNN_TENSOR_NHWC, 1, 5, 6, 7, 3, 3, 0, 2, 1, 1, 0, 1, 0, 0},
+        {CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 3, 1, 4, 4, 1, 1, 0, 1, 0, 0, 0, 0, 1, 0},
+        {CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 1, 4, 3, 3, 2, 1, 0, 1, 0, 0, 1, 1, 1, 0},
+        {CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 2, 3, 5, 6, 4, 3, 1, 1, 1, 1, 1, 1, 1, 2},   /* strided */
+        {CUDNN_DATA_FLOAT, CUDNN_TENSOR_NHWC, 2, 3, 5, 6, 4, 3, 1, 2, 1, 1, 1, 1, 1, 1},
+        {CUDNN_DATA_DOUBLE, CUDNN_TENSOR_NCHW, 2, 3, 4, 4, 2, 3, 1, 1, 1, 1, 1, 1, 1, 0},
+        {CUDNN_DATA_HALF, CUDNN_TENSOR_NHWC, 2, 8, 5, 5, 8, 3, 1, 1, 1, 1, 1, 1, 1, 0},  /* cuDNN's configuration */
+        {CUDNN_DATA_HALF, CUDNN_TENSOR_NHWC, 1, 8, 4, 6, 16, 1, 0, 1, 1, 0, 1, 1, 1, 0},
     };
     for (size_t i = 0; i < sizeof c0 / sizeof c0[0]; i++)
         run_conv_case(&c0[i], 0);
     SECTION("op 1 SCALE_BIAS_ACTIVATION_WGRAD");
     static const conv_case c1[] = {
-        {CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 2, 3, 5, 4, 4, 3, 1, 1, 1, 1, 1, 0, 0},
-        {CUDNN_DATA_FLOAT, CUDNN_TENSOR_NHWC, 1, 2, 6, 5, 3, 3, 0, 2, 1, 0, 1, 0, 0},
-        {CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 1, 1, 3, 3, 1, 1, 0, 1, 0, 0, 0, 0, 0},
-        {CUDNN_DATA_HALF, CUDNN_TENSOR_NHWC, 2, 8, 4, 4, 8, 3, 1, 1, 1, 1, 1, 0, 0},
+        {CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 2, 3, 5, 4, 4, 3, 1, 1, 1, 1, 1, 0, 0, 0},
+        {CUDNN_DATA_FLOAT, CUDNN_TENSOR_NHWC, 1, 2, 6, 5, 3, 3, 0, 2, 1, 0, 1, 0, 0, 0},
+        {CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 1, 1, 3, 3, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0},
+        {CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 2, 3, 5, 6, 4, 3, 1, 1, 1, 1, 1, 0, 0, 2},   /* strided */
+        {CUDNN_DATA_DOUBLE, CUDNN_TENSOR_NHWC, 2, 3, 4, 4, 2, 3, 1, 1, 1, 1, 1, 0, 0, 0},
+        {CUDNN_DATA_HALF, CUDNN_TENSOR_NHWC, 2, 8, 4, 4, 8, 3, 1, 1, 1, 1, 1, 0, 0, 0},
     };
     for (size_t i = 0; i < sizeof c1 / sizeof c1[0]; i++)
         run_conv_case(&c1[i], 1);
@@ -378,7 +411,7 @@ static void conv_ops(void)
 static void bad_conv_packs(void)
 {
     SECTION("op 0/1 bad constant packs");
-    conv_case k = {CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 1, 3, 4, 4, 2, 3, 1, 1, 1, 1, 1, 1, 1};
+    conv_case k = {CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 1, 3, 4, 4, 2, 3, 1, 1, 1, 1, 1, 1, 1, 0};
     conv_setup u;
     setup_conv(&u, &k, 0);
     cudnnFusedOpsPlan_t plan;
