@@ -4,6 +4,7 @@
  * finalize from its formulas), in FLOAT and in cuDNN's own HALF + NHWC configuration;
  * bad packs, bad variant packs and too-small workspaces (status, outputs untouched).
  */
+#define _POSIX_C_SOURCE 200809L   /* setenv */
 #include <cudnn.h>
 #include <math.h>
 #include <stdint.h>
@@ -687,6 +688,53 @@ static void bn_ops(void)
     bn_finalize(0, CUDNN_DATA_FLOAT);
 }
 
+/* Op 0 on handle H: y and both statistics into OUT (bytes). */
+static size_t op0_bits(cudnnHandle_t hh, unsigned char *out)
+{
+    conv_case k = {CUDNN_DATA_FLOAT, CUDNN_TENSOR_NHWC, 5, 6, 7, 5, 7, 3, 1, 1, 1, 1, 1, 1, 1, 1};
+    conv_setup u;
+    rng = 777u;
+    setup_conv(&u, &k, 0);
+    cudnnFusedOpsConstParamPack_t p = conv_pack(&u, 0);
+    cudnnFusedOpsPlan_t plan;
+    CHECK_OK(cudnnCreateFusedOpsPlan(&plan, CUDNN_FUSED_SCALE_BIAS_ACTIVATION_CONV_BNSTATS));
+    size_t wsb = 0;
+    CHECK_OK(cudnnMakeFusedOpsPlan(hh, plan, p, &wsb));
+    void *ws = aligned(wsb);
+    cudnnFusedOpsVariantParamPack_t v = conv_vpack(&u, 0, ws, wsb);
+    size_t yb = span(u.ys, k.N, k.K, u.OH, u.OW) * 4;
+    memset(u.yb, 0, yb);                 /* the gaps between rows stay as they are */
+    CHECK_OK(cudnnFusedOpsExecute(hh, plan, v));
+    memcpy(out, u.yb, yb);
+    memcpy(out + yb, u.sumb, k.K * 4);
+    memcpy(out + yb + k.K * 4, u.sqb, k.K * 4);
+    cudnnDestroyFusedOpsVariantParamPack(v);
+    cudnnDestroyFusedOpsPlan(plan);
+    cudnnDestroyFusedOpsConstParamPack(p);
+    free(ws);
+    free_conv(&u);
+    return yb + 8 * k.K;
+}
+
+static void determinism(void)
+{
+    SECTION("bitwise identical across thread counts");
+    setenv("HOSTDNN_NUM_THREADS", "1", 1);
+    cudnnHandle_t h1, h3;
+    CHECK_OK(cudnnCreate(&h1));
+    setenv("HOSTDNN_NUM_THREADS", "3", 1);
+    CHECK_OK(cudnnCreate(&h3));
+    unsetenv("HOSTDNN_NUM_THREADS");
+    unsigned char *a = malloc(1 << 16), *b = malloc(1 << 16);
+    size_t n1 = op0_bits(h1, a), n3 = op0_bits(h3, b);
+    CHECK_EQ_INT(n1, n3);
+    CHECK(n1 == n3 && memcmp(a, b, n1) == 0);
+    free(a);
+    free(b);
+    cudnnDestroy(h1);
+    cudnnDestroy(h3);
+}
+
 static void unimplemented(void)
 {
     SECTION("ops 4-6 NOT_SUPPORTED");
@@ -714,6 +762,7 @@ int main(void)
     bad_conv_packs();
     bn_ops();
     unimplemented();
+    determinism();
     cudnnDestroy(h);
     return hd_test_finish();
 }

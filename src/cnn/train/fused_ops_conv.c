@@ -5,10 +5,13 @@
  *   CUDNN_FUSED_SCALE_BIAS_ACTIVATION_WGRAD          dw = wgrad(act(x * eqScale + eqBias), dy).
  * The transformed x goes to the front of the workspace (in x's type and strides), then the
  * public convolution functions run on it with the algorithm Make picked; the statistics
- * are summed in double, in a fixed order, after the convolution.
+ * are summed in double after the convolution (one partial per image, combined in image
+ * order: identical for every thread count).
  */
 #include "core/api.h"
 #include "core/check.h"
+#include "core/handle.h"
+#include "core/parallel.h"
 #include "core/tensor.h"
 #include "cnn/train/fused_ops.h"
 
@@ -173,51 +176,64 @@ cudnnStatus_t hd_fused_make_conv(cudnnHandle_t handle, hd_fused_plan *plan, hd_f
     return CUDNN_STATUS_SUCCESS;
 }
 
-/* xt = act(x * scale[c] + bias[c]) at every element of x (same offsets). */
-static void transform_x(const struct cudnnTensorStruct *x, const void *xd, void *xt, const struct cudnnTensorStruct *e,
-                        const void *scale, const void *bias, int relu)
+/* Walk the elements of image N of T (all dims after the first) in logical order, calling
+ * visit(ctx, element offset, channel). */
+#define FOR_IMAGE(t, n, off, ch, body) do { \
+    int64_t per_ = hd_tensor_elems(t) / (t)->dims[0], off = (int64_t)(n) * (t)->strides[0]; \
+    int idx_[CUDNN_DIM_MAX] = {0}; \
+    for (int64_t i_ = 0; i_ < per_; i_++) { \
+        int ch = idx_[1]; \
+        body; \
+        for (int d_ = (t)->nbDims - 1; d_ >= 1; d_--) { \
+            off += (t)->strides[d_]; \
+            if (++idx_[d_] < (t)->dims[d_]) \
+                break; \
+            off -= (int64_t)(t)->strides[d_] * (t)->dims[d_]; \
+            idx_[d_] = 0; \
+        } \
+    } \
+} while (0)
+
+typedef struct {
+    const struct cudnnTensorStruct *x, *e, *y;
+    const void *xd, *scale, *bias, *yd;
+    void *xt;
+    int relu;
+    double *acc;                 /* statistics: 2 * K partials per image */
+} elem_job;
+
+/* One image of xt = act(x * scale[c] + bias[c]) (same offsets as x). */
+static void transform_image(void *ctx, size_t n, int thread)
 {
-    int64_t n = hd_tensor_elems(x), off = 0;
-    int idx[CUDNN_DIM_MAX] = {0};
+    (void)thread;
+    const elem_job *j = ctx;
+    const struct cudnnTensorStruct *x = j->x, *e = j->e;
     int64_t estr = e ? e->strides[1] : 0;
-    for (int64_t i = 0; i < n; i++) {
-        int64_t c = idx[1];
-        double v = hd_fused_load(xd, x->dtype, off);
-        if (scale)
-            v *= hd_fused_load(scale, e->dtype, c * estr);
-        if (bias)
-            v += hd_fused_load(bias, e->dtype, c * estr);
-        if (relu && v < 0)
-            v = 0;                                   /* NaN stays NaN */
-        hd_fused_store(xt, x->dtype, off, v);
-        for (int d = x->nbDims - 1; d >= 0; d--) {
-            off += x->strides[d];
-            if (++idx[d] < x->dims[d])
-                break;
-            off -= (int64_t)x->strides[d] * x->dims[d];
-            idx[d] = 0;
-        }
-    }
+    FOR_IMAGE(x, n, off, c, {
+        double v = hd_fused_load(j->xd, x->dtype, off);
+        if (j->scale)
+            v *= hd_fused_load(j->scale, e->dtype, (int64_t)c * estr);
+        if (j->bias)
+            v += hd_fused_load(j->bias, e->dtype, (int64_t)c * estr);
+        if (j->relu && v < 0)
+            v = 0;                               /* NaN stays NaN */
+        hd_fused_store(j->xt, x->dtype, off, v);
+    });
 }
 
-/* Per-channel sum and sum of squares of y, in double, in element order. */
-static void y_stats(const struct cudnnTensorStruct *y, const void *yd, double *acc /* 2 * K */)
+/* One image's per-channel sum and sum of squares of y, in double, in element order. */
+static void stats_image(void *ctx, size_t n, int thread)
 {
-    int64_t n = hd_tensor_elems(y), off = 0;
-    int idx[CUDNN_DIM_MAX] = {0};
+    (void)thread;
+    const elem_job *j = ctx;
+    const struct cudnnTensorStruct *y = j->y;
     int K = y->dims[1];
-    for (int64_t i = 0; i < n; i++) {
-        double v = hd_fused_load(yd, y->dtype, off);
-        acc[idx[1]] += v;
-        acc[K + idx[1]] += v * v;
-        for (int d = y->nbDims - 1; d >= 0; d--) {
-            off += y->strides[d];
-            if (++idx[d] < y->dims[d])
-                break;
-            off -= (int64_t)y->strides[d] * y->dims[d];
-            idx[d] = 0;
-        }
-    }
+    double *acc = j->acc + n * 2 * (size_t)K;
+    FOR_IMAGE(y, n, off, k, {
+        double v = hd_fused_load(j->yd, y->dtype, off);
+        acc[k] += v;
+        acc[K + k] += v * v;
+    });
 }
 
 cudnnStatus_t hd_fused_exec_conv(cudnnHandle_t handle, const hd_fused_plan *plan, const hd_fused_var_pack *v)
@@ -252,15 +268,19 @@ cudnnStatus_t hd_fused_exec_conv(cudnnHandle_t handle, const hd_fused_plan *plan
                        "CUDNN_SCALAR_SIZE_T_WORKSPACE_SIZE_IN_BYTES says %zu", m->workspace, v->workspace_bytes);
     double *acc = NULL;
     if (m->stats) {
-        acc = calloc(2 * (size_t)y->dims[1], sizeof *acc);
+        acc = calloc(2 * (size_t)y->dims[1] * (size_t)y->dims[0], sizeof *acc);
         if (!acc)
             return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "out of host memory for the statistics");
     }
 
+    /* One task per image; the statistics keep one partial per image, summed in image order,
+     * so the result does not depend on the thread count. */
+    elem_job job = {x, e, y, xd, scale, bias, yd, NULL, m->relu, acc};
     const void *xin = xd;
     if (m->xt_bytes) {
-        transform_x(x, xd, ws + m->xt_offset, e, scale, bias, m->relu);
-        xin = ws + m->xt_offset;
+        job.xt = ws + m->xt_offset;
+        hd_parallel_for((size_t)x->dims[0], handle->num_threads, transform_image, &job);
+        xin = job.xt;
     }
     float one_f = 1.0f, zero_f = 0.0f;
     double one_d = 1.0, zero_d = 0.0;
@@ -282,7 +302,10 @@ cudnnStatus_t hd_fused_exec_conv(cudnnHandle_t handle, const hd_fused_plan *plan
     if (m->stats) {
         const struct cudnnTensorStruct *t = &s[CUDNN_PARAM_YSTATS_DESC].u.tensor;
         int K = y->dims[1];
-        y_stats(y, yd, acc);
+        hd_parallel_for((size_t)y->dims[0], handle->num_threads, stats_image, &job);
+        for (int n = 1; n < y->dims[0]; n++)
+            for (int k = 0; k < 2 * K; k++)
+                acc[k] += acc[(size_t)n * 2 * K + k];
         for (int k = 0; k < K; k++) {
             if (ysum)
                 ((float *)ysum)[(int64_t)k * t->strides[1]] = (float)acc[k];
