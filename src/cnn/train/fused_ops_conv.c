@@ -15,6 +15,7 @@
 #include "core/tensor.h"
 #include "cnn/train/fused_ops.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,7 +49,7 @@ static cudnnStatus_t build_descs(hd_fused_plan *plan, hd_fused_made *m, int xl, 
     if (cudnnCreateTensorDescriptor(&m->x) != CUDNN_STATUS_SUCCESS || cudnnCreateTensorDescriptor(&m->y) != CUDNN_STATUS_SUCCESS ||
         cudnnCreateFilterDescriptor(&m->w) != CUDNN_STATUS_SUCCESS ||
         cudnnCreateConvolutionDescriptor(&m->conv) != CUDNN_STATUS_SUCCESS)
-        return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "could not create the plan's descriptors");
+        return hd_fail(CUDNN_STATUS_ALLOC_FAILED, "cudnnMakeFusedOpsPlan", "could not create the plan's descriptors");
     COPY_BODY(m->x, &plan->slot[xl].u.tensor);
     COPY_BODY(m->y, &plan->slot[yl].u.tensor);
     COPY_BODY(m->w, &plan->slot[wl].u.filter);
@@ -66,7 +67,7 @@ static cudnnStatus_t pick_algo(cudnnHandle_t handle, int wgrad, hd_fused_made *m
         int n = 0;
         st = cudnnGetConvolutionForwardAlgorithm_v7(handle, m->x, m->w, m->conv, m->y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, r);
         if (st != CUDNN_STATUS_SUCCESS)
-            return HD_FAIL(st, "the convolution refused x/w/conv/y (see the line above)");
+            return hd_fail(st, "cudnnMakeFusedOpsPlan", "the convolution refused x/w/conv/y (see the line above)");
         for (int i = 0; i < n; i++) {
             if (r[i].status != CUDNN_STATUS_SUCCESS)
                 continue;
@@ -82,7 +83,7 @@ static cudnnStatus_t pick_algo(cudnnHandle_t handle, int wgrad, hd_fused_made *m
         st = cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, m->x, m->y, m->conv, m->w,
                                                            CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &n, r);
         if (st != CUDNN_STATUS_SUCCESS)
-            return HD_FAIL(st, "the convolution refused x/dy/conv/dw (see the line above)");
+            return hd_fail(st, "cudnnMakeFusedOpsPlan", "the convolution refused x/dy/conv/dw (see the line above)");
         for (int i = 0; i < n; i++) {
             if (r[i].status != CUDNN_STATUS_SUCCESS || r[i].determinism != CUDNN_DETERMINISTIC)
                 continue;
@@ -172,6 +173,8 @@ cudnnStatus_t hd_fused_make_conv(cudnnHandle_t handle, hd_fused_plan *plan, hd_f
     m->xt_offset = 0;
     m->xt_bytes = (m->scale || m->bias || m->relu) ? hd_tensor_span_bytes(x) : 0;
     m->conv_offset = m->xt_bytes == 0 ? 0 : (m->xt_bytes + WS_ALIGN - 1) / WS_ALIGN * WS_ALIGN;
+    if (m->conv_bytes > SIZE_MAX - m->conv_offset)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "the workspace size overflows size_t");
     m->workspace = m->conv_bytes ? m->conv_offset + m->conv_bytes : m->xt_bytes;
     return CUDNN_STATUS_SUCCESS;
 }
@@ -270,7 +273,7 @@ cudnnStatus_t hd_fused_exec_conv(cudnnHandle_t handle, const hd_fused_plan *plan
     if (m->stats) {
         acc = calloc(2 * (size_t)y->dims[1] * (size_t)y->dims[0], sizeof *acc);
         if (!acc)
-            return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "out of host memory for the statistics");
+            return hd_fail(CUDNN_STATUS_ALLOC_FAILED, fn, "out of host memory for the statistics");
     }
 
     /* One task per image; the statistics keep one partial per image, summed in image order,
@@ -297,7 +300,7 @@ cudnnStatus_t hd_fused_exec_conv(cudnnHandle_t handle, const hd_fused_plan *plan
                                      m->conv_bytes, zero, m->y, yd);
     if (st != CUDNN_STATUS_SUCCESS) {
         free(acc);
-        return HD_FAIL(st, "the convolution failed (see the line above)");
+        return hd_fail(st, fn, "the convolution failed (see the line above)");
     }
     if (m->stats) {
         const struct cudnnTensorStruct *t = &s[CUDNN_PARAM_YSTATS_DESC].u.tensor;
