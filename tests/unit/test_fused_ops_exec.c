@@ -41,22 +41,37 @@ static double from_half(uint16_t h)
 
 static void put(void *p, cudnnDataType_t t, long i, double v)
 {
-    if (t == CUDNN_DATA_DOUBLE)
+    if (t == CUDNN_DATA_DOUBLE) {
         ((double *)p)[i] = v;
-    else if (t == CUDNN_DATA_HALF)
+    } else if (t == CUDNN_DATA_BFLOAT16) {       /* test values are exact in bfloat16 */
+        float f = (float)v;
+        uint32_t u;
+        memcpy(&u, &f, 4);
+        ((uint16_t *)p)[i] = (uint16_t)(u >> 16);
+    } else if (t == CUDNN_DATA_HALF) {
         ((uint16_t *)p)[i] = to_half(v);
-    else
+    } else {
         ((float *)p)[i] = (float)v;
+    }
 }
 
 static double get(const void *p, cudnnDataType_t t, long i)
 {
     if (t == CUDNN_DATA_DOUBLE)
         return ((const double *)p)[i];
+    if (t == CUDNN_DATA_BFLOAT16) {
+        uint32_t u = (uint32_t)((const uint16_t *)p)[i] << 16;
+        float f;
+        memcpy(&f, &u, 4);
+        return f;
+    }
     return t == CUDNN_DATA_HALF ? from_half(((const uint16_t *)p)[i]) : ((const float *)p)[i];
 }
 
-static size_t tsize(cudnnDataType_t t) { return t == CUDNN_DATA_HALF ? 2 : t == CUDNN_DATA_DOUBLE ? 8 : 4; }
+static size_t tsize(cudnnDataType_t t)
+{
+    return t == CUDNN_DATA_HALF || t == CUDNN_DATA_BFLOAT16 ? 2 : t == CUDNN_DATA_DOUBLE ? 8 : 4;
+}
 
 /* Element strides (n, c, h, w) of an N x C x H x W array in FORMAT, each outer stride
  * padded by PAD elements (0: packed). */
@@ -147,8 +162,11 @@ typedef struct {
     int xs[4], ys[4], fs[4];            /* element strides of x, y (or dy), w (or dw) */
 } conv_setup;
 
+static int eq_float;                    /* 1: eqScale/eqBias in FLOAT whatever the data type */
+
 static void setup_conv(conv_setup *u, const conv_case *k, int wgrad)
 {
+    cudnnDataType_t eqt = eq_float ? CUDNN_DATA_FLOAT : k->type;
     memset(u, 0, sizeof *u);
     u->k = *k;
     conv_ref_shape *s = &u->s;
@@ -187,7 +205,7 @@ static void setup_conv(conv_setup *u, const conv_case *k, int wgrad)
     ny = span(u->ys, k->N, k->K, u->OH, u->OW);
     u->xb = aligned(nx * es); u->wb = aligned(nw * es); u->yb = aligned(ny * es);
     memset(u->xb, 0xff, nx * es);       /* NaN in the gaps: they must never be read */
-    u->scb = aligned(k->C * es); u->bib = aligned(k->C * es);
+    u->scb = aligned(k->C * 8); u->bib = aligned(k->C * 8);
     u->sumb = aligned(k->K * 4); u->sqb = aligned(k->K * 4);
     store_all(u->xb, k->type, u->xs, k->N, k->C, k->H, k->W, u->x);
     store_all(u->wb, k->type, u->fs, k->K, k->C, k->R, k->R, u->w);
@@ -195,7 +213,7 @@ static void setup_conv(conv_setup *u, const conv_case *k, int wgrad)
         memset(u->yb, 0xff, ny * es);
         store_all(u->yb, k->type, u->ys, k->N, k->K, u->OH, u->OW, u->y);
     }
-    for (int c = 0; c < k->C; c++) { put(u->scb, k->type, c, u->sc[c]); put(u->bib, k->type, c, u->bi[c]); }
+    for (int c = 0; c < k->C; c++) { put(u->scb, eqt, c, u->sc[c]); put(u->bib, eqt, c, u->bi[c]); }
     cudnnCreateTensorDescriptor(&u->xd); cudnnCreateTensorDescriptor(&u->yd);
     cudnnCreateTensorDescriptor(&u->eqd); cudnnCreateTensorDescriptor(&u->statd);
     cudnnCreateFilterDescriptor(&u->wd); cudnnCreateConvolutionDescriptor(&u->cd);
@@ -203,7 +221,7 @@ static void setup_conv(conv_setup *u, const conv_case *k, int wgrad)
     int xdims[4] = {k->N, k->C, k->H, k->W}, ydims[4] = {k->N, k->K, u->OH, u->OW};
     CHECK_OK(cudnnSetTensorNdDescriptor(u->xd, k->type, 4, xdims, u->xs));
     CHECK_OK(cudnnSetTensorNdDescriptor(u->yd, k->type, 4, ydims, u->ys));
-    CHECK_OK(cudnnSetTensor4dDescriptor(u->eqd, k->fmt, k->type, 1, k->C, 1, 1));
+    CHECK_OK(cudnnSetTensor4dDescriptor(u->eqd, k->fmt, eqt, 1, k->C, 1, 1));
     CHECK_OK(cudnnSetTensor4dDescriptor(u->statd, k->fmt, CUDNN_DATA_FLOAT, 1, k->K, 1, 1));
     CHECK_OK(cudnnSetFilter4dDescriptor(u->wd, k->type, k->fmt, k->K, k->C, k->R, k->R));
     CHECK_OK(cudnnSetConvolution2dDescriptor(u->cd, k->pad, k->pad, k->str, k->str, 1, 1, CUDNN_CROSS_CORRELATION,
@@ -280,7 +298,7 @@ static void run_conv_case(const conv_case *k, int wgrad)
     conv_setup u;
     setup_conv(&u, k, wgrad);
     const conv_ref_shape *s = &u.s;
-    int half = k->type == CUDNN_DATA_HALF;
+    int half = k->type == CUDNN_DATA_HALF || k->type == CUDNN_DATA_BFLOAT16;
     cudnnFusedOpsConstParamPack_t p = conv_pack(&u, wgrad);
     cudnnFusedOpsPlan_t plan;
     CHECK_OK(cudnnCreateFusedOpsPlan(&plan, wgrad ? CUDNN_FUSED_SCALE_BIAS_ACTIVATION_WGRAD
@@ -302,7 +320,7 @@ static void run_conv_case(const conv_case *k, int wgrad)
     cudnnFusedOpsVariantParamPack_t v = conv_vpack(&u, wgrad, ws, wsb);
     CHECK_OK(cudnnFusedOpsExecute(h, plan, v));
 
-    double tol = half ? 2e-3 : k->type == CUDNN_DATA_DOUBLE ? 1e-12 : 1e-5;
+    double tol = k->type == CUDNN_DATA_BFLOAT16 ? 1e-2 : half ? 2e-3 : k->type == CUDNN_DATA_DOUBLE ? 1e-12 : 1e-5;
     double maxerr = 0;
     int bad = 0;
     if (!wgrad) {
@@ -327,7 +345,7 @@ static void run_conv_case(const conv_case *k, int wgrad)
             float fs, fq;
             memcpy(&fs, (char *)u.sumb + 4 * c, 4);
             memcpy(&fq, (char *)u.sqb + 4 * c, 4);
-            double stol = (half ? 2e-3 : 1e-5) * (1 + fabs(sq[c]));
+            double stol = (k->type == CUDNN_DATA_BFLOAT16 ? 1e-2 : half ? 2e-3 : 1e-5) * (1 + fabs(sq[c]));
             if (k->sum) CHECK_NEAR(fs, sum[c], stol); else CHECK(isnan(fs));   /* untouched */
             if (k->sqsum) CHECK_NEAR(fq, sq[c], stol); else CHECK(isnan(fq));
         }
@@ -392,9 +410,13 @@ static void conv_ops(void)
         {CUDNN_DATA_DOUBLE, CUDNN_TENSOR_NCHW, 2, 3, 4, 4, 2, 3, 1, 1, 1, 1, 1, 1, 1, 0},
         {CUDNN_DATA_HALF, CUDNN_TENSOR_NHWC, 2, 8, 5, 5, 8, 3, 1, 1, 1, 1, 1, 1, 1, 0},  /* cuDNN's configuration */
         {CUDNN_DATA_HALF, CUDNN_TENSOR_NHWC, 1, 8, 4, 6, 16, 1, 0, 1, 1, 0, 1, 1, 1, 0},
+        {CUDNN_DATA_BFLOAT16, CUDNN_TENSOR_NHWC, 2, 4, 5, 5, 4, 3, 1, 1, 1, 1, 1, 1, 1, 0},
     };
     for (size_t i = 0; i < sizeof c0 / sizeof c0[0]; i++)
         run_conv_case(&c0[i], 0);
+    eq_float = 1;                                    /* HALF data, FLOAT eqScale/eqBias */
+    run_conv_case(&c0[sizeof c0 / sizeof c0[0] - 3], 0);
+    eq_float = 0;
     SECTION("op 1 SCALE_BIAS_ACTIVATION_WGRAD");
     static const conv_case c1[] = {
         {CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 2, 3, 5, 4, 4, 3, 1, 1, 1, 1, 1, 0, 0, 0},
@@ -403,6 +425,7 @@ static void conv_ops(void)
         {CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 2, 3, 5, 6, 4, 3, 1, 1, 1, 1, 1, 0, 0, 2},   /* strided */
         {CUDNN_DATA_DOUBLE, CUDNN_TENSOR_NHWC, 2, 3, 4, 4, 2, 3, 1, 1, 1, 1, 1, 0, 0, 0},
         {CUDNN_DATA_HALF, CUDNN_TENSOR_NHWC, 2, 8, 4, 4, 8, 3, 1, 1, 1, 1, 1, 0, 0, 0},
+        {CUDNN_DATA_BFLOAT16, CUDNN_TENSOR_NCHW, 1, 4, 5, 5, 4, 3, 1, 1, 1, 1, 1, 0, 0, 0},
     };
     for (size_t i = 0; i < sizeof c1 / sizeof c1[0]; i++)
         run_conv_case(&c1[i], 1);
