@@ -396,6 +396,8 @@ static void run_conv_case(const conv_case *k, int wgrad)
     free_conv(&u);
 }
 
+static void five_d(int wgrad);
+
 static void conv_ops(void)
 {
     SECTION("op 0 SCALE_BIAS_ACTIVATION_CONV_BNSTATS");
@@ -429,6 +431,9 @@ static void conv_ops(void)
     };
     for (size_t i = 0; i < sizeof c1 / sizeof c1[0]; i++)
         run_conv_case(&c1[i], 1);
+    SECTION("ops 0/1 on 5-d tensors");
+    five_d(0);
+    five_d(1);
 }
 
 /* Constant packs that Make must refuse, with the plan and *workspace left alone. */
@@ -709,6 +714,124 @@ static void bn_ops(void)
     SECTION("op 3 BN_FINALIZE_STATISTICS_INFERENCE");
     bn_finalize(0, CUDNN_DATA_HALF);
     bn_finalize(0, CUDNN_DATA_FLOAT);
+}
+
+/* 5-d (3-d convolution) problems, packed NCDHW FLOAT: the logical order of conv_ref. */
+static void five_d(int wgrad)
+{
+    conv_ref_shape s = {.N = 2, .C = 3, .K = 2, .G = 1, .in = {3, 4, 5}, .flt = {2, 3, 2}, .pad = {0, 1, 1},
+                        .str = {1, 1, 2}, .dil = {1, 1, 1}, .flip = 0};
+    conv_ref_out_dims(&s);
+    long nx = conv_ref_x_elems(&s), nw = conv_ref_w_elems(&s), ny = conv_ref_y_elems(&s);
+    long sp = (long)s.in[0] * s.in[1] * s.in[2];
+    double *x = malloc(nx * sizeof(double)), *xt = malloc(nx * sizeof(double)), *w = malloc(nw * sizeof(double));
+    double *y = malloc(ny * sizeof(double)), *r = malloc((ny > nw ? ny : nw) * sizeof(double));
+    float *xb = aligned(nx * 4), *wb = aligned(nw * 4), *yb = aligned(ny * 4), *sc = aligned(64), *bi = aligned(64);
+    float *sum = aligned(64), *sq = aligned(64);
+    for (int c = 0; c < s.C; c++) { sc[c] = (float)(1.5 - 0.25 * c); bi[c] = (float)(0.125 * c - 0.25); }
+    for (long i = 0; i < nx; i++) {
+        x[i] = rnd8();
+        xb[i] = (float)x[i];
+        int c = (int)((i / sp) % s.C);
+        xt[i] = x[i] * sc[c] + bi[c] > 0 ? x[i] * sc[c] + bi[c] : 0;
+    }
+    for (long i = 0; i < nw; i++) { w[i] = rnd8(); wb[i] = (float)w[i]; }
+    for (long i = 0; i < ny; i++) { y[i] = rnd8(); if (wgrad) yb[i] = (float)y[i]; }
+    int xd_[5] = {s.N, s.C, s.in[0], s.in[1], s.in[2]}, yd_[5] = {s.N, s.K, s.out[0], s.out[1], s.out[2]};
+    int wd_[5] = {s.K, s.C, s.flt[0], s.flt[1], s.flt[2]}, ed_[5] = {1, s.C, 1, 1, 1}, sd_[5] = {1, s.K, 1, 1, 1};
+    int xs_[5], ys_[5], es_[5], ss_[5];
+    xs_[4] = ys_[4] = es_[4] = ss_[4] = 1;
+    for (int d = 3; d >= 0; d--) {
+        xs_[d] = xs_[d + 1] * xd_[d + 1]; ys_[d] = ys_[d + 1] * yd_[d + 1];
+        es_[d] = es_[d + 1] * ed_[d + 1]; ss_[d] = ss_[d + 1] * sd_[d + 1];
+    }
+    cudnnTensorDescriptor_t xd, yd, ed, sd;
+    cudnnFilterDescriptor_t wd;
+    cudnnConvolutionDescriptor_t cd;
+    cudnnActivationDescriptor_t ad;
+    cudnnCreateTensorDescriptor(&xd); cudnnCreateTensorDescriptor(&yd);
+    cudnnCreateTensorDescriptor(&ed); cudnnCreateTensorDescriptor(&sd);
+    cudnnCreateFilterDescriptor(&wd); cudnnCreateConvolutionDescriptor(&cd); cudnnCreateActivationDescriptor(&ad);
+    CHECK_OK(cudnnSetTensorNdDescriptor(xd, CUDNN_DATA_FLOAT, 5, xd_, xs_));
+    CHECK_OK(cudnnSetTensorNdDescriptor(yd, CUDNN_DATA_FLOAT, 5, yd_, ys_));
+    CHECK_OK(cudnnSetTensorNdDescriptor(ed, CUDNN_DATA_FLOAT, 5, ed_, es_));
+    CHECK_OK(cudnnSetTensorNdDescriptor(sd, CUDNN_DATA_FLOAT, 5, sd_, ss_));
+    CHECK_OK(cudnnSetFilterNdDescriptor(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 5, wd_));
+    CHECK_OK(cudnnSetConvolutionNdDescriptor(cd, 3, s.pad, s.str, s.dil, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+    CHECK_OK(cudnnSetActivationDescriptor(ad, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0));
+
+    cudnnFusedOps_t op = wgrad ? CUDNN_FUSED_SCALE_BIAS_ACTIVATION_WGRAD : CUDNN_FUSED_SCALE_BIAS_ACTIVATION_CONV_BNSTATS;
+    cudnnFusedOpsConstParamPack_t p;
+    CHECK_OK(cudnnCreateFusedOpsConstParamPack(&p, op));
+    cudnnBatchNormMode_t mode = CUDNN_BATCHNORM_SPATIAL;
+    set_c(p, CUDNN_PARAM_XDESC, xd);
+    set_ph(p, CUDNN_PARAM_XDATA_PLACEHOLDER, CUDNN_PTR_ELEM_ALIGNED);
+    set_c(p, CUDNN_PARAM_BN_MODE, &mode);
+    set_c(p, CUDNN_PARAM_BN_EQSCALEBIAS_DESC, ed);
+    set_ph(p, CUDNN_PARAM_BN_EQSCALE_PLACEHOLDER, CUDNN_PTR_ELEM_ALIGNED);
+    set_ph(p, CUDNN_PARAM_BN_EQBIAS_PLACEHOLDER, CUDNN_PTR_ELEM_ALIGNED);
+    set_c(p, CUDNN_PARAM_ACTIVATION_DESC, ad);
+    set_c(p, CUDNN_PARAM_CONV_DESC, cd);
+    set_c(p, wgrad ? CUDNN_PARAM_DWDESC : CUDNN_PARAM_WDESC, wd);
+    set_ph(p, wgrad ? CUDNN_PARAM_DWDATA_PLACEHOLDER : CUDNN_PARAM_WDATA_PLACEHOLDER, CUDNN_PTR_ELEM_ALIGNED);
+    set_c(p, wgrad ? CUDNN_PARAM_DYDESC : CUDNN_PARAM_YDESC, yd);
+    set_ph(p, wgrad ? CUDNN_PARAM_DYDATA_PLACEHOLDER : CUDNN_PARAM_YDATA_PLACEHOLDER, CUDNN_PTR_ELEM_ALIGNED);
+    if (!wgrad) {
+        set_c(p, CUDNN_PARAM_YSTATS_DESC, sd);
+        set_ph(p, CUDNN_PARAM_YSUM_PLACEHOLDER, CUDNN_PTR_ELEM_ALIGNED);
+        set_ph(p, CUDNN_PARAM_YSQSUM_PLACEHOLDER, CUDNN_PTR_ELEM_ALIGNED);
+    }
+    cudnnFusedOpsPlan_t plan;
+    CHECK_OK(cudnnCreateFusedOpsPlan(&plan, op));
+    size_t wsb = 0;
+    CHECK_OK(cudnnMakeFusedOpsPlan(h, plan, p, &wsb));
+    void *ws = aligned(wsb);
+    cudnnFusedOpsVariantParamPack_t v;
+    CHECK_OK(cudnnCreateFusedOpsVariantParamPack(&v, op));
+    set_v(v, CUDNN_PTR_XDATA, xb);
+    set_v(v, CUDNN_PTR_BN_EQSCALE, sc);
+    set_v(v, CUDNN_PTR_BN_EQBIAS, bi);
+    set_v(v, wgrad ? CUDNN_PTR_DWDATA : CUDNN_PTR_WDATA, wb);
+    set_v(v, wgrad ? CUDNN_PTR_DYDATA : CUDNN_PTR_YDATA, yb);
+    if (!wgrad) {
+        set_v(v, CUDNN_PTR_YSUM, sum);
+        set_v(v, CUDNN_PTR_YSQSUM, sq);
+    }
+    set_v(v, CUDNN_PTR_WORKSPACE, ws);
+    set_v(v, CUDNN_SCALAR_SIZE_T_WORKSPACE_SIZE_IN_BYTES, &wsb);
+    CHECK_OK(cudnnFusedOpsExecute(h, plan, v));
+    int bad = 0;
+    if (wgrad) {
+        conv_ref_bwd_filter(&s, xt, y, r);
+        for (long i = 0; i < nw; i++)
+            bad += !(fabs(wb[i] - r[i]) <= 1e-5 * (1 + fabs(r[i])));
+        CHECK_MSG(bad == 0, "5-d dw: %d elements off", bad);
+    } else {
+        conv_ref_fwd(&s, xt, w, r);
+        long per = ny / s.N / s.K;
+        for (long i = 0; i < ny; i++)
+            bad += !(fabs(yb[i] - r[i]) <= 1e-5 * (1 + fabs(r[i])));
+        CHECK_MSG(bad == 0, "5-d y: %d elements off", bad);
+        for (int k = 0; k < s.K; k++) {
+            double a = 0, b = 0;
+            for (int n = 0; n < s.N; n++)
+                for (long i = 0; i < per; i++) {
+                    double t = r[((long)n * s.K + k) * per + i];
+                    a += t;
+                    b += t * t;
+                }
+            CHECK_NEAR(sum[k], a, 1e-5 * (1 + b));
+            CHECK_NEAR(sq[k], b, 1e-5 * (1 + b));
+        }
+    }
+    cudnnDestroyFusedOpsVariantParamPack(v);
+    cudnnDestroyFusedOpsPlan(plan);
+    cudnnDestroyFusedOpsConstParamPack(p);
+    cudnnDestroyTensorDescriptor(xd); cudnnDestroyTensorDescriptor(yd);
+    cudnnDestroyTensorDescriptor(ed); cudnnDestroyTensorDescriptor(sd);
+    cudnnDestroyFilterDescriptor(wd); cudnnDestroyConvolutionDescriptor(cd); cudnnDestroyActivationDescriptor(ad);
+    free(x); free(xt); free(w); free(y); free(r);
+    free(xb); free(wb); free(yb); free(sc); free(bi); free(sum); free(sq); free(ws);
 }
 
 /* Op 0 on handle H: y and both statistics into OUT (bytes). */
