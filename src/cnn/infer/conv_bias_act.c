@@ -61,8 +61,9 @@ cudnnStatus_t HD_IMPL(cudnnConvolutionBiasActivationForward)(
             return HD_FAIL(CUDNN_STATUS_NOT_SUPPORTED, "zDesc must have yDesc's strides (dimension %d: %d vs %d)", i,
                            zt->strides[i], yt->strides[i]);
     }
-    if (bt->dtype != yt->dtype || bt->nbDims != yt->nbDims)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "biasDesc must have yDesc's type and rank");
+    cudnnDataType_t want_bias = p.int8 ? CUDNN_DATA_FLOAT : yt->dtype;
+    if (bt->dtype != want_bias || bt->nbDims != yt->nbDims)
+        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "biasDesc must be %s with yDesc's rank", hd_dtype_name(want_bias));
     for (int i = 0; i < bt->nbDims; i++) {
         int want = i == 1 ? yt->dims[1] : 1;
         if (bt->dims[i] != want)
@@ -81,6 +82,7 @@ cudnnStatus_t HD_IMPL(cudnnConvolutionBiasActivationForward)(
     a.epi.alpha2 = hd_conv_scale(&p, alpha2);
     a.epi.z = z;
     a.epi.bias = bias;
+    a.epi.bias_dt = bt->dtype;
     a.epi.bias_stride = bt->strides[1];
     a.epi.relu = mode == CUDNN_ACTIVATION_RELU;
     return hd_conv_run(s, &p, &a, __func__);

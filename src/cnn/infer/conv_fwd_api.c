@@ -85,7 +85,11 @@ static cudnnStatus_t find_fwd(cudnnHandle_t handle, const hd_conv_problem *p, co
     hd_conv_args a = {0};
     a.x = x, a.w = w, a.out = y, a.ws = ws, a.ws_size = wsSize, a.nthreads = handle->num_threads;
     hd_conv_perf rows[FN_FWD_COUNT];
-    hd_conv_find(p, HD_CONV_FWD, a, own, rows);
+    if (!own || !hd_conv_find_cached(handle, p, HD_CONV_FWD, rows)) {
+        hd_conv_find(p, HD_CONV_FWD, a, own, rows);
+        if (own)                                   /* measured on our own buffers: reusable */
+            hd_conv_find_remember(handle, p, HD_CONV_FWD, rows);
+    }
     int n = requested < FN_FWD_COUNT ? requested : FN_FWD_COUNT;
     for (int i = 0; i < n; i++)
         to_fwd_perf(&rows[i], p->math, &perf[i]);

@@ -82,7 +82,11 @@ static cudnnStatus_t find_bwdf(cudnnHandle_t handle, const hd_conv_problem *p, c
     hd_conv_args a = {0};
     a.x = x, a.y = dy, a.out = dw, a.ws = ws, a.ws_size = wsSize, a.nthreads = handle->num_threads;
     hd_conv_perf rows[BWDF_COUNT];
-    hd_conv_find(p, HD_CONV_BWD_FILTER, a, own, rows);
+    if (!own || !hd_conv_find_cached(handle, p, HD_CONV_BWD_FILTER, rows)) {
+        hd_conv_find(p, HD_CONV_BWD_FILTER, a, own, rows);
+        if (own)                                   /* measured on our own buffers: reusable */
+            hd_conv_find_remember(handle, p, HD_CONV_BWD_FILTER, rows);
+    }
     int n = requested < BWDF_COUNT ? requested : BWDF_COUNT;
     for (int i = 0; i < n; i++)
         to_perf(&rows[i], p->math, &perf[i]);

@@ -4,3 +4,5 @@
 #define SFX(n) n##_f32
 #define GEMM hd_sgemm
 #include "kernels/conv/conv_algos.inc"
+#include "kernels/conv/conv_winograd.inc"
+#include "kernels/conv/conv_fft.inc"

@@ -4,3 +4,5 @@
 #define SFX(n) n##_f64
 #define GEMM hd_dgemm
 #include "kernels/conv/conv_algos.inc"
+#include "kernels/conv/conv_winograd.inc"
+#include "kernels/conv/conv_fft.inc"

@@ -16,10 +16,10 @@
 cudnnStatus_t hd_conv_setup(hd_conv_problem *p, const void *xDesc, const void *wDesc, const void *convDesc,
                             const void *yDesc, const char *fn);
 
-/* *alpha / *beta as double: read as double for DOUBLE data, as float otherwise. */
+/* *alpha / *beta as double: read as double for DOUBLE data, as float otherwise (INT8 too). */
 static inline double hd_conv_scale(const hd_conv_problem *p, const void *s)
 {
-    return p->dbl ? *(const double *)s : (double)*(const float *)s;
+    return p->scale_dbl ? *(const double *)s : (double)*(const float *)s;
 }
 
 /* Time every algorithm of DIR: for each, the first applicable solver runs once to warm up
@@ -27,6 +27,11 @@ static inline double hd_conv_scale(const hd_conv_problem *p, const void *s)
  * variants: algorithms needing more get ALLOC_FAILED); with own_ws the search allocates
  * what each algorithm needs.  Rows sorted: successes by time, then the others. */
 void hd_conv_find(const hd_conv_problem *p, hd_conv_dir dir, hd_conv_args a, int own_ws, hd_conv_perf *rows);
+
+/* The handle's cache of cudnnFind*Algorithm results (non-Ex searches), keyed by direction
+ * and problem: a hit copies the stored rows and returns 1. */
+int hd_conv_find_cached(cudnnHandle_t h, const hd_conv_problem *p, hd_conv_dir dir, hd_conv_perf *rows);
+void hd_conv_find_remember(cudnnHandle_t h, const hd_conv_problem *p, hd_conv_dir dir, const hd_conv_perf *rows);
 
 /* Host buffers for the non-Ex searches, zero-filled; NULL when out of memory. */
 void *hd_conv_tensor_buffer(const struct cudnnTensorStruct *t);

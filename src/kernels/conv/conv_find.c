@@ -1,10 +1,12 @@
 /*
  * The measured search behind cudnnFind*Algorithm(Ex) (kernels/conv/conv_api_util.h).
  */
+#define _POSIX_C_SOURCE 200809L
 #include "kernels/conv/conv_api_util.h"
 #include "core/memory.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 cudnnStatus_t hd_conv_setup(hd_conv_problem *p, const void *xDesc, const void *wDesc, const void *convDesc,
@@ -85,6 +87,77 @@ void hd_conv_find(const hd_conv_problem *p, hd_conv_dir dir, hd_conv_args a, int
         r->time = (float)best;
     }
     qsort(rows, (size_t)count, sizeof *rows, cmp_rows);
+}
+
+/* ---- per-handle find cache: a list, newest first ---- */
+
+typedef struct find_entry {
+    struct find_entry *next;
+    int dir;
+    char key[640];
+    hd_conv_perf rows[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+} find_entry;
+
+/* cnn_infer and cnn_train each carry this code; the magic (not a function address) tells
+ * that the handle's cache has this layout, so both libraries share it. */
+#define FIND_CACHE_MAGIC 0x636f6e76u              /* "conv" */
+
+typedef struct {
+    uint32_t magic;
+    find_entry *head;
+} find_cache;
+
+static void find_cache_free(void *obj)
+{
+    find_cache *c = obj;
+    for (find_entry *e = c->head, *next; e; e = next) {
+        next = e->next;
+        free(e);
+    }
+    free(c);
+}
+
+static find_cache *cache_of(cudnnHandle_t h, int create)
+{
+    find_cache *c = h->find_cache;
+    if (c)
+        return c->magic == FIND_CACHE_MAGIC ? c : NULL;
+    if (!create || !(c = calloc(1, sizeof *c)))
+        return NULL;
+    c->magic = FIND_CACHE_MAGIC;
+    h->find_cache = c;
+    h->find_cache_free = find_cache_free;
+    return c;
+}
+
+int hd_conv_find_cached(cudnnHandle_t h, const hd_conv_problem *p, hd_conv_dir dir, hd_conv_perf *rows)
+{
+    find_cache *c = cache_of(h, 0);
+    if (!c)
+        return 0;
+    char key[640];
+    hd_conv_problem_key(p, key, sizeof key);
+    for (find_entry *e = c->head; e; e = e->next)
+        if (e->dir == (int)dir && strcmp(e->key, key) == 0) {
+            memcpy(rows, e->rows, (size_t)hd_conv_algo_count(dir) * sizeof *rows);
+            return 1;
+        }
+    return 0;
+}
+
+void hd_conv_find_remember(cudnnHandle_t h, const hd_conv_problem *p, hd_conv_dir dir, const hd_conv_perf *rows)
+{
+    find_cache *c = cache_of(h, 1);
+    if (!c)
+        return;
+    find_entry *e = calloc(1, sizeof *e);
+    if (!e)
+        return;
+    e->dir = (int)dir;
+    hd_conv_problem_key(p, e->key, sizeof e->key);
+    memcpy(e->rows, rows, (size_t)hd_conv_algo_count(dir) * sizeof *rows);
+    e->next = c->head;
+    c->head = e;
 }
 
 void *hd_conv_tensor_buffer(const struct cudnnTensorStruct *t)

@@ -34,12 +34,23 @@ static inline size_t hd_conv_esize(const hd_conv_problem *p) { return p->dbl ? s
 /* Column tile of the tiled backward-filter method (ALGO_3). */
 #define HD_CONV_BWDF_TILE 256
 
-/* Explicit im2col + GEMM forward: packed filter, columns, GEMM result. */
+/* The im2col matrix of a 1x1, stride-1, unpadded convolution is x itself when x is stored
+ * in the accumulation type with each channel's spatial plane packed: no column buffer. */
+static inline int hd_conv_x_is_col(const hd_conv_problem *p)
+{
+    int native = (p->dbl && p->xdt == CUDNN_DATA_DOUBLE) || (!p->dbl && p->xdt == CUDNN_DATA_FLOAT);
+    return native && p->TRS == 1 && p->pad[0] == 0 && p->pad[1] == 0 && p->pad[2] == 0 && p->str[0] == 1 &&
+           p->str[1] == 1 && p->str[2] == 1 && p->xs[4] == 1 && p->xs[3] == p->in[2] &&
+           (p->in[0] == 1 || p->xs[2] == p->in[1] * p->in[2]);
+}
+
+/* Explicit im2col + GEMM forward: packed filter, columns (none when x is the column
+ * matrix), GEMM result. */
 static inline hd_conv_layout hd_conv_layout_fwd_gemm(const hd_conv_problem *p)
 {
     hd_conv_layout L = {{0}, 0};
     hd_conv_book(&L, 0, p->K, p->CRS, hd_conv_esize(p));
-    hd_conv_book(&L, 1, p->CRS, p->P, hd_conv_esize(p));
+    hd_conv_book(&L, 1, hd_conv_x_is_col(p) ? 0 : p->CRS, p->P, hd_conv_esize(p));
     hd_conv_book(&L, 2, p->Kg, p->P, hd_conv_esize(p));
     return L;
 }
@@ -76,7 +87,82 @@ static inline hd_conv_layout hd_conv_layout_bwdf_gemm(const hd_conv_problem *p, 
     return L;
 }
 
+/* Winograd F(2x2, 3x3): transformed filter U (16 x G*Kg*Cg); for the non-fused method also
+ * the transformed input V (16 x ci x tiles) and product M (16 x co x tiles) of one image and
+ * group, where (ci, co) = (Cg, Kg) forward and (Kg, Cg) for backward data. */
+static inline hd_conv_layout hd_conv_layout_winograd(const hd_conv_problem *p, int bwd, int fused)
+{
+    int64_t oh = bwd ? p->in[1] : p->out[1], ow = bwd ? p->in[2] : p->out[2];
+    int64_t tiles = ((oh + 1) / 2) * ((ow + 1) / 2);
+    int64_t ci = bwd ? p->Kg : p->Cg, co = bwd ? p->Cg : p->Kg;
+    hd_conv_layout L = {{0}, 0};
+    hd_conv_book(&L, 0, 16 * p->G, co * ci, hd_conv_esize(p));
+    if (!fused) {
+        hd_conv_book(&L, 1, 16 * ci, tiles, hd_conv_esize(p));
+        hd_conv_book(&L, 2, 16 * co, tiles, hd_conv_esize(p));
+    }
+    return L;
+}
+
+/* FFT plane size: powers of two covering the padded input, or the fixed tile of FFT_TILING
+ * (32, or 64 when the filter is wider than 16). */
+static inline void hd_conv_fft_size(const hd_conv_problem *p, int tiled, int64_t *hf, int64_t *wf)
+{
+    if (tiled) {
+        int64_t big = p->flt[1] > p->flt[2] ? p->flt[1] : p->flt[2];
+        *hf = *wf = big > 16 ? 64 : 32;
+        return;
+    }
+    int64_t h = 1, w = 1;
+    while (h < p->in[1] + 2 * p->pad[1])
+        h <<= 1;
+    while (w < p->in[2] + 2 * p->pad[2])
+        w <<= 1;
+    *hf = h, *wf = w;
+}
+
+/* FFT: twiddles, then planes of Hf x Wf complex values (two T each):
+ *   forward          A = K*Cg filter spectra, B = Cg input spectra, C = Kg output planes
+ *   backward data    A = K*Cg filter spectra, B = Kg dy spectra,    C = Cg output planes
+ *   backward filter  A = K*Cg accumulators,   B = Cg input spectra, C = Kg dy spectra */
+static inline hd_conv_layout hd_conv_layout_fft(const hd_conv_problem *p, int dir, int tiled)
+{
+    int64_t hf, wf;
+    hd_conv_fft_size(p, tiled, &hf, &wf);
+    int64_t plane = hf * wf, f = hf > wf ? hf : wf;
+    size_t cs = 2 * hd_conv_esize(p);
+    hd_conv_layout L = {{0}, 0};
+    hd_conv_book(&L, 0, f / 2 + 1, 1, cs);
+    hd_conv_book(&L, 1, p->K * p->Cg, plane, cs);
+    hd_conv_book(&L, 2, dir == 1 ? p->Kg : p->Cg, plane, cs);
+    hd_conv_book(&L, 3, dir == 1 ? p->Cg : p->Kg, plane, cs);
+    return L;
+}
+
+/* Backward-filter Winograd (non-fused): V (16 x Cg x tiles), transformed dy (16 x Kg x tiles)
+ * of one image and group, and the accumulated products M (16 x K x Cg); tiles over the output. */
+static inline hd_conv_layout hd_conv_layout_winograd_bwdf(const hd_conv_problem *p)
+{
+    int64_t tiles = ((p->out[1] + 1) / 2) * ((p->out[2] + 1) / 2);
+    hd_conv_layout L = {{0}, 0};
+    hd_conv_book(&L, 0, 16 * p->Cg, tiles, hd_conv_esize(p));
+    hd_conv_book(&L, 1, 16 * p->Kg, tiles, hd_conv_esize(p));
+    hd_conv_book(&L, 2, 16 * p->K, p->Cg, hd_conv_esize(p));
+    return L;
+}
+
 #define HD_CONV_DECLARE(sfx) \
+    void hd_conv_bwdf_wino_nonfused_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
+    void hd_conv_fwd_fft_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
+    void hd_conv_bwdd_fft_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
+    void hd_conv_bwdf_fft_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
+    void hd_conv_fwd_fft_tiling_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
+    void hd_conv_bwdd_fft_tiling_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
+    void hd_conv_bwdf_fft_tiling_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
+    void hd_conv_fwd_wino_nonfused_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
+    void hd_conv_fwd_wino_fused_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
+    void hd_conv_bwdd_wino_nonfused_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
+    void hd_conv_bwdd_wino_fused_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
     void hd_conv_fwd_gemm_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
     void hd_conv_fwd_implicit_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
     void hd_conv_fwd_precomp_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \

@@ -30,8 +30,31 @@ cudnnStatus_t hd_conv_output_dims(const struct cudnnConvolutionStruct *c, const 
             return hd_fail(CUDNN_STATUS_BAD_PARAM, fn,
                            "dimension %d: the dilated filter (%lld) is larger than the padded input (%lld)", i + 2,
                            (long long)span, (long long)x->dims[i + 2] + 2 * c->pad[i]);
+        if (room / c->stride[i] + 1 > INT_MAX)
+            return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "output dimension %d would exceed INT_MAX", i + 2);
         out[i + 2] = (int)(room / c->stride[i] + 1);
     }
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* INT8_CONFIG (y INT8) and INT8_EXT_CONFIG (y FLOAT): INT32 compute, NHWC-ordered x, y and
+ * filter, channels multiples of 4 -- cuDNN's conditions for these configurations. */
+static cudnnStatus_t check_int8(const struct cudnnTensorStruct *x, const struct cudnnFilterStruct *w,
+                                const struct cudnnConvolutionStruct *c, const struct cudnnTensorStruct *y,
+                                const char *fn)
+{
+    if (y->dtype != CUDNN_DATA_INT8 && y->dtype != CUDNN_DATA_FLOAT)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "INT8 input needs an INT8 or FLOAT output, not %s",
+                       hd_dtype_name(y->dtype));
+    if (c->compute_type != CUDNN_DATA_INT32)
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "INT8 convolution needs INT32 compute, not %s",
+                       hd_dtype_name(c->compute_type));
+    if (x->vect_c != 1 || y->vect_c != 1 || w->vect_c != 1)
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "vectorised INT8x4/INT8x32 layouts are not implemented");
+    if (w->format != CUDNN_TENSOR_NHWC || x->strides[1] != 1 || (y->dtype == CUDNN_DATA_INT8 && y->strides[1] != 1))
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "INT8 convolution needs NHWC input, output and filter");
+    if (x->dims[1] % 4 || w->dims[0] % 4)
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "INT8 convolution needs channel counts that are multiples of 4");
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -47,6 +70,8 @@ static cudnnStatus_t check_types(const struct cudnnTensorStruct *x, const struct
     switch (dt) {
     case CUDNN_DATA_FLOAT: case CUDNN_DATA_DOUBLE: case CUDNN_DATA_HALF: case CUDNN_DATA_BFLOAT16:
         break;
+    case CUDNN_DATA_INT8:
+        return check_int8(x, w, c, y, fn);
     default:
         return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "%s convolution is not implemented (float types only)",
                        hd_dtype_name(dt));
@@ -141,7 +166,9 @@ cudnnStatus_t hd_conv_problem_init(hd_conv_problem *p, const struct cudnnTensorS
     p->wfmt = w->format;
     p->math = c->math_type;
     p->flip = c->mode == CUDNN_CONVOLUTION;
-    p->dbl = x->dtype == CUDNN_DATA_DOUBLE;
+    p->int8 = x->dtype == CUDNN_DATA_INT8;
+    p->dbl = x->dtype == CUDNN_DATA_DOUBLE || p->int8;
+    p->scale_dbl = x->dtype == CUDNN_DATA_DOUBLE;
     return CUDNN_STATUS_SUCCESS;
 }
 

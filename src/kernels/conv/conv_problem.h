@@ -28,7 +28,9 @@ typedef struct hd_conv_problem {
     cudnnTensorFormat_t wfmt;
     cudnnMathType_t math;
     int flip;                         /* CUDNN_CONVOLUTION: the filter is flipped */
-    int dbl;                          /* compute in double (DOUBLE data), else in float */
+    int dbl;                          /* accumulate in double (DOUBLE and INT8 data), else in float */
+    int int8;                         /* INT8_CONFIG / INT8_EXT_CONFIG: exact integer sums, forward only */
+    int scale_dbl;                    /* alpha/beta point to double (DOUBLE data) */
     int64_t P, Q, TRS, CRS;           /* output / input spatial sizes, filter spatial size, Cg*TRS */
 } hd_conv_problem;
 

@@ -4,7 +4,28 @@
  */
 #include "kernels/conv/conv_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* HOSTDNN_CONV_DISABLE="103,fwd.fft,..." turns solvers off by id or name (debugging, and to
+ * check that every problem still has a working algorithm). */
+static int disabled(const hd_conv_solver *s)
+{
+    const char *env = getenv("HOSTDNN_CONV_DISABLE");
+    if (!env || !*env)
+        return 0;
+    char id[16];
+    snprintf(id, sizeof id, "%d", s->id);
+    for (const char *p = env; *p;) {
+        size_t n = strcspn(p, ", ");
+        if ((n == strlen(id) && !strncmp(p, id, n)) || (n == strlen(s->name) && !strncmp(p, s->name, n)))
+            return 1;
+        p += n;
+        p += strspn(p, ", ");
+    }
+    return 0;
+}
 
 /* ---- applicability ---- */
 
@@ -41,6 +62,83 @@ static int app_bwdd_gemm(const hd_conv_problem *p, const char **r) { return fits
 static int app_bwdf_gemm(const hd_conv_problem *p, const char **r) { return fits(ws_bwdf_gemm(p), r); }
 static int app_bwdf_tiled(const hd_conv_problem *p, const char **r) { return fits(ws_bwdf_tiled(p), r); }
 
+/* Winograd F(2x2, 3x3): 2-d, 3x3 filter, unit stride and dilation; backward data also
+ * needs pad <= 2 (its equivalent forward convolution pads by 2 - pad). */
+static int wino_shape(const hd_conv_problem *p, int bwd, const char **reason)
+{
+    if (p->nsp != 2) {
+        *reason = "Winograd is implemented for 2-d convolutions only";
+        return 0;
+    }
+    if (p->flt[1] != 3 || p->flt[2] != 3) {
+        *reason = "Winograd F(2x2,3x3) needs a 3x3 filter";
+        return 0;
+    }
+    if (p->str[1] != 1 || p->str[2] != 1 || p->dil[1] != 1 || p->dil[2] != 1) {
+        *reason = "Winograd needs unit stride and dilation";
+        return 0;
+    }
+    if (bwd && (p->pad[1] > 2 || p->pad[2] > 2)) {
+        *reason = "backward-data Winograd needs padding <= 2";
+        return 0;
+    }
+    return 1;
+}
+
+static size_t ws_fwd_wino_nf(const hd_conv_problem *p) { return hd_conv_layout_winograd(p, 0, 0).total; }
+static size_t ws_fwd_wino_f(const hd_conv_problem *p) { return hd_conv_layout_winograd(p, 0, 1).total; }
+static size_t ws_bwdd_wino_nf(const hd_conv_problem *p) { return hd_conv_layout_winograd(p, 1, 0).total; }
+static size_t ws_bwdd_wino_f(const hd_conv_problem *p) { return hd_conv_layout_winograd(p, 1, 1).total; }
+static int app_fwd_wino_nf(const hd_conv_problem *p, const char **r) { return wino_shape(p, 0, r) && fits(ws_fwd_wino_nf(p), r); }
+static int app_fwd_wino_f(const hd_conv_problem *p, const char **r) { return wino_shape(p, 0, r) && fits(ws_fwd_wino_f(p), r); }
+static int app_bwdd_wino_nf(const hd_conv_problem *p, const char **r) { return wino_shape(p, 1, r) && fits(ws_bwdd_wino_nf(p), r); }
+static int app_bwdd_wino_f(const hd_conv_problem *p, const char **r) { return wino_shape(p, 1, r) && fits(ws_bwdd_wino_f(p), r); }
+static size_t ws_bwdf_wino_nf(const hd_conv_problem *p) { return hd_conv_layout_winograd_bwdf(p).total; }
+static int app_bwdf_wino_nf(const hd_conv_problem *p, const char **r) { return wino_shape(p, 0, r) && fits(ws_bwdf_wino_nf(p), r); }
+
+/* FFT: 2-d, unit stride and dilation; planes of at most 2^12 x 2^12. */
+static int fft_shape(const hd_conv_problem *p, const char **reason)
+{
+    if (p->nsp != 2) {
+        *reason = "FFT is implemented for 2-d convolutions only";
+        return 0;
+    }
+    if (p->str[1] != 1 || p->str[2] != 1 || p->dil[1] != 1 || p->dil[2] != 1) {
+        *reason = "FFT needs unit stride and dilation";
+        return 0;
+    }
+    if (p->in[1] + 2 * p->pad[1] > 4096 || p->in[2] + 2 * p->pad[2] > 4096) {
+        *reason = "FFT planes are limited to 4096 x 4096";
+        return 0;
+    }
+    return 1;
+}
+
+/* FFT_TILING: as FFT, filters up to 32 x 32 (64 x 64 transforms). */
+static int fft_tile_shape(const hd_conv_problem *p, const char **reason)
+{
+    if (!fft_shape(p, reason))
+        return 0;
+    if (p->flt[1] > 32 || p->flt[2] > 32) {
+        *reason = "FFT_TILING handles filters up to 32 x 32";
+        return 0;
+    }
+    return 1;
+}
+
+static size_t ws_fwd_fft(const hd_conv_problem *p) { return hd_conv_layout_fft(p, 0, 0).total; }
+static size_t ws_bwdd_fft(const hd_conv_problem *p) { return hd_conv_layout_fft(p, 1, 0).total; }
+static size_t ws_bwdf_fft(const hd_conv_problem *p) { return hd_conv_layout_fft(p, 2, 0).total; }
+static size_t ws_fwd_fftt(const hd_conv_problem *p) { return hd_conv_layout_fft(p, 0, 1).total; }
+static size_t ws_bwdd_fftt(const hd_conv_problem *p) { return hd_conv_layout_fft(p, 1, 1).total; }
+static size_t ws_bwdf_fftt(const hd_conv_problem *p) { return hd_conv_layout_fft(p, 2, 1).total; }
+static int app_fwd_fft(const hd_conv_problem *p, const char **r) { return fft_shape(p, r) && fits(ws_fwd_fft(p), r); }
+static int app_bwdd_fft(const hd_conv_problem *p, const char **r) { return fft_shape(p, r) && fits(ws_bwdd_fft(p), r); }
+static int app_bwdf_fft(const hd_conv_problem *p, const char **r) { return fft_shape(p, r) && fits(ws_bwdf_fft(p), r); }
+static int app_fwd_fftt(const hd_conv_problem *p, const char **r) { return fft_tile_shape(p, r) && fits(ws_fwd_fftt(p), r); }
+static int app_bwdd_fftt(const hd_conv_problem *p, const char **r) { return fft_tile_shape(p, r) && fits(ws_bwdd_fftt(p), r); }
+static int app_bwdf_fftt(const hd_conv_problem *p, const char **r) { return fft_tile_shape(p, r) && fits(ws_bwdf_fftt(p), r); }
+
 /* ---- execution: pick the precision ---- */
 
 #define EXEC(fn) \
@@ -60,6 +158,17 @@ EXEC(bwdd_direct)
 EXEC(bwdf_gemm)
 EXEC(bwdf_tiled)
 EXEC(bwdf_direct)
+EXEC(fwd_wino_nonfused)
+EXEC(fwd_wino_fused)
+EXEC(bwdd_wino_nonfused)
+EXEC(bwdd_wino_fused)
+EXEC(bwdf_wino_nonfused)
+EXEC(fwd_fft)
+EXEC(bwdd_fft)
+EXEC(bwdf_fft)
+EXEC(fwd_fft_tiling)
+EXEC(bwdd_fft_tiling)
+EXEC(bwdf_fft_tiling)
 
 /* Ordered from most specialised to most general within each algorithm. */
 static const hd_conv_solver fwd_solvers[] = {
@@ -70,6 +179,13 @@ static const hd_conv_solver fwd_solvers[] = {
     {103, "fwd.im2col_gemm", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_GEMM, 1, app_fwd_gemm, ws_fwd_gemm,
      exec_fwd_gemm, 1.0},
     {104, "fwd.direct", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT, 1, always, ws_zero, exec_fwd_direct, 3.0},
+    {105, "fwd.winograd_f2x3_fused", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, 1, app_fwd_wino_f,
+     ws_fwd_wino_f, exec_fwd_wino_fused, 0.9},
+    {106, "fwd.winograd_f2x3_nonfused", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED, 1,
+     app_fwd_wino_nf, ws_fwd_wino_nf, exec_fwd_wino_nonfused, 0.6},
+    {107, "fwd.fft", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_FFT, 1, app_fwd_fft, ws_fwd_fft, exec_fwd_fft, 2.5},
+    {108, "fwd.fft_tiling", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING, 1, app_fwd_fftt, ws_fwd_fftt,
+     exec_fwd_fft_tiling, 2.6},
 };
 
 static const hd_conv_solver bwdd_solvers[] = {
@@ -77,6 +193,14 @@ static const hd_conv_solver bwdd_solvers[] = {
      ws_bwdd_gemm, exec_bwdd_gemm, 1.2},
     {202, "bwd_data.direct", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, 1, always, ws_zero,
      exec_bwdd_direct, 4.0},
+    {203, "bwd_data.winograd_f2x3_fused", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD, 1,
+     app_bwdd_wino_f, ws_bwdd_wino_f, exec_bwdd_wino_fused, 1.1},
+    {204, "bwd_data.winograd_f2x3_nonfused", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED, 1,
+     app_bwdd_wino_nf, ws_bwdd_wino_nf, exec_bwdd_wino_nonfused, 0.7},
+    {205, "bwd_data.fft", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT, 1, app_bwdd_fft, ws_bwdd_fft,
+     exec_bwdd_fft, 2.5},
+    {206, "bwd_data.fft_tiling", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING, 1, app_bwdd_fftt,
+     ws_bwdd_fftt, exec_bwdd_fft_tiling, 2.6},
 };
 
 static const hd_conv_solver bwdf_solvers[] = {
@@ -86,6 +210,12 @@ static const hd_conv_solver bwdf_solvers[] = {
      exec_bwdf_direct, 3.0},
     {303, "bwd_filter.tiled_gemm", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3, 1, app_bwdf_tiled,
      ws_bwdf_tiled, exec_bwdf_tiled, 1.1},
+    {304, "bwd_filter.fft", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT, 1, app_bwdf_fft, ws_bwdf_fft,
+     exec_bwdf_fft, 2.5},
+    {305, "bwd_filter.fft_tiling", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING, 1, app_bwdf_fftt,
+     ws_bwdf_fftt, exec_bwdf_fft_tiling, 2.6},
+    {306, "bwd_filter.winograd_f2x3_nonfused", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED,
+     1, app_bwdf_wino_nf, ws_bwdf_wino_nf, exec_bwdf_wino_nonfused, 0.8},
 };
 
 static const hd_conv_solver *table(hd_conv_dir dir, int *n)
@@ -113,7 +243,7 @@ static const char *missing_reason(hd_conv_dir dir, int algo)
         return "cuDNN does not implement backward-filter WINOGRAD either";
     if (algo < 0 || algo >= hd_conv_algo_count(dir))
         return "not an algorithm of this direction";
-    return "this algorithm (FFT / Winograd family) is not implemented in hostdnn";
+    return "no solver for this algorithm";
 }
 
 const hd_conv_solver *hd_conv_pick(const hd_conv_problem *p, hd_conv_dir dir, int algo, const char **reason)
@@ -121,11 +251,21 @@ const hd_conv_solver *hd_conv_pick(const hd_conv_problem *p, hd_conv_dir dir, in
     int n;
     const hd_conv_solver *t = table(dir, &n);
     const char *why = missing_reason(dir, algo);
+    if (p->int8 && dir != HD_CONV_FWD) {
+        *reason = "INT8 configurations are forward only (as in cuDNN)";
+        return NULL;
+    }
     for (int i = 0; i < n; i++) {
         if (t[i].algo != algo)
             continue;
+        if (p->int8 && algo >= CUDNN_CONVOLUTION_FWD_ALGO_FFT) {
+            why = "INT8 is computed by the GEMM and direct methods only";
+            continue;
+        }
         const char *r = "not applicable";
-        if (t[i].applicable(p, &r))
+        if (disabled(&t[i]))
+            r = "disabled by HOSTDNN_CONV_DISABLE";
+        else if (t[i].applicable(p, &r))
             return &t[i];
         why = r;
         hd_logf(CUDNN_SEV_INFO, t[i].name, CUDNN_STATUS_NOT_SUPPORTED, "solver refused: %s", r);

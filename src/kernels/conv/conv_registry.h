@@ -23,6 +23,7 @@ typedef struct hd_conv_epilogue {
     double alpha2;
     const void *z;                /* same layout as the output */
     const void *bias;
+    cudnnDataType_t bias_dt;      /* y's type, FLOAT for the INT8 configurations */
     int64_t bias_stride;          /* elements between channels of bias */
     int relu;                     /* 1: max(0, .), 0: identity */
 } hd_conv_epilogue;
