@@ -32,7 +32,7 @@
 
 #define HD_FAST_SLOTS 8
 #define PANEL_FLOATS (256 * 1024)     /* one gathered panel: 1 MiB */
-#define MIN_TASKS 8
+#define MIN_TASKS 4                   /* cut small problems finer, down to this many tasks */
 
 /* ---------------- the source of the gathered columns ---------------- */
 
@@ -64,6 +64,13 @@ static void gather_init(gather *G, const hd_conv_problem *p, int bwd, const floa
     G->TRS = p->TRS;
     G->bwd = bwd;
     G->pix = G->ss[1] == 1 && G->ss[4] != 1 && G->nch > 1;
+}
+
+static int src_pix(const hd_conv_problem *p, int bwd)
+{
+    gather G;
+    gather_init(&G, p, bwd, NULL);
+    return G.pix;
 }
 
 /* Source coordinate along dim j for result coordinate o and tap t; -1 when outside. */
@@ -187,19 +194,6 @@ static void gather_panel(const gather *G, int64_t n, int64_t chb, int64_t r0, in
     }
 }
 
-/* Filter value for reduction row r of result channel m of group g (forward: m is an
- * output channel and the row's channel an input channel; backward data the other way). */
-static float filter_at(const hd_conv_problem *p, const gather *G, const float *w, int64_t g, int64_t m, int64_t r)
-{
-    int64_t ch, tap, t, rr, s;
-    if (G->pix)
-        tap = r / G->nch, ch = r % G->nch;
-    else
-        ch = r / G->TRS, tap = r % G->TRS;
-    tap_split(G, tap, &t, &rr, &s);
-    return G->bwd ? w[hd_conv_w_off(p, g * p->Kg + ch, m, t, rr, s)] : w[hd_conv_w_off(p, g * p->Kg + m, ch, t, rr, s)];
-}
-
 /* ---------------- applicability ---------------- */
 
 static int fp32_only(const hd_conv_problem *p, const char **reason)
@@ -284,12 +278,26 @@ static mm_plan plan_mm(const hd_conv_problem *p, int bwd)
     return L;
 }
 
-/* Packed filter (G*M x R), then HD_FAST_SLOTS x (panel R x pb, result mb x pb). */
+/* Forward with an unflipped filter stored in the panel's reduction order (KCRS filter with
+ * an NCHW-like x, KRSC with an NHWC-like x): its rows already are the packed filter. */
+static int filter_is_packed(const hd_conv_problem *p, int bwd)
+{
+    if (bwd || p->flip)
+        return 0;
+    const int64_t *ws = p->wst;
+    int64_t S = p->flt[2], RS = p->flt[1] * S;
+    if (!src_pix(p, bwd))
+        return ws[4] == 1 && ws[3] == S && ws[2] == RS && ws[1] == p->TRS && ws[0] >= p->CRS;
+    return ws[1] == 1 && ws[4] == p->Cg && ws[3] == S * p->Cg && ws[2] == RS * p->Cg && ws[0] >= p->CRS;
+}
+
+/* Packed filter (G*M x R; none when the filter is packed already), then HD_FAST_SLOTS x
+ * (panel R x pb, result mb x pb). */
 static hd_conv_layout layout_mm(const hd_conv_problem *p, int bwd)
 {
     mm_plan L = plan_mm(p, bwd);
     hd_conv_layout W = {{0}, 0};
-    hd_conv_book(&W, 0, p->G * L.M, L.R, sizeof(float));
+    hd_conv_book(&W, 0, filter_is_packed(p, bwd) ? 0 : p->G * L.M, L.R, sizeof(float));
     hd_conv_book(&W, 1, HD_FAST_SLOTS, (L.R + L.mb) * L.pb, sizeof(float));
     return W;
 }
@@ -299,8 +307,9 @@ typedef struct {
     const hd_conv_args *a;
     gather G;
     mm_plan L;
-    float *wp, *slots;
-    size_t slot_floats;
+    const float *wp;              /* packed filter rows, lda apart */
+    float *wpack, *slots;
+    size_t slot_floats, lda;
     const int64_t *os, *od;       /* result strides and position dims */
     int lin;
 } mm_ctx;
@@ -309,10 +318,19 @@ static void mm_pack_task(void *vctx, size_t task, int thread)
 {
     (void)thread;
     mm_ctx *c = vctx;
+    const hd_conv_problem *p = c->p;
+    const gather *G = &c->G;
+    const float *w = c->a->w;
     int64_t g = (int64_t)task / c->L.M, m = (int64_t)task % c->L.M;
-    float *d = c->wp + (int64_t)task * c->L.R;
-    for (int64_t r = 0; r < c->L.R; r++)
-        d[r] = filter_at(c->p, &c->G, c->a->w, g, m, r);
+    float *d = c->wpack + (int64_t)task * c->L.R;
+    int64_t nch = G->nch, TRS = G->TRS;
+    for (int64_t ch = 0; ch < nch; ch++) {
+        int64_t k = G->bwd ? g * p->Kg + ch : g * p->Kg + m, cc = G->bwd ? m : ch, tap = 0;
+        for (int64_t t = 0; t < p->flt[0]; t++)
+            for (int64_t r = 0; r < p->flt[1]; r++)
+                for (int64_t s = 0; s < p->flt[2]; s++, tap++)
+                    d[G->pix ? tap * nch + ch : ch * TRS + tap] = w[hd_conv_w_off(p, k, cc, t, r, s)];
+    }
 }
 
 static void mm_task(void *vctx, size_t task, int thread)
@@ -334,20 +352,20 @@ static void mm_task(void *vctx, size_t task, int thread)
         B = col;
         ldb = (size_t)(pix ? L->R : np);
     }
-    const float *A = c->wp + (g * L->M + m0) * L->R;
-    size_t R = (size_t)L->R;
+    const float *A = c->wp + (size_t)(g * L->M + m0) * c->lda;
+    size_t R = (size_t)L->R, lda = c->lda;
     const int64_t *os = c->os;
     int64_t ch0 = g * L->M + m0;
     float alpha = (float)a->epi.alpha, beta = (float)a->epi.beta;
     float *out = a->out;
     if (!a->epi.fused && c->lin && os[4] == 1 && os[1] >= np) {
         float *C = out + n * os[0] + ch0 * os[1] + p0;
-        hd_sgemm(1, 'N', pix ? 'T' : 'N', (size_t)nm, (size_t)np, R, alpha, A, R, B, ldb, beta, C, (size_t)os[1]);
+        hd_sgemm(1, 'N', pix ? 'T' : 'N', (size_t)nm, (size_t)np, R, alpha, A, lda, B, ldb, beta, C, (size_t)os[1]);
     } else if (!a->epi.fused && c->lin && os[1] == 1 && os[4] >= nm) {
         float *C = out + n * os[0] + ch0 + p0 * os[4];
-        hd_sgemm(1, pix ? 'N' : 'T', 'T', (size_t)np, (size_t)nm, R, alpha, B, ldb, A, R, beta, C, (size_t)os[4]);
+        hd_sgemm(1, pix ? 'N' : 'T', 'T', (size_t)np, (size_t)nm, R, alpha, B, ldb, A, lda, beta, C, (size_t)os[4]);
     } else {
-        hd_sgemm(1, 'N', pix ? 'T' : 'N', (size_t)nm, (size_t)np, R, 1.0f, A, R, B, ldb, 0.0f, res, (size_t)np);
+        hd_sgemm(1, 'N', pix ? 'T' : 'N', (size_t)nm, (size_t)np, R, 1.0f, A, lda, B, ldb, 0.0f, res, (size_t)np);
         store_block(a, os, c->od, n, ch0, nm, p0, np, res, np);
     }
 }
@@ -360,14 +378,21 @@ static void exec_mm(const hd_conv_problem *p, const hd_conv_args *a, int bwd)
     c.a = a;
     gather_init(&c.G, p, bwd, bwd ? a->y : a->x);
     c.L = plan_mm(p, bwd);
-    c.wp = (float *)((char *)a->ws + W.off[0]);
+    c.wpack = (float *)((char *)a->ws + W.off[0]);
     c.slots = (float *)((char *)a->ws + W.off[1]);
     c.slot_floats = (size_t)((c.L.R + c.L.mb) * c.L.pb);
     c.os = bwd ? p->xs : p->ys;
     c.od = c.G.dout;
     c.lin = linear_positions(c.os, c.od);
     int nt = a->nthreads < HD_FAST_SLOTS ? a->nthreads : HD_FAST_SLOTS;
-    hd_parallel_for((size_t)(p->G * c.L.M), nt, mm_pack_task, &c);
+    if (filter_is_packed(p, bwd)) {
+        c.wp = a->w;
+        c.lda = (size_t)p->wst[0];
+    } else {
+        hd_parallel_for((size_t)(p->G * c.L.M), nt, mm_pack_task, &c);
+        c.wp = c.wpack;
+        c.lda = (size_t)c.L.R;
+    }
     size_t ntasks = (size_t)(p->N * p->G * c.L.npb * c.L.nmb);
     hd_parallel_for(ntasks, nt, mm_task, &c);
 }
@@ -486,19 +511,19 @@ static void wf_store_task(void *vctx, size_t task, int thread)
     int64_t k = (int64_t)task, R = c->L->R, plane = p->K * R;
     float alpha = (float)c->a->epi.alpha, beta = (float)c->a->epi.beta;
     float *dw = c->a->out;
-    for (int64_t r = 0; r < R; r++) {
-        const float *v = c->part + k * R + r;
-        float sum = v[0];
-        for (int64_t i = 1; i < c->L->nr; i++)
-            sum += v[i * plane];
-        int64_t ch, tap, t, rr, s;
-        if (c->G->pix)
-            tap = r / p->Cg, ch = r % p->Cg;
-        else
-            ch = r / p->TRS, tap = r % p->TRS;
-        tap_split(c->G, tap, &t, &rr, &s);
-        int64_t off = hd_conv_w_off(p, k, ch, t, rr, s);
-        dw[off] = beta == 0 ? alpha * sum : alpha * sum + beta * dw[off];
+    for (int64_t ch = 0; ch < p->Cg; ch++) {
+        int64_t tap = 0;
+        for (int64_t t = 0; t < p->flt[0]; t++)
+            for (int64_t rr = 0; rr < p->flt[1]; rr++)
+                for (int64_t s = 0; s < p->flt[2]; s++, tap++) {
+                    int64_t r = c->G->pix ? tap * p->Cg + ch : ch * p->TRS + tap;
+                    const float *v = c->part + k * R + r;
+                    float sum = v[0];
+                    for (int64_t i = 1; i < c->L->nr; i++)
+                        sum += v[i * plane];
+                    int64_t off = hd_conv_w_off(p, k, ch, t, rr, s);
+                    dw[off] = beta == 0 ? alpha * sum : alpha * sum + beta * dw[off];
+                }
     }
 }
 
