@@ -3,6 +3,7 @@
  * forward 1xx, backward data 2xx, backward filter 3xx.
  */
 #include "kernels/conv/conv_internal.h"
+#include "kernels/conv/conv_fast.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,6 +176,7 @@ EXEC(bwdf_fft_tiling)
 static const hd_conv_solver fwd_solvers[] = {
     {101, "fwd.implicit_gemm", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, 1, always, ws_zero,
      exec_fwd_implicit, 1.0},
+    HD_CONV_FAST_FWD_F32,
     {102, "fwd.implicit_precomp_gemm", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, 1,
      app_fwd_precomp, ws_fwd_precomp, exec_fwd_precomp, 1.05},
     {103, "fwd.im2col_gemm", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_GEMM, 1, app_fwd_gemm, ws_fwd_gemm,
@@ -192,6 +194,7 @@ static const hd_conv_solver fwd_solvers[] = {
 static const hd_conv_solver bwdd_solvers[] = {
     {201, "bwd_data.gemm_col2im", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, 1, app_bwdd_gemm,
      ws_bwdd_gemm, exec_bwdd_gemm, 1.0},
+    HD_CONV_FAST_BWDD_F32,
     {202, "bwd_data.direct", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, 1, always, ws_zero,
      exec_bwdd_direct, 2.0},
     {203, "bwd_data.winograd_f2x3_fused", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD, 1,
@@ -207,6 +210,7 @@ static const hd_conv_solver bwdd_solvers[] = {
 static const hd_conv_solver bwdf_solvers[] = {
     {301, "bwd_filter.im2col_gemm", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0, 1, app_bwdf_gemm,
      ws_bwdf_gemm, exec_bwdf_gemm, 1.0},
+    HD_CONV_FAST_BWDF_F32,
     {302, "bwd_filter.direct", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, 1, always, ws_zero,
      exec_bwdf_direct, 1.15},
     {303, "bwd_filter.tiled_gemm", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3, 1, app_bwdf_tiled,

@@ -1,0 +1,475 @@
+/*
+ * The blocked implicit-GEMM fp32 solvers (src/kernels/conv/conv_fast_f32.c), through the
+ * public API: FLOAT problems of forward IMPLICIT_PRECOMP_GEMM, backward data ALGO_1 and
+ * backward filter ALGO_1 (where these solvers come first), against the float64 reference
+ * (tests/ref/conv_ref.c).  Shapes are chosen to cross the solvers' block boundaries
+ * (several position blocks, channel blocks beyond 256, reduction columns beyond 512, several
+ * reduction chunks), in NCHW, NHWC and padded strides, both modes, alpha/beta with beta = 0
+ * over NaN.  Fills are small integers, so results are exact and compared with zero
+ * tolerance.  Then: the dispatch log names the solver, the exact workspace is enough and one
+ * byte less is refused with the output untouched, results are bitwise identical across
+ * thread counts (1, 2, 3, 5), the reference checks pass under every HOSTDNN_MAX_ISA cap (in
+ * child processes), and non-FLOAT data is refused by this solver (the next one of the enum
+ * takes it).
+ */
+#define _GNU_SOURCE
+#include <cudnn.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "harness.h"
+#include "ref/conv_ref.h"
+
+enum { L_NCHW, L_NHWC, L_PADDED, L_COUNT };
+enum { D_FWD, D_BWDD, D_BWDF };
+
+typedef struct {
+    const char *name;
+    int nsp, N, C, K, G;
+    int in[3], flt[3], pad[3], str[3], dil[3];
+} fcase;
+
+static const fcase cases[] = {
+    {"1x1", 2, 2, 8, 12, 1, {1, 6, 5}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"1x1 K=300 (channel blocks)", 2, 1, 5, 300, 1, {1, 3, 4}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"1x1 C=300 (bwd data channel blocks)", 2, 1, 300, 3, 1, {1, 3, 2}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"3x3 pad", 2, 2, 6, 7, 1, {1, 9, 8}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"3x3 C=64 (reduction blocks)", 2, 3, 64, 5, 1, {1, 7, 6}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"5x5 pad 2 N=1", 2, 1, 3, 4, 1, {1, 11, 9}, {1, 5, 5}, {0, 2, 2}, {1, 1, 1}, {1, 1, 1}},
+    {"3x3 stride 2", 2, 2, 4, 6, 1, {1, 9, 10}, {1, 3, 3}, {0, 1, 1}, {1, 2, 2}, {1, 1, 1}},
+    {"1x1 stride 2", 2, 2, 5, 6, 1, {1, 8, 7}, {1, 1, 1}, {0, 0, 0}, {1, 2, 2}, {1, 1, 1}},
+    {"3x3 dilation 2", 2, 2, 3, 4, 1, {1, 9, 9}, {1, 3, 3}, {0, 2, 1}, {1, 1, 1}, {1, 2, 2}},
+    {"groups 3", 2, 2, 6, 9, 3, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"depthwise stride 2", 2, 2, 4, 4, 4, {1, 8, 7}, {1, 3, 3}, {0, 1, 1}, {1, 2, 2}, {1, 1, 1}},
+    {"odd 2x3 stride 3x2 dil", 2, 3, 3, 2, 1, {1, 9, 7}, {1, 2, 3}, {0, 1, 0}, {1, 3, 2}, {1, 1, 2}},
+    {"many positions", 2, 1, 3, 8, 1, {1, 40, 45}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"kernel > input", 2, 1, 2, 3, 1, {1, 2, 3}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"3d 3x3x3", 3, 1, 3, 4, 1, {4, 5, 6}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"3d stride dil groups", 3, 2, 4, 2, 2, {5, 4, 6}, {2, 3, 2}, {1, 0, 1}, {2, 1, 2}, {1, 1, 2}},
+};
+#define NCASES ((int)(sizeof cases / sizeof *cases))
+
+/* ---- a strided FLOAT tensor and its packed logical mirror ---- */
+
+typedef struct {
+    int nb, dims[5], strides[5];
+    long span;
+    float *mem;
+} tens;
+
+static void tens_init(tens *t, int nb, const int *dims, int layout)
+{
+    t->nb = nb;
+    memcpy(t->dims, dims, sizeof(int) * (size_t)nb);
+    int *s = t->strides;
+    if (layout == L_NHWC) {
+        long acc = dims[1];
+        s[1] = 1;
+        for (int i = nb - 1; i >= 2; i--) {
+            s[i] = (int)acc;
+            acc *= dims[i];
+        }
+        s[0] = (int)acc;
+    } else {
+        long acc = 1;
+        for (int i = nb - 1; i >= 0; i--) {
+            s[i] = (int)acc;
+            acc = acc * dims[i] + (layout == L_PADDED ? 1 : 0);
+        }
+    }
+    long last = 0;
+    for (int i = 0; i < nb; i++)
+        last += (long)(dims[i] - 1) * s[i];
+    t->span = last + 1;
+    t->mem = malloc((size_t)t->span * sizeof(float));
+}
+
+static long tens_off(const tens *t, long li)
+{
+    long off = 0;
+    for (int i = t->nb - 1; i >= 0; i--) {
+        off += (li % t->dims[i]) * t->strides[i];
+        li /= t->dims[i];
+    }
+    return off;
+}
+
+static long tens_elems(const tens *t)
+{
+    long n = 1;
+    for (int i = 0; i < t->nb; i++)
+        n *= t->dims[i];
+    return n;
+}
+
+static unsigned rng = 777;
+static int small_int(int range)
+{
+    rng = rng * 1103515245u + 12345u;
+    return (int)((rng >> 16) % (unsigned)(2 * range + 1)) - range;
+}
+
+static float rnd_float(void)
+{
+    rng = rng * 1103515245u + 12345u;
+    return (float)((rng >> 8) & 0xffff) / 65536.0f - 0.5f;
+}
+
+/* ---- one problem ---- */
+
+typedef struct {
+    conv_ref_shape rs;
+    cudnnTensorDescriptor_t xd, yd;
+    cudnnFilterDescriptor_t wd;
+    cudnnConvolutionDescriptor_t cd;
+    tens x, w, y;
+} prob;
+
+static void prob_make(prob *P, const fcase *c, int layout, int flip)
+{
+    memset(P, 0, sizeof *P);
+    conv_ref_shape *s = &P->rs;
+    s->N = c->N, s->C = c->C, s->K = c->K, s->G = c->G, s->flip = flip;
+    for (int j = 0; j < 3; j++) {
+        s->in[j] = c->in[j], s->flt[j] = c->flt[j], s->pad[j] = c->pad[j];
+        s->str[j] = c->str[j], s->dil[j] = c->dil[j];
+    }
+    conv_ref_out_dims(s);
+    int nb = c->nsp + 2, o = 3 - c->nsp;
+    int xdims[5] = {c->N, c->C}, ydims[5] = {c->N, c->K}, wdims[5] = {c->K, c->C / c->G};
+    int pad[3], str[3], dil[3];
+    for (int j = 0; j < c->nsp; j++) {
+        xdims[2 + j] = c->in[o + j], ydims[2 + j] = s->out[o + j], wdims[2 + j] = c->flt[o + j];
+        pad[j] = c->pad[o + j], str[j] = c->str[o + j], dil[j] = c->dil[o + j];
+    }
+    tens_init(&P->x, nb, xdims, layout);
+    tens_init(&P->y, nb, ydims, layout);
+    tens_init(&P->w, nb, wdims, layout == L_NHWC ? L_NHWC : L_NCHW);
+    cudnnCreateTensorDescriptor(&P->xd);
+    cudnnCreateTensorDescriptor(&P->yd);
+    cudnnCreateFilterDescriptor(&P->wd);
+    cudnnCreateConvolutionDescriptor(&P->cd);
+    cudnnSetTensorNdDescriptor(P->xd, CUDNN_DATA_FLOAT, nb, xdims, P->x.strides);
+    cudnnSetTensorNdDescriptor(P->yd, CUDNN_DATA_FLOAT, nb, ydims, P->y.strides);
+    cudnnSetFilterNdDescriptor(P->wd, CUDNN_DATA_FLOAT, layout == L_NHWC ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW, nb,
+                               wdims);
+    cudnnSetConvolutionNdDescriptor(P->cd, c->nsp, pad, str, dil, flip ? CUDNN_CONVOLUTION : CUDNN_CROSS_CORRELATION,
+                                    CUDNN_DATA_FLOAT);
+    cudnnSetConvolutionGroupCount(P->cd, c->G);
+}
+
+static void prob_free(prob *P)
+{
+    free(P->x.mem), free(P->w.mem), free(P->y.mem);
+    cudnnDestroyTensorDescriptor(P->xd);
+    cudnnDestroyTensorDescriptor(P->yd);
+    cudnnDestroyFilterDescriptor(P->wd);
+    cudnnDestroyConvolutionDescriptor(P->cd);
+}
+
+/* Fill every element of T (padding too) with FILL, then the logical elements from L. */
+static void tens_load(tens *t, const double *l, float fill)
+{
+    for (long i = 0; i < t->span; i++)
+        t->mem[i] = fill;
+    long n = tens_elems(t);
+    for (long i = 0; i < n; i++)
+        t->mem[tens_off(t, i)] = (float)l[i];
+}
+
+/* Run direction DIR with exactly the workspace its query gave. */
+static cudnnStatus_t run_dir(cudnnHandle_t h, prob *P, int dir, float alpha, float beta, long ws_delta)
+{
+    size_t ws = 0;
+    cudnnStatus_t st;
+    if (dir == D_FWD)
+        st = cudnnGetConvolutionForwardWorkspaceSize(h, P->xd, P->wd, P->cd, P->yd,
+                                                     CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, &ws);
+    else if (dir == D_BWDD)
+        st = cudnnGetConvolutionBackwardDataWorkspaceSize(h, P->wd, P->yd, P->cd, P->xd,
+                                                          CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, &ws);
+    else
+        st = cudnnGetConvolutionBackwardFilterWorkspaceSize(h, P->xd, P->yd, P->cd, P->wd,
+                                                            CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, &ws);
+    if (st != CUDNN_STATUS_SUCCESS)
+        return st;
+    size_t give = ws_delta < 0 && ws > 0 ? ws - 1 : ws;
+    void *mem = give ? malloc(give) : NULL;
+    if (dir == D_FWD)
+        st = cudnnConvolutionForward(h, &alpha, P->xd, P->x.mem, P->wd, P->w.mem, P->cd,
+                                     CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, mem, give, &beta, P->yd,
+                                     P->y.mem);
+    else if (dir == D_BWDD)
+        st = cudnnConvolutionBackwardData(h, &alpha, P->wd, P->w.mem, P->yd, P->y.mem, P->cd,
+                                          CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, mem, give, &beta, P->xd, P->x.mem);
+    else
+        st = cudnnConvolutionBackwardFilter(h, &alpha, P->xd, P->x.mem, P->yd, P->y.mem, P->cd,
+                                            CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, mem, give, &beta, P->wd, P->w.mem);
+    free(mem);
+    return st;
+}
+
+/* ---- the dispatch log ---- */
+
+static int saw_fast;
+static void log_cb(cudnnSeverity_t sev, void *ud, const cudnnDebug_t *dbg, const char *msg)
+{
+    (void)sev, (void)ud, (void)dbg;
+    if (msg && strstr(msg, "dispatch") && strstr(msg, "blocked_gemm_f32"))
+        saw_fast = 1;
+}
+
+/* ---- correctness against the reference ---- */
+
+static void check_case(cudnnHandle_t h, const fcase *c, int layout, int flip)
+{
+    prob P;
+    prob_make(&P, c, layout, flip);
+    long nx = conv_ref_x_elems(&P.rs), nw = conv_ref_w_elems(&P.rs), ny = conv_ref_y_elems(&P.rs);
+    double *lx = malloc(sizeof(double) * (size_t)nx), *lw = malloc(sizeof(double) * (size_t)nw);
+    double *ly = malloc(sizeof(double) * (size_t)ny);
+    long nmax = nx > nw ? nx : nw;
+    nmax = nmax > ny ? nmax : ny;
+    double *ref = malloc(sizeof(double) * (size_t)nmax), *prev = malloc(sizeof(double) * (size_t)nmax);
+    for (long i = 0; i < nx; i++)
+        lx[i] = small_int(2);
+    for (long i = 0; i < nw; i++)
+        lw[i] = small_int(2);
+    for (long i = 0; i < ny; i++)
+        ly[i] = small_int(2);
+    static const float ab[2][2] = {{1, 0}, {2, 0.5f}};
+    for (int dir = D_FWD; dir <= D_BWDF; dir++) {
+        tens *out = dir == D_FWD ? &P.y : dir == D_BWDD ? &P.x : &P.w;
+        long nout = tens_elems(out);
+        if (dir == D_FWD)
+            conv_ref_fwd(&P.rs, lx, lw, ref);
+        else if (dir == D_BWDD)
+            conv_ref_bwd_data(&P.rs, ly, lw, ref);
+        else
+            conv_ref_bwd_filter(&P.rs, lx, ly, ref);
+        for (int k = 0; k < 2; k++) {
+            float alpha = ab[k][0], beta = ab[k][1];
+            tens_load(&P.x, lx, 0), tens_load(&P.w, lw, 0), tens_load(&P.y, ly, 0);
+            for (long i = 0; i < nout; i++)
+                prev[i] = (double)small_int(3);
+            tens_load(out, prev, beta == 0 ? NAN : -7.0f);   /* padding elements must survive */
+            saw_fast = 0;
+            cudnnStatus_t st = run_dir(h, &P, dir, alpha, beta, 0);
+            CHECK_MSG(st == CUDNN_STATUS_SUCCESS, "%s layout %d dir %d: status %d", c->name, layout, dir, (int)st);
+            CHECK_MSG(saw_fast, "%s layout %d dir %d: blocked solver not dispatched", c->name, layout, dir);
+            long bad = 0;
+            for (long i = 0; i < nout; i++) {
+                double want = alpha * ref[i] + (beta == 0 ? 0 : beta * prev[i]);
+                if (out->mem[tens_off(out, i)] != (float)want)
+                    bad++;
+            }
+            long off_layout = 0;
+            if (layout == L_PADDED) {                  /* elements outside the tensor untouched */
+                char *mark = calloc((size_t)out->span, 1);
+                for (long i = 0; i < nout; i++)
+                    mark[tens_off(out, i)] = 1;
+                for (long i = 0; i < out->span; i++)
+                    if (!mark[i] && !(beta == 0 ? isnan(out->mem[i]) : out->mem[i] == -7.0f))
+                        off_layout++;
+                free(mark);
+            }
+            CHECK_MSG(bad == 0 && off_layout == 0, "%s layout %d flip %d dir %d alpha %g beta %g: %ld wrong, %ld gaps",
+                      c->name, layout, flip, dir, alpha, beta, bad, off_layout);
+        }
+        /* one byte less workspace: BAD_PARAM, output untouched */
+        float before = out->mem[0];
+        out->mem[0] = 12345.0f;
+        cudnnStatus_t st = run_dir(h, &P, dir, 1, 0, -1);
+        size_t ws = 0;
+        if (dir == D_FWD)
+            cudnnGetConvolutionForwardWorkspaceSize(h, P.xd, P.wd, P.cd, P.yd,
+                                                    CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, &ws);
+        CHECK(st == (dir != D_FWD || ws > 0 ? CUDNN_STATUS_BAD_PARAM : CUDNN_STATUS_SUCCESS) || ws == 0);
+        CHECK(st != CUDNN_STATUS_BAD_PARAM || out->mem[0] == 12345.0f);
+        out->mem[0] = before;
+    }
+    free(lx), free(lw), free(ly), free(ref), free(prev);
+    prob_free(&P);
+}
+
+/* ---- determinism: random (non-integer) data, outputs of all three directions ---- */
+
+static const fcase det_case = {"det", 2, 3, 70, 40, 1, {1, 13, 11}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}};
+
+/* Runs the three directions on fixed pseudo-random data; writes y, dx, dw into OUT. */
+static long det_run(cudnnHandle_t h, int layout, float *out)
+{
+    prob P;
+    prob_make(&P, &det_case, layout, 0);
+    unsigned save = rng;
+    rng = 99;
+    long n = 0;
+    for (int dir = D_FWD; dir <= D_BWDF; dir++) {
+        for (long i = 0; i < P.x.span; i++)
+            P.x.mem[i] = rnd_float();
+        for (long i = 0; i < P.w.span; i++)
+            P.w.mem[i] = rnd_float();
+        for (long i = 0; i < P.y.span; i++)
+            P.y.mem[i] = rnd_float();
+        tens *o = dir == D_FWD ? &P.y : dir == D_BWDD ? &P.x : &P.w;
+        run_dir(h, &P, dir, 1, 0.25f, 0);
+        if (out)
+            memcpy(out + n, o->mem, sizeof(float) * (size_t)o->span);
+        n += o->span;
+    }
+    rng = save;
+    prob_free(&P);
+    return n;
+}
+
+static cudnnHandle_t handle_with_threads(int nt)
+{
+    char v[16];
+    snprintf(v, sizeof v, "%d", nt);
+    setenv("HOSTDNN_NUM_THREADS", v, 1);
+    cudnnHandle_t h = NULL;
+    cudnnCreate(&h);
+    unsetenv("HOSTDNN_NUM_THREADS");
+    return h;
+}
+
+static void check_threads(void)
+{
+    SECTION("bitwise identical across thread counts");
+    for (int layout = 0; layout < 2; layout++) {
+        long n = det_run(NULL, layout, NULL);
+        float *a = malloc(sizeof(float) * (size_t)n), *b = malloc(sizeof(float) * (size_t)n);
+        cudnnHandle_t h1 = handle_with_threads(1);
+        det_run(h1, layout, a);
+        cudnnDestroy(h1);
+        static const int counts[] = {2, 3, 5};
+        for (int i = 0; i < 3; i++) {
+            cudnnHandle_t h = handle_with_threads(counts[i]);
+            det_run(h, layout, b);
+            cudnnDestroy(h);
+            CHECK_MSG(!memcmp(a, b, sizeof(float) * (size_t)n), "layout %d: %d threads differ from 1", layout,
+                      counts[i]);
+        }
+        free(a), free(b);
+    }
+}
+
+static void check_case(cudnnHandle_t h, const fcase *c, int layout, int flip);
+static void log_cb(cudnnSeverity_t sev, void *ud, const cudnnDebug_t *dbg, const char *msg);
+
+/* Each ISA cap in a fresh child (the cap is read once per process): the exact reference
+ * checks of every case must pass there too; AVX2 and AVX-512 (both FMA kernels) give bitwise
+ * the same results, the scalar kernels (separate multiply and add) agree to rounding. */
+static void check_isa(void)
+{
+    SECTION("every HOSTDNN_MAX_ISA cap");
+    const char *caps[3] = {"scalar", "avx2", "avx512"};
+    long n = det_run(NULL, L_NCHW, NULL) + det_run(NULL, L_NHWC, NULL);
+    float *shared = mmap(NULL, sizeof(float) * 3 * (size_t)n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (shared == MAP_FAILED) {
+        CHECK(0);
+        return;
+    }
+    for (int i = 0; i < 3; i++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            setenv("HOSTDNN_MAX_ISA", caps[i], 1);
+            cudnnHandle_t h = handle_with_threads(2);
+            cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, log_cb);
+            for (int c = 0; c < NCASES; c++)
+                check_case(h, &cases[c], c % L_COUNT, c & 1);
+            cudnnSetCallback(0, NULL, NULL);
+            float *base = shared + (size_t)i * (size_t)n;
+            long m = det_run(h, L_NCHW, base);
+            det_run(h, L_NHWC, base + m);
+            cudnnDestroy(h);
+            _exit(hd_t_failed ? 1 : 0);
+        }
+        int st = 0;
+        waitpid(pid, &st, 0);
+        CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "checks failed under HOSTDNN_MAX_ISA=%s", caps[i]);
+    }
+    CHECK_MSG(!memcmp(shared + n, shared + 2 * n, sizeof(float) * (size_t)n), "avx2 and avx512 results differ");
+    long far = 0;
+    for (long i = 0; i < n; i++)
+        if (!(fabsf(shared[i] - shared[n + i]) <= 1e-4f * (1 + fabsf(shared[i]))))
+            far++;
+    CHECK_MSG(far == 0, "%ld scalar results differ from avx2 beyond rounding", far);
+    munmap(shared, sizeof(float) * 3 * (size_t)n);
+}
+
+/* DOUBLE data: this solver refuses (logged), the next solver of the enum computes it. */
+static void check_refusal(cudnnHandle_t h)
+{
+    SECTION("non-FLOAT data goes to the next solver");
+    cudnnTensorDescriptor_t xd, yd;
+    cudnnFilterDescriptor_t wd;
+    cudnnConvolutionDescriptor_t cd;
+    cudnnCreateTensorDescriptor(&xd);
+    cudnnCreateTensorDescriptor(&yd);
+    cudnnCreateFilterDescriptor(&wd);
+    cudnnCreateConvolutionDescriptor(&cd);
+    cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NCHW, CUDNN_DATA_DOUBLE, 1, 2, 4, 4);
+    cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NCHW, CUDNN_DATA_DOUBLE, 1, 3, 4, 4);
+    cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_DOUBLE, CUDNN_TENSOR_NCHW, 3, 2, 3, 3);
+    cudnnSetConvolution2dDescriptor(cd, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_DOUBLE);
+    double x[32], w[54], y[48], alpha = 1, beta = 0;
+    for (int i = 0; i < 32; i++)
+        x[i] = i % 5 - 2;
+    for (int i = 0; i < 54; i++)
+        w[i] = i % 3 - 1;
+    size_t ws = 0;
+    CHECK_OK(cudnnGetConvolutionForwardWorkspaceSize(h, xd, wd, cd, yd, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM,
+                                                     &ws));
+    void *mem = malloc(ws + 1);
+    saw_fast = 0;
+    CHECK_OK(cudnnConvolutionForward(h, &alpha, xd, x, wd, w, cd, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, mem,
+                                     ws, &beta, yd, y));
+    CHECK(!saw_fast);
+    free(mem);
+    cudnnDestroyTensorDescriptor(xd);
+    cudnnDestroyTensorDescriptor(yd);
+    cudnnDestroyFilterDescriptor(wd);
+    cudnnDestroyConvolutionDescriptor(cd);
+}
+
+/* The heuristic puts the blocked solvers' algorithms first for a FLOAT ResNet-like layer. */
+static void check_heuristic(cudnnHandle_t h)
+{
+    SECTION("heuristic ranking");
+    prob P;
+    fcase c = {"rank", 2, 2, 32, 32, 1, {1, 14, 14}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}};
+    prob_make(&P, &c, L_NCHW, 0);
+    cudnnConvolutionFwdAlgoPerf_t fp[8];
+    cudnnConvolutionBwdDataAlgoPerf_t dp[6];
+    cudnnConvolutionBwdFilterAlgoPerf_t wp[7];
+    int n = 0;
+    CHECK_OK(cudnnGetConvolutionForwardAlgorithm_v7(h, P.xd, P.wd, P.cd, P.yd, 8, &n, fp));
+    CHECK(n > 0 && fp[0].algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM);
+    CHECK_OK(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, P.wd, P.yd, P.cd, P.xd, 6, &n, dp));
+    CHECK(n > 0 && dp[0].algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_1);
+    CHECK_OK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, P.xd, P.yd, P.cd, P.wd, 7, &n, wp));
+    CHECK(n > 0 && wp[0].algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1 && wp[0].determinism == CUDNN_DETERMINISTIC);
+    prob_free(&P);
+}
+
+int main(void)
+{
+    check_isa();                                   /* first: fork before this process starts OpenMP threads */
+    cudnnHandle_t h = handle_with_threads(2);
+    cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, log_cb);
+    SECTION("against the float64 reference");
+    for (int i = 0; i < NCASES; i++)
+        for (int layout = 0; layout < L_COUNT; layout++)
+            check_case(h, &cases[i], layout, (i + layout) & 1);
+    check_refusal(h);
+    check_heuristic(h);
+    cudnnSetCallback(0, NULL, NULL);
+    check_threads();
+    cudnnDestroy(h);
+    return hd_test_finish();
+}
