@@ -141,6 +141,21 @@ static void setup(ctx *c)
     CK(cudnnSetPooling2dDescriptor(c->pool, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 3, 3, 1, 1, 2, 2));
 }
 
+static void teardown(ctx *c)
+{
+    float *bufs[] = {c->x, c->x2, c->y, c->dy, c->dx, c->yo, c->scale, c->bias,
+                     c->rmean, c->rvar, c->smean, c->sinv, c->dscale, c->dbias};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        free(bufs[i]);
+    cudnnDestroyTensorDescriptor(c->xd);
+    cudnnDestroyTensorDescriptor(c->yod);
+    cudnnDestroyTensorDescriptor(c->nhwcd);
+    cudnnDestroyTensorDescriptor(c->bnd);
+    cudnnDestroyActivationDescriptor(c->act);
+    cudnnDestroyOpTensorDescriptor(c->opt);
+    cudnnDestroyPoolingDescriptor(c->pool);
+}
+
 int main(int argc, char **argv)
 {
     int reps = 5;
@@ -211,5 +226,6 @@ int main(int argc, char **argv)
         CK(cudnnDestroy(h));
     }
     free(t);
+    teardown(&c);
     return 0;
 }
