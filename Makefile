@@ -10,7 +10,7 @@ CMAKE ?= cmake
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 
-.PHONY: all build check check-fast check-asan demo install bench bench-compare clean headers coverage
+.PHONY: all build check check-fast check-asan demo install bench bench-compare bench-ops clean headers coverage
 
 all: build
 
@@ -45,6 +45,12 @@ bench: build
 # hostdnn, oneDNN 2.6 and PyTorch side by side; rewrites docs/performance.md's convolution section.
 bench-compare: build
 	@bench/compare.sh $(BUILD) $(SHAPES)
+	@bench/compare_ops.sh $(BUILD)
+
+# The memory-bound primitives alone (relu, add, batch norm, pooling, softmax, transform) vs
+# oneDNN and STREAM; rewrites docs/performance.md's ops section.
+bench-ops: build
+	@bench/compare_ops.sh $(BUILD)
 
 headers:
 	python3 tools/gen/gen_headers.py
