@@ -2,8 +2,10 @@
 # make bench-compare: hostdnn, oneDNN 2.6 and PyTorch on the same convolution shapes, side by
 # side in one run, then docs/performance.md (the "Convolution" section) and docs/perf-chart.png.
 #
-#   bench/compare.sh BUILD_DIR [shape-file...]     (default: bench/shapes/resnet50.txt)
+#   bench/compare.sh BUILD_DIR [shape-file...]     (default: bench/shapes/report.txt)
 #   env: DIRS="fwd bwd_d bwd_w"  ROUNDS=3  REPS=5  BATCH=16  LIMIT=<first N shapes>  THREADS=2
+#        ALGO=heuristic|find  (how hostdnn picks its algorithm: the _v7 first choice, as most
+#        programs do, or cudnnFind's measured best)
 #
 # The machine is noisy: each round runs every library on a shape before moving on
 # (interleaved), and the report takes the median over rounds of each library's median.
@@ -12,14 +14,17 @@ build=${1:?usage: bench/compare.sh BUILD_DIR [shape-file...]}
 shift
 root=$(cd "$(dirname "$0")/.." && pwd)
 files=("$@")
-[ ${#files[@]} -eq 0 ] && files=("$root/bench/shapes/resnet50.txt")
+[ ${#files[@]} -eq 0 ] && files=("$root/bench/shapes/report.txt")
 DIRS=${DIRS:-fwd bwd_d bwd_w}
 ROUNDS=${ROUNDS:-3}
 REPS=${REPS:-5}
 BATCH=${BATCH:-}
 LIMIT=${LIMIT:-1000}
 THREADS=${THREADS:-2}
-export OMP_NUM_THREADS=$THREADS HOSTDNN_NUM_THREADS=$THREADS
+ALGO=${ALGO:-heuristic}
+# OpenMP's spinning workers (oneDNN, PyTorch) would steal time from the others on a shared
+# machine: let them sleep, as hostdnn's own workers do.
+export OMP_NUM_THREADS=$THREADS HOSTDNN_NUM_THREADS=$THREADS OMP_WAIT_POLICY=passive
 
 # The anchors come from Debian; install them when missing (needs root and the package mirror).
 need=()
@@ -53,7 +58,7 @@ for round in $(seq 1 "$ROUNDS"); do
       i=$((i + 1))
       printf '\r[%3d/%3d] round %d %-6s %-45s' "$i" "$total" "$round" "$d" "$s" >&2
       for layout in nchw nhwc; do
-        "$build/bench/hostdnn_conv" --reps "$REPS" --dir "$d" --layout "$layout" "$s" >> "$out" 2>/dev/null
+        "$build/bench/hostdnn_conv" --reps "$REPS" --algo "$ALGO" --dir "$d" --layout "$layout" "$s" >> "$out" 2>/dev/null
       done
       [ -x "$build/bench/onednn_conv" ] && "$build/bench/onednn_conv" --reps "$REPS" --dir "$d" "$s" >> "$out" 2>/dev/null
       env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE /usr/bin/python3 "$root/bench/torch_conv.py" --reps "$REPS" \
