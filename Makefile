@@ -3,7 +3,8 @@
 #   make check      build, run every test, then again under ASan+UBSan (build-asan/)
 #   make demo       build and run the demo program
 #   make install PREFIX=/opt/hostdnn
-#   make bench      build and run the benchmark driver (see docs/performance.md)
+#   make bench      benchmark driver + memory-bound ops vs oneDNN (see docs/performance.md)
+#   make bench-compare  convolution and ops: hostdnn vs oneDNN 2.6 vs PyTorch
 PREFIX ?= /usr/local
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE ?= cmake
@@ -39,8 +40,11 @@ demo: build
 install: build
 	@$(CMAKE) --install $(BUILD) --prefix $(PREFIX)
 
+# hostdnn-bench's short suite (peak, STREAM, GEMM), then the memory-bound primitives side by
+# side with oneDNN 2.6 (rewrites that section of docs/performance.md).
 bench: build
-	@if [ -x $(BUILD)/tools/hostdnn-bench ]; then $(BUILD)/tools/hostdnn-bench; else echo "no benchmark driver built yet"; fi
+	@$(BUILD)/tools/hostdnn-bench
+	@bench/compare_ops.sh $(BUILD)
 
 # hostdnn, oneDNN 2.6 and PyTorch side by side; rewrites docs/performance.md's convolution section.
 bench-compare: build
