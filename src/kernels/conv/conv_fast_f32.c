@@ -225,9 +225,14 @@ static void store_block(const hd_conv_args *a, const int64_t os[5], const int64_
         int64_t ch = ch0 + m;
         float bias = e->fused ? ((const float *)e->bias)[ch * e->bias_stride] : 0.0f;
         const float *v = res + m * ld;
+        int64_t ow = p0 % d[2], oh = (p0 / d[2]) % d[1], od = p0 / (d[2] * d[1]);
         for (int64_t j = 0; j < np; j++) {
-            int64_t pos = p0 + j, ow = pos % d[2], oh = (pos / d[2]) % d[1], od = pos / (d[2] * d[1]);
             int64_t off = n * os[0] + ch * os[1] + od * os[2] + oh * os[3] + ow * os[4];
+            if (++ow == d[2]) {
+                ow = 0;
+                if (++oh == d[1])
+                    oh = 0, od++;
+            }
             float r;
             if (e->fused) {
                 r = alpha * v[j] + bias;
@@ -250,6 +255,7 @@ static void store_block(const hd_conv_args *a, const int64_t os[5], const int64_
 typedef struct {
     int64_t M, R, Pn;             /* result channels per group, reduction length, result positions */
     int64_t pb, npb, mb, nmb;     /* position blocks, result-channel blocks */
+    int64_t bpi;                  /* blocks per image; 0: blocks run across images */
 } mm_plan;
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -266,7 +272,22 @@ static mm_plan plan_mm(const hd_conv_problem *p, int bwd)
     pb = pb < 128 ? 128 : pb > 1024 ? 1024 : pb;
     while ((L.R + L.mb) * pb > ((int64_t)6 << 20) / HD_FAST_SLOTS && pb > 32)   /* all slots <= 24 MiB */
         pb /= 2;
-    int64_t all = p->N * L.Pn;                 /* position blocks run across images */
+    if (L.Pn >= 128) {                         /* large images: blocks stay inside one image */
+        if (pb > L.Pn)
+            pb = L.Pn;
+        while (p->G * p->N * cdiv(L.Pn, pb) * L.nmb < MIN_TASKS && pb > 32)
+            pb = pb / 2 < 32 ? 32 : pb / 2;
+        while (p->G * p->N * cdiv(L.Pn, pb) * L.nmb < MIN_TASKS && L.mb > 64) {
+            L.nmb *= 2;
+            L.mb = cdiv(L.M, L.nmb);
+        }
+        L.bpi = cdiv(L.Pn, pb);
+        L.pb = cdiv(L.Pn, L.bpi);
+        L.npb = p->N * L.bpi;
+        return L;
+    }
+    L.bpi = 0;
+    int64_t all = p->N * L.Pn;                 /* small images: position blocks run across them */
     if (pb > all)
         pb = all;
     while (p->G * cdiv(all, pb) * L.nmb < MIN_TASKS && pb > 32)
@@ -344,6 +365,11 @@ static void mm_task(void *vctx, size_t task, int thread)
     int64_t mbi = t % L->nmb, pbi = (t / L->nmb) % L->npb, g = t / (L->nmb * L->npb);
     int64_t m0 = mbi * L->mb, nm = L->M - m0 < L->mb ? L->M - m0 : L->mb;
     int64_t all = c->p->N * L->Pn, q0 = pbi * L->pb, nq = all - q0 < L->pb ? all - q0 : L->pb;
+    if (L->bpi) {
+        int64_t bp0 = (pbi % L->bpi) * L->pb;
+        q0 = (pbi / L->bpi) * L->Pn + bp0;
+        nq = L->Pn - bp0 < L->pb ? L->Pn - bp0 : L->pb;
+    }
     int64_t n = q0 / L->Pn, p0 = q0 % L->Pn, np = nq;
     float *col = c->slots + (size_t)thread * c->slot_floats, *res = col + L->R * L->pb;
     int pix = c->G.pix;
