@@ -31,7 +31,7 @@
 #include <string.h>
 
 #define HD_FAST_SLOTS 8
-#define PANEL_FLOATS (256 * 1024)     /* one gathered panel: 1 MiB */
+#define PANEL_FLOATS (512 * 1024)     /* one gathered panel: 2 MiB */
 #define MIN_TASKS 4                   /* cut small problems finer, down to this many tasks */
 
 /* ---------------- the source of the gathered columns ---------------- */
@@ -225,9 +225,14 @@ static void store_block(const hd_conv_args *a, const int64_t os[5], const int64_
         int64_t ch = ch0 + m;
         float bias = e->fused ? ((const float *)e->bias)[ch * e->bias_stride] : 0.0f;
         const float *v = res + m * ld;
+        int64_t ow = p0 % d[2], oh = (p0 / d[2]) % d[1], od = p0 / (d[2] * d[1]);
         for (int64_t j = 0; j < np; j++) {
-            int64_t pos = p0 + j, ow = pos % d[2], oh = (pos / d[2]) % d[1], od = pos / (d[2] * d[1]);
             int64_t off = n * os[0] + ch * os[1] + od * os[2] + oh * os[3] + ow * os[4];
+            if (++ow == d[2]) {
+                ow = 0;
+                if (++oh == d[1])
+                    oh = 0, od++;
+            }
             float r;
             if (e->fused) {
                 r = alpha * v[j] + bias;
@@ -250,6 +255,7 @@ static void store_block(const hd_conv_args *a, const int64_t os[5], const int64_
 typedef struct {
     int64_t M, R, Pn;             /* result channels per group, reduction length, result positions */
     int64_t pb, npb, mb, nmb;     /* position blocks, result-channel blocks */
+    int64_t bpi;                  /* blocks per image; 0: blocks run across images */
 } mm_plan;
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -263,18 +269,35 @@ static mm_plan plan_mm(const hd_conv_problem *p, int bwd)
     L.nmb = cdiv(L.M, 256);
     L.mb = cdiv(L.M, L.nmb);
     int64_t pb = PANEL_FLOATS / L.R / 16 * 16;
-    pb = pb < 32 ? 32 : pb > 1024 ? 1024 : pb;
-    if (pb > L.Pn)
-        pb = L.Pn;
-    int64_t img = p->N * p->G;
-    while (img * cdiv(L.Pn, pb) * L.nmb < MIN_TASKS && pb > 32)
+    pb = pb < 128 ? 128 : pb > 1024 ? 1024 : pb;
+    while ((L.R + L.mb) * pb > ((int64_t)6 << 20) / HD_FAST_SLOTS && pb > 32)   /* all slots <= 24 MiB */
+        pb /= 2;
+    if (L.Pn >= 128) {                         /* large images: blocks stay inside one image */
+        if (pb > L.Pn)
+            pb = L.Pn;
+        while (p->G * p->N * cdiv(L.Pn, pb) * L.nmb < MIN_TASKS && pb > 32)
+            pb = pb / 2 < 32 ? 32 : pb / 2;
+        while (p->G * p->N * cdiv(L.Pn, pb) * L.nmb < MIN_TASKS && L.mb > 64) {
+            L.nmb *= 2;
+            L.mb = cdiv(L.M, L.nmb);
+        }
+        L.bpi = cdiv(L.Pn, pb);
+        L.pb = cdiv(L.Pn, L.bpi);
+        L.npb = p->N * L.bpi;
+        return L;
+    }
+    L.bpi = 0;
+    int64_t all = p->N * L.Pn;                 /* small images: position blocks run across them */
+    if (pb > all)
+        pb = all;
+    while (p->G * cdiv(all, pb) * L.nmb < MIN_TASKS && pb > 32)
         pb = pb / 2 < 32 ? 32 : pb / 2;
-    while (img * cdiv(L.Pn, pb) * L.nmb < MIN_TASKS && L.mb > 64) {
+    while (p->G * cdiv(all, pb) * L.nmb < MIN_TASKS && L.mb > 64) {
         L.nmb *= 2;
         L.mb = cdiv(L.M, L.nmb);
     }
-    L.pb = pb;
-    L.npb = cdiv(L.Pn, pb);
+    L.npb = cdiv(all, pb);
+    L.pb = cdiv(all, L.npb);                  /* balanced blocks */
     return L;
 }
 
@@ -339,12 +362,34 @@ static void mm_task(void *vctx, size_t task, int thread)
     const hd_conv_args *a = c->a;
     const mm_plan *L = &c->L;
     int64_t t = (int64_t)task;
-    int64_t mbi = t % L->nmb, pbi = (t / L->nmb) % L->npb, g = (t / (L->nmb * L->npb)) % c->p->G;
-    int64_t n = t / (L->nmb * L->npb * c->p->G);
+    int64_t mbi = t % L->nmb, pbi = (t / L->nmb) % L->npb, g = t / (L->nmb * L->npb);
     int64_t m0 = mbi * L->mb, nm = L->M - m0 < L->mb ? L->M - m0 : L->mb;
-    int64_t p0 = pbi * L->pb, np = L->Pn - p0 < L->pb ? L->Pn - p0 : L->pb;
+    int64_t all = c->p->N * L->Pn, q0 = pbi * L->pb, nq = all - q0 < L->pb ? all - q0 : L->pb;
+    if (L->bpi) {
+        int64_t bp0 = (pbi % L->bpi) * L->pb;
+        q0 = (pbi / L->bpi) * L->Pn + bp0;
+        nq = L->Pn - bp0 < L->pb ? L->Pn - bp0 : L->pb;
+    }
+    int64_t n = q0 / L->Pn, p0 = q0 % L->Pn, np = nq;
     float *col = c->slots + (size_t)thread * c->slot_floats, *res = col + L->R * L->pb;
     int pix = c->G.pix;
+    const float *A = c->wp + (size_t)(g * L->M + m0) * c->lda;
+    if (p0 + nq > L->Pn) {                     /* the block spans images: gather, multiply, store per image */
+        int64_t ld = pix ? L->R : nq;
+        for (int64_t q = q0; q < q0 + nq;) {
+            int64_t qn = q / L->Pn, qp = q % L->Pn, cnt = L->Pn - qp < q0 + nq - q ? L->Pn - qp : q0 + nq - q;
+            gather_panel(&c->G, qn, g * c->G.nch, 0, L->R, qp, cnt, col + (pix ? (q - q0) * ld : q - q0), ld);
+            q += cnt;
+        }
+        hd_sgemm(1, 'N', pix ? 'T' : 'N', (size_t)nm, (size_t)nq, (size_t)L->R, 1.0f, A, c->lda, col, (size_t)ld,
+                 0.0f, res, (size_t)nq);
+        for (int64_t q = q0; q < q0 + nq;) {
+            int64_t qn = q / L->Pn, qp = q % L->Pn, cnt = L->Pn - qp < q0 + nq - q ? L->Pn - qp : q0 + nq - q;
+            store_block(a, c->os, c->od, qn, g * L->M + m0, nm, qp, cnt, res + (q - q0), nq);
+            q += cnt;
+        }
+        return;
+    }
     size_t ldb;
     const float *B = direct_panel(&c->G, n, g * c->G.nch, L->R, p0, np, &ldb);
     if (!B) {
@@ -352,7 +397,6 @@ static void mm_task(void *vctx, size_t task, int thread)
         B = col;
         ldb = (size_t)(pix ? L->R : np);
     }
-    const float *A = c->wp + (size_t)(g * L->M + m0) * c->lda;
     size_t R = (size_t)L->R, lda = c->lda;
     const int64_t *os = c->os;
     int64_t ch0 = g * L->M + m0;
@@ -393,7 +437,7 @@ static void exec_mm(const hd_conv_problem *p, const hd_conv_args *a, int bwd)
         c.wp = c.wpack;
         c.lda = (size_t)c.L.R;
     }
-    size_t ntasks = (size_t)(p->N * p->G * c.L.npb * c.L.nmb);
+    size_t ntasks = (size_t)(p->G * c.L.npb * c.L.nmb);
     hd_parallel_for(ntasks, nt, mm_task, &c);
 }
 
