@@ -9,8 +9,9 @@
  * callers (cuBLAS) compute C^T = op(B)^T op(A)^T by swapping the operands.
  *
  * Results are bitwise identical for any thread count: each element of C is reduced over k
- * in the same order whatever the partition.  They are also bitwise identical for every ISA
- * (scalar, AVX2, AVX-512): all micro-kernels round the same way (docs/gemm.md).
+ * in the same order whatever the partition.  The AVX2 and AVX-512 kernels give the same
+ * bits as each other (fused multiply-adds in the same order); the scalar kernels round the
+ * multiply and the add separately, so they can differ in the last bit (docs/gemm.md).
  * NTHREADS <= 1 runs on the calling thread.  The implementation is a BLIS-style packed-panel
  * GEMM (kernels/gemm/); it allocates (and caches) at most a few MiB of packing buffers and
  * falls back to an unpacked loop, with the same results, if that memory is not available.
