@@ -7,6 +7,7 @@
  */
 #include <cudnn.h>
 #include <stdint.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "harness.h"
@@ -178,6 +179,64 @@ static void stride1(cudnnDataType_t dt, cudnnTensorFormat_t xfmt, cudnnTensorFor
     destroy(&p);
 }
 
+/* Strided 2-d problems: space-to-depth folding; the folded pipeline (fold w, backward data on
+ * the folded problem, unfold dx) must give the direct backward data's dx. */
+static void strided(cudnnTensorFormat_t xfmt, cudnnTensorFormat_t fmt, int u, int v, int R, int S, int ph, int pw,
+                    cudnnConvolutionMode_t mode)
+{
+    SECTION("strided folding");
+    prob p;
+    make(&p);
+    int xd[4] = { 2, 3, 11, 10 }, wd[4] = { 5, 3, R, S }, yd[4];
+    int pad[2] = { ph, pw }, str[2] = { u, v }, dil[2] = { 1, 1 };
+    CHECK_OK(cudnnSetTensorNdDescriptorEx(p.dx, xfmt, CUDNN_DATA_FLOAT, 4, xd));
+    CHECK_OK(cudnnSetFilterNdDescriptor(p.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 4, wd));
+    CHECK_OK(cudnnSetConvolutionNdDescriptor(p.c, 2, pad, str, dil, mode, CUDNN_DATA_FLOAT));
+    CHECK_OK(cudnnGetConvolutionNdForwardOutputDim(p.c, p.dx, p.w, 4, yd));
+    CHECK_OK(cudnnSetTensorNdDescriptorEx(p.dy, xfmt, CUDNN_DATA_FLOAT, 4, yd));
+    CHECK_OK(fold(&p, fmt));
+    size_t bw, bfw, by, bpy, bx, bfx;
+    CHECK_OK(cudnnGetFilterSizeInBytes(p.w, &bw));
+    CHECK_OK(cudnnGetFilterSizeInBytes(p.fw, &bfw));
+    CHECK_OK(cudnnGetTensorSizeInBytes(p.dy, &by));
+    CHECK_OK(cudnnGetTensorSizeInBytes(p.pdy, &bpy));
+    CHECK_OK(cudnnGetTensorSizeInBytes(p.dx, &bx));
+    CHECK_OK(cudnnGetTensorSizeInBytes(p.fdx, &bfx));
+    float *w = malloc(bw), *fw = malloc(bfw), *dy = malloc(by), *fdy = malloc(bpy), *dx = malloc(bx), *ref = malloc(bx);
+    float *fdx = malloc(bfx);
+    unsigned s = 7;
+    for (size_t i = 0; i < bw / 4; i++) w[i] = (float)((s = s * 1103515245u + 12345u) >> 20 & 15) / 8 - 1;
+    for (size_t i = 0; i < by / 4; i++) dy[i] = (float)((s = s * 1103515245u + 12345u) >> 20 & 15) / 8 - 1;
+    for (size_t i = 0; i < bx / 4; i++) dx[i] = NAN;   /* beta 0: never read */
+    const float one = 1, zero = 0;
+    size_t wsz = 0, fwsz = 0;
+    CHECK_OK(cudnnGetConvolutionBackwardDataWorkspaceSize(h, p.w, p.dy, p.c, p.dx, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0,
+                                                          &wsz));
+    CHECK_OK(cudnnGetConvolutionBackwardDataWorkspaceSize(h, p.fw, p.pdy, p.fc, p.fdx, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0,
+                                                          &fwsz));
+    void *ws = malloc((wsz > fwsz ? wsz : fwsz) + 1);
+    CHECK_OK(cudnnConvolutionBackwardData(h, &one, p.w, w, p.dy, dy, p.c, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, ws, wsz,
+                                          &zero, p.dx, ref));
+    CHECK_OK(cudnnTransformFilter(h, p.t[0], &one, p.w, w, &zero, p.fw, fw));
+    CHECK_OK(cudnnTransformTensorEx(h, p.t[1], &one, p.dy, dy, &zero, p.pdy, fdy));
+    CHECK_OK(cudnnConvolutionBackwardData(h, &one, p.fw, fw, p.pdy, fdy, p.fc, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, ws,
+                                          fwsz, &zero, p.fdx, fdx));
+    CHECK_OK(cudnnTransformTensorEx(h, p.t[3], &one, p.fdx, fdx, &zero, p.dx, dx));
+    double err = 0;
+    for (size_t i = 0; i < bx / 4; i++) {
+        double e = fabs((double)dx[i] - ref[i]);
+        if (!(e <= err)) err = e;   /* NaN counts as an error */
+    }
+    CHECK_MSG(err < 1e-4, "stride %dx%d filter %dx%d pad %d,%d: folded dx differs from the direct one by %g", u, v, R, S,
+              ph, pw, err);
+    /* folding dx and unfolding it again gives dx back */
+    CHECK_OK(cudnnTransformTensorEx(h, p.t[2], &one, p.dx, ref, &zero, p.fdx, fdx));
+    CHECK_OK(cudnnTransformTensorEx(h, p.t[3], &one, p.fdx, fdx, &zero, p.dx, dx));
+    CHECK(memcmp(dx, ref, bx) == 0);
+    free(w), free(fw), free(dy), free(fdy), free(dx), free(ref), free(fdx), free(ws);
+    destroy(&p);
+}
+
 /* The outputs as a failed call must leave them: all set to recognisable values first. */
 static void mark_outputs(prob *p)
 {
@@ -221,13 +280,21 @@ static void refusals(void)
     int xd[4] = { 2, 4, 9, 8 }, wd[4] = { 6, 4, 3, 3 };
     mark_outputs(&p);
 
-    SECTION("strided: NOT_SUPPORTED");
-    setup(&p, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 4, xd, wd, 2, 1);
+    SECTION("strided with groups, dilation or a flipped 3x3 filter: NOT_SUPPORTED");
+    int wdg[4] = { 6, 2, 3, 3 };
+    setup(&p, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 4, xd, wdg, 2, 2);
     CHECK_STATUS(fold(&p, CUDNN_TENSOR_NCHW), CUDNN_STATUS_NOT_SUPPORTED);
     CHECK_STATUS(fold(&p, CUDNN_TENSOR_NHWC), CUDNN_STATUS_NOT_SUPPORTED);
     CHECK(outputs_marked(&p));
-    int pad[2] = { 1, 1 }, str[2] = { 1, 2 }, dil[2] = { 1, 1 }, yd[4];
+    setup(&p, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 4, xd, wd, 1, 1);
+    int pad[2] = { 1, 1 }, str[2] = { 1, 2 }, dil[2] = { 2, 1 }, yd[4];
     CHECK_OK(cudnnSetConvolutionNdDescriptor(p.c, 2, pad, str, dil, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+    CHECK_OK(cudnnGetConvolutionNdForwardOutputDim(p.c, p.dx, p.w, 4, yd));
+    CHECK_OK(cudnnSetTensorNdDescriptorEx(p.dy, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 4, yd));
+    CHECK_STATUS(fold(&p, CUDNN_TENSOR_NCHW), CUDNN_STATUS_NOT_SUPPORTED);
+    CHECK(outputs_marked(&p));
+    dil[0] = 1;
+    CHECK_OK(cudnnSetConvolutionNdDescriptor(p.c, 2, pad, str, dil, CUDNN_CONVOLUTION, CUDNN_DATA_FLOAT));
     CHECK_OK(cudnnGetConvolutionNdForwardOutputDim(p.c, p.dx, p.w, 4, yd));
     CHECK_OK(cudnnSetTensorNdDescriptorEx(p.dy, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 4, yd));
     CHECK_STATUS(fold(&p, CUDNN_TENSOR_NCHW), CUDNN_STATUS_NOT_SUPPORTED);
@@ -304,6 +371,11 @@ int main(void)
 {
     if (cudnnCreate(&h) != CUDNN_STATUS_SUCCESS)
         return 1;
+    strided(CUDNN_TENSOR_NCHW, CUDNN_TENSOR_NCHW, 2, 2, 3, 3, 1, 1, CUDNN_CROSS_CORRELATION);
+    strided(CUDNN_TENSOR_NCHW, CUDNN_TENSOR_NHWC, 2, 3, 4, 5, 1, 2, CUDNN_CROSS_CORRELATION);
+    strided(CUDNN_TENSOR_NHWC, CUDNN_TENSOR_NCHW, 3, 1, 3, 2, 0, 1, CUDNN_CROSS_CORRELATION);
+    strided(CUDNN_TENSOR_NCHW, CUDNN_TENSOR_NCHW, 2, 2, 1, 1, 0, 0, CUDNN_CONVOLUTION);
+    strided(CUDNN_TENSOR_NHWC, CUDNN_TENSOR_NHWC, 2, 2, 2, 2, 0, 0, CUDNN_CROSS_CORRELATION);
     SECTION("stride 1");
     stride1(CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, CUDNN_TENSOR_NCHW, 4, 1);
     stride1(CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, CUDNN_TENSOR_NHWC, 4, 2);

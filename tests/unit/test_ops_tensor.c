@@ -402,10 +402,17 @@ static void transform_vect(void)
                     ok &= g == (float)want;
                 }
     CHECK(ok);
+    /* folding (space-to-depth, docs/ops.md): C doubles, H is halved (rounded up) */
+    uint32_t fold2[4] = { 2, 1, 1, 1 };   /* foldA: one entry per spatial dim */
+    CHECK_OK(cudnnSetTensorTransformDescriptor(td, 4, CUDNN_TENSOR_NHWC, pb, pa, fold2, CUDNN_TRANSFORM_FOLD));
+    CHECK_OK(cudnnInitTransformDest(td, x.desc, dst, &bytes));
+    {
+        cudnnDataType_t fdt;
+        int fn, fc, fh, fw, s0, s1, s2, s3;
+        CHECK_OK(cudnnGetTensor4dDescriptor(dst, &fdt, &fn, &fc, &fh, &fw, &s0, &s1, &s2, &s3));
+        CHECK(fn == 2 && fc == 6 && fh == (4 + pb[2] + pa[2] + 1) / 2 && fw == 5 + pb[3] + pa[3]);
+    }
     /* bad input */
-    uint32_t badfold[4] = { 2, 1, 1, 1 };   /* foldA: one entry per spatial dim */
-    CHECK_OK(cudnnSetTensorTransformDescriptor(td, 4, CUDNN_TENSOR_NHWC, pb, pa, badfold, CUDNN_TRANSFORM_FOLD));
-    CHECK_STATUS(cudnnInitTransformDest(td, x.desc, dst, &bytes), CUDNN_STATUS_NOT_SUPPORTED);
     CHECK_STATUS(cudnnSetTensorTransformDescriptor(td, 4, (cudnnTensorFormat_t)9, pb, pa, NULL, CUDNN_TRANSFORM_FOLD),
                  CUDNN_STATUS_NOT_SUPPORTED);
     CHECK_STATUS(cudnnSetTensorTransformDescriptor(td, 4, CUDNN_TENSOR_NHWC, pb, pa, NULL, (cudnnFoldingDirection_t)9),

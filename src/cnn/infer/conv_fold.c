@@ -13,8 +13,8 @@
  *   transforms produce (cudnnInitTransformDest: same dims and type, packed in
  *   transformFormat -- the inputs themselves when they already are), and the folded
  *   convolution is a copy of convDesc.
- * - any stride above 1: NOT_SUPPORTED, with the reason in the log, after the arguments have
- *   been checked.  Use cudnnConvolutionBackwardData directly, which handles strides.
+ * - strides above 1 (2-d, one group, unit dilation, cross-correlation): space-to-depth
+ *   folding by the strides, see fold_strided(); other strided problems answer NOT_SUPPORTED.
  *
  * Everything is checked before any output descriptor is written.
  */
@@ -92,6 +92,67 @@ static cudnnStatus_t check_outputs(const char *fn, const void *fw, const void *p
     return CUDNN_STATUS_SUCCESS;
 }
 
+/*
+ * Strided problems (2-d, unit dilation, one group, cross-correlation or a 1x1 filter):
+ * space-to-depth by the
+ * strides (u, v).  With h + ph = u*i + a, only filter rows r = a + u*t reach dx row h, from dy
+ * row i - t; so each phase (a, b) of dx is a stride-1 backward-data convolution of dy with the
+ * filter taps of that phase.  Folding the phases into channels gives one problem:
+ *   folded filter  K x C*u*v x ceil(R/u) x ceil(S/v)   (filter FOLD, no padding)
+ *   dy             unchanged                           (identity "padding" transform)
+ *   folded conv    padding 0, stride 1, dilation 1, cross-correlation
+ *   folded dx      N x C*u*v x (P + ceil(R/u) - 1) x (Q + ceil(S/v) - 1)
+ *   dx             UNFOLD of folded dx with offsets (ph, pw)
+ * using the folding transform defined in src/ops/infer/transform.c.
+ */
+static cudnnStatus_t fold_strided(const char *fn, const filter_t *w, const tensor_t *dy, const conv_t *c,
+                                  const tensor_t *dx, cudnnTensorFormat_t fmt, cudnnFilterDescriptor_t fw,
+                                  cudnnTensorDescriptor_t pdy, cudnnConvolutionDescriptor_t fc,
+                                  cudnnTensorDescriptor_t fdx, cudnnTensorTransformDescriptor_t t_filter,
+                                  cudnnTensorTransformDescriptor_t t_diff, cudnnTensorTransformDescriptor_t t_fold,
+                                  cudnnTensorTransformDescriptor_t t_unfold)
+{
+    if (dx->nbDims != 4)
+        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "strided folding is implemented for 2-d convolutions only");
+    /* CUDNN_CONVOLUTION flips the filter, which the folding transform does not do; for a 1x1
+     * filter the flip changes nothing, so that case is folded too. */
+    int flip_free = c->mode == CUDNN_CROSS_CORRELATION || (w->dims[2] == 1 && w->dims[3] == 1);
+    if (c->group_count != 1 || c->dilation[0] != 1 || c->dilation[1] != 1 || !flip_free)
+        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "strided folding needs one group, unit dilation and "
+                       "CUDNN_CROSS_CORRELATION (or a 1x1 filter)");
+    const int u = c->stride[0], v = c->stride[1];
+    const int K = w->dims[0], C = w->dims[1], R = w->dims[2], S = w->dims[3];
+    const int Rf = (R + u - 1) / u, Sf = (S + v - 1) / v;
+    int32_t pad0[CUDNN_DIM_MAX] = {0}, padx[CUDNN_DIM_MAX] = {0};
+    uint32_t fold1[CUDNN_DIM_MAX], fold[CUDNN_DIM_MAX];
+    for (int i = 0; i < CUDNN_DIM_MAX; i++)
+        fold1[i] = fold[i] = 1;
+    fold[0] = (uint32_t)u, fold[1] = (uint32_t)v;
+    padx[2] = c->pad[0], padx[3] = c->pad[1];
+    cudnnStatus_t st = cudnnSetTensorTransformDescriptor(t_filter, 4, fmt, pad0, pad0, fold, CUDNN_TRANSFORM_FOLD);
+    if (st == CUDNN_STATUS_SUCCESS)
+        st = cudnnSetTensorTransformDescriptor(t_diff, 4, fmt, pad0, pad0, fold1, CUDNN_TRANSFORM_FOLD);
+    if (st == CUDNN_STATUS_SUCCESS)
+        st = cudnnSetTensorTransformDescriptor(t_fold, 4, fmt, padx, pad0, fold, CUDNN_TRANSFORM_FOLD);
+    if (st == CUDNN_STATUS_SUCCESS)
+        st = cudnnSetTensorTransformDescriptor(t_unfold, 4, fmt, padx, pad0, fold, CUDNN_TRANSFORM_UNFOLD);
+    size_t bytes;
+    if (st == CUDNN_STATUS_SUCCESS)
+        st = cudnnInitTransformDest(t_diff, (cudnnTensorDescriptor_t)(uintptr_t)dy, pdy, &bytes);
+    if (st == CUDNN_STATUS_SUCCESS)
+        st = cudnnSetFilter4dDescriptor(fw, w->dtype, fmt, K, C * u * v, Rf, Sf);
+    if (st == CUDNN_STATUS_SUCCESS)
+        st = cudnnSetTensor4dDescriptor(fdx, fmt, dx->dtype, dx->dims[0], C * u * v, dy->dims[2] + Rf - 1,
+                                        dy->dims[3] + Sf - 1);
+    if (st == CUDNN_STATUS_SUCCESS)
+        st = cudnnSetConvolution2dDescriptor(fc, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, c->compute_type);
+    if (st == CUDNN_STATUS_SUCCESS)
+        st = cudnnSetConvolutionMathType(fc, c->math_type);
+    if (st != CUDNN_STATUS_SUCCESS)
+        return hd_fail(st, fn, "could not describe the folded problem");
+    return CUDNN_STATUS_SUCCESS;
+}
+
 cudnnStatus_t HD_IMPL(cudnnGetFoldedConvBackwardDataDescriptors)(const cudnnHandle_t handle,
     const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc,
     const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc,
@@ -114,11 +175,13 @@ cudnnStatus_t HD_IMPL(cudnnGetFoldedConvBackwardDataDescriptors)(const cudnnHand
         (const void *)paddedDiffDesc == (const void *)gradDesc || (const void *)foldedGradDesc == (const void *)diffDesc)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "the output descriptors must not be the input descriptors");
     const int nb = gradDesc->nbDims, ns = nb - 2;
+    int strided = 0;
     for (int i = 0; i < ns; i++)
-        if (convDesc->stride[i] != 1)
-            return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "convolution stride %d (spatial dim %d): the folding "
-                           "of strided backward data is not documented by cuDNN 8.1, so hostdnn folds only stride-1 "
-                           "problems; call cudnnConvolutionBackwardData directly", convDesc->stride[i], i);
+        strided |= convDesc->stride[i] != 1;
+    if (strided)
+        return fold_strided(__func__, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc,
+                            paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc,
+                            gradFoldTransDesc, gradUnfoldTransDesc);
 
     /* Stride 1: identity transforms into transformFormat.  Build everything aside first. */
     int32_t pad0[CUDNN_DIM_MAX];

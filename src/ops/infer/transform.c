@@ -153,8 +153,6 @@ cudnnStatus_t HD_IMPL(cudnnInitTransformDest)(const cudnnTensorTransformDescript
     if ((int)transformDesc->nbDims != srcDesc->nbDims)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "transformDesc has %u dims but srcDesc has %d", transformDesc->nbDims,
                        srcDesc->nbDims);
-    if (has_fold(transformDesc))
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "folding (foldA != 1) is not supported");
     if (has_negative_pad(transformDesc))
         return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "negative padding (cropping) is not supported");
     int dims[CUDNN_DIM_MAX];
@@ -163,6 +161,26 @@ cudnnStatus_t HD_IMPL(cudnnInitTransformDest)(const cudnnTensorTransformDescript
         if (d > 0x7fffffff)
             return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "padded dim %d overflows", i);
         dims[i] = (int)d;
+    }
+    if (has_fold(transformDesc)) {
+        /* the folded (FOLD) or unfolded (UNFOLD) shape of the padded source; see run_fold */
+        if (srcDesc->nbDims != 4)
+            return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "folding is implemented for 4-d tensors only");
+        int64_t fh = transformDesc->fold[0], fw = transformDesc->fold[1];
+        if (transformDesc->direction == CUDNN_TRANSFORM_FOLD) {
+            dims[1] = (int)((int64_t)srcDesc->dims[1] * fh * fw);
+            dims[2] = (int)((dims[2] + fh - 1) / fh);
+            dims[3] = (int)((dims[3] + fw - 1) / fw);
+        } else {
+            if (srcDesc->dims[1] % (fh * fw) != 0)
+                return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "C (%d) is not a multiple of the fold factors %lld x %lld",
+                               srcDesc->dims[1], (long long)fh, (long long)fw);
+            dims[1] = (int)(srcDesc->dims[1] / (fh * fw));
+            dims[2] = (int)((int64_t)srcDesc->dims[2] * fh - transformDesc->pad_before[2] - transformDesc->pad_after[2]);
+            dims[3] = (int)((int64_t)srcDesc->dims[3] * fw - transformDesc->pad_before[3] - transformDesc->pad_after[3]);
+            if (dims[2] <= 0 || dims[3] <= 0)
+                return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "the unfolded tensor would be empty");
+        }
     }
     cudnnDataType_t dt = scalar_type(srcDesc->dtype);
     if (transformDesc->format == CUDNN_TENSOR_NCHW_VECT_C) {
@@ -345,6 +363,65 @@ cudnnStatus_t HD_IMPL(cudnnTransformTensor)(cudnnHandle_t handle, const void *al
     return CUDNN_STATUS_SUCCESS;
 }
 
+/*
+ * Folding (space-to-depth), 4-d tensors and filters, fold factors (fh, fw) from foldA and the
+ * padding offsets (ph, pw) from padBeforeA of the spatial dimensions.  cuDNN 8.1 does not
+ * document the element mapping, so hostdnn defines it (docs/ops.md) and uses the same one in
+ * cudnnGetFoldedConvBackwardDataDescriptors:
+ *   FOLD:    dst[n][(c*fh + a)*fw + b][i][j] = src[n][c][fh*i + a - ph][fw*j + b - pw]  (0 outside src)
+ *   UNFOLD:  dst[n][c][h][w] = src[n][(c*fh + a)*fw + b][i][j]  where h + ph = fh*i + a and
+ *            w + pw = fw*j + b  (0 where (i, j) falls outside src)
+ * then dst = alpha * value + beta * dst as for any transform.
+ */
+static cudnnStatus_t check_fold(const char *fn, const struct cudnnTensorTransformStruct *d, const tensor_t *xd,
+                                const tensor_t *yd)
+{
+    if (d->nbDims != 4 || xd->nbDims != 4 || yd->nbDims != 4)
+        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "folding is implemented for 4-d tensors only");
+    if (xd->vect_c > 1 || yd->vect_c > 1)
+        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "folding of vectorised (NCHW_VECT_C) data is not supported");
+    if (has_negative_pad(d))
+        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "negative padding (cropping) is not supported");
+    int64_t f = (int64_t)d->fold[0] * d->fold[1];
+    const tensor_t *few = d->direction == CUDNN_TRANSFORM_FOLD ? xd : yd;   /* the unfolded side */
+    const tensor_t *many = d->direction == CUDNN_TRANSFORM_FOLD ? yd : xd;  /* the folded side */
+    if (xd->dims[0] != yd->dims[0] || (int64_t)few->dims[1] * f != many->dims[1])
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn,
+                       "folded tensor must have N equal and C = %lld x the unfolded C (%d vs %d)", (long long)f,
+                       many->dims[1], few->dims[1]);
+    return check_types(fn, xd->dtype, yd->dtype);
+}
+
+static void run_fold(const struct cudnnTensorTransformStruct *d, const tensor_t *xd, const void *x, const tensor_t *yd,
+                     void *y, double alpha, double beta)
+{
+    const int64_t fh = d->fold[0], fw = d->fold[1], ph = d->pad_before[2], pw = d->pad_before[3];
+    const cudnnDataType_t xt = scalar_type(xd->dtype), yt = scalar_type(yd->dtype);
+    const int fold = d->direction == CUDNN_TRANSFORM_FOLD;
+    for (int64_t n = 0; n < yd->dims[0]; n++)
+        for (int64_t c = 0; c < yd->dims[1]; c++)
+            for (int64_t h = 0; h < yd->dims[2]; h++)
+                for (int64_t w = 0; w < yd->dims[3]; w++) {
+                    int64_t sc, sh, sw;          /* source element */
+                    if (fold) {
+                        int64_t a = (c / fw) % fh, b = c % fw;
+                        sc = c / (fh * fw), sh = fh * h + a - ph, sw = fw * w + b - pw;
+                    } else {
+                        int64_t a = (h + ph) % fh, b = (w + pw) % fw;
+                        sc = (c * fh + a) * fw + b, sh = (h + ph) / fh, sw = (w + pw) / fw;
+                    }
+                    double v = 0;
+                    if (sh >= 0 && sh < xd->dims[2] && sw >= 0 && sw < xd->dims[3])
+                        v = hd_ld1(xt, x, n * xd->strides[0] + sc * xd->strides[1] + sh * xd->strides[2] +
+                                              sw * xd->strides[3]);
+                    int64_t o = n * yd->strides[0] + c * yd->strides[1] + h * yd->strides[2] + w * yd->strides[3];
+                    double r = alpha * v;
+                    if (beta != 0)
+                        r += beta * hd_ld1(yt, y, o);
+                    hd_st1(yt, y, o, r);
+                }
+}
+
 static cudnnStatus_t check_ex(const char *fn, const struct cudnnTensorTransformStruct *d, const tensor_t *xd,
                               const tensor_t *yd, int *padded)
 {
@@ -380,13 +457,17 @@ cudnnStatus_t HD_IMPL(cudnnTransformTensorEx)(cudnnHandle_t handle, const cudnnT
     HD_CHECK_PTR(beta);
     HD_CHECK_PTR(srcData);
     HD_CHECK_PTR(destData);
-    int padded;
-    HD_TRY(check_ex(__func__, transDesc, srcDesc, destDesc, &padded));
+    int padded = 0, folded = has_fold(transDesc);
+    HD_TRY(folded ? check_fold(__func__, transDesc, srcDesc, destDesc)
+                  : check_ex(__func__, transDesc, srcDesc, destDesc, &padded));
     if (hd_tensors_overlap(srcDesc, srcData, destDesc, destData))
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "srcData and destData overlap");
     cudnnDataType_t st = srcDesc->dtype == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
-    run_transform(handle, srcDesc, srcData, destDesc, destData, transDesc->pad_before, padded,
-                  hd_scale_value(alpha, st), hd_scale_value(beta, st));
+    if (folded)
+        run_fold(transDesc, srcDesc, srcData, destDesc, destData, hd_scale_value(alpha, st), hd_scale_value(beta, st));
+    else
+        run_transform(handle, srcDesc, srcData, destDesc, destData, transDesc->pad_before, padded,
+                      hd_scale_value(alpha, st), hd_scale_value(beta, st));
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -431,12 +512,15 @@ cudnnStatus_t HD_IMPL(cudnnTransformFilter)(cudnnHandle_t handle, const cudnnTen
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "destDesc format %s differs from transDesc's %s",
                        hd_enum_name_cudnnTensorFormat_t(destDesc->format),
                        hd_enum_name_cudnnTensorFormat_t(transDesc->format));
-    int padded;
-    HD_TRY(check_ex(__func__, transDesc, &xs, &ys, &padded));
+    int padded = 0, folded = has_fold(transDesc);
+    HD_TRY(folded ? check_fold(__func__, transDesc, &xs, &ys) : check_ex(__func__, transDesc, &xs, &ys, &padded));
     if (hd_tensors_overlap(&xs, srcData, &ys, destData))
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "srcData and destData overlap");
     cudnnDataType_t st = xs.dtype == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
-    run_transform(handle, &xs, srcData, &ys, destData, transDesc->pad_before, padded, hd_scale_value(alpha, st),
-                  hd_scale_value(beta, st));
+    if (folded)
+        run_fold(transDesc, &xs, srcData, &ys, destData, hd_scale_value(alpha, st), hd_scale_value(beta, st));
+    else
+        run_transform(handle, &xs, srcData, &ys, destData, transDesc->pad_before, padded, hd_scale_value(alpha, st),
+                      hd_scale_value(beta, st));
     return CUDNN_STATUS_SUCCESS;
 }
