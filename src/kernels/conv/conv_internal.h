@@ -104,13 +104,19 @@ static inline hd_conv_layout hd_conv_layout_winograd(const hd_conv_problem *p, i
     return L;
 }
 
-/* FFT plane size: powers of two covering the padded input, or the fixed tile of FFT_TILING
- * (32, or 64 when the filter is wider than 16). */
+/* FFT plane size: powers of two covering the padded input, or the tile of FFT_TILING (32, or
+ * 64 when the filter is wider than 16) -- smaller when the whole padded image fits a smaller
+ * plane, so small images with many channels (e.g. folded problems) do not book 32x32 spectra
+ * for every filter. */
 static inline void hd_conv_fft_size(const hd_conv_problem *p, int tiled, int64_t *hf, int64_t *wf)
 {
     if (tiled) {
         int64_t big = p->flt[1] > p->flt[2] ? p->flt[1] : p->flt[2];
-        *hf = *wf = big > 16 ? 64 : 32;
+        int64_t cap = big > 16 ? 64 : 32, need = 2;
+        int64_t ph = p->in[1] + 2 * p->pad[1], pw = p->in[2] + 2 * p->pad[2];
+        while (need < cap && (need < ph || need < pw || need < big))
+            need <<= 1;
+        *hf = *wf = need;
         return;
     }
     int64_t h = 1, w = 1;
