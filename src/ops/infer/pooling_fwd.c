@@ -40,6 +40,7 @@ typedef struct {
     float *scratch;          /* per-thread buffer for the vector paths */
     size_t scratch_per_thread;
     hd_f32_vmax_fn vmax;
+    hd_f32_vmax_fn vmax_s2;      /* taps of stride-2 windows */
 } fwd_ctx;
 
 static int is_max(cudnnPoolingMode_t m) { return m == CUDNN_POOLING_MAX || m == CUDNN_POOLING_MAX_DETERMINISTIC; }
@@ -192,6 +193,10 @@ static void rows_task(void *vctx, size_t t, int thread)
             if (j1 <= j0)
                 continue;
             const float *src = row + (int64_t)j0 * sw - pw + kw;
+            if (sw == 2) {
+                k->vmax_s2(acc + j0, src, (size_t)(j1 - j0), p->nan_opt == CUDNN_PROPAGATE_NAN);
+                continue;
+            }
             if (sw != 1) {          /* gather the strided taps into a contiguous row first */
                 for (int j = 0; j < j1 - j0; j++)
                     gath[j] = src[(int64_t)j * sw];
@@ -274,6 +279,7 @@ cudnnStatus_t HD_IMPL(cudnnPoolingForward)(cudnnHandle_t handle, const cudnnPool
     k.beta = hd_scale_arg(beta, xDesc->dtype);
     k.nsp = p->nbSpatial;
     k.vmax = hd_f32_vmax_select(handle->isa);
+    k.vmax_s2 = hd_f32_vmax_s2_select(handle->isa);
     int nt = handle->num_threads;
     int N = xDesc->dims[0], C = xDesc->dims[1];
 
