@@ -5,13 +5,15 @@
  *
  * The data are procedurally drawn 16x16 images of four shapes (horizontal bar, vertical bar,
  * hollow square, diagonal cross) at random positions with noise, so nothing is downloaded.
- * With hostdnn, "device memory" is host memory, so buffers come from malloc; with NVIDIA's
- * cuDNN they would come from cudaMalloc and be filled with cudaMemcpy.
  *
  * Network: conv 3x3 (1->8) + bias + ReLU + maxpool 2x2 -> conv 3x3 (8->16) + bias + ReLU +
- * maxpool 2x2 -> conv 4x4 (16->4, the fully connected layer) + bias -> softmax.
+ * maxpool 2x2 -> fully connected 256->4 (cublasSgemm) + bias -> softmax.  Buffers come from
+ * cudaMalloc and data moves with cudaMemcpy, exactly as with NVIDIA's libraries (with
+ * hostdnn's host CUDA runtime both are plain host memory operations).
  */
 #define _POSIX_C_SOURCE 200809L
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
 #include <cudnn.h>
 #include <math.h>
 #include <stdio.h>
@@ -70,7 +72,21 @@ static cudnnHandle_t h;
 static size_t ws_size;
 static void *ws;
 
+#define CKCUDA(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
+    fprintf(stderr, "%s:%d %s failed: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); exit(1); } } while (0)
+#define CKBLAS(call) do { cublasStatus_t b_ = (call); if (b_ != CUBLAS_STATUS_SUCCESS) { \
+    fprintf(stderr, "%s:%d %s failed: %d\n", __FILE__, __LINE__, #call, (int)b_); exit(1); } } while (0)
+
+/* A zeroed device buffer of n floats. */
 static float *alloc_floats(size_t n)
+{
+    void *p = NULL;
+    CKCUDA(cudaMalloc(&p, n * sizeof(float)));
+    CKCUDA(cudaMemset(p, 0, n * sizeof(float)));
+    return p;
+}
+
+static float *host_floats(size_t n)
 {
     float *p = calloc(n, sizeof(float));
     if (!p) {
@@ -121,8 +137,11 @@ static void conv_init(conv_layer *L, cudnnTensorDescriptor_t xDesc, int cin, int
     L->b = alloc_floats(cout), L->db = alloc_floats(cout);
     L->y = alloc_floats((size_t)n * c * hh * ww);
     float scale = sqrtf(2.0f / (float)(cin * k * k));   /* He initialisation */
+    float *hw = host_floats(nw);
     for (size_t i = 0; i < nw; i++)
-        L->w[i] = (frand() * 2 - 1) * scale * 1.7f;
+        hw[i] = (frand() * 2 - 1) * scale * 1.7f;
+    CKCUDA(cudaMemcpy(L->w, hw, nw * sizeof(float), cudaMemcpyHostToDevice));
+    free(hw);
 }
 
 int main(int argc, char **argv)
@@ -133,12 +152,18 @@ int main(int argc, char **argv)
     CK(cudnnCreate(&h));
     printf("hostdnn %zu: training a 3-layer CNN on %d procedurally drawn 16x16 shapes\n", cudnnGetVersion(), TRAIN);
 
-    float *train_x = alloc_floats((size_t)TRAIN * IMG * IMG), *test_x = alloc_floats((size_t)TEST * IMG * IMG);
+    float *h_train = host_floats((size_t)TRAIN * IMG * IMG), *h_test = host_floats((size_t)TEST * IMG * IMG);
     int *train_y = malloc(TRAIN * sizeof(int)), *test_y = malloc(TEST * sizeof(int));
     for (int i = 0; i < TRAIN; i++)
-        draw(train_x + (size_t)i * IMG * IMG, train_y[i] = i % CLASSES);
+        draw(h_train + (size_t)i * IMG * IMG, train_y[i] = i % CLASSES);
     for (int i = 0; i < TEST; i++)
-        draw(test_x + (size_t)i * IMG * IMG, test_y[i] = (i * 7 + 3) % CLASSES);
+        draw(h_test + (size_t)i * IMG * IMG, test_y[i] = (i * 7 + 3) % CLASSES);
+    /* the whole data set goes to the device once */
+    float *train_x = alloc_floats((size_t)TRAIN * IMG * IMG), *test_x = alloc_floats((size_t)TEST * IMG * IMG);
+    CKCUDA(cudaMemcpy(train_x, h_train, (size_t)TRAIN * IMG * IMG * sizeof(float), cudaMemcpyHostToDevice));
+    CKCUDA(cudaMemcpy(test_x, h_test, (size_t)TEST * IMG * IMG * sizeof(float), cudaMemcpyHostToDevice));
+    cublasHandle_t blas;
+    CKBLAS(cublasCreate(&blas));
 
     cudnnTensorDescriptor_t xDesc, p1Desc, p2Desc;
     CK(cudnnCreateTensorDescriptor(&xDesc));
@@ -164,9 +189,11 @@ int main(int argc, char **argv)
     float *p2 = alloc_floats((size_t)n * c * hh * ww), *dp2 = alloc_floats((size_t)n * c * hh * ww);
     conv_init(&fc, p2Desc, 16, CLASSES, 4, 0);       /* 4x4 input -> 1x1 output: fully connected */
     float *prob = alloc_floats((size_t)BATCH * CLASSES), *dlogit = alloc_floats((size_t)BATCH * CLASSES);
+    float *h_prob = host_floats((size_t)BATCH * CLASSES), *h_dlogit = host_floats((size_t)BATCH * CLASSES);
+    const int F = 16 * 4 * 4;   /* features into the fully connected layer */
     float *dy1 = alloc_floats((size_t)BATCH * 8 * IMG * IMG), *dy2 = alloc_floats((size_t)BATCH * 16 * 8 * 8);
     if (ws_size)
-        ws = malloc(ws_size);
+        CKCUDA(cudaMalloc(&ws, ws_size));
 
     const float lr = 0.05f;
     struct timespec t0, t1;
@@ -187,28 +214,32 @@ int main(int argc, char **argv)
             CK(cudnnAddTensor(h, &one, c2.bDesc, c2.b, &one, c2.yDesc, c2.y));
             CK(cudnnActivationForward(h, relu, &one, c2.yDesc, c2.y, &zero, c2.yDesc, c2.y));
             CK(cudnnPoolingForward(h, pool, &one, c2.yDesc, c2.y, &zero, p2Desc, p2));
-            CK(cudnnConvolutionForward(h, &one, p2Desc, p2, fc.wDesc, fc.w, fc.conv, fc.fwd, ws, ws_size, &zero, fc.yDesc, fc.y));
+            /* fully connected: logits[B x 4] = p2[B x F] W^T, in cuBLAS's column-major terms */
+            CKBLAS(cublasSgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, CLASSES, BATCH, F, &one, fc.w, F, p2, F, &zero, fc.y,
+                               CLASSES));
             CK(cudnnAddTensor(h, &one, fc.bDesc, fc.b, &one, fc.yDesc, fc.y));
             CK(cudnnSoftmaxForward(h, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, &one, fc.yDesc, fc.y, &zero,
                                    fc.yDesc, prob));
-            /* cross-entropy loss; its gradient with respect to the logits is p - onehot */
+            /* cross-entropy loss, on the host; its gradient with respect to the logits is p - onehot */
+            CKCUDA(cudaMemcpy(h_prob, prob, (size_t)BATCH * CLASSES * sizeof(float), cudaMemcpyDeviceToHost));
             for (int i = 0; i < BATCH; i++) {
                 int best = 0;
                 for (int k = 0; k < CLASSES; k++) {
-                    float p = prob[i * CLASSES + k];
-                    dlogit[i * CLASSES + k] = (p - (k == labels[i] ? 1.0f : 0.0f)) / BATCH;
-                    if (p > prob[i * CLASSES + best])
+                    float p = h_prob[i * CLASSES + k];
+                    h_dlogit[i * CLASSES + k] = (p - (k == labels[i] ? 1.0f : 0.0f)) / BATCH;
+                    if (p > h_prob[i * CLASSES + best])
                         best = k;
                 }
-                loss_sum -= log(fmax(prob[i * CLASSES + labels[i]], 1e-12));
+                loss_sum -= log(fmax(h_prob[i * CLASSES + labels[i]], 1e-12));
                 correct += best == labels[i];
             }
-            /* backward */
+            CKCUDA(cudaMemcpy(dlogit, h_dlogit, (size_t)BATCH * CLASSES * sizeof(float), cudaMemcpyHostToDevice));
+            /* backward: dW = dlogit^T p2 and dp2 = dlogit W (cuBLAS), db = column sums (cuDNN) */
             CK(cudnnConvolutionBackwardBias(h, &one, fc.yDesc, dlogit, &zero, fc.bDesc, fc.db));
-            CK(cudnnConvolutionBackwardFilter(h, &one, p2Desc, p2, fc.yDesc, dlogit, fc.conv, fc.bwdFilter, ws, ws_size,
-                                              &zero, fc.wDesc, fc.dw));
-            CK(cudnnConvolutionBackwardData(h, &one, fc.wDesc, fc.w, fc.yDesc, dlogit, fc.conv, fc.bwdData, ws, ws_size,
-                                            &zero, p2Desc, dp2));
+            CKBLAS(cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_T, F, CLASSES, BATCH, &one, p2, F, dlogit, CLASSES, &zero,
+                               fc.dw, F));
+            CKBLAS(cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, F, BATCH, CLASSES, &one, fc.w, F, dlogit, CLASSES, &zero,
+                               dp2, F));
             CK(cudnnPoolingBackward(h, pool, &one, p2Desc, p2, p2Desc, dp2, c2.yDesc, c2.y, &zero, c2.yDesc, dy2));
             CK(cudnnActivationBackward(h, relu, &one, c2.yDesc, c2.y, c2.yDesc, dy2, c2.yDesc, c2.y, &zero, c2.yDesc, dy2));
             CK(cudnnConvolutionBackwardBias(h, &one, c2.yDesc, dy2, &zero, c2.bDesc, c2.db));
@@ -254,18 +285,21 @@ int main(int argc, char **argv)
         CK(cudnnAddTensor(h, &one, c2.bDesc, c2.b, &one, c2.yDesc, c2.y));
         CK(cudnnActivationForward(h, relu, &one, c2.yDesc, c2.y, &zero, c2.yDesc, c2.y));
         CK(cudnnPoolingForward(h, pool, &one, c2.yDesc, c2.y, &zero, p2Desc, p2));
-        CK(cudnnConvolutionForward(h, &one, p2Desc, p2, fc.wDesc, fc.w, fc.conv, fc.fwd, ws, ws_size, &zero, fc.yDesc, fc.y));
+        CKBLAS(cublasSgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, CLASSES, BATCH, F, &one, fc.w, F, p2, F, &zero, fc.y,
+                           CLASSES));
         CK(cudnnAddTensor(h, &one, fc.bDesc, fc.b, &one, fc.yDesc, fc.y));
+        CKCUDA(cudaMemcpy(h_prob, fc.y, (size_t)BATCH * CLASSES * sizeof(float), cudaMemcpyDeviceToHost));
         for (int i = 0; i < BATCH; i++) {
             int best = 0;
             for (int k = 1; k < CLASSES; k++)
-                if (fc.y[i * CLASSES + k] > fc.y[i * CLASSES + best])
+                if (h_prob[i * CLASSES + k] > h_prob[i * CLASSES + best])
                     best = k;
             correct += best == test_y[b0 + i];
         }
     }
     printf("held-out accuracy: %.1f%% on %d images\n", 100.0 * correct / TEST, TEST);
     printf("training speed: %.0f images/s (%.2f s)\n", images / secs, secs);
+    CKBLAS(cublasDestroy(blas));
     CK(cudnnDestroy(h));
     return 0;
 }
