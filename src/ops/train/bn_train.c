@@ -30,6 +30,96 @@ static cudnnStatus_t check_ops(const char *fn, cudnnBatchNormOps_t ops)
 
 #define CHECK_ST(expr) do { cudnnStatus_t s_ = (expr); if (s_ != CUDNN_STATUS_SUCCESS) return s_; } while (0)
 
+/* The plain calls are the Ex calls with bnOps = BN and no z, activation or reserve space: one
+ * body each, logging under the public name FN. */
+static cudnnStatus_t forward_training(const char *fn, cudnnHandle_t handle, cudnnBatchNormMode_t mode,
+                                      cudnnBatchNormOps_t bnOps, const void *alpha, const void *beta,
+                                      const cudnnTensorDescriptor_t xDesc, const void *x,
+                                      const cudnnTensorDescriptor_t zDesc, const void *z,
+                                      const cudnnTensorDescriptor_t yDesc, void *y,
+                                      const cudnnTensorDescriptor_t sbDesc, const void *scale, const void *bias,
+                                      double factor, void *runMean, void *runVar, double epsilon, void *saveMean,
+                                      void *saveInv, cudnnActivationDescriptor_t actDesc, void *reserve,
+                                      size_t reserveBytes)
+{
+    CHECK_ST(hd_handle_check(handle, fn));
+    CHECK_ST(hd_check_tensor(xDesc, "xDesc", fn));
+    CHECK_ST(hd_check_tensor(yDesc, "yDesc", fn));
+    CHECK_ST(hd_check_tensor(sbDesc, "bnScaleBiasMeanVarDesc", fn));
+    CHECK_ST(check_mode(fn, mode));
+    CHECK_ST(check_ops(fn, bnOps));
+    hd_bn_fwd_args a = {0};
+    a.per_act = mode == CUDNN_BATCHNORM_PER_ACTIVATION;
+    a.with_act = bnOps != CUDNN_BATCHNORM_OPS_BN;
+    a.with_z = bnOps == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION;
+    a.actDesc = actDesc;
+    a.alpha = alpha;
+    a.beta = beta;
+    a.xDesc = xDesc;
+    a.zDesc = zDesc;
+    a.yDesc = yDesc;
+    a.sbDesc = a.mvDesc = sbDesc;
+    a.x = x;
+    a.z = z;
+    a.y = y;
+    a.scale = scale;
+    a.bias = bias;
+    a.factor = factor;
+    a.epsilon = epsilon;
+    a.runMean = runMean;
+    a.runVar = runVar;
+    a.saveMean = saveMean;
+    a.saveInv = saveInv;
+    a.reserve = reserve;
+    a.reserveBytes = reserveBytes;
+    return hd_bn_forward_training(fn, handle, &a);
+}
+
+static cudnnStatus_t backward(const char *fn, cudnnHandle_t handle, cudnnBatchNormMode_t mode,
+                              cudnnBatchNormOps_t bnOps, const void *alphaD, const void *betaD, const void *alphaP,
+                              const void *betaP, const cudnnTensorDescriptor_t xDesc, const void *x,
+                              const cudnnTensorDescriptor_t dyDesc, const void *dy,
+                              const cudnnTensorDescriptor_t dzDesc, void *dz, const cudnnTensorDescriptor_t dxDesc,
+                              void *dx, const cudnnTensorDescriptor_t sbDesc, const void *scale, void *dScale,
+                              void *dBias, double epsilon, const void *savedMean, const void *savedInv,
+                              cudnnActivationDescriptor_t actDesc, void *reserve, size_t reserveBytes)
+{
+    CHECK_ST(hd_handle_check(handle, fn));
+    CHECK_ST(hd_check_tensor(xDesc, "xDesc", fn));
+    CHECK_ST(hd_check_tensor(dyDesc, "dyDesc", fn));
+    CHECK_ST(hd_check_tensor(dxDesc, "dxDesc", fn));
+    CHECK_ST(hd_check_tensor(sbDesc, "dBnScaleBiasDesc", fn));
+    CHECK_ST(check_mode(fn, mode));
+    CHECK_ST(check_ops(fn, bnOps));
+    hd_bn_bwd_args a = {0};
+    a.per_act = mode == CUDNN_BATCHNORM_PER_ACTIVATION;
+    a.with_act = bnOps != CUDNN_BATCHNORM_OPS_BN;
+    a.with_z = bnOps == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION;
+    a.actDesc = actDesc;
+    a.alphaD = alphaD;
+    a.betaD = betaD;
+    a.alphaP = alphaP;
+    a.betaP = betaP;
+    a.xDesc = xDesc;
+    a.dyDesc = dyDesc;
+    a.dzDesc = dzDesc;
+    a.dxDesc = dxDesc;
+    a.sbDesc = a.mvDesc = sbDesc;
+    a.x = x;
+    a.dy = dy;
+    a.dz = dz;
+    a.dx = dx;
+    a.scale = scale;
+    a.dScale = dScale;
+    a.dBias = dBias;
+    a.epsilon = epsilon;
+    a.savedMean = savedMean;
+    a.savedInv = savedInv;
+    a.reserve = reserve;
+    a.reserveBytes = reserveBytes;
+    return hd_bn_backward(fn, handle, &a);
+}
+
 cudnnStatus_t HD_IMPL(cudnnBatchNormalizationForwardTraining)(
     cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta,
     const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y,
@@ -37,29 +127,10 @@ cudnnStatus_t HD_IMPL(cudnnBatchNormalizationForwardTraining)(
     double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon,
     void *resultSaveMean, void *resultSaveInvVariance)
 {
-    HD_CHECK_HANDLE(handle);
-    HD_CHECK_TENSOR(xDesc);
-    HD_CHECK_TENSOR(yDesc);
-    HD_CHECK_TENSOR(bnScaleBiasMeanVarDesc);
-    CHECK_ST(check_mode(__func__, mode));
-    hd_bn_fwd_args a = {0};
-    a.per_act = mode == CUDNN_BATCHNORM_PER_ACTIVATION;
-    a.alpha = alpha;
-    a.beta = beta;
-    a.xDesc = xDesc;
-    a.yDesc = yDesc;
-    a.sbDesc = a.mvDesc = bnScaleBiasMeanVarDesc;
-    a.x = x;
-    a.y = y;
-    a.scale = bnScale;
-    a.bias = bnBias;
-    a.factor = exponentialAverageFactor;
-    a.epsilon = epsilon;
-    a.runMean = resultRunningMean;
-    a.runVar = resultRunningVariance;
-    a.saveMean = resultSaveMean;
-    a.saveInv = resultSaveInvVariance;
-    return hd_bn_forward_training(__func__, handle, &a);
+    return forward_training("cudnnBatchNormalizationForwardTraining", handle, mode, CUDNN_BATCHNORM_OPS_BN, alpha,
+                            beta, xDesc, x, NULL, NULL, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias,
+                            exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon,
+                            resultSaveMean, resultSaveInvVariance, NULL, NULL, 0);
 }
 
 cudnnStatus_t HD_IMPL(cudnnBatchNormalizationForwardTrainingEx)(
@@ -71,39 +142,13 @@ cudnnStatus_t HD_IMPL(cudnnBatchNormalizationForwardTrainingEx)(
     cudnnActivationDescriptor_t activationDesc, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace,
     size_t reserveSpaceSizeInBytes)
 {
-    (void)workspace;
+    (void)workspace;              /* no workspace is needed */
     (void)workSpaceSizeInBytes;
-    HD_CHECK_HANDLE(handle);
-    HD_CHECK_TENSOR(xDesc);
-    HD_CHECK_TENSOR(yDesc);
-    HD_CHECK_TENSOR(bnScaleBiasMeanVarDesc);
-    CHECK_ST(check_mode(__func__, mode));
-    CHECK_ST(check_ops(__func__, bnOps));
-    hd_bn_fwd_args a = {0};
-    a.per_act = mode == CUDNN_BATCHNORM_PER_ACTIVATION;
-    a.with_act = bnOps != CUDNN_BATCHNORM_OPS_BN;
-    a.with_z = bnOps == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION;
-    a.actDesc = activationDesc;
-    a.alpha = alpha;
-    a.beta = beta;
-    a.xDesc = xDesc;
-    a.zDesc = zDesc;
-    a.yDesc = yDesc;
-    a.sbDesc = a.mvDesc = bnScaleBiasMeanVarDesc;
-    a.x = xData;
-    a.z = zData;
-    a.y = yData;
-    a.scale = bnScale;
-    a.bias = bnBias;
-    a.factor = exponentialAverageFactor;
-    a.epsilon = epsilon;
-    a.runMean = resultRunningMean;
-    a.runVar = resultRunningVariance;
-    a.saveMean = resultSaveMean;
-    a.saveInv = resultSaveInvVariance;
-    a.reserve = reserveSpace;
-    a.reserveBytes = reserveSpaceSizeInBytes;
-    return hd_bn_forward_training(__func__, handle, &a);
+    return forward_training("cudnnBatchNormalizationForwardTrainingEx", handle, mode, bnOps, alpha, beta, xDesc,
+                            xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias,
+                            exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon,
+                            resultSaveMean, resultSaveInvVariance, activationDesc, reserveSpace,
+                            reserveSpaceSizeInBytes);
 }
 
 cudnnStatus_t HD_IMPL(cudnnBatchNormalizationBackward)(
@@ -113,32 +158,10 @@ cudnnStatus_t HD_IMPL(cudnnBatchNormalizationBackward)(
     const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult,
     double epsilon, const void *savedMean, const void *savedInvVariance)
 {
-    HD_CHECK_HANDLE(handle);
-    HD_CHECK_TENSOR(xDesc);
-    HD_CHECK_TENSOR(dyDesc);
-    HD_CHECK_TENSOR(dxDesc);
-    HD_CHECK_TENSOR(dBnScaleBiasDesc);
-    CHECK_ST(check_mode(__func__, mode));
-    hd_bn_bwd_args a = {0};
-    a.per_act = mode == CUDNN_BATCHNORM_PER_ACTIVATION;
-    a.alphaD = alphaDataDiff;
-    a.betaD = betaDataDiff;
-    a.alphaP = alphaParamDiff;
-    a.betaP = betaParamDiff;
-    a.xDesc = xDesc;
-    a.dyDesc = dyDesc;
-    a.dxDesc = dxDesc;
-    a.sbDesc = a.mvDesc = dBnScaleBiasDesc;
-    a.x = x;
-    a.dy = dy;
-    a.dx = dx;
-    a.scale = bnScale;
-    a.dScale = dBnScaleResult;
-    a.dBias = dBnBiasResult;
-    a.epsilon = epsilon;
-    a.savedMean = savedMean;
-    a.savedInv = savedInvVariance;
-    return hd_bn_backward(__func__, handle, &a);
+    return backward("cudnnBatchNormalizationBackward", handle, mode, CUDNN_BATCHNORM_OPS_BN, alphaDataDiff,
+                    betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, NULL, NULL, dxDesc, dx,
+                    dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance,
+                    NULL, NULL, 0);
 }
 
 cudnnStatus_t HD_IMPL(cudnnBatchNormalizationBackwardEx)(
@@ -151,45 +174,15 @@ cudnnStatus_t HD_IMPL(cudnnBatchNormalizationBackwardEx)(
     cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace,
     size_t reserveSpaceSizeInBytes)
 {
-    (void)yDesc;
+    (void)yDesc;                  /* y and the bias are not needed: the reserve space holds act' */
     (void)yData;
     (void)bnBiasData;
     (void)workSpace;
     (void)workSpaceSizeInBytes;
-    HD_CHECK_HANDLE(handle);
-    HD_CHECK_TENSOR(xDesc);
-    HD_CHECK_TENSOR(dyDesc);
-    HD_CHECK_TENSOR(dxDesc);
-    HD_CHECK_TENSOR(dBnScaleBiasDesc);
-    CHECK_ST(check_mode(__func__, mode));
-    CHECK_ST(check_ops(__func__, bnOps));
-    hd_bn_bwd_args a = {0};
-    a.per_act = mode == CUDNN_BATCHNORM_PER_ACTIVATION;
-    a.with_act = bnOps != CUDNN_BATCHNORM_OPS_BN;
-    a.with_z = bnOps == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION;
-    a.actDesc = activationDesc;
-    a.alphaD = alphaDataDiff;
-    a.betaD = betaDataDiff;
-    a.alphaP = alphaParamDiff;
-    a.betaP = betaParamDiff;
-    a.xDesc = xDesc;
-    a.dyDesc = dyDesc;
-    a.dzDesc = dzDesc;
-    a.dxDesc = dxDesc;
-    a.sbDesc = a.mvDesc = dBnScaleBiasDesc;
-    a.x = xData;
-    a.dy = dyData;
-    a.dz = dzData;
-    a.dx = dxData;
-    a.scale = bnScaleData;
-    a.dScale = dBnScaleData;
-    a.dBias = dBnBiasData;
-    a.epsilon = epsilon;
-    a.savedMean = savedMean;
-    a.savedInv = savedInvVariance;
-    a.reserve = reserveSpace;
-    a.reserveBytes = reserveSpaceSizeInBytes;
-    return hd_bn_backward(__func__, handle, &a);
+    return backward("cudnnBatchNormalizationBackwardEx", handle, mode, bnOps, alphaDataDiff, betaDataDiff,
+                    alphaParamDiff, betaParamDiff, xDesc, xData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData,
+                    dBnScaleBiasDesc, bnScaleData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance,
+                    activationDesc, reserveSpace, reserveSpaceSizeInBytes);
 }
 
 cudnnStatus_t HD_IMPL(cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize)(
