@@ -26,20 +26,20 @@ void hd_conv_fast_exec_bwdf(const hd_conv_problem *p, const hd_conv_args *a);
  * is gathered and multiplied by the packed filter (IMPLICIT_PRECOMP_GEMM). */
 #define HD_CONV_FAST_FWD_F32 \
     {150, "fwd.blocked_gemm_f32", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, 1, \
-     hd_conv_fast_app_fwd, hd_conv_fast_ws_fwd, hd_conv_fast_exec_fwd, 0.4}
+     hd_conv_fast_app_fwd, hd_conv_fast_ws_fwd, hd_conv_fast_exec_fwd, 0.4, NULL}
 extern const hd_conv_solver hd_conv_fast_fwd_f32;
 
 /* Backward data: the same gather over dy, per block of input positions (ALGO_1). */
 #define HD_CONV_FAST_BWDD_F32 \
     {250, "bwd_data.blocked_gemm_f32", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, 1, \
-     hd_conv_fast_app_bwdd, hd_conv_fast_ws_bwdd, hd_conv_fast_exec_bwdd, 0.4}
+     hd_conv_fast_app_bwdd, hd_conv_fast_ws_bwdd, hd_conv_fast_exec_bwdd, 0.4, NULL}
 extern const hd_conv_solver hd_conv_fast_bwdd_f32;
 
 /* Backward filter: per (reduction chunk, group, filter-row block, reduction-column block)
  * partial products, chunks summed in a fixed order (ALGO_1). */
 #define HD_CONV_FAST_BWDF_F32 \
     {350, "bwd_filter.blocked_gemm_f32", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, 1, \
-     hd_conv_fast_app_bwdf, hd_conv_fast_ws_bwdf, hd_conv_fast_exec_bwdf, 0.4}
+     hd_conv_fast_app_bwdf, hd_conv_fast_ws_bwdf, hd_conv_fast_exec_bwdf, 0.4, NULL}
 extern const hd_conv_solver hd_conv_fast_bwdf_f32;
 
 #endif

@@ -175,52 +175,52 @@ EXEC(bwdf_fft_tiling)
  * kernel, a special case), list the most specialised first: the first applicable one runs. */
 static const hd_conv_solver fwd_solvers[] = {
     {101, "fwd.implicit_gemm", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, 1, always, ws_zero,
-     exec_fwd_implicit, 1.0},
+     exec_fwd_implicit, 1.0, NULL},
     HD_CONV_FAST_FWD_F32,
     {102, "fwd.implicit_precomp_gemm", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, 1,
-     app_fwd_precomp, ws_fwd_precomp, exec_fwd_precomp, 1.05},
+     app_fwd_precomp, ws_fwd_precomp, exec_fwd_precomp, 1.05, NULL},
     {103, "fwd.im2col_gemm", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_GEMM, 1, app_fwd_gemm, ws_fwd_gemm,
-     exec_fwd_gemm, 1.3},
-    {104, "fwd.direct", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT, 1, always, ws_zero, exec_fwd_direct, 2.2},
+     exec_fwd_gemm, 1.3, NULL},
+    {104, "fwd.direct", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT, 1, always, ws_zero, exec_fwd_direct, 2.2, NULL},
     {105, "fwd.winograd_f2x3_fused", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, 1, app_fwd_wino_f,
-     ws_fwd_wino_f, exec_fwd_wino_fused, 0.6},
+     ws_fwd_wino_f, exec_fwd_wino_fused, 0.6, NULL},
     {106, "fwd.winograd_f2x3_nonfused", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED, 1,
-     app_fwd_wino_nf, ws_fwd_wino_nf, exec_fwd_wino_nonfused, 0.65},
-    {107, "fwd.fft", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_FFT, 1, app_fwd_fft, ws_fwd_fft, exec_fwd_fft, 2.8},
+     app_fwd_wino_nf, ws_fwd_wino_nf, exec_fwd_wino_nonfused, 0.65, NULL},
+    {107, "fwd.fft", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_FFT, 1, app_fwd_fft, ws_fwd_fft, exec_fwd_fft, 2.8, NULL},
     {108, "fwd.fft_tiling", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING, 1, app_fwd_fftt, ws_fwd_fftt,
-     exec_fwd_fft_tiling, 2.8},
+     exec_fwd_fft_tiling, 2.8, NULL},
 };
 
 static const hd_conv_solver bwdd_solvers[] = {
     {201, "bwd_data.gemm_col2im", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, 1, app_bwdd_gemm,
-     ws_bwdd_gemm, exec_bwdd_gemm, 1.0},
+     ws_bwdd_gemm, exec_bwdd_gemm, 1.0, NULL},
     HD_CONV_FAST_BWDD_F32,
     {202, "bwd_data.direct", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, 1, always, ws_zero,
-     exec_bwdd_direct, 2.0},
+     exec_bwdd_direct, 2.0, NULL},
     {203, "bwd_data.winograd_f2x3_fused", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD, 1,
-     app_bwdd_wino_f, ws_bwdd_wino_f, exec_bwdd_wino_fused, 0.55},
+     app_bwdd_wino_f, ws_bwdd_wino_f, exec_bwdd_wino_fused, 0.55, NULL},
     {204, "bwd_data.winograd_f2x3_nonfused", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED, 1,
-     app_bwdd_wino_nf, ws_bwdd_wino_nf, exec_bwdd_wino_nonfused, 0.5},
+     app_bwdd_wino_nf, ws_bwdd_wino_nf, exec_bwdd_wino_nonfused, 0.5, NULL},
     {205, "bwd_data.fft", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT, 1, app_bwdd_fft, ws_bwdd_fft,
-     exec_bwdd_fft, 3.0},
+     exec_bwdd_fft, 3.0, NULL},
     {206, "bwd_data.fft_tiling", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING, 1, app_bwdd_fftt,
-     ws_bwdd_fftt, exec_bwdd_fft_tiling, 3.0},
+     ws_bwdd_fftt, exec_bwdd_fft_tiling, 3.0, NULL},
 };
 
 static const hd_conv_solver bwdf_solvers[] = {
     {301, "bwd_filter.im2col_gemm", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0, 1, app_bwdf_gemm,
-     ws_bwdf_gemm, exec_bwdf_gemm, 1.0},
+     ws_bwdf_gemm, exec_bwdf_gemm, 1.0, NULL},
     HD_CONV_FAST_BWDF_F32,
     {302, "bwd_filter.direct", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, 1, always, ws_zero,
-     exec_bwdf_direct, 1.15},
+     exec_bwdf_direct, 1.15, NULL},
     {303, "bwd_filter.tiled_gemm", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3, 1, app_bwdf_tiled,
-     ws_bwdf_tiled, exec_bwdf_tiled, 1.9},
+     ws_bwdf_tiled, exec_bwdf_tiled, 1.9, NULL},
     {304, "bwd_filter.fft", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT, 1, app_bwdf_fft, ws_bwdf_fft,
-     exec_bwdf_fft, 2.2},
+     exec_bwdf_fft, 2.2, NULL},
     {305, "bwd_filter.fft_tiling", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING, 1, app_bwdf_fftt,
-     ws_bwdf_fftt, exec_bwdf_fft_tiling, 2.2},
+     ws_bwdf_fftt, exec_bwdf_fft_tiling, 2.2, NULL},
     {306, "bwd_filter.winograd_f2x3_nonfused", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED,
-     1, app_bwdf_wino_nf, ws_bwdf_wino_nf, exec_bwdf_wino_nonfused, 0.45},
+     1, app_bwdf_wino_nf, ws_bwdf_wino_nf, exec_bwdf_wino_nonfused, 0.45, NULL},
 };
 
 static const hd_conv_solver *table(hd_conv_dir dir, int *n)
@@ -303,7 +303,7 @@ void hd_conv_rank(const hd_conv_problem *p, hd_conv_dir dir, hd_conv_perf *rows)
             r->status = CUDNN_STATUS_SUCCESS;
             r->memory = s->workspace(p);
             r->deterministic = s->deterministic;
-            double f = s->cost_factor;
+            double f = s->cost ? s->cost(p) : s->cost_factor;
             /* depthwise and tiny reductions: the GEMM call overhead dominates */
             if (p->CRS * p->Kg < 64 && s->workspace(p) > 0)
                 f *= 2;

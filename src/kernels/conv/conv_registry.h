@@ -49,6 +49,8 @@ typedef struct hd_conv_solver {
     double cost_factor;           /* relative time per multiply-add, for the instant ranking; set
                                    * from single-thread CPU-time measurements of a 64->64 channel
                                    * 3x3 28x28 layer (retune when kernels change) */
+    double (*cost)(const hd_conv_problem *p);   /* optional shape-aware estimate (same unit as
+                                   * cost_factor: relative time per multiply-add); NULL: cost_factor */
 } hd_conv_solver;
 
 /* Number of cuDNN algorithm enums of DIR (FWD 8, BWD_DATA 6, BWD_FILTER 7). */
