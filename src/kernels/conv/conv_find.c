@@ -50,8 +50,12 @@ void hd_conv_find(const hd_conv_problem *p, hd_conv_dir dir, hd_conv_args a, int
 {
     int count = hd_conv_algo_count(dir);
     a.epi.alpha = 1, a.epi.beta = 0, a.epi.fused = 0;
-    for (int algo = 0; algo < count; algo++) {
-        hd_conv_perf *r = &rows[algo];
+    double fastest = -1;
+    hd_conv_perf order[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];   /* the largest count of the three */
+    hd_conv_rank(p, dir, order);              /* likely winners first, so the cut-off below bites */
+    for (int i = 0; i < count; i++) {
+        int algo = order[i].algo;
+        hd_conv_perf *r = &rows[i];
         const char *why;
         const hd_conv_solver *s = hd_conv_pick(p, dir, algo, &why);
         r->algo = algo;
@@ -77,9 +81,14 @@ void hd_conv_find(const hd_conv_problem *p, hd_conv_dir dir, hd_conv_args a, int
             r->status = CUDNN_STATUS_ALLOC_FAILED;
             continue;
         }
-        s->execute(p, &run);                       /* warm-up */
-        double best = 1e300;
-        for (int rep = 0; rep < 2; rep++) {
+        double t0 = now_ms();
+        s->execute(p, &run);                       /* warm-up, and a first estimate */
+        double best = now_ms() - t0;
+        /* An algorithm whose first run already takes 3x the best time so far cannot win:
+         * keep that estimate instead of timing it twice more (Find on large problems would
+         * otherwise spend most of its time in the slowest methods). */
+        int reps = fastest >= 0 && best > 3 * fastest ? 0 : 2;
+        for (int rep = 0; rep < reps; rep++) {
             double t0 = now_ms();
             s->execute(p, &run);
             double dt = now_ms() - t0;
@@ -89,6 +98,8 @@ void hd_conv_find(const hd_conv_problem *p, hd_conv_dir dir, hd_conv_args a, int
         hd_aligned_free(mine);
         r->status = CUDNN_STATUS_SUCCESS;
         r->time = (float)best;
+        if (fastest < 0 || best < fastest)
+            fastest = best;
     }
     qsort(rows, (size_t)count, sizeof *rows, cmp_rows);
 }
