@@ -6,6 +6,8 @@
 #   env: DIRS="fwd bwd_d bwd_w"  ROUNDS=3  REPS=5  BATCH=16  LIMIT=<first N shapes>  THREADS=2
 #        ALGO=heuristic|find  (how hostdnn picks its algorithm: the _v7 first choice, as most
 #        programs do, or cudnnFind's measured best)
+#        FIND=1  also time hostdnn's cudnnFind choice on NCHW (the heuristic-vs-Find column);
+#        FIND=0 skips it
 #
 # The machine is noisy: each round runs every library on a shape before moving on
 # (interleaved), and the report takes the median over rounds of each library's median.
@@ -22,6 +24,7 @@ BATCH=${BATCH:-}
 LIMIT=${LIMIT:-1000}
 THREADS=${THREADS:-2}
 ALGO=${ALGO:-heuristic}
+FIND=${FIND:-1}
 # OpenMP's spinning workers (oneDNN, PyTorch) would steal time from the others on a shared
 # machine: let them sleep, as hostdnn's own workers do.
 export OMP_NUM_THREADS=$THREADS HOSTDNN_NUM_THREADS=$THREADS OMP_WAIT_POLICY=passive
@@ -60,6 +63,10 @@ for round in $(seq 1 "$ROUNDS"); do
       for layout in nchw nhwc; do
         "$build/bench/hostdnn_conv" --reps "$REPS" --algo "$ALGO" --dir "$d" --layout "$layout" "$s" >> "$out" 2>/dev/null
       done
+      if [ "$FIND" = 1 ] && [ "$ALGO" != find ]; then
+        "$build/bench/hostdnn_conv" --reps "$REPS" --algo find --dir "$d" --layout nchw "$s" 2>/dev/null | \
+          sed 's/ hostdnn-nchw / hostdnn-nchw_find /' >> "$out"
+      fi
       [ -x "$build/bench/onednn_conv" ] && "$build/bench/onednn_conv" --reps "$REPS" --dir "$d" "$s" >> "$out" 2>/dev/null
       env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE /usr/bin/python3 "$root/bench/torch_conv.py" --reps "$REPS" \
         --threads "$THREADS" --dir "$d" "$s" >> "$out" 2>/dev/null
@@ -70,6 +77,8 @@ echo >&2
 # Peak FLOP/s probe from hostdnn-bench, when built, for the share-of-peak column.
 peak=""
 if [ -x "$build/tools/hostdnn-bench" ]; then
-  peak=$("$build/tools/hostdnn-bench" peak 2>/dev/null | sed -n 's/.*peak.*threads=\?'"$THREADS"'[^0-9]*\([0-9.]*\) GFLOP.*/\1/p' | tail -n 1)
+  # the "avx512 f32" row of --mode=peak: columns threads=1 and threads=$THREADS
+  peak=$("$build/tools/hostdnn-bench" --mode=peak --threads="$THREADS" 2>/dev/null | \
+    awk '$1 == "avx512" && $2 == "f32" { print $NF }' | tail -n 1)
 fi
 /usr/bin/python3 "$root/bench/report.py" "$out" "$root/docs" "${peak:-0}" "$THREADS"

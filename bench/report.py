@@ -36,26 +36,41 @@ def main():
          "every library runs in turn, repeated over rounds; times are medians. **ratio** = oneDNN's best",
          "time from the user's tensors (the faster of its native NCHW path and its reorder path, reorders",
          "counted) divided by hostdnn's time from the same NCHW tensors: above 1 means hostdnn is faster.",
-         "`onednn blocked` is oneDNN in its own layouts with no reorders (its best case).", ""]
+         "`onednn blocked` is oneDNN in its own layouts with no reorders (its best case). **ratio NHWC** is",
+         "the same from NHWC tensors (oneDNN's native NHWC path). **heuristic / Find**: the time of",
+         "cudnnGetConvolution*Algorithm_v7's first choice over that of cudnnFind's pick (both hostdnn,",
+         "NCHW). `% of peak` is against the 2-thread AVX-512 FMA peak probed right after the run.", ""]
     chart = []
+    fmt = lambda x: "%.2f" % x if x is not None else "-"
+    gmean = lambda v: math.exp(sum(math.log(x) for x in v) / len(v))
     for d in dirs:
         o.append("### %s" % names[d])
         o.append("")
-        o.append("| shape | hostdnn NCHW ms (algo) | hostdnn NHWC ms | oneDNN from NCHW ms | oneDNN blocked ms | torch NCHW ms | ratio vs oneDNN | hostdnn GFLOP/s |%s" % (" % of peak |" if peak else ""))
-        o.append("|---|---:|---:|---:|---:|---:|---:|---:|%s" % ("---:|" if peak else ""))
-        ratios = []
+        o.append("| shape | hostdnn NCHW ms (algo) | oneDNN from NCHW ms | **ratio NCHW** | hostdnn NHWC ms | oneDNN NHWC ms |"
+                 " **ratio NHWC** | oneDNN blocked ms | torch NCHW ms | hostdnn Find ms (algo) | heuristic / Find |"
+                 " hostdnn GFLOP/s |%s" % (" % of peak |" if peak else ""))
+        o.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|%s" % ("---:|" if peak else ""))
+        ratios, ratios_nhwc, heur = [], [], []
         for s in shapes:
             h = med.get((s, d, "hostdnn-nchw"))
             if h is None:
                 continue
             hn = med.get((s, d, "hostdnn-nhwc"))
+            hf = med.get((s, d, "hostdnn-nchw_find"))
             user = [med[k] for k in ((s, d, "onednn-nchw"), (s, d, "onednn-nchw_r")) if k in med]
             od = min(user) if user else None
+            odn = med.get((s, d, "onednn-nhwc"))
             ob = med.get((s, d, "onednn-blocked"))
             tn = med.get((s, d, "torch-nchw"))
             r = od / h if od else None
+            rn = odn / hn if odn and hn else None
+            hr = h / hf if hf else None
             if r:
                 ratios.append(r)
+            if rn:
+                ratios_nhwc.append(rn)
+            if hr:
+                heur.append(hr)
             p = s.split("_")[0]
             kv = dict((c, int(v)) for c, v in __import__("re").findall(r"([gnchwkrspud])(\d+)", p))
             g, u, dd, pad = kv.get("g", 1), kv.get("u", 1), kv.get("d", 1), kv.get("p", 0)
@@ -63,15 +78,20 @@ def main():
             ow = (kv["w"] + 2 * pad - (dd * (kv["s"] - 1) + 1)) // u + 1
             flops = 2.0 * kv["n"] * kv["k"] * oh * ow * (kv["c"] // g) * kv["r"] * kv["s"]
             gf = flops / (h * 1e6)
-            fmt = lambda x: "%.2f" % x if x is not None else "-"
-            o.append("| `%s` | %s (%s) | %s | %s | %s | %s | %s | %.1f |%s" % (
-                s, fmt(h), algo.get((s, d, "hostdnn-nchw"), "?"), fmt(hn), fmt(od), fmt(ob), fmt(tn),
-                fmt(r), gf, (" %.0f%% |" % (100 * gf / peak)) if peak else ""))
+            o.append("| `%s` | %s (%s) | %s | **%s** | %s | %s | **%s** | %s | %s | %s (%s) | %s | %.1f |%s" % (
+                s, fmt(h), algo.get((s, d, "hostdnn-nchw"), "?"), fmt(od), fmt(r), fmt(hn), fmt(odn), fmt(rn),
+                fmt(ob), fmt(tn), fmt(hf), algo.get((s, d, "hostdnn-nchw_find"), "-"), fmt(hr), gf,
+                (" %.0f%% |" % (100 * gf / peak)) if peak else ""))
             chart.append((d, s, r))
+        o.append("")
         if ratios:
-            gm = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
-            o.append("")
-            o.append("Geometric mean ratio: **%.2f** (goal >= 1.0); lowest **%.2f** (goal >= 0.8)." % (gm, min(ratios)))
+            o.append("NCHW: geometric mean ratio **%.2f** (goal >= 1.0); lowest **%.2f** (goal >= 0.8)." %
+                     (gmean(ratios), min(ratios)))
+        if ratios_nhwc:
+            o.append("NHWC: geometric mean ratio **%.2f**; lowest **%.2f**." % (gmean(ratios_nhwc), min(ratios_nhwc)))
+        if heur:
+            o.append("Heuristic first choice vs Find's pick (time ratio, goal <= 1.10): worst **%.2f**, %d of %d "
+                     "shapes within 10%%." % (max(heur), sum(1 for x in heur if x <= 1.10), len(heur)))
         o.append("")
     o.append("![hostdnn / oneDNN speed ratio per shape](perf-chart.png)")
     o.append("<!-- conv:end -->")
