@@ -2,7 +2,8 @@
  * tools/bench/bench.h -- hostdnn-bench, a small benchdnn-like driver: shared declarations.
  *
  * Modes: peak (FMA throughput), stream (memory bandwidth), gemm (hd_sgemm/hd_dgemm), conv
- * (problems are parsed and stored; running them is still to come).  See docs/performance.md.
+ * (convolutions through the public cuDNN API: performance, correctness against a float64
+ * reference on sampled points, bitwise repeatability).  See docs/performance.md.
  */
 #ifndef HD_BENCH_H
 #define HD_BENCH_H
@@ -20,6 +21,13 @@ typedef struct {
     hd_isa_t isa;        /* kernel family for gemm (lowered to what the CPU allows) */
     int dt_double;       /* gemm data type: 0 f32, 1 f64 */
     int verbose;
+    /* conv mode */
+    const char *conv_dirs;   /* comma list of fwd, bwd_d, bwd_w (default: all three) */
+    int conv_nhwc;           /* user tensors NHWC (filter KRSC) instead of NCHW (KCRS) */
+    int conv_find;           /* pick the algorithm with cudnnFind (else the _v7 first choice) */
+    int conv_algo;           /* >= 0: force this algorithm enum */
+    int check;               /* 0 performance, 1 correctness, 2 bitwise repeatability, 3 all,
+                              * 4 parse only (print each problem's canonical form) */
 } bench_opts;
 
 /* ---- timing and statistics (timer.c) ---- */
@@ -46,6 +54,7 @@ typedef struct {
 typedef struct {
     prob_kind kind;
     char text[320];              /* canonical form, usable as a repro */
+    char name[64];               /* what followed '_' in the problem string, if anything */
     union {
         gemm_prob gemm;
         conv_prob conv;

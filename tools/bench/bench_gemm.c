@@ -222,17 +222,3 @@ int bench_mode_gemm(const bench_opts *o, const bench_prob *probs, size_t n)
     }
     return failed;
 }
-
-int bench_mode_conv(const bench_opts *o, const bench_prob *probs, size_t n)
-{
-    (void)o;
-    printf("== conv: problems parsed (running convolutions is not in the driver yet)\n");
-    for (size_t i = 0; i < n; i++) {
-        if (probs[i].kind != PROB_CONV)
-            continue;
-        const conv_prob *c = &probs[i].u.conv;
-        printf("%s  output %zux%zu, %.3f GFLOP per forward pass\n", probs[i].text, c->oh, c->ow,
-               bench_prob_flops(&probs[i]) * 1e-9);
-    }
-    return 0;
-}

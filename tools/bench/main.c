@@ -36,9 +36,12 @@ static void usage(FILE *f)
             "usage: hostdnn-bench [--mode=peak|stream|gemm|ukernel|conv] [--threads=N] [--reps=R] [--min-time=S]\n"
             "                     [--isa=scalar|avx2|avx512] [--dt=f32|f64] [--stream-mb=M] [--batch=FILE]\n"
             "                     [--ref=dnnl] [-v] [problem ...]\n"
-            "  no arguments: short default suite (peak, stream, gemm)\n"
+            "  conv mode:         [--dir=fwd,bwd_d,bwd_w] [--layout=nchw|nhwc] [--algo=heuristic|find|N]\n"
+            "                     [--check=perf|corr|bitwise|all|parse]\n"
+            "  no arguments: short default suite (peak, stream, gemm, one convolution)\n"
             "  gemm problem: m<M>n<N>k<K>[ta1][tb1]           e.g. m1024n1024k1024\n"
-            "  conv problem: g<G>n<N>c<C>h<H>w<W>k<K>r<R>s<S>p<P>u<U>  e.g. g1n16c64h56w56k64r3s3p1u1\n");
+            "  conv problem: g<G>n<N>c<C>h<H>w<W>k<K>r<R>s<S>p<P>u<U>[d<D>][_name]  e.g. g1n16c64h56w56k64r3s3p1u1\n"
+            "  --batch=FILE reads problems from a file, e.g. bench/shapes/resnet50.txt\n");
 }
 
 static int add_problem(const char *s, bench_prob **probs, size_t *n, size_t *cap)
@@ -82,7 +85,7 @@ static int read_batch(const char *path, bench_prob **probs, size_t *n, size_t *c
 
 int main(int argc, char **argv)
 {
-    bench_opts o = {{1, 2}, 2, 5, 0.05, HD_ISA_AVX512, 0, 0};
+    bench_opts o = {{1, 2}, 2, 5, 0.05, HD_ISA_AVX512, 0, 0, NULL, 0, 0, -1, 0};
     int nthreads = hd_default_threads();
     const char *mode = NULL;
     size_t stream_mb = 64;
@@ -130,6 +133,34 @@ int main(int argc, char **argv)
         } else if (strncmp(a, "--ref=", 6) == 0) {
             if (bench_load_ref(a + 6))
                 return 2;
+        } else if (strncmp(a, "--dir=", 6) == 0) {
+            o.conv_dirs = a + 6;
+        } else if (strncmp(a, "--layout=", 9) == 0) {
+            if (strcmp(a + 9, "nchw") && strcmp(a + 9, "nhwc")) {
+                fprintf(stderr, "hostdnn-bench: --layout is nchw or nhwc\n");
+                return 2;
+            }
+            o.conv_nhwc = strcmp(a + 9, "nhwc") == 0;
+        } else if (strncmp(a, "--algo=", 7) == 0) {
+            const char *v = a + 7;
+            if (strcmp(v, "find") == 0)
+                o.conv_find = 1;
+            else if (strcmp(v, "heuristic") == 0)
+                o.conv_find = 0;
+            else if (v[0] >= '0' && v[0] <= '9')
+                o.conv_algo = atoi(v);
+            else {
+                fprintf(stderr, "hostdnn-bench: --algo is heuristic, find or an algorithm number\n");
+                return 2;
+            }
+        } else if (strncmp(a, "--check=", 8) == 0) {
+            const char *v = a + 8;
+            o.check = !strcmp(v, "perf") ? 0 : !strcmp(v, "corr") ? 1 : !strcmp(v, "bitwise") ? 2 : !strcmp(v, "all") ? 3
+                    : !strcmp(v, "parse") ? 4 : -1;
+            if (o.check < 0) {
+                fprintf(stderr, "hostdnn-bench: --check is perf, corr, bitwise, all or parse\n");
+                return 2;
+            }
         } else if (strcmp(a, "-v") == 0) {
             o.verbose = 1;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {

@@ -5,7 +5,9 @@
  *   gemm:  m<M>n<N>k<K>[ta<0|1>][tb<0|1>]          e.g. m1024n1024k1024, m64n3136k576ta1
  *   conv:  [g<G>]n<N>c<C>h<H>[w<W>]k<K>r<R>[s<S>][p<Ph>][q<Pw>][u<Sh>][v<Sw>][l<Dh>][j<Dw>]
  *          e.g. g1n16c64h56w56k64r3s3p1u1  (w = h, s = r, q = p, v = u, j = l when absent;
- *          g, u, l default to 1, p to 0; "mb" is accepted for n)
+ *          g, u, l default to 1, p to 0; "mb" is accepted for n, "d" for l and j together)
+ *   Anything after an underscore is the problem's name (g1n16c3h224w224k64r7s7p3u2_conv1), as
+ *   in the files of bench/shapes.
  *
  * Any of c, h, w, r, s, g, p, q, u, v, l, j, mb makes it a convolution.  Each problem keeps a
  * canonical string (all fields spelt out) that the driver prints and accepts back.
@@ -31,7 +33,7 @@ static int tokenize(const char *s, kv *out, size_t *count, char *err, size_t err
         snprintf(err, errlen, "empty problem");
         return -1;
     }
-    while (*p) {
+    while (*p && *p != '_') {
         size_t kl = 0;
         char key[4] = {0};
         while (*p >= 'a' && *p <= 'z') {
@@ -130,7 +132,7 @@ static int parse_gemm(const kv *t, size_t n, bench_prob *p, char *err, size_t er
 static int parse_conv(const kv *t, size_t n, bench_prob *p, char *err, size_t errlen)
 {
     static const char *const keys[] = {"g", "n", "mb", "c", "h", "w", "k", "r", "s",
-                                       "p", "q", "u", "v", "l", "j", NULL};
+                                       "p", "q", "u", "v", "l", "j", "d", NULL};
     if (only_keys(t, n, keys, err, errlen, "conv"))
         return -1;
     conv_prob *c = &p->u.conv;
@@ -163,7 +165,15 @@ static int parse_conv(const kv *t, size_t n, bench_prob *p, char *err, size_t er
         c->stride_h = 1;
     if (!get(t, n, "v", &c->stride_w))
         c->stride_w = c->stride_h;
-    if (!get(t, n, "l", &c->dil_h))
+    size_t d;
+    int has_d = get(t, n, "d", &d);
+    if (has_d && (get(t, n, "l", &c->dil_h) || get(t, n, "j", &c->dil_w))) {
+        snprintf(err, errlen, "give d or l/j, not both");
+        return -1;
+    }
+    if (has_d)
+        c->dil_h = d;
+    else if (!get(t, n, "l", &c->dil_h))
         c->dil_h = 1;
     if (!get(t, n, "j", &c->dil_w))
         c->dil_w = c->dil_h;
@@ -197,7 +207,10 @@ int bench_parse_problem(const char *s, bench_prob *p, char *err, size_t errlen)
     memset(p, 0, sizeof *p);
     if (tokenize(s, t, &n, err, errlen))
         return -1;
-    static const char *const conv_only[] = {"g", "mb", "c", "h", "w", "r", "s", "p", "q", "u", "v", "l", "j"};
+    const char *us = strchr(s, '_');
+    if (us)
+        snprintf(p->name, sizeof p->name, "%s", us + 1);
+    static const char *const conv_only[] = {"g", "mb", "c", "h", "w", "r", "s", "p", "q", "u", "v", "l", "j", "d"};
     for (size_t i = 0; i < n; i++)
         for (size_t q = 0; q < sizeof conv_only / sizeof conv_only[0]; q++)
             if (strcmp(t[i].key, conv_only[q]) == 0)
