@@ -67,6 +67,27 @@ check "run CMake build" bash -c "[ \"\$(LD_LIBRARY_PATH=$P/lib '$p/cm/b/probe')\
 
 check "link libcudnn_static.a" gcc -std=c11 -I"$P/include" "$p/probe.c" "$P/lib/libcudnn_static.a" -pthread -lm -ldl -o "$p/probe_static"
 check "run static build" bash -c "[ \"\$('$p/probe_static')\" = '8100 CUDNN_STATUS_SUCCESS' ]"
+# Every sub-library's version check and a convolution from the one static archive (the
+# checks reach ops_infer through a helper that must be in the archive too).
+cat > "$p/static_all.c" <<'C'
+#include <cudnn.h>
+#include <stdio.h>
+int main(void)
+{
+    cudnnStatus_t s = cudnnOpsInferVersionCheck();
+    if (s == CUDNN_STATUS_SUCCESS) s = cudnnOpsTrainVersionCheck();
+    if (s == CUDNN_STATUS_SUCCESS) s = cudnnCnnInferVersionCheck();
+    if (s == CUDNN_STATUS_SUCCESS) s = cudnnCnnTrainVersionCheck();
+    if (s == CUDNN_STATUS_SUCCESS) s = cudnnAdvInferVersionCheck();
+    if (s == CUDNN_STATUS_SUCCESS) s = cudnnAdvTrainVersionCheck();
+    cudnnConvolutionDescriptor_t c;
+    if (s == CUDNN_STATUS_SUCCESS) s = cudnnCreateConvolutionDescriptor(&c);
+    printf("%s\n", cudnnGetErrorString(s));
+    return s != CUDNN_STATUS_SUCCESS;
+}
+C
+check "link every sub-library from libcudnn_static.a" gcc -std=c11 -I"$P/include" "$p/static_all.c" "$P/lib/libcudnn_static.a" -pthread -lm -ldl -o "$p/static_all"
+check "run it" bash -c "[ \"\$('$p/static_all')\" = 'CUDNN_STATUS_SUCCESS' ]"
 
 # Only the shim on the link line: the sub-libraries are found next to it at run time, with
 # no LD_LIBRARY_PATH, through the rpath alone.
