@@ -1,0 +1,53 @@
+/* Direct max-pooling row passes, portable reference (see pool_row.h). */
+#include "kernels/pool/pool_row.h"
+#include "core/cpu.h"
+
+#include <math.h>
+
+/* One step of the running maximum: a is the running value, v the next operand. */
+static inline float step(float a, float v, int propagate)
+{
+    if (propagate && (a != a || v != v))
+        return a + v;          /* a NaN, and it stays one */
+    return v > a ? v : a;
+}
+
+void hd_f32_pool_vmax__scalar(float *col, const float *x, ptrdiff_t ld, int rows, size_t n, int propagate)
+{
+    for (size_t i = 0; i < n; i++) {
+        float a = -INFINITY;
+        for (int r = 0; r < rows; r++)
+            a = step(a, x[r * ld + (ptrdiff_t)i], propagate);
+        col[i] = a;
+    }
+}
+
+void hd_f32_pool_hmax__scalar(float *y, const float *col, size_t ow, int kw, int sw, int propagate)
+{
+    for (size_t j = 0; j < ow; j++) {
+        const float *c = col + j * (size_t)sw;
+        float a = -INFINITY;
+        for (int k = 0; k < kw; k++)
+            a = step(a, c[k], propagate);
+        y[j] = a;
+    }
+}
+
+static int cap(int isa)
+{
+    return isa > (int)hd_cpu_isa() ? (int)hd_cpu_isa() : isa;
+}
+
+hd_f32_pool_vmax_fn hd_f32_pool_vmax_select(int isa)
+{
+    isa = cap(isa);
+    return isa >= HD_ISA_AVX512 ? hd_f32_pool_vmax__avx512
+         : isa >= HD_ISA_AVX2   ? hd_f32_pool_vmax__avx2 : hd_f32_pool_vmax__scalar;
+}
+
+hd_f32_pool_hmax_fn hd_f32_pool_hmax_select(int isa)
+{
+    isa = cap(isa);
+    return isa >= HD_ISA_AVX512 ? hd_f32_pool_hmax__avx512
+         : isa >= HD_ISA_AVX2   ? hd_f32_pool_hmax__avx2 : hd_f32_pool_hmax__scalar;
+}
