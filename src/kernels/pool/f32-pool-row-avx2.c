@@ -4,14 +4,15 @@
 
 #include <math.h>
 
-/* max_ps(v, a) returns a when v is NaN or equal to a: the scalar "replace only if greater". */
+/* max_ps(v, a) returns a when either is NaN or they are equal: the scalar "replace only if
+ * greater", and with propagation right when a is NaN; where only v is NaN, v is taken. */
 static inline __m256 step(__m256 a, __m256 v, int propagate)
 {
     __m256 m = _mm256_max_ps(v, a);
     if (!propagate)
         return m;
-    __m256 u = _mm256_cmp_ps(a, v, _CMP_UNORD_Q);
-    return _mm256_blendv_ps(m, _mm256_add_ps(a, v), u);
+    __m256 vnan = _mm256_andnot_ps(_mm256_cmp_ps(a, a, _CMP_UNORD_Q), _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    return _mm256_blendv_ps(m, v, vnan);
 }
 
 void hd_f32_pool_vmax__avx2(float *col, const float *x, ptrdiff_t ld, int rows, size_t n, int propagate)

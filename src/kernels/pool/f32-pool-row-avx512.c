@@ -4,14 +4,15 @@
 
 #include <math.h>
 
-/* max_ps(v, a) returns a when v is NaN or equal to a: the scalar "replace only if greater". */
+/* max_ps(v, a) returns a when either is NaN or they are equal: the scalar "replace only if
+ * greater", and with propagation right when a is NaN; where only v is NaN, v is taken. */
 static inline __m512 step(__m512 a, __m512 v, int propagate)
 {
     __m512 m = _mm512_max_ps(v, a);
     if (!propagate)
         return m;
-    __mmask16 u = _mm512_cmp_ps_mask(a, v, _CMP_UNORD_Q);
-    return _mm512_mask_add_ps(m, u, a, v);
+    __mmask16 vnan = _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(a, a, _CMP_ORD_Q), v, v, _CMP_UNORD_Q);
+    return _mm512_mask_mov_ps(m, vnan, v);
 }
 
 static inline __mmask16 first(size_t m)

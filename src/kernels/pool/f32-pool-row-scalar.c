@@ -4,11 +4,16 @@
 
 #include <math.h>
 
-/* One step of the running maximum: a is the running value, v the next operand. */
+/* One step of the running maximum: a is the running value, v the next operand.  NaNs are
+ * selected, never computed (a + v would leave the payload to the compiler's operand order). */
 static inline float step(float a, float v, int propagate)
 {
-    if (propagate && (a != a || v != v))
-        return a + v;          /* a NaN, and it stays one */
+    if (propagate) {
+        if (a != a)
+            return a;          /* the first NaN met stays */
+        if (v != v)
+            return v;
+    }
     return v > a ? v : a;
 }
 

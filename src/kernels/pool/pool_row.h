@@ -7,11 +7,12 @@
  *
  * The caller lays col out as the padded input row (padding columns hold -inf, the identity
  * of max), so the horizontal pass needs no border logic.  Each fold starts from -inf and
- * takes its operands in the order written (rows top to bottom, then taps left to right), by
- * the rule of maxpool.h: a NaN never replaces the running value unless propagate != 0, in
- * which case the running value becomes NaN (running + x, so the first NaN met wins) and stays
- * one.  Ties (+0/-0) keep the earlier operand.  Every variant gives bitwise the result of the
- * scalar one.
+ * takes its operands in the order written (rows top to bottom, then taps left to right): a
+ * NaN never replaces the running value unless propagate != 0, in which case the first NaN met
+ * becomes the running value, bits unchanged, and stays.  Ties (+0/-0) keep the earlier
+ * operand.  So NOT_PROPAGATE gives the max of the window's non-NaN values (-inf if none), and
+ * PROPAGATE a NaN whenever the window holds one.  Every variant gives bitwise the result of
+ * the scalar one.
  *
  * The horizontal pass may read col[] up to HD_POOL_ROW_SLACK floats past col[(ow-1)*sw + kw - 1]
  * (whole-vector loads whose extra lanes are dropped); the caller allocates them.
