@@ -170,8 +170,15 @@ static void nhwc_task(void *vctx, size_t t, int thread)
 
 /* 2-d, rows contiguous in x and y: one task per (n, c, block of ROW_BLOCK output rows).  Each
  * output row is the direct row kernel's two passes (pool_row.h): the vertical max of the
- * window's input rows into the padded column row, then the horizontal max along it. */
+ * window's input rows into the padded column row, then the horizontal max along it.  (Doing
+ * both in registers for 3x3/2 measured no faster: the passes are as many instructions.) */
 #define ROW_BLOCK 16
+
+/* floats of one padded column row (LC used + the kernels' slack), a multiple of 16 */
+static size_t row_col_stride(int64_t lc)
+{
+    return ((size_t)lc + HD_POOL_ROW_SLACK + 15) & ~(size_t)15;
+}
 
 static void rows_task(void *vctx, size_t t, int thread)
 {
@@ -192,26 +199,37 @@ static void rows_task(void *vctx, size_t t, int thread)
         q_hi = lc;
     if (q_hi < q_lo)
         q_hi = q_lo;
-    float *col = k->scratch + (size_t)thread * k->scratch_per_thread;
-    float *obuf = col + lc + HD_POOL_ROW_SLACK;
-    for (int64_t q = 0; q < q_lo; q++)
-        col[q] = -INFINITY;
-    for (int64_t q = q_hi; q < lc + HD_POOL_ROW_SLACK; q++)
-        col[q] = -INFINITY;
     int direct = k->alpha == 1.0 && k->beta == 0.0;
     int prop = p->nan_opt == CUDNN_PROPAGATE_NAN;
-    const float *x = (const float *)k->xp + n * k->x.strides[0] + c * k->x.strides[1] + (q_lo - pw);
+    int oh0 = b * ROW_BLOCK, oh_end = (b + 1) * ROW_BLOCK < OH ? (b + 1) * ROW_BLOCK : OH;
+    const float *plane = (const float *)k->xp + n * k->x.strides[0] + c * k->x.strides[1];
     float *y = (float *)k->yp + n * k->y.strides[0] + c * k->y.strides[1];
-    int oh_end = (b + 1) * ROW_BLOCK < OH ? (b + 1) * ROW_BLOCK : OH;
-    for (int oh = b * ROW_BLOCK; oh < oh_end; oh++) {
-        hd_pool_span sh = hd_pool_span_of(oh, k->x.dims[2], p->window[0], p->pad[0], p->stride[0]);
-        k->pool_vmax(col + q_lo, x + (int64_t)sh.lo * k->x.strides[2], (ptrdiff_t)k->x.strides[2], sh.hi - sh.lo,
-                     (size_t)(q_hi - q_lo), prop);
-        float *yrow = y + (int64_t)oh * k->y.strides[2];
-        k->pool_hmax(direct ? yrow : obuf, col, (size_t)OW, kw, sw, prop);
-        if (!direct)
-            for (int j = 0; j < OW; j++)
-                store_f32(yrow + j, obuf[j], k->alpha, k->beta);
+    /* two column rows: the vertical pass of the next output row runs before the horizontal
+     * pass of this one, so the latter never loads values still in the store buffer */
+    size_t cstride = row_col_stride(lc);
+    float *cols[2] = {k->scratch + (size_t)thread * k->scratch_per_thread, NULL};
+    cols[1] = cols[0] + cstride;
+    float *obuf = cols[1] + cstride;
+    for (int i = 0; i < 2; i++) {
+        for (int64_t q = 0; q < q_lo; q++)
+            cols[i][q] = -INFINITY;
+        for (int64_t q = q_hi; q < lc + HD_POOL_ROW_SLACK; q++)
+            cols[i][q] = -INFINITY;
+    }
+    const float *x = plane + (q_lo - pw);
+    for (int oh = oh0; oh <= oh_end; oh++) {
+        if (oh < oh_end) {           /* vertical pass of row oh */
+            hd_pool_span sh = hd_pool_span_of(oh, k->x.dims[2], p->window[0], p->pad[0], p->stride[0]);
+            k->pool_vmax(cols[(oh - oh0) & 1] + q_lo, x + (int64_t)sh.lo * k->x.strides[2],
+                         (ptrdiff_t)k->x.strides[2], sh.hi - sh.lo, (size_t)(q_hi - q_lo), prop);
+        }
+        if (oh > oh0) {              /* horizontal pass of row oh - 1 */
+            float *yrow = y + (int64_t)(oh - 1) * k->y.strides[2];
+            k->pool_hmax(direct ? yrow : obuf, cols[(oh - 1 - oh0) & 1], (size_t)OW, kw, sw, prop);
+            if (!direct)
+                for (int j = 0; j < OW; j++)
+                    store_f32(yrow + j, obuf[j], k->alpha, k->beta);
+        }
     }
 }
 
@@ -303,9 +321,9 @@ cudnnStatus_t HD_IMPL(cudnnPoolingForward)(cudnnHandle_t handle, const cudnnPool
             return CUDNN_STATUS_SUCCESS;
         }
         if (k.nsp == 2 && (k.x.strides[3] == 1 || k.x.dims[3] == 1) && (k.y.strides[3] == 1 || k.y.dims[3] == 1)) {
-            /* padded column row + slack, then a row of outputs for the alpha/beta blend */
+            /* two padded column rows, then a row of outputs for the alpha/beta blend */
             size_t lc = (size_t)(yDesc->dims[3] - 1) * (size_t)p->stride[1] + (size_t)p->window[1];
-            size_t per = (lc + HD_POOL_ROW_SLACK + (size_t)yDesc->dims[3] + 15) & ~(size_t)15;
+            size_t per = 2 * row_col_stride((int64_t)lc) + (((size_t)yDesc->dims[3] + 15) & ~(size_t)15);
             k.scratch = hd_handle_scratch(handle, per * sizeof(float) * (size_t)nt);
             if (!k.scratch)
                 return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "no memory for %zu floats of scratch", per * (size_t)nt);
