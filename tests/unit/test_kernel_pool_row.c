@@ -2,7 +2,7 @@
  * The direct max-pooling row kernels (src/kernels/pool/pool_row.h), each against the scalar
  * ones, bit for bit: the vertical pass over 1..5 rows and every length up to 70 (all tails),
  * the horizontal pass for windows 1..7, strides 1..4 (permute and gather paths) and every
- * output count up to 40, both NaN rules, with NaNs, infinities and signed zeros in the data.
+ * output count up to 40, both NaN rules; the average passes (sums, divisors) likewise, with NaNs, infinities and signed zeros in the data.
  * Also checks the scalar passes themselves against a direct statement of the rule.
  */
 #include <math.h>
@@ -79,6 +79,48 @@ static void horizontal(const char *name, hd_f32_pool_hmax_fn fn)
     CHECK_MSG(bad == 0, "%s differs from the scalar pass in %d cases", name, bad);
 }
 
+/* Finite quarter values (and signed zeros): sums of them, bit for bit. */
+static float fval(unsigned *s)
+{
+    float v = val(s);
+    return isfinite(v) ? v : 0.75f;
+}
+
+static void sums(const char *name, hd_f32_pool_vsum_fn vs, hd_f32_pool_hsum_fn hs)
+{
+    SECTION(name);
+    unsigned s = 13;
+    int bad = 0;
+    static float x[5 * LD], a[80], b[80];
+    for (int rows = 1; rows <= 5; rows++)
+        for (size_t n = 1; n <= 70; n++) {
+            for (size_t i = 0; i < 5 * LD; i++)
+                x[i] = fval(&s) * 1.1f;    /* inexact values: the rounding order shows */
+            for (size_t i = 0; i < 80; i++)
+                a[i] = b[i] = 1234.5f;
+            hd_f32_pool_vsum__scalar(a, x, LD, rows, n);
+            vs(b, x, LD, rows, n);
+            bad += !same_bits(a, b, 80);
+        }
+    static float col[4 * 40 + 8 + HD_POOL_ROW_SLACK], hdiv[48];
+    for (int kw = 1; kw <= 7; kw++)
+        for (int sw = 1; sw <= 4; sw++)
+            for (size_t ow = 1; ow <= 40; ow++) {
+                size_t lc = (ow - 1) * (size_t)sw + (size_t)kw;
+                for (size_t i = 0; i < sizeof col / sizeof col[0]; i++)
+                    col[i] = i < lc ? fval(&s) * 1.3f : NAN;
+                for (size_t j = 0; j < 48; j++)
+                    hdiv[j] = (float)(1 + (j * 5 + (size_t)kw) % 7);
+                for (size_t i = 0; i < 48; i++)
+                    a[i] = b[i] = 1234.5f;
+                float vdiv = (float)(1 + (ow + (size_t)sw) % 3);
+                hd_f32_pool_hsum__scalar(a, col, ow, kw, sw, hdiv, vdiv);
+                hs(b, col, ow, kw, sw, hdiv, vdiv);
+                bad += !same_bits(a, b, 48);
+            }
+    CHECK_MSG(bad == 0, "%s differs from the scalar passes in %d cases", name, bad);
+}
+
 /* The scalar passes against the rule written out: NOT_PROPAGATE = max over the non-NaN
  * operands (-inf if none), PROPAGATE = NaN if any operand is NaN. */
 static void scalar_rule(void)
@@ -96,6 +138,11 @@ static void scalar_rule(void)
     CHECK(y[0] == 5 && y[1] == 2 && y[2] == 7);
     hd_f32_pool_hmax__scalar(y, col, 3, 3, 2, 1);
     CHECK(isnan(y[0]) && isnan(y[1]) && y[2] == 7);
+    float sx[2 * 3] = {1, 2, 3, 4, 5, 6}, sc[3], div[2] = {2, 1};
+    hd_f32_pool_vsum__scalar(sc, sx, 3, 2, 3);
+    CHECK(sc[0] == 5 && sc[1] == 7 && sc[2] == 9);
+    hd_f32_pool_hsum__scalar(y, sc, 2, 2, 1, div, 3.0f);     /* (5+7)/(3*2), (7+9)/(3*1) */
+    CHECK(y[0] == 2.0f && y[1] == 16.0f / 3.0f);
 }
 
 int main(void)
@@ -105,10 +152,12 @@ int main(void)
     if (hw >= HD_ISA_AVX2) {
         vertical("vertical avx2", hd_f32_pool_vmax__avx2);
         horizontal("horizontal avx2", hd_f32_pool_hmax__avx2);
+        sums("sums avx2", hd_f32_pool_vsum__avx2, hd_f32_pool_hsum__avx2);
     }
     if (hw >= HD_ISA_AVX512) {
         vertical("vertical avx512", hd_f32_pool_vmax__avx512);
         horizontal("horizontal avx512", hd_f32_pool_hmax__avx512);
+        sums("sums avx512", hd_f32_pool_vsum__avx512, hd_f32_pool_hsum__avx512);
     }
     SECTION("dispatch");
     CHECK(hd_f32_pool_vmax_select(HD_ISA_SCALAR) == hd_f32_pool_vmax__scalar);

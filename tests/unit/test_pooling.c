@@ -410,8 +410,8 @@ static const int row_wins[][2] = {{2, 2}, {3, 3}, {1, 4}, {5, 3}, {4, 7}};
 #define ROW_NWIN 5
 
 /* One FLOAT NCHW max pooling of an N x C x H x W tensor; 0 if the window does not fit. */
-static int row_case(cudnnHandle_t h, int N, int C, int H, int W, int wi, int pad, int st, int prop, float alpha,
-                    float beta, unsigned seed, float *yout, int *ny_out, double *want)
+static int row_case(cudnnHandle_t h, int mode, int N, int C, int H, int W, int wi, int pad, int st, int prop,
+                    float alpha, float beta, unsigned seed, float *yout, int *ny_out, double *want)
 {
     int kh = row_wins[wi][0], kw = row_wins[wi][1];
     if (H + 2 * pad < kh || W + 2 * pad < kw)
@@ -422,8 +422,11 @@ static int row_case(cudnnHandle_t h, int N, int C, int H, int W, int wi, int pad
     int nx = N * C * H * W, ny = N * C * out[0] * out[1];
     float *x = malloc(sizeof(float) * (size_t)nx), *y = yout;
     unsigned s = seed;
-    for (int i = 0; i < nx; i++)
+    for (int i = 0; i < nx; i++) {
         x[i] = row_val(&s);
+        if (mode != CUDNN_POOLING_MAX && !isfinite(x[i]))
+            x[i] = 1.25f;      /* sums of NaNs: which payload survives is not pinned down */
+    }
     for (int i = 0; i < ny; i++)
         y[i] = beta == 0.0f ? NAN : (float)(i % 9) - 4.0f;
     cudnnTensorDescriptor_t X, Y;
@@ -433,12 +436,13 @@ static int row_case(cudnnHandle_t h, int N, int C, int H, int W, int wi, int pad
     cudnnSetTensor4dDescriptor(Y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, yd[0], yd[1], yd[2], yd[3]);
     cudnnPoolingDescriptor_t p;
     cudnnCreatePoolingDescriptor(&p);
-    cudnnSetPoolingNdDescriptor(p, CUDNN_POOLING_MAX, prop ? CUDNN_PROPAGATE_NAN : CUDNN_NOT_PROPAGATE_NAN, 2, win, pd, sd);
+    cudnnSetPoolingNdDescriptor(p, (cudnnPoolingMode_t)mode, prop ? CUDNN_PROPAGATE_NAN : CUDNN_NOT_PROPAGATE_NAN, 2, win,
+                                pd, sd);
     if (want) {
         double *xv = malloc(sizeof(double) * (size_t)nx);
         for (int i = 0; i < nx; i++)
             xv[i] = x[i];
-        ref_pool_fwd(0, prop, 2, win, pd, sd, N, C, in, out, xv, want);
+        ref_pool_fwd(mode, prop, 2, win, pd, sd, N, C, in, out, xv, want);
         for (int i = 0; i < ny; i++)
             want[i] = (float)(alpha * want[i] + (beta == 0.0f ? 0.0 : beta * (double)y[i]));
         free(xv);
@@ -453,8 +457,9 @@ static int row_case(cudnnHandle_t h, int N, int C, int H, int W, int wi, int pad
 }
 
 /* The NCHW row kernel over widths 1..40, heights 1..9, windows 2x2, 3x3, 1x4, 5x3, 4x7,
- * padding 0..2, strides 1..3, N*C 1..6, both NaN rules, beta 0 over NaN and alpha/beta;
- * exact against the float64 reference (max is exact). */
+ * padding 0..2, strides 1..3, N*C 1..6, beta 0 over NaN and alpha/beta: max with both NaN
+ * rules exact against the float64 reference (max is exact), the two average modes within
+ * float rounding of it. */
 static void row_sweep(void)
 {
     SECTION("NCHW row kernel sweep");
@@ -465,17 +470,23 @@ static void row_sweep(void)
         for (int wi = 0; wi < ROW_NWIN; wi++)
             for (int pad = 0; pad <= 2; pad++)
                 for (int st = 1; st <= 3; st++)
-                    for (int prop = 0; prop <= 1; prop++) {
+                    for (int prop = 0; prop <= 3; prop++) {
+                        /* prop 0, 1: MAX with either NaN rule; 2, 3: the average modes */
+                        int mode = prop < 2 ? CUDNN_POOLING_MAX : prop == 2 ? CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
+                                                                            : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING;
                         int N = 1 + W % 2, C = 1 + (W + wi) % 3, ih = 1 + (W * 7 + pad) % 9, ny = 0;
                         float alpha = (W + st) % 4 == 0 ? 2.0f : 1.0f, beta = (W + st) % 4 == 0 ? 0.5f : 0.0f;
-                        int r = row_case(H, N, C, ih, W, wi, pad, st, prop, alpha, beta, (unsigned)(W * 131 + wi), y, &ny,
-                                         want);
+                        int r = row_case(H, mode, N, C, ih, W, wi, pad, st, prop & 1, alpha, beta, (unsigned)(W * 131 + wi),
+                                         y, &ny, want);
                         if (r == 0)
                             continue;
                         runs++;
                         failed += r < 0;
+                        double tol = mode == CUDNN_POOLING_MAX ? 0.0 : 1e-6;
                         for (int i = 0; i < ny; i++)
-                            if (!(isnan(want[i]) ? isnan(y[i]) : (double)y[i] == want[i] && !isnan(y[i]))) {
+                            if (!(isnan(want[i]) ? isnan(y[i])
+                                                 : !isnan(y[i]) && ((double)y[i] == want[i] ||
+                                                                    fabs((double)y[i] - want[i]) <= tol * (1 + fabs(want[i]))))) {
                                 bad++;
                                 break;
                             }
@@ -484,19 +495,22 @@ static void row_sweep(void)
 }
 
 /* Several row-kernel cases one after another into OUT (ROWS_TOTAL floats), for the thread
- * and ISA comparisons: strides 1..3, every window, both NaN rules, NaN payloads and zeros. */
+ * and ISA comparisons: strides 1..3, every window, max with both NaN rules (NaN payloads and
+ * zeros in the data), both average modes. */
 #define ROW_Y (5 * 3 * 42 * 39)      /* outputs of the largest case */
-#define ROWS_TOTAL (2 * 3 * ROW_NWIN * ROW_Y)
+#define ROWS_TOTAL (4 * 3 * ROW_NWIN * ROW_Y)
 static void run_rows(cudnnHandle_t h, float *out)
 {
     size_t at = 0;
     static float y[ROW_Y];
-    for (int prop = 0; prop <= 1; prop++)
+    for (int prop = 0; prop <= 3; prop++)
         for (int st = 1; st <= 3; st++)
             for (int wi = 0; wi < ROW_NWIN; wi++) {
-                int ny = 0;
+                int ny = 0, mode = prop < 2 ? CUDNN_POOLING_MAX : prop == 2 ? CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
+                                                                          : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING;
                 memset(y, 0, sizeof y);
-                if (row_case(h, 5, 3, 39, 37, wi, 1, st, prop, 1.0f, 0.0f, (unsigned)(wi + 10 * st), y, &ny, NULL) <= 0)
+                if (row_case(h, mode, 5, 3, 39, 37, wi, 1, st, prop & 1, 1.0f, 0.0f, (unsigned)(wi + 10 * st), y, &ny,
+                             NULL) <= 0)
                     ny = 0;
                 memcpy(out + at, y, sizeof y);
                 at += sizeof y / sizeof y[0];

@@ -80,3 +80,60 @@ void hd_f32_pool_hmax__avx2(float *y, const float *col, size_t ow, int kw, int s
     if (j < ow)
         hd_f32_pool_hmax__scalar(y + j, col + j * (size_t)sw, ow - j, kw, sw, propagate);
 }
+
+/* ---- average pooling: the same two passes with sums ---- */
+
+void hd_f32_pool_vsum__avx2(float *col, const float *x, ptrdiff_t ld, int rows, size_t n)
+{
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const float *p = x + i;
+        __m256 a0 = _mm256_loadu_ps(p), a1 = _mm256_loadu_ps(p + 8);
+        for (int r = 1; r < rows; r++) {
+            p += ld;
+            a0 = _mm256_add_ps(a0, _mm256_loadu_ps(p));
+            a1 = _mm256_add_ps(a1, _mm256_loadu_ps(p + 8));
+        }
+        _mm256_storeu_ps(col + i, a0);
+        _mm256_storeu_ps(col + i + 8, a1);
+    }
+    for (; i + 8 <= n; i += 8) {
+        const float *p = x + i;
+        __m256 a = _mm256_loadu_ps(p);
+        for (int r = 1; r < rows; r++) {
+            p += ld;
+            a = _mm256_add_ps(a, _mm256_loadu_ps(p));
+        }
+        _mm256_storeu_ps(col + i, a);
+    }
+    if (i < n)
+        hd_f32_pool_vsum__scalar(col + i, x + i, ld, rows, n - i);
+}
+
+/* Tap k of outputs j .. j+7 (all eight within the row). */
+static inline __m256 tap8(const float *col, size_t j, int k, int sw)
+{
+    if (sw == 1)
+        return _mm256_loadu_ps(col + j + k);
+    if (sw == 2) {
+        const float *c = col + 2 * j + k;
+        __m256 e = _mm256_shuffle_ps(_mm256_loadu_ps(c), _mm256_loadu_ps(c + 8), 0x88);
+        return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xd8));
+    }
+    __m256i idx = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(sw));
+    return _mm256_i32gather_ps(col + j * (size_t)sw, _mm256_add_epi32(idx, _mm256_set1_epi32(k)), 4);
+}
+
+void hd_f32_pool_hsum__avx2(float *y, const float *col, size_t ow, int kw, int sw, const float *hdiv, float vdiv)
+{
+    const __m256 vd = _mm256_set1_ps(vdiv);
+    size_t j = 0;
+    for (; j + 8 <= ow; j += 8) {
+        __m256 a = tap8(col, j, 0, sw);
+        for (int k = 1; k < kw; k++)
+            a = _mm256_add_ps(a, tap8(col, j, k, sw));
+        _mm256_storeu_ps(y + j, _mm256_div_ps(a, _mm256_mul_ps(vd, _mm256_loadu_ps(hdiv + j))));
+    }
+    if (j < ow)
+        hd_f32_pool_hsum__scalar(y + j, col + j * (size_t)sw, ow - j, kw, sw, hdiv + j, vdiv);
+}

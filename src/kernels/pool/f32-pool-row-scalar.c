@@ -38,6 +38,27 @@ void hd_f32_pool_hmax__scalar(float *y, const float *col, size_t ow, int kw, int
     }
 }
 
+void hd_f32_pool_vsum__scalar(float *col, const float *x, ptrdiff_t ld, int rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        float a = x[i];
+        for (int r = 1; r < rows; r++)
+            a += x[r * ld + (ptrdiff_t)i];
+        col[i] = a;
+    }
+}
+
+void hd_f32_pool_hsum__scalar(float *y, const float *col, size_t ow, int kw, int sw, const float *hdiv, float vdiv)
+{
+    for (size_t j = 0; j < ow; j++) {
+        const float *c = col + j * (size_t)sw;
+        float a = c[0];
+        for (int k = 1; k < kw; k++)
+            a += c[k];
+        y[j] = a / (vdiv * hdiv[j]);
+    }
+}
+
 static int cap(int isa)
 {
     return isa > (int)hd_cpu_isa() ? (int)hd_cpu_isa() : isa;
@@ -55,4 +76,18 @@ hd_f32_pool_hmax_fn hd_f32_pool_hmax_select(int isa)
     isa = cap(isa);
     return isa >= HD_ISA_AVX512 ? hd_f32_pool_hmax__avx512
          : isa >= HD_ISA_AVX2   ? hd_f32_pool_hmax__avx2 : hd_f32_pool_hmax__scalar;
+}
+
+hd_f32_pool_vsum_fn hd_f32_pool_vsum_select(int isa)
+{
+    isa = cap(isa);
+    return isa >= HD_ISA_AVX512 ? hd_f32_pool_vsum__avx512
+         : isa >= HD_ISA_AVX2   ? hd_f32_pool_vsum__avx2 : hd_f32_pool_vsum__scalar;
+}
+
+hd_f32_pool_hsum_fn hd_f32_pool_hsum_select(int isa)
+{
+    isa = cap(isa);
+    return isa >= HD_ISA_AVX512 ? hd_f32_pool_hsum__avx512
+         : isa >= HD_ISA_AVX2   ? hd_f32_pool_hsum__avx2 : hd_f32_pool_hsum__scalar;
 }

@@ -35,8 +35,26 @@ void hd_f32_pool_hmax__scalar(float *y, const float *col, size_t ow, int kw, int
 void hd_f32_pool_hmax__avx2(float *y, const float *col, size_t ow, int kw, int sw, int propagate);
 void hd_f32_pool_hmax__avx512(float *y, const float *col, size_t ow, int kw, int sw, int propagate);
 
+/* Average pooling, the same passes with sums (float, in the order written, each sum starting
+ * from its first operand; padding columns hold 0):
+ *   vertical:    col[i] = x[i] + x[ld + i] + ... (rows terms)
+ *   horizontal:  y[j] = (col[j*sw] + ... + col[j*sw + kw - 1]) / (vdiv * hdiv[j])
+ * vdiv and hdiv[j] are the divisor's vertical and horizontal factors (small integers, so the
+ * product is exact); the division is IEEE, the same in every variant. */
+typedef void (*hd_f32_pool_vsum_fn)(float *col, const float *x, ptrdiff_t ld, int rows, size_t n);
+typedef void (*hd_f32_pool_hsum_fn)(float *y, const float *col, size_t ow, int kw, int sw, const float *hdiv,
+                                    float vdiv);
+void hd_f32_pool_vsum__scalar(float *col, const float *x, ptrdiff_t ld, int rows, size_t n);
+void hd_f32_pool_vsum__avx2(float *col, const float *x, ptrdiff_t ld, int rows, size_t n);
+void hd_f32_pool_vsum__avx512(float *col, const float *x, ptrdiff_t ld, int rows, size_t n);
+void hd_f32_pool_hsum__scalar(float *y, const float *col, size_t ow, int kw, int sw, const float *hdiv, float vdiv);
+void hd_f32_pool_hsum__avx2(float *y, const float *col, size_t ow, int kw, int sw, const float *hdiv, float vdiv);
+void hd_f32_pool_hsum__avx512(float *y, const float *col, size_t ow, int kw, int sw, const float *hdiv, float vdiv);
+
 /* The best variants for ISA (an hd_isa_t, e.g. a handle's), capped by what the CPU allows. */
 hd_f32_pool_vmax_fn hd_f32_pool_vmax_select(int isa);
 hd_f32_pool_hmax_fn hd_f32_pool_hmax_select(int isa);
+hd_f32_pool_vsum_fn hd_f32_pool_vsum_select(int isa);
+hd_f32_pool_hsum_fn hd_f32_pool_hsum_select(int isa);
 
 #endif

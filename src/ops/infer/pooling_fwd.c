@@ -14,8 +14,9 @@
  * Paths: FLOAT max pooling runs vector kernels: over channels for channel-contiguous layouts
  * (NHWC, the running max of maxpool.h), and for 2-d row-contiguous layouts (NCHW) the direct
  * row kernel of pool_row.h: the vertical max of the window's input rows, then the horizontal
- * max along the padded result (any window, padding and stride).  Everything else takes the
- * generic path (values as double).
+ * max along the padded result (any window, padding and stride); FLOAT average pooling on
+ * row-contiguous 2-d layouts runs the same passes with float sums and one division.
+ * Everything else takes the generic path (values as double).
  */
 #include "core/api.h"
 #include "core/check.h"
@@ -44,6 +45,8 @@ typedef struct {
     hd_f32_vmax_fn vmax;
     hd_f32_pool_vmax_fn pool_vmax;   /* the row path's two passes */
     hd_f32_pool_hmax_fn pool_hmax;
+    hd_f32_pool_vsum_fn pool_vsum;   /* ... and for the average modes */
+    hd_f32_pool_hsum_fn pool_hsum;
 } fwd_ctx;
 
 static int is_max(cudnnPoolingMode_t m) { return m == CUDNN_POOLING_MAX || m == CUDNN_POOLING_MAX_DETERMINISTIC; }
@@ -210,22 +213,41 @@ static void rows_task(void *vctx, size_t t, int thread)
     float *cols[2] = {k->scratch + (size_t)thread * k->scratch_per_thread, NULL};
     cols[1] = cols[0] + cstride;
     float *obuf = cols[1] + cstride;
+    float *hdiv = obuf + (((size_t)OW + 15) & ~(size_t)15);
+    int avg = !is_max(p->mode), incl = p->mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING;
+    float padv = avg ? 0.0f : -INFINITY;    /* padding never counts in a max, adds 0 to a sum */
     for (int i = 0; i < 2; i++) {
         for (int64_t q = 0; q < q_lo; q++)
-            cols[i][q] = -INFINITY;
+            cols[i][q] = padv;
         for (int64_t q = q_hi; q < lc + HD_POOL_ROW_SLACK; q++)
-            cols[i][q] = -INFINITY;
+            cols[i][q] = padv;
     }
+    if (avg)
+        for (int j = 0; j < OW; j++) {
+            hd_pool_span sp = hd_pool_span_of(j, W, kw, pw, sw);
+            hdiv[j] = (float)(incl ? sp.incl : sp.hi - sp.lo);
+        }
+    float vdiv[2] = {1.0f, 1.0f};
     const float *x = plane + (q_lo - pw);
     for (int oh = oh0; oh <= oh_end; oh++) {
         if (oh < oh_end) {           /* vertical pass of row oh */
             hd_pool_span sh = hd_pool_span_of(oh, k->x.dims[2], p->window[0], p->pad[0], p->stride[0]);
-            k->pool_vmax(cols[(oh - oh0) & 1] + q_lo, x + (int64_t)sh.lo * k->x.strides[2],
-                         (ptrdiff_t)k->x.strides[2], sh.hi - sh.lo, (size_t)(q_hi - q_lo), prop);
+            float *col = cols[(oh - oh0) & 1] + q_lo;
+            const float *xr = x + (int64_t)sh.lo * k->x.strides[2];
+            if (avg) {
+                k->pool_vsum(col, xr, (ptrdiff_t)k->x.strides[2], sh.hi - sh.lo, (size_t)(q_hi - q_lo));
+                vdiv[(oh - oh0) & 1] = (float)(incl ? sh.incl : sh.hi - sh.lo);
+            } else {
+                k->pool_vmax(col, xr, (ptrdiff_t)k->x.strides[2], sh.hi - sh.lo, (size_t)(q_hi - q_lo), prop);
+            }
         }
         if (oh > oh0) {              /* horizontal pass of row oh - 1 */
             float *yrow = y + (int64_t)(oh - 1) * k->y.strides[2];
-            k->pool_hmax(direct ? yrow : obuf, cols[(oh - 1 - oh0) & 1], (size_t)OW, kw, sw, prop);
+            const float *col = cols[(oh - 1 - oh0) & 1];
+            if (avg)
+                k->pool_hsum(direct ? yrow : obuf, col, (size_t)OW, kw, sw, hdiv, vdiv[(oh - 1 - oh0) & 1]);
+            else
+                k->pool_hmax(direct ? yrow : obuf, col, (size_t)OW, kw, sw, prop);
             if (!direct)
                 for (int j = 0; j < OW; j++)
                     store_f32(yrow + j, obuf[j], k->alpha, k->beta);
@@ -304,11 +326,13 @@ cudnnStatus_t HD_IMPL(cudnnPoolingForward)(cudnnHandle_t handle, const cudnnPool
     k.vmax = hd_f32_vmax_select(handle->isa);
     k.pool_vmax = hd_f32_pool_vmax_select(handle->isa);
     k.pool_hmax = hd_f32_pool_hmax_select(handle->isa);
+    k.pool_vsum = hd_f32_pool_vsum_select(handle->isa);
+    k.pool_hsum = hd_f32_pool_hsum_select(handle->isa);
     int nt = handle->num_threads;
     int N = xDesc->dims[0], C = xDesc->dims[1];
 
-    if (xDesc->dtype == CUDNN_DATA_FLOAT && is_max(p->mode) && windows_nonempty(p, &k.x, &k.y, k.nsp)) {
-        if (k.x.strides[1] == 1 && k.y.strides[1] == 1 && C > 1) {
+    if (xDesc->dtype == CUDNN_DATA_FLOAT && windows_nonempty(p, &k.x, &k.y, k.nsp)) {
+        if (is_max(p->mode) && k.x.strides[1] == 1 && k.y.strides[1] == 1 && C > 1) {
             size_t per = ((size_t)C + 15) & ~(size_t)15;
             k.scratch = hd_handle_scratch(handle, per * sizeof(float) * (size_t)nt);
             if (!k.scratch)
@@ -321,9 +345,10 @@ cudnnStatus_t HD_IMPL(cudnnPoolingForward)(cudnnHandle_t handle, const cudnnPool
             return CUDNN_STATUS_SUCCESS;
         }
         if (k.nsp == 2 && (k.x.strides[3] == 1 || k.x.dims[3] == 1) && (k.y.strides[3] == 1 || k.y.dims[3] == 1)) {
-            /* two padded column rows, then a row of outputs for the alpha/beta blend */
+            /* two padded column rows, a row of outputs for the alpha/beta blend, a row of
+             * horizontal divisors (average modes) */
             size_t lc = (size_t)(yDesc->dims[3] - 1) * (size_t)p->stride[1] + (size_t)p->window[1];
-            size_t per = 2 * row_col_stride((int64_t)lc) + (((size_t)yDesc->dims[3] + 15) & ~(size_t)15);
+            size_t per = 2 * row_col_stride((int64_t)lc) + 2 * (((size_t)yDesc->dims[3] + 15) & ~(size_t)15);
             k.scratch = hd_handle_scratch(handle, per * sizeof(float) * (size_t)nt);
             if (!k.scratch)
                 return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "no memory for %zu floats of scratch", per * (size_t)nt);
