@@ -31,7 +31,8 @@ void hd_f32_tile_avx512_nt(int64_t r, int64_t c, const float *in, int64_t ldi, f
 #define HD_TRANSPOSE_STREAM_BYTES ((int64_t)16 << 20)
 
 /* The best tile for ISA (an hd_isa_t, e.g. a handle's), capped by what the CPU allows.  Every
- * variant gives bitwise the scalar result; alpha == 1 with beta == 0 is a pure copy. */
+ * variant gives bitwise the scalar result (but for which payload survives when both x and y
+ * hold NaNs); alpha == 1 with beta == 0 is a pure copy. */
 hd_f32_tile_fn hd_f32_tile_select(int isa);
 
 #endif
