@@ -3,6 +3,8 @@
  * thread and ISA determinism. */
 #define _DEFAULT_SOURCE
 #include <cudnn.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -387,6 +389,134 @@ static void bad_input(void)
     free(snap);
 }
 
+/* Quarter values with NaNs (distinct payloads), infinities and signed zeros. */
+static float row_val(unsigned *s)
+{
+    *s = *s * 1103515245u + 12345u;
+    unsigned r = (*s >> 16) & 31;
+    if (r == 0) {
+        uint32_t bits = 0x7fc00000u | (*s & 0xffff);
+        float f;
+        memcpy(&f, &bits, 4);
+        return f;
+    }
+    if (r == 1) return -0.0f;
+    if (r == 2) return 0.0f;
+    if (r == 3) return -INFINITY;
+    return (float)((int)(*s >> 20 & 63) - 32) / 4;
+}
+
+static const int row_wins[][2] = {{2, 2}, {3, 3}, {1, 4}, {5, 3}, {4, 7}};
+#define ROW_NWIN 5
+
+/* One FLOAT NCHW max pooling of an N x C x H x W tensor; 0 if the window does not fit. */
+static int row_case(cudnnHandle_t h, int mode, int N, int C, int H, int W, int wi, int pad, int st, int prop,
+                    float alpha, float beta, unsigned seed, float *yout, int *ny_out, double *want)
+{
+    int kh = row_wins[wi][0], kw = row_wins[wi][1];
+    if (H + 2 * pad < kh || W + 2 * pad < kw)
+        return 0;
+    int in[2] = {H, W}, win[2] = {kh, kw}, pd[2] = {pad, pad}, sd[2] = {st, st};
+    int out[2] = {1 + (H + 2 * pad - kh) / st, 1 + (W + 2 * pad - kw) / st};
+    int xd[4] = {N, C, H, W}, yd[4] = {N, C, out[0], out[1]};
+    int nx = N * C * H * W, ny = N * C * out[0] * out[1];
+    float *x = malloc(sizeof(float) * (size_t)nx), *y = yout;
+    unsigned s = seed;
+    for (int i = 0; i < nx; i++) {
+        x[i] = row_val(&s);
+        if (mode != CUDNN_POOLING_MAX && !isfinite(x[i]))
+            x[i] = 1.25f;      /* sums of NaNs: which payload survives is not pinned down */
+    }
+    for (int i = 0; i < ny; i++)
+        y[i] = beta == 0.0f ? NAN : (float)(i % 9) - 4.0f;
+    cudnnTensorDescriptor_t X, Y;
+    cudnnCreateTensorDescriptor(&X);
+    cudnnCreateTensorDescriptor(&Y);
+    cudnnSetTensor4dDescriptor(X, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, xd[0], xd[1], xd[2], xd[3]);
+    cudnnSetTensor4dDescriptor(Y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, yd[0], yd[1], yd[2], yd[3]);
+    cudnnPoolingDescriptor_t p;
+    cudnnCreatePoolingDescriptor(&p);
+    cudnnSetPoolingNdDescriptor(p, (cudnnPoolingMode_t)mode, prop ? CUDNN_PROPAGATE_NAN : CUDNN_NOT_PROPAGATE_NAN, 2, win,
+                                pd, sd);
+    if (want) {
+        double *xv = malloc(sizeof(double) * (size_t)nx);
+        for (int i = 0; i < nx; i++)
+            xv[i] = x[i];
+        ref_pool_fwd(mode, prop, 2, win, pd, sd, N, C, in, out, xv, want);
+        for (int i = 0; i < ny; i++)
+            want[i] = (float)(alpha * want[i] + (beta == 0.0f ? 0.0 : beta * (double)y[i]));
+        free(xv);
+    }
+    int ok = cudnnPoolingForward(h, p, &alpha, X, x, &beta, Y, y) == CUDNN_STATUS_SUCCESS;
+    cudnnDestroyPoolingDescriptor(p);
+    cudnnDestroyTensorDescriptor(X);
+    cudnnDestroyTensorDescriptor(Y);
+    free(x);
+    *ny_out = ny;
+    return ok ? 1 : -1;
+}
+
+/* The NCHW row kernel over widths 1..40, heights 1..9, windows 2x2, 3x3, 1x4, 5x3, 4x7,
+ * padding 0..2, strides 1..3, N*C 1..6, beta 0 over NaN and alpha/beta: max with both NaN
+ * rules exact against the float64 reference (max is exact), the two average modes within
+ * float rounding of it. */
+static void row_sweep(void)
+{
+    SECTION("NCHW row kernel sweep");
+    static float y[6 * 30 * 40];
+    static double want[6 * 30 * 40];
+    int bad = 0, runs = 0, failed = 0;
+    for (int W = 1; W <= 40; W++)
+        for (int wi = 0; wi < ROW_NWIN; wi++)
+            for (int pad = 0; pad <= 2; pad++)
+                for (int st = 1; st <= 3; st++)
+                    for (int prop = 0; prop <= 3; prop++) {
+                        /* prop 0, 1: MAX with either NaN rule; 2, 3: the average modes */
+                        int mode = prop < 2 ? CUDNN_POOLING_MAX : prop == 2 ? CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
+                                                                            : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING;
+                        int N = 1 + W % 2, C = 1 + (W + wi) % 3, ih = 1 + (W * 7 + pad) % 9, ny = 0;
+                        float alpha = (W + st) % 4 == 0 ? 2.0f : 1.0f, beta = (W + st) % 4 == 0 ? 0.5f : 0.0f;
+                        int r = row_case(H, mode, N, C, ih, W, wi, pad, st, prop & 1, alpha, beta, (unsigned)(W * 131 + wi),
+                                         y, &ny, want);
+                        if (r == 0)
+                            continue;
+                        runs++;
+                        failed += r < 0;
+                        double tol = mode == CUDNN_POOLING_MAX ? 0.0 : 1e-6;
+                        for (int i = 0; i < ny; i++)
+                            if (!(isnan(want[i]) ? isnan(y[i])
+                                                 : !isnan(y[i]) && ((double)y[i] == want[i] ||
+                                                                    fabs((double)y[i] - want[i]) <= tol * (1 + fabs(want[i]))))) {
+                                bad++;
+                                break;
+                            }
+                    }
+    CHECK_MSG(failed == 0 && bad == 0, "%d of %d row-kernel cases wrong, %d failed", bad, runs, failed);
+}
+
+/* Several row-kernel cases one after another into OUT (ROWS_TOTAL floats), for the thread
+ * and ISA comparisons: strides 1..3, every window, max with both NaN rules (NaN payloads and
+ * zeros in the data), both average modes. */
+#define ROW_Y (5 * 3 * 42 * 39)      /* outputs of the largest case */
+#define ROWS_TOTAL (4 * 3 * ROW_NWIN * ROW_Y)
+static void run_rows(cudnnHandle_t h, float *out)
+{
+    size_t at = 0;
+    static float y[ROW_Y];
+    for (int prop = 0; prop <= 3; prop++)
+        for (int st = 1; st <= 3; st++)
+            for (int wi = 0; wi < ROW_NWIN; wi++) {
+                int ny = 0, mode = prop < 2 ? CUDNN_POOLING_MAX : prop == 2 ? CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
+                                                                          : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING;
+                memset(y, 0, sizeof y);
+                if (row_case(h, mode, 5, 3, 39, 37, wi, 1, st, prop & 1, 1.0f, 0.0f, (unsigned)(wi + 10 * st), y, &ny,
+                             NULL) <= 0)
+                    ny = 0;
+                memcpy(out + at, y, sizeof y);
+                at += sizeof y / sizeof y[0];
+            }
+}
+
 /* Max pooling forward and backward with given threads; results bitwise. */
 static void run_max(cudnnHandle_t h, int layout, float *yout, float *dxout)
 {
@@ -428,7 +558,7 @@ static void run_max(cudnnHandle_t h, int layout, float *yout, float *dxout)
 static void determinism(void)
 {
     SECTION("threads");
-    static float y1[NY], y2[NY], d1[NX], d2[NX];
+    static float y1[NY], y2[NY], d1[NX], d2[NX], r1[ROWS_TOTAL], r3[ROWS_TOTAL];
     for (int layout = 0; layout < 2; layout++) {
         cudnnHandle_t h1, h4;
         setenv("HOSTDNN_NUM_THREADS", "1", 1);
@@ -439,6 +569,17 @@ static void determinism(void)
         run_max(h4, layout, y2, d2);
         CHECK(memcmp(y1, y2, sizeof y1) == 0);
         CHECK(memcmp(d1, d2, sizeof d1) == 0);
+        if (layout == 0) {          /* the row kernel's cases, 1 vs 4 threads, then 3 */
+            run_rows(h1, r1);
+            run_rows(h4, r3);
+            CHECK(memcmp(r1, r3, sizeof r1) == 0);
+            cudnnHandle_t h3;
+            setenv("HOSTDNN_NUM_THREADS", "3", 1);
+            cudnnCreate(&h3);
+            run_rows(h3, r3);
+            CHECK(memcmp(r1, r3, sizeof r1) == 0);
+            cudnnDestroy(h3);
+        }
         cudnnDestroy(h1);
         cudnnDestroy(h4);
     }
@@ -449,7 +590,9 @@ static void isa_children(void)
 {
     SECTION("ISA caps");
     const char *caps[3] = {"scalar", "avx2", "avx512"};
-    float *shared = mmap(NULL, sizeof(float) * 3 * 2 * (NY + NX), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    size_t rows_at = (size_t)3 * 2 * (NY + NX);     /* then ROWS_TOTAL floats per cap */
+    size_t bytes = sizeof(float) * (rows_at + 3 * (size_t)ROWS_TOTAL);
+    float *shared = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (shared == MAP_FAILED) {
         CHECK(0);
         return;
@@ -464,6 +607,7 @@ static void isa_children(void)
                 float *base = shared + ((size_t)i * 2 + layout) * (NY + NX);
                 run_max(h, layout, base, base + NY);
             }
+            run_rows(h, shared + rows_at + (size_t)i * ROWS_TOTAL);
             cudnnDestroy(h);
             _exit(0);
         }
@@ -475,7 +619,10 @@ static void isa_children(void)
         for (int layout = 0; layout < 2; layout++)
             CHECK_MSG(memcmp(shared + ((size_t)i * 2 + layout) * (NY + NX), shared + (size_t)layout * (NY + NX),
                              sizeof(float) * (NY + NX)) == 0, "%s vs scalar, layout %d", caps[i], layout);
-    munmap(shared, sizeof(float) * 3 * 2 * (NY + NX));
+    for (int i = 1; i < 3; i++)
+        CHECK_MSG(memcmp(shared + rows_at + (size_t)i * ROWS_TOTAL, shared + rows_at, sizeof(float) * ROWS_TOTAL) == 0,
+                  "row kernel cases: %s vs scalar", caps[i]);
+    munmap(shared, bytes);
 }
 
 int main(void)
@@ -488,6 +635,7 @@ int main(void)
     forward_backward();
     int8_forward();
     nan_and_ties();
+    row_sweep();
     bad_input();
     determinism();
     cudnnDestroy(H);

@@ -1,10 +1,17 @@
 /*
  * cudnnTransformTensor converts between element types (NVIDIA's mnistCUDNN sample relies on
  * it to turn FLOAT weights into HALF): every pair of FLOAT, DOUBLE, HALF and BFLOAT16, with
- * a layout change, alpha and beta.
+ * a layout change, alpha and beta.  Then the float NCHW <-> NHWC transposes (the blocked tile
+ * kernels): edge shapes, alpha/beta with beta 0 over NaN, a transpose large enough for the
+ * streaming stores, thread counts and every HOSTDNN_MAX_ISA cap (in child processes).
  */
+#define _DEFAULT_SOURCE
 #include <cudnn.h>
+#include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "harness.h"
 
 static double ld(cudnnDataType_t t, const void *p, int i)
@@ -51,8 +58,106 @@ static void st(cudnnDataType_t t, void *p, int i, double v)
     }
 }
 
+/* One float transpose N x C x H x W between NCHW and NHWC (to_nhwc selects the direction);
+ * returns the number of wrong values (exact: y = alpha * x + beta * y in float). */
+static long transpose_case(cudnnHandle_t h, int N, int C, int H, int W, int to_nhwc, float alpha, float beta)
+{
+    size_t e = (size_t)N * C * H * W;
+    float *x = malloc(e * 4), *y = malloc(e * 4), *y0 = malloc(e * 4);
+    for (size_t i = 0; i < e; i++) {
+        x[i] = (float)((int)((i * 13) % 61) - 30) * 0.25f;
+        y0[i] = y[i] = beta == 0.0f ? NAN : (float)(i % 11);
+    }
+    cudnnTensorDescriptor_t xd, yd;
+    cudnnCreateTensorDescriptor(&xd);
+    cudnnCreateTensorDescriptor(&yd);
+    cudnnSetTensor4dDescriptor(xd, to_nhwc ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, N, C, H, W);
+    cudnnSetTensor4dDescriptor(yd, to_nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, N, C, H, W);
+    long bad = cudnnTransformTensor(h, &alpha, xd, x, &beta, yd, y) == CUDNN_STATUS_SUCCESS ? 0 : 1;
+    size_t S = (size_t)H * W;
+    for (size_t n = 0; n < (size_t)N && !bad; n++)
+        for (size_t c = 0; c < (size_t)C; c++)
+            for (size_t sp = 0; sp < S; sp++) {
+                size_t nchw = (n * C + c) * S + sp, nhwc = (n * S + sp) * C + c;
+                size_t xi = to_nhwc ? nchw : nhwc, yi = to_nhwc ? nhwc : nchw;
+                float v = alpha * x[xi];
+                float want = beta != 0.0f ? v + beta * y0[yi] : v;
+                bad += memcmp(&want, &y[yi], 4) != 0;
+            }
+    cudnnDestroyTensorDescriptor(xd);
+    cudnnDestroyTensorDescriptor(yd);
+    free(x);
+    free(y);
+    free(y0);
+    return bad;
+}
+
+/* Edge shapes (C and H*W below, at and past the 16-wide register tiles and the 16 x 256
+ * blocks; N > 1) both ways, four alpha/beta pairs; then a transpose past 16 MiB (streamed
+ * when the CPU has AVX-512).  Returns the number of wrong cases. */
+static int transpose_sweep(cudnnHandle_t h)
+{
+    static const int shapes[][4] = {{1, 1, 1, 1}, {2, 3, 1, 5}, {1, 16, 4, 4}, {3, 17, 3, 7}, {2, 64, 5, 13},
+                                    {1, 5, 17, 16}, {2, 33, 1, 257}, {1, 300, 2, 3}, {4, 48, 9, 9}};
+    static const float ab[4][2] = {{1, 0}, {2, 0}, {1, 0.5f}, {-0.5f, 2}};
+    int bad = 0;
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+        for (int dir = 0; dir < 2; dir++)
+            for (int k = 0; k < 4; k++) {
+                const int *sh = shapes[si];
+                bad += transpose_case(h, sh[0], sh[1], sh[2], sh[3], dir, ab[k][0], ab[k][1]) != 0;
+            }
+    bad += transpose_case(h, 2, 64, 182, 182, 1, 1.0f, 0.0f) != 0;
+    bad += transpose_case(h, 2, 64, 182, 182, 0, 1.0f, 0.0f) != 0;
+    bad += transpose_case(h, 1, 48, 300, 301, 1, 0.5f, 0.0f) != 0;
+    return bad;
+}
+
+static void transposes(void)
+{
+    static const char *threads[3] = {"1", "2", "3"};
+    for (int t = 0; t < 3; t++) {
+        char sec[64];
+        snprintf(sec, sizeof sec, "float transposes, %s threads", threads[t]);
+        SECTION(sec);
+        setenv("HOSTDNN_NUM_THREADS", threads[t], 1);
+        cudnnHandle_t h;
+        CHECK_OK(cudnnCreate(&h));
+        int bad = transpose_sweep(h);
+        CHECK_MSG(bad == 0, "%d transpose cases wrong", bad);
+        cudnnDestroy(h);
+    }
+}
+
+/* Each ISA cap in a fresh child (the cap is read once per process). */
+static void transposes_per_isa(void)
+{
+    static const char *caps[3] = {"scalar", "avx2", "avx512"};
+    for (int i = 0; i < 3; i++) {
+        char sec[64];
+        snprintf(sec, sizeof sec, "float transposes, HOSTDNN_MAX_ISA=%s", caps[i]);
+        SECTION(sec);
+        pid_t pid = fork();
+        if (pid == 0) {
+            setenv("HOSTDNN_MAX_ISA", caps[i], 1);
+            setenv("HOSTDNN_NUM_THREADS", "2", 1);
+            cudnnHandle_t h;
+            if (cudnnCreate(&h) != CUDNN_STATUS_SUCCESS)
+                _exit(2);
+            int bad = transpose_sweep(h);
+            cudnnDestroy(h);
+            _exit(bad ? 1 : 0);
+        }
+        int st = 0;
+        waitpid(pid, &st, 0);
+        CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %d", st);
+    }
+}
+
 int main(void)
 {
+    transposes_per_isa();      /* before this process loads anything */
+    transposes();
     cudnnHandle_t h;
     CHECK_OK(cudnnCreate(&h));
     const cudnnDataType_t types[4] = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};

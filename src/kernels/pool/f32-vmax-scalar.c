@@ -29,21 +29,3 @@ hd_f32_vmax_fn hd_f32_vmax_select(int isa)
         return hd_f32_vmax__avx2;
     return hd_f32_vmax__scalar;
 }
-
-void hd_f32_vmax_s2__scalar(float *acc, const float *x, size_t n, int propagate)
-{
-    for (size_t i = 0; i < n; i++) {
-        float a = acc[i], v = x[2 * i];
-        if (propagate && (a != a || v != v))
-            acc[i] = a + v;
-        else if (v > a)
-            acc[i] = v;
-    }
-}
-
-hd_f32_vmax_fn hd_f32_vmax_s2_select(int isa)
-{
-    if (isa > (int)hd_cpu_isa())
-        isa = (int)hd_cpu_isa();
-    return isa >= HD_ISA_AVX512 ? hd_f32_vmax_s2__avx512 : hd_f32_vmax_s2__scalar;
-}

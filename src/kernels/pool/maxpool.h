@@ -22,9 +22,4 @@ void hd_f32_vmax__avx512(float *acc, const float *x, size_t n, int propagate);
 /* The best variant for ISA (an hd_isa_t, e.g. a handle's). */
 hd_f32_vmax_fn hd_f32_vmax_select(int isa);
 
-/* Stride-2 taps: acc[i] = max(acc[i], x[2*i]) under the same rules, reading x[0 .. 2*(n-1)]. */
-void hd_f32_vmax_s2__scalar(float *acc, const float *x, size_t n, int propagate);
-void hd_f32_vmax_s2__avx512(float *acc, const float *x, size_t n, int propagate);
-hd_f32_vmax_fn hd_f32_vmax_s2_select(int isa);
-
 #endif

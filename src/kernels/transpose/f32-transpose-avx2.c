@@ -26,6 +26,7 @@ static inline void tr8(__m256 *r)
 void hd_f32_tile_avx2(int64_t r, int64_t c, const float *in, int64_t ldi, float *out, int64_t ldo, float alpha,
                       float beta)
 {
+    const int plain = alpha == 1.0f && beta == 0.0f;
     const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
     int64_t r8 = r & ~(int64_t)7, c8 = c & ~(int64_t)7;
     for (int64_t i = 0; i < r8; i += 8)
@@ -36,9 +37,12 @@ void hd_f32_tile_avx2(int64_t r, int64_t c, const float *in, int64_t ldi, float 
             tr8(v);
             for (int k = 0; k < 8; k++) {
                 float *o = out + (j + k) * ldo + i;
-                __m256 w = _mm256_mul_ps(va, v[k]);
-                if (beta != 0.0f)
-                    w = _mm256_add_ps(w, _mm256_mul_ps(vb, _mm256_loadu_ps(o)));
+                __m256 w = v[k];
+                if (!plain) {
+                    w = _mm256_mul_ps(va, w);
+                    if (beta != 0.0f)
+                        w = _mm256_add_ps(w, _mm256_mul_ps(vb, _mm256_loadu_ps(o)));
+                }
                 _mm256_storeu_ps(o, w);
             }
         }

@@ -20,5 +20,19 @@ void hd_f32_tile_scalar(int64_t r, int64_t c, const float *in, int64_t ldi, floa
                         float beta);
 void hd_f32_tile_avx2(int64_t r, int64_t c, const float *in, int64_t ldi, float *out, int64_t ldo, float alpha,
                       float beta);
+void hd_f32_tile_avx512(int64_t r, int64_t c, const float *in, int64_t ldi, float *out, int64_t ldo, float alpha,
+                        float beta);
+/* Same with streaming (non-temporal) stores for whole destination rows of 16 floats that
+ * start 64-byte aligned; beta is taken as 0 (the destination is not read). */
+void hd_f32_tile_avx512_nt(int64_t r, int64_t c, const float *in, int64_t ldi, float *out, int64_t ldo, float alpha,
+                           float beta);
+
+/* hd_f32_transpose streams outputs at least this large (beta 0, AVX-512) */
+#define HD_TRANSPOSE_STREAM_BYTES ((int64_t)16 << 20)
+
+/* The best tile for ISA (an hd_isa_t, e.g. a handle's), capped by what the CPU allows.  Every
+ * variant gives bitwise the scalar result (but for which payload survives when both x and y
+ * hold NaNs); alpha == 1 with beta == 0 is a pure copy. */
+hd_f32_tile_fn hd_f32_tile_select(int isa);
 
 #endif

@@ -11,10 +11,12 @@
  * y may be larger than 1 + (in + 2*pad - window)/stride (frameworks with "ceil" output sizes
  * do this); each extra output simply takes its clipped window.
  *
- * Paths: FLOAT max pooling runs the vector running-max kernel, over channels for
- * channel-contiguous layouts (NHWC) and along output rows for row-contiguous 2-d layouts
- * (taps of a horizontal stride > 1 are gathered into a contiguous row first); everything
- * else takes the generic path (values as double).
+ * Paths: FLOAT max pooling runs vector kernels: over channels for channel-contiguous layouts
+ * (NHWC, the running max of maxpool.h), and for 2-d row-contiguous layouts (NCHW) the direct
+ * row kernel of pool_row.h: the vertical max of the window's input rows, then the horizontal
+ * max along the padded result (any window, padding and stride); FLOAT average pooling on
+ * row-contiguous 2-d layouts runs the same passes with float sums and one division.
+ * Everything else takes the generic path (values as double).
  */
 #include "core/api.h"
 #include "core/check.h"
@@ -22,6 +24,7 @@
 #include "core/parallel.h"
 #include "core/tensor.h"
 #include "kernels/pool/maxpool.h"
+#include "kernels/pool/pool_row.h"
 #include "ops/infer/elem.h"
 #include "ops/infer/pooling.h"
 
@@ -40,7 +43,10 @@ typedef struct {
     float *scratch;          /* per-thread buffer for the vector paths */
     size_t scratch_per_thread;
     hd_f32_vmax_fn vmax;
-    hd_f32_vmax_fn vmax_s2;      /* taps of stride-2 windows */
+    hd_f32_pool_vmax_fn pool_vmax;   /* the row path's two passes */
+    hd_f32_pool_hmax_fn pool_hmax;
+    hd_f32_pool_vsum_fn pool_vsum;   /* ... and for the average modes */
+    hd_f32_pool_hsum_fn pool_hsum;
 } fwd_ctx;
 
 static int is_max(cudnnPoolingMode_t m) { return m == CUDNN_POOLING_MAX || m == CUDNN_POOLING_MAX_DETERMINISTIC; }
@@ -165,49 +171,88 @@ static void nhwc_task(void *vctx, size_t t, int thread)
         store_f32(y + yoff + c, acc[c], k->alpha, k->beta);
 }
 
-/* 2-d, rows contiguous in x and y: one task per (n, c, output row); for each window tap
- * (kh, kw) the running max runs along the whole output row. */
+/* 2-d, rows contiguous in x and y: one task per (n, c, block of ROW_BLOCK output rows).  Each
+ * output row is the direct row kernel's two passes (pool_row.h): the vertical max of the
+ * window's input rows into the padded column row, then the horizontal max along it.  (Doing
+ * both in registers for 3x3/2 measured no faster: the passes are as many instructions.) */
+#define ROW_BLOCK 16
+
+/* floats of one padded column row (LC used + the kernels' slack), a multiple of 16 */
+static size_t row_col_stride(int64_t lc)
+{
+    return ((size_t)lc + HD_POOL_ROW_SLACK + 15) & ~(size_t)15;
+}
+
 static void rows_task(void *vctx, size_t t, int thread)
 {
     const fwd_ctx *k = vctx;
     const pool_t *p = k->p;
     int C = k->x.dims[1], OH = k->y.dims[2], OW = k->y.dims[3], W = k->x.dims[3];
-    int oh = (int)(t % (size_t)OH);
-    int c = (int)((t / (size_t)OH) % (size_t)C);
-    int n = (int)(t / ((size_t)OH * (size_t)C));
-    float *acc = k->scratch + (size_t)thread * k->scratch_per_thread;
-    for (int j = 0; j < OW; j++)
-        acc[j] = -INFINITY;
-    hd_pool_span sh = hd_pool_span_of(oh, k->x.dims[2], p->window[0], p->pad[0], p->stride[0]);
-    const float *x = (const float *)k->xp + n * k->x.strides[0] + c * k->x.strides[1];
-    int pw = p->pad[1], sw = p->stride[1];
-    float *gath = acc + k->scratch_per_thread / 2;
-    for (int ih = sh.lo; ih < sh.hi; ih++) {
-        const float *row = x + (int64_t)ih * k->x.strides[2];
-        for (int kw = 0; kw < p->window[1]; kw++) {
-            /* output j reads input column j*sw - pw + kw; keep the j where that is in [0, W) */
-            int j0 = pw - kw > 0 ? (pw - kw + sw - 1) / sw : 0;
-            int j1 = W + pw - kw > 0 ? (W + pw - kw + sw - 1) / sw : 0;
-            if (j1 > OW)
-                j1 = OW;
-            if (j1 <= j0)
-                continue;
-            const float *src = row + (int64_t)j0 * sw - pw + kw;
-            if (sw == 2) {
-                k->vmax_s2(acc + j0, src, (size_t)(j1 - j0), p->nan_opt == CUDNN_PROPAGATE_NAN);
-                continue;
+    size_t blocks = ((size_t)OH + ROW_BLOCK - 1) / ROW_BLOCK;
+    int b = (int)(t % blocks);
+    int c = (int)((t / blocks) % (size_t)C);
+    int n = (int)(t / (blocks * (size_t)C));
+    int kw = p->window[1], pw = p->pad[1], sw = p->stride[1];
+    /* col[q] holds input column q - pw; q covers every tap of every output */
+    int64_t lc = (int64_t)(OW - 1) * sw + kw;
+    int64_t q_lo = pw > 0 ? pw : 0, q_hi = (int64_t)W + pw;
+    if (q_lo > lc)
+        q_lo = lc;
+    if (q_hi > lc)
+        q_hi = lc;
+    if (q_hi < q_lo)
+        q_hi = q_lo;
+    int direct = k->alpha == 1.0 && k->beta == 0.0;
+    int prop = p->nan_opt == CUDNN_PROPAGATE_NAN;
+    int oh0 = b * ROW_BLOCK, oh_end = (b + 1) * ROW_BLOCK < OH ? (b + 1) * ROW_BLOCK : OH;
+    const float *plane = (const float *)k->xp + n * k->x.strides[0] + c * k->x.strides[1];
+    float *y = (float *)k->yp + n * k->y.strides[0] + c * k->y.strides[1];
+    /* two column rows: the vertical pass of the next output row runs before the horizontal
+     * pass of this one, so the latter never loads values still in the store buffer */
+    size_t cstride = row_col_stride(lc);
+    float *cols[2] = {k->scratch + (size_t)thread * k->scratch_per_thread, NULL};
+    cols[1] = cols[0] + cstride;
+    float *obuf = cols[1] + cstride;
+    float *hdiv = obuf + (((size_t)OW + 15) & ~(size_t)15);
+    int avg = !is_max(p->mode), incl = p->mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING;
+    float padv = avg ? 0.0f : -INFINITY;    /* padding never counts in a max, adds 0 to a sum */
+    for (int i = 0; i < 2; i++) {
+        for (int64_t q = 0; q < q_lo; q++)
+            cols[i][q] = padv;
+        for (int64_t q = q_hi; q < lc + HD_POOL_ROW_SLACK; q++)
+            cols[i][q] = padv;
+    }
+    if (avg)
+        for (int j = 0; j < OW; j++) {
+            hd_pool_span sp = hd_pool_span_of(j, W, kw, pw, sw);
+            hdiv[j] = (float)(incl ? sp.incl : sp.hi - sp.lo);
+        }
+    float vdiv[2] = {1.0f, 1.0f};
+    const float *x = plane + (q_lo - pw);
+    for (int oh = oh0; oh <= oh_end; oh++) {
+        if (oh < oh_end) {           /* vertical pass of row oh */
+            hd_pool_span sh = hd_pool_span_of(oh, k->x.dims[2], p->window[0], p->pad[0], p->stride[0]);
+            float *col = cols[(oh - oh0) & 1] + q_lo;
+            const float *xr = x + (int64_t)sh.lo * k->x.strides[2];
+            if (avg) {
+                k->pool_vsum(col, xr, (ptrdiff_t)k->x.strides[2], sh.hi - sh.lo, (size_t)(q_hi - q_lo));
+                vdiv[(oh - oh0) & 1] = (float)(incl ? sh.incl : sh.hi - sh.lo);
+            } else {
+                k->pool_vmax(col, xr, (ptrdiff_t)k->x.strides[2], sh.hi - sh.lo, (size_t)(q_hi - q_lo), prop);
             }
-            if (sw != 1) {          /* gather the strided taps into a contiguous row first */
-                for (int j = 0; j < j1 - j0; j++)
-                    gath[j] = src[(int64_t)j * sw];
-                src = gath;
-            }
-            k->vmax(acc + j0, src, (size_t)(j1 - j0), p->nan_opt == CUDNN_PROPAGATE_NAN);
+        }
+        if (oh > oh0) {              /* horizontal pass of row oh - 1 */
+            float *yrow = y + (int64_t)(oh - 1) * k->y.strides[2];
+            const float *col = cols[(oh - 1 - oh0) & 1];
+            if (avg)
+                k->pool_hsum(direct ? yrow : obuf, col, (size_t)OW, kw, sw, hdiv, vdiv[(oh - 1 - oh0) & 1]);
+            else
+                k->pool_hmax(direct ? yrow : obuf, col, (size_t)OW, kw, sw, prop);
+            if (!direct)
+                for (int j = 0; j < OW; j++)
+                    store_f32(yrow + j, obuf[j], k->alpha, k->beta);
         }
     }
-    float *y = (float *)k->yp + n * k->y.strides[0] + c * k->y.strides[1] + (int64_t)oh * k->y.strides[2];
-    for (int j = 0; j < OW; j++)
-        store_f32(y + j, acc[j], k->alpha, k->beta);
 }
 
 /* Every window of every output holds at least one input position (then the vector paths,
@@ -279,12 +324,15 @@ cudnnStatus_t HD_IMPL(cudnnPoolingForward)(cudnnHandle_t handle, const cudnnPool
     k.beta = hd_scale_arg(beta, xDesc->dtype);
     k.nsp = p->nbSpatial;
     k.vmax = hd_f32_vmax_select(handle->isa);
-    k.vmax_s2 = hd_f32_vmax_s2_select(handle->isa);
+    k.pool_vmax = hd_f32_pool_vmax_select(handle->isa);
+    k.pool_hmax = hd_f32_pool_hmax_select(handle->isa);
+    k.pool_vsum = hd_f32_pool_vsum_select(handle->isa);
+    k.pool_hsum = hd_f32_pool_hsum_select(handle->isa);
     int nt = handle->num_threads;
     int N = xDesc->dims[0], C = xDesc->dims[1];
 
-    if (xDesc->dtype == CUDNN_DATA_FLOAT && is_max(p->mode) && windows_nonempty(p, &k.x, &k.y, k.nsp)) {
-        if (k.x.strides[1] == 1 && k.y.strides[1] == 1 && C > 1) {
+    if (xDesc->dtype == CUDNN_DATA_FLOAT && windows_nonempty(p, &k.x, &k.y, k.nsp)) {
+        if (is_max(p->mode) && k.x.strides[1] == 1 && k.y.strides[1] == 1 && C > 1) {
             size_t per = ((size_t)C + 15) & ~(size_t)15;
             k.scratch = hd_handle_scratch(handle, per * sizeof(float) * (size_t)nt);
             if (!k.scratch)
@@ -297,12 +345,16 @@ cudnnStatus_t HD_IMPL(cudnnPoolingForward)(cudnnHandle_t handle, const cudnnPool
             return CUDNN_STATUS_SUCCESS;
         }
         if (k.nsp == 2 && (k.x.strides[3] == 1 || k.x.dims[3] == 1) && (k.y.strides[3] == 1 || k.y.dims[3] == 1)) {
-            size_t per = 2 * (((size_t)yDesc->dims[3] + 15) & ~(size_t)15);   /* running max + gathered taps */
+            /* two padded column rows, a row of outputs for the alpha/beta blend, a row of
+             * horizontal divisors (average modes) */
+            size_t lc = (size_t)(yDesc->dims[3] - 1) * (size_t)p->stride[1] + (size_t)p->window[1];
+            size_t per = 2 * row_col_stride((int64_t)lc) + 2 * (((size_t)yDesc->dims[3] + 15) & ~(size_t)15);
             k.scratch = hd_handle_scratch(handle, per * sizeof(float) * (size_t)nt);
             if (!k.scratch)
                 return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "no memory for %zu floats of scratch", per * (size_t)nt);
             k.scratch_per_thread = per;
-            hd_parallel_for((size_t)N * (size_t)C * (size_t)yDesc->dims[2], nt, rows_task, &k);
+            size_t blocks = ((size_t)yDesc->dims[2] + ROW_BLOCK - 1) / ROW_BLOCK;
+            hd_parallel_for((size_t)N * (size_t)C * blocks, nt, rows_task, &k);
             return CUDNN_STATUS_SUCCESS;
         }
     }
