@@ -354,6 +354,74 @@ static void sm_wide(void)
                 }
 }
 
+/* CHANNEL mode on NCHW float data runs the blocked column kernels (blocks of up to 1024
+ * positions, 4 channel rows at a time, remainders in rows, columns and blocks): several
+ * blocks per image, N = 1, C = 1, C not a multiple of 4, and columns holding a NaN, +inf or
+ * -inf inside an otherwise finite block; beta 0 over NaN, beta != 0, in place. */
+static void sm_channel_blocks(void)
+{
+    SECTION("softmax CHANNEL column blocks");
+    const int shapes[][4] = { { 2, 5, 40, 53 }, { 1, 1, 10, 10 }, { 1, 64, 12, 12 }, { 3, 7, 1, 37 }, { 1, 3, 1, 2049 } };
+    for (int sh = 0; sh < 5; sh++)
+        for (int algo = 1; algo <= 2; algo++)
+            for (int k = 0; k < 4; k++) {
+                const int *d = shapes[sh];
+                int S = d[2] * d[3];
+                opt_t x, y;
+                opt_make(&x, CUDNN_DATA_FLOAT, 4, d, OPT_NCHW);
+                opt_make(&y, CUDNN_DATA_FLOAT, 4, d, OPT_NCHW);
+                opt_fill(&x, -20, 20, (unsigned)(sh * 7 + algo + k));
+                size_t n = x.n;
+                /* special columns (image 0): 3 holds a NaN, 20 a +inf, 21 a -inf */
+                if (S > 21) {
+                    opt_set(&x, (size_t)(d[1] - 1) * S + 3, NAN);
+                    opt_set(&x, (size_t)(d[1] / 2) * S + 20, INFINITY);
+                    opt_set(&x, 21, -INFINITY);
+                }
+                double alpha = k == 2 ? 0.75 : 1.0, beta = k == 1 ? 0.5 : 0.0;
+                if (k == 1)
+                    opt_fill(&y, -1, 1, 5);
+                else
+                    opt_poison(&y);
+                double *xv = malloc(n * 8), *e = malloc(n * 8), *y0 = malloc(n * 8);
+                for (size_t i = 0; i < n; i++) {
+                    xv[i] = opt_get(&x, i);
+                    y0[i] = opt_get(&y, i);
+                }
+                ref_softmax_fwd(algo, 1, d[0], d[1], S, xv, e);
+                float fa = (float)alpha, fb = (float)beta;
+                if (k == 3) {      /* in place */
+                    memcpy(y.data, x.data, x.bytes);
+                    CHECK_OK(cudnnSoftmaxForward(H, (cudnnSoftmaxAlgorithm_t)algo, CUDNN_SOFTMAX_MODE_CHANNEL, &fa,
+                                                 y.desc, y.data, &fb, y.desc, y.data));
+                } else {
+                    CHECK_OK(cudnnSoftmaxForward(H, (cudnnSoftmaxAlgorithm_t)algo, CUDNN_SOFTMAX_MODE_CHANNEL, &fa,
+                                                 x.desc, x.data, &fb, y.desc, y.data));
+                }
+                int bad = 0, nan_ok = 1;
+                for (size_t i = 0; i < n; i++) {
+                    size_t col = i % (size_t)S, img = i / ((size_t)S * d[1]);
+                    double g = opt_get(&y, i);
+                    if (S > 21 && img == 0 && (col == 3 || col == 20)) {
+                        nan_ok &= col == 3 ? g != g : 1;     /* a NaN input makes its whole group NaN */
+                        continue;
+                    }
+                    double blend = beta != 0 ? beta * y0[i] : 0, want = alpha * e[i] + blend;
+                    double mag = fabs(alpha * e[i]) + fabs(blend);
+                    double tol = algo == 2 ? 1e-5 * (1 + mag) : 1e-6 * (1e-3 + mag);
+                    if (want != want ? g == g : isinf(want) ? g != want : !(fabs(g - want) <= tol + 1e-30))
+                        bad++;
+                }
+                CHECK_MSG(bad == 0, "shape %d algo %d case %d: %d bad", sh, algo, k, bad);
+                CHECK_MSG(nan_ok, "shape %d algo %d case %d: NaN group", sh, algo, k);
+                free(xv);
+                free(e);
+                free(y0);
+                opt_free(&x);
+                opt_free(&y);
+            }
+}
+
 static void sm_bad_input(void)
 {
     SECTION("softmax bad input");
@@ -456,6 +524,7 @@ int main(void)
         act_bad_input();
         sm_matrix();
         sm_wide();
+        sm_channel_blocks();
         sm_bad_input();
     }
     determinism();

@@ -9,7 +9,7 @@ static inline __m512 exp_neg(__m512 r)
 {
     const __m512 lo = _mm512_set1_ps(-87.0f);
     __mmask16 under = _mm512_cmp_ps_mask(r, lo, _CMP_LT_OQ);
-    r = _mm512_max_ps(r, lo);
+    r = _mm512_max_ps(lo, r);            /* lo first: a NaN r stays NaN (and NaN sums) */
     __m512 k = _mm512_roundscale_ps(_mm512_mul_ps(r, _mm512_set1_ps(1.44269504f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     __m512 t = _mm512_fnmadd_ps(k, _mm512_set1_ps(0.693359375f), r);
     t = _mm512_fnmadd_ps(k, _mm512_set1_ps(-2.12194440e-4f), t);
@@ -100,63 +100,134 @@ static void cols16(size_t c, size_t j, const float *x, size_t ldx, float *y, siz
     }
 }
 
-/* 64 columns at a time where every maximum is finite (each row then streams 256 contiguous
- * bytes instead of 64, which the strided rows of CHANNEL mode need), the same arithmetic per
- * column as cols16, so the results are bitwise those of one 16-column block at a time. */
-void hd_f32_softmax_cols_avx512(size_t c, size_t cols, const float *x, size_t ldx, float *y, size_t ldy, float alpha,
-                              float beta, int log_mode)
+/* A block of W columns (a multiple of 16, at most HD_SM_MAX_COLS) whose maxima are all
+ * finite, walked row by row: every pass streams W contiguous floats of each channel row, and
+ * the block (C x W floats of x and of y) stays in L1/L2 between the passes, so x is read
+ * from memory once and y written once.
+ *   pass 1  m[j] = max over rows (done by the caller)
+ *   pass 2  e = exp(x - m), s[j] += e in double; with beta == 0 and ACCURATE, e goes to y
+ *   pass 3  ACCURATE: y = alpha * (e * (1/s)) (e read back from y, or recomputed when y must
+ *           be blended); LOG: y = alpha * ((x - m) - log s)
+ * Per column this is the arithmetic of cols16, so results do not depend on W. */
+static inline __m512d lo8(__m512 v) { return _mm512_cvtps_pd(_mm512_castps512_ps256(v)); }
+static inline __m512d hi8(__m512 v) { return _mm512_cvtps_pd(_mm512_extractf32x8_ps(v, 1)); }
+
+static void block_rows(size_t c, size_t w, const float *x, size_t ldx, float *y, size_t ldy, float alpha, float beta,
+                       int log_mode, const float *m)
 {
-    size_t j = 0;
-    for (; j + 64 <= cols; j += 64) {
-        __m512 vm[4];
-        for (int q = 0; q < 4; q++)
-            vm[q] = _mm512_set1_ps(-INFINITY);
-        for (size_t k = 0; k < c; k++)
-            for (int q = 0; q < 4; q++)
-                vm[q] = _mm512_max_ps(vm[q], _mm512_loadu_ps(x + k * ldx + j + 16 * q));
-        int finite = 1;
-        for (int q = 0; q < 4; q++)
-            finite &= !_mm512_cmp_ps_mask(_mm512_sub_ps(vm[q], vm[q]), _mm512_setzero_ps(), _CMP_NEQ_UQ);
-        if (!finite) {
-            for (int q = 0; q < 4; q++)
-                cols16(c, j + 16 * (size_t)q, x, ldx, y, ldy, alpha, beta, log_mode);
+    double s[HD_SM_MAX_COLS] __attribute__((aligned(64)));
+    float f[HD_SM_MAX_COLS] __attribute__((aligned(64)));
+    int keep = !log_mode && beta == 0.0f;      /* e is stored in y and read back in pass 3 */
+    for (size_t j = 0; j < w; j += 8)
+        _mm512_store_pd(s + j, _mm512_setzero_pd());
+    /* pass 2, four rows at a time: s = (((s + e0) + e1) + e2) + e3 is the row-by-row order.
+     * The next block's rows of x (the caller's next block, or the next task this thread
+     * runs) are prefetched into L2 meanwhile, so that its pass 1 does not wait on memory;
+     * prefetches never fault, so running past the tensor is harmless. */
+    size_t k = 0;
+    for (; k + 4 <= c; k += 4) {
+        const float *x0 = x + k * ldx, *x1 = x0 + ldx, *x2 = x1 + ldx, *x3 = x2 + ldx;
+        float *y0 = y + k * ldy, *y1 = y0 + ldy, *y2 = y1 + ldy, *y3 = y2 + ldy;
+        for (size_t j = 0; j < w; j += 16) {
+            __m512 mj = _mm512_load_ps(m + j);
+            __m512 e0 = exp_neg(_mm512_sub_ps(_mm512_loadu_ps(x0 + j), mj));
+            __m512 e1 = exp_neg(_mm512_sub_ps(_mm512_loadu_ps(x1 + j), mj));
+            __m512 e2 = exp_neg(_mm512_sub_ps(_mm512_loadu_ps(x2 + j), mj));
+            __m512 e3 = exp_neg(_mm512_sub_ps(_mm512_loadu_ps(x3 + j), mj));
+            __m512d a = _mm512_load_pd(s + j), b = _mm512_load_pd(s + j + 8);
+            a = _mm512_add_pd(_mm512_add_pd(_mm512_add_pd(_mm512_add_pd(a, lo8(e0)), lo8(e1)), lo8(e2)), lo8(e3));
+            b = _mm512_add_pd(_mm512_add_pd(_mm512_add_pd(_mm512_add_pd(b, hi8(e0)), hi8(e1)), hi8(e2)), hi8(e3));
+            _mm512_store_pd(s + j, a);
+            _mm512_store_pd(s + j + 8, b);
+            if (keep) {
+                _mm512_storeu_ps(y0 + j, e0);
+                _mm512_storeu_ps(y1 + j, e1);
+                _mm512_storeu_ps(y2 + j, e2);
+                _mm512_storeu_ps(y3 + j, e3);
+            }
+            _mm_prefetch((const char *)(x0 + w + j), _MM_HINT_T1);
+            _mm_prefetch((const char *)(x1 + w + j), _MM_HINT_T1);
+            _mm_prefetch((const char *)(x2 + w + j), _MM_HINT_T1);
+            _mm_prefetch((const char *)(x3 + w + j), _MM_HINT_T1);
+        }
+    }
+    for (; k < c; k++) {
+        const float *xr = x + k * ldx;
+        float *yr = y + k * ldy;
+        for (size_t j = 0; j < w; j += 16) {
+            __m512 v = exp_neg(_mm512_sub_ps(_mm512_loadu_ps(xr + j), _mm512_load_ps(m + j)));
+            _mm512_store_pd(s + j, _mm512_add_pd(_mm512_load_pd(s + j), lo8(v)));
+            _mm512_store_pd(s + j + 8, _mm512_add_pd(_mm512_load_pd(s + j + 8), hi8(v)));
+            if (keep)
+                _mm512_storeu_ps(yr + j, v);
+            _mm_prefetch((const char *)(xr + w + j), _MM_HINT_T1);
+        }
+    }
+    if (log_mode) {
+        for (size_t j = 0; j < w; j++)
+            f[j] = (float)log(s[j]);
+    } else {
+        const __m512d one = _mm512_set1_pd(1.0);
+        for (size_t j = 0; j < w; j += 8)
+            _mm256_store_ps(f + j, _mm512_cvtpd_ps(_mm512_div_pd(one, _mm512_load_pd(s + j))));
+    }
+    /* pass 3; the next block's rows of y are claimed for writing meanwhile (prefetchw) */
+    const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+    for (k = 0; k < c; k++) {
+        const float *xr = x + k * ldx;
+        float *yr = y + k * ldy;
+        if (keep) {
+            for (size_t j = 0; j < w; j += 16) {
+                _mm512_storeu_ps(yr + j, _mm512_mul_ps(va, _mm512_mul_ps(_mm512_loadu_ps(yr + j), _mm512_load_ps(f + j))));
+                __builtin_prefetch(yr + w + j, 1, 2);
+            }
             continue;
         }
-        __m512d s0[4], s1[4];
-        for (int q = 0; q < 4; q++)
-            s0[q] = s1[q] = _mm512_setzero_pd();
-        for (size_t k = 0; k < c; k++)
-            for (int q = 0; q < 4; q++) {
-                __m512 v = exp_neg(_mm512_sub_ps(_mm512_loadu_ps(x + k * ldx + j + 16 * q), vm[q]));
-                s0[q] = _mm512_add_pd(s0[q], _mm512_cvtps_pd(_mm512_castps512_ps256(v)));
-                s1[q] = _mm512_add_pd(s1[q], _mm512_cvtps_pd(_mm512_extractf32x8_ps(v, 1)));
-            }
-        __m512 vls[4], vinv[4];
-        for (int q = 0; q < 4; q++) {
-            double sd[16];
-            _mm512_storeu_pd(sd, s0[q]);
-            _mm512_storeu_pd(sd + 16 / 2, s1[q]);
-            float lsv[16], invv[16];
-            for (int l = 0; l < 16; l++) {
-                lsv[l] = (float)log(sd[l]);
-                invv[l] = (float)(1.0 / sd[l]);
-            }
-            vls[q] = _mm512_loadu_ps(lsv), vinv[q] = _mm512_loadu_ps(invv);
+        for (size_t j = 0; j < w; j += 16) {
+            __m512 d = _mm512_sub_ps(_mm512_loadu_ps(xr + j), _mm512_load_ps(m + j));
+            __m512 v = log_mode ? _mm512_sub_ps(d, _mm512_load_ps(f + j)) : _mm512_mul_ps(exp_neg(d), _mm512_load_ps(f + j));
+            v = _mm512_mul_ps(va, v);
+            if (beta != 0.0f)
+                v = _mm512_add_ps(v, _mm512_mul_ps(vb, _mm512_loadu_ps(yr + j)));
+            _mm512_storeu_ps(yr + j, v);
+            __builtin_prefetch(yr + w + j, 1, 2);
         }
-        const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
-        for (size_t k = 0; k < c; k++)
-            for (int q = 0; q < 4; q++) {
-                __m512 d = _mm512_sub_ps(_mm512_loadu_ps(x + k * ldx + j + 16 * q), vm[q]);
-                __m512 v = log_mode ? _mm512_sub_ps(d, vls[q]) : _mm512_mul_ps(exp_neg(d), vinv[q]);
-                v = _mm512_mul_ps(va, v);
-                float *o = y + k * ldy + j + 16 * q;
-                if (beta != 0.0f)
-                    v = _mm512_add_ps(v, _mm512_mul_ps(vb, _mm512_loadu_ps(o)));
-                _mm512_storeu_ps(o, v);
-            }
     }
-    for (; j + 16 <= cols; j += 16)
-        cols16(c, j, x, ldx, y, ldy, alpha, beta, log_mode);
-    if (j < cols)
-        hd_f32_softmax_cols_scalar(c, cols - j, x + j, ldx, y + j, ldy, alpha, beta, log_mode);
+}
+
+/* The columns in blocks of up to HD_SM_MAX_COLS (multiples of 16): the maxima row by row,
+ * then block_rows when they are all finite, else 16 columns at a time (cols16, which sends
+ * the columns with a NaN or infinite maximum to the scalar rules); the last cols % 16
+ * columns run the scalar kernel. */
+void hd_f32_softmax_cols_avx512(size_t c, size_t cols, const float *x, size_t ldx, float *y, size_t ldy, float alpha,
+                                float beta, int log_mode)
+{
+    float m[HD_SM_MAX_COLS] __attribute__((aligned(64)));
+    size_t j0 = 0;
+    while (j0 + 16 <= cols) {
+        size_t w = (cols - j0) & ~(size_t)15;
+        if (w > HD_SM_MAX_COLS)
+            w = HD_SM_MAX_COLS;
+        for (size_t j = 0; j < w; j += 16)
+            _mm512_store_ps(m + j, _mm512_set1_ps(-INFINITY));
+        for (size_t k = 0; k < c; k++) {
+            const float *xr = x + k * ldx + j0;
+            for (size_t j = 0; j < w; j += 16)
+                _mm512_store_ps(m + j, _mm512_max_ps(_mm512_load_ps(m + j), _mm512_loadu_ps(xr + j)));
+        }
+        __mmask16 bad = 0;
+        for (size_t j = 0; j < w; j += 16) {
+            __m512 v = _mm512_load_ps(m + j);
+            bad |= _mm512_cmp_ps_mask(_mm512_sub_ps(v, v), _mm512_setzero_ps(), _CMP_NEQ_UQ);
+        }
+        if (bad) {
+            for (size_t j = 0; j < w; j += 16)
+                cols16(c, j0 + j, x, ldx, y, ldy, alpha, beta, log_mode);
+        } else {
+            block_rows(c, w, x + j0, ldx, y + j0, ldy, alpha, beta, log_mode, m);
+        }
+        j0 += w;
+    }
+    if (j0 < cols)
+        hd_f32_softmax_cols_scalar(c, cols - j0, x + j0, ldx, y + j0, ldy, alpha, beta, log_mode);
 }

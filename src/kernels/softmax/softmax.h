@@ -22,7 +22,7 @@ hd_f32_softmax_fn hd_f32_softmax_kernel(int isa);
 
 /* COLS independent groups side by side (CHANNEL mode on NCHW): group j is x[j + c*ldx]
  * for c < C, written to y[j + c*ldy].  Sums are accumulated in double per column. */
-#define HD_SM_MAX_COLS 64
+#define HD_SM_MAX_COLS 1024
 typedef void (*hd_f32_softmax_cols_fn)(size_t c, size_t cols, const float *x, size_t ldx, float *y, size_t ldy,
                                        float alpha, float beta, int log_mode);
 

@@ -35,6 +35,7 @@ typedef struct {
     double *buf;             /* len doubles per thread */
     hd_f32_softmax_fn row;   /* float groups contiguous in x and y: vector kernel, else NULL */
     hd_f32_softmax_cols_fn cols;  /* CHANNEL mode, float, spatial positions contiguous: column kernel */
+    int64_t colblk;          /* positions per column task */
 } sm_ctx;
 
 /* True when the spatial positions of V are contiguous (offset p for position p). */
@@ -46,17 +47,26 @@ static int spatial_packed(const hd_sm_view *v)
     return 1;
 }
 
-/* CHANNEL mode on NCHW-like float data: one task = one image, HD_SM_MAX_COLS positions. */
+/* CHANNEL mode on NCHW-like float data: one task = one image, colblk positions. */
 static void sm_cols_task(void *vctx, size_t task, int thread)
 {
     (void)thread;
     const sm_ctx *c = vctx;
-    int64_t blocks = (c->vx.s + HD_SM_MAX_COLS - 1) / HD_SM_MAX_COLS;
-    int64_t n = (int64_t)task / blocks, p0 = ((int64_t)task % blocks) * HD_SM_MAX_COLS;
-    int64_t cols = c->vx.s - p0 < HD_SM_MAX_COLS ? c->vx.s - p0 : HD_SM_MAX_COLS;
+    int64_t blocks = (c->vx.s + c->colblk - 1) / c->colblk;
+    int64_t n = (int64_t)task / blocks, p0 = ((int64_t)task % blocks) * c->colblk;
+    int64_t cols = c->vx.s - p0 < c->colblk ? c->vx.s - p0 : c->colblk;
     c->cols((size_t)c->len, (size_t)cols, (const float *)c->x + n * c->vx.sn + p0, (size_t)c->vx.sc,
             (float *)c->y + n * c->vy.sn + p0, (size_t)c->vy.sc, (float)c->alpha, (float)c->beta,
             c->algo == CUDNN_SOFTMAX_LOG);
+}
+
+/* Positions per column task: as many as keep C x positions floats of x near 128 KiB (the
+ * kernels keep the block of x and y in L2 between their passes), a multiple of 16, at least
+ * 16 and at most HD_SM_MAX_COLS.  Columns are independent, so this never changes results. */
+static int64_t cols_block(int64_t C)
+{
+    int64_t w = (32768 / (C > 0 ? C : 1)) & ~(int64_t)15;
+    return w < 16 ? 16 : w > HD_SM_MAX_COLS ? HD_SM_MAX_COLS : w;
 }
 
 /* True when element j of every group sits at offset j from the group's start. */
@@ -167,7 +177,8 @@ cudnnStatus_t HD_IMPL(cudnnSoftmaxForward)(cudnnHandle_t handle, cudnnSoftmaxAlg
             c.cols = hd_f32_softmax_cols_kernel(handle->isa);
     }
     if (c.cols) {
-        size_t ntasks = (size_t)(c.vx.n * ((c.vx.s + HD_SM_MAX_COLS - 1) / HD_SM_MAX_COLS));
+        c.colblk = cols_block(c.len);
+        size_t ntasks = (size_t)(c.vx.n * ((c.vx.s + c.colblk - 1) / c.colblk));
         hd_parallel_for(ntasks, handle->num_threads, sm_cols_task, &c);
         hd_sm_view_free(&c.vx);
         hd_sm_view_free(&c.vy);
