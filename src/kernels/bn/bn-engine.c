@@ -327,14 +327,53 @@ static float *thread_blk(const eng_ctx *e, int thread) { return (float *)(thread
 
 /* ---------- statistics ---------- */
 
-static void stats_spatial_task(void *vctx, size_t t, int thread)
+/* Statistics read x once: each chunk sums d = x - k and d^2 with k the channel's first
+ * element (a shift near the data, so the sums do not cancel when the mean is large next to
+ * the spread), and turns them into (count, mean, M2) for the merge in hd_bn_stats.  M2 =
+ * S2 - S1^2 / cnt loses about log2(S2 / M2) bits, so a chunk whose data sit far from k
+ * next to their spread (S2 > 2^16 M2: an outlier first element, a drifting channel) is
+ * redone with the exact two-pass method (the chunk is still in cache). */
+#define HD_BN_CANCEL 65536.0
+
+static double chan_shift(const hd_bn_problem *pb, int c)
 {
-    eng_ctx *e = vctx;
+    double k = hd_ld(pb->x.dtype, pb->xp, hd_view_nc(&pb->x, 0, c));
+    return isfinite(k) ? k : 0.0;
+}
+
+/* (mean, M2) of rows n0..n1 of channel c, from shifted sums */
+static int chunk_one_pass(eng_ctx *e, int c, int n0, int n1, double k, double *buf, double *mean, double *m2)
+{
     const hd_bn_problem *pb = e->pb;
-    int c = (int)(t / (size_t)e->nch), ch = (int)(t % (size_t)e->nch);
-    int n0 = ch * e->rows_per, n1 = n0 + e->rows_per < pb->N ? n0 + e->rows_per : pb->N;
     int fast = row_contig(&pb->x), half = row_half(&pb->x);
-    double *buf = thread_rows(e, thread);
+    float *fb = (float *)buf;
+    double s1 = 0.0, s2 = 0.0;
+    for (int n = n0; n < n1; n++) {
+        if (fast) {
+            e->k->ssums((const float *)pb->xp + hd_view_nc(&pb->x, n, c), (size_t)pb->S, k, &s1, &s2);
+        } else if (half) {
+            to_f32(e->k, &pb->x, pb->xp, hd_view_nc(&pb->x, n, c), fb, (size_t)pb->S);
+            e->k->ssums(fb, (size_t)pb->S, k, &s1, &s2);
+        } else {
+            load_row(&pb->x, pb->xp, n, c, buf);
+            for (int i = 0; i < pb->S; i++) {
+                double d = buf[i] - k;
+                s1 += d;
+                s2 += d * d;
+            }
+        }
+    }
+    double cnt = (double)(n1 - n0) * pb->S;
+    *mean = k + s1 / cnt;
+    *m2 = s2 - s1 * (s1 / cnt);
+    return *m2 * HD_BN_CANCEL >= s2;    /* false also for NaN */
+}
+
+/* the exact fallback: the mean, then the squared deviations from it */
+static void chunk_two_pass(eng_ctx *e, int c, int n0, int n1, double *buf, double *mean, double *m2)
+{
+    const hd_bn_problem *pb = e->pb;
+    int fast = row_contig(&pb->x), half = row_half(&pb->x);
     float *fb = (float *)buf;
     double s = 0.0;
     for (int n = n0; n < n1; n++) {
@@ -362,8 +401,21 @@ static void stats_spatial_task(void *vctx, size_t t, int thread)
                 q += (buf[i] - m) * (buf[i] - m);
         }
     }
+    *mean = m;
+    *m2 = q;
+}
+
+static void stats_spatial_task(void *vctx, size_t t, int thread)
+{
+    eng_ctx *e = vctx;
+    const hd_bn_problem *pb = e->pb;
+    int c = (int)(t / (size_t)e->nch), ch = (int)(t % (size_t)e->nch);
+    int n0 = ch * e->rows_per, n1 = n0 + e->rows_per < pb->N ? n0 + e->rows_per : pb->N;
+    double *buf = thread_rows(e, thread), m, q;
+    if (!chunk_one_pass(e, c, n0, n1, chan_shift(pb, c), buf, &m, &q))
+        chunk_two_pass(e, c, n0, n1, buf, &m, &q);
     double *part = e->parts + ((size_t)c * (size_t)e->nch + (size_t)ch) * 3;
-    part[0] = cnt;
+    part[0] = (double)(n1 - n0) * pb->S;
     part[1] = m;
     part[2] = q;
 }
@@ -427,19 +479,54 @@ static void run_sqdev(eng_ctx *e, int64_t n, int64_t s, int64_t len, void *arg)
     }
 }
 
-/* Channel-contiguous statistics: one task per pixel chunk, all channels at once. */
+static void run_ssums(eng_ctx *e, int64_t n, int64_t s, int64_t len, void *arg)
+{
+    col_arg *a = arg;
+    const hd_bn_problem *pb = e->pb;
+    size_t C = (size_t)pb->C;
+    if (pb->x.dtype == CUDNN_DATA_FLOAT) {
+        e->k->col_ssums(pix(&pb->x, pb->xp, n, s), (size_t)len, C, a->mean, a->acc, a->acc2);
+        return;
+    }
+    for (int64_t b = 0; b < len; b += HD_BN_BLK) {
+        size_t bl = (size_t)(len - b < HD_BN_BLK ? len - b : HD_BN_BLK);
+        to_f32(e->k, &pb->x, pb->xp, pix_off(&pb->x, n, s + b), a->blk, bl * C);
+        e->k->col_ssums(a->blk, bl, C, a->mean, a->acc, a->acc2);
+    }
+}
+
+/* Channel-contiguous statistics: one task per pixel chunk, all channels at once; one pass
+ * with shifted sums, or (when any channel of the chunk would cancel) two exact passes. */
 static void stats_nhwc_task(void *vctx, size_t t, int thread)
 {
     eng_ctx *e = vctx;
     const hd_bn_problem *pb = e->pb;
     int C = pb->C, ch = (int)t;
-    double *acc = thread_rows(e, thread), *m = acc + C;
-    for (int c = 0; c < C; c++)
-        acc[c] = 0.0;
-    col_arg a = {acc, NULL, NULL, NULL, thread_blk(e, thread)};
-    for_runs(e, ch, run_sum, &a);
+    double *acc = thread_rows(e, thread), *acc2 = acc + C, *k = acc2 + C;
     int64_t P = pix_per_chunk(pb), tot = (int64_t)pb->N * pb->S;
     double cnt = (double)((int64_t)(ch + 1) * P < tot ? P : tot - (int64_t)ch * P);
+    for (int c = 0; c < C; c++) {
+        acc[c] = acc2[c] = 0.0;
+        k[c] = chan_shift(pb, c);
+    }
+    col_arg a = {acc, acc2, k, NULL, thread_blk(e, thread)};
+    for_runs(e, ch, run_ssums, &a);
+    int ok = 1;
+    for (int c = 0; c < C; c++) {
+        double *part = e->parts + ((size_t)c * (size_t)e->nch + (size_t)ch) * 3;
+        part[0] = cnt;
+        part[1] = k[c] + acc[c] / cnt;
+        part[2] = acc2[c] - acc[c] * (acc[c] / cnt);
+        ok &= part[2] * HD_BN_CANCEL >= acc2[c];
+    }
+    if (ok)
+        return;
+    double *m = acc2;
+    for (int c = 0; c < C; c++)
+        acc[c] = 0.0;
+    a.acc2 = NULL;
+    a.mean = NULL;
+    for_runs(e, ch, run_sum, &a);
     for (int c = 0; c < C; c++) {
         m[c] = acc[c] / cnt;
         acc[c] = 0.0;
@@ -448,7 +535,6 @@ static void stats_nhwc_task(void *vctx, size_t t, int thread)
     for_runs(e, ch, run_sqdev, &a);
     for (int c = 0; c < C; c++) {
         double *part = e->parts + ((size_t)c * (size_t)e->nch + (size_t)ch) * 3;
-        part[0] = cnt;
         part[1] = m[c];
         part[2] = acc[c];
     }

@@ -43,6 +43,11 @@ typedef struct {
     void (*f2h)(const float *f, uint16_t *h, size_t n);
     void (*b2f)(const uint16_t *h, float *f, size_t n);
     void (*f2b)(const float *f, uint16_t *h, size_t n);
+    /* One-pass statistics with a shift k (a value near the data, so the sums do not cancel):
+     * *s1 += sum (x[i] - k);  *s2 += sum (x[i] - k)^2 */
+    void (*ssums)(const float *x, size_t n, double k, double *s1, double *s2);
+    /* s1[c] += sum_r (x[r][c] - k[c]);  s2[c] += sum_r (x[r][c] - k[c])^2, rows in order */
+    void (*col_ssums)(const float *x, size_t rows, size_t C, const double *k, double *s1, double *s2);
 } hd_bn_f32_kernels;
 
 extern const hd_bn_f32_kernels hd_bn_f32__scalar;

@@ -46,6 +46,37 @@ static double sqdev_v(const float *x, size_t n, double mean)
     return s;
 }
 
+static void ssums_v(const float *x, size_t n, double k, double *s1, double *s2)
+{
+    __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+    const __m256d vk = _mm256_set1_pd(k);
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m256 v = _mm256_loadu_ps(x + i), w = _mm256_loadu_ps(x + i + 8);
+        __m256d d0 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(v)), vk);
+        __m256d d1 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)), vk);
+        __m256d d2 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(w)), vk);
+        __m256d d3 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(w, 1)), vk);
+        a0 = _mm256_add_pd(a0, d0);
+        a1 = _mm256_add_pd(a1, d1);
+        a2 = _mm256_add_pd(a2, d2);
+        a3 = _mm256_add_pd(a3, d3);
+        b0 = _mm256_add_pd(b0, _mm256_mul_pd(d0, d0));
+        b1 = _mm256_add_pd(b1, _mm256_mul_pd(d1, d1));
+        b2 = _mm256_add_pd(b2, _mm256_mul_pd(d2, d2));
+        b3 = _mm256_add_pd(b3, _mm256_mul_pd(d3, d3));
+    }
+    double a = hsum(_mm256_add_pd(_mm256_add_pd(a0, a1), _mm256_add_pd(a2, a3)));
+    double b = hsum(_mm256_add_pd(_mm256_add_pd(b0, b1), _mm256_add_pd(b2, b3)));
+    for (; i < n; i++) {
+        double d = (double)x[i] - k;
+        a += d;
+        b += d * d;
+    }
+    *s1 += a;
+    *s2 += b;
+}
+
 static void affine_v(const float *x, float *y, size_t n, float a, float b, float beta)
 {
     __m256 va = _mm256_set1_ps(a), vb = _mm256_set1_ps(b), vbeta = _mm256_set1_ps(beta);
@@ -123,6 +154,23 @@ static void col_sqdev_v(const float *x, size_t rows, size_t C, const double *mea
         for (; c < C; c++) {
             double d = (double)x[c] - mean[c];
             acc[c] += d * d;
+        }
+    }
+}
+
+static void col_ssums_v(const float *x, size_t rows, size_t C, const double *k, double *s1, double *s2)
+{
+    for (size_t r = 0; r < rows; r++, x += C) {
+        size_t c = 0;
+        for (; c + 4 <= C; c += 4) {
+            __m256d d = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + c)), _mm256_loadu_pd(k + c));
+            _mm256_storeu_pd(s1 + c, _mm256_add_pd(_mm256_loadu_pd(s1 + c), d));
+            _mm256_storeu_pd(s2 + c, _mm256_add_pd(_mm256_loadu_pd(s2 + c), _mm256_mul_pd(d, d)));
+        }
+        for (; c < C; c++) {
+            double d = (double)x[c] - k[c];
+            s1[c] += d;
+            s2[c] += d * d;
         }
     }
 }
@@ -233,4 +281,4 @@ static void f2b_v(const float *f, uint16_t *h, size_t n)
 
 const hd_bn_f32_kernels hd_bn_f32__avx2 = {"avx2", sum_v, sqdev_v, affine_v, dsums_v, bwd_v,
                                            col_sum_v, col_sqdev_v, col_affine_v, col_dsums_v, col_bwd_v,
-                                           h2f_v, f2h_v, b2f_v, f2b_v};
+                                           h2f_v, f2h_v, b2f_v, f2b_v, ssums_v, col_ssums_v};

@@ -31,6 +31,41 @@ static double sqdev_v(const float *x, size_t n, double mean)
     return _mm512_reduce_add_pd(_mm512_add_pd(a0, a1));
 }
 
+/* Two independent pairs of accumulators (even and odd 16-float steps) hide the add latency. */
+static void ssums_v(const float *x, size_t n, double k, double *s1, double *s2)
+{
+    __m512d a0 = _mm512_setzero_pd(), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+    const __m512d vk = _mm512_set1_pd(k);
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m512 v = _mm512_loadu_ps(x + i), w = _mm512_loadu_ps(x + i + 16);
+        __m512d d0 = _mm512_sub_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(v)), vk);
+        __m512d d1 = _mm512_sub_pd(_mm512_cvtps_pd(_mm512_extractf32x8_ps(v, 1)), vk);
+        __m512d d2 = _mm512_sub_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(w)), vk);
+        __m512d d3 = _mm512_sub_pd(_mm512_cvtps_pd(_mm512_extractf32x8_ps(w, 1)), vk);
+        a0 = _mm512_add_pd(a0, d0);
+        a1 = _mm512_add_pd(a1, d1);
+        a2 = _mm512_add_pd(a2, d2);
+        a3 = _mm512_add_pd(a3, d3);
+        b0 = _mm512_fmadd_pd(d0, d0, b0);
+        b1 = _mm512_fmadd_pd(d1, d1, b1);
+        b2 = _mm512_fmadd_pd(d2, d2, b2);
+        b3 = _mm512_fmadd_pd(d3, d3, b3);
+    }
+    for (; i < n; i += 16) {
+        __mmask16 m = tail(n - i);
+        __m512 v = _mm512_maskz_loadu_ps(m, x + i);
+        __m512d d0 = _mm512_maskz_sub_pd((__mmask8)(m & 0xff), _mm512_cvtps_pd(_mm512_castps512_ps256(v)), vk);
+        __m512d d1 = _mm512_maskz_sub_pd((__mmask8)(m >> 8), _mm512_cvtps_pd(_mm512_extractf32x8_ps(v, 1)), vk);
+        a0 = _mm512_add_pd(a0, d0);
+        a1 = _mm512_add_pd(a1, d1);
+        b0 = _mm512_fmadd_pd(d0, d0, b0);
+        b1 = _mm512_fmadd_pd(d1, d1, b1);
+    }
+    *s1 += _mm512_reduce_add_pd(_mm512_add_pd(_mm512_add_pd(a0, a1), _mm512_add_pd(a2, a3)));
+    *s2 += _mm512_reduce_add_pd(_mm512_add_pd(_mm512_add_pd(b0, b1), _mm512_add_pd(b2, b3)));
+}
+
 static void affine_v(const float *x, float *y, size_t n, float a, float b, float beta)
 {
     __m512 va = _mm512_set1_ps(a), vb = _mm512_set1_ps(b), vbeta = _mm512_set1_ps(beta);
@@ -97,6 +132,18 @@ static void col_sqdev_v(const float *x, size_t rows, size_t C, const double *mea
             __mmask8 k = tail8(C - c);
             __m512d d = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_maskz_loadu_ps(k, x + c)), _mm512_maskz_loadu_pd(k, mean + c));
             _mm512_mask_storeu_pd(acc + c, k, _mm512_add_pd(_mm512_maskz_loadu_pd(k, acc + c), _mm512_mul_pd(d, d)));
+        }
+}
+
+/* no FMA here: the column kernels must round exactly like the scalar code */
+static void col_ssums_v(const float *x, size_t rows, size_t C, const double *k, double *s1, double *s2)
+{
+    for (size_t r = 0; r < rows; r++, x += C)
+        for (size_t c = 0; c < C; c += 8) {
+            __mmask8 m = tail8(C - c);
+            __m512d d = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_maskz_loadu_ps(m, x + c)), _mm512_maskz_loadu_pd(m, k + c));
+            _mm512_mask_storeu_pd(s1 + c, m, _mm512_add_pd(_mm512_maskz_loadu_pd(m, s1 + c), d));
+            _mm512_mask_storeu_pd(s2 + c, m, _mm512_add_pd(_mm512_maskz_loadu_pd(m, s2 + c), _mm512_mul_pd(d, d)));
         }
 }
 
@@ -186,4 +233,4 @@ static void f2b_v(const float *f, uint16_t *h, size_t n)
 
 const hd_bn_f32_kernels hd_bn_f32__avx512 = {"avx512", sum_v, sqdev_v, affine_v, dsums_v, bwd_v,
                                              col_sum_v, col_sqdev_v, col_affine_v, col_dsums_v, col_bwd_v,
-                                             h2f_v, f2h_v, b2f_v, f2b_v};
+                                             h2f_v, f2h_v, b2f_v, f2b_v, ssums_v, col_ssums_v};

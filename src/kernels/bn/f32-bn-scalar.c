@@ -21,6 +21,28 @@ static double sqdev_s(const float *x, size_t n, double mean)
     return s;
 }
 
+static void ssums_s(const float *x, size_t n, double k, double *s1, double *s2)
+{
+    double a = 0.0, b = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double d = (double)x[i] - k;
+        a += d;
+        b += d * d;
+    }
+    *s1 += a;
+    *s2 += b;
+}
+
+static void col_ssums_s(const float *x, size_t rows, size_t C, const double *k, double *s1, double *s2)
+{
+    for (size_t r = 0; r < rows; r++, x += C)
+        for (size_t c = 0; c < C; c++) {
+            double d = (double)x[c] - k[c];
+            s1[c] += d;
+            s2[c] += d * d;
+        }
+}
+
 static void affine_s(const float *x, float *y, size_t n, float a, float b, float beta)
 {
     if (beta == 0.0f) {
@@ -122,7 +144,7 @@ static void f2b_s(const float *f, uint16_t *h, size_t n)
 
 const hd_bn_f32_kernels hd_bn_f32__scalar = {"scalar", sum_s, sqdev_s, affine_s, dsums_s, bwd_s,
                                              col_sum_s, col_sqdev_s, col_affine_s, col_dsums_s, col_bwd_s,
-                                             h2f_s, f2h_s, b2f_s, f2b_s};
+                                             h2f_s, f2h_s, b2f_s, f2b_s, ssums_s, col_ssums_s};
 
 const hd_bn_f32_kernels *hd_bn_f32_select(int isa)
 {
