@@ -1,6 +1,7 @@
 /* The batch-normalization engine (see bn-engine.h). */
 #include "kernels/bn/bn-engine.h"
 #include "kernels/bn/bn-kernels.h"
+#include "kernels/eltwise/eltwise.h"
 #include "core/parallel.h"
 #include "core/tensor.h"
 
@@ -277,6 +278,7 @@ typedef struct {
     const double *in1, *in2, *in3;
     double *out1, *out2;
     double alpha, beta;
+    int stream;              /* write outputs with streaming stores (larger than the cache) */
 } eng_ctx;
 
 static void eng_init(eng_ctx *e, const hd_bn_problem *pb, void *scratch)
@@ -574,6 +576,12 @@ void hd_bn_stats(const hd_bn_problem *pb, double *mean, double *var, void *scrat
 
 /* ---------- forward apply ---------- */
 
+/* Bytes of float tensors an apply pass touches (TENSORS of them read or written). */
+static double touched_bytes(const hd_bn_problem *pb, int tensors)
+{
+    return (double)tensors * pb->N * (double)pb->C * pb->S * sizeof(float);
+}
+
 static void apply_task(void *vctx, size_t t, int thread)
 {
     eng_ctx *e = vctx;
@@ -582,7 +590,7 @@ static void apply_task(void *vctx, size_t t, int thread)
     const double *a = e->in1, *b = e->in2;
     int plain = !pb->per_act && !pb->zp && !pb->act.on && !pb->reserve;
     if (plain && row_contig(&pb->x) && row_contig(&pb->y)) {
-        e->k->affine((const float *)pb->xp + hd_view_nc(&pb->x, n, c), (float *)pb->yp + hd_view_nc(&pb->y, n, c),
+        (e->stream ? e->k->affine_stream : e->k->affine)((const float *)pb->xp + hd_view_nc(&pb->x, n, c), (float *)pb->yp + hd_view_nc(&pb->y, n, c),
                      (size_t)S, (float)(e->alpha * a[c]), (float)(e->alpha * b[c]), (float)e->beta);
         return;
     }
@@ -657,6 +665,7 @@ void hd_bn_apply(const hd_bn_problem *pb, const double *a, const double *b, doub
     e.in2 = b;
     e.alpha = alpha;
     e.beta = beta;
+    e.stream = beta == 0.0 && touched_bytes(pb, 2) >= (double)hd_eltwise_stream_min_bytes();
     if (!pb->per_act && !pb->zp && !pb->act.on && !pb->reserve && nhwc_contig(&pb->x) && nhwc_contig(&pb->y)) {
         hd_parallel_for((size_t)pix_chunks(pb), pb->nthreads, apply_nhwc_task, &e);
         return;
@@ -802,7 +811,7 @@ static void bwd_task(void *vctx, size_t t, int thread)
     const double *p = e->in1, *q = e->in2, *r = e->in3;
     int plain = !pb->per_act && !pb->reserve && !pb->dzp;
     if (plain && row_contig(&pb->x) && row_contig(&pb->dy) && row_contig(&pb->dx)) {
-        e->k->bwd((const float *)pb->dyp + hd_view_nc(&pb->dy, n, c), (const float *)pb->xp + hd_view_nc(&pb->x, n, c),
+        (e->stream ? e->k->bwd_stream : e->k->bwd)((const float *)pb->dyp + hd_view_nc(&pb->dy, n, c), (const float *)pb->xp + hd_view_nc(&pb->x, n, c),
                   (float *)pb->dxp + hd_view_nc(&pb->dx, n, c), (size_t)S, (float)(e->alpha * p[c]),
                   (float)(e->alpha * q[c]), (float)(e->alpha * r[c]), (float)e->beta);
         return;
@@ -879,6 +888,7 @@ void hd_bn_bwd_apply(const hd_bn_problem *pb, const double *p, const double *q, 
     e.in3 = r;
     e.alpha = alpha;
     e.beta = beta;
+    e.stream = beta == 0.0 && touched_bytes(pb, 3) >= (double)hd_eltwise_stream_min_bytes();
     if (!pb->per_act && !pb->reserve && !pb->dzp && nhwc_contig(&pb->x) && nhwc_contig(&pb->dy) &&
         nhwc_contig(&pb->dx)) {
         hd_parallel_for((size_t)pix_chunks(pb), pb->nthreads, bwd_nhwc_task, &e);

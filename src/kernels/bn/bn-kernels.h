@@ -48,6 +48,10 @@ typedef struct {
     void (*ssums)(const float *x, size_t n, double k, double *s1, double *s2);
     /* s1[c] += sum_r (x[r][c] - k[c]);  s2[c] += sum_r (x[r][c] - k[c])^2, rows in order */
     void (*col_ssums)(const float *x, size_t rows, size_t C, const double *k, double *s1, double *s2);
+    /* affine and bwd again, bit for bit, writing with non-temporal (streaming) stores when
+     * beta == 0: for outputs too large to stay in the cache (the scalar set: plain stores) */
+    void (*affine_stream)(const float *x, float *y, size_t n, float a, float b, float beta);
+    void (*bwd_stream)(const float *dy, const float *x, float *dx, size_t n, float p, float q, float r, float beta);
 } hd_bn_f32_kernels;
 
 extern const hd_bn_f32_kernels hd_bn_f32__scalar;

@@ -2,6 +2,7 @@
  * accumulators (two of them), element-wise parts in 8-lane float with mul+add (no FMA, so
  * they round like the scalar code). */
 #include <immintrin.h>
+#include <stdint.h>
 #include "kernels/bn/bn-kernels.h"
 #include "core/convert.h"
 
@@ -128,6 +129,50 @@ static void bwd_v(const float *dy, const float *x, float *dx, size_t n, float p,
     }
     for (; i < n; i++)
         dx[i] = beta == 0.0f ? p * dy[i] + q * x[i] + r : p * dy[i] + q * x[i] + r + beta * dx[i];
+}
+
+/* Elements before Y reaches a 32-byte boundary, capped at N (N when Y is not
+ * float-aligned: then the plain kernel does everything). */
+static size_t head_to_aligned(const float *y, size_t n)
+{
+    uintptr_t a = (uintptr_t)y;
+    if (a % sizeof(float))
+        return n;
+    size_t h = ((32 - a % 32) % 32) / sizeof(float);
+    return h < n ? h : n;
+}
+
+/* The plain kernels on the unaligned head and the tail, streaming stores in between; the
+ * same operations in the same order, so the same values. */
+static void affine_stream_v(const float *x, float *y, size_t n, float a, float b, float beta)
+{
+    size_t h = head_to_aligned(y, n), i;
+    if (beta != 0.0f || n - h < 8) {
+        affine_v(x, y, n, a, b, beta);
+        return;
+    }
+    affine_v(x, y, h, a, b, beta);
+    const __m256 va = _mm256_set1_ps(a), vb = _mm256_set1_ps(b);
+    for (i = h; i + 8 <= n; i += 8)
+        _mm256_stream_ps(y + i, _mm256_add_ps(_mm256_mul_ps(va, _mm256_loadu_ps(x + i)), vb));
+    _mm_sfence();
+    affine_v(x + i, y + i, n - i, a, b, beta);
+}
+
+static void bwd_stream_v(const float *dy, const float *x, float *dx, size_t n, float p, float q, float r, float beta)
+{
+    size_t h = head_to_aligned(dx, n), i;
+    if (beta != 0.0f || n - h < 8) {
+        bwd_v(dy, x, dx, n, p, q, r, beta);
+        return;
+    }
+    bwd_v(dy, x, dx, h, p, q, r, beta);
+    const __m256 vp = _mm256_set1_ps(p), vq = _mm256_set1_ps(q), vr = _mm256_set1_ps(r);
+    for (i = h; i + 8 <= n; i += 8)
+        _mm256_stream_ps(dx + i, _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(vp, _mm256_loadu_ps(dy + i)),
+                                                          _mm256_mul_ps(vq, _mm256_loadu_ps(x + i))), vr));
+    _mm_sfence();
+    bwd_v(dy + i, x + i, dx + i, n - i, p, q, r, beta);
 }
 
 /* Column kernels: 4 channels per double vector (8 per float vector), rows in order, so each
@@ -281,4 +326,5 @@ static void f2b_v(const float *f, uint16_t *h, size_t n)
 
 const hd_bn_f32_kernels hd_bn_f32__avx2 = {"avx2", sum_v, sqdev_v, affine_v, dsums_v, bwd_v,
                                            col_sum_v, col_sqdev_v, col_affine_v, col_dsums_v, col_bwd_v,
-                                           h2f_v, f2h_v, b2f_v, f2b_v, ssums_v, col_ssums_v};
+                                           h2f_v, f2h_v, b2f_v, f2b_v, ssums_v, col_ssums_v,
+                                             affine_stream_v, bwd_stream_v};

@@ -1,6 +1,7 @@
 /* Batch-normalization row kernels, AVX-512 (see bn-kernels.h): sums in 8-lane double
  * accumulators, element-wise parts in 16-lane float with mul+add and masked tails. */
 #include <immintrin.h>
+#include <stdint.h>
 #include "kernels/bn/bn-kernels.h"
 
 static inline __mmask16 tail(size_t left) { return left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1u); }
@@ -109,6 +110,50 @@ static void bwd_v(const float *dy, const float *x, float *dx, size_t n, float p,
             o = _mm512_add_ps(o, _mm512_mul_ps(vb, _mm512_maskz_loadu_ps(k, dx + i)));
         _mm512_mask_storeu_ps(dx + i, k, o);
     }
+}
+
+/* Elements before Y reaches a 64-byte boundary, capped at N (N when Y is not
+ * float-aligned: then the plain kernel does everything). */
+static size_t head_to_aligned(const float *y, size_t n)
+{
+    uintptr_t a = (uintptr_t)y;
+    if (a % sizeof(float))
+        return n;
+    size_t h = ((64 - a % 64) % 64) / sizeof(float);
+    return h < n ? h : n;
+}
+
+/* The plain kernels on the unaligned head and the tail, streaming stores in between; the
+ * same operations in the same order, so the same values. */
+static void affine_stream_v(const float *x, float *y, size_t n, float a, float b, float beta)
+{
+    size_t h = head_to_aligned(y, n), i;
+    if (beta != 0.0f || n - h < 16) {
+        affine_v(x, y, n, a, b, beta);
+        return;
+    }
+    affine_v(x, y, h, a, b, beta);
+    const __m512 va = _mm512_set1_ps(a), vb = _mm512_set1_ps(b);
+    for (i = h; i + 16 <= n; i += 16)
+        _mm512_stream_ps(y + i, _mm512_add_ps(_mm512_mul_ps(va, _mm512_loadu_ps(x + i)), vb));
+    _mm_sfence();
+    affine_v(x + i, y + i, n - i, a, b, beta);
+}
+
+static void bwd_stream_v(const float *dy, const float *x, float *dx, size_t n, float p, float q, float r, float beta)
+{
+    size_t h = head_to_aligned(dx, n), i;
+    if (beta != 0.0f || n - h < 16) {
+        bwd_v(dy, x, dx, n, p, q, r, beta);
+        return;
+    }
+    bwd_v(dy, x, dx, h, p, q, r, beta);
+    const __m512 vp = _mm512_set1_ps(p), vq = _mm512_set1_ps(q), vr = _mm512_set1_ps(r);
+    for (i = h; i + 16 <= n; i += 16)
+        _mm512_stream_ps(dx + i, _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(vp, _mm512_loadu_ps(dy + i)),
+                                                          _mm512_mul_ps(vq, _mm512_loadu_ps(x + i))), vr));
+    _mm_sfence();
+    bwd_v(dy + i, x + i, dx + i, n - i, p, q, r, beta);
 }
 
 /* Column kernels: 8 channels per double vector, 16 per float vector, masked tails; rows in
@@ -233,4 +278,5 @@ static void f2b_v(const float *f, uint16_t *h, size_t n)
 
 const hd_bn_f32_kernels hd_bn_f32__avx512 = {"avx512", sum_v, sqdev_v, affine_v, dsums_v, bwd_v,
                                              col_sum_v, col_sqdev_v, col_affine_v, col_dsums_v, col_bwd_v,
-                                             h2f_v, f2h_v, b2f_v, f2b_v, ssums_v, col_ssums_v};
+                                             h2f_v, f2h_v, b2f_v, f2b_v, ssums_v, col_ssums_v,
+                                             affine_stream_v, bwd_stream_v};
