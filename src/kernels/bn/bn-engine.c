@@ -276,6 +276,7 @@ typedef struct {
     double *parts;           /* C * nchunks * 3 */
     int nch, rows_per;
     const double *in1, *in2, *in3;
+    const double *shift;     /* apply passes: the per-feature shift m (NULL: 0) */
     double *out1, *out2;
     double alpha, beta;
     int stream;              /* write outputs with streaming stores (larger than the cache) */
@@ -576,6 +577,19 @@ void hd_bn_stats(const hd_bn_problem *pb, double *mean, double *var, void *scrat
 
 /* ---------- forward apply ---------- */
 
+/* A feature's shift rounded to float (0 when that is not finite), and its additive term
+ * ADD scaled by alpha and corrected for the rounding: coef * (x - m) + add equals
+ * coef * (x - mf) + add + coef * (mf - m). */
+static float shift_f32(const eng_ctx *e, size_t f, double coef, double add, float *addf)
+{
+    double m = e->shift ? e->shift[f] : 0.0;
+    float mf = (float)m;
+    if (!isfinite(mf))
+        mf = 0.0f;
+    *addf = (float)(e->alpha * (add + coef * ((double)mf - m)));
+    return mf;
+}
+
 /* Bytes of float tensors an apply pass touches (TENSORS of them read or written). */
 static double touched_bytes(const hd_bn_problem *pb, int tensors)
 {
@@ -589,9 +603,11 @@ static void apply_task(void *vctx, size_t t, int thread)
     int n = (int)(t / (size_t)pb->C), c = (int)(t % (size_t)pb->C), S = pb->S;
     const double *a = e->in1, *b = e->in2;
     int plain = !pb->per_act && !pb->zp && !pb->act.on && !pb->reserve;
+    float bf = 0.0f, mf = plain ? shift_f32(e, (size_t)c, a[c], b[c], &bf) : 0.0f;
     if (plain && row_contig(&pb->x) && row_contig(&pb->y)) {
-        (e->stream ? e->k->affine_stream : e->k->affine)((const float *)pb->xp + hd_view_nc(&pb->x, n, c), (float *)pb->yp + hd_view_nc(&pb->y, n, c),
-                     (size_t)S, (float)(e->alpha * a[c]), (float)(e->alpha * b[c]), (float)e->beta);
+        (e->stream ? e->k->affine_stream : e->k->affine)((const float *)pb->xp + hd_view_nc(&pb->x, n, c),
+                                                         (float *)pb->yp + hd_view_nc(&pb->y, n, c), (size_t)S, mf,
+                                                         (float)(e->alpha * a[c]), bf, (float)e->beta);
         return;
     }
     if (plain && row_half(&pb->x) && row_half(&pb->y)) {
@@ -600,7 +616,7 @@ static void apply_task(void *vctx, size_t t, int thread)
         to_f32(e->k, &pb->x, pb->xp, hd_view_nc(&pb->x, n, c), xf, (size_t)S);
         if (e->beta != 0.0)
             to_f32(e->k, &pb->y, pb->yp, yo, yf, (size_t)S);
-        e->k->affine(xf, yf, (size_t)S, (float)(e->alpha * a[c]), (float)(e->alpha * b[c]), (float)e->beta);
+        e->k->affine(xf, yf, (size_t)S, mf, (float)(e->alpha * a[c]), bf, (float)e->beta);
         from_f32(e->k, &pb->y, pb->yp, yo, yf, (size_t)S);
         return;
     }
@@ -611,7 +627,7 @@ static void apply_task(void *vctx, size_t t, int thread)
     float *res = pb->reserve ? pb->reserve + ((size_t)n * pb->C + c) * (size_t)S : NULL;
     for (int i = 0; i < S; i++) {
         size_t f = pb->per_act ? (size_t)c * S + i : (size_t)c;
-        double v = a[f] * xb[i] + b[f];
+        double v = a[f] * (xb[i] - (e->shift ? e->shift[f] : 0.0)) + b[f];
         if (pb->zp)
             v += zb[i];
         double d;
@@ -629,7 +645,7 @@ static void run_affine(eng_ctx *e, int64_t n, int64_t s, int64_t len, void *arg)
     size_t C = (size_t)pb->C;
     if (pb->x.dtype == CUDNN_DATA_FLOAT) {
         e->k->col_affine(pix(&pb->x, pb->xp, n, s), (float *)pix(&pb->y, pb->yp, n, s), (size_t)len, C, a->par,
-                         a->par + C, (float)e->beta);
+                         a->par + C, a->par + 2 * C, (float)e->beta);
         return;
     }
     float *xb = a->blk, *yb = xb + HD_BN_BLK * C;
@@ -639,7 +655,7 @@ static void run_affine(eng_ctx *e, int64_t n, int64_t s, int64_t len, void *arg)
         to_f32(e->k, &pb->x, pb->xp, pix_off(&pb->x, n, s + b), xb, bl * C);
         if (e->beta != 0.0)
             to_f32(e->k, &pb->y, pb->yp, yo, yb, bl * C);
-        e->k->col_affine(xb, yb, bl, C, a->par, a->par + C, (float)e->beta);
+        e->k->col_affine(xb, yb, bl, C, a->par, a->par + C, a->par + 2 * C, (float)e->beta);
         from_f32(e->k, &pb->y, pb->yp, yo, yb, bl * C);
     }
 }
@@ -648,19 +664,21 @@ static void apply_nhwc_task(void *vctx, size_t t, int thread)
 {
     eng_ctx *e = vctx;
     int C = e->pb->C;
-    float *ab = (float *)thread_rows(e, thread);
+    float *ab = (float *)thread_rows(e, thread);       /* m, a, b */
     for (int c = 0; c < C; c++) {
-        ab[c] = (float)(e->alpha * e->in1[c]);
-        ab[C + c] = (float)(e->alpha * e->in2[c]);
+        ab[c] = shift_f32(e, (size_t)c, e->in1[c], e->in2[c], &ab[2 * C + c]);
+        ab[C + c] = (float)(e->alpha * e->in1[c]);
     }
     col_arg a = {NULL, NULL, NULL, ab, thread_blk(e, thread)};
     for_runs(e, (int)t, run_affine, &a);
 }
 
-void hd_bn_apply(const hd_bn_problem *pb, const double *a, const double *b, double alpha, double beta, void *scratch)
+void hd_bn_apply(const hd_bn_problem *pb, const double *m, const double *a, const double *b, double alpha, double beta,
+                 void *scratch)
 {
     eng_ctx e;
     eng_init(&e, pb, scratch);
+    e.shift = m;
     e.in1 = a;
     e.in2 = b;
     e.alpha = alpha;
@@ -810,10 +828,12 @@ static void bwd_task(void *vctx, size_t t, int thread)
     int n = (int)(t / (size_t)pb->C), c = (int)(t % (size_t)pb->C), S = pb->S;
     const double *p = e->in1, *q = e->in2, *r = e->in3;
     int plain = !pb->per_act && !pb->reserve && !pb->dzp;
+    float rf = 0.0f, mf = plain ? shift_f32(e, (size_t)c, q[c], r[c], &rf) : 0.0f;
     if (plain && row_contig(&pb->x) && row_contig(&pb->dy) && row_contig(&pb->dx)) {
-        (e->stream ? e->k->bwd_stream : e->k->bwd)((const float *)pb->dyp + hd_view_nc(&pb->dy, n, c), (const float *)pb->xp + hd_view_nc(&pb->x, n, c),
-                  (float *)pb->dxp + hd_view_nc(&pb->dx, n, c), (size_t)S, (float)(e->alpha * p[c]),
-                  (float)(e->alpha * q[c]), (float)(e->alpha * r[c]), (float)e->beta);
+        (e->stream ? e->k->bwd_stream : e->k->bwd)((const float *)pb->dyp + hd_view_nc(&pb->dy, n, c),
+                                                   (const float *)pb->xp + hd_view_nc(&pb->x, n, c),
+                                                   (float *)pb->dxp + hd_view_nc(&pb->dx, n, c), (size_t)S, mf,
+                                                   (float)(e->alpha * p[c]), (float)(e->alpha * q[c]), rf, (float)e->beta);
         return;
     }
     if (plain && row_half(&pb->x) && row_half(&pb->dy) && row_half(&pb->dx)) {
@@ -823,8 +843,7 @@ static void bwd_task(void *vctx, size_t t, int thread)
         to_f32(e->k, &pb->x, pb->xp, hd_view_nc(&pb->x, n, c), xf, (size_t)S);
         if (e->beta != 0.0)
             to_f32(e->k, &pb->dx, pb->dxp, dxo, df, (size_t)S);
-        e->k->bwd(gf, xf, df, (size_t)S, (float)(e->alpha * p[c]), (float)(e->alpha * q[c]), (float)(e->alpha * r[c]),
-                  (float)e->beta);
+        e->k->bwd(gf, xf, df, (size_t)S, mf, (float)(e->alpha * p[c]), (float)(e->alpha * q[c]), rf, (float)e->beta);
         from_f32(e->k, &pb->dx, pb->dxp, dxo, df, (size_t)S);
         return;
     }
@@ -835,7 +854,7 @@ static void bwd_task(void *vctx, size_t t, int thread)
         store_row(&pb->dz, pb->dzp, n, c, gb, 1.0, 0.0);
     for (int i = 0; i < S; i++) {
         size_t f = pb->per_act ? (size_t)c * S + i : (size_t)c;
-        xb[i] = p[f] * gb[i] + q[f] * xb[i] + r[f];
+        xb[i] = p[f] * gb[i] + q[f] * (xb[i] - (e->shift ? e->shift[f] : 0.0)) + r[f];
     }
     store_row(&pb->dx, pb->dxp, n, c, xb, e->alpha, e->beta);
 }
@@ -848,7 +867,7 @@ static void run_bwd(eng_ctx *e, int64_t n, int64_t s, int64_t len, void *arg)
     size_t C = (size_t)pb->C;
     if (pb->x.dtype == CUDNN_DATA_FLOAT) {
         e->k->col_bwd(pix(&pb->dy, pb->dyp, n, s), pix(&pb->x, pb->xp, n, s), (float *)pix(&pb->dx, pb->dxp, n, s),
-                      (size_t)len, C, pqr, pqr + C, pqr + 2 * C, (float)e->beta);
+                      (size_t)len, C, pqr, pqr + C, pqr + 2 * C, pqr + 3 * C, (float)e->beta);
         return;
     }
     float *gb = a->blk, *xb = gb + HD_BN_BLK * C, *db = xb + HD_BN_BLK * C;
@@ -859,7 +878,7 @@ static void run_bwd(eng_ctx *e, int64_t n, int64_t s, int64_t len, void *arg)
         to_f32(e->k, &pb->x, pb->xp, pix_off(&pb->x, n, s + b), xb, bl * C);
         if (e->beta != 0.0)
             to_f32(e->k, &pb->dx, pb->dxp, dxo, db, bl * C);
-        e->k->col_bwd(gb, xb, db, bl, C, pqr, pqr + C, pqr + 2 * C, (float)e->beta);
+        e->k->col_bwd(gb, xb, db, bl, C, pqr, pqr + C, pqr + 2 * C, pqr + 3 * C, (float)e->beta);
         from_f32(e->k, &pb->dx, pb->dxp, dxo, db, bl * C);
     }
 }
@@ -868,21 +887,22 @@ static void bwd_nhwc_task(void *vctx, size_t t, int thread)
 {
     eng_ctx *e = vctx;
     int C = e->pb->C;
-    float *pqr = (float *)thread_rows(e, thread);
+    float *pqr = (float *)thread_rows(e, thread);      /* m, p, q, r */
     for (int c = 0; c < C; c++) {
-        pqr[c] = (float)(e->alpha * e->in1[c]);
-        pqr[C + c] = (float)(e->alpha * e->in2[c]);
-        pqr[2 * C + c] = (float)(e->alpha * e->in3[c]);
+        pqr[c] = shift_f32(e, (size_t)c, e->in2[c], e->in3[c], &pqr[3 * C + c]);
+        pqr[C + c] = (float)(e->alpha * e->in1[c]);
+        pqr[2 * C + c] = (float)(e->alpha * e->in2[c]);
     }
     col_arg a = {NULL, NULL, NULL, pqr, thread_blk(e, thread)};
     for_runs(e, (int)t, run_bwd, &a);
 }
 
-void hd_bn_bwd_apply(const hd_bn_problem *pb, const double *p, const double *q, const double *r, double alpha,
-                     double beta, void *scratch)
+void hd_bn_bwd_apply(const hd_bn_problem *pb, const double *m, const double *p, const double *q, const double *r,
+                     double alpha, double beta, void *scratch)
 {
     eng_ctx e;
     eng_init(&e, pb, scratch);
+    e.shift = m;
     e.in1 = p;
     e.in2 = q;
     e.in3 = r;

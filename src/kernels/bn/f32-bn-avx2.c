@@ -78,18 +78,18 @@ static void ssums_v(const float *x, size_t n, double k, double *s1, double *s2)
     *s2 += b;
 }
 
-static void affine_v(const float *x, float *y, size_t n, float a, float b, float beta)
+static void affine_v(const float *x, float *y, size_t n, float m, float a, float b, float beta)
 {
-    __m256 va = _mm256_set1_ps(a), vb = _mm256_set1_ps(b), vbeta = _mm256_set1_ps(beta);
+    __m256 vm = _mm256_set1_ps(m), va = _mm256_set1_ps(a), vb = _mm256_set1_ps(b), vbeta = _mm256_set1_ps(beta);
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
-        __m256 r = _mm256_add_ps(_mm256_mul_ps(va, _mm256_loadu_ps(x + i)), vb);
+        __m256 r = _mm256_add_ps(_mm256_mul_ps(va, _mm256_sub_ps(_mm256_loadu_ps(x + i), vm)), vb);
         if (beta != 0.0f)
             r = _mm256_add_ps(r, _mm256_mul_ps(vbeta, _mm256_loadu_ps(y + i)));
         _mm256_storeu_ps(y + i, r);
     }
     for (; i < n; i++)
-        y[i] = beta == 0.0f ? a * x[i] + b : a * x[i] + b + beta * y[i];
+        y[i] = beta == 0.0f ? a * (x[i] - m) + b : a * (x[i] - m) + b + beta * y[i];
 }
 
 static void dsums_v(const float *dy, const float *x, size_t n, double mean, double *sdy, double *sdyx)
@@ -116,19 +116,19 @@ static void dsums_v(const float *dy, const float *x, size_t n, double mean, doub
     *sdyx += t;
 }
 
-static void bwd_v(const float *dy, const float *x, float *dx, size_t n, float p, float q, float r, float beta)
+static void bwd_v(const float *dy, const float *x, float *dx, size_t n, float m, float p, float q, float r, float beta)
 {
-    __m256 vp = _mm256_set1_ps(p), vq = _mm256_set1_ps(q), vr = _mm256_set1_ps(r), vb = _mm256_set1_ps(beta);
+    __m256 vm = _mm256_set1_ps(m), vp = _mm256_set1_ps(p), vq = _mm256_set1_ps(q), vr = _mm256_set1_ps(r), vb = _mm256_set1_ps(beta);
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
         __m256 o = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(vp, _mm256_loadu_ps(dy + i)),
-                                               _mm256_mul_ps(vq, _mm256_loadu_ps(x + i))), vr);
+                                               _mm256_mul_ps(vq, _mm256_sub_ps(_mm256_loadu_ps(x + i), vm))), vr);
         if (beta != 0.0f)
             o = _mm256_add_ps(o, _mm256_mul_ps(vb, _mm256_loadu_ps(dx + i)));
         _mm256_storeu_ps(dx + i, o);
     }
     for (; i < n; i++)
-        dx[i] = beta == 0.0f ? p * dy[i] + q * x[i] + r : p * dy[i] + q * x[i] + r + beta * dx[i];
+        dx[i] = beta == 0.0f ? p * dy[i] + q * (x[i] - m) + r : p * dy[i] + q * (x[i] - m) + r + beta * dx[i];
 }
 
 /* Elements before Y reaches a 32-byte boundary, capped at N (N when Y is not
@@ -144,35 +144,37 @@ static size_t head_to_aligned(const float *y, size_t n)
 
 /* The plain kernels on the unaligned head and the tail, streaming stores in between; the
  * same operations in the same order, so the same values. */
-static void affine_stream_v(const float *x, float *y, size_t n, float a, float b, float beta)
+static void affine_stream_v(const float *x, float *y, size_t n, float m, float a, float b, float beta)
 {
     size_t h = head_to_aligned(y, n), i;
     if (beta != 0.0f || n - h < 8) {
-        affine_v(x, y, n, a, b, beta);
+        affine_v(x, y, n, m, a, b, beta);
         return;
     }
-    affine_v(x, y, h, a, b, beta);
-    const __m256 va = _mm256_set1_ps(a), vb = _mm256_set1_ps(b);
+    affine_v(x, y, h, m, a, b, beta);
+    const __m256 vm = _mm256_set1_ps(m), va = _mm256_set1_ps(a), vb = _mm256_set1_ps(b);
     for (i = h; i + 8 <= n; i += 8)
-        _mm256_stream_ps(y + i, _mm256_add_ps(_mm256_mul_ps(va, _mm256_loadu_ps(x + i)), vb));
+        _mm256_stream_ps(y + i, _mm256_add_ps(_mm256_mul_ps(va, _mm256_sub_ps(_mm256_loadu_ps(x + i), vm)), vb));
     _mm_sfence();
-    affine_v(x + i, y + i, n - i, a, b, beta);
+    affine_v(x + i, y + i, n - i, m, a, b, beta);
 }
 
-static void bwd_stream_v(const float *dy, const float *x, float *dx, size_t n, float p, float q, float r, float beta)
+static void bwd_stream_v(const float *dy, const float *x, float *dx, size_t n, float m, float p, float q, float r,
+                         float beta)
 {
     size_t h = head_to_aligned(dx, n), i;
     if (beta != 0.0f || n - h < 8) {
-        bwd_v(dy, x, dx, n, p, q, r, beta);
+        bwd_v(dy, x, dx, n, m, p, q, r, beta);
         return;
     }
-    bwd_v(dy, x, dx, h, p, q, r, beta);
-    const __m256 vp = _mm256_set1_ps(p), vq = _mm256_set1_ps(q), vr = _mm256_set1_ps(r);
+    bwd_v(dy, x, dx, h, m, p, q, r, beta);
+    const __m256 vm = _mm256_set1_ps(m), vp = _mm256_set1_ps(p), vq = _mm256_set1_ps(q), vr = _mm256_set1_ps(r);
     for (i = h; i + 8 <= n; i += 8)
         _mm256_stream_ps(dx + i, _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(vp, _mm256_loadu_ps(dy + i)),
-                                                          _mm256_mul_ps(vq, _mm256_loadu_ps(x + i))), vr));
+                                                          _mm256_mul_ps(vq, _mm256_sub_ps(_mm256_loadu_ps(x + i), vm))),
+                                               vr));
     _mm_sfence();
-    bwd_v(dy + i, x + i, dx + i, n - i, p, q, r, beta);
+    bwd_v(dy + i, x + i, dx + i, n - i, m, p, q, r, beta);
 }
 
 /* Column kernels: 4 channels per double vector (8 per float vector), rows in order, so each
@@ -220,19 +222,21 @@ static void col_ssums_v(const float *x, size_t rows, size_t C, const double *k, 
     }
 }
 
-static void col_affine_v(const float *x, float *y, size_t rows, size_t C, const float *a, const float *b, float beta)
+static void col_affine_v(const float *x, float *y, size_t rows, size_t C, const float *m, const float *a, const float *b,
+                         float beta)
 {
     __m256 vb = _mm256_set1_ps(beta);
     for (size_t r = 0; r < rows; r++, x += C, y += C) {
         size_t c = 0;
         for (; c + 8 <= C; c += 8) {
-            __m256 o = _mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(a + c), _mm256_loadu_ps(x + c)), _mm256_loadu_ps(b + c));
+            __m256 d = _mm256_sub_ps(_mm256_loadu_ps(x + c), _mm256_loadu_ps(m + c));
+            __m256 o = _mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(a + c), d), _mm256_loadu_ps(b + c));
             if (beta != 0.0f)
                 o = _mm256_add_ps(o, _mm256_mul_ps(vb, _mm256_loadu_ps(y + c)));
             _mm256_storeu_ps(y + c, o);
         }
         for (; c < C; c++)
-            y[c] = beta == 0.0f ? a[c] * x[c] + b[c] : a[c] * x[c] + b[c] + beta * y[c];
+            y[c] = beta == 0.0f ? a[c] * (x[c] - m[c]) + b[c] : a[c] * (x[c] - m[c]) + b[c] + beta * y[c];
     }
 }
 
@@ -255,22 +259,24 @@ static void col_dsums_v(const float *dy, const float *x, size_t rows, size_t C, 
     }
 }
 
-static void col_bwd_v(const float *dy, const float *x, float *dx, size_t rows, size_t C, const float *p, const float *q,
-                      const float *rr, float beta)
+static void col_bwd_v(const float *dy, const float *x, float *dx, size_t rows, size_t C, const float *m, const float *p,
+                      const float *q, const float *rr, float beta)
 {
     __m256 vb = _mm256_set1_ps(beta);
     for (size_t i = 0; i < rows; i++, x += C, dy += C, dx += C) {
         size_t c = 0;
         for (; c + 8 <= C; c += 8) {
             __m256 o = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(p + c), _mm256_loadu_ps(dy + c)),
-                                                   _mm256_mul_ps(_mm256_loadu_ps(q + c), _mm256_loadu_ps(x + c))),
+                                                   _mm256_mul_ps(_mm256_loadu_ps(q + c),
+                                                                 _mm256_sub_ps(_mm256_loadu_ps(x + c), _mm256_loadu_ps(m + c)))),
                                      _mm256_loadu_ps(rr + c));
             if (beta != 0.0f)
                 o = _mm256_add_ps(o, _mm256_mul_ps(vb, _mm256_loadu_ps(dx + c)));
             _mm256_storeu_ps(dx + c, o);
         }
         for (; c < C; c++)
-            dx[c] = beta == 0.0f ? p[c] * dy[c] + q[c] * x[c] + rr[c] : p[c] * dy[c] + q[c] * x[c] + rr[c] + beta * dx[c];
+            dx[c] = beta == 0.0f ? p[c] * dy[c] + q[c] * (x[c] - m[c]) + rr[c]
+                                 : p[c] * dy[c] + q[c] * (x[c] - m[c]) + rr[c] + beta * dx[c];
     }
 }
 

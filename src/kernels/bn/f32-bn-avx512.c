@@ -67,12 +67,12 @@ static void ssums_v(const float *x, size_t n, double k, double *s1, double *s2)
     *s2 += _mm512_reduce_add_pd(_mm512_add_pd(_mm512_add_pd(b0, b1), _mm512_add_pd(b2, b3)));
 }
 
-static void affine_v(const float *x, float *y, size_t n, float a, float b, float beta)
+static void affine_v(const float *x, float *y, size_t n, float m, float a, float b, float beta)
 {
-    __m512 va = _mm512_set1_ps(a), vb = _mm512_set1_ps(b), vbeta = _mm512_set1_ps(beta);
+    __m512 vm = _mm512_set1_ps(m), va = _mm512_set1_ps(a), vb = _mm512_set1_ps(b), vbeta = _mm512_set1_ps(beta);
     for (size_t i = 0; i < n; i += 16) {
         __mmask16 k = tail(n - i);
-        __m512 r = _mm512_add_ps(_mm512_mul_ps(va, _mm512_maskz_loadu_ps(k, x + i)), vb);
+        __m512 r = _mm512_add_ps(_mm512_mul_ps(va, _mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + i), vm)), vb);
         if (beta != 0.0f)
             r = _mm512_add_ps(r, _mm512_mul_ps(vbeta, _mm512_maskz_loadu_ps(k, y + i)));
         _mm512_mask_storeu_ps(y + i, k, r);
@@ -99,13 +99,13 @@ static void dsums_v(const float *dy, const float *x, size_t n, double mean, doub
     *sdyx += _mm512_reduce_add_pd(_mm512_add_pd(t0, t1));
 }
 
-static void bwd_v(const float *dy, const float *x, float *dx, size_t n, float p, float q, float r, float beta)
+static void bwd_v(const float *dy, const float *x, float *dx, size_t n, float m, float p, float q, float r, float beta)
 {
-    __m512 vp = _mm512_set1_ps(p), vq = _mm512_set1_ps(q), vr = _mm512_set1_ps(r), vb = _mm512_set1_ps(beta);
+    __m512 vm = _mm512_set1_ps(m), vp = _mm512_set1_ps(p), vq = _mm512_set1_ps(q), vr = _mm512_set1_ps(r), vb = _mm512_set1_ps(beta);
     for (size_t i = 0; i < n; i += 16) {
         __mmask16 k = tail(n - i);
         __m512 o = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(vp, _mm512_maskz_loadu_ps(k, dy + i)),
-                                               _mm512_mul_ps(vq, _mm512_maskz_loadu_ps(k, x + i))), vr);
+                                               _mm512_mul_ps(vq, _mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + i), vm))), vr);
         if (beta != 0.0f)
             o = _mm512_add_ps(o, _mm512_mul_ps(vb, _mm512_maskz_loadu_ps(k, dx + i)));
         _mm512_mask_storeu_ps(dx + i, k, o);
@@ -125,35 +125,37 @@ static size_t head_to_aligned(const float *y, size_t n)
 
 /* The plain kernels on the unaligned head and the tail, streaming stores in between; the
  * same operations in the same order, so the same values. */
-static void affine_stream_v(const float *x, float *y, size_t n, float a, float b, float beta)
+static void affine_stream_v(const float *x, float *y, size_t n, float m, float a, float b, float beta)
 {
     size_t h = head_to_aligned(y, n), i;
     if (beta != 0.0f || n - h < 16) {
-        affine_v(x, y, n, a, b, beta);
+        affine_v(x, y, n, m, a, b, beta);
         return;
     }
-    affine_v(x, y, h, a, b, beta);
-    const __m512 va = _mm512_set1_ps(a), vb = _mm512_set1_ps(b);
+    affine_v(x, y, h, m, a, b, beta);
+    const __m512 vm = _mm512_set1_ps(m), va = _mm512_set1_ps(a), vb = _mm512_set1_ps(b);
     for (i = h; i + 16 <= n; i += 16)
-        _mm512_stream_ps(y + i, _mm512_add_ps(_mm512_mul_ps(va, _mm512_loadu_ps(x + i)), vb));
+        _mm512_stream_ps(y + i, _mm512_add_ps(_mm512_mul_ps(va, _mm512_sub_ps(_mm512_loadu_ps(x + i), vm)), vb));
     _mm_sfence();
-    affine_v(x + i, y + i, n - i, a, b, beta);
+    affine_v(x + i, y + i, n - i, m, a, b, beta);
 }
 
-static void bwd_stream_v(const float *dy, const float *x, float *dx, size_t n, float p, float q, float r, float beta)
+static void bwd_stream_v(const float *dy, const float *x, float *dx, size_t n, float m, float p, float q, float r,
+                         float beta)
 {
     size_t h = head_to_aligned(dx, n), i;
     if (beta != 0.0f || n - h < 16) {
-        bwd_v(dy, x, dx, n, p, q, r, beta);
+        bwd_v(dy, x, dx, n, m, p, q, r, beta);
         return;
     }
-    bwd_v(dy, x, dx, h, p, q, r, beta);
-    const __m512 vp = _mm512_set1_ps(p), vq = _mm512_set1_ps(q), vr = _mm512_set1_ps(r);
+    bwd_v(dy, x, dx, h, m, p, q, r, beta);
+    const __m512 vm = _mm512_set1_ps(m), vp = _mm512_set1_ps(p), vq = _mm512_set1_ps(q), vr = _mm512_set1_ps(r);
     for (i = h; i + 16 <= n; i += 16)
         _mm512_stream_ps(dx + i, _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(vp, _mm512_loadu_ps(dy + i)),
-                                                          _mm512_mul_ps(vq, _mm512_loadu_ps(x + i))), vr));
+                                                          _mm512_mul_ps(vq, _mm512_sub_ps(_mm512_loadu_ps(x + i), vm))),
+                                               vr));
     _mm_sfence();
-    bwd_v(dy + i, x + i, dx + i, n - i, p, q, r, beta);
+    bwd_v(dy + i, x + i, dx + i, n - i, m, p, q, r, beta);
 }
 
 /* Column kernels: 8 channels per double vector, 16 per float vector, masked tails; rows in
@@ -192,13 +194,15 @@ static void col_ssums_v(const float *x, size_t rows, size_t C, const double *k, 
         }
 }
 
-static void col_affine_v(const float *x, float *y, size_t rows, size_t C, const float *a, const float *b, float beta)
+static void col_affine_v(const float *x, float *y, size_t rows, size_t C, const float *m, const float *a, const float *b,
+                         float beta)
 {
     __m512 vb = _mm512_set1_ps(beta);
     for (size_t r = 0; r < rows; r++, x += C, y += C)
         for (size_t c = 0; c < C; c += 16) {
             __mmask16 k = tail(C - c);
-            __m512 o = _mm512_add_ps(_mm512_mul_ps(_mm512_maskz_loadu_ps(k, a + c), _mm512_maskz_loadu_ps(k, x + c)),
+            __m512 d = _mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + c), _mm512_maskz_loadu_ps(k, m + c));
+            __m512 o = _mm512_add_ps(_mm512_mul_ps(_mm512_maskz_loadu_ps(k, a + c), d),
                                      _mm512_maskz_loadu_ps(k, b + c));
             if (beta != 0.0f)
                 o = _mm512_add_ps(o, _mm512_mul_ps(vb, _mm512_maskz_loadu_ps(k, y + c)));
@@ -219,15 +223,17 @@ static void col_dsums_v(const float *dy, const float *x, size_t rows, size_t C, 
         }
 }
 
-static void col_bwd_v(const float *dy, const float *x, float *dx, size_t rows, size_t C, const float *p, const float *q,
-                      const float *rr, float beta)
+static void col_bwd_v(const float *dy, const float *x, float *dx, size_t rows, size_t C, const float *m, const float *p,
+                      const float *q, const float *rr, float beta)
 {
     __m512 vb = _mm512_set1_ps(beta);
     for (size_t i = 0; i < rows; i++, x += C, dy += C, dx += C)
         for (size_t c = 0; c < C; c += 16) {
             __mmask16 k = tail(C - c);
             __m512 o = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(_mm512_maskz_loadu_ps(k, p + c), _mm512_maskz_loadu_ps(k, dy + c)),
-                                                   _mm512_mul_ps(_mm512_maskz_loadu_ps(k, q + c), _mm512_maskz_loadu_ps(k, x + c))),
+                                                   _mm512_mul_ps(_mm512_maskz_loadu_ps(k, q + c),
+                                                                 _mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + c),
+                                                                               _mm512_maskz_loadu_ps(k, m + c)))),
                                      _mm512_maskz_loadu_ps(k, rr + c));
             if (beta != 0.0f)
                 o = _mm512_add_ps(o, _mm512_mul_ps(vb, _mm512_maskz_loadu_ps(k, dx + c)));

@@ -43,14 +43,14 @@ static void col_ssums_s(const float *x, size_t rows, size_t C, const double *k, 
         }
 }
 
-static void affine_s(const float *x, float *y, size_t n, float a, float b, float beta)
+static void affine_s(const float *x, float *y, size_t n, float m, float a, float b, float beta)
 {
     if (beta == 0.0f) {
         for (size_t i = 0; i < n; i++)
-            y[i] = a * x[i] + b;
+            y[i] = a * (x[i] - m) + b;
     } else {
         for (size_t i = 0; i < n; i++)
-            y[i] = a * x[i] + b + beta * y[i];
+            y[i] = a * (x[i] - m) + b + beta * y[i];
     }
 }
 
@@ -65,14 +65,14 @@ static void dsums_s(const float *dy, const float *x, size_t n, double mean, doub
     *sdyx += t;
 }
 
-static void bwd_s(const float *dy, const float *x, float *dx, size_t n, float p, float q, float r, float beta)
+static void bwd_s(const float *dy, const float *x, float *dx, size_t n, float m, float p, float q, float r, float beta)
 {
     if (beta == 0.0f) {
         for (size_t i = 0; i < n; i++)
-            dx[i] = p * dy[i] + q * x[i] + r;
+            dx[i] = p * dy[i] + q * (x[i] - m) + r;
     } else {
         for (size_t i = 0; i < n; i++)
-            dx[i] = p * dy[i] + q * x[i] + r + beta * dx[i];
+            dx[i] = p * dy[i] + q * (x[i] - m) + r + beta * dx[i];
     }
 }
 
@@ -92,11 +92,12 @@ static void col_sqdev_s(const float *x, size_t rows, size_t C, const double *mea
         }
 }
 
-static void col_affine_s(const float *x, float *y, size_t rows, size_t C, const float *a, const float *b, float beta)
+static void col_affine_s(const float *x, float *y, size_t rows, size_t C, const float *m, const float *a, const float *b,
+                         float beta)
 {
     for (size_t r = 0; r < rows; r++, x += C, y += C)
         for (size_t c = 0; c < C; c++)
-            y[c] = beta == 0.0f ? a[c] * x[c] + b[c] : a[c] * x[c] + b[c] + beta * y[c];
+            y[c] = beta == 0.0f ? a[c] * (x[c] - m[c]) + b[c] : a[c] * (x[c] - m[c]) + b[c] + beta * y[c];
 }
 
 static void col_dsums_s(const float *dy, const float *x, size_t rows, size_t C, const double *mean, double *sdy,
@@ -110,12 +111,13 @@ static void col_dsums_s(const float *dy, const float *x, size_t rows, size_t C, 
         }
 }
 
-static void col_bwd_s(const float *dy, const float *x, float *dx, size_t rows, size_t C, const float *p, const float *q,
-                      const float *r, float beta)
+static void col_bwd_s(const float *dy, const float *x, float *dx, size_t rows, size_t C, const float *m, const float *p,
+                      const float *q, const float *r, float beta)
 {
     for (size_t i = 0; i < rows; i++, x += C, dy += C, dx += C)
         for (size_t c = 0; c < C; c++)
-            dx[c] = beta == 0.0f ? p[c] * dy[c] + q[c] * x[c] + r[c] : p[c] * dy[c] + q[c] * x[c] + r[c] + beta * dx[c];
+            dx[c] = beta == 0.0f ? p[c] * dy[c] + q[c] * (x[c] - m[c]) + r[c]
+                                 : p[c] * dy[c] + q[c] * (x[c] - m[c]) + r[c] + beta * dx[c];
 }
 
 static void h2f_s(const uint16_t *h, float *f, size_t n)

@@ -92,10 +92,9 @@ cudnnStatus_t hd_bn_forward_training(const char *fn, cudnnHandle_t handle, const
     hd_bn_param_load(&pb, a->sbDesc, a->bias, kb);
     for (size_t f = 0; f < F; f++) {
         inv[f] = 1.0 / sqrt(var[f] + a->epsilon);
-        ka[f] *= inv[f];
-        kb[f] -= mean[f] * ka[f];
+        ka[f] *= inv[f];              /* y = ka * (x - mean) + bias */
     }
-    hd_bn_apply(&pb, ka, kb, hd_scale_arg(a->alpha, a->xDesc->dtype), hd_scale_arg(a->beta, a->xDesc->dtype), scr);
+    hd_bn_apply(&pb, mean, ka, kb, hd_scale_arg(a->alpha, a->xDesc->dtype), hd_scale_arg(a->beta, a->xDesc->dtype), scr);
     if (a->runMean) {
         double M = a->per_act ? (double)pb.N : (double)pb.N * pb.S;
         double unbias = M > 1.0 ? M / (M - 1.0) : 1.0;
@@ -171,16 +170,16 @@ cudnnStatus_t hd_bn_backward(const char *fn, cudnnHandle_t handle, const hd_bn_b
     hd_bn_param_load(&pb, a->sbDesc, a->scale, sc);
     hd_bn_bwd_sums(&pb, mean, sdy, sdyx, scr);
     double M = a->per_act ? (double)pb.N : (double)pb.N * pb.S;
-    /* dx = p*g + q*x + r with p = scale*inv, q = -scale*inv^3*sdyx/M, r = -p*sdy/M - q*mean;
+    /* dx = p*g + q*(x - mean) + r with p = scale*inv, q = -scale*inv^3*sdyx/M, r = -p*sdy/M;
      * p overwrites sc once q and r are known. */
     for (size_t f = 0; f < F; f++) {
         double p = sc[f] * inv[f];
         q[f] = -p * inv[f] * inv[f] * sdyx[f] / M;
-        r[f] = -p * sdy[f] / M - q[f] * mean[f];
+        r[f] = -p * sdy[f] / M;
         sc[f] = p;
         sdyx[f] *= inv[f];            /* dScale */
     }
-    hd_bn_bwd_apply(&pb, sc, q, r, hd_scale_arg(a->alphaD, a->xDesc->dtype), hd_scale_arg(a->betaD, a->xDesc->dtype),
+    hd_bn_bwd_apply(&pb, mean, sc, q, r, hd_scale_arg(a->alphaD, a->xDesc->dtype), hd_scale_arg(a->betaD, a->xDesc->dtype),
                     scr);
     double ap = hd_scale_arg(a->alphaP, a->xDesc->dtype), bp = hd_scale_arg(a->betaP, a->xDesc->dtype);
     hd_bn_param_store(&pb, a->sbDesc, a->dScale, sdyx, ap, bp);
