@@ -320,8 +320,9 @@ static void sm_matrix(void)
 static void sm_wide(void)
 {
     SECTION("softmax wide float groups");
-    const int shapes[][5] = { { 4, 3, 1000, 1, 1 }, { 4, 2, 37, 5, 7 }, { 4, 1, 1, 1, 1027 } };
-    for (int s = 0; s < 3; s++)
+    /* the last shape has INSTANCE groups of 67950 values: the online (blocked) row kernels */
+    const int shapes[][5] = { { 4, 3, 1000, 1, 1 }, { 4, 2, 37, 5, 7 }, { 4, 1, 1, 1, 1027 }, { 4, 2, 3, 150, 151 } };
+    for (int s = 0; s < 4; s++)
         for (int mode = 0; mode <= 1; mode++)
             for (int algo = 1; algo <= 2; algo++)
                 for (int l = 0; l < 2; l++) {
@@ -420,6 +421,51 @@ static void sm_channel_blocks(void)
                 opt_free(&x);
                 opt_free(&y);
             }
+}
+
+/* INSTANCE groups longer than 65536 values run the online row kernels (blocks of 8192 with a
+ * running maximum): a rising ramp makes every block raise the maximum (the rescaled sum), a
+ * falling one never does; a NaN in a late block sends the group to the scalar rules (all NaN). */
+static void sm_instance_online(void)
+{
+    SECTION("softmax INSTANCE online rows");
+    int d[4] = { 2, 1, 270, 271 };    /* 73170 values per image, not a multiple of 16 */
+    for (int kind = 0; kind < 3; kind++)
+        for (int algo = 1; algo <= 2; algo++) {
+            opt_t x, y;
+            opt_make(&x, CUDNN_DATA_FLOAT, 4, d, OPT_NCHW);
+            opt_make(&y, CUDNN_DATA_FLOAT, 4, d, OPT_NCHW);
+            size_t n = x.n, per = n / 2;
+            for (size_t i = 0; i < n; i++) {
+                double r = (double)(i % per) / (double)per;
+                opt_set(&x, i, kind == 1 ? 30 - 40 * r + 0.5 * sin((double)i) : 40 * r + 0.5 * sin((double)i));
+            }
+            if (kind == 2)
+                opt_set(&x, per + 70000, NAN);    /* image 1, block 8 */
+            opt_poison(&y);
+            double *xv = malloc(n * 8), *e = malloc(n * 8);
+            for (size_t i = 0; i < n; i++)
+                xv[i] = opt_get(&x, i);
+            ref_softmax_fwd(algo, 0, d[0], d[1], d[2] * d[3], xv, e);
+            float one = 1, zero = 0;
+            CHECK_OK(cudnnSoftmaxForward(H, (cudnnSoftmaxAlgorithm_t)algo, CUDNN_SOFTMAX_MODE_INSTANCE, &one, x.desc,
+                                         x.data, &zero, y.desc, y.data));
+            int bad = 0;
+            for (size_t i = 0; i < n; i++) {
+                double g = opt_get(&y, i);
+                if (kind == 2 && i >= per) {
+                    bad += g == g;
+                    continue;
+                }
+                double tol = algo == 2 ? 1e-5 * (1 + fabs(e[i])) : 1e-5 * (1e-6 + fabs(e[i]));
+                bad += !(fabs(g - e[i]) <= tol);
+            }
+            CHECK_MSG(bad == 0, "kind %d algo %d: %d bad", kind, algo, bad);
+            free(xv);
+            free(e);
+            opt_free(&x);
+            opt_free(&y);
+        }
 }
 
 static void sm_bad_input(void)
@@ -525,6 +571,7 @@ int main(void)
         sm_matrix();
         sm_wide();
         sm_channel_blocks();
+        sm_instance_online();
         sm_bad_input();
     }
     determinism();

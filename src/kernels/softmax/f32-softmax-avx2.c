@@ -45,7 +45,7 @@ static inline float hmax(__m256 v)
     return _mm_cvtss_f32(s);
 }
 
-void hd_f32_softmax_avx2(size_t n, const float *x, float *y, float alpha, float beta, int log_mode)
+static float max_v(const float *x, size_t n)
 {
     size_t n8 = n & ~(size_t)7, i;
     __m256 vm = _mm256_set1_ps(-INFINITY);
@@ -54,16 +54,57 @@ void hd_f32_softmax_avx2(size_t n, const float *x, float *y, float alpha, float 
     float m = hmax(vm);
     for (; i < n; i++)
         m = x[i] > m ? x[i] : m;
-    if (m != m || isinf(m)) {            /* NaN or infinite inputs: the scalar path's rules */
-        hd_f32_softmax_scalar(n, x, y, alpha, beta, log_mode);
-        return;
-    }
+    return m;
+}
+
+static double sumexp_v(const float *x, size_t n, float m)
+{
+    size_t n8 = n & ~(size_t)7, i;
     __m256 mm = _mm256_set1_ps(m), vs = _mm256_setzero_ps();
     for (i = 0; i < n8; i += 8)
         vs = _mm256_add_ps(vs, exp_neg(_mm256_sub_ps(_mm256_loadu_ps(x + i), mm)));
     double s = hsum(vs);
     for (; i < n; i++)
         s += expf(x[i] - m);
+    return s;
+}
+
+/* Long rows are normalised online, as in f32-softmax-avx512.c (same thresholds). */
+#define HD_SM_ONLINE_MIN 65536
+#define HD_SM_ONLINE_BLK 8192
+
+void hd_f32_softmax_avx2(size_t n, const float *x, float *y, float alpha, float beta, int log_mode)
+{
+    float m;
+    double s;
+    if (n >= HD_SM_ONLINE_MIN) {
+        m = -INFINITY;
+        s = 0.0;
+        for (size_t b = 0; b < n; b += HD_SM_ONLINE_BLK) {
+            size_t len = n - b < HD_SM_ONLINE_BLK ? n - b : HD_SM_ONLINE_BLK;
+            float mb = max_v(x + b, len);
+            if (mb != mb || isinf(mb)) {     /* NaN or infinite inputs: the scalar path's rules */
+                hd_f32_softmax_scalar(n, x, y, alpha, beta, log_mode);
+                return;
+            }
+            double sb = sumexp_v(x + b, len, mb);
+            if (mb > m) {
+                s = s * exp((double)m - (double)mb) + sb;
+                m = mb;
+            } else {
+                s += sb * exp((double)mb - (double)m);
+            }
+        }
+    } else {
+        m = max_v(x, n);
+        if (m != m || isinf(m)) {            /* NaN or infinite inputs: the scalar path's rules */
+            hd_f32_softmax_scalar(n, x, y, alpha, beta, log_mode);
+            return;
+        }
+        s = sumexp_v(x, n, m);
+    }
+    size_t n8 = n & ~(size_t)7, i;
+    __m256 mm = _mm256_set1_ps(m);
     float ls = (float)log(s), inv = (float)(1.0 / s);
     const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta), vinv = _mm256_set1_ps(inv);
     const __m256 vls = _mm256_set1_ps(ls);

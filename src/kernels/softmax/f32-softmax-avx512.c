@@ -5,6 +5,8 @@
 #include <immintrin.h>
 #include <math.h>
 
+static inline __mmask16 tail16(size_t left) { return left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1u); }
+
 static inline __m512 exp_neg(__m512 r)
 {
     const __m512 lo = _mm512_set1_ps(-87.0f);
@@ -25,39 +27,74 @@ static inline __m512 exp_neg(__m512 r)
     return _mm512_maskz_mov_ps((__mmask16)~under, v);
 }
 
+/* Maximum of x[0..n) (16 lanes, masked tail). */
+static float max_v(const float *x, size_t n)
+{
+    __m512 vm = _mm512_set1_ps(-INFINITY);
+    for (size_t i = 0; i < n; i += 16)
+        vm = _mm512_max_ps(vm, _mm512_mask_loadu_ps(_mm512_set1_ps(-INFINITY), tail16(n - i), x + i));
+    return _mm512_reduce_max_ps(vm);
+}
+
+/* sum exp(x[i] - m) over x[0..n), in float lanes */
+static double sumexp_v(const float *x, size_t n, float m)
+{
+    __m512 mm = _mm512_set1_ps(m), vs = _mm512_setzero_ps();
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 k = tail16(n - i);
+        vs = _mm512_add_ps(vs, _mm512_maskz_mov_ps(k, exp_neg(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + i), mm))));
+    }
+    return _mm512_reduce_add_ps(vs);
+}
+
+/* Rows longer than this (in floats; 256 KiB) are normalised online: one pass over blocks of
+ * HD_SM_ONLINE_BLK values (block in L1/L2: its max, then its exp sum) keeps a running maximum M
+ * and a sum S rescaled by exp(old M - new M) in double, then one pass writes y.  x is then
+ * read from memory twice instead of three times; shorter rows stay in L2 between passes. */
+#define HD_SM_ONLINE_MIN 65536
+#define HD_SM_ONLINE_BLK 8192
+
 void hd_f32_softmax_avx512(size_t n, const float *x, float *y, float alpha, float beta, int log_mode)
 {
-    size_t n16 = n & ~(size_t)15, i;
-    __m512 vm = _mm512_set1_ps(-INFINITY);
-    for (i = 0; i < n16; i += 16)
-        vm = _mm512_max_ps(vm, _mm512_loadu_ps(x + i));
-    float m = _mm512_reduce_max_ps(vm);
-    for (; i < n; i++)
-        m = x[i] > m ? x[i] : m;
-    if (m != m || isinf(m)) {
-        hd_f32_softmax_scalar(n, x, y, alpha, beta, log_mode);
-        return;
+    float m;
+    double s;
+    if (n >= HD_SM_ONLINE_MIN) {
+        m = -INFINITY;
+        s = 0.0;
+        for (size_t b = 0; b < n; b += HD_SM_ONLINE_BLK) {
+            size_t len = n - b < HD_SM_ONLINE_BLK ? n - b : HD_SM_ONLINE_BLK;
+            float mb = max_v(x + b, len);
+            if (mb != mb || isinf(mb)) {
+                hd_f32_softmax_scalar(n, x, y, alpha, beta, log_mode);
+                return;
+            }
+            double sb = sumexp_v(x + b, len, mb);
+            if (mb > m) {
+                s = s * exp((double)m - (double)mb) + sb;
+                m = mb;
+            } else {
+                s += sb * exp((double)mb - (double)m);
+            }
+        }
+    } else {
+        m = max_v(x, n);
+        if (m != m || isinf(m)) {
+            hd_f32_softmax_scalar(n, x, y, alpha, beta, log_mode);
+            return;
+        }
+        s = sumexp_v(x, n, m);
     }
-    __m512 mm = _mm512_set1_ps(m), vs = _mm512_setzero_ps();
-    for (i = 0; i < n16; i += 16)
-        vs = _mm512_add_ps(vs, exp_neg(_mm512_sub_ps(_mm512_loadu_ps(x + i), mm)));
-    double s = _mm512_reduce_add_ps(vs);
-    for (; i < n; i++)
-        s += expf(x[i] - m);
     float ls = (float)log(s), inv = (float)(1.0 / s);
-    const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta), vinv = _mm512_set1_ps(inv);
-    const __m512 vls = _mm512_set1_ps(ls);
-    for (i = 0; i < n16; i += 16) {
-        __m512 d = _mm512_sub_ps(_mm512_loadu_ps(x + i), mm);
+    const __m512 mm = _mm512_set1_ps(m), va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+    const __m512 vinv = _mm512_set1_ps(inv), vls = _mm512_set1_ps(ls);
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 k = tail16(n - i);
+        __m512 d = _mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + i), mm);
         __m512 v = log_mode ? _mm512_sub_ps(d, vls) : _mm512_mul_ps(exp_neg(d), vinv);
         v = _mm512_mul_ps(va, v);
         if (beta != 0.0f)
-            v = _mm512_add_ps(v, _mm512_mul_ps(vb, _mm512_loadu_ps(y + i)));
-        _mm512_storeu_ps(y + i, v);
-    }
-    for (; i < n; i++) {
-        float v = log_mode ? x[i] - m - ls : expf(x[i] - m) * inv;
-        y[i] = beta != 0.0f ? alpha * v + beta * y[i] : alpha * v;
+            v = _mm512_add_ps(v, _mm512_mul_ps(vb, _mm512_maskz_loadu_ps(k, y + i)));
+        _mm512_mask_storeu_ps(y + i, k, v);
     }
 }
 
