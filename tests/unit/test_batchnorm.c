@@ -874,6 +874,32 @@ static void isa_children(void)
         CHECK_MSG(memcmp(sh + (size_t)(12 + 2 * i) * DOUT, sh + (size_t)12 * DOUT, sizeof(float) * 2 * DOUT) == 0,
                   "%s vs scalar (NHWC half/bf16)", caps[i]);
     }
+    /* streaming stores forced for every size (the threshold is read once per process, so in a
+     * fresh child): bitwise the plain stores of the same ISA, NCHW rows (forward y, backward dx) */
+    float *nt = mmap(NULL, sizeof(float) * 2 * DOUT, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (nt == MAP_FAILED) {
+        CHECK(0);
+        munmap(sh, bytes);
+        return;
+    }
+    for (int i = 1; i < 3; i++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            setenv("HOSTDNN_MAX_ISA", caps[i], 1);
+            setenv("HOSTDNN_STREAM_MIN_BYTES", "0", 1);
+            cudnnHandle_t h;
+            cudnnCreate(&h);
+            run_big(h, L_NCHW, nt + (size_t)(i - 1) * DOUT);
+            cudnnDestroy(h);
+            _exit(0);
+        }
+        int st = 0;
+        waitpid(pid, &st, 0);
+        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+        CHECK_MSG(memcmp(nt + (size_t)(i - 1) * DOUT, sh + (size_t)(2 * i) * DOUT, sizeof(float) * DOUT) == 0,
+                  "%s streaming stores vs plain (NCHW)", caps[i]);
+    }
+    munmap(nt, sizeof(float) * 2 * DOUT);
     munmap(sh, bytes);
 }
 

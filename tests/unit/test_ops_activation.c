@@ -520,6 +520,21 @@ static void big_workload(cudnnHandle_t h, FILE *dump, unsigned char **out, size_
         memcpy(*out + total, y.data, y.bytes);
         total += y.bytes;
     }
+    /* RELU with beta 0 into a buffer one float past an aligned start: the streaming-store
+     * kernels when HOSTDNN_STREAM_MIN_BYTES=0 (unaligned head, odd tail) */
+    {
+        float zero = 0;
+        size_t ne = y.bytes / sizeof(float);
+        float *raw = malloc((ne + 32) * sizeof(float)), *dst = raw + 1;
+        for (size_t i = 0; i < ne; i++)
+            dst[i] = NAN;                          /* beta 0: never read */
+        cudnnSetActivationDescriptor(a, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0);
+        cudnnActivationForward(h, a, &alpha, x.desc, x.data, &zero, y.desc, dst);
+        *out = realloc(*out, total + y.bytes);
+        memcpy(*out + total, dst, y.bytes);
+        total += y.bytes;
+        free(raw);
+    }
     /* FAST runs the generic (double) path on every ISA; the vector softmax kernels use their
      * own exp and are checked against the reference instead (sm_wide) */
     cudnnSoftmaxForward(h, CUDNN_SOFTMAX_FAST, CUDNN_SOFTMAX_MODE_CHANNEL, &alpha, x.desc, x.data, &beta, y.desc,
@@ -587,9 +602,22 @@ int main(void)
         CHECK_EQ_INT(ops_run_child("avx512", d2), 0);
         CHECK(ops_same_files(d0, d1));
         CHECK(ops_same_files(d0, d2));
+        /* streaming stores (forced for every size) give the plain kernels' bits */
+        SECTION("streaming stores");
+        char d3[64], d4[64];
+        snprintf(d3, sizeof d3, "/tmp/hd_ops_act_%d_avx2_nt", (int)getpid());
+        snprintf(d4, sizeof d4, "/tmp/hd_ops_act_%d_avx512_nt", (int)getpid());
+        setenv("HOSTDNN_STREAM_MIN_BYTES", "0", 1);
+        CHECK_EQ_INT(ops_run_child("avx2", d3), 0);
+        CHECK_EQ_INT(ops_run_child("avx512", d4), 0);
+        unsetenv("HOSTDNN_STREAM_MIN_BYTES");
+        CHECK(ops_same_files(d0, d3));
+        CHECK(ops_same_files(d0, d4));
         remove(d0);
         remove(d1);
         remove(d2);
+        remove(d3);
+        remove(d4);
     }
     return hd_test_finish();
 }
