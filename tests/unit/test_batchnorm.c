@@ -728,6 +728,27 @@ static void large_mean(void)
                     wds = fmax(wds, fmax(fabs(ds[c] - dsr[c]) / (1 + fabs(dsr[c])), fabs(db[c] - dbr[c]) / (1 + fabs(dbr[c]))));
                 CHECK_MSG(wdx <= 1e-5 && wds <= 1e-5, "backward shape %d layout %d kind %d: dx %g dscale/dbias %g", si,
                           layout, kind, wdx, wds);
+                /* without saved statistics: NCHW FLOAT computes them with the sums in one pass over x and
+                 * dy (kind 1 cancels there and takes the separate passes) */
+                CHECK_OK(cudnnBatchNormalizationBackward(H, CUDNN_BATCHNORM_SPATIAL, &one, &zero, &one, &zero, X.d, X.buf,
+                                                         DY.d, DY.buf, DX.d, DX.buf, P.d, P.buf, DS.buf, DB.buf, eps,
+                                                         NULL, NULL));
+                double inv2[64];
+                for (int c = 0; c < C; c++)
+                    inv2[c] = 1 / sqrt(var[c] + eps);
+                ref_bn_bwd(0, N, C, S, xr, e, pc, mean, inv2, dxr, dsr, dbr);
+                tens_get(&DX, g);
+                tens_get(&DS, ds);
+                tens_get(&DB, db);
+                wdx = wdx_scale = wds = 0;
+                for (long long i = 0; i < M; i++)
+                    wdx_scale = fmax(wdx_scale, fabs(dxr[i]));
+                for (long long i = 0; i < M; i++)
+                    wdx = fmax(wdx, fabs(g[i] - dxr[i]) / wdx_scale);
+                for (int c = 0; c < C; c++)
+                    wds = fmax(wds, fmax(fabs(ds[c] - dsr[c]) / (1 + fabs(dsr[c])), fabs(db[c] - dbr[c]) / (1 + fabs(dbr[c]))));
+                CHECK_MSG(wdx <= 1e-5 && wds <= 1e-5, "backward (no saved stats) shape %d layout %d kind %d: dx %g ds/db %g",
+                          si, layout, kind, wdx, wds);
                 free(dxr);
                 tens_free(&DY); tens_free(&DX); tens_free(&DS); tens_free(&DB);
                 free(v); free(e); free(g); free(xr); free(mean); free(var); free(pc); free(bc); free(z); free(o);

@@ -265,7 +265,7 @@ size_t hd_bn_scratch_bytes(const hd_bn_problem *pb)
 {
     size_t rows = (size_t)pb->nthreads * per_thread(pb);
     int nch = n_chunks(pb) > pix_chunks(pb) ? n_chunks(pb) : pix_chunks(pb);
-    size_t parts = (size_t)pb->C * (size_t)nch * 3;
+    size_t parts = (size_t)pb->C * (size_t)nch * 5;   /* 3 per chunk; 5 for hd_bn_stats_bwd_sums */
     return (rows + parts) * sizeof(double) + 64;
 }
 
@@ -273,7 +273,7 @@ typedef struct {
     const hd_bn_problem *pb;
     const hd_bn_f32_kernels *k;
     double *rows;            /* nthreads * 3 * S */
-    double *parts;           /* C * nchunks * 3 */
+    double *parts;           /* C * nchunks * 5 */
     int nch, rows_per;
     const double *in1, *in2, *in3;
     const double *shift;     /* apply passes: the per-feature shift m (NULL: 0) */
@@ -819,6 +819,57 @@ void hd_bn_bwd_sums(const hd_bn_problem *pb, const double *mean, double *sdy, do
         sdy[c] = s;
         sdyx[c] = q;
     }
+}
+
+/* One pass over x and dy per chunk: count, mean and M2 of x (shifted by the channel's first
+ * element k), sum dy and sum dy (x - k); ok[0] = 0 when the shifted sums would cancel. */
+static void stats_sums_task(void *vctx, size_t t, int thread)
+{
+    (void)thread;
+    eng_ctx *e = vctx;
+    const hd_bn_problem *pb = e->pb;
+    int c = (int)(t / (size_t)e->nch), ch = (int)(t % (size_t)e->nch);
+    int n0 = ch * e->rows_per, n1 = n0 + e->rows_per < pb->N ? n0 + e->rows_per : pb->N;
+    double k = chan_shift(pb, c), s1 = 0.0, s2 = 0.0, g = 0.0, h = 0.0;
+    for (int n = n0; n < n1; n++)
+        e->k->dssums((const float *)pb->dyp + hd_view_nc(&pb->dy, n, c), (const float *)pb->xp + hd_view_nc(&pb->x, n, c),
+                     (size_t)pb->S, k, &s1, &s2, &g, &h);
+    double cnt = (double)(n1 - n0) * pb->S, m2 = s2 - s1 * (s1 / cnt);
+    double *part = e->parts + ((size_t)c * (size_t)e->nch + (size_t)ch) * 5;
+    part[0] = cnt;
+    part[1] = k + s1 / cnt;
+    part[2] = m2;
+    part[3] = g;
+    part[4] = m2 * HD_BN_CANCEL >= s2 ? h : NAN;    /* NaN marks a chunk to redo */
+}
+
+int hd_bn_stats_bwd_sums(const hd_bn_problem *pb, double *mean, double *var, double *sdy, double *sdyx, void *scratch)
+{
+    if (pb->per_act || pb->reserve || !row_contig(&pb->x) || !row_contig(&pb->dy))
+        return 0;
+    eng_ctx e;
+    eng_init(&e, pb, scratch);
+    hd_parallel_for((size_t)pb->C * (size_t)e.nch, pb->nthreads, stats_sums_task, &e);
+    for (int c = 0; c < pb->C; c++) {
+        const double *part = e.parts + (size_t)c * (size_t)e.nch * 5;
+        double k = chan_shift(pb, c), cnt = part[0], m = part[1], q = part[2], g = part[3], h = part[4];
+        for (int ch = 1; ch < e.nch; ch++) {
+            const double *b = part + (size_t)ch * 5;
+            double tot = cnt + b[0], delta = b[1] - m;
+            m += delta * (b[0] / tot);
+            q += b[2] + delta * delta * (cnt * b[0] / tot);
+            cnt = tot;
+            g += b[3];
+            h += b[4];
+        }
+        if (h != h)     /* a chunk would cancel (or NaN data): the caller's separate passes */
+            return 0;
+        mean[c] = m;
+        var[c] = q / cnt;
+        sdy[c] = g;
+        sdyx[c] = h - (m - k) * g;              /* sum dy (x - mean) */
+    }
+    return 1;
 }
 
 static void bwd_task(void *vctx, size_t t, int thread)

@@ -69,6 +69,13 @@ void hd_bn_apply(const hd_bn_problem *pb, const double *m, const double *a, cons
 /* Per feature: sdy = sum g, sdyx = sum g * (x - mean[f]), where g = dy (* reserve). */
 void hd_bn_bwd_sums(const hd_bn_problem *pb, const double *mean, double *sdy, double *sdyx, void *scratch);
 
+/* Backward without saved statistics in one pass over x and dy: mean, biased var, and the sums of
+ * hd_bn_bwd_sums.  Returns 0 where it does not apply -- per-activation mode, a
+ * fused activation, x or dy not FLOAT rows with packed spatial dims -- or where the shifted
+ * sums would cancel (some outputs may then have been written); the caller then runs
+ * hd_bn_stats and hd_bn_bwd_sums. */
+int hd_bn_stats_bwd_sums(const hd_bn_problem *pb, double *mean, double *var, double *sdy, double *sdyx, void *scratch);
+
 /* dx = alpha * (p[f] * g + q[f] * (x - m[f]) + r[f]) + beta * dx, and dz = g when pb->dzp
  * (M: the mean, NULL for zeros). */
 void hd_bn_bwd_apply(const hd_bn_problem *pb, const double *m, const double *p, const double *q, const double *r,

@@ -50,6 +50,9 @@ typedef struct {
     void (*ssums)(const float *x, size_t n, double k, double *s1, double *s2);
     /* s1[c] += sum_r (x[r][c] - k[c]);  s2[c] += sum_r (x[r][c] - k[c])^2, rows in order */
     void (*col_ssums)(const float *x, size_t rows, size_t C, const double *k, double *s1, double *s2);
+    /* backward without saved statistics, one pass over x and dy (shift k as in ssums):
+     * *s1 += sum (x - k); *s2 += sum (x - k)^2; *g += sum dy; *h += sum dy (x - k) */
+    void (*dssums)(const float *dy, const float *x, size_t n, double k, double *s1, double *s2, double *g, double *h);
     /* affine and bwd again, bit for bit, writing with non-temporal (streaming) stores when
      * beta == 0: for outputs too large to stay in the cache (the scalar set: plain stores) */
     void (*affine_stream)(const float *x, float *y, size_t n, float m, float a, float b, float beta);

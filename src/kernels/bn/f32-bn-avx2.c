@@ -78,6 +78,40 @@ static void ssums_v(const float *x, size_t n, double k, double *s1, double *s2)
     *s2 += b;
 }
 
+static void dssums_v(const float *dy, const float *x, size_t n, double k, double *s1, double *s2, double *g, double *h)
+{
+    __m256d a0 = _mm256_setzero_pd(), a1 = a0, b0 = a0, b1 = a0, c0 = a0, c1 = a0, d0 = a0, d1 = a0;
+    const __m256d vk = _mm256_set1_pd(k);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_loadu_ps(x + i), w = _mm256_loadu_ps(dy + i);
+        __m256d v0 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(v)), vk);
+        __m256d v1 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)), vk);
+        __m256d w0 = _mm256_cvtps_pd(_mm256_castps256_ps128(w)), w1 = _mm256_cvtps_pd(_mm256_extractf128_ps(w, 1));
+        a0 = _mm256_add_pd(a0, v0);
+        a1 = _mm256_add_pd(a1, v1);
+        b0 = _mm256_add_pd(b0, _mm256_mul_pd(v0, v0));
+        b1 = _mm256_add_pd(b1, _mm256_mul_pd(v1, v1));
+        c0 = _mm256_add_pd(c0, w0);
+        c1 = _mm256_add_pd(c1, w1);
+        d0 = _mm256_add_pd(d0, _mm256_mul_pd(w0, v0));
+        d1 = _mm256_add_pd(d1, _mm256_mul_pd(w1, v1));
+    }
+    double a = hsum(_mm256_add_pd(a0, a1)), b = hsum(_mm256_add_pd(b0, b1));
+    double c = hsum(_mm256_add_pd(c0, c1)), d = hsum(_mm256_add_pd(d0, d1));
+    for (; i < n; i++) {
+        double v = (double)x[i] - k, w = dy[i];
+        a += v;
+        b += v * v;
+        c += w;
+        d += w * v;
+    }
+    *s1 += a;
+    *s2 += b;
+    *g += c;
+    *h += d;
+}
+
 static void affine_v(const float *x, float *y, size_t n, float m, float a, float b, float beta)
 {
     __m256 vm = _mm256_set1_ps(m), va = _mm256_set1_ps(a), vb = _mm256_set1_ps(b), vbeta = _mm256_set1_ps(beta);
@@ -333,4 +367,4 @@ static void f2b_v(const float *f, uint16_t *h, size_t n)
 const hd_bn_f32_kernels hd_bn_f32__avx2 = {"avx2", sum_v, sqdev_v, affine_v, dsums_v, bwd_v,
                                            col_sum_v, col_sqdev_v, col_affine_v, col_dsums_v, col_bwd_v,
                                            h2f_v, f2h_v, b2f_v, f2b_v, ssums_v, col_ssums_v,
-                                             affine_stream_v, bwd_stream_v};
+                                             dssums_v, affine_stream_v, bwd_stream_v};

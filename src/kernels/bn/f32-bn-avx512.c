@@ -67,6 +67,31 @@ static void ssums_v(const float *x, size_t n, double k, double *s1, double *s2)
     *s2 += _mm512_reduce_add_pd(_mm512_add_pd(_mm512_add_pd(b0, b1), _mm512_add_pd(b2, b3)));
 }
 
+static void dssums_v(const float *dy, const float *x, size_t n, double k, double *s1, double *s2, double *g, double *h)
+{
+    __m512d a0 = _mm512_setzero_pd(), a1 = a0, b0 = a0, b1 = a0, c0 = a0, c1 = a0, d0 = a0, d1 = a0;
+    const __m512d vk = _mm512_set1_pd(k);
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 m = tail(n - i);
+        __m512 v = _mm512_maskz_loadu_ps(m, x + i), w = _mm512_maskz_loadu_ps(m, dy + i);
+        __m512d v0 = _mm512_maskz_sub_pd((__mmask8)(m & 0xff), _mm512_cvtps_pd(_mm512_castps512_ps256(v)), vk);
+        __m512d v1 = _mm512_maskz_sub_pd((__mmask8)(m >> 8), _mm512_cvtps_pd(_mm512_extractf32x8_ps(v, 1)), vk);
+        __m512d w0 = _mm512_cvtps_pd(_mm512_castps512_ps256(w)), w1 = _mm512_cvtps_pd(_mm512_extractf32x8_ps(w, 1));
+        a0 = _mm512_add_pd(a0, v0);
+        a1 = _mm512_add_pd(a1, v1);
+        b0 = _mm512_fmadd_pd(v0, v0, b0);
+        b1 = _mm512_fmadd_pd(v1, v1, b1);
+        c0 = _mm512_add_pd(c0, w0);
+        c1 = _mm512_add_pd(c1, w1);
+        d0 = _mm512_fmadd_pd(w0, v0, d0);
+        d1 = _mm512_fmadd_pd(w1, v1, d1);
+    }
+    *s1 += _mm512_reduce_add_pd(_mm512_add_pd(a0, a1));
+    *s2 += _mm512_reduce_add_pd(_mm512_add_pd(b0, b1));
+    *g += _mm512_reduce_add_pd(_mm512_add_pd(c0, c1));
+    *h += _mm512_reduce_add_pd(_mm512_add_pd(d0, d1));
+}
+
 static void affine_v(const float *x, float *y, size_t n, float m, float a, float b, float beta)
 {
     __m512 vm = _mm512_set1_ps(m), va = _mm512_set1_ps(a), vb = _mm512_set1_ps(b), vbeta = _mm512_set1_ps(beta);
@@ -285,4 +310,4 @@ static void f2b_v(const float *f, uint16_t *h, size_t n)
 const hd_bn_f32_kernels hd_bn_f32__avx512 = {"avx512", sum_v, sqdev_v, affine_v, dsums_v, bwd_v,
                                              col_sum_v, col_sqdev_v, col_affine_v, col_dsums_v, col_bwd_v,
                                              h2f_v, f2h_v, b2f_v, f2b_v, ssums_v, col_ssums_v,
-                                             affine_stream_v, bwd_stream_v};
+                                             dssums_v, affine_stream_v, bwd_stream_v};

@@ -33,6 +33,22 @@ static void ssums_s(const float *x, size_t n, double k, double *s1, double *s2)
     *s2 += b;
 }
 
+static void dssums_s(const float *dy, const float *x, size_t n, double k, double *s1, double *s2, double *g, double *h)
+{
+    double a = 0.0, b = 0.0, c = 0.0, d = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double v = (double)x[i] - k, w = dy[i];
+        a += v;
+        b += v * v;
+        c += w;
+        d += w * v;
+    }
+    *s1 += a;
+    *s2 += b;
+    *g += c;
+    *h += d;
+}
+
 static void col_ssums_s(const float *x, size_t rows, size_t C, const double *k, double *s1, double *s2)
 {
     for (size_t r = 0; r < rows; r++, x += C)
@@ -147,7 +163,7 @@ static void f2b_s(const float *f, uint16_t *h, size_t n)
 const hd_bn_f32_kernels hd_bn_f32__scalar = {"scalar", sum_s, sqdev_s, affine_s, dsums_s, bwd_s,
                                              col_sum_s, col_sqdev_s, col_affine_s, col_dsums_s, col_bwd_s,
                                              h2f_s, f2h_s, b2f_s, f2b_s, ssums_s, col_ssums_s,
-                                             affine_s, bwd_s};
+                                             dssums_s, affine_s, bwd_s};
 
 const hd_bn_f32_kernels *hd_bn_f32_select(int isa)
 {

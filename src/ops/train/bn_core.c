@@ -159,16 +159,21 @@ cudnnStatus_t hd_bn_backward(const char *fn, cudnnHandle_t handle, const hd_bn_b
         return hd_fail(CUDNN_STATUS_ALLOC_FAILED, fn, "no memory for %zu bytes of scratch", bytes);
     double *mean = w, *inv = w + F, *sc = w + 2 * F, *sdy = w + 3 * F, *sdyx = w + 4 * F, *q = w + 5 * F, *r = w + 6 * F;
     void *scr = w + 7 * F;
+    /* two passes over x and dy: the statistics (unless saved) with the sums, then dx */
+    int have_sums = 0;
     if (a->savedMean) {
         hd_bn_param_load(&pb, a->mvDesc, a->savedMean, mean);
         hd_bn_param_load(&pb, a->mvDesc, a->savedInv, inv);
     } else {
-        hd_bn_stats(&pb, mean, inv, scr);
+        have_sums = hd_bn_stats_bwd_sums(&pb, mean, inv, sdy, sdyx, scr);
+        if (!have_sums)
+            hd_bn_stats(&pb, mean, inv, scr);
         for (size_t f = 0; f < F; f++)
             inv[f] = 1.0 / sqrt(inv[f] + a->epsilon);
     }
     hd_bn_param_load(&pb, a->sbDesc, a->scale, sc);
-    hd_bn_bwd_sums(&pb, mean, sdy, sdyx, scr);
+    if (!have_sums)
+        hd_bn_bwd_sums(&pb, mean, sdy, sdyx, scr);
     double M = a->per_act ? (double)pb.N : (double)pb.N * pb.S;
     /* dx = p*g + q*(x - mean) + r with p = scale*inv, q = -scale*inv^3*sdyx/M, r = -p*sdy/M;
      * p overwrites sc once q and r are known. */
