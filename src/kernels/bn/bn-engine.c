@@ -832,8 +832,8 @@ static void stats_sums_task(void *vctx, size_t t, int thread)
     int n0 = ch * e->rows_per, n1 = n0 + e->rows_per < pb->N ? n0 + e->rows_per : pb->N;
     double k = chan_shift(pb, c), s1 = 0.0, s2 = 0.0, g = 0.0, h = 0.0;
     for (int n = n0; n < n1; n++)
-        e->k->dssums((const float *)pb->dyp + hd_view_nc(&pb->dy, n, c), (const float *)pb->xp + hd_view_nc(&pb->x, n, c),
-                     (size_t)pb->S, k, &s1, &s2, &g, &h);
+        e->k->dssums((const float *)pb->dyp + hd_view_nc(&pb->dy, n, c),
+                     (const float *)pb->xp + hd_view_nc(&pb->x, n, c), (size_t)pb->S, k, &s1, &s2, &g, &h);
     double cnt = (double)(n1 - n0) * pb->S, m2 = s2 - s1 * (s1 / cnt);
     double *part = e->parts + ((size_t)c * (size_t)e->nch + (size_t)ch) * 5;
     part[0] = cnt;

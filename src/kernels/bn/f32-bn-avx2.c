@@ -152,7 +152,8 @@ static void dsums_v(const float *dy, const float *x, size_t n, double mean, doub
 
 static void bwd_v(const float *dy, const float *x, float *dx, size_t n, float m, float p, float q, float r, float beta)
 {
-    __m256 vm = _mm256_set1_ps(m), vp = _mm256_set1_ps(p), vq = _mm256_set1_ps(q), vr = _mm256_set1_ps(r), vb = _mm256_set1_ps(beta);
+    __m256 vm = _mm256_set1_ps(m), vp = _mm256_set1_ps(p), vq = _mm256_set1_ps(q), vr = _mm256_set1_ps(r);
+    __m256 vb = _mm256_set1_ps(beta);
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
         __m256 o = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(vp, _mm256_loadu_ps(dy + i)),

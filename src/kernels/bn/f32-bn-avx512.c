@@ -126,7 +126,8 @@ static void dsums_v(const float *dy, const float *x, size_t n, double mean, doub
 
 static void bwd_v(const float *dy, const float *x, float *dx, size_t n, float m, float p, float q, float r, float beta)
 {
-    __m512 vm = _mm512_set1_ps(m), vp = _mm512_set1_ps(p), vq = _mm512_set1_ps(q), vr = _mm512_set1_ps(r), vb = _mm512_set1_ps(beta);
+    __m512 vm = _mm512_set1_ps(m), vp = _mm512_set1_ps(p), vq = _mm512_set1_ps(q), vr = _mm512_set1_ps(r);
+    __m512 vb = _mm512_set1_ps(beta);
     for (size_t i = 0; i < n; i += 16) {
         __mmask16 k = tail(n - i);
         __m512 o = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(vp, _mm512_maskz_loadu_ps(k, dy + i)),

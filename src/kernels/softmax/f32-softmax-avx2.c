@@ -127,7 +127,8 @@ void hd_f32_softmax_avx2(size_t n, const float *x, float *y, float alpha, float 
 static void cols8(size_t c, const float *x, size_t ldx, float *y, size_t ldy, float alpha, float beta, int log_mode,
                   __m256 vm)
 {
-    if (_mm256_movemask_ps(_mm256_cmp_ps(_mm256_sub_ps(vm, vm), _mm256_setzero_ps(), _CMP_NEQ_UQ))) {    /* NaN or infinite maxima: the scalar path's rules */
+    /* NaN or infinite maxima: the scalar path's rules */
+    if (_mm256_movemask_ps(_mm256_cmp_ps(_mm256_sub_ps(vm, vm), _mm256_setzero_ps(), _CMP_NEQ_UQ))) {
         hd_f32_softmax_cols_scalar(c, 8, x, ldx, y, ldy, alpha, beta, log_mode);
         return;
     }
