@@ -542,6 +542,29 @@ static void big_workload(cudnnHandle_t h, FILE *dump, unsigned char **out, size_
     *out = realloc(*out, total + y.bytes);
     memcpy(*out + total, y.data, y.bytes);
     total += y.bytes;
+    /* ACCURATE CHANNEL softmax, beta 0, into a 64-byte aligned y with rows of 16k floats: with
+     * HOSTDNN_STREAM_MIN_BYTES=0 the AVX-512 streaming-store column kernel.  Its exp is the
+     * ISA's, so it goes to a second dump (OPS_DUMP2) compared within one ISA only. */
+    const char *dump2 = getenv("OPS_DUMP2");
+    if (dump2 && getenv("OPS_CHILD")) {
+        int d2[4] = { 3, 37, 16, 40 };
+        opt_t x2;
+        opt_make(&x2, CUDNN_DATA_FLOAT, 4, d2, OPT_NCHW);
+        opt_fill(&x2, -5, 5, 91);
+        size_t ne = x2.bytes / sizeof(float);
+        float *yb = aligned_alloc(64, (ne * sizeof(float) + 63) / 64 * 64), zero = 0;
+        for (size_t i = 0; i < ne; i++)
+            yb[i] = NAN;                           /* beta 0: never read */
+        cudnnSoftmaxForward(h, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, &alpha, x2.desc, x2.data, &zero,
+                            x2.desc, yb);
+        FILE *f2 = fopen(dump2, "wb");
+        if (f2) {
+            fwrite(yb, 1, x2.bytes, f2);
+            fclose(f2);
+        }
+        free(yb);
+        opt_free(&x2);
+    }
     if (dump)
         fwrite(*out, 1, total, dump);
     *outlen = total;
@@ -607,12 +630,22 @@ int main(void)
         char d3[64], d4[64];
         snprintf(d3, sizeof d3, "/tmp/hd_ops_act_%d_avx2_nt", (int)getpid());
         snprintf(d4, sizeof d4, "/tmp/hd_ops_act_%d_avx512_nt", (int)getpid());
+        char s_plain[64], s_nt[64];       /* the AVX-512 softmax, plain and streaming */
+        snprintf(s_plain, sizeof s_plain, "/tmp/hd_ops_act_%d_sm_plain", (int)getpid());
+        snprintf(s_nt, sizeof s_nt, "/tmp/hd_ops_act_%d_sm_nt", (int)getpid());
+        setenv("OPS_DUMP2", s_plain, 1);
+        CHECK_EQ_INT(ops_run_child("avx512", d2), 0);
         setenv("HOSTDNN_STREAM_MIN_BYTES", "0", 1);
         CHECK_EQ_INT(ops_run_child("avx2", d3), 0);
+        setenv("OPS_DUMP2", s_nt, 1);
         CHECK_EQ_INT(ops_run_child("avx512", d4), 0);
         unsetenv("HOSTDNN_STREAM_MIN_BYTES");
+        unsetenv("OPS_DUMP2");
         CHECK(ops_same_files(d0, d3));
         CHECK(ops_same_files(d0, d4));
+        CHECK(ops_same_files(s_plain, s_nt));
+        remove(s_plain);
+        remove(s_nt);
         remove(d0);
         remove(d1);
         remove(d2);

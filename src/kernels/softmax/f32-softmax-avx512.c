@@ -3,6 +3,7 @@
 #include "kernels/softmax/softmax.h"
 
 #include <immintrin.h>
+#include <stdint.h>
 #include <math.h>
 
 static inline __mmask16 tail16(size_t left) { return left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1u); }
@@ -150,11 +151,15 @@ static inline __m512d lo8(__m512 v) { return _mm512_cvtps_pd(_mm512_castps512_ps
 static inline __m512d hi8(__m512 v) { return _mm512_cvtps_pd(_mm512_extractf32x8_ps(v, 1)); }
 
 static void block_rows(size_t c, size_t w, const float *x, size_t ldx, float *y, size_t ldy, float alpha, float beta,
-                       int log_mode, const float *m)
+                       int log_mode, const float *m, float *work)
 {
     double s[HD_SM_MAX_COLS] __attribute__((aligned(64)));
     float f[HD_SM_MAX_COLS] __attribute__((aligned(64)));
-    int keep = !log_mode && beta == 0.0f;      /* e is stored in y and read back in pass 3 */
+    int keep = !log_mode && beta == 0.0f;      /* e is stored (in y, or in WORK) and read back in pass 3 */
+    /* with WORK (C x W floats, the streaming variant): e goes there, and pass 3 writes y with
+     * streaming stores when y's rows are 64-byte aligned -- y is then never read for ownership */
+    float *eb = keep ? work : NULL;
+    int nt = eb && ((uintptr_t)y % 64) == 0 && ldy % 16 == 0;
     for (size_t j = 0; j < w; j += 8)
         _mm512_store_pd(s + j, _mm512_setzero_pd());
     /* pass 2, four rows at a time: s = (((s + e0) + e1) + e2) + e3 is the row-by-row order.
@@ -176,7 +181,12 @@ static void block_rows(size_t c, size_t w, const float *x, size_t ldx, float *y,
             b = _mm512_add_pd(_mm512_add_pd(_mm512_add_pd(_mm512_add_pd(b, hi8(e0)), hi8(e1)), hi8(e2)), hi8(e3));
             _mm512_store_pd(s + j, a);
             _mm512_store_pd(s + j + 8, b);
-            if (keep) {
+            if (eb) {
+                _mm512_storeu_ps(eb + k * w + j, e0);
+                _mm512_storeu_ps(eb + (k + 1) * w + j, e1);
+                _mm512_storeu_ps(eb + (k + 2) * w + j, e2);
+                _mm512_storeu_ps(eb + (k + 3) * w + j, e3);
+            } else if (keep) {
                 _mm512_storeu_ps(y0 + j, e0);
                 _mm512_storeu_ps(y1 + j, e1);
                 _mm512_storeu_ps(y2 + j, e2);
@@ -196,7 +206,7 @@ static void block_rows(size_t c, size_t w, const float *x, size_t ldx, float *y,
             _mm512_store_pd(s + j, _mm512_add_pd(_mm512_load_pd(s + j), lo8(v)));
             _mm512_store_pd(s + j + 8, _mm512_add_pd(_mm512_load_pd(s + j + 8), hi8(v)));
             if (keep)
-                _mm512_storeu_ps(yr + j, v);
+                _mm512_storeu_ps(eb ? eb + k * w + j : yr + j, v);
             _mm_prefetch((const char *)(xr + w + j), _MM_HINT_T1);
         }
     }
@@ -213,6 +223,17 @@ static void block_rows(size_t c, size_t w, const float *x, size_t ldx, float *y,
     for (k = 0; k < c; k++) {
         const float *xr = x + k * ldx;
         float *yr = y + k * ldy;
+        if (eb) {
+            const float *er = eb + k * w;
+            for (size_t j = 0; j < w; j += 16) {
+                __m512 v = _mm512_mul_ps(va, _mm512_mul_ps(_mm512_loadu_ps(er + j), _mm512_load_ps(f + j)));
+                if (nt)
+                    _mm512_stream_ps(yr + j, v);
+                else
+                    _mm512_storeu_ps(yr + j, v);
+            }
+            continue;
+        }
         if (keep) {
             for (size_t j = 0; j < w; j += 16) {
                 _mm512_storeu_ps(yr + j, _mm512_mul_ps(va, _mm512_mul_ps(_mm512_loadu_ps(yr + j), _mm512_load_ps(f + j))));
@@ -230,14 +251,16 @@ static void block_rows(size_t c, size_t w, const float *x, size_t ldx, float *y,
             __builtin_prefetch(yr + w + j, 1, 2);
         }
     }
+    if (nt)
+        _mm_sfence();
 }
 
 /* The columns in blocks of up to HD_SM_MAX_COLS (multiples of 16): the maxima row by row,
  * then block_rows when they are all finite, else 16 columns at a time (cols16, which sends
  * the columns with a NaN or infinite maximum to the scalar rules); the last cols % 16
  * columns run the scalar kernel. */
-void hd_f32_softmax_cols_avx512(size_t c, size_t cols, const float *x, size_t ldx, float *y, size_t ldy, float alpha,
-                                float beta, int log_mode)
+static void cols_blocks(size_t c, size_t cols, const float *x, size_t ldx, float *y, size_t ldy, float alpha, float beta,
+                        int log_mode, float *work)
 {
     float m[HD_SM_MAX_COLS] __attribute__((aligned(64)));
     size_t j0 = 0;
@@ -261,10 +284,22 @@ void hd_f32_softmax_cols_avx512(size_t c, size_t cols, const float *x, size_t ld
             for (size_t j = 0; j < w; j += 16)
                 cols16(c, j0 + j, x, ldx, y, ldy, alpha, beta, log_mode);
         } else {
-            block_rows(c, w, x + j0, ldx, y + j0, ldy, alpha, beta, log_mode, m);
+            block_rows(c, w, x + j0, ldx, y + j0, ldy, alpha, beta, log_mode, m, work);
         }
         j0 += w;
     }
     if (j0 < cols)
         hd_f32_softmax_cols_scalar(c, cols - j0, x + j0, ldx, y + j0, ldy, alpha, beta, log_mode);
+}
+
+void hd_f32_softmax_cols_avx512(size_t c, size_t cols, const float *x, size_t ldx, float *y, size_t ldy, float alpha,
+                                float beta, int log_mode)
+{
+    cols_blocks(c, cols, x, ldx, y, ldy, alpha, beta, log_mode, NULL);
+}
+
+void hd_f32_softmax_cols_stream_avx512(size_t c, size_t cols, const float *x, size_t ldx, float *y, size_t ldy,
+                                       float alpha, float *work)
+{
+    cols_blocks(c, cols, x, ldx, y, ldy, alpha, 0.0f, 0, work);
 }

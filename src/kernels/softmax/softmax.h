@@ -34,4 +34,14 @@ void hd_f32_softmax_cols_avx512(size_t c, size_t cols, const float *x, size_t ld
                                 float beta, int log_mode);
 hd_f32_softmax_cols_fn hd_f32_softmax_cols_kernel(int isa);
 
+/* ACCURATE, beta == 0, for outputs larger than the cache: the column kernel, bit for bit, but
+ * e = exp(x - max) is kept in WORK (C x cols floats, per thread) instead of y, and y is written
+ * once with streaming stores (when its rows are 64-byte aligned), so it is never read for
+ * ownership.  NULL where there is none (scalar, AVX2): use the plain column kernel. */
+typedef void (*hd_f32_softmax_cols_stream_fn)(size_t c, size_t cols, const float *x, size_t ldx, float *y, size_t ldy,
+                                              float alpha, float *work);
+void hd_f32_softmax_cols_stream_avx512(size_t c, size_t cols, const float *x, size_t ldx, float *y, size_t ldy,
+                                       float alpha, float *work);
+hd_f32_softmax_cols_stream_fn hd_f32_softmax_cols_stream_kernel(int isa);
+
 #endif
