@@ -624,6 +624,140 @@ static void bad_input(void)
     fix_free(&f);
 }
 
+/* One-pass statistics (shifted sums) against the float64 reference on data whose mean is
+ * large next to its spread, where sum-of-squares formulas cancel: mean 1e4 with standard
+ * deviation 0.05 (float spacing there is 1e-3), in NCHW (row kernels) and NHWC (column
+ * kernels), with shapes giving several chunks per channel, vector tails, N = 1 and C = 1;
+ * then the same data with the channel's first element made an outlier (the shift is far
+ * from the data: the exact two-pass fallback), and a channel whose samples drift. */
+static void large_mean(void)
+{
+    SECTION("bn statistics: large mean, small variance");
+    static const int shapes[][4] = {{300, 3, 10, 10}, {4, 2, 37, 5}, {1, 1, 9, 13}, {64, 1, 1, 300}};
+    for (int si = 0; si < 4; si++)
+        for (int layout = 0; layout < 2; layout++)
+            for (int kind = 0; kind < 3; kind++) {
+                const int *d = shapes[si];
+                int N = d[0], C = d[1], S = d[2] * d[3];
+                tens X, Y, P, B, RM, RV, SM, SI;
+                tens_make(&X, CUDNN_DATA_FLOAT, 4, d, layout ? L_NHWC : L_NCHW);
+                tens_make(&Y, CUDNN_DATA_FLOAT, 4, d, layout ? L_NHWC : L_NCHW);
+                tens *ps[] = {&P, &B, &RM, &RV, &SM, &SI};
+                for (int i = 0; i < 6; i++)
+                    make_param(ps[i], &X, 0, 0);
+                long long M = (long long)N * C * S;
+                double *v = malloc(sizeof(double) * M), *e = malloc(sizeof(double) * M), *g = malloc(sizeof(double) * M);
+                np_seed = (uint32_t)(11 + si + 5 * kind);
+                for (long long i = 0; i < M; i++) {
+                    long long c = (i / S) % C, n = i / ((long long)S * C);
+                    v[i] = 1e4 * (1 + (double)c) + 0.05 * np_rand() / 4.0;
+                    if (kind == 2)
+                        v[i] += 0.02 * (double)n;    /* drift across the batch */
+                }
+                if (kind == 1)
+                    for (int c = 0; c < C; c++)
+                        v[(long long)c * S] += 500.0;   /* the first element of each channel (n = 0, s = 0) */
+                tens_put(&X, v);
+                tens_get(&X, v);                 /* the float values actually stored */
+                double pv[3] = {1.5, -0.5, 2};
+                double *pc = malloc(sizeof(double) * C), *bc = malloc(sizeof(double) * C);
+                for (int c = 0; c < C; c++)
+                    pc[c] = pv[c % 3], bc[c] = pv[(c + 1) % 3];
+                tens_put(&P, pc);
+                tens_put(&B, bc);
+                double *z = calloc((size_t)C, sizeof(double)), *o = malloc(sizeof(double) * C);
+                for (int c = 0; c < C; c++)
+                    o[c] = 1;
+                tens_put(&RM, z);
+                tens_put(&RV, o);
+                float one = 1, zero = 0;
+                double eps = 1e-9;
+                CHECK_OK(cudnnBatchNormalizationForwardTraining(H, CUDNN_BATCHNORM_SPATIAL, &one, &zero, X.d, X.buf, Y.d,
+                                                                Y.buf, P.d, P.buf, B.buf, 1.0, RM.buf, RV.buf, eps,
+                                                                SM.buf, SI.buf));
+                /* NCHW order for the reference */
+                double *xr = malloc(sizeof(double) * M), *mean = malloc(sizeof(double) * C),
+                       *var = malloc(sizeof(double) * C);
+                for (long long i = 0; i < M; i++)
+                    xr[i] = v[i];
+                ref_bn_stats(0, N, C, S, xr, mean, var);
+                ref_bn_fwd(0, N, C, S, xr, pc, bc, mean, var, eps, e);
+                double rm[64], rv[64], sm[64], sinv[64];
+                tens_get(&RM, rm);
+                tens_get(&RV, rv);
+                tens_get(&SM, sm);
+                tens_get(&SI, sinv);
+                double wm = 0, wv = 0, wi = 0, wy = 0;
+                for (int c = 0; c < C; c++) {
+                    double unb = var[c] * (double)(N * S) / (double)(N * S - 1);
+                    wm = fmax(wm, fabs(rm[c] - mean[c]) / fabs(mean[c]));
+                    wm = fmax(wm, fabs(sm[c] - mean[c]) / fabs(mean[c]));
+                    wv = fmax(wv, fabs(rv[c] - unb) / unb);
+                    wi = fmax(wi, fabs(sinv[c] - 1 / sqrt(var[c] + eps)) * sqrt(var[c] + eps));
+                }
+                tens_get(&Y, g);
+                for (long long i = 0; i < M; i++)
+                    wy = fmax(wy, fabs(g[i] - e[i]) / (1 + fabs(e[i])));
+                /* float outputs: one rounding (6e-8) plus a little; a cancelling formula would be off by
+                 * 1e-2 or more here */
+                CHECK_MSG(wm <= 1e-7 && wv <= 1e-6 && wi <= 1e-6 && wy <= 1e-5,
+                          "shape %d layout %d kind %d: mean %g var %g inv %g y %g", si, layout, kind, wm, wv, wi, wy);
+                /* backward from the saved statistics: dx = p dy + q (x - mean) + r must not cancel either */
+                tens DY, DX, DS, DB;
+                tens_make(&DY, CUDNN_DATA_FLOAT, 4, d, layout ? L_NHWC : L_NCHW);
+                tens_make(&DX, CUDNN_DATA_FLOAT, 4, d, layout ? L_NHWC : L_NCHW);
+                make_param(&DS, &X, 0, 0);
+                make_param(&DB, &X, 0, 0);
+                np_fill(e, M, CUDNN_DATA_FLOAT);
+                tens_put(&DY, e);
+                tens_get(&DY, e);
+                CHECK_OK(cudnnBatchNormalizationBackward(H, CUDNN_BATCHNORM_SPATIAL, &one, &zero, &one, &zero, X.d, X.buf,
+                                                         DY.d, DY.buf, DX.d, DX.buf, P.d, P.buf, DS.buf, DB.buf, eps,
+                                                         SM.buf, SI.buf));
+                double *dxr = malloc(sizeof(double) * M), ds[64], db[64], dsr[64], dbr[64];
+                ref_bn_bwd(0, N, C, S, xr, e, pc, sm, sinv, dxr, dsr, dbr);   /* from the saved (float) statistics */
+                tens_get(&DX, g);
+                tens_get(&DS, ds);
+                tens_get(&DB, db);
+                double wdx = 0, wdx_scale = 0, wds = 0;
+                for (long long i = 0; i < M; i++)
+                    wdx_scale = fmax(wdx_scale, fabs(dxr[i]));
+                for (long long i = 0; i < M; i++)
+                    wdx = fmax(wdx, fabs(g[i] - dxr[i]) / wdx_scale);
+                for (int c = 0; c < C; c++)
+                    wds = fmax(wds, fmax(fabs(ds[c] - dsr[c]) / (1 + fabs(dsr[c])), fabs(db[c] - dbr[c]) / (1 + fabs(dbr[c]))));
+                CHECK_MSG(wdx <= 1e-5 && wds <= 1e-5, "backward shape %d layout %d kind %d: dx %g dscale/dbias %g", si,
+                          layout, kind, wdx, wds);
+                /* without saved statistics: NCHW FLOAT computes them with the sums in one pass over x and
+                 * dy (kind 1 cancels there and takes the separate passes) */
+                CHECK_OK(cudnnBatchNormalizationBackward(H, CUDNN_BATCHNORM_SPATIAL, &one, &zero, &one, &zero, X.d, X.buf,
+                                                         DY.d, DY.buf, DX.d, DX.buf, P.d, P.buf, DS.buf, DB.buf, eps,
+                                                         NULL, NULL));
+                double inv2[64];
+                for (int c = 0; c < C; c++)
+                    inv2[c] = 1 / sqrt(var[c] + eps);
+                ref_bn_bwd(0, N, C, S, xr, e, pc, mean, inv2, dxr, dsr, dbr);
+                tens_get(&DX, g);
+                tens_get(&DS, ds);
+                tens_get(&DB, db);
+                wdx = wdx_scale = wds = 0;
+                for (long long i = 0; i < M; i++)
+                    wdx_scale = fmax(wdx_scale, fabs(dxr[i]));
+                for (long long i = 0; i < M; i++)
+                    wdx = fmax(wdx, fabs(g[i] - dxr[i]) / wdx_scale);
+                for (int c = 0; c < C; c++)
+                    wds = fmax(wds, fmax(fabs(ds[c] - dsr[c]) / (1 + fabs(dsr[c])), fabs(db[c] - dbr[c]) / (1 + fabs(dbr[c]))));
+                CHECK_MSG(wdx <= 1e-5 && wds <= 1e-5, "backward (no saved stats) shape %d layout %d kind %d: dx %g ds/db %g",
+                          si, layout, kind, wdx, wds);
+                free(dxr);
+                tens_free(&DY); tens_free(&DX); tens_free(&DS); tens_free(&DB);
+                free(v); free(e); free(g); free(xr); free(mean); free(var); free(pc); free(bc); free(z); free(o);
+                tens_free(&X); tens_free(&Y);
+                for (int i = 0; i < 6; i++)
+                    tens_free(ps[i]);
+            }
+}
+
 /* Training + backward on a tensor with several reduction chunks per channel; returns the
  * concatenated float outputs. */
 #define DN 300
@@ -761,6 +895,32 @@ static void isa_children(void)
         CHECK_MSG(memcmp(sh + (size_t)(12 + 2 * i) * DOUT, sh + (size_t)12 * DOUT, sizeof(float) * 2 * DOUT) == 0,
                   "%s vs scalar (NHWC half/bf16)", caps[i]);
     }
+    /* streaming stores forced for every size (the threshold is read once per process, so in a
+     * fresh child): bitwise the plain stores of the same ISA, NCHW rows (forward y, backward dx) */
+    float *nt = mmap(NULL, sizeof(float) * 2 * DOUT, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (nt == MAP_FAILED) {
+        CHECK(0);
+        munmap(sh, bytes);
+        return;
+    }
+    for (int i = 1; i < 3; i++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            setenv("HOSTDNN_MAX_ISA", caps[i], 1);
+            setenv("HOSTDNN_STREAM_MIN_BYTES", "0", 1);
+            cudnnHandle_t h;
+            cudnnCreate(&h);
+            run_big(h, L_NCHW, nt + (size_t)(i - 1) * DOUT);
+            cudnnDestroy(h);
+            _exit(0);
+        }
+        int st = 0;
+        waitpid(pid, &st, 0);
+        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+        CHECK_MSG(memcmp(nt + (size_t)(i - 1) * DOUT, sh + (size_t)(2 * i) * DOUT, sizeof(float) * DOUT) == 0,
+                  "%s streaming stores vs plain (NCHW)", caps[i]);
+    }
+    munmap(nt, sizeof(float) * 2 * DOUT);
     munmap(sh, bytes);
 }
 
@@ -775,6 +935,7 @@ int main(void)
     in_place();
     fused_activation();
     bad_input();
+    large_mean();
     determinism();
     cudnnDestroy(H);
     return hd_test_finish();

@@ -320,8 +320,9 @@ static void sm_matrix(void)
 static void sm_wide(void)
 {
     SECTION("softmax wide float groups");
-    const int shapes[][5] = { { 4, 3, 1000, 1, 1 }, { 4, 2, 37, 5, 7 }, { 4, 1, 1, 1, 1027 } };
-    for (int s = 0; s < 3; s++)
+    /* the last shape has INSTANCE groups of 67950 values: the online (blocked) row kernels */
+    const int shapes[][5] = { { 4, 3, 1000, 1, 1 }, { 4, 2, 37, 5, 7 }, { 4, 1, 1, 1, 1027 }, { 4, 2, 3, 150, 151 } };
+    for (int s = 0; s < 4; s++)
         for (int mode = 0; mode <= 1; mode++)
             for (int algo = 1; algo <= 2; algo++)
                 for (int l = 0; l < 2; l++) {
@@ -352,6 +353,119 @@ static void sm_wide(void)
                     opt_free(&x);
                     opt_free(&y);
                 }
+}
+
+/* CHANNEL mode on NCHW float data runs the blocked column kernels (blocks of up to 1024
+ * positions, 4 channel rows at a time, remainders in rows, columns and blocks): several
+ * blocks per image, N = 1, C = 1, C not a multiple of 4, and columns holding a NaN, +inf or
+ * -inf inside an otherwise finite block; beta 0 over NaN, beta != 0, in place. */
+static void sm_channel_blocks(void)
+{
+    SECTION("softmax CHANNEL column blocks");
+    const int shapes[][4] = { { 2, 5, 40, 53 }, { 1, 1, 10, 10 }, { 1, 64, 12, 12 }, { 3, 7, 1, 37 }, { 1, 3, 1, 2049 } };
+    for (int sh = 0; sh < 5; sh++)
+        for (int algo = 1; algo <= 2; algo++)
+            for (int k = 0; k < 4; k++) {
+                const int *d = shapes[sh];
+                int S = d[2] * d[3];
+                opt_t x, y;
+                opt_make(&x, CUDNN_DATA_FLOAT, 4, d, OPT_NCHW);
+                opt_make(&y, CUDNN_DATA_FLOAT, 4, d, OPT_NCHW);
+                opt_fill(&x, -20, 20, (unsigned)(sh * 7 + algo + k));
+                size_t n = x.n;
+                /* special columns (image 0): 3 holds a NaN, 20 a +inf, 21 a -inf */
+                if (S > 21) {
+                    opt_set(&x, (size_t)(d[1] - 1) * S + 3, NAN);
+                    opt_set(&x, (size_t)(d[1] / 2) * S + 20, INFINITY);
+                    opt_set(&x, 21, -INFINITY);
+                }
+                double alpha = k == 2 ? 0.75 : 1.0, beta = k == 1 ? 0.5 : 0.0;
+                if (k == 1)
+                    opt_fill(&y, -1, 1, 5);
+                else
+                    opt_poison(&y);
+                double *xv = malloc(n * 8), *e = malloc(n * 8), *y0 = malloc(n * 8);
+                for (size_t i = 0; i < n; i++) {
+                    xv[i] = opt_get(&x, i);
+                    y0[i] = opt_get(&y, i);
+                }
+                ref_softmax_fwd(algo, 1, d[0], d[1], S, xv, e);
+                float fa = (float)alpha, fb = (float)beta;
+                if (k == 3) {      /* in place */
+                    memcpy(y.data, x.data, x.bytes);
+                    CHECK_OK(cudnnSoftmaxForward(H, (cudnnSoftmaxAlgorithm_t)algo, CUDNN_SOFTMAX_MODE_CHANNEL, &fa,
+                                                 y.desc, y.data, &fb, y.desc, y.data));
+                } else {
+                    CHECK_OK(cudnnSoftmaxForward(H, (cudnnSoftmaxAlgorithm_t)algo, CUDNN_SOFTMAX_MODE_CHANNEL, &fa,
+                                                 x.desc, x.data, &fb, y.desc, y.data));
+                }
+                int bad = 0, nan_ok = 1;
+                for (size_t i = 0; i < n; i++) {
+                    size_t col = i % (size_t)S, img = i / ((size_t)S * d[1]);
+                    double g = opt_get(&y, i);
+                    if (S > 21 && img == 0 && (col == 3 || col == 20)) {
+                        nan_ok &= col == 3 ? g != g : 1;     /* a NaN input makes its whole group NaN */
+                        continue;
+                    }
+                    double blend = beta != 0 ? beta * y0[i] : 0, want = alpha * e[i] + blend;
+                    double mag = fabs(alpha * e[i]) + fabs(blend);
+                    double tol = algo == 2 ? 1e-5 * (1 + mag) : 1e-6 * (1e-3 + mag);
+                    if (want != want ? g == g : isinf(want) ? g != want : !(fabs(g - want) <= tol + 1e-30))
+                        bad++;
+                }
+                CHECK_MSG(bad == 0, "shape %d algo %d case %d: %d bad", sh, algo, k, bad);
+                CHECK_MSG(nan_ok, "shape %d algo %d case %d: NaN group", sh, algo, k);
+                free(xv);
+                free(e);
+                free(y0);
+                opt_free(&x);
+                opt_free(&y);
+            }
+}
+
+/* INSTANCE groups longer than 65536 values run the online row kernels (blocks of 8192 with a
+ * running maximum): a rising ramp makes every block raise the maximum (the rescaled sum), a
+ * falling one never does; a NaN in a late block sends the group to the scalar rules (all NaN). */
+static void sm_instance_online(void)
+{
+    SECTION("softmax INSTANCE online rows");
+    int d[4] = { 2, 1, 270, 271 };    /* 73170 values per image, not a multiple of 16 */
+    for (int kind = 0; kind < 3; kind++)
+        for (int algo = 1; algo <= 2; algo++) {
+            opt_t x, y;
+            opt_make(&x, CUDNN_DATA_FLOAT, 4, d, OPT_NCHW);
+            opt_make(&y, CUDNN_DATA_FLOAT, 4, d, OPT_NCHW);
+            size_t n = x.n, per = n / 2;
+            for (size_t i = 0; i < n; i++) {
+                double r = (double)(i % per) / (double)per;
+                opt_set(&x, i, kind == 1 ? 30 - 40 * r + 0.5 * sin((double)i) : 40 * r + 0.5 * sin((double)i));
+            }
+            if (kind == 2)
+                opt_set(&x, per + 70000, NAN);    /* image 1, block 8 */
+            opt_poison(&y);
+            double *xv = malloc(n * 8), *e = malloc(n * 8);
+            for (size_t i = 0; i < n; i++)
+                xv[i] = opt_get(&x, i);
+            ref_softmax_fwd(algo, 0, d[0], d[1], d[2] * d[3], xv, e);
+            float one = 1, zero = 0;
+            CHECK_OK(cudnnSoftmaxForward(H, (cudnnSoftmaxAlgorithm_t)algo, CUDNN_SOFTMAX_MODE_INSTANCE, &one, x.desc,
+                                         x.data, &zero, y.desc, y.data));
+            int bad = 0;
+            for (size_t i = 0; i < n; i++) {
+                double g = opt_get(&y, i);
+                if (kind == 2 && i >= per) {
+                    bad += g == g;
+                    continue;
+                }
+                double tol = algo == 2 ? 1e-5 * (1 + fabs(e[i])) : 1e-5 * (1e-6 + fabs(e[i]));
+                bad += !(fabs(g - e[i]) <= tol);
+            }
+            CHECK_MSG(bad == 0, "kind %d algo %d: %d bad", kind, algo, bad);
+            free(xv);
+            free(e);
+            opt_free(&x);
+            opt_free(&y);
+        }
 }
 
 static void sm_bad_input(void)
@@ -406,6 +520,21 @@ static void big_workload(cudnnHandle_t h, FILE *dump, unsigned char **out, size_
         memcpy(*out + total, y.data, y.bytes);
         total += y.bytes;
     }
+    /* RELU with beta 0 into a buffer one float past an aligned start: the streaming-store
+     * kernels when HOSTDNN_STREAM_MIN_BYTES=0 (unaligned head, odd tail) */
+    {
+        float zero = 0;
+        size_t ne = y.bytes / sizeof(float);
+        float *raw = malloc((ne + 32) * sizeof(float)), *dst = raw + 1;
+        for (size_t i = 0; i < ne; i++)
+            dst[i] = NAN;                          /* beta 0: never read */
+        cudnnSetActivationDescriptor(a, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0);
+        cudnnActivationForward(h, a, &alpha, x.desc, x.data, &zero, y.desc, dst);
+        *out = realloc(*out, total + y.bytes);
+        memcpy(*out + total, dst, y.bytes);
+        total += y.bytes;
+        free(raw);
+    }
     /* FAST runs the generic (double) path on every ISA; the vector softmax kernels use their
      * own exp and are checked against the reference instead (sm_wide) */
     cudnnSoftmaxForward(h, CUDNN_SOFTMAX_FAST, CUDNN_SOFTMAX_MODE_CHANNEL, &alpha, x.desc, x.data, &beta, y.desc,
@@ -413,6 +542,29 @@ static void big_workload(cudnnHandle_t h, FILE *dump, unsigned char **out, size_
     *out = realloc(*out, total + y.bytes);
     memcpy(*out + total, y.data, y.bytes);
     total += y.bytes;
+    /* ACCURATE CHANNEL softmax, beta 0, into a 64-byte aligned y with rows of 16k floats: with
+     * HOSTDNN_STREAM_MIN_BYTES=0 the AVX-512 streaming-store column kernel.  Its exp is the
+     * ISA's, so it goes to a second dump (OPS_DUMP2) compared within one ISA only. */
+    const char *dump2 = getenv("OPS_DUMP2");
+    if (dump2 && getenv("OPS_CHILD")) {
+        int d2[4] = { 3, 37, 16, 40 };
+        opt_t x2;
+        opt_make(&x2, CUDNN_DATA_FLOAT, 4, d2, OPT_NCHW);
+        opt_fill(&x2, -5, 5, 91);
+        size_t ne = x2.bytes / sizeof(float);
+        float *yb = aligned_alloc(64, (ne * sizeof(float) + 63) / 64 * 64), zero = 0;
+        for (size_t i = 0; i < ne; i++)
+            yb[i] = NAN;                           /* beta 0: never read */
+        cudnnSoftmaxForward(h, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, &alpha, x2.desc, x2.data, &zero,
+                            x2.desc, yb);
+        FILE *f2 = fopen(dump2, "wb");
+        if (f2) {
+            fwrite(yb, 1, x2.bytes, f2);
+            fclose(f2);
+        }
+        free(yb);
+        opt_free(&x2);
+    }
     if (dump)
         fwrite(*out, 1, total, dump);
     *outlen = total;
@@ -456,6 +608,8 @@ int main(void)
         act_bad_input();
         sm_matrix();
         sm_wide();
+        sm_channel_blocks();
+        sm_instance_online();
         sm_bad_input();
     }
     determinism();
@@ -471,9 +625,32 @@ int main(void)
         CHECK_EQ_INT(ops_run_child("avx512", d2), 0);
         CHECK(ops_same_files(d0, d1));
         CHECK(ops_same_files(d0, d2));
+        /* streaming stores (forced for every size) give the plain kernels' bits */
+        SECTION("streaming stores");
+        char d3[64], d4[64];
+        snprintf(d3, sizeof d3, "/tmp/hd_ops_act_%d_avx2_nt", (int)getpid());
+        snprintf(d4, sizeof d4, "/tmp/hd_ops_act_%d_avx512_nt", (int)getpid());
+        char s_plain[64], s_nt[64];       /* the AVX-512 softmax, plain and streaming */
+        snprintf(s_plain, sizeof s_plain, "/tmp/hd_ops_act_%d_sm_plain", (int)getpid());
+        snprintf(s_nt, sizeof s_nt, "/tmp/hd_ops_act_%d_sm_nt", (int)getpid());
+        setenv("OPS_DUMP2", s_plain, 1);
+        CHECK_EQ_INT(ops_run_child("avx512", d2), 0);
+        setenv("HOSTDNN_STREAM_MIN_BYTES", "0", 1);
+        CHECK_EQ_INT(ops_run_child("avx2", d3), 0);
+        setenv("OPS_DUMP2", s_nt, 1);
+        CHECK_EQ_INT(ops_run_child("avx512", d4), 0);
+        unsetenv("HOSTDNN_STREAM_MIN_BYTES");
+        unsetenv("OPS_DUMP2");
+        CHECK(ops_same_files(d0, d3));
+        CHECK(ops_same_files(d0, d4));
+        CHECK(ops_same_files(s_plain, s_nt));
+        remove(s_plain);
+        remove(s_nt);
         remove(d0);
         remove(d1);
         remove(d2);
+        remove(d3);
+        remove(d4);
     }
     return hd_test_finish();
 }

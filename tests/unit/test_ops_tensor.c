@@ -654,6 +654,21 @@ static void big_workload(cudnnHandle_t h, const char *dump_path, unsigned char *
         memcpy(*out + total + c.bytes, t.data, t.bytes);
         total += c.bytes + t.bytes;
     }
+    /* C = 3 A + 0.5 B with beta 0 into a buffer one float past an aligned start (an unaligned
+     * head, an odd tail): the streaming-store kernels when HOSTDNN_STREAM_MIN_BYTES=0 */
+    {
+        float zero = 0;
+        size_t ne = c.bytes / sizeof(float);
+        float *raw = malloc((ne + 32) * sizeof(float)), *dst = raw + 1;
+        for (size_t i = 0; i < ne; i++)
+            dst[i] = NAN;                          /* beta 0: never read */
+        cudnnSetOpTensorDescriptor(od, CUDNN_OP_TENSOR_ADD, CUDNN_DATA_FLOAT, CUDNN_NOT_PROPAGATE_NAN);
+        cudnnOpTensor(h, od, &three, a.desc, a.data, &half, a.desc, c.data, &zero, c.desc, dst);
+        *out = realloc(*out, total + c.bytes);
+        memcpy(*out + total, dst, c.bytes);
+        total += c.bytes;
+        free(raw);
+    }
     if (dump_path) {
         FILE *f = fopen(dump_path, "wb");
         if (f) {
@@ -710,9 +725,22 @@ int main(void)
         CHECK_EQ_INT(ops_run_child("avx512", d2), 0);
         CHECK(ops_same_files(d0, d1));
         CHECK(ops_same_files(d0, d2));
+        /* streaming stores (forced for every size) give the plain kernels' bits */
+        SECTION("streaming stores");
+        char d3[64], d4[64];
+        snprintf(d3, sizeof d3, "/tmp/hd_ops_tensor_%d_avx2_nt", (int)getpid());
+        snprintf(d4, sizeof d4, "/tmp/hd_ops_tensor_%d_avx512_nt", (int)getpid());
+        setenv("HOSTDNN_STREAM_MIN_BYTES", "0", 1);
+        CHECK_EQ_INT(ops_run_child("avx2", d3), 0);
+        CHECK_EQ_INT(ops_run_child("avx512", d4), 0);
+        unsetenv("HOSTDNN_STREAM_MIN_BYTES");
+        CHECK(ops_same_files(d0, d3));
+        CHECK(ops_same_files(d0, d4));
         remove(d0);
         remove(d1);
         remove(d2);
+        remove(d3);
+        remove(d4);
     }
     return hd_test_finish();
 }

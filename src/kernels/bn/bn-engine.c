@@ -1,6 +1,7 @@
 /* The batch-normalization engine (see bn-engine.h). */
 #include "kernels/bn/bn-engine.h"
 #include "kernels/bn/bn-kernels.h"
+#include "kernels/eltwise/eltwise.h"
 #include "core/parallel.h"
 #include "core/tensor.h"
 
@@ -264,7 +265,7 @@ size_t hd_bn_scratch_bytes(const hd_bn_problem *pb)
 {
     size_t rows = (size_t)pb->nthreads * per_thread(pb);
     int nch = n_chunks(pb) > pix_chunks(pb) ? n_chunks(pb) : pix_chunks(pb);
-    size_t parts = (size_t)pb->C * (size_t)nch * 3;
+    size_t parts = (size_t)pb->C * (size_t)nch * 5;   /* 3 per chunk; 5 for hd_bn_stats_bwd_sums */
     return (rows + parts) * sizeof(double) + 64;
 }
 
@@ -272,11 +273,13 @@ typedef struct {
     const hd_bn_problem *pb;
     const hd_bn_f32_kernels *k;
     double *rows;            /* nthreads * 3 * S */
-    double *parts;           /* C * nchunks * 3 */
+    double *parts;           /* C * nchunks * 5 */
     int nch, rows_per;
     const double *in1, *in2, *in3;
+    const double *shift;     /* apply passes: the per-feature shift m (NULL: 0) */
     double *out1, *out2;
     double alpha, beta;
+    int stream;              /* write outputs with streaming stores (larger than the cache) */
 } eng_ctx;
 
 static void eng_init(eng_ctx *e, const hd_bn_problem *pb, void *scratch)
@@ -327,14 +330,53 @@ static float *thread_blk(const eng_ctx *e, int thread) { return (float *)(thread
 
 /* ---------- statistics ---------- */
 
-static void stats_spatial_task(void *vctx, size_t t, int thread)
+/* Statistics read x once: each chunk sums d = x - k and d^2 with k the channel's first
+ * element (a shift near the data, so the sums do not cancel when the mean is large next to
+ * the spread), and turns them into (count, mean, M2) for the merge in hd_bn_stats.  M2 =
+ * S2 - S1^2 / cnt loses about log2(S2 / M2) bits, so a chunk whose data sit far from k
+ * next to their spread (S2 > 2^16 M2: an outlier first element, a drifting channel) is
+ * redone with the exact two-pass method (the chunk is still in cache). */
+#define HD_BN_CANCEL 65536.0
+
+static double chan_shift(const hd_bn_problem *pb, int c)
 {
-    eng_ctx *e = vctx;
+    double k = hd_ld(pb->x.dtype, pb->xp, hd_view_nc(&pb->x, 0, c));
+    return isfinite(k) ? k : 0.0;
+}
+
+/* (mean, M2) of rows n0..n1 of channel c, from shifted sums */
+static int chunk_one_pass(eng_ctx *e, int c, int n0, int n1, double k, double *buf, double *mean, double *m2)
+{
     const hd_bn_problem *pb = e->pb;
-    int c = (int)(t / (size_t)e->nch), ch = (int)(t % (size_t)e->nch);
-    int n0 = ch * e->rows_per, n1 = n0 + e->rows_per < pb->N ? n0 + e->rows_per : pb->N;
     int fast = row_contig(&pb->x), half = row_half(&pb->x);
-    double *buf = thread_rows(e, thread);
+    float *fb = (float *)buf;
+    double s1 = 0.0, s2 = 0.0;
+    for (int n = n0; n < n1; n++) {
+        if (fast) {
+            e->k->ssums((const float *)pb->xp + hd_view_nc(&pb->x, n, c), (size_t)pb->S, k, &s1, &s2);
+        } else if (half) {
+            to_f32(e->k, &pb->x, pb->xp, hd_view_nc(&pb->x, n, c), fb, (size_t)pb->S);
+            e->k->ssums(fb, (size_t)pb->S, k, &s1, &s2);
+        } else {
+            load_row(&pb->x, pb->xp, n, c, buf);
+            for (int i = 0; i < pb->S; i++) {
+                double d = buf[i] - k;
+                s1 += d;
+                s2 += d * d;
+            }
+        }
+    }
+    double cnt = (double)(n1 - n0) * pb->S;
+    *mean = k + s1 / cnt;
+    *m2 = s2 - s1 * (s1 / cnt);
+    return *m2 * HD_BN_CANCEL >= s2;    /* false also for NaN */
+}
+
+/* the exact fallback: the mean, then the squared deviations from it */
+static void chunk_two_pass(eng_ctx *e, int c, int n0, int n1, double *buf, double *mean, double *m2)
+{
+    const hd_bn_problem *pb = e->pb;
+    int fast = row_contig(&pb->x), half = row_half(&pb->x);
     float *fb = (float *)buf;
     double s = 0.0;
     for (int n = n0; n < n1; n++) {
@@ -362,8 +404,21 @@ static void stats_spatial_task(void *vctx, size_t t, int thread)
                 q += (buf[i] - m) * (buf[i] - m);
         }
     }
+    *mean = m;
+    *m2 = q;
+}
+
+static void stats_spatial_task(void *vctx, size_t t, int thread)
+{
+    eng_ctx *e = vctx;
+    const hd_bn_problem *pb = e->pb;
+    int c = (int)(t / (size_t)e->nch), ch = (int)(t % (size_t)e->nch);
+    int n0 = ch * e->rows_per, n1 = n0 + e->rows_per < pb->N ? n0 + e->rows_per : pb->N;
+    double *buf = thread_rows(e, thread), m, q;
+    if (!chunk_one_pass(e, c, n0, n1, chan_shift(pb, c), buf, &m, &q))
+        chunk_two_pass(e, c, n0, n1, buf, &m, &q);
     double *part = e->parts + ((size_t)c * (size_t)e->nch + (size_t)ch) * 3;
-    part[0] = cnt;
+    part[0] = (double)(n1 - n0) * pb->S;
     part[1] = m;
     part[2] = q;
 }
@@ -427,19 +482,54 @@ static void run_sqdev(eng_ctx *e, int64_t n, int64_t s, int64_t len, void *arg)
     }
 }
 
-/* Channel-contiguous statistics: one task per pixel chunk, all channels at once. */
+static void run_ssums(eng_ctx *e, int64_t n, int64_t s, int64_t len, void *arg)
+{
+    col_arg *a = arg;
+    const hd_bn_problem *pb = e->pb;
+    size_t C = (size_t)pb->C;
+    if (pb->x.dtype == CUDNN_DATA_FLOAT) {
+        e->k->col_ssums(pix(&pb->x, pb->xp, n, s), (size_t)len, C, a->mean, a->acc, a->acc2);
+        return;
+    }
+    for (int64_t b = 0; b < len; b += HD_BN_BLK) {
+        size_t bl = (size_t)(len - b < HD_BN_BLK ? len - b : HD_BN_BLK);
+        to_f32(e->k, &pb->x, pb->xp, pix_off(&pb->x, n, s + b), a->blk, bl * C);
+        e->k->col_ssums(a->blk, bl, C, a->mean, a->acc, a->acc2);
+    }
+}
+
+/* Channel-contiguous statistics: one task per pixel chunk, all channels at once; one pass
+ * with shifted sums, or (when any channel of the chunk would cancel) two exact passes. */
 static void stats_nhwc_task(void *vctx, size_t t, int thread)
 {
     eng_ctx *e = vctx;
     const hd_bn_problem *pb = e->pb;
     int C = pb->C, ch = (int)t;
-    double *acc = thread_rows(e, thread), *m = acc + C;
-    for (int c = 0; c < C; c++)
-        acc[c] = 0.0;
-    col_arg a = {acc, NULL, NULL, NULL, thread_blk(e, thread)};
-    for_runs(e, ch, run_sum, &a);
+    double *acc = thread_rows(e, thread), *acc2 = acc + C, *k = acc2 + C;
     int64_t P = pix_per_chunk(pb), tot = (int64_t)pb->N * pb->S;
     double cnt = (double)((int64_t)(ch + 1) * P < tot ? P : tot - (int64_t)ch * P);
+    for (int c = 0; c < C; c++) {
+        acc[c] = acc2[c] = 0.0;
+        k[c] = chan_shift(pb, c);
+    }
+    col_arg a = {acc, acc2, k, NULL, thread_blk(e, thread)};
+    for_runs(e, ch, run_ssums, &a);
+    int ok = 1;
+    for (int c = 0; c < C; c++) {
+        double *part = e->parts + ((size_t)c * (size_t)e->nch + (size_t)ch) * 3;
+        part[0] = cnt;
+        part[1] = k[c] + acc[c] / cnt;
+        part[2] = acc2[c] - acc[c] * (acc[c] / cnt);
+        ok &= part[2] * HD_BN_CANCEL >= acc2[c];
+    }
+    if (ok)
+        return;
+    double *m = acc2;
+    for (int c = 0; c < C; c++)
+        acc[c] = 0.0;
+    a.acc2 = NULL;
+    a.mean = NULL;
+    for_runs(e, ch, run_sum, &a);
     for (int c = 0; c < C; c++) {
         m[c] = acc[c] / cnt;
         acc[c] = 0.0;
@@ -448,7 +538,6 @@ static void stats_nhwc_task(void *vctx, size_t t, int thread)
     for_runs(e, ch, run_sqdev, &a);
     for (int c = 0; c < C; c++) {
         double *part = e->parts + ((size_t)c * (size_t)e->nch + (size_t)ch) * 3;
-        part[0] = cnt;
         part[1] = m[c];
         part[2] = acc[c];
     }
@@ -488,6 +577,25 @@ void hd_bn_stats(const hd_bn_problem *pb, double *mean, double *var, void *scrat
 
 /* ---------- forward apply ---------- */
 
+/* A feature's shift rounded to float (0 when that is not finite), and its additive term
+ * ADD scaled by alpha and corrected for the rounding: coef * (x - m) + add equals
+ * coef * (x - mf) + add + coef * (mf - m). */
+static float shift_f32(const eng_ctx *e, size_t f, double coef, double add, float *addf)
+{
+    double m = e->shift ? e->shift[f] : 0.0;
+    float mf = (float)m;
+    if (!isfinite(mf))
+        mf = 0.0f;
+    *addf = (float)(e->alpha * (add + coef * ((double)mf - m)));
+    return mf;
+}
+
+/* Bytes of float tensors an apply pass touches (TENSORS of them read or written). */
+static double touched_bytes(const hd_bn_problem *pb, int tensors)
+{
+    return (double)tensors * pb->N * (double)pb->C * pb->S * sizeof(float);
+}
+
 static void apply_task(void *vctx, size_t t, int thread)
 {
     eng_ctx *e = vctx;
@@ -495,9 +603,11 @@ static void apply_task(void *vctx, size_t t, int thread)
     int n = (int)(t / (size_t)pb->C), c = (int)(t % (size_t)pb->C), S = pb->S;
     const double *a = e->in1, *b = e->in2;
     int plain = !pb->per_act && !pb->zp && !pb->act.on && !pb->reserve;
+    float bf = 0.0f, mf = plain ? shift_f32(e, (size_t)c, a[c], b[c], &bf) : 0.0f;
     if (plain && row_contig(&pb->x) && row_contig(&pb->y)) {
-        e->k->affine((const float *)pb->xp + hd_view_nc(&pb->x, n, c), (float *)pb->yp + hd_view_nc(&pb->y, n, c),
-                     (size_t)S, (float)(e->alpha * a[c]), (float)(e->alpha * b[c]), (float)e->beta);
+        (e->stream ? e->k->affine_stream : e->k->affine)((const float *)pb->xp + hd_view_nc(&pb->x, n, c),
+                                                         (float *)pb->yp + hd_view_nc(&pb->y, n, c), (size_t)S, mf,
+                                                         (float)(e->alpha * a[c]), bf, (float)e->beta);
         return;
     }
     if (plain && row_half(&pb->x) && row_half(&pb->y)) {
@@ -506,7 +616,7 @@ static void apply_task(void *vctx, size_t t, int thread)
         to_f32(e->k, &pb->x, pb->xp, hd_view_nc(&pb->x, n, c), xf, (size_t)S);
         if (e->beta != 0.0)
             to_f32(e->k, &pb->y, pb->yp, yo, yf, (size_t)S);
-        e->k->affine(xf, yf, (size_t)S, (float)(e->alpha * a[c]), (float)(e->alpha * b[c]), (float)e->beta);
+        e->k->affine(xf, yf, (size_t)S, mf, (float)(e->alpha * a[c]), bf, (float)e->beta);
         from_f32(e->k, &pb->y, pb->yp, yo, yf, (size_t)S);
         return;
     }
@@ -517,7 +627,7 @@ static void apply_task(void *vctx, size_t t, int thread)
     float *res = pb->reserve ? pb->reserve + ((size_t)n * pb->C + c) * (size_t)S : NULL;
     for (int i = 0; i < S; i++) {
         size_t f = pb->per_act ? (size_t)c * S + i : (size_t)c;
-        double v = a[f] * xb[i] + b[f];
+        double v = a[f] * (xb[i] - (e->shift ? e->shift[f] : 0.0)) + b[f];
         if (pb->zp)
             v += zb[i];
         double d;
@@ -535,7 +645,7 @@ static void run_affine(eng_ctx *e, int64_t n, int64_t s, int64_t len, void *arg)
     size_t C = (size_t)pb->C;
     if (pb->x.dtype == CUDNN_DATA_FLOAT) {
         e->k->col_affine(pix(&pb->x, pb->xp, n, s), (float *)pix(&pb->y, pb->yp, n, s), (size_t)len, C, a->par,
-                         a->par + C, (float)e->beta);
+                         a->par + C, a->par + 2 * C, (float)e->beta);
         return;
     }
     float *xb = a->blk, *yb = xb + HD_BN_BLK * C;
@@ -545,7 +655,7 @@ static void run_affine(eng_ctx *e, int64_t n, int64_t s, int64_t len, void *arg)
         to_f32(e->k, &pb->x, pb->xp, pix_off(&pb->x, n, s + b), xb, bl * C);
         if (e->beta != 0.0)
             to_f32(e->k, &pb->y, pb->yp, yo, yb, bl * C);
-        e->k->col_affine(xb, yb, bl, C, a->par, a->par + C, (float)e->beta);
+        e->k->col_affine(xb, yb, bl, C, a->par, a->par + C, a->par + 2 * C, (float)e->beta);
         from_f32(e->k, &pb->y, pb->yp, yo, yb, bl * C);
     }
 }
@@ -554,23 +664,26 @@ static void apply_nhwc_task(void *vctx, size_t t, int thread)
 {
     eng_ctx *e = vctx;
     int C = e->pb->C;
-    float *ab = (float *)thread_rows(e, thread);
+    float *ab = (float *)thread_rows(e, thread);       /* m, a, b */
     for (int c = 0; c < C; c++) {
-        ab[c] = (float)(e->alpha * e->in1[c]);
-        ab[C + c] = (float)(e->alpha * e->in2[c]);
+        ab[c] = shift_f32(e, (size_t)c, e->in1[c], e->in2[c], &ab[2 * C + c]);
+        ab[C + c] = (float)(e->alpha * e->in1[c]);
     }
     col_arg a = {NULL, NULL, NULL, ab, thread_blk(e, thread)};
     for_runs(e, (int)t, run_affine, &a);
 }
 
-void hd_bn_apply(const hd_bn_problem *pb, const double *a, const double *b, double alpha, double beta, void *scratch)
+void hd_bn_apply(const hd_bn_problem *pb, const double *m, const double *a, const double *b, double alpha, double beta,
+                 void *scratch)
 {
     eng_ctx e;
     eng_init(&e, pb, scratch);
+    e.shift = m;
     e.in1 = a;
     e.in2 = b;
     e.alpha = alpha;
     e.beta = beta;
+    e.stream = beta == 0.0 && touched_bytes(pb, 2) >= (double)hd_eltwise_stream_min_bytes();
     if (!pb->per_act && !pb->zp && !pb->act.on && !pb->reserve && nhwc_contig(&pb->x) && nhwc_contig(&pb->y)) {
         hd_parallel_for((size_t)pix_chunks(pb), pb->nthreads, apply_nhwc_task, &e);
         return;
@@ -708,6 +821,57 @@ void hd_bn_bwd_sums(const hd_bn_problem *pb, const double *mean, double *sdy, do
     }
 }
 
+/* One pass over x and dy per chunk: count, mean and M2 of x (shifted by the channel's first
+ * element k), sum dy and sum dy (x - k); ok[0] = 0 when the shifted sums would cancel. */
+static void stats_sums_task(void *vctx, size_t t, int thread)
+{
+    (void)thread;
+    eng_ctx *e = vctx;
+    const hd_bn_problem *pb = e->pb;
+    int c = (int)(t / (size_t)e->nch), ch = (int)(t % (size_t)e->nch);
+    int n0 = ch * e->rows_per, n1 = n0 + e->rows_per < pb->N ? n0 + e->rows_per : pb->N;
+    double k = chan_shift(pb, c), s1 = 0.0, s2 = 0.0, g = 0.0, h = 0.0;
+    for (int n = n0; n < n1; n++)
+        e->k->dssums((const float *)pb->dyp + hd_view_nc(&pb->dy, n, c),
+                     (const float *)pb->xp + hd_view_nc(&pb->x, n, c), (size_t)pb->S, k, &s1, &s2, &g, &h);
+    double cnt = (double)(n1 - n0) * pb->S, m2 = s2 - s1 * (s1 / cnt);
+    double *part = e->parts + ((size_t)c * (size_t)e->nch + (size_t)ch) * 5;
+    part[0] = cnt;
+    part[1] = k + s1 / cnt;
+    part[2] = m2;
+    part[3] = g;
+    part[4] = m2 * HD_BN_CANCEL >= s2 ? h : NAN;    /* NaN marks a chunk to redo */
+}
+
+int hd_bn_stats_bwd_sums(const hd_bn_problem *pb, double *mean, double *var, double *sdy, double *sdyx, void *scratch)
+{
+    if (pb->per_act || pb->reserve || !row_contig(&pb->x) || !row_contig(&pb->dy))
+        return 0;
+    eng_ctx e;
+    eng_init(&e, pb, scratch);
+    hd_parallel_for((size_t)pb->C * (size_t)e.nch, pb->nthreads, stats_sums_task, &e);
+    for (int c = 0; c < pb->C; c++) {
+        const double *part = e.parts + (size_t)c * (size_t)e.nch * 5;
+        double k = chan_shift(pb, c), cnt = part[0], m = part[1], q = part[2], g = part[3], h = part[4];
+        for (int ch = 1; ch < e.nch; ch++) {
+            const double *b = part + (size_t)ch * 5;
+            double tot = cnt + b[0], delta = b[1] - m;
+            m += delta * (b[0] / tot);
+            q += b[2] + delta * delta * (cnt * b[0] / tot);
+            cnt = tot;
+            g += b[3];
+            h += b[4];
+        }
+        if (h != h)     /* a chunk would cancel (or NaN data): the caller's separate passes */
+            return 0;
+        mean[c] = m;
+        var[c] = q / cnt;
+        sdy[c] = g;
+        sdyx[c] = h - (m - k) * g;              /* sum dy (x - mean) */
+    }
+    return 1;
+}
+
 static void bwd_task(void *vctx, size_t t, int thread)
 {
     eng_ctx *e = vctx;
@@ -715,10 +879,12 @@ static void bwd_task(void *vctx, size_t t, int thread)
     int n = (int)(t / (size_t)pb->C), c = (int)(t % (size_t)pb->C), S = pb->S;
     const double *p = e->in1, *q = e->in2, *r = e->in3;
     int plain = !pb->per_act && !pb->reserve && !pb->dzp;
+    float rf = 0.0f, mf = plain ? shift_f32(e, (size_t)c, q[c], r[c], &rf) : 0.0f;
     if (plain && row_contig(&pb->x) && row_contig(&pb->dy) && row_contig(&pb->dx)) {
-        e->k->bwd((const float *)pb->dyp + hd_view_nc(&pb->dy, n, c), (const float *)pb->xp + hd_view_nc(&pb->x, n, c),
-                  (float *)pb->dxp + hd_view_nc(&pb->dx, n, c), (size_t)S, (float)(e->alpha * p[c]),
-                  (float)(e->alpha * q[c]), (float)(e->alpha * r[c]), (float)e->beta);
+        (e->stream ? e->k->bwd_stream : e->k->bwd)((const float *)pb->dyp + hd_view_nc(&pb->dy, n, c),
+                                                   (const float *)pb->xp + hd_view_nc(&pb->x, n, c),
+                                                   (float *)pb->dxp + hd_view_nc(&pb->dx, n, c), (size_t)S, mf,
+                                                   (float)(e->alpha * p[c]), (float)(e->alpha * q[c]), rf, (float)e->beta);
         return;
     }
     if (plain && row_half(&pb->x) && row_half(&pb->dy) && row_half(&pb->dx)) {
@@ -728,8 +894,7 @@ static void bwd_task(void *vctx, size_t t, int thread)
         to_f32(e->k, &pb->x, pb->xp, hd_view_nc(&pb->x, n, c), xf, (size_t)S);
         if (e->beta != 0.0)
             to_f32(e->k, &pb->dx, pb->dxp, dxo, df, (size_t)S);
-        e->k->bwd(gf, xf, df, (size_t)S, (float)(e->alpha * p[c]), (float)(e->alpha * q[c]), (float)(e->alpha * r[c]),
-                  (float)e->beta);
+        e->k->bwd(gf, xf, df, (size_t)S, mf, (float)(e->alpha * p[c]), (float)(e->alpha * q[c]), rf, (float)e->beta);
         from_f32(e->k, &pb->dx, pb->dxp, dxo, df, (size_t)S);
         return;
     }
@@ -740,7 +905,7 @@ static void bwd_task(void *vctx, size_t t, int thread)
         store_row(&pb->dz, pb->dzp, n, c, gb, 1.0, 0.0);
     for (int i = 0; i < S; i++) {
         size_t f = pb->per_act ? (size_t)c * S + i : (size_t)c;
-        xb[i] = p[f] * gb[i] + q[f] * xb[i] + r[f];
+        xb[i] = p[f] * gb[i] + q[f] * (xb[i] - (e->shift ? e->shift[f] : 0.0)) + r[f];
     }
     store_row(&pb->dx, pb->dxp, n, c, xb, e->alpha, e->beta);
 }
@@ -753,7 +918,7 @@ static void run_bwd(eng_ctx *e, int64_t n, int64_t s, int64_t len, void *arg)
     size_t C = (size_t)pb->C;
     if (pb->x.dtype == CUDNN_DATA_FLOAT) {
         e->k->col_bwd(pix(&pb->dy, pb->dyp, n, s), pix(&pb->x, pb->xp, n, s), (float *)pix(&pb->dx, pb->dxp, n, s),
-                      (size_t)len, C, pqr, pqr + C, pqr + 2 * C, (float)e->beta);
+                      (size_t)len, C, pqr, pqr + C, pqr + 2 * C, pqr + 3 * C, (float)e->beta);
         return;
     }
     float *gb = a->blk, *xb = gb + HD_BN_BLK * C, *db = xb + HD_BN_BLK * C;
@@ -764,7 +929,7 @@ static void run_bwd(eng_ctx *e, int64_t n, int64_t s, int64_t len, void *arg)
         to_f32(e->k, &pb->x, pb->xp, pix_off(&pb->x, n, s + b), xb, bl * C);
         if (e->beta != 0.0)
             to_f32(e->k, &pb->dx, pb->dxp, dxo, db, bl * C);
-        e->k->col_bwd(gb, xb, db, bl, C, pqr, pqr + C, pqr + 2 * C, (float)e->beta);
+        e->k->col_bwd(gb, xb, db, bl, C, pqr, pqr + C, pqr + 2 * C, pqr + 3 * C, (float)e->beta);
         from_f32(e->k, &pb->dx, pb->dxp, dxo, db, bl * C);
     }
 }
@@ -773,26 +938,28 @@ static void bwd_nhwc_task(void *vctx, size_t t, int thread)
 {
     eng_ctx *e = vctx;
     int C = e->pb->C;
-    float *pqr = (float *)thread_rows(e, thread);
+    float *pqr = (float *)thread_rows(e, thread);      /* m, p, q, r */
     for (int c = 0; c < C; c++) {
-        pqr[c] = (float)(e->alpha * e->in1[c]);
-        pqr[C + c] = (float)(e->alpha * e->in2[c]);
-        pqr[2 * C + c] = (float)(e->alpha * e->in3[c]);
+        pqr[c] = shift_f32(e, (size_t)c, e->in2[c], e->in3[c], &pqr[3 * C + c]);
+        pqr[C + c] = (float)(e->alpha * e->in1[c]);
+        pqr[2 * C + c] = (float)(e->alpha * e->in2[c]);
     }
     col_arg a = {NULL, NULL, NULL, pqr, thread_blk(e, thread)};
     for_runs(e, (int)t, run_bwd, &a);
 }
 
-void hd_bn_bwd_apply(const hd_bn_problem *pb, const double *p, const double *q, const double *r, double alpha,
-                     double beta, void *scratch)
+void hd_bn_bwd_apply(const hd_bn_problem *pb, const double *m, const double *p, const double *q, const double *r,
+                     double alpha, double beta, void *scratch)
 {
     eng_ctx e;
     eng_init(&e, pb, scratch);
+    e.shift = m;
     e.in1 = p;
     e.in2 = q;
     e.in3 = r;
     e.alpha = alpha;
     e.beta = beta;
+    e.stream = beta == 0.0 && touched_bytes(pb, 3) >= (double)hd_eltwise_stream_min_bytes();
     if (!pb->per_act && !pb->reserve && !pb->dzp && nhwc_contig(&pb->x) && nhwc_contig(&pb->dy) &&
         nhwc_contig(&pb->dx)) {
         hd_parallel_for((size_t)pix_chunks(pb), pb->nthreads, bwd_nhwc_task, &e);

@@ -60,15 +60,26 @@ size_t hd_bn_scratch_bytes(const hd_bn_problem *pb);
 /* mean[F] and biased var[F] of x. */
 void hd_bn_stats(const hd_bn_problem *pb, double *mean, double *var, void *scratch);
 
-/* y = alpha * act(a[f] * x + b[f] (+ z)) + beta * y; also fills pb->reserve when set. */
-void hd_bn_apply(const hd_bn_problem *pb, const double *a, const double *b, double alpha, double beta, void *scratch);
+/* y = alpha * act(a[f] * (x - m[f]) + b[f] (+ z)) + beta * y; also fills pb->reserve when set.
+ * M (NULL: zeros) is the mean: subtracting it first keeps a large mean from cancelling in
+ * the float kernels. */
+void hd_bn_apply(const hd_bn_problem *pb, const double *m, const double *a, const double *b, double alpha, double beta,
+                 void *scratch);
 
 /* Per feature: sdy = sum g, sdyx = sum g * (x - mean[f]), where g = dy (* reserve). */
 void hd_bn_bwd_sums(const hd_bn_problem *pb, const double *mean, double *sdy, double *sdyx, void *scratch);
 
-/* dx = alpha * (p[f] * g + q[f] * x + r[f]) + beta * dx, and dz = g when pb->dzp. */
-void hd_bn_bwd_apply(const hd_bn_problem *pb, const double *p, const double *q, const double *r, double alpha,
-                     double beta, void *scratch);
+/* Backward without saved statistics in one pass over x and dy: mean, biased var, and the sums of
+ * hd_bn_bwd_sums.  Returns 0 where it does not apply -- per-activation mode, a
+ * fused activation, x or dy not FLOAT rows with packed spatial dims -- or where the shifted
+ * sums would cancel (some outputs may then have been written); the caller then runs
+ * hd_bn_stats and hd_bn_bwd_sums. */
+int hd_bn_stats_bwd_sums(const hd_bn_problem *pb, double *mean, double *var, double *sdy, double *sdyx, void *scratch);
+
+/* dx = alpha * (p[f] * g + q[f] * (x - m[f]) + r[f]) + beta * dx, and dz = g when pb->dzp
+ * (M: the mean, NULL for zeros). */
+void hd_bn_bwd_apply(const hd_bn_problem *pb, const double *m, const double *p, const double *q, const double *r,
+                     double alpha, double beta, void *scratch);
 
 /* Parameter tensors (scale, bias, mean, variance) as F doubles, and back. */
 void hd_bn_param_load(const hd_bn_problem *pb, const struct cudnnTensorStruct *d, const void *p, double *out);

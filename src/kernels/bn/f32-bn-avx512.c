@@ -1,6 +1,7 @@
 /* Batch-normalization row kernels, AVX-512 (see bn-kernels.h): sums in 8-lane double
  * accumulators, element-wise parts in 16-lane float with mul+add and masked tails. */
 #include <immintrin.h>
+#include <stdint.h>
 #include "kernels/bn/bn-kernels.h"
 
 static inline __mmask16 tail(size_t left) { return left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1u); }
@@ -31,12 +32,72 @@ static double sqdev_v(const float *x, size_t n, double mean)
     return _mm512_reduce_add_pd(_mm512_add_pd(a0, a1));
 }
 
-static void affine_v(const float *x, float *y, size_t n, float a, float b, float beta)
+/* Two independent pairs of accumulators (even and odd 16-float steps) hide the add latency. */
+static void ssums_v(const float *x, size_t n, double k, double *s1, double *s2)
 {
-    __m512 va = _mm512_set1_ps(a), vb = _mm512_set1_ps(b), vbeta = _mm512_set1_ps(beta);
+    __m512d a0 = _mm512_setzero_pd(), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+    const __m512d vk = _mm512_set1_pd(k);
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m512 v = _mm512_loadu_ps(x + i), w = _mm512_loadu_ps(x + i + 16);
+        __m512d d0 = _mm512_sub_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(v)), vk);
+        __m512d d1 = _mm512_sub_pd(_mm512_cvtps_pd(_mm512_extractf32x8_ps(v, 1)), vk);
+        __m512d d2 = _mm512_sub_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(w)), vk);
+        __m512d d3 = _mm512_sub_pd(_mm512_cvtps_pd(_mm512_extractf32x8_ps(w, 1)), vk);
+        a0 = _mm512_add_pd(a0, d0);
+        a1 = _mm512_add_pd(a1, d1);
+        a2 = _mm512_add_pd(a2, d2);
+        a3 = _mm512_add_pd(a3, d3);
+        b0 = _mm512_fmadd_pd(d0, d0, b0);
+        b1 = _mm512_fmadd_pd(d1, d1, b1);
+        b2 = _mm512_fmadd_pd(d2, d2, b2);
+        b3 = _mm512_fmadd_pd(d3, d3, b3);
+    }
+    for (; i < n; i += 16) {
+        __mmask16 m = tail(n - i);
+        __m512 v = _mm512_maskz_loadu_ps(m, x + i);
+        __m512d d0 = _mm512_maskz_sub_pd((__mmask8)(m & 0xff), _mm512_cvtps_pd(_mm512_castps512_ps256(v)), vk);
+        __m512d d1 = _mm512_maskz_sub_pd((__mmask8)(m >> 8), _mm512_cvtps_pd(_mm512_extractf32x8_ps(v, 1)), vk);
+        a0 = _mm512_add_pd(a0, d0);
+        a1 = _mm512_add_pd(a1, d1);
+        b0 = _mm512_fmadd_pd(d0, d0, b0);
+        b1 = _mm512_fmadd_pd(d1, d1, b1);
+    }
+    *s1 += _mm512_reduce_add_pd(_mm512_add_pd(_mm512_add_pd(a0, a1), _mm512_add_pd(a2, a3)));
+    *s2 += _mm512_reduce_add_pd(_mm512_add_pd(_mm512_add_pd(b0, b1), _mm512_add_pd(b2, b3)));
+}
+
+static void dssums_v(const float *dy, const float *x, size_t n, double k, double *s1, double *s2, double *g, double *h)
+{
+    __m512d a0 = _mm512_setzero_pd(), a1 = a0, b0 = a0, b1 = a0, c0 = a0, c1 = a0, d0 = a0, d1 = a0;
+    const __m512d vk = _mm512_set1_pd(k);
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 m = tail(n - i);
+        __m512 v = _mm512_maskz_loadu_ps(m, x + i), w = _mm512_maskz_loadu_ps(m, dy + i);
+        __m512d v0 = _mm512_maskz_sub_pd((__mmask8)(m & 0xff), _mm512_cvtps_pd(_mm512_castps512_ps256(v)), vk);
+        __m512d v1 = _mm512_maskz_sub_pd((__mmask8)(m >> 8), _mm512_cvtps_pd(_mm512_extractf32x8_ps(v, 1)), vk);
+        __m512d w0 = _mm512_cvtps_pd(_mm512_castps512_ps256(w)), w1 = _mm512_cvtps_pd(_mm512_extractf32x8_ps(w, 1));
+        a0 = _mm512_add_pd(a0, v0);
+        a1 = _mm512_add_pd(a1, v1);
+        b0 = _mm512_fmadd_pd(v0, v0, b0);
+        b1 = _mm512_fmadd_pd(v1, v1, b1);
+        c0 = _mm512_add_pd(c0, w0);
+        c1 = _mm512_add_pd(c1, w1);
+        d0 = _mm512_fmadd_pd(w0, v0, d0);
+        d1 = _mm512_fmadd_pd(w1, v1, d1);
+    }
+    *s1 += _mm512_reduce_add_pd(_mm512_add_pd(a0, a1));
+    *s2 += _mm512_reduce_add_pd(_mm512_add_pd(b0, b1));
+    *g += _mm512_reduce_add_pd(_mm512_add_pd(c0, c1));
+    *h += _mm512_reduce_add_pd(_mm512_add_pd(d0, d1));
+}
+
+static void affine_v(const float *x, float *y, size_t n, float m, float a, float b, float beta)
+{
+    __m512 vm = _mm512_set1_ps(m), va = _mm512_set1_ps(a), vb = _mm512_set1_ps(b), vbeta = _mm512_set1_ps(beta);
     for (size_t i = 0; i < n; i += 16) {
         __mmask16 k = tail(n - i);
-        __m512 r = _mm512_add_ps(_mm512_mul_ps(va, _mm512_maskz_loadu_ps(k, x + i)), vb);
+        __m512 r = _mm512_add_ps(_mm512_mul_ps(va, _mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + i), vm)), vb);
         if (beta != 0.0f)
             r = _mm512_add_ps(r, _mm512_mul_ps(vbeta, _mm512_maskz_loadu_ps(k, y + i)));
         _mm512_mask_storeu_ps(y + i, k, r);
@@ -63,17 +124,64 @@ static void dsums_v(const float *dy, const float *x, size_t n, double mean, doub
     *sdyx += _mm512_reduce_add_pd(_mm512_add_pd(t0, t1));
 }
 
-static void bwd_v(const float *dy, const float *x, float *dx, size_t n, float p, float q, float r, float beta)
+static void bwd_v(const float *dy, const float *x, float *dx, size_t n, float m, float p, float q, float r, float beta)
 {
-    __m512 vp = _mm512_set1_ps(p), vq = _mm512_set1_ps(q), vr = _mm512_set1_ps(r), vb = _mm512_set1_ps(beta);
+    __m512 vm = _mm512_set1_ps(m), vp = _mm512_set1_ps(p), vq = _mm512_set1_ps(q), vr = _mm512_set1_ps(r);
+    __m512 vb = _mm512_set1_ps(beta);
     for (size_t i = 0; i < n; i += 16) {
         __mmask16 k = tail(n - i);
         __m512 o = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(vp, _mm512_maskz_loadu_ps(k, dy + i)),
-                                               _mm512_mul_ps(vq, _mm512_maskz_loadu_ps(k, x + i))), vr);
+                                               _mm512_mul_ps(vq, _mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + i), vm))), vr);
         if (beta != 0.0f)
             o = _mm512_add_ps(o, _mm512_mul_ps(vb, _mm512_maskz_loadu_ps(k, dx + i)));
         _mm512_mask_storeu_ps(dx + i, k, o);
     }
+}
+
+/* Elements before Y reaches a 64-byte boundary, capped at N (N when Y is not
+ * float-aligned: then the plain kernel does everything). */
+static size_t head_to_aligned(const float *y, size_t n)
+{
+    uintptr_t a = (uintptr_t)y;
+    if (a % sizeof(float))
+        return n;
+    size_t h = ((64 - a % 64) % 64) / sizeof(float);
+    return h < n ? h : n;
+}
+
+/* The plain kernels on the unaligned head and the tail, streaming stores in between; the
+ * same operations in the same order, so the same values. */
+static void affine_stream_v(const float *x, float *y, size_t n, float m, float a, float b, float beta)
+{
+    size_t h = head_to_aligned(y, n), i;
+    if (beta != 0.0f || n - h < 16) {
+        affine_v(x, y, n, m, a, b, beta);
+        return;
+    }
+    affine_v(x, y, h, m, a, b, beta);
+    const __m512 vm = _mm512_set1_ps(m), va = _mm512_set1_ps(a), vb = _mm512_set1_ps(b);
+    for (i = h; i + 16 <= n; i += 16)
+        _mm512_stream_ps(y + i, _mm512_add_ps(_mm512_mul_ps(va, _mm512_sub_ps(_mm512_loadu_ps(x + i), vm)), vb));
+    _mm_sfence();
+    affine_v(x + i, y + i, n - i, m, a, b, beta);
+}
+
+static void bwd_stream_v(const float *dy, const float *x, float *dx, size_t n, float m, float p, float q, float r,
+                         float beta)
+{
+    size_t h = head_to_aligned(dx, n), i;
+    if (beta != 0.0f || n - h < 16) {
+        bwd_v(dy, x, dx, n, m, p, q, r, beta);
+        return;
+    }
+    bwd_v(dy, x, dx, h, m, p, q, r, beta);
+    const __m512 vm = _mm512_set1_ps(m), vp = _mm512_set1_ps(p), vq = _mm512_set1_ps(q), vr = _mm512_set1_ps(r);
+    for (i = h; i + 16 <= n; i += 16)
+        _mm512_stream_ps(dx + i, _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(vp, _mm512_loadu_ps(dy + i)),
+                                                          _mm512_mul_ps(vq, _mm512_sub_ps(_mm512_loadu_ps(x + i), vm))),
+                                               vr));
+    _mm_sfence();
+    bwd_v(dy + i, x + i, dx + i, n - i, m, p, q, r, beta);
 }
 
 /* Column kernels: 8 channels per double vector, 16 per float vector, masked tails; rows in
@@ -100,13 +208,27 @@ static void col_sqdev_v(const float *x, size_t rows, size_t C, const double *mea
         }
 }
 
-static void col_affine_v(const float *x, float *y, size_t rows, size_t C, const float *a, const float *b, float beta)
+/* no FMA here: the column kernels must round exactly like the scalar code */
+static void col_ssums_v(const float *x, size_t rows, size_t C, const double *k, double *s1, double *s2)
+{
+    for (size_t r = 0; r < rows; r++, x += C)
+        for (size_t c = 0; c < C; c += 8) {
+            __mmask8 m = tail8(C - c);
+            __m512d d = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_maskz_loadu_ps(m, x + c)), _mm512_maskz_loadu_pd(m, k + c));
+            _mm512_mask_storeu_pd(s1 + c, m, _mm512_add_pd(_mm512_maskz_loadu_pd(m, s1 + c), d));
+            _mm512_mask_storeu_pd(s2 + c, m, _mm512_add_pd(_mm512_maskz_loadu_pd(m, s2 + c), _mm512_mul_pd(d, d)));
+        }
+}
+
+static void col_affine_v(const float *x, float *y, size_t rows, size_t C, const float *m, const float *a, const float *b,
+                         float beta)
 {
     __m512 vb = _mm512_set1_ps(beta);
     for (size_t r = 0; r < rows; r++, x += C, y += C)
         for (size_t c = 0; c < C; c += 16) {
             __mmask16 k = tail(C - c);
-            __m512 o = _mm512_add_ps(_mm512_mul_ps(_mm512_maskz_loadu_ps(k, a + c), _mm512_maskz_loadu_ps(k, x + c)),
+            __m512 d = _mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + c), _mm512_maskz_loadu_ps(k, m + c));
+            __m512 o = _mm512_add_ps(_mm512_mul_ps(_mm512_maskz_loadu_ps(k, a + c), d),
                                      _mm512_maskz_loadu_ps(k, b + c));
             if (beta != 0.0f)
                 o = _mm512_add_ps(o, _mm512_mul_ps(vb, _mm512_maskz_loadu_ps(k, y + c)));
@@ -127,15 +249,17 @@ static void col_dsums_v(const float *dy, const float *x, size_t rows, size_t C, 
         }
 }
 
-static void col_bwd_v(const float *dy, const float *x, float *dx, size_t rows, size_t C, const float *p, const float *q,
-                      const float *rr, float beta)
+static void col_bwd_v(const float *dy, const float *x, float *dx, size_t rows, size_t C, const float *m, const float *p,
+                      const float *q, const float *rr, float beta)
 {
     __m512 vb = _mm512_set1_ps(beta);
     for (size_t i = 0; i < rows; i++, x += C, dy += C, dx += C)
         for (size_t c = 0; c < C; c += 16) {
             __mmask16 k = tail(C - c);
             __m512 o = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(_mm512_maskz_loadu_ps(k, p + c), _mm512_maskz_loadu_ps(k, dy + c)),
-                                                   _mm512_mul_ps(_mm512_maskz_loadu_ps(k, q + c), _mm512_maskz_loadu_ps(k, x + c))),
+                                                   _mm512_mul_ps(_mm512_maskz_loadu_ps(k, q + c),
+                                                                 _mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + c),
+                                                                               _mm512_maskz_loadu_ps(k, m + c)))),
                                      _mm512_maskz_loadu_ps(k, rr + c));
             if (beta != 0.0f)
                 o = _mm512_add_ps(o, _mm512_mul_ps(vb, _mm512_maskz_loadu_ps(k, dx + c)));
@@ -186,4 +310,5 @@ static void f2b_v(const float *f, uint16_t *h, size_t n)
 
 const hd_bn_f32_kernels hd_bn_f32__avx512 = {"avx512", sum_v, sqdev_v, affine_v, dsums_v, bwd_v,
                                              col_sum_v, col_sqdev_v, col_affine_v, col_dsums_v, col_bwd_v,
-                                             h2f_v, f2h_v, b2f_v, f2b_v};
+                                             h2f_v, f2h_v, b2f_v, f2b_v, ssums_v, col_ssums_v,
+                                             dssums_v, affine_stream_v, bwd_stream_v};

@@ -21,14 +21,52 @@ static double sqdev_s(const float *x, size_t n, double mean)
     return s;
 }
 
-static void affine_s(const float *x, float *y, size_t n, float a, float b, float beta)
+static void ssums_s(const float *x, size_t n, double k, double *s1, double *s2)
+{
+    double a = 0.0, b = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double d = (double)x[i] - k;
+        a += d;
+        b += d * d;
+    }
+    *s1 += a;
+    *s2 += b;
+}
+
+static void dssums_s(const float *dy, const float *x, size_t n, double k, double *s1, double *s2, double *g, double *h)
+{
+    double a = 0.0, b = 0.0, c = 0.0, d = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double v = (double)x[i] - k, w = dy[i];
+        a += v;
+        b += v * v;
+        c += w;
+        d += w * v;
+    }
+    *s1 += a;
+    *s2 += b;
+    *g += c;
+    *h += d;
+}
+
+static void col_ssums_s(const float *x, size_t rows, size_t C, const double *k, double *s1, double *s2)
+{
+    for (size_t r = 0; r < rows; r++, x += C)
+        for (size_t c = 0; c < C; c++) {
+            double d = (double)x[c] - k[c];
+            s1[c] += d;
+            s2[c] += d * d;
+        }
+}
+
+static void affine_s(const float *x, float *y, size_t n, float m, float a, float b, float beta)
 {
     if (beta == 0.0f) {
         for (size_t i = 0; i < n; i++)
-            y[i] = a * x[i] + b;
+            y[i] = a * (x[i] - m) + b;
     } else {
         for (size_t i = 0; i < n; i++)
-            y[i] = a * x[i] + b + beta * y[i];
+            y[i] = a * (x[i] - m) + b + beta * y[i];
     }
 }
 
@@ -43,14 +81,14 @@ static void dsums_s(const float *dy, const float *x, size_t n, double mean, doub
     *sdyx += t;
 }
 
-static void bwd_s(const float *dy, const float *x, float *dx, size_t n, float p, float q, float r, float beta)
+static void bwd_s(const float *dy, const float *x, float *dx, size_t n, float m, float p, float q, float r, float beta)
 {
     if (beta == 0.0f) {
         for (size_t i = 0; i < n; i++)
-            dx[i] = p * dy[i] + q * x[i] + r;
+            dx[i] = p * dy[i] + q * (x[i] - m) + r;
     } else {
         for (size_t i = 0; i < n; i++)
-            dx[i] = p * dy[i] + q * x[i] + r + beta * dx[i];
+            dx[i] = p * dy[i] + q * (x[i] - m) + r + beta * dx[i];
     }
 }
 
@@ -70,11 +108,12 @@ static void col_sqdev_s(const float *x, size_t rows, size_t C, const double *mea
         }
 }
 
-static void col_affine_s(const float *x, float *y, size_t rows, size_t C, const float *a, const float *b, float beta)
+static void col_affine_s(const float *x, float *y, size_t rows, size_t C, const float *m, const float *a, const float *b,
+                         float beta)
 {
     for (size_t r = 0; r < rows; r++, x += C, y += C)
         for (size_t c = 0; c < C; c++)
-            y[c] = beta == 0.0f ? a[c] * x[c] + b[c] : a[c] * x[c] + b[c] + beta * y[c];
+            y[c] = beta == 0.0f ? a[c] * (x[c] - m[c]) + b[c] : a[c] * (x[c] - m[c]) + b[c] + beta * y[c];
 }
 
 static void col_dsums_s(const float *dy, const float *x, size_t rows, size_t C, const double *mean, double *sdy,
@@ -88,12 +127,13 @@ static void col_dsums_s(const float *dy, const float *x, size_t rows, size_t C, 
         }
 }
 
-static void col_bwd_s(const float *dy, const float *x, float *dx, size_t rows, size_t C, const float *p, const float *q,
-                      const float *r, float beta)
+static void col_bwd_s(const float *dy, const float *x, float *dx, size_t rows, size_t C, const float *m, const float *p,
+                      const float *q, const float *r, float beta)
 {
     for (size_t i = 0; i < rows; i++, x += C, dy += C, dx += C)
         for (size_t c = 0; c < C; c++)
-            dx[c] = beta == 0.0f ? p[c] * dy[c] + q[c] * x[c] + r[c] : p[c] * dy[c] + q[c] * x[c] + r[c] + beta * dx[c];
+            dx[c] = beta == 0.0f ? p[c] * dy[c] + q[c] * (x[c] - m[c]) + r[c]
+                                 : p[c] * dy[c] + q[c] * (x[c] - m[c]) + r[c] + beta * dx[c];
 }
 
 static void h2f_s(const uint16_t *h, float *f, size_t n)
@@ -122,7 +162,8 @@ static void f2b_s(const float *f, uint16_t *h, size_t n)
 
 const hd_bn_f32_kernels hd_bn_f32__scalar = {"scalar", sum_s, sqdev_s, affine_s, dsums_s, bwd_s,
                                              col_sum_s, col_sqdev_s, col_affine_s, col_dsums_s, col_bwd_s,
-                                             h2f_s, f2h_s, b2f_s, f2b_s};
+                                             h2f_s, f2h_s, b2f_s, f2b_s, ssums_s, col_ssums_s,
+                                             dssums_s, affine_s, bwd_s};
 
 const hd_bn_f32_kernels *hd_bn_f32_select(int isa)
 {

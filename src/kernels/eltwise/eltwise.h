@@ -29,6 +29,12 @@ typedef struct {
     hd_f32_axpby_fn axpby;
     hd_f32_add3_fn add3;
     hd_f32_mul3_fn mul3;
+    /* relu and add3 again, bit for bit, but when beta == 0 the output is written with
+     * non-temporal (streaming) stores: no read-for-ownership of lines that are overwritten
+     * whole, and the output does not evict the cache.  For outputs too large to stay in the
+     * cache anyway (hd_eltwise_stream_min_bytes); the scalar table has none (plain stores). */
+    hd_f32_relu_fn relu_stream;
+    hd_f32_add3_fn add3_stream;
 } hd_eltwise_table;
 
 extern const hd_eltwise_table hd_eltwise_scalar;
@@ -37,5 +43,11 @@ extern const hd_eltwise_table hd_eltwise_avx512;
 
 /* The table for ISA (an hd_isa_t), never above what the CPU allows. */
 const hd_eltwise_table *hd_eltwise_kernels(int isa);
+
+/* The bytes an elementwise call must touch (inputs read + output written) before the
+ * streaming kernels pay: half the last-level cache (what the output would have to share it
+ * with), or HOSTDNN_STREAM_MIN_BYTES when set (tests use 0 to run them on small tensors).
+ * Read once per process. */
+size_t hd_eltwise_stream_min_bytes(void);
 
 #endif

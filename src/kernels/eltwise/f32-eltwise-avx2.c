@@ -2,6 +2,7 @@
 #include "kernels/eltwise/eltwise.h"
 
 #include <immintrin.h>
+#include <stdint.h>
 
 static void relu(size_t n, const float *x, float *y, float alpha, float beta)
 {
@@ -61,4 +62,48 @@ static void mul3(size_t n, const float *a, const float *b, float *c, float alpha
     hd_eltwise_scalar.mul3(n - i, a + i, b + i, c + i, alpha1, alpha2, beta);
 }
 
-const hd_eltwise_table hd_eltwise_avx2 = { "avx2", relu, axpby, add3, mul3 };
+/* Elements before Y reaches a 32-byte boundary (streaming stores need it), capped at N;
+ * N when Y is not even float-aligned (then everything takes the plain path). */
+static size_t head_to_aligned(const float *y, size_t n)
+{
+    uintptr_t a = (uintptr_t)y;
+    if (a % sizeof(float))
+        return n;
+    size_t h = ((32 - a % 32) % 32) / sizeof(float);
+    return h < n ? h : n;
+}
+
+/* relu / add3 with streaming stores for beta == 0: the unaligned head and the tail go
+ * through the plain kernels, which compute exactly the same values. */
+static void relu_stream(size_t n, const float *x, float *y, float alpha, float beta)
+{
+    size_t h = head_to_aligned(y, n), i;
+    if (beta != 0.0f || n - h < 8) {
+        relu(n, x, y, alpha, beta);
+        return;
+    }
+    relu(h, x, y, alpha, beta);
+    const __m256 va = _mm256_set1_ps(alpha), z = _mm256_setzero_ps();
+    for (i = h; i + 8 <= n; i += 8)
+        _mm256_stream_ps(y + i, _mm256_mul_ps(va, _mm256_max_ps(_mm256_loadu_ps(x + i), z)));
+    _mm_sfence();
+    relu(n - i, x + i, y + i, alpha, beta);
+}
+
+static void add3_stream(size_t n, const float *a, const float *b, float *c, float alpha1, float alpha2, float beta)
+{
+    size_t h = head_to_aligned(c, n), i;
+    if (beta != 0.0f || n - h < 8) {
+        add3(n, a, b, c, alpha1, alpha2, beta);
+        return;
+    }
+    add3(h, a, b, c, alpha1, alpha2, beta);
+    const __m256 v1 = _mm256_set1_ps(alpha1), v2 = _mm256_set1_ps(alpha2);
+    for (i = h; i + 8 <= n; i += 8)
+        _mm256_stream_ps(c + i, _mm256_add_ps(_mm256_mul_ps(v1, _mm256_loadu_ps(a + i)),
+                                           _mm256_mul_ps(v2, _mm256_loadu_ps(b + i))));
+    _mm_sfence();
+    add3(n - i, a + i, b + i, c + i, alpha1, alpha2, beta);
+}
+
+const hd_eltwise_table hd_eltwise_avx2 = { "avx2", relu, axpby, add3, mul3, relu_stream, add3_stream };

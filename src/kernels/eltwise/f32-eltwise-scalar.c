@@ -31,4 +31,4 @@ static void mul3(size_t n, const float *a, const float *b, float *c, float alpha
     }
 }
 
-const hd_eltwise_table hd_eltwise_scalar = { "scalar", relu, axpby, add3, mul3 };
+const hd_eltwise_table hd_eltwise_scalar = { "scalar", relu, axpby, add3, mul3, relu, add3 };

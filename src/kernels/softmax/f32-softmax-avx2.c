@@ -12,7 +12,7 @@ static inline __m256 exp_neg(__m256 r)
 {
     const __m256 lo = _mm256_set1_ps(-87.0f);
     __m256 under = _mm256_cmp_ps(r, lo, _CMP_LT_OQ);
-    r = _mm256_max_ps(r, lo);
+    r = _mm256_max_ps(lo, r);            /* lo first: a NaN r stays NaN (and NaN sums) */
     __m256 k = _mm256_round_ps(_mm256_mul_ps(r, _mm256_set1_ps(1.44269504f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     /* t = r - k ln2, with ln2 split in two for accuracy */
     __m256 t = _mm256_fnmadd_ps(k, _mm256_set1_ps(0.693359375f), r);
@@ -45,7 +45,7 @@ static inline float hmax(__m256 v)
     return _mm_cvtss_f32(s);
 }
 
-void hd_f32_softmax_avx2(size_t n, const float *x, float *y, float alpha, float beta, int log_mode)
+static float max_v(const float *x, size_t n)
 {
     size_t n8 = n & ~(size_t)7, i;
     __m256 vm = _mm256_set1_ps(-INFINITY);
@@ -54,16 +54,57 @@ void hd_f32_softmax_avx2(size_t n, const float *x, float *y, float alpha, float 
     float m = hmax(vm);
     for (; i < n; i++)
         m = x[i] > m ? x[i] : m;
-    if (m != m || isinf(m)) {            /* NaN or infinite inputs: the scalar path's rules */
-        hd_f32_softmax_scalar(n, x, y, alpha, beta, log_mode);
-        return;
-    }
+    return m;
+}
+
+static double sumexp_v(const float *x, size_t n, float m)
+{
+    size_t n8 = n & ~(size_t)7, i;
     __m256 mm = _mm256_set1_ps(m), vs = _mm256_setzero_ps();
     for (i = 0; i < n8; i += 8)
         vs = _mm256_add_ps(vs, exp_neg(_mm256_sub_ps(_mm256_loadu_ps(x + i), mm)));
     double s = hsum(vs);
     for (; i < n; i++)
         s += expf(x[i] - m);
+    return s;
+}
+
+/* Long rows are normalised online, as in f32-softmax-avx512.c (same thresholds). */
+#define HD_SM_ONLINE_MIN 65536
+#define HD_SM_ONLINE_BLK 8192
+
+void hd_f32_softmax_avx2(size_t n, const float *x, float *y, float alpha, float beta, int log_mode)
+{
+    float m;
+    double s;
+    if (n >= HD_SM_ONLINE_MIN) {
+        m = -INFINITY;
+        s = 0.0;
+        for (size_t b = 0; b < n; b += HD_SM_ONLINE_BLK) {
+            size_t len = n - b < HD_SM_ONLINE_BLK ? n - b : HD_SM_ONLINE_BLK;
+            float mb = max_v(x + b, len);
+            if (mb != mb || isinf(mb)) {     /* NaN or infinite inputs: the scalar path's rules */
+                hd_f32_softmax_scalar(n, x, y, alpha, beta, log_mode);
+                return;
+            }
+            double sb = sumexp_v(x + b, len, mb);
+            if (mb > m) {
+                s = s * exp((double)m - (double)mb) + sb;
+                m = mb;
+            } else {
+                s += sb * exp((double)mb - (double)m);
+            }
+        }
+    } else {
+        m = max_v(x, n);
+        if (m != m || isinf(m)) {            /* NaN or infinite inputs: the scalar path's rules */
+            hd_f32_softmax_scalar(n, x, y, alpha, beta, log_mode);
+            return;
+        }
+        s = sumexp_v(x, n, m);
+    }
+    size_t n8 = n & ~(size_t)7, i;
+    __m256 mm = _mm256_set1_ps(m);
     float ls = (float)log(s), inv = (float)(1.0 / s);
     const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta), vinv = _mm256_set1_ps(inv);
     const __m256 vls = _mm256_set1_ps(ls);
@@ -81,45 +122,158 @@ void hd_f32_softmax_avx2(size_t n, const float *x, float *y, float alpha, float 
     }
 }
 
-/* W columns at a time; sums in double (two __m256d halves); other columns scalar. */
+/* 8 columns whose maxima VM are known, row by row (the fallback of the blocked kernel for
+ * blocks with a NaN or infinite maximum); sums in double (two __m256d halves). */
+static void cols8(size_t c, const float *x, size_t ldx, float *y, size_t ldy, float alpha, float beta, int log_mode,
+                  __m256 vm)
+{
+    /* NaN or infinite maxima: the scalar path's rules */
+    if (_mm256_movemask_ps(_mm256_cmp_ps(_mm256_sub_ps(vm, vm), _mm256_setzero_ps(), _CMP_NEQ_UQ))) {
+        hd_f32_softmax_cols_scalar(c, 8, x, ldx, y, ldy, alpha, beta, log_mode);
+        return;
+    }
+    __m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd();
+    for (size_t k = 0; k < c; k++) {
+        __m256 v = exp_neg(_mm256_sub_ps(_mm256_loadu_ps(x + k * ldx), vm));
+        s0 = _mm256_add_pd(s0, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
+        s1 = _mm256_add_pd(s1, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+    }
+    double sd[8];
+    _mm256_storeu_pd(sd, s0);
+    _mm256_storeu_pd(sd + 8 / 2, s1);
+    float lsv[8], invv[8];
+    for (int l = 0; l < 8; l++) {
+        lsv[l] = (float)log(sd[l]);
+        invv[l] = (float)(1.0 / sd[l]);
+    }
+    const __m256 vls = _mm256_loadu_ps(lsv), vinv = _mm256_loadu_ps(invv);
+    const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
+    for (size_t k = 0; k < c; k++) {
+        __m256 d = _mm256_sub_ps(_mm256_loadu_ps(x + k * ldx), vm);
+        __m256 v = log_mode ? _mm256_sub_ps(d, vls) : _mm256_mul_ps(exp_neg(d), vinv);
+        v = _mm256_mul_ps(va, v);
+        float *o = y + k * ldy;
+        if (beta != 0.0f)
+            v = _mm256_add_ps(v, _mm256_mul_ps(vb, _mm256_loadu_ps(o)));
+        _mm256_storeu_ps(o, v);
+    }
+}
+
+static inline __m256d lo4(__m256 v) { return _mm256_cvtps_pd(_mm256_castps256_ps128(v)); }
+static inline __m256d hi4(__m256 v) { return _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)); }
+
+/* A block of W columns (a multiple of 8) with finite maxima M, row by row: the AVX-512
+ * kernel's block_rows with 8-wide vectors (same passes, same per-column arithmetic as cols8). */
+static void block_rows(size_t c, size_t w, const float *x, size_t ldx, float *y, size_t ldy, float alpha, float beta,
+                       int log_mode, const float *m)
+{
+    double s[HD_SM_MAX_COLS] __attribute__((aligned(32)));
+    float f[HD_SM_MAX_COLS] __attribute__((aligned(32)));
+    int keep = !log_mode && beta == 0.0f;
+    for (size_t j = 0; j < w; j += 4)
+        _mm256_store_pd(s + j, _mm256_setzero_pd());
+    size_t k = 0;
+    for (; k + 4 <= c; k += 4) {
+        const float *x0 = x + k * ldx, *x1 = x0 + ldx, *x2 = x1 + ldx, *x3 = x2 + ldx;
+        float *y0 = y + k * ldy, *y1 = y0 + ldy, *y2 = y1 + ldy, *y3 = y2 + ldy;
+        for (size_t j = 0; j < w; j += 8) {
+            __m256 mj = _mm256_load_ps(m + j);
+            __m256 e0 = exp_neg(_mm256_sub_ps(_mm256_loadu_ps(x0 + j), mj));
+            __m256 e1 = exp_neg(_mm256_sub_ps(_mm256_loadu_ps(x1 + j), mj));
+            __m256 e2 = exp_neg(_mm256_sub_ps(_mm256_loadu_ps(x2 + j), mj));
+            __m256 e3 = exp_neg(_mm256_sub_ps(_mm256_loadu_ps(x3 + j), mj));
+            __m256d a = _mm256_load_pd(s + j), b = _mm256_load_pd(s + j + 4);
+            a = _mm256_add_pd(_mm256_add_pd(_mm256_add_pd(_mm256_add_pd(a, lo4(e0)), lo4(e1)), lo4(e2)), lo4(e3));
+            b = _mm256_add_pd(_mm256_add_pd(_mm256_add_pd(_mm256_add_pd(b, hi4(e0)), hi4(e1)), hi4(e2)), hi4(e3));
+            _mm256_store_pd(s + j, a);
+            _mm256_store_pd(s + j + 4, b);
+            if (keep) {
+                _mm256_storeu_ps(y0 + j, e0);
+                _mm256_storeu_ps(y1 + j, e1);
+                _mm256_storeu_ps(y2 + j, e2);
+                _mm256_storeu_ps(y3 + j, e3);
+            }
+            if ((j & 15) == 0) {   /* one prefetch per 64-byte line of the next block */
+                _mm_prefetch((const char *)(x0 + w + j), _MM_HINT_T1);
+                _mm_prefetch((const char *)(x1 + w + j), _MM_HINT_T1);
+                _mm_prefetch((const char *)(x2 + w + j), _MM_HINT_T1);
+                _mm_prefetch((const char *)(x3 + w + j), _MM_HINT_T1);
+            }
+        }
+    }
+    for (; k < c; k++) {
+        const float *xr = x + k * ldx;
+        float *yr = y + k * ldy;
+        for (size_t j = 0; j < w; j += 8) {
+            __m256 v = exp_neg(_mm256_sub_ps(_mm256_loadu_ps(xr + j), _mm256_load_ps(m + j)));
+            _mm256_store_pd(s + j, _mm256_add_pd(_mm256_load_pd(s + j), lo4(v)));
+            _mm256_store_pd(s + j + 4, _mm256_add_pd(_mm256_load_pd(s + j + 4), hi4(v)));
+            if (keep)
+                _mm256_storeu_ps(yr + j, v);
+        }
+    }
+    if (log_mode) {
+        for (size_t j = 0; j < w; j++)
+            f[j] = (float)log(s[j]);
+    } else {
+        const __m256d one = _mm256_set1_pd(1.0);
+        for (size_t j = 0; j < w; j += 4)
+            _mm_store_ps(f + j, _mm256_cvtpd_ps(_mm256_div_pd(one, _mm256_load_pd(s + j))));
+    }
+    const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
+    for (k = 0; k < c; k++) {
+        const float *xr = x + k * ldx;
+        float *yr = y + k * ldy;
+        for (size_t j = 0; j < w; j += 8) {
+            __m256 v;
+            if (keep) {
+                v = _mm256_mul_ps(_mm256_loadu_ps(yr + j), _mm256_load_ps(f + j));
+            } else {
+                __m256 d = _mm256_sub_ps(_mm256_loadu_ps(xr + j), _mm256_load_ps(m + j));
+                v = log_mode ? _mm256_sub_ps(d, _mm256_load_ps(f + j)) : _mm256_mul_ps(exp_neg(d), _mm256_load_ps(f + j));
+            }
+            v = _mm256_mul_ps(va, v);
+            if (beta != 0.0f)
+                v = _mm256_add_ps(v, _mm256_mul_ps(vb, _mm256_loadu_ps(yr + j)));
+            _mm256_storeu_ps(yr + j, v);
+            if ((j & 15) == 0)
+                __builtin_prefetch(yr + w + j, 1, 2);
+        }
+    }
+}
+
+/* Blocks of up to HD_SM_MAX_COLS columns (multiples of 8): maxima row by row, then
+ * block_rows, or cols8 per 8 columns when a maximum is NaN or infinite; the last cols % 8
+ * columns scalar. */
 void hd_f32_softmax_cols_avx2(size_t c, size_t cols, const float *x, size_t ldx, float *y, size_t ldy, float alpha,
                               float beta, int log_mode)
 {
-    size_t j = 0;
-    for (; j + 8 <= cols; j += 8) {
-        __m256 vm = _mm256_set1_ps(-INFINITY);
-        for (size_t k = 0; k < c; k++)
-            vm = _mm256_max_ps(vm, _mm256_loadu_ps(x + k * ldx + j));
-        if (_mm256_movemask_ps(_mm256_cmp_ps(_mm256_sub_ps(vm, vm), _mm256_setzero_ps(), _CMP_NEQ_UQ))) {    /* NaN or infinite maxima: the scalar path's rules */
-            hd_f32_softmax_cols_scalar(c, 8, x + j, ldx, y + j, ldy, alpha, beta, log_mode);
-            continue;
-        }
-        __m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd();
+    float m[HD_SM_MAX_COLS] __attribute__((aligned(32)));
+    size_t j0 = 0;
+    while (j0 + 8 <= cols) {
+        size_t w = (cols - j0) & ~(size_t)7;
+        if (w > HD_SM_MAX_COLS)
+            w = HD_SM_MAX_COLS;
+        for (size_t j = 0; j < w; j += 8)
+            _mm256_store_ps(m + j, _mm256_set1_ps(-INFINITY));
         for (size_t k = 0; k < c; k++) {
-            __m256 v = exp_neg(_mm256_sub_ps(_mm256_loadu_ps(x + k * ldx + j), vm));
-            s0 = _mm256_add_pd(s0, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
-            s1 = _mm256_add_pd(s1, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+            const float *xr = x + k * ldx + j0;
+            for (size_t j = 0; j < w; j += 8)
+                _mm256_store_ps(m + j, _mm256_max_ps(_mm256_load_ps(m + j), _mm256_loadu_ps(xr + j)));
         }
-        double sd[8];
-        _mm256_storeu_pd(sd, s0);
-        _mm256_storeu_pd(sd + 8 / 2, s1);
-        float lsv[8], invv[8];
-        for (int l = 0; l < 8; l++) {
-            lsv[l] = (float)log(sd[l]);
-            invv[l] = (float)(1.0 / sd[l]);
+        __m256 bad = _mm256_setzero_ps();
+        for (size_t j = 0; j < w; j += 8) {
+            __m256 v = _mm256_load_ps(m + j);
+            bad = _mm256_or_ps(bad, _mm256_cmp_ps(_mm256_sub_ps(v, v), _mm256_setzero_ps(), _CMP_NEQ_UQ));
         }
-        const __m256 vls = _mm256_loadu_ps(lsv), vinv = _mm256_loadu_ps(invv);
-        const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
-        for (size_t k = 0; k < c; k++) {
-            __m256 d = _mm256_sub_ps(_mm256_loadu_ps(x + k * ldx + j), vm);
-            __m256 v = log_mode ? _mm256_sub_ps(d, vls) : _mm256_mul_ps(exp_neg(d), vinv);
-            v = _mm256_mul_ps(va, v);
-            float *o = y + k * ldy + j;
-            if (beta != 0.0f)
-                v = _mm256_add_ps(v, _mm256_mul_ps(vb, _mm256_loadu_ps(o)));
-            _mm256_storeu_ps(o, v);
+        if (_mm256_movemask_ps(bad)) {
+            for (size_t j = 0; j < w; j += 8)
+                cols8(c, x + j0 + j, ldx, y + j0 + j, ldy, alpha, beta, log_mode, _mm256_load_ps(m + j));
+        } else {
+            block_rows(c, w, x + j0, ldx, y + j0, ldy, alpha, beta, log_mode, m);
         }
+        j0 += w;
     }
-    if (j < cols)
-        hd_f32_softmax_cols_scalar(c, cols - j, x + j, ldx, y + j, ldy, alpha, beta, log_mode);
+    if (j0 < cols)
+        hd_f32_softmax_cols_scalar(c, cols - j0, x + j0, ldx, y + j0, ldy, alpha, beta, log_mode);
 }

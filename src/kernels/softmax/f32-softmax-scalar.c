@@ -70,3 +70,11 @@ hd_f32_softmax_cols_fn hd_f32_softmax_cols_kernel(int isa)
         return hd_f32_softmax_cols_avx2;
     return hd_f32_softmax_cols_scalar;
 }
+
+hd_f32_softmax_cols_stream_fn hd_f32_softmax_cols_stream_kernel(int isa)
+{
+    int cap = (int)hd_cpu_isa();
+    if (isa > cap)
+        isa = cap;
+    return isa >= HD_ISA_AVX512 ? hd_f32_softmax_cols_stream_avx512 : NULL;
+}

@@ -22,7 +22,7 @@ hd_f32_softmax_fn hd_f32_softmax_kernel(int isa);
 
 /* COLS independent groups side by side (CHANNEL mode on NCHW): group j is x[j + c*ldx]
  * for c < C, written to y[j + c*ldy].  Sums are accumulated in double per column. */
-#define HD_SM_MAX_COLS 64
+#define HD_SM_MAX_COLS 1024
 typedef void (*hd_f32_softmax_cols_fn)(size_t c, size_t cols, const float *x, size_t ldx, float *y, size_t ldy,
                                        float alpha, float beta, int log_mode);
 
@@ -33,5 +33,15 @@ void hd_f32_softmax_cols_avx2(size_t c, size_t cols, const float *x, size_t ldx,
 void hd_f32_softmax_cols_avx512(size_t c, size_t cols, const float *x, size_t ldx, float *y, size_t ldy, float alpha,
                                 float beta, int log_mode);
 hd_f32_softmax_cols_fn hd_f32_softmax_cols_kernel(int isa);
+
+/* ACCURATE, beta == 0, for outputs larger than the cache: the column kernel, bit for bit, but
+ * e = exp(x - max) is kept in WORK (C x cols floats, per thread) instead of y, and y is written
+ * once with streaming stores (when its rows are 64-byte aligned), so it is never read for
+ * ownership.  NULL where there is none (scalar, AVX2): use the plain column kernel. */
+typedef void (*hd_f32_softmax_cols_stream_fn)(size_t c, size_t cols, const float *x, size_t ldx, float *y, size_t ldy,
+                                              float alpha, float *work);
+void hd_f32_softmax_cols_stream_avx512(size_t c, size_t cols, const float *x, size_t ldx, float *y, size_t ldy,
+                                       float alpha, float *work);
+hd_f32_softmax_cols_stream_fn hd_f32_softmax_cols_stream_kernel(int isa);
 
 #endif

@@ -75,6 +75,7 @@ typedef struct {
     void *y;
     double alpha, beta;
     const hd_eltwise_table *k;
+    hd_f32_relu_fn relu;     /* k->relu, or k->relu_stream for outputs larger than the cache */
 } fwd_ctx;
 
 /* operand 0 = y, operand 1 = x */
@@ -88,7 +89,7 @@ static void fwd_piece(void *vctx, const hd_rows *r, const int64_t *off, int64_t 
         float *y = (float *)c->y + off[0];
         float alpha = (float)c->alpha, beta = (float)c->beta;
         if (c->act->mode == CUDNN_ACTIVATION_RELU && !prop) {
-            c->k->relu((size_t)n, x, y, alpha, beta);
+            c->relu((size_t)n, x, y, alpha, beta);
             return;
         }
         float coef = (float)c->act->coef;
@@ -131,13 +132,16 @@ cudnnStatus_t HD_IMPL(cudnnActivationForward)(cudnnHandle_t handle, cudnnActivat
     HD_TRY(hd_check_alias(__func__, "x", xDesc, x, "y", yDesc, y));
 
     fwd_ctx c = { activationDesc, xDesc->dtype, yDesc->dtype, x, y, hd_scale_value(alpha, xDesc->dtype),
-                  hd_scale_value(beta, xDesc->dtype), hd_eltwise_kernels(handle->isa) };
+                  hd_scale_value(beta, xDesc->dtype), hd_eltwise_kernels(handle->isa), NULL };
     int64_t dims[CUDNN_DIM_MAX], sy[CUDNN_DIM_MAX], sx[CUDNN_DIM_MAX];
     hd_tensor_dims64(yDesc, dims, sy);
     hd_tensor_dims64(xDesc, dims, sx);
     const int64_t *strides[2] = { sy, sx };
     hd_rows r;
     hd_rows_init(&r, yDesc->nbDims, dims, 2, strides);
+    /* x read and y written: streaming stores once that outgrows the cache (same results) */
+    double touched = 2.0 * (double)r.rows * (double)r.len * sizeof(float);
+    c.relu = c.beta == 0.0 && touched >= (double)hd_eltwise_stream_min_bytes() ? c.k->relu_stream : c.k->relu;
     hd_rows_run(&r, handle->num_threads, fwd_piece, &c);
     return CUDNN_STATUS_SUCCESS;
 }

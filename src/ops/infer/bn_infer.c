@@ -110,12 +110,9 @@ static cudnnStatus_t infer(const char *fn, cudnnHandle_t handle, int per_act, in
     hd_bn_param_load(&pb, sbDesc, bias, bi);
     hd_bn_param_load(&pb, mvDesc, mean, mu);
     hd_bn_param_load(&pb, mvDesc, var, va);
-    for (size_t f = 0; f < F; f++) {
-        double a = sc[f] / sqrt(va[f] + epsilon);
-        sc[f] = a;
-        bi[f] = bi[f] - mu[f] * a;
-    }
-    hd_bn_apply(&pb, sc, bi, hd_scale_arg(alpha, xDesc->dtype), hd_scale_arg(beta, xDesc->dtype), w + 4 * F);
+    for (size_t f = 0; f < F; f++)
+        sc[f] /= sqrt(va[f] + epsilon);    /* y = sc * (x - mu) + bias */
+    hd_bn_apply(&pb, mu, sc, bi, hd_scale_arg(alpha, xDesc->dtype), hd_scale_arg(beta, xDesc->dtype), w + 4 * F);
     return CUDNN_STATUS_SUCCESS;
 }
 

@@ -17,6 +17,7 @@
 #include "core/handle.h"
 #include "core/parallel.h"
 #include "core/tensor.h"
+#include "kernels/eltwise/eltwise.h"
 #include "kernels/softmax/softmax.h"
 #include "kernels/softmax_groups.h"
 #include "ops/common.h"
@@ -35,6 +36,9 @@ typedef struct {
     double *buf;             /* len doubles per thread */
     hd_f32_softmax_fn row;   /* float groups contiguous in x and y: vector kernel, else NULL */
     hd_f32_softmax_cols_fn cols;  /* CHANNEL mode, float, spatial positions contiguous: column kernel */
+    int64_t colblk;          /* positions per column task */
+    hd_f32_softmax_cols_stream_fn cols_stream;   /* with work: the streaming-store column kernel */
+    float *work;             /* NULL, or C x colblk floats per thread for cols_stream */
 } sm_ctx;
 
 /* True when the spatial positions of V are contiguous (offset p for position p). */
@@ -46,17 +50,31 @@ static int spatial_packed(const hd_sm_view *v)
     return 1;
 }
 
-/* CHANNEL mode on NCHW-like float data: one task = one image, HD_SM_MAX_COLS positions. */
+/* CHANNEL mode on NCHW-like float data: one task = one image, colblk positions. */
 static void sm_cols_task(void *vctx, size_t task, int thread)
 {
-    (void)thread;
     const sm_ctx *c = vctx;
-    int64_t blocks = (c->vx.s + HD_SM_MAX_COLS - 1) / HD_SM_MAX_COLS;
-    int64_t n = (int64_t)task / blocks, p0 = ((int64_t)task % blocks) * HD_SM_MAX_COLS;
-    int64_t cols = c->vx.s - p0 < HD_SM_MAX_COLS ? c->vx.s - p0 : HD_SM_MAX_COLS;
+    int64_t blocks = (c->vx.s + c->colblk - 1) / c->colblk;
+    int64_t n = (int64_t)task / blocks, p0 = ((int64_t)task % blocks) * c->colblk;
+    int64_t cols = c->vx.s - p0 < c->colblk ? c->vx.s - p0 : c->colblk;
+    if (c->work) {
+        c->cols_stream((size_t)c->len, (size_t)cols, (const float *)c->x + n * c->vx.sn + p0, (size_t)c->vx.sc,
+                       (float *)c->y + n * c->vy.sn + p0, (size_t)c->vy.sc, (float)c->alpha,
+                       c->work + (size_t)thread * (size_t)(c->len * c->colblk));
+        return;
+    }
     c->cols((size_t)c->len, (size_t)cols, (const float *)c->x + n * c->vx.sn + p0, (size_t)c->vx.sc,
             (float *)c->y + n * c->vy.sn + p0, (size_t)c->vy.sc, (float)c->alpha, (float)c->beta,
             c->algo == CUDNN_SOFTMAX_LOG);
+}
+
+/* Positions per column task: as many as keep C x positions floats of x near 128 KiB (the
+ * kernels keep the block of x and y in L2 between their passes), a multiple of 16, at least
+ * 16 and at most HD_SM_MAX_COLS.  Columns are independent, so this never changes results. */
+static int64_t cols_block(int64_t C)
+{
+    int64_t w = (32768 / (C > 0 ? C : 1)) & ~(int64_t)15;
+    return w < 16 ? 16 : w > HD_SM_MAX_COLS ? HD_SM_MAX_COLS : w;
 }
 
 /* True when element j of every group sits at offset j from the group's start. */
@@ -167,8 +185,19 @@ cudnnStatus_t HD_IMPL(cudnnSoftmaxForward)(cudnnHandle_t handle, cudnnSoftmaxAlg
             c.cols = hd_f32_softmax_cols_kernel(handle->isa);
     }
     if (c.cols) {
-        size_t ntasks = (size_t)(c.vx.n * ((c.vx.s + HD_SM_MAX_COLS - 1) / HD_SM_MAX_COLS));
-        hd_parallel_for(ntasks, handle->num_threads, sm_cols_task, &c);
+        c.colblk = cols_block(c.len);
+        size_t ntasks = (size_t)(c.vx.n * ((c.vx.s + c.colblk - 1) / c.colblk));
+        int nthreads = handle->num_threads < 1 ? 1 : handle->num_threads;
+        /* ACCURATE into a y larger than the cache: keep exp(x - max) in a per-thread block and
+         * stream y out (same values); without the memory, the plain kernel */
+        c.work = NULL;
+        c.cols_stream = hd_f32_softmax_cols_stream_kernel(handle->isa);
+        double touched = 2.0 * (double)c.vx.n * (double)c.len * (double)c.vx.s * sizeof(float);
+        if (c.cols_stream && algo == CUDNN_SOFTMAX_ACCURATE && c.beta == 0.0 &&
+            touched >= (double)hd_eltwise_stream_min_bytes())
+            c.work = malloc((size_t)nthreads * (size_t)(c.len * c.colblk) * sizeof(float));
+        hd_parallel_for(ntasks, nthreads, sm_cols_task, &c);
+        free(c.work);
         hd_sm_view_free(&c.vx);
         hd_sm_view_free(&c.vy);
         return CUDNN_STATUS_SUCCESS;

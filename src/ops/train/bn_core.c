@@ -92,10 +92,9 @@ cudnnStatus_t hd_bn_forward_training(const char *fn, cudnnHandle_t handle, const
     hd_bn_param_load(&pb, a->sbDesc, a->bias, kb);
     for (size_t f = 0; f < F; f++) {
         inv[f] = 1.0 / sqrt(var[f] + a->epsilon);
-        ka[f] *= inv[f];
-        kb[f] -= mean[f] * ka[f];
+        ka[f] *= inv[f];              /* y = ka * (x - mean) + bias */
     }
-    hd_bn_apply(&pb, ka, kb, hd_scale_arg(a->alpha, a->xDesc->dtype), hd_scale_arg(a->beta, a->xDesc->dtype), scr);
+    hd_bn_apply(&pb, mean, ka, kb, hd_scale_arg(a->alpha, a->xDesc->dtype), hd_scale_arg(a->beta, a->xDesc->dtype), scr);
     if (a->runMean) {
         double M = a->per_act ? (double)pb.N : (double)pb.N * pb.S;
         double unbias = M > 1.0 ? M / (M - 1.0) : 1.0;
@@ -160,27 +159,32 @@ cudnnStatus_t hd_bn_backward(const char *fn, cudnnHandle_t handle, const hd_bn_b
         return hd_fail(CUDNN_STATUS_ALLOC_FAILED, fn, "no memory for %zu bytes of scratch", bytes);
     double *mean = w, *inv = w + F, *sc = w + 2 * F, *sdy = w + 3 * F, *sdyx = w + 4 * F, *q = w + 5 * F, *r = w + 6 * F;
     void *scr = w + 7 * F;
+    /* two passes over x and dy: the statistics (unless saved) with the sums, then dx */
+    int have_sums = 0;
     if (a->savedMean) {
         hd_bn_param_load(&pb, a->mvDesc, a->savedMean, mean);
         hd_bn_param_load(&pb, a->mvDesc, a->savedInv, inv);
     } else {
-        hd_bn_stats(&pb, mean, inv, scr);
+        have_sums = hd_bn_stats_bwd_sums(&pb, mean, inv, sdy, sdyx, scr);
+        if (!have_sums)
+            hd_bn_stats(&pb, mean, inv, scr);
         for (size_t f = 0; f < F; f++)
             inv[f] = 1.0 / sqrt(inv[f] + a->epsilon);
     }
     hd_bn_param_load(&pb, a->sbDesc, a->scale, sc);
-    hd_bn_bwd_sums(&pb, mean, sdy, sdyx, scr);
+    if (!have_sums)
+        hd_bn_bwd_sums(&pb, mean, sdy, sdyx, scr);
     double M = a->per_act ? (double)pb.N : (double)pb.N * pb.S;
-    /* dx = p*g + q*x + r with p = scale*inv, q = -scale*inv^3*sdyx/M, r = -p*sdy/M - q*mean;
+    /* dx = p*g + q*(x - mean) + r with p = scale*inv, q = -scale*inv^3*sdyx/M, r = -p*sdy/M;
      * p overwrites sc once q and r are known. */
     for (size_t f = 0; f < F; f++) {
         double p = sc[f] * inv[f];
         q[f] = -p * inv[f] * inv[f] * sdyx[f] / M;
-        r[f] = -p * sdy[f] / M - q[f] * mean[f];
+        r[f] = -p * sdy[f] / M;
         sc[f] = p;
         sdyx[f] *= inv[f];            /* dScale */
     }
-    hd_bn_bwd_apply(&pb, sc, q, r, hd_scale_arg(a->alphaD, a->xDesc->dtype), hd_scale_arg(a->betaD, a->xDesc->dtype),
+    hd_bn_bwd_apply(&pb, mean, sc, q, r, hd_scale_arg(a->alphaD, a->xDesc->dtype), hd_scale_arg(a->betaD, a->xDesc->dtype),
                     scr);
     double ap = hd_scale_arg(a->alphaP, a->xDesc->dtype), bp = hd_scale_arg(a->betaP, a->xDesc->dtype);
     hd_bn_param_store(&pb, a->sbDesc, a->dScale, sdyx, ap, bp);
