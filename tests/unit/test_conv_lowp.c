@@ -31,6 +31,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -440,17 +441,248 @@ static void check_int8_generic(cudnnHandle_t h)
     CHECK_MSG(lo > 0 && hi > 0, "saturation not reached at both ends (%ld low, %ld high)", lo, hi);
 }
 
-int main(void)
+/* ---- determinism: pseudo-random data, thread counts 1, 2, 3, 5 ---- */
+
+static const lcase det_case = {"det", 2, 3, 68, 40, 1, {1, 13, 11}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}};
+
+/* Runs TYPE on fixed data (alpha 1, beta 0.25) and copies y's bytes into OUT; returns the size. */
+static size_t det_run(cudnnHandle_t h, int type, void *out)
 {
+    prob P;
+    prob_make(&P, &det_case, type, 0);
+    unsigned save = rng;
+    rng = 99;
+    long nx = conv_ref_x_elems(&P.rs), nw = conv_ref_w_elems(&P.rs), ny = conv_ref_y_elems(&P.rs);
+    double *lx = malloc(sizeof(double) * (size_t)nx), *lw = malloc(sizeof(double) * (size_t)nw);
+    double *prev = malloc(sizeof(double) * (size_t)ny);
+    fill_inputs(&P, lx, lw, 1);
+    if (!is_int8(type)) {
+        for (long i = 0; i < nx; i++)
+            lx[i] = rnd_int(-32767, 32767) / 32768.0 * 3;      /* rounded to bf16 when stored */
+        for (long i = 0; i < nw; i++)
+            lw[i] = rnd_int(-32767, 32767) / 32768.0;
+    }
+    make_prev(&P, prev);
+    load_all(&P, lx, lw, prev, 0.25f);
+    size_t bytes = (size_t)P.y.span * esize(P.y.dt);
+    if (h) {
+        CHECK_OK(run_fwd(h, &P, PRECOMP, 1, 0.25f, 0));
+        memcpy(out, P.y.mem, bytes);
+    }
+    rng = save;
+    free(lx), free(lw), free(prev);
+    prob_free(&P);
+    return bytes;
+}
+
+static cudnnHandle_t handle_with_threads(int nt)
+{
+    char v[16];
+    snprintf(v, sizeof v, "%d", nt);
+    setenv("HOSTDNN_NUM_THREADS", v, 1);
+    cudnnHandle_t h = NULL;
+    cudnnCreate(&h);
+    unsetenv("HOSTDNN_NUM_THREADS");
+    return h;
+}
+
+static void check_threads(void)
+{
+    SECTION("bitwise identical across thread counts");
+    static const int types[4] = {T_I8, T_I8F, T_BF_NCHW, T_BF_NHWC};
+    for (int ti = 0; ti < 4; ti++) {
+        size_t n = det_run(NULL, types[ti], NULL);
+        char *a = malloc(n), *b = malloc(n);
+        cudnnHandle_t h1 = handle_with_threads(1);
+        det_run(h1, types[ti], a);
+        cudnnDestroy(h1);
+        static const int counts[] = {2, 3, 5};
+        for (int i = 0; i < 3; i++) {
+            cudnnHandle_t h = handle_with_threads(counts[i]);
+            det_run(h, types[ti], b);
+            cudnnDestroy(h);
+            CHECK_MSG(!memcmp(a, b, n), "%s: %d threads differ from 1", tname[types[ti]], counts[i]);
+        }
+        free(a), free(b);
+    }
+}
+
+/* Each HOSTDNN_MAX_ISA cap in a fresh child (the cap is read once per process): every
+ * reference check passes there too (below avx512 the fallbacks run), and the INT8 bytes are
+ * the same under every cap. */
+static void check_isa(void)
+{
+    SECTION("every HOSTDNN_MAX_ISA cap");
+    const char *caps[3] = {"scalar", "avx2", "avx512"};
+    size_t n = det_run(NULL, T_I8, NULL) + det_run(NULL, T_I8F, NULL);
+    char *shared = mmap(NULL, 3 * n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (shared == MAP_FAILED) {
+        CHECK(0);
+        return;
+    }
+    for (int i = 0; i < 3; i++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            setenv("HOSTDNN_MAX_ISA", caps[i], 1);
+            cudnnHandle_t h = handle_with_threads(2);
+            cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, log_cb);
+            for (int c = 0; c < NCASES; c++)
+                for (int type = 0; type < T_COUNT; type++)
+                    if ((c + type) % 2 == 0)
+                        check_case(h, &cases[c], type, c & 1);
+            cudnnSetCallback(0, NULL, NULL);
+            size_t m = det_run(h, T_I8, shared + (size_t)i * n);
+            det_run(h, T_I8F, shared + (size_t)i * n + m);
+            cudnnDestroy(h);
+            _exit(hd_t_failed ? 1 : 0);
+        }
+        int st = 0;
+        waitpid(pid, &st, 0);
+        CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "checks failed under HOSTDNN_MAX_ISA=%s", caps[i]);
+    }
+    CHECK_MSG(!memcmp(shared, shared + n, n) && !memcmp(shared, shared + 2 * n, n), "INT8 bytes differ between ISA caps");
+    munmap(shared, 3 * n);
+}
+
+/* The heuristic ranks IMPLICIT_PRECOMP_GEMM (these solvers) first for both configurations. */
+static void check_heuristic(cudnnHandle_t h)
+{
+    SECTION("heuristic ranking");
+    lcase c = {"rank", 2, 2, 32, 32, 1, {1, 14, 14}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}};
+    static const int types[3] = {T_I8, T_I8F, T_BF_NCHW};
+    for (int i = 0; i < 3; i++) {
+        prob P;
+        prob_make(&P, &c, types[i], 0);
+        cudnnConvolutionFwdAlgoPerf_t fp[8];
+        int n = 0;
+        CHECK_OK(cudnnGetConvolutionForwardAlgorithm_v7(h, P.xd, P.wd, P.cd, P.yd, 8, &n, fp));
+        CHECK_MSG(n > 0 && fp[0].algo == PRECOMP && fp[0].status == CUDNN_STATUS_SUCCESS &&
+                      fp[0].determinism == CUDNN_DETERMINISTIC,
+                  "%s: first algo %d", tname[types[i]], n > 0 ? (int)fp[0].algo : -1);
+        prob_free(&P);
+    }
+}
+
+/* ---- LOWP_BENCH=1: interleaved timings ---- */
+
+/* Wall time, or with LOWP_BENCH_CPU=1 the process CPU time (all threads: robust on a busy
+ * machine when HOSTDNN_NUM_THREADS=1). */
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(getenv("LOWP_BENCH_CPU") ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The first algorithm the heuristic ranks for P. */
+static int heuristic_algo(cudnnHandle_t h, prob *P)
+{
+    cudnnConvolutionFwdAlgoPerf_t fp[8];
+    int n = 0;
+    cudnnGetConvolutionForwardAlgorithm_v7(h, P->xd, P->wd, P->cd, P->yd, 8, &n, fp);
+    return n > 0 ? (int)fp[0].algo : 0;
+}
+
+static void bench(void)
+{
+    static const lcase shapes[] = {
+        {"3x3 64->64 28x28 N=8", 2, 8, 64, 64, 1, {1, 28, 28}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+        {"3x3 128->128 14x14 N=8", 2, 8, 128, 128, 1, {1, 14, 14}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+        {"1x1 256->64 28x28 N=8", 2, 8, 256, 64, 1, {1, 28, 28}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+        {"3x3 64->64 56x56 N=1", 2, 1, 64, 64, 1, {1, 56, 56}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    };
+    const char *env = getenv("LOWP_BENCH_REPS");
+    int reps = env ? atoi(env) : 7;
     cudnnHandle_t h;
     cudnnCreate(&h);
+    printf("interleaved medians of %d runs (HOSTDNN_NUM_THREADS as set; %s ms)\n", reps, getenv("LOWP_BENCH_CPU") ? "CPU" : "wall");
+    for (int si = 0; si < (int)(sizeof shapes / sizeof *shapes); si++) {
+        for (int kind = 0; kind < 2; kind++) {                 /* 0: INT8 -> INT8, 1: BF16 NHWC */
+            int type = kind == 0 ? T_I8 : T_BF_NHWC;
+            prob P, F;
+            prob_make(&P, &shapes[si], type, 0);
+            long nx = conv_ref_x_elems(&P.rs), nw = conv_ref_w_elems(&P.rs), ny = conv_ref_y_elems(&P.rs);
+            double *lx = malloc(sizeof(double) * (size_t)nx), *lw = malloc(sizeof(double) * (size_t)nw);
+            double *prev = calloc((size_t)ny, sizeof(double));
+            fill_inputs(&P, lx, lw, 0);
+            load_all(&P, lx, lw, prev, 0);
+            /* the FLOAT problem of the same shape (NHWC, the heuristic's choice) */
+            memset(&F, 0, sizeof F);
+            int nb = 4, xd[4] = {P.x.dims[0], P.x.dims[1], P.x.dims[2], P.x.dims[3]};
+            int yd[4] = {P.y.dims[0], P.y.dims[1], P.y.dims[2], P.y.dims[3]};
+            int wd[4] = {P.w.dims[0], P.w.dims[1], P.w.dims[2], P.w.dims[3]};
+            tens_init(&F.x, nb, xd, 1, CUDNN_DATA_FLOAT);
+            tens_init(&F.y, nb, yd, 1, CUDNN_DATA_FLOAT);
+            tens_init(&F.w, nb, wd, 1, CUDNN_DATA_FLOAT);
+            memset(F.x.mem, 0, (size_t)F.x.span * 4), memset(F.w.mem, 0, (size_t)F.w.span * 4);
+            cudnnCreateTensorDescriptor(&F.xd), cudnnCreateTensorDescriptor(&F.yd);
+            cudnnCreateFilterDescriptor(&F.wd), cudnnCreateConvolutionDescriptor(&F.cd);
+            cudnnSetTensorNdDescriptor(F.xd, CUDNN_DATA_FLOAT, nb, xd, F.x.strides);
+            cudnnSetTensorNdDescriptor(F.yd, CUDNN_DATA_FLOAT, nb, yd, F.y.strides);
+            cudnnSetFilterNdDescriptor(F.wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NHWC, nb, wd);
+            int pad[2] = {shapes[si].pad[1], shapes[si].pad[2]}, one[2] = {1, 1};
+            cudnnSetConvolutionNdDescriptor(F.cd, 2, pad, one, one, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT);
+            int a_new = heuristic_algo(h, &P);
+            setenv("HOSTDNN_CONV_DISABLE", "160,161", 1);
+            int a_old = heuristic_algo(h, &P);
+            unsetenv("HOSTDNN_CONV_DISABLE");
+            int a_f32 = heuristic_algo(h, &F);
+            double t[3][64];
+            int R = reps > 64 ? 64 : reps;
+            int only_new = getenv("LOWP_BENCH_NEW_ONLY") != NULL;   /* for profiling */
+            for (int r = -1; r < R; r++)
+                for (int v = 0; v < (only_new ? 1 : 3); v++) {
+                    prob *Q = v == 2 ? &F : &P;
+                    if (v == 1)
+                        setenv("HOSTDNN_CONV_DISABLE", "160,161", 1);
+                    double t0 = now();
+                    run_fwd(h, Q, v == 0 ? a_new : v == 1 ? a_old : a_f32, 1, 0, 0);
+                    double dt = now() - t0;
+                    unsetenv("HOSTDNN_CONV_DISABLE");
+                    if (r >= 0)
+                        t[v][r] = dt;
+                }
+            if (only_new)
+                memcpy(t[1], t[0], sizeof t[0]), memcpy(t[2], t[0], sizeof t[0]);
+            for (int v = 0; v < 3; v++)
+                qsort(t[v], (size_t)R, sizeof(double), cmp_d);
+            double m0 = t[0][R / 2], m1 = t[1][R / 2], m2 = t[2][R / 2];
+            double gmac = 2e-9 * (double)ny * (double)(conv_ref_w_elems(&P.rs) / P.rs.K);
+            printf("%-26s %-5s new %7.2f ms (algo %d, %6.1f GOP/s)  old %8.2f ms (algo %d)  fp32 %7.2f ms (algo %d)"
+                   "  old/new %5.2fx  fp32/new %5.2fx\n",
+                   shapes[si].name, kind == 0 ? "int8" : "bf16", 1e3 * m0, a_new, gmac / m0, 1e3 * m1, a_old,
+                   1e3 * m2, a_f32, m1 / m0, m2 / m0);
+            free(lx), free(lw), free(prev);
+            prob_free(&P);
+            prob_free(&F);
+        }
+    }
+    cudnnDestroy(h);
+}
+
+int main(void)
+{
+    if (getenv("LOWP_BENCH")) {
+        bench();
+        return 0;
+    }
+    check_isa();                                   /* first: fork before this process starts threads */
+    cudnnHandle_t h = handle_with_threads(2);
     cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, log_cb);
     SECTION("against the float64 reference");
     for (int i = 0; i < NCASES; i++)
         for (int type = 0; type < T_COUNT; type++)
             check_case(h, &cases[i], type, (i + type) & 1);
     check_int8_generic(h);
+    check_heuristic(h);
     cudnnSetCallback(0, NULL, NULL);
+    check_threads();
     cudnnDestroy(h);
     return hd_test_finish();
 }

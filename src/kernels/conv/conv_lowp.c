@@ -24,6 +24,7 @@
 #include "kernels/gemm.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define SLOTS 8                          /* scratch slots; at most this many threads */
@@ -33,9 +34,18 @@
 #define MIN_TASKS 4                      /* cut small problems finer, down to this many tasks */
 #define INT8_MAX_CRS 131071              /* |sum| <= 128 * 128 * CRS must fit in int32 */
 
+/* How the products are computed. */
+enum {
+    M_VNNI,                              /* int8: vpdpbusd, 4 channels per unit */
+    M_INT8_SCALAR,                       /* int8: the same packing, scalar int32 */
+    M_BF16_DP,                           /* bf16: vdpbf16ps, 2 channels per unit */
+    M_BF16_FMA,                          /* bf16 widened to fp32 (exact), AVX-512 FMA, 1 channel per unit */
+    M_BF16_SGEMM,                        /* bf16 widened to fp32, hd_sgemm per task (below AVX-512) */
+};
+
 typedef struct {
-    int bf16, vec;
-    int64_t L, esz;                      /* channels per 4-byte unit, bytes per element */
+    int bf16, vec, mode;
+    int64_t L;                           /* channels per 4-byte unit */
     int64_t cq, RQ, Kv;                  /* units per tap, units per reduction, 16-channel vectors */
     int64_t R;                           /* fp32 fallback: reduction length TRS * Cg */
     int64_t pb, bpi;                     /* positions per block, blocks per image */
@@ -46,27 +56,32 @@ typedef struct {
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-static int vec_ok(int bf16)
+static int pick_mode(int bf16)
 {
     const hd_cpu_info *c = hd_cpu();
-    return c->isa >= HD_ISA_AVX512 && (bf16 ? c->has_avx512_bf16 : c->has_avx512_vnni);
+    if (!bf16)
+        return c->isa >= HD_ISA_AVX512 && c->has_avx512_vnni ? M_VNNI : M_INT8_SCALAR;
+    if (c->isa < HD_ISA_AVX512)
+        return M_BF16_SGEMM;
+    const char *dp = getenv("HOSTDNN_CONV_BF16_DP");
+    return c->has_avx512_bf16 && dp && *dp == '1' ? M_BF16_DP : M_BF16_FMA;
 }
 
-/* The fp32 fallback of BFLOAT16 (no AVX512_BF16): panel and filter widened to float. */
-static int f32_fallback(const plan *L) { return L->bf16 && !L->vec; }
+/* The fp32 fallback of BFLOAT16 (below AVX-512): panel and filter widened, hd_sgemm. */
+static int f32_fallback(const plan *L) { return L->mode == M_BF16_SGEMM; }
 
 static plan make_plan(const hd_conv_problem *p, int bf16)
 {
     plan L;
     L.bf16 = bf16;
-    L.vec = vec_ok(bf16);
-    L.L = bf16 ? 2 : 4;
-    L.esz = bf16 ? 2 : 1;
+    L.mode = pick_mode(bf16);
+    L.vec = L.mode == M_VNNI || L.mode == M_BF16_DP || L.mode == M_BF16_FMA;
+    L.L = L.mode == M_BF16_DP ? 2 : bf16 ? 1 : 4;
     L.cq = cdiv(p->Cg, L.L);
     L.RQ = p->TRS * L.cq;
     L.Kv = cdiv(p->Kg, 16);
     L.R = p->CRS;
-    L.ldp = f32_fallback(&L) ? (size_t)L.R * sizeof(float) : (size_t)L.RQ * 4;
+    L.ldp = (size_t)L.RQ * 4;
     int64_t pb = (int64_t)(PANEL_BYTES / L.ldp) / HD_CONV_LOWP_ROW_ALIGN * HD_CONV_LOWP_ROW_ALIGN;
     pb = pb < HD_CONV_LOWP_ROW_ALIGN ? HD_CONV_LOWP_ROW_ALIGN : pb > MAX_POS_BLOCK ? MAX_POS_BLOCK : pb;
     if (pb > p->P)
@@ -163,8 +178,8 @@ int hd_conv_lowp_app_bf16(const hd_conv_problem *p, const char **reason)
 /* Relative time per multiply-add (conv_registry.h): the vector kernels run 4 (int8) or 2
  * (bf16) products per lane; the fallbacks are still ahead of the generic double / float
  * conversion paths. */
-double hd_conv_lowp_cost_int8(const hd_conv_problem *p) { (void)p; return vec_ok(0) ? 0.1 : 0.5; }
-double hd_conv_lowp_cost_bf16(const hd_conv_problem *p) { (void)p; return vec_ok(1) ? 0.15 : 0.45; }
+double hd_conv_lowp_cost_int8(const hd_conv_problem *p) { (void)p; return pick_mode(0) == M_VNNI ? 0.1 : 0.5; }
+double hd_conv_lowp_cost_bf16(const hd_conv_problem *p) { (void)p; return pick_mode(1) == M_BF16_SGEMM ? 0.45 : 0.3; }
 
 /* ---------------- filter packing ---------------- */
 
@@ -196,11 +211,15 @@ static void pack_task(void *vc, size_t task, int thread)
                     char *d = dst + q * 64;
                     for (int kl = 0; kl < 16; kl++) {
                         int64_t k = kv * 16 + kl;
+                        int64_t base = k < p->Kg ? hd_conv_w_off(p, g * p->Kg + k, 0, t, r, s) : 0;
                         for (int64_t i = 0; i < L->L; i++) {
                             int64_t ch = u * L->L + i;
                             int ok = k < p->Kg && ch < p->Cg;
-                            int64_t off = ok ? hd_conv_w_off(p, g * p->Kg + k, ch, t, r, s) : 0;
-                            if (L->bf16) {
+                            int64_t off = base + ch * p->wst[1];    /* plain layouts: wv == 1 */
+                            if (L->mode == M_BF16_FMA) {
+                                float v = ok ? hd_bf16_to_f32(((const uint16_t *)c->a->w)[off]) : 0.0f;
+                                memcpy(d + kl * 4, &v, 4);
+                            } else if (L->bf16) {
                                 uint16_t v = ok ? ((const uint16_t *)c->a->w)[off] : 0;
                                 memcpy(d + kl * 4 + i * 2, &v, 2);
                             } else {
@@ -267,11 +286,21 @@ static void gather(const ctx *c, int64_t n, int64_t g, int64_t p0, int64_t np, i
                         int64_t ch = 0;
                         if (in) {
                             const uint8_t *src = (const uint8_t *)c->a->x + base;
+                            if (L->vec) {
+                                hd_conv_lowp_bias_i8_avx512(d, (const int8_t *)src, p->Cg);
+                                ch = p->Cg;
+                            }
+                            for (; ch + 8 <= p->Cg; ch += 8) {      /* eight at a time */
+                                uint64_t u;
+                                memcpy(&u, src + ch, 8);
+                                u ^= 0x8080808080808080u;
+                                memcpy(d + ch, &u, 8);
+                            }
                             for (; ch < p->Cg; ch++)
                                 d[ch] = src[ch] ^ 0x80u;
                         }
                         memset(d + ch, 0x80, (size_t)(tapu - ch));
-                    } else if (L->vec) {
+                    } else if (L->mode == M_BF16_DP) {
                         uint16_t *d = (uint16_t *)row + tap * tapu;
                         int64_t ch = 0;
                         if (in) {
@@ -290,6 +319,10 @@ static void gather(const ctx *c, int64_t n, int64_t g, int64_t p0, int64_t np, i
                         int64_t ch = 0;
                         if (in) {
                             const uint16_t *src = (const uint16_t *)c->a->x + base;
+                            if (L->vec && p->xs[1] == 1) {
+                                hd_conv_lowp_widen_bf16_avx512(d, src, p->Cg);
+                                ch = p->Cg;
+                            }
                             for (; ch < p->Cg; ch++)
                                 d[ch] = hd_bf16_to_f32(src[ch * p->xs[1]]);
                         }
@@ -467,10 +500,13 @@ static void run_task(void *vc, size_t task, int thread)
                 int32_t i[HD_CONV_LOWP_MR_MAX * 64];
                 float f[HD_CONV_LOWP_MR_MAX * 64];
             } tile;
-            if (L->bf16)
+            if (L->mode == M_BF16_FMA)
+                hd_conv_lowp_f32_kernel_avx512((const float *)prow, L->ldp, (const float *)wp, vstride, L->RQ, nrv,
+                                               tile.f);
+            else if (L->mode == M_BF16_DP)
                 hd_conv_lowp_bf16_kernel_avx512((const uint16_t *)prow, L->ldp, (const uint16_t *)wp, vstride, L->RQ,
                                                 nrv, tile.f);
-            else if (L->vec)
+            else if (L->mode == M_VNNI)
                 hd_conv_lowp_int8_kernel_vnni((const uint8_t *)prow, L->ldp, (const int8_t *)wp, vstride, L->RQ,
                                               c->comp + vi * 16, nrv, tile.i);
             else

@@ -55,12 +55,17 @@ void hd_conv_lowp_int8_kernel_vnni(const uint8_t *panel, size_t ldp, const int8_
                                    const int32_t *comp, int nrv, int32_t *tile);
 void hd_conv_lowp_bf16_kernel_avx512(const uint16_t *panel, size_t ldp, const uint16_t *wp, size_t vstride,
                                      int64_t rq, int nrv, float *tile);
+void hd_conv_lowp_f32_kernel_avx512(const float *panel, size_t ldp, const float *wp, size_t vstride, int64_t rq,
+                                    int nrv, float *tile);
 
 /* The plain (non-fused) store of N results of one output position whose channels are
  * contiguous in y: y[i] = alpha * v[i] (+ beta * y[i] when beta != 0), rounded as the
  * generic path rounds. */
 void hd_conv_lowp_store_i8_avx512(int8_t *y, const int32_t *v, int64_t n, double alpha, double beta);
 void hd_conv_lowp_store_f32_from_i32_avx512(float *y, const int32_t *v, int64_t n, double alpha, double beta);
+/* Panel gathering: widen n bf16 values to fp32; n int8 values to uint8 x + 128. */
+void hd_conv_lowp_widen_bf16_avx512(float *d, const uint16_t *s, int64_t n);
+void hd_conv_lowp_bias_i8_avx512(uint8_t *d, const int8_t *s, int64_t n);
 void hd_conv_lowp_store_bf16_avx512(uint16_t *y, const float *v, int64_t n, float alpha, float beta);
 
 #endif
