@@ -33,6 +33,8 @@
 #define MAX_KBV 16                       /* channel block: at most 256 output channels */
 #define MIN_TASKS 4                      /* cut small problems finer, down to this many tasks */
 #define INT8_MAX_CRS 131071              /* |sum| <= 128 * 128 * CRS must fit in int32 */
+#define Q_BLOCK 128                      /* reduction units per kernel call: 4 x 128 x 64 bytes of
+                                          * packed filter = 32 KiB, kept in L1 */
 
 /* How the products are computed. */
 enum {
@@ -104,7 +106,8 @@ static plan make_plan(const hd_conv_problem *p, int bf16)
 
 /* Packed filter (G * Kv vectors x RQ units x 64 bytes) and, for INT8, the compensation
  * 128 * sum(w) per output channel (G * Kv * 16 int32); the fp32 fallback instead keeps the
- * widened filter (K x R floats) and one result tile per slot.  Then the panel slots. */
+ * widened filter (K x R floats) and one result tile per slot.  Then the panel slots, and
+ * for the vector kernels a slot of running sums (rows x 64 channels) each. */
 static hd_conv_layout layout(const hd_conv_problem *p, const plan *L)
 {
     hd_conv_layout W = {{0}, 0};
@@ -116,6 +119,7 @@ static hd_conv_layout layout(const hd_conv_problem *p, const plan *L)
         hd_conv_book(&W, 1, L->bf16 ? 0 : p->G * L->Kv, 16, sizeof(int32_t));
     }
     hd_conv_book(&W, 2, SLOTS * L->rows, (int64_t)L->ldp, 1);
+    hd_conv_book(&W, 3, L->vec ? SLOTS * L->rows : 0, 64, sizeof(float));   /* sums of 64 channels x rows */
     return W;
 }
 
@@ -191,6 +195,7 @@ typedef struct {
     int32_t *comp;
     char *slots;
     float *res;                          /* fp32 fallback result tiles */
+    char *sums;                          /* vector kernels: running sums per slot */
 } ctx;
 
 /* Vector (g, kv): for each unit q = (tap, channel unit), 16 lanes of L channels. */
@@ -487,34 +492,44 @@ static void run_task(void *vc, size_t task, int thread)
     }
 
     size_t vstride = (size_t)L->RQ * 64;
+    char *sums = c->sums + (size_t)thread * (size_t)L->rows * 64 * 4;
     for (int64_t v0 = 0; v0 < kvn; v0 += 4) {
         int nrv = kvn - v0 < 4 ? (int)(kvn - v0) : 4;
-        int mr = L->vec ? hd_conv_lowp_mr(nrv) : HD_CONV_LOWP_MR_MAX;
         int64_t vi = g * L->Kv + kv0 + v0;  /* first vector of the group's packed filter */
         const char *wp = c->wpk + (size_t)vi * vstride;
         int64_t k0 = (kv0 + v0) * 16, nk = p->Kg - k0 < nrv * 16 ? p->Kg - k0 : nrv * 16;
-        for (int64_t j0 = 0; j0 < np; j0 += mr) {
-            int64_t nr = np - j0 < mr ? np - j0 : mr;
-            const char *prow = panel + (size_t)j0 * L->ldp;
-            union {
-                int32_t i[HD_CONV_LOWP_MR_MAX * 64];
-                float f[HD_CONV_LOWP_MR_MAX * 64];
-            } tile;
-            if (L->mode == M_BF16_FMA)
-                hd_conv_lowp_f32_kernel_avx512((const float *)prow, L->ldp, (const float *)wp, vstride, L->RQ, nrv,
-                                               tile.f);
-            else if (L->mode == M_BF16_DP)
-                hd_conv_lowp_bf16_kernel_avx512((const uint16_t *)prow, L->ldp, (const uint16_t *)wp, vstride, L->RQ,
-                                                nrv, tile.f);
-            else if (L->mode == M_VNNI)
-                hd_conv_lowp_int8_kernel_vnni((const uint8_t *)prow, L->ldp, (const int8_t *)wp, vstride, L->RQ,
-                                              c->comp + vi * 16, nrv, tile.i);
-            else
-                int8_kernel_scalar((const uint8_t *)prow, L->ldp, (const int8_t *)wp, vstride, L->RQ,
-                                   c->comp + vi * 16, nrv, (int)nr, tile.i);
-            store_tile(c, n, p0 + j0, nr, g * p->Kg + k0, nk, L->bf16 ? (const void *)tile.f : (const void *)tile.i,
-                       nrv * 16);
+        const int32_t *comp = L->bf16 ? NULL : c->comp + vi * 16;
+        if (!L->vec) {                   /* scalar int8: whole reduction per tile of 12 rows */
+            for (int64_t j0 = 0; j0 < np; j0 += HD_CONV_LOWP_MR_MAX) {
+                int64_t nr = np - j0 < HD_CONV_LOWP_MR_MAX ? np - j0 : HD_CONV_LOWP_MR_MAX;
+                int32_t tile[HD_CONV_LOWP_MR_MAX * 64];
+                int8_kernel_scalar((const uint8_t *)panel + (size_t)j0 * L->ldp, L->ldp, (const int8_t *)wp, vstride,
+                                   L->RQ, comp, nrv, (int)nr, tile);
+                store_tile(c, n, p0 + j0, nr, g * p->Kg + k0, nk, tile, nrv * 16);
+            }
+            continue;
         }
+        /* reduction blocks outside, rows inside: the block of packed filter stays in L1 while
+         * every row of the panel passes; the sums wait in the slot between blocks */
+        int mr = hd_conv_lowp_mr(nrv);
+        for (int64_t q0 = 0; q0 < L->RQ; q0 += Q_BLOCK) {
+            int64_t nq = L->RQ - q0 < Q_BLOCK ? L->RQ - q0 : Q_BLOCK;
+            for (int64_t j0 = 0; j0 < np; j0 += mr) {
+                const char *prow = panel + (size_t)j0 * L->ldp + (size_t)q0 * 4;
+                const char *wq = wp + (size_t)q0 * 64;
+                char *tile = sums + (size_t)j0 * (size_t)nrv * 64;
+                if (L->mode == M_BF16_FMA)
+                    hd_conv_lowp_f32_kernel_avx512((const float *)prow, L->ldp, (const float *)wq, vstride, nq, nrv,
+                                                   (float *)tile, q0 > 0);
+                else if (L->mode == M_BF16_DP)
+                    hd_conv_lowp_bf16_kernel_avx512((const uint16_t *)prow, L->ldp, (const uint16_t *)wq, vstride, nq,
+                                                    nrv, (float *)tile, q0 > 0);
+                else
+                    hd_conv_lowp_int8_kernel_vnni((const uint8_t *)prow, L->ldp, (const int8_t *)wq, vstride, nq,
+                                                  comp, nrv, (int32_t *)tile, q0 > 0);
+            }
+        }
+        store_tile(c, n, p0, np, g * p->Kg + k0, nk, sums, nrv * 16);
     }
 }
 
@@ -530,6 +545,7 @@ static void exec(const hd_conv_problem *p, const hd_conv_args *a, int bf16)
     c.comp = bf16 ? NULL : (int32_t *)(ws + W.off[1]);
     c.res = f32_fallback(&c.L) ? (float *)(ws + W.off[1]) : NULL;
     c.slots = ws + W.off[2];
+    c.sums = ws + W.off[3];
     int nt = a->nthreads < SLOTS ? a->nthreads : SLOTS;
     if (f32_fallback(&c.L))
         hd_parallel_for((size_t)p->K, nt, pack_f32_task, &c);

@@ -9,8 +9,8 @@
 #include <immintrin.h>
 
 static inline __attribute__((always_inline)) void kernel(const float *panel, size_t ldp, const float *wp,
-                                                         size_t vstride, int64_t rq, float *tile, const int MR,
-                                                         const int NRV)
+                                                         size_t vstride, int64_t rq, float *tile, int more,
+                                                         const int MR, const int NRV)
 {
     const char *pb = (const char *)panel, *wb = (const char *)wp;
     __m512 acc[HD_CONV_LOWP_MR_MAX][4];
@@ -18,7 +18,7 @@ static inline __attribute__((always_inline)) void kernel(const float *panel, siz
     for (int j = 0; j < MR; j++)
 #pragma GCC unroll 4
         for (int v = 0; v < NRV; v++)
-            acc[j][v] = _mm512_setzero_ps();
+            acc[j][v] = more ? _mm512_loadu_ps(tile + j * NRV * 16 + v * 16) : _mm512_setzero_ps();
     for (int64_t q = 0; q < rq; q++) {
         __m512 w[4];
 #pragma GCC unroll 4
@@ -40,13 +40,13 @@ static inline __attribute__((always_inline)) void kernel(const float *panel, siz
 }
 
 void hd_conv_lowp_f32_kernel_avx512(const float *panel, size_t ldp, const float *wp, size_t vstride, int64_t rq,
-                                    int nrv, float *tile)
+                                    int nrv, float *tile, int more)
 {
     switch (nrv) {
-    case 1: kernel(panel, ldp, wp, vstride, rq, tile, 12, 1); break;
-    case 2: kernel(panel, ldp, wp, vstride, rq, tile, 12, 2); break;
-    case 3: kernel(panel, ldp, wp, vstride, rq, tile, 8, 3); break;
-    default: kernel(panel, ldp, wp, vstride, rq, tile, 6, 4); break;
+    case 1: kernel(panel, ldp, wp, vstride, rq, tile, more, 12, 1); break;
+    case 2: kernel(panel, ldp, wp, vstride, rq, tile, more, 12, 2); break;
+    case 3: kernel(panel, ldp, wp, vstride, rq, tile, more, 8, 3); break;
+    default: kernel(panel, ldp, wp, vstride, rq, tile, more, 6, 4); break;
     }
 }
 

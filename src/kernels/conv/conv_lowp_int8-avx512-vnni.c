@@ -18,7 +18,7 @@
 
 static inline __attribute__((always_inline)) void kernel(const uint8_t *panel, size_t ldp, const int8_t *wp,
                                                          size_t vstride, int64_t rq, const int32_t *comp,
-                                                         int32_t *tile, const int MR, const int NRV)
+                                                         int32_t *tile, int more, const int MR, const int NRV)
 {
     /* the sums start at -128 * sum(w): no subtraction after the loop (which also made gcc
      * keep the accumulators in memory) */
@@ -28,7 +28,7 @@ static inline __attribute__((always_inline)) void kernel(const uint8_t *panel, s
         __m512i c = _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_loadu_si512((const void *)(comp + v * 16)));
 #pragma GCC unroll 12
         for (int j = 0; j < MR; j++)
-            acc[j][v] = c;
+            acc[j][v] = more ? _mm512_loadu_si512((const void *)(tile + j * NRV * 16 + v * 16)) : c;
     }
     for (int64_t q = 0; q < rq; q++) {
         __m512i w[4];
@@ -53,13 +53,13 @@ static inline __attribute__((always_inline)) void kernel(const uint8_t *panel, s
 }
 
 void hd_conv_lowp_int8_kernel_vnni(const uint8_t *panel, size_t ldp, const int8_t *wp, size_t vstride, int64_t rq,
-                                   const int32_t *comp, int nrv, int32_t *tile)
+                                   const int32_t *comp, int nrv, int32_t *tile, int more)
 {
     switch (nrv) {
-    case 1: kernel(panel, ldp, wp, vstride, rq, comp, tile, 12, 1); break;
-    case 2: kernel(panel, ldp, wp, vstride, rq, comp, tile, 12, 2); break;
-    case 3: kernel(panel, ldp, wp, vstride, rq, comp, tile, 8, 3); break;
-    default: kernel(panel, ldp, wp, vstride, rq, comp, tile, 6, 4); break;
+    case 1: kernel(panel, ldp, wp, vstride, rq, comp, tile, more, 12, 1); break;
+    case 2: kernel(panel, ldp, wp, vstride, rq, comp, tile, more, 12, 2); break;
+    case 3: kernel(panel, ldp, wp, vstride, rq, comp, tile, more, 8, 3); break;
+    default: kernel(panel, ldp, wp, vstride, rq, comp, tile, more, 6, 4); break;
     }
 }
 
