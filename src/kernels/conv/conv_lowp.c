@@ -6,10 +6,10 @@
  * channels) by a plan that depends on the problem only.  A task gathers its panel -- for
  * each output position, the input channels under every filter tap, zero where the tap falls
  * in the padding -- into a scratch slot chosen by thread index, multiplies it with the
- * packed filter in register tiles of up to 12 positions x 64 channels, and stores each tile
- * through the epilogue.  Every output element is reduced by one task in the fixed (tap,
- * channel) order, so results do not depend on the thread count; the INT8 sums are exact
- * integers in any order.
+ * packed filter in register tiles of up to 12 positions x 64 channels (reduction blocks of
+ * 128 units, sums kept in the slot between blocks), and stores the results through the
+ * epilogue.  Every output element is reduced by one task in the fixed (tap, channel) order,
+ * so results do not depend on the thread count; the INT8 sums are exact integers anyway.
  *
  * INT8 matches the generic path bit for bit: the int32 sum is converted to double and goes
  * through the same alpha/beta (or fused bias/activation) arithmetic in double, then y is

@@ -8,12 +8,15 @@
  * output channels) the input values under every filter tap are gathered into a panel with
  * one row per output position, and multiplied by the filter packed once per call into
  * 16-output-channel vectors.  The reduction runs in "units" of 4 bytes: 4 int8 channels
- * (vpdpbusd) or 2 bf16 channels (vdpbf16ps), so a panel row is (tap, channel unit) and a
- * packed-filter vector step is 16 channels x one unit = 64 bytes.
+ * (vpdpbusd), 2 bf16 channels (vdpbf16ps) or 1 fp32 channel (bf16 widened, FMA), so a panel
+ * row is (tap, channel unit) and a packed-filter vector step is 16 channels x one unit = 64
+ * bytes.
  *
- * With AVX512_VNNI / AVX512_BF16 (and HOSTDNN_MAX_ISA allowing avx512) the micro-kernels
- * are the vector instructions; otherwise INT8 runs the same packing with a scalar int32
- * kernel (exact) and BFLOAT16 widens panel and filter to fp32 and multiplies with hd_sgemm.
+ * Kernels by CPU (hd_cpu_isa(), so HOSTDNN_MAX_ISA caps them): INT8 uses vpdpbusd with
+ * AVX-512 + AVX512_VNNI, else the same packing with a scalar int32 kernel (exact).  BFLOAT16
+ * uses fp32 FMAs on the widened values with AVX-512 (vdpbf16ps measured at half the FMA
+ * MAC rate on the development machine; HOSTDNN_CONV_BF16_DP=1 selects it when the CPU has
+ * AVX512_BF16), else fp32 panels and hd_sgemm.
  */
 #ifndef HD_KERNELS_CONV_LOWP_H
 #define HD_KERNELS_CONV_LOWP_H
