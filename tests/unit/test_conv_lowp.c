@@ -18,7 +18,8 @@
  * 4 (int8) or 2 (bf16), several position blocks, padding, stride, dilation, N = 1, 1x1, 3x3,
  * 5x5 and 3-d.  Also: INT8 saturation at both ends, alpha/beta with beta = 0 over NaN,
  * the dispatch log names the solver, the exact workspace is enough and one byte less is
- * refused with y untouched, the fused bias + ReLU form equals the generic path, results are
+ * refused with y untouched, the fused bias + ReLU form equals the generic path, INT8
+ * reductions too long for exact int32 sums go to the generic solver, results are
  * bitwise identical across thread counts 1, 2, 3, 5, the heuristic ranks
  * IMPLICIT_PRECOMP_GEMM first, and every reference check passes under each HOSTDNN_MAX_ISA
  * cap (child processes; below avx512 the fallback kernels run).
@@ -443,6 +444,44 @@ static void check_int8_generic(cudnnHandle_t h)
     CHECK_MSG(lo > 0 && hi > 0, "saturation not reached at both ends (%ld low, %ld high)", lo, hi);
 }
 
+/* A reduction longer than 131071 (int32 sums could overflow): the INT8 solver refuses (logged)
+ * and IMPLICIT_PRECOMP_GEMM still answers, through the generic solver, with the bytes of
+ * IMPLICIT_GEMM. */
+static int saw_refusal;
+static void refusal_cb(cudnnSeverity_t sev, void *ud, const cudnnDebug_t *dbg, const char *msg)
+{
+    (void)sev, (void)ud, (void)dbg;
+    if (msg && strstr(msg, "solver refused") && strstr(msg, "int32"))
+        saw_refusal = 1;
+    if (msg && strstr(msg, "dispatch") && strstr(msg, "fwd.lowp_"))
+        saw_lowp = 1;
+}
+
+static void check_long_reduction(cudnnHandle_t h)
+{
+    SECTION("int8: long reductions go to the generic solver");
+    lcase c = {"CRS 147456", 2, 1, 16384, 4, 1, {1, 3, 3}, {1, 3, 3}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}};
+    prob P;
+    prob_make(&P, &c, T_I8F, 0);
+    long nx = conv_ref_x_elems(&P.rs), nw = conv_ref_w_elems(&P.rs), ny = conv_ref_y_elems(&P.rs);
+    double *lx = malloc(sizeof(double) * (size_t)nx), *lw = malloc(sizeof(double) * (size_t)nw);
+    double *ref = malloc(sizeof(double) * (size_t)ny), *prev = calloc((size_t)ny, sizeof(double));
+    fill_inputs(&P, lx, lw, 1);
+    conv_ref_fwd(&P.rs, lx, lw, ref);
+    load_all(&P, lx, lw, prev, 0);
+    saw_refusal = saw_lowp = 0;
+    cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, refusal_cb);
+    CHECK_OK(run_fwd(h, &P, PRECOMP, 1, 0, 0));
+    cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, log_cb);
+    CHECK(saw_refusal && !saw_lowp);
+    long bad = 0;
+    for (long i = 0; i < ny; i++)
+        bad += tget(&P.y, tens_off(&P.y, i)) != (double)(float)ref[i];
+    CHECK_MSG(bad == 0, "%ld wrong", bad);
+    free(lx), free(lw), free(ref), free(prev);
+    prob_free(&P);
+}
+
 /* ---- determinism: pseudo-random data, thread counts 1, 2, 3, 5 ---- */
 
 static const lcase det_case = {"det", 2, 3, 68, 40, 1, {1, 13, 11}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}};
@@ -687,6 +726,7 @@ int main(void)
         for (int type = 0; type < T_COUNT; type++)
             check_case(h, &cases[i], type, (i + type) & 1);
     check_int8_generic(h);
+    check_long_reduction(h);
     check_heuristic(h);
     cudnnSetCallback(0, NULL, NULL);
     check_threads();
