@@ -24,7 +24,11 @@
  * IMPLICIT_PRECOMP_GEMM first, and every reference check passes under each HOSTDNN_MAX_ISA
  * cap (child processes; below avx512 the fallback kernels run).
  *
- * LOWP_BENCH=1 also prints interleaved timings (this solver vs the generic path vs FLOAT).
+ * LOWP_BENCH=1 runs only the interleaved timings instead (this solver, the algorithm the
+ * heuristic chose before it existed, the FLOAT problem of the same shape and layout):
+ * LOWP_BENCH_REPS=N runs, LOWP_BENCH_CPU=1 process CPU time instead of wall time,
+ * LOWP_BENCH_KIND=k starts at kind k (0 INT8, 1 BF16 NHWC, 2 BF16 NCHW), LOWP_BENCH_NEW_ONLY=1
+ * times this solver alone (for profiling).
  */
 #define _GNU_SOURCE
 #include <cudnn.h>
@@ -649,8 +653,8 @@ static void bench(void)
     cudnnCreate(&h);
     printf("interleaved medians of %d runs (HOSTDNN_NUM_THREADS as set; %s ms)\n", reps, getenv("LOWP_BENCH_CPU") ? "CPU" : "wall");
     for (int si = 0; si < (int)(sizeof shapes / sizeof *shapes); si++) {
-        for (int kind = 0; kind < 2; kind++) {                 /* 0: INT8 -> INT8, 1: BF16 NHWC */
-            int type = kind == 0 ? T_I8 : T_BF_NHWC;
+        for (int kind = getenv("LOWP_BENCH_KIND") ? atoi(getenv("LOWP_BENCH_KIND")) : 0; kind < 3; kind++) {
+            int type = kind == 0 ? T_I8 : kind == 1 ? T_BF_NHWC : T_BF_NCHW, fl = kind == 2 ? 0 : 1;
             prob P, F;
             prob_make(&P, &shapes[si], type, 0);
             long nx = conv_ref_x_elems(&P.rs), nw = conv_ref_w_elems(&P.rs), ny = conv_ref_y_elems(&P.rs);
@@ -658,20 +662,20 @@ static void bench(void)
             double *prev = calloc((size_t)ny, sizeof(double));
             fill_inputs(&P, lx, lw, 0);
             load_all(&P, lx, lw, prev, 0);
-            /* the FLOAT problem of the same shape (NHWC, the heuristic's choice) */
+            /* the FLOAT problem of the same shape and layout (the heuristic's choice) */
             memset(&F, 0, sizeof F);
             int nb = 4, xd[4] = {P.x.dims[0], P.x.dims[1], P.x.dims[2], P.x.dims[3]};
             int yd[4] = {P.y.dims[0], P.y.dims[1], P.y.dims[2], P.y.dims[3]};
             int wd[4] = {P.w.dims[0], P.w.dims[1], P.w.dims[2], P.w.dims[3]};
-            tens_init(&F.x, nb, xd, 1, CUDNN_DATA_FLOAT);
-            tens_init(&F.y, nb, yd, 1, CUDNN_DATA_FLOAT);
-            tens_init(&F.w, nb, wd, 1, CUDNN_DATA_FLOAT);
+            tens_init(&F.x, nb, xd, fl, CUDNN_DATA_FLOAT);
+            tens_init(&F.y, nb, yd, fl, CUDNN_DATA_FLOAT);
+            tens_init(&F.w, nb, wd, fl, CUDNN_DATA_FLOAT);
             memset(F.x.mem, 0, (size_t)F.x.span * 4), memset(F.w.mem, 0, (size_t)F.w.span * 4);
             cudnnCreateTensorDescriptor(&F.xd), cudnnCreateTensorDescriptor(&F.yd);
             cudnnCreateFilterDescriptor(&F.wd), cudnnCreateConvolutionDescriptor(&F.cd);
             cudnnSetTensorNdDescriptor(F.xd, CUDNN_DATA_FLOAT, nb, xd, F.x.strides);
             cudnnSetTensorNdDescriptor(F.yd, CUDNN_DATA_FLOAT, nb, yd, F.y.strides);
-            cudnnSetFilterNdDescriptor(F.wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NHWC, nb, wd);
+            cudnnSetFilterNdDescriptor(F.wd, CUDNN_DATA_FLOAT, fl ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW, nb, wd);
             int pad[2] = {shapes[si].pad[1], shapes[si].pad[2]}, one[2] = {1, 1};
             cudnnSetConvolutionNdDescriptor(F.cd, 2, pad, one, one, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT);
             int a_new = heuristic_algo(h, &P);
@@ -700,9 +704,9 @@ static void bench(void)
                 qsort(t[v], (size_t)R, sizeof(double), cmp_d);
             double m0 = t[0][R / 2], m1 = t[1][R / 2], m2 = t[2][R / 2];
             double gmac = 2e-9 * (double)ny * (double)(conv_ref_w_elems(&P.rs) / P.rs.K);
-            printf("%-26s %-5s new %7.2f ms (algo %d, %6.1f GOP/s)  old %8.2f ms (algo %d)  fp32 %7.2f ms (algo %d)"
+            printf("%-26s %-9s new %7.2f ms (algo %d, %6.1f GOP/s)  old %8.2f ms (algo %d)  fp32 %7.2f ms (algo %d)"
                    "  old/new %5.2fx  fp32/new %5.2fx\n",
-                   shapes[si].name, kind == 0 ? "int8" : "bf16", 1e3 * m0, a_new, gmac / m0, 1e3 * m1, a_old,
+                   shapes[si].name, kind == 0 ? "int8" : kind == 1 ? "bf16" : "bf16/nchw", 1e3 * m0, a_new, gmac / m0, 1e3 * m1, a_old,
                    1e3 * m2, a_f32, m1 / m0, m2 / m0);
             free(lx), free(lw), free(prev);
             prob_free(&P);

@@ -207,37 +207,45 @@ static void pack_task(void *vc, size_t task, int thread)
     const plan *L = &c->L;
     int64_t g = (int64_t)task / L->Kv, kv = (int64_t)task % L->Kv;
     char *dst = c->wpk + (size_t)task * (size_t)L->RQ * 64;
-    uint32_t sum[16] = {0};
-    int64_t q = 0;
-    for (int64_t t = 0; t < p->flt[0]; t++)
-        for (int64_t r = 0; r < p->flt[1]; r++)
-            for (int64_t s = 0; s < p->flt[2]; s++)
-                for (int64_t u = 0; u < L->cq; u++, q++) {
-                    char *d = dst + q * 64;
-                    for (int kl = 0; kl < 16; kl++) {
-                        int64_t k = kv * 16 + kl;
-                        int64_t base = k < p->Kg ? hd_conv_w_off(p, g * p->Kg + k, 0, t, r, s) : 0;
-                        for (int64_t i = 0; i < L->L; i++) {
-                            int64_t ch = u * L->L + i;
-                            int ok = k < p->Kg && ch < p->Cg;
-                            int64_t off = base + ch * p->wst[1];    /* plain layouts: wv == 1 */
-                            if (L->mode == M_BF16_FMA) {
-                                float v = ok ? hd_bf16_to_f32(((const uint16_t *)c->a->w)[off]) : 0.0f;
-                                memcpy(d + kl * 4, &v, 4);
-                            } else if (L->bf16) {
-                                uint16_t v = ok ? ((const uint16_t *)c->a->w)[off] : 0;
-                                memcpy(d + kl * 4 + i * 2, &v, 2);
-                            } else {
-                                int8_t v = ok ? ((const int8_t *)c->a->w)[off] : 0;
-                                d[kl * 4 + i] = (char)v;
-                                sum[kl] += (uint32_t)(int32_t)v;
+    int64_t slots = L->cq * L->L, ws1 = p->wst[1];   /* channel slots per tap; plain layouts: wv == 1 */
+    for (int kl = 0; kl < 16; kl++) {
+        int64_t k = kv * 16 + kl;
+        uint32_t sum = 0;
+        if (k >= p->Kg) {                             /* padding channel: zero weights */
+            for (int64_t q = 0; q < L->RQ; q++)
+                memset(dst + q * 64 + kl * 4, 0, 4);
+        } else {
+            int64_t tap = 0;
+            for (int64_t t = 0; t < p->flt[0]; t++)
+                for (int64_t r = 0; r < p->flt[1]; r++)
+                    for (int64_t s = 0; s < p->flt[2]; s++, tap++) {
+                        int64_t base = hd_conv_w_off(p, g * p->Kg + k, 0, t, r, s);
+                        char *d = dst + tap * L->cq * 64 + kl * 4;
+                        if (L->mode == M_BF16_FMA) {             /* one fp32 channel per unit */
+                            const uint16_t *w = (const uint16_t *)c->a->w + base;
+                            for (int64_t ch = 0; ch < p->Cg; ch++) {
+                                float v = hd_bf16_to_f32(w[ch * ws1]);
+                                memcpy(d + ch * 64, &v, 4);
+                            }
+                        } else if (L->bf16) {                    /* bf16 pairs */
+                            const uint16_t *w = (const uint16_t *)c->a->w + base;
+                            for (int64_t ch = 0; ch < slots; ch++) {
+                                uint16_t v = ch < p->Cg ? w[ch * ws1] : 0;
+                                memcpy(d + (ch >> 1) * 64 + (ch & 1) * 2, &v, 2);
+                            }
+                        } else {                                 /* int8 quads */
+                            const int8_t *w = (const int8_t *)c->a->w + base;
+                            for (int64_t ch = 0; ch < slots; ch++) {
+                                int8_t v = ch < p->Cg ? w[ch * ws1] : 0;
+                                d[(ch >> 2) * 64 + (ch & 3)] = (char)v;
+                                sum += (uint32_t)(int32_t)v;
                             }
                         }
                     }
-                }
-    if (!L->bf16)
-        for (int kl = 0; kl < 16; kl++)
-            c->comp[task * 16 + kl] = (int32_t)(sum[kl] * 128u);
+        }
+        if (!L->bf16)
+            c->comp[task * 16 + kl] = (int32_t)(sum * 128u);
+    }
 }
 
 /* fp32 fallback: filter row k (of all K) widened, reduction order (tap, channel). */
