@@ -18,7 +18,8 @@
  * 4 (int8) or 2 (bf16), several position blocks, padding, stride, dilation, N = 1, 1x1, 3x3,
  * 5x5 and 3-d.  Also: INT8 saturation at both ends, alpha/beta with beta = 0 over NaN,
  * the dispatch log names the solver, the exact workspace is enough and one byte less is
- * refused with y untouched, the fused bias + ReLU form equals the generic path, INT8
+ * refused with y untouched, the fused bias + ReLU form equals the generic path (INT8 bit for
+ * bit, BFLOAT16 within a bf16 rounding), INT8
  * reductions too long for exact int32 sums go to the generic solver, results are
  * bitwise identical across thread counts 1, 2, 3, 5, the heuristic ranks
  * IMPLICIT_PRECOMP_GEMM first, and every reference check passes under each HOSTDNN_MAX_ISA
@@ -486,6 +487,60 @@ static void check_long_reduction(cudnnHandle_t h)
     prob_free(&P);
 }
 
+/* BFLOAT16 fused bias + ReLU (in place, z = y): against the generic IMPLICIT_GEMM path, within
+ * two bf16 roundings of the result (both round the same float sum, accumulated in different
+ * orders). */
+static void check_bf16_fused(cudnnHandle_t h)
+{
+    SECTION("bf16: fused bias + ReLU");
+    static const int types[2] = {T_BF_NCHW, T_BF_NHWC};
+    for (int ti = 0; ti < 2; ti++) {
+        prob P;
+        prob_make(&P, &cases[1], types[ti], 0);
+        long nx = conv_ref_x_elems(&P.rs), nw = conv_ref_w_elems(&P.rs), ny = conv_ref_y_elems(&P.rs);
+        double *lx = malloc(sizeof(double) * (size_t)nx), *lw = malloc(sizeof(double) * (size_t)nw);
+        double *prev = malloc(sizeof(double) * (size_t)ny), *res[2];
+        fill_inputs(&P, lx, lw, 0);
+        make_prev(&P, prev);
+        cudnnTensorDescriptor_t bd;
+        cudnnActivationDescriptor_t act;
+        cudnnCreateTensorDescriptor(&bd);
+        cudnnCreateActivationDescriptor(&act);
+        cudnnSetActivationDescriptor(act, CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, 0);
+        int bdims[4] = {1, P.rs.K, 1, 1}, bstr[4] = {P.rs.K, 1, 1, 1};
+        CHECK_OK(cudnnSetTensorNdDescriptor(bd, CUDNN_DATA_BFLOAT16, 4, bdims, bstr));
+        uint16_t *bias = malloc(sizeof(uint16_t) * (size_t)P.rs.K);
+        for (int k = 0; k < P.rs.K; k++)
+            bias[k] = d2bf(rnd_int(-8, 8) / 4.0);
+        float a1 = 0.75f, a2 = 0.5f;
+        for (int pass = 0; pass < 2; pass++) {
+            int algo = pass == 0 ? PRECOMP : CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+            load_all(&P, lx, lw, prev, 1);
+            size_t ws = 0;
+            CHECK_OK(cudnnGetConvolutionForwardWorkspaceSize(h, P.xd, P.wd, P.cd, P.yd, algo, &ws));
+            void *mem = malloc(ws + 1);
+            saw_lowp = 0;
+            CHECK_OK(cudnnConvolutionBiasActivationForward(h, &a1, P.xd, P.x.mem, P.wd, P.w.mem, P.cd, algo, mem, ws,
+                                                           &a2, P.yd, P.y.mem, bd, bias, act, P.yd, P.y.mem));
+            CHECK(saw_lowp == (pass == 0));
+            free(mem);
+            res[pass] = malloc(sizeof(double) * (size_t)ny);
+            for (long i = 0; i < ny; i++)
+                res[pass][i] = tget(&P.y, tens_off(&P.y, i));
+        }
+        long bad = 0, pos = 0;
+        for (long i = 0; i < ny; i++) {
+            pos += res[0][i] > 0;
+            bad += !(res[0][i] >= 0 && fabs(res[0][i] - res[1][i]) <= ldexp(fabs(res[1][i]), -7) + 1e-6);
+        }
+        CHECK_MSG(bad == 0 && pos > 0, "%s: %ld differ from the generic path", tname[types[ti]], bad);
+        free(res[0]), free(res[1]), free(bias), free(lx), free(lw), free(prev);
+        cudnnDestroyTensorDescriptor(bd);
+        cudnnDestroyActivationDescriptor(act);
+        prob_free(&P);
+    }
+}
+
 /* ---- determinism: pseudo-random data, thread counts 1, 2, 3, 5 ---- */
 
 static const lcase det_case = {"det", 2, 3, 68, 40, 1, {1, 13, 11}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}};
@@ -731,6 +786,7 @@ int main(void)
             check_case(h, &cases[i], type, (i + type) & 1);
     check_int8_generic(h);
     check_long_reduction(h);
+    check_bf16_fused(h);
     check_heuristic(h);
     cudnnSetCallback(0, NULL, NULL);
     check_threads();
