@@ -4,6 +4,7 @@
  */
 #include "kernels/conv/conv_internal.h"
 #include "kernels/conv/conv_fast.h"
+#include "kernels/conv/conv_lowp.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,6 +178,8 @@ static const hd_conv_solver fwd_solvers[] = {
     {101, "fwd.implicit_gemm", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, 1, always, ws_zero,
      exec_fwd_implicit, 1.0, NULL},
     HD_CONV_FAST_FWD_F32,
+    HD_CONV_LOWP_FWD_INT8,
+    HD_CONV_LOWP_FWD_BF16,
     {102, "fwd.implicit_precomp_gemm", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, 1,
      app_fwd_precomp, ws_fwd_precomp, exec_fwd_precomp, 1.05, NULL},
     {103, "fwd.im2col_gemm", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_GEMM, 1, app_fwd_gemm, ws_fwd_gemm,
