@@ -36,10 +36,10 @@ double hd_conv_lowp_cost_bf16(const hd_conv_problem *p);
 
 /* Listed in the forward table before the generic IMPLICIT_PRECOMP_GEMM solver (102). */
 #define HD_CONV_LOWP_FWD_INT8 \
-    {160, "fwd.lowp_int8_igemm", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, 1, \
+    {170, "fwd.lowp_int8_igemm", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, 1, \
      hd_conv_lowp_app_int8, hd_conv_lowp_ws_int8, hd_conv_lowp_exec_int8, 0.1, hd_conv_lowp_cost_int8}
 #define HD_CONV_LOWP_FWD_BF16 \
-    {161, "fwd.lowp_bf16_igemm", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, 1, \
+    {171, "fwd.lowp_bf16_igemm", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, 1, \
      hd_conv_lowp_app_bf16, hd_conv_lowp_ws_bf16, hd_conv_lowp_exec_bf16, 0.1, hd_conv_lowp_cost_bf16}
 
 /* ---- the vector micro-kernels (conv_lowp_int8-avx512-vnni.c, conv_lowp_bf16-avx512-bf16.c) ----
