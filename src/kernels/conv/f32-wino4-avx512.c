@@ -13,7 +13,7 @@
  */
 #include <immintrin.h>
 
-#include "kernels/conv/conv_wino4.h"
+#include "kernels/conv/wino4-kernels.h"
 
 typedef __m512 W4;
 static inline W4 w4_add(W4 a, W4 b) { return _mm512_add_ps(a, b); }

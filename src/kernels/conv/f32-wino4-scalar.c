@@ -2,7 +2,7 @@
  * f32-wino4-scalar.c -- the portable Winograd F(4x4, 3x3) tile transforms (contract in
  * conv_wino4.h): one tile at a time, the reference the vector kernels are tested against.
  */
-#include "kernels/conv/conv_wino4.h"
+#include "kernels/conv/wino4-kernels.h"
 
 typedef float W4;
 static inline W4 w4_add(W4 a, W4 b) { return a + b; }
