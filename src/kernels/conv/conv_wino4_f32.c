@@ -30,6 +30,7 @@
 #define V_BUDGET ((int64_t)1 << 20)     /* bytes of one transformed input block (L2) */
 #define M_BUDGET ((int64_t)512 << 10)   /* bytes of one product sub-block (L2) */
 #define T_MAX 128                       /* tiles per block */
+#define IN_CHANNELS 8                   /* channels per input transform call */
 
 static const hd_wino4_kernels w4_kernels[] = {
     {"f32-wino4-scalar", HD_ISA_SCALAR, 1, hd_f32_wino4_in__scalar, hd_f32_wino4_out__scalar,
@@ -61,11 +62,16 @@ typedef struct {
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/* Distance between the 36 positions of V and M: a whole number of 4 KiB pages plus one cache
+ * line, so that the 36 rows a transform reads or writes fall into 36 different L1 sets (a
+ * multiple of 4 KiB would put them all into one set, 12 ways for 36 lines). */
+static int64_t pos_stride(int64_t floats) { return cdiv(floats, 1024) * 1024 + 16; }
+
 static void w4_book(const hd_conv_problem *p, w4_plan *L)
 {
     hd_conv_layout W = {{0}, 0};
     hd_conv_book(&W, 0, p->G * 36 * L->Kpan, p->Cg * L->MR, sizeof(float));
-    hd_conv_book(&W, 1, W4_SLOTS, 36 * (p->Cg + L->kbp * L->MR) * L->T, sizeof(float));
+    hd_conv_book(&W, 1, W4_SLOTS, 36 * (pos_stride(p->Cg * L->T) + pos_stride(L->kbp * L->MR * L->T)), sizeof(float));
     L->W = W;
 }
 
@@ -286,27 +292,36 @@ static void w4_task(void *vctx, size_t task, int thread)
     const w4_plan *L = &c->L;
     int64_t kq = (int64_t)task % L->nkq, tb = ((int64_t)task / L->nkq) % L->ntb, g = (int64_t)task / (L->nkq * L->ntb);
     int64_t MR = L->MR, NR = L->NR, T = L->T, Cg = p->Cg, gs = L->gs;
-    float *V = c->slots + (size_t)thread * c->slot_floats, *M = V + 36 * Cg * T;
+    int64_t vpos = pos_stride(Cg * T);
+    size_t mpos = (size_t)pos_stride(L->kbp * MR * T);
+    float *V = c->slots + (size_t)thread * c->slot_floats, *M = V + 36 * vpos;
     int64_t t0 = tb * T, nt = L->ntiles - t0 < T ? L->ntiles - t0 : T, ntp = cdiv(nt, NR);
 
     /* input transform: the B panels of the block (tiles past the end are zero) */
     const float *xg = (const float *)a->x + g * Cg * p->xs[1];
-    for (int64_t j = 0; j < ntp * NR; j += gs) {
-        hd_wino4_in_tiles it;
-        in_tiles(p, L, t0 + j, nt - j, (int)gs, &it);
-        L->wk->in(xg, p->xs[1], Cg, &it, V + (j / NR) * Cg * NR + j % NR, (size_t)(Cg * T), (size_t)NR);
+    hd_wino4_in_tiles it[T_MAX];
+    int64_t ngrp = ntp * NR / gs;
+    for (int64_t j = 0; j < ngrp; j++)
+        in_tiles(p, L, t0 + j * gs, nt - j * gs, (int)gs, &it[j]);
+    /* a few channels at a time over all tiles: the block's rows of those channels stay in L1 */
+    for (int64_t c0 = 0; c0 < Cg; c0 += IN_CHANNELS) {
+        int64_t nc = Cg - c0 < IN_CHANNELS ? Cg - c0 : IN_CHANNELS;
+        for (int64_t j = 0; j < ngrp; j++) {
+            int64_t col = j * gs;
+            L->wk->in(xg + c0 * p->xs[1], p->xs[1], nc, &it[j], V + (col / NR) * Cg * NR + c0 * NR + col % NR,
+                      (size_t)vpos, (size_t)NR);
+        }
     }
 
     int64_t q0 = L->Kpan * kq / L->nkq, q1 = L->Kpan * (kq + 1) / L->nkq;
     int64_t nsub = cdiv(q1 - q0, L->kbp);
-    size_t mpos = (size_t)(L->kbp * MR * T);
     float alpha = (float)a->epi.alpha, beta = (float)a->epi.beta;
     for (int64_t sb = 0; sb < nsub; sb++) {
         int64_t s0 = q0 + (q1 - q0) * sb / nsub, s1 = q0 + (q1 - q0) * (sb + 1) / nsub;
         int64_t k0 = s0 * MR, k1 = s1 * MR < p->Kg ? s1 * MR : p->Kg;
         for (int pos = 0; pos < 36; pos++) {
             const float *Ap = c->U + (size_t)((g * 36 + pos) * L->Kpan) * (size_t)(Cg * MR);
-            const float *Bp = V + (size_t)pos * (size_t)(Cg * T);
+            const float *Bp = V + (size_t)pos * (size_t)vpos;
             float *Mp = M + (size_t)pos * mpos;
             for (int64_t kp = s0; kp < s1; kp++) {
                 size_t mr = (size_t)(p->Kg - kp * MR < MR ? p->Kg - kp * MR : MR);
@@ -345,7 +360,7 @@ void hd_conv_wino4_exec(const hd_conv_problem *p, const hd_conv_args *a)
         return;   /* refused by the applicability check already */
     c.U = (float *)((char *)a->ws + c.L.W.off[0]);
     c.slots = (float *)((char *)a->ws + c.L.W.off[1]);
-    c.slot_floats = (size_t)(36 * (p->Cg + c.L.kbp * c.L.MR) * c.L.T);
+    c.slot_floats = (size_t)(36 * (pos_stride(p->Cg * c.L.T) + pos_stride(c.L.kbp * c.L.MR * c.L.T)));
     int nt = a->nthreads < W4_SLOTS ? a->nthreads : W4_SLOTS;
     hd_parallel_for((size_t)(p->G * c.L.Kpan), nt, w4_filter_task, &c);
     hd_parallel_for((size_t)(p->G * c.L.ntb * c.L.nkq), nt, w4_task, &c);

@@ -37,9 +37,71 @@ void hd_f32_wino4_filter__avx512(const float g[9][HD_WINO4_LANES], float u[36][H
     }
 }
 
+/* Columns contiguous (ws == 1): window row r of the 16 tiles is 16 masked 8-float loads,
+ * paired into 8 ZMM (lanes i and i + 8) and transposed 8 x 8 within each half, which gives
+ * d[r][s] for s = 0..5 across the 16 lanes -- cheaper than 6 gathers. */
+static void in_rows(const float *x, int64_t cs, int64_t nc, const hd_wino4_in_tiles *t, float *dst,
+                    size_t pos_stride, size_t c_stride)
+{
+    __mmask8 rm[16][6];
+    intptr_t off[16];
+    for (int i = 0; i < 16; i++) {
+        off[i] = i < t->lanes ? t->off[i] : 0;
+        for (int r = 0; r < 6; r++)
+            rm[i][r] = (__mmask8)(i < t->lanes && (t->rmask[i] >> r & 1) ? t->cmask[i] : 0);
+    }
+    __mmask16 lanes = (__mmask16)((1u << t->lanes) - 1u);
+    for (int64_t c = 0; c < nc; c++) {
+        const float *xc = x + c * cs;
+        float *dc = dst + (size_t)c * c_stride;
+        W4 d[36], v[36];
+        for (int r = 0; r < 6; r++) {
+            __m512 z[8];
+            for (int i = 0; i < 8; i++) {
+                /* masked loads never touch the left-out elements, wherever they would be */
+                const float *p0 = (const float *)((uintptr_t)xc + (uintptr_t)((off[i] + (intptr_t)r * t->hs) * 4));
+                const float *p1 = (const float *)((uintptr_t)xc + (uintptr_t)((off[i + 8] + (intptr_t)r * t->hs) * 4));
+                __m256 lo = _mm256_maskz_loadu_ps(rm[i][r], p0);
+                __m256 hi = _mm256_maskz_loadu_ps(rm[i + 8][r], p1);
+                z[i] = _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1);
+            }
+            /* 8 x 8 transpose in each 256-bit half */
+            __m512 a0 = _mm512_unpacklo_ps(z[0], z[1]), a1 = _mm512_unpackhi_ps(z[0], z[1]);
+            __m512 a2 = _mm512_unpacklo_ps(z[2], z[3]), a3 = _mm512_unpackhi_ps(z[2], z[3]);
+            __m512 a4 = _mm512_unpacklo_ps(z[4], z[5]), a5 = _mm512_unpackhi_ps(z[4], z[5]);
+            __m512 a6 = _mm512_unpacklo_ps(z[6], z[7]), a7 = _mm512_unpackhi_ps(z[6], z[7]);
+            __m512 b0 = _mm512_shuffle_ps(a0, a2, 0x44), b1 = _mm512_shuffle_ps(a0, a2, 0xEE);
+            __m512 b2 = _mm512_shuffle_ps(a1, a3, 0x44), b3 = _mm512_shuffle_ps(a1, a3, 0xEE);
+            __m512 b4 = _mm512_shuffle_ps(a4, a6, 0x44), b5 = _mm512_shuffle_ps(a4, a6, 0xEE);
+            __m512 b6 = _mm512_shuffle_ps(a5, a7, 0x44), b7 = _mm512_shuffle_ps(a5, a7, 0xEE);
+            /* b0: cols 0 of rows 0-3 | col 4 ...: combine 128-bit blocks of b0 and b4 etc. */
+            const __m512i lo_idx = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27);
+            const __m512i hi_idx = _mm512_setr_epi32(4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31);
+            W4 *dr = d + 6 * r;
+            dr[0] = _mm512_permutex2var_ps(b0, lo_idx, b4);
+            dr[1] = _mm512_permutex2var_ps(b1, lo_idx, b5);
+            dr[2] = _mm512_permutex2var_ps(b2, lo_idx, b6);
+            dr[3] = _mm512_permutex2var_ps(b3, lo_idx, b7);
+            dr[4] = _mm512_permutex2var_ps(b0, hi_idx, b4);
+            dr[5] = _mm512_permutex2var_ps(b1, hi_idx, b5);
+        }
+        w4_in_2d(d, v);
+        if (t->lanes == 16)
+            for (int pos = 0; pos < 36; pos++)
+                _mm512_storeu_ps(dc + pos * pos_stride, v[pos]);
+        else
+            for (int pos = 0; pos < 36; pos++)
+                _mm512_mask_storeu_ps(dc + pos * pos_stride, lanes, v[pos]);
+    }
+}
+
 void hd_f32_wino4_in__avx512(const float *x, int64_t cs, int64_t nc, const hd_wino4_in_tiles *t, float *dst,
                              size_t pos_stride, size_t c_stride)
 {
+    if (t->ws == 1) {
+        in_rows(x, cs, nc, t, dst, pos_stride, c_stride);
+        return;
+    }
     __m512i idx[36];
     __mmask16 msk[36];
     __mmask16 lanes = (__mmask16)((1u << t->lanes) - 1u);
