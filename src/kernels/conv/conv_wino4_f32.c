@@ -4,7 +4,8 @@
  * Per call:
  *   1. the filter of every (k, c) is transformed to its 36 values U = G g G^T (in double,
  *      rounded once) and stored as packed GEMM A panels: for each group and each of the 36
- *      positions, K in panels of MR rows, each panel Cg rows of MR values;
+ *      positions, K in panels of MR rows, each panel Cg rows of MR values (positions a
+ *      little more than a whole number of 4 KiB pages apart, see pos_stride);
  *   2. the output tiles (4x4, raster order over n, tile row, tile column) are cut into blocks
  *      of T tiles; a task takes one (group, tile block, K range): it transforms the input
  *      tiles of its block into packed B panels (for each position, T tiles in panels of NR
@@ -70,7 +71,7 @@ static int64_t pos_stride(int64_t floats) { return cdiv(floats, 1024) * 1024 + 1
 static void w4_book(const hd_conv_problem *p, w4_plan *L)
 {
     hd_conv_layout W = {{0}, 0};
-    hd_conv_book(&W, 0, p->G * 36 * L->Kpan, p->Cg * L->MR, sizeof(float));
+    hd_conv_book(&W, 0, p->G * 36, pos_stride(L->Kpan * p->Cg * L->MR), sizeof(float));
     hd_conv_book(&W, 1, W4_SLOTS, 36 * (pos_stride(p->Cg * L->T) + pos_stride(L->kbp * L->MR * L->T)), sizeof(float));
     L->W = W;
 }
@@ -201,24 +202,24 @@ static void w4_filter_task(void *vctx, size_t task, int thread)
     int64_t MR = c->L.MR, Kpan = c->L.Kpan, Cg = p->Cg;
     int64_t g = (int64_t)task / Kpan, kp = (int64_t)task % Kpan;
     int64_t nk = p->Kg - kp * MR < MR ? p->Kg - kp * MR : MR;
-    size_t pos_stride = (size_t)(Kpan * Cg * MR);
-    float *base = c->U + (size_t)(g * 36 * Kpan + kp) * (size_t)(Cg * MR);
-    float gin[9][HD_WINO4_LANES], u[36][HD_WINO4_LANES];
-    memset(gin, 0, sizeof gin);   /* lanes past the panel's filters stay 0 */
+    size_t upos = (size_t)pos_stride(Kpan * Cg * MR);
+    float *base = c->U + (size_t)(g * 36) * upos + (size_t)(kp * Cg * MR);
+    float gin[9][HD_WINO4_LANES];
+    memset(gin, 0, sizeof gin);   /* lanes past the panel's filters are transformed as 0 */
     int64_t kb = g * p->Kg + kp * MR;
-    /* tap offsets relative to tap (0, 0) of the same filter and channel (flip included) */
-    int64_t o00 = hd_conv_w_off(p, kb, 0, 0, 0, 0), tap[9];
+    /* offsets of the taps of filter (kb, 0) with the flip applied; filter (kb + i, ch) is
+     * i*wst[0] + ch*wst[1] further */
+    int64_t tap[9];
     for (int e = 0; e < 9; e++)
-        tap[e] = hd_conv_w_off(p, kb, 0, 0, e / 3, e % 3) - o00;
+        tap[e] = hd_conv_w_off(p, kb, 0, 0, e / 3, e % 3);
     for (int64_t ch = 0; ch < Cg; ch++) {
         for (int64_t i = 0; i < nk; i++) {
-            const float *wk = w + hd_conv_w_off(p, kb + i, ch, 0, 0, 0);
+            const float *wk = w + i * p->wst[0] + ch * p->wst[1];
             for (int e = 0; e < 9; e++)
                 gin[e][i] = wk[tap[e]];
         }
-        c->L.wk->filter((const float(*)[HD_WINO4_LANES])gin, u);
-        for (int pos = 0; pos < 36; pos++)
-            memcpy(base + (size_t)pos * pos_stride + (size_t)(ch * MR), u[pos], (size_t)MR * sizeof(float));
+        /* rows of the panel past Kg are zero: the whole MR-wide run is written */
+        c->L.wk->filter((const float(*)[HD_WINO4_LANES])gin, (int)MR, base + ch * MR, upos);
     }
 }
 
@@ -320,7 +321,7 @@ static void w4_task(void *vctx, size_t task, int thread)
         int64_t s0 = q0 + (q1 - q0) * sb / nsub, s1 = q0 + (q1 - q0) * (sb + 1) / nsub;
         int64_t k0 = s0 * MR, k1 = s1 * MR < p->Kg ? s1 * MR : p->Kg;
         for (int pos = 0; pos < 36; pos++) {
-            const float *Ap = c->U + (size_t)((g * 36 + pos) * L->Kpan) * (size_t)(Cg * MR);
+            const float *Ap = c->U + (size_t)(g * 36 + pos) * (size_t)pos_stride(L->Kpan * Cg * MR);
             const float *Bp = V + (size_t)pos * (size_t)vpos;
             float *Mp = M + (size_t)pos * mpos;
             for (int64_t kp = s0; kp < s1; kp++) {

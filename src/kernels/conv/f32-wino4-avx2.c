@@ -17,15 +17,16 @@ static inline W4D w4d_sub(W4D a, W4D b) { return _mm256_sub_pd(a, b); }
 static inline W4D w4d_mulc(W4D a, double c) { return _mm256_mul_pd(a, _mm256_set1_pd(c)); }
 #include "kernels/conv/wino4-transform.inc"
 
-void hd_f32_wino4_filter__avx2(const float g[9][HD_WINO4_LANES], float u[36][HD_WINO4_LANES])
+void hd_f32_wino4_filter__avx2(const float g[9][HD_WINO4_LANES], int n, float *u, size_t pos_stride)
 {
-    for (int h = 0; h < HD_WINO4_LANES; h += 4) {
+    for (int h = 0; h < n; h += 4) {
+        __m128i m = _mm_cmpgt_epi32(_mm_set1_epi32(n - h), _mm_setr_epi32(0, 1, 2, 3));
         W4D gd[9], ud[36];
         for (int e = 0; e < 9; e++)
             gd[e] = _mm256_cvtps_pd(_mm_loadu_ps(&g[e][h]));
         w4_filter_2d(gd, ud);
         for (int pos = 0; pos < 36; pos++)
-            _mm_storeu_ps(&u[pos][h], _mm256_cvtpd_ps(ud[pos]));
+            _mm_maskstore_ps(u + pos * pos_stride + h, m, _mm256_cvtpd_ps(ud[pos]));
     }
 }
 

@@ -25,15 +25,16 @@ static inline W4D w4d_sub(W4D a, W4D b) { return _mm512_sub_pd(a, b); }
 static inline W4D w4d_mulc(W4D a, double c) { return _mm512_mul_pd(a, _mm512_set1_pd(c)); }
 #include "kernels/conv/wino4-transform.inc"
 
-void hd_f32_wino4_filter__avx512(const float g[9][HD_WINO4_LANES], float u[36][HD_WINO4_LANES])
+void hd_f32_wino4_filter__avx512(const float g[9][HD_WINO4_LANES], int n, float *u, size_t pos_stride)
 {
-    for (int h = 0; h < HD_WINO4_LANES; h += 8) {
+    for (int h = 0; h < n; h += 8) {
+        __mmask8 m = (__mmask8)(n - h >= 8 ? 0xFF : (1u << (n - h)) - 1u);
         W4D gd[9], ud[36];
         for (int e = 0; e < 9; e++)
             gd[e] = _mm512_cvtps_pd(_mm256_loadu_ps(&g[e][h]));
         w4_filter_2d(gd, ud);
         for (int pos = 0; pos < 36; pos++)
-            _mm256_storeu_ps(&u[pos][h], _mm512_cvtpd_ps(ud[pos]));
+            _mm256_mask_storeu_ps(u + pos * pos_stride + h, m, _mm512_cvtpd_ps(ud[pos]));
     }
 }
 

@@ -14,15 +14,15 @@ static inline W4D w4d_sub(W4D a, W4D b) { return a - b; }
 static inline W4D w4d_mulc(W4D a, double c) { return a * c; }
 #include "kernels/conv/wino4-transform.inc"
 
-void hd_f32_wino4_filter__scalar(const float g[9][HD_WINO4_LANES], float u[36][HD_WINO4_LANES])
+void hd_f32_wino4_filter__scalar(const float g[9][HD_WINO4_LANES], int n, float *u, size_t pos_stride)
 {
-    for (int i = 0; i < HD_WINO4_LANES; i++) {
+    for (int i = 0; i < n; i++) {
         W4D gd[9], ud[36];
         for (int e = 0; e < 9; e++)
             gd[e] = g[e][i];
         w4_filter_2d(gd, ud);
         for (int pos = 0; pos < 36; pos++)
-            u[pos][i] = (float)ud[pos];
+            u[pos * pos_stride + (size_t)i] = (float)ud[pos];
     }
 }
 
