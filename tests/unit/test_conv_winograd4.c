@@ -348,12 +348,13 @@ static void check_case(cudnnHandle_t h, const wcase *c, int layout, int flip)
 
 /* ---- determinism across thread counts ---- */
 
-static const wcase det_case = {"det", 3, 40, 33, 1, 13, 11, 1, 1};
+/* few tile blocks (filters transformed per task) and many (transformed once per call) */
+static const wcase det_cases[2] = {{"det", 3, 40, 33, 1, 13, 11, 1, 1}, {"det blocks", 2, 16, 20, 1, 40, 36, 1, 1}};
 
 static long det_run(cudnnHandle_t h, int layout, float *out)
 {
     prob P;
-    prob_make(&P, &det_case, layout, 0, 1);
+    prob_make(&P, &det_cases[layout / 2], layout % 2, 0, 1);
     unsigned save = rng;
     rng = 99;
     for (long i = 0; i < P.x.span; i++)
@@ -386,7 +387,7 @@ static cudnnHandle_t handle_with_threads(int nt)
 static void check_threads(void)
 {
     SECTION("bitwise identical across thread counts");
-    for (int layout = 0; layout < 2; layout++) {
+    for (int layout = 0; layout < 4; layout++) {   /* (case, layout) = (layout / 2, layout % 2) */
         long n = det_run(NULL, layout, NULL);
         float *a = malloc(sizeof(float) * (size_t)n), *b = malloc(sizeof(float) * (size_t)n);
         cudnnHandle_t h1 = handle_with_threads(1);

@@ -31,6 +31,8 @@
 #define V_BUDGET ((int64_t)1 << 20)     /* bytes of one transformed input block (L2) */
 #define M_BUDGET ((int64_t)512 << 10)   /* bytes of one product sub-block (L2) */
 #define T_MAX 128                       /* tiles per block */
+#define OTF_BLOCKS 4                    /* tile blocks up to which filters are transformed per task */
+#define U_BUDGET ((int64_t)1 << 20)     /* bytes of one task's transformed filter panels */
 #define IN_CHANNELS 8                   /* channels per input transform call */
 
 static const hd_wino4_kernels w4_kernels[] = {
@@ -58,6 +60,7 @@ typedef struct {
     int64_t Kpan;                 /* panels of MR filters per group */
     int64_t T, ntb;               /* tiles per block (a multiple of NR), blocks */
     int64_t nkq, kbp;             /* K ranges per block (tasks), panels per M sub-block */
+    int otf;                      /* 1: each task transforms its filter panels itself */
     hd_conv_layout W;
 } w4_plan;
 
@@ -68,11 +71,19 @@ static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
  * multiple of 4 KiB would put them all into one set, 12 ways for 36 lines). */
 static int64_t pos_stride(int64_t floats) { return cdiv(floats, 1024) * 1024 + 16; }
 
+/* One slot: V (36 x Cg x T), M (36 x kbp*MR x T) and, transforming on the fly, U (36 x
+ * kbp*MR x Cg). */
+static int64_t slot_floats(const hd_conv_problem *p, const w4_plan *L)
+{
+    int64_t u = L->otf ? pos_stride(L->kbp * L->MR * p->Cg) : 0;
+    return 36 * (pos_stride(p->Cg * L->T) + pos_stride(L->kbp * L->MR * L->T) + u);
+}
+
 static void w4_book(const hd_conv_problem *p, w4_plan *L)
 {
     hd_conv_layout W = {{0}, 0};
-    hd_conv_book(&W, 0, p->G * 36, pos_stride(L->Kpan * p->Cg * L->MR), sizeof(float));
-    hd_conv_book(&W, 1, W4_SLOTS, 36 * (pos_stride(p->Cg * L->T) + pos_stride(L->kbp * L->MR * L->T)), sizeof(float));
+    hd_conv_book(&W, 0, L->otf ? 0 : p->G * 36, pos_stride(L->Kpan * p->Cg * L->MR), sizeof(float));
+    hd_conv_book(&W, 1, W4_SLOTS, slot_floats(p, L), sizeof(float));
     L->W = W;
 }
 
@@ -110,8 +121,11 @@ static int w4_plan_make(const hd_conv_problem *p, w4_plan *L)
     L->nkq = 1;
     while (p->G * L->ntb * L->nkq < MIN_TASKS && p->Kg / (L->nkq + 1) >= 64 && L->nkq < L->Kpan)
         L->nkq++;
+    /* Few tile blocks: transforming each block's filters again costs less than a round trip
+     * of the whole transformed filter (4x the filter) through memory. */
+    L->otf = L->ntb <= OTF_BLOCKS;
     int64_t kbp = cdiv(L->Kpan, L->nkq);
-    while (kbp > 1 && 36 * kbp * L->MR * T * 4 > M_BUDGET)
+    while (kbp > 1 && (36 * kbp * L->MR * T * 4 > M_BUDGET || (L->otf && 36 * kbp * L->MR * Cg * 4 > U_BUDGET)))
         kbp--;
     L->kbp = kbp;
     size_t xbytes = (size_t)(p->N * p->C * p->in[1] * p->in[2]) * sizeof(float);
@@ -191,21 +205,17 @@ typedef struct {
     size_t slot_floats;
 } w4_ctx;
 
-/* Task (g, kp): the A panel kp of group g at all 36 positions; per channel, the MR filters
- * of the panel are transformed together (one per lane) and stored as 36 runs of MR values. */
-static void w4_filter_task(void *vctx, size_t task, int thread)
+/* The A panel kp of group g at all 36 positions (upos floats apart); per channel, the MR
+ * filters of the panel are transformed together (one per lane) and stored as 36 runs of MR
+ * values (rows of the panel past Kg are zero). */
+static void transform_panel(const hd_conv_problem *p, const hd_conv_args *a, const w4_plan *L, int64_t g, int64_t kp,
+                            float *base, size_t upos)
 {
-    (void)thread;
-    w4_ctx *c = vctx;
-    const hd_conv_problem *p = c->p;
-    const float *w = c->a->w;
-    int64_t MR = c->L.MR, Kpan = c->L.Kpan, Cg = p->Cg;
-    int64_t g = (int64_t)task / Kpan, kp = (int64_t)task % Kpan;
+    const float *w = a->w;
+    int64_t MR = L->MR, Cg = p->Cg;
     int64_t nk = p->Kg - kp * MR < MR ? p->Kg - kp * MR : MR;
-    size_t upos = (size_t)pos_stride(Kpan * Cg * MR);
-    float *base = c->U + (size_t)(g * 36) * upos + (size_t)(kp * Cg * MR);
     float gin[9][HD_WINO4_LANES];
-    memset(gin, 0, sizeof gin);   /* lanes past the panel's filters are transformed as 0 */
+    memset(gin, 0, sizeof gin);
     int64_t kb = g * p->Kg + kp * MR;
     /* offsets of the taps of filter (kb, 0) with the flip applied; filter (kb + i, ch) is
      * i*wst[0] + ch*wst[1] further */
@@ -218,9 +228,19 @@ static void w4_filter_task(void *vctx, size_t task, int thread)
             for (int e = 0; e < 9; e++)
                 gin[e][i] = wk[tap[e]];
         }
-        /* rows of the panel past Kg are zero: the whole MR-wide run is written */
-        c->L.wk->filter((const float(*)[HD_WINO4_LANES])gin, (int)MR, base + ch * MR, upos);
+        L->wk->filter((const float(*)[HD_WINO4_LANES])gin, (int)MR, base + ch * MR, upos);
     }
+}
+
+/* Task (g, kp) of the whole transformed filter U. */
+static void w4_filter_task(void *vctx, size_t task, int thread)
+{
+    (void)thread;
+    w4_ctx *c = vctx;
+    int64_t Kpan = c->L.Kpan, CgMR = c->p->Cg * c->L.MR;
+    int64_t g = (int64_t)task / Kpan, kp = (int64_t)task % Kpan;
+    size_t upos = (size_t)pos_stride(Kpan * CgMR);
+    transform_panel(c->p, c->a, &c->L, g, kp, c->U + (size_t)(g * 36) * upos + (size_t)(kp * CgMR), upos);
 }
 
 static void in_tiles(const hd_conv_problem *p, const w4_plan *L, int64_t t0, int64_t count, int lanes,
@@ -295,7 +315,8 @@ static void w4_task(void *vctx, size_t task, int thread)
     int64_t MR = L->MR, NR = L->NR, T = L->T, Cg = p->Cg, gs = L->gs;
     int64_t vpos = pos_stride(Cg * T);
     size_t mpos = (size_t)pos_stride(L->kbp * MR * T);
-    float *V = c->slots + (size_t)thread * c->slot_floats, *M = V + 36 * vpos;
+    size_t upos = (size_t)(L->otf ? pos_stride(L->kbp * MR * Cg) : pos_stride(L->Kpan * Cg * MR));
+    float *V = c->slots + (size_t)thread * c->slot_floats, *M = V + 36 * vpos, *Ub = M + 36 * mpos;
     int64_t t0 = tb * T, nt = L->ntiles - t0 < T ? L->ntiles - t0 : T, ntp = cdiv(nt, NR);
 
     /* input transform: the B panels of the block (tiles past the end are zero) */
@@ -320,15 +341,19 @@ static void w4_task(void *vctx, size_t task, int thread)
     for (int64_t sb = 0; sb < nsub; sb++) {
         int64_t s0 = q0 + (q1 - q0) * sb / nsub, s1 = q0 + (q1 - q0) * (sb + 1) / nsub;
         int64_t k0 = s0 * MR, k1 = s1 * MR < p->Kg ? s1 * MR : p->Kg;
+        if (L->otf)
+            for (int64_t kp = s0; kp < s1; kp++)
+                transform_panel(p, a, L, g, kp, Ub + (kp - s0) * Cg * MR, upos);
         for (int pos = 0; pos < 36; pos++) {
-            const float *Ap = c->U + (size_t)(g * 36 + pos) * (size_t)pos_stride(L->Kpan * Cg * MR);
+            /* panel s0 of this position: in the task's own U, or in the whole one */
+            const float *Ap = L->otf ? Ub + (size_t)pos * upos : c->U + (size_t)(g * 36 + pos) * upos + s0 * Cg * MR;
             const float *Bp = V + (size_t)pos * (size_t)vpos;
             float *Mp = M + (size_t)pos * mpos;
             for (int64_t kp = s0; kp < s1; kp++) {
                 size_t mr = (size_t)(p->Kg - kp * MR < MR ? p->Kg - kp * MR : MR);
                 for (int64_t tp = 0; tp < ntp; tp++) {
                     size_t nr = (size_t)(nt - tp * NR < NR ? nt - tp * NR : NR);
-                    L->gk->f32(mr, nr, (size_t)Cg, Ap + kp * Cg * MR, Bp + tp * Cg * NR, (size_t)NR,
+                    L->gk->f32(mr, nr, (size_t)Cg, Ap + (kp - s0) * Cg * MR, Bp + tp * Cg * NR, (size_t)NR,
                                Mp + (kp - s0) * MR * T + tp * NR, (size_t)T, 1.0f, 0.0f);
                 }
             }
@@ -361,8 +386,9 @@ void hd_conv_wino4_exec(const hd_conv_problem *p, const hd_conv_args *a)
         return;   /* refused by the applicability check already */
     c.U = (float *)((char *)a->ws + c.L.W.off[0]);
     c.slots = (float *)((char *)a->ws + c.L.W.off[1]);
-    c.slot_floats = (size_t)(36 * (pos_stride(p->Cg * c.L.T) + pos_stride(c.L.kbp * c.L.MR * c.L.T)));
+    c.slot_floats = (size_t)slot_floats(p, &c.L);
     int nt = a->nthreads < W4_SLOTS ? a->nthreads : W4_SLOTS;
-    hd_parallel_for((size_t)(p->G * c.L.Kpan), nt, w4_filter_task, &c);
+    if (!c.L.otf)
+        hd_parallel_for((size_t)(p->G * c.L.Kpan), nt, w4_filter_task, &c);
     hd_parallel_for((size_t)(p->G * c.L.ntb * c.L.nkq), nt, w4_task, &c);
 }
