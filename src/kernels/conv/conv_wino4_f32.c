@@ -180,19 +180,25 @@ size_t hd_conv_wino4_ws(const hd_conv_problem *p)
     return w4_plan_make(p, &L) ? L.W.total : SIZE_MAX;
 }
 
+/* Estimated time in units of one multiply-add of the blocked GEMM solver (cost factor 0.4),
+ * fitted to single-thread CPU-time measurements of both solvers on the ResNet-50 and VGG-16 3x3
+ * layers at batch 1 and 16 (AVX-512; docs/algorithms.md): per GEMM multiply-add 1.0 (the
+ * 36 GEMMs are as fast per multiply-add as the blocked solver's), per input tile and channel
+ * 200 (per K range), per output tile and filter 700, per transformed 3x3 filter 600 for each
+ * tile block that transforms it again, 2000 when it is transformed once (the 4x larger result
+ * goes through memory). */
 double hd_conv_wino4_cost(const hd_conv_problem *p)
 {
     w4_plan L;
     if (!w4_plan_make(p, &L))
         return 1e9;
-    /* GEMM part: 36 products per 16 outputs instead of 144 multiply-adds, inflated by the
-     * partial tiles at the image edges, the padding of K to MR and of the last block to T. */
-    double outs = (double)(p->N * p->out[1] * p->out[2]);
-    double gemm = 0.25 * (double)(L.ntb * L.T * 16) / outs * (double)(L.Kpan * L.MR) / (double)p->Kg;
-    /* transforms: the input one per (tile, channel) is shared by K (and repeated per K
-     * range), the output one per (tile, filter) is shared by C */
-    double in_tr = 9.0 * (double)L.nkq / (double)p->Kg, out_tr = 4.0 / (double)p->Cg;
-    return 0.4 * gemm + 0.1 * (in_tr + out_tr);
+    double blocks = (double)(L.ntb * L.T), kc = (double)(p->K * p->Cg);
+    double gemm = 36.0 * (double)(L.Kpan * L.MR) * (double)p->Cg * blocks * (double)p->G;
+    double in = 200.0 * blocks * (double)(p->C * L.nkq);
+    double out = 700.0 * (double)(cdiv(L.ntiles, HD_WINO4_LANES) * HD_WINO4_LANES) * (double)p->K;
+    double filt = L.otf ? 600.0 * kc * (double)L.ntb : 2000.0 * kc;
+    double macs = (double)(p->N * p->out[1] * p->out[2]) * (double)p->K * (double)p->Cg * 9.0;
+    return 0.4 * (gemm + in + out + filt) / macs;
 }
 
 /* ---------------- execution ---------------- */
