@@ -116,6 +116,8 @@ static int w4_plan_make(const hd_conv_problem *p, w4_plan *L)
         T = cdiv(L->ntiles, NR) * NR;
     while (T > NR && p->G * cdiv(L->ntiles, T) < MIN_TASKS)
         T -= NR;
+    if (L->ntiles <= T_MAX)       /* one block: the tasks split K, the filter is transformed once */
+        T = cdiv(L->ntiles, NR) * NR;
     L->T = T;
     L->ntb = cdiv(L->ntiles, T);
     L->nkq = 1;
