@@ -33,6 +33,7 @@
 #define T_MAX 128                       /* tiles per block */
 #define OTF_BLOCKS 4                    /* tile blocks up to which filters are transformed per task */
 #define U_BUDGET ((int64_t)1 << 20)     /* bytes of one task's transformed filter panels */
+#define SHARED_CHANNELS 32              /* channels per task of the shared input transform */
 #define IN_CHANNELS 8                   /* channels per input transform call */
 
 static const hd_wino4_kernels w4_kernels[] = {
@@ -61,6 +62,8 @@ typedef struct {
     int64_t T, ntb;               /* tiles per block (a multiple of NR), blocks */
     int64_t nkq, kbp;             /* K ranges per block (tasks), panels per M sub-block */
     int otf;                      /* 1: each task transforms its filter panels itself */
+    int shared;                   /* 1: one tile block, split over K: its input is transformed
+                                   * once, into a V shared by the tasks */
     hd_conv_layout W;
 } w4_plan;
 
@@ -71,17 +74,20 @@ static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
  * multiple of 4 KiB would put them all into one set, 12 ways for 36 lines). */
 static int64_t pos_stride(int64_t floats) { return cdiv(floats, 1024) * 1024 + 16; }
 
-/* One slot: V (36 x Cg x T), M (36 x kbp*MR x T) and, transforming on the fly, U (36 x
+/* One slot: V (36 x Cg x T; shared by all tasks when there is one block), M (36 x kbp*MR x T) and, transforming on the fly, U (36 x
  * kbp*MR x Cg). */
 static int64_t slot_floats(const hd_conv_problem *p, const w4_plan *L)
 {
     int64_t u = L->otf ? pos_stride(L->kbp * L->MR * p->Cg) : 0;
-    return 36 * (pos_stride(p->Cg * L->T) + pos_stride(L->kbp * L->MR * L->T) + u);
+    int64_t v = L->shared ? 0 : pos_stride(p->Cg * L->T);
+    return 36 * (v + pos_stride(L->kbp * L->MR * L->T) + u);
 }
 
 static void w4_book(const hd_conv_problem *p, w4_plan *L)
 {
     hd_conv_layout W = {{0}, 0};
+    L->shared = L->ntb == 1 && L->nkq > 1;
+    hd_conv_book(&W, 2, L->shared ? p->G * 36 : 0, pos_stride(p->Cg * L->T), sizeof(float));
     hd_conv_book(&W, 0, L->otf ? 0 : p->G * 36, pos_stride(L->Kpan * p->Cg * L->MR), sizeof(float));
     hd_conv_book(&W, 1, W4_SLOTS, slot_floats(p, L), sizeof(float));
     L->W = W;
@@ -209,7 +215,7 @@ typedef struct {
     const hd_conv_problem *p;
     const hd_conv_args *a;
     w4_plan L;
-    float *U, *slots;
+    float *U, *slots, *vshared;
     size_t slot_floats;
 } w4_ctx;
 
@@ -313,6 +319,41 @@ static void store_fused(const hd_conv_problem *p, const hd_conv_args *a, const h
             }
 }
 
+/* Input transform of channels c0..c1 of group g, tile block tb: the B panels of the block
+ * (tiles past the end are zero) in V (positions pos_stride(Cg*T) apart). */
+static void transform_input(const hd_conv_problem *p, const w4_plan *L, const hd_conv_args *a, int64_t g, int64_t tb,
+                            int64_t c0, int64_t c1, float *V)
+{
+    int64_t NR = L->NR, T = L->T, Cg = p->Cg, gs = L->gs;
+    int64_t t0 = tb * T, nt = L->ntiles - t0 < T ? L->ntiles - t0 : T, ntp = cdiv(nt, NR);
+    size_t vpos = (size_t)pos_stride(Cg * T);
+    const float *xg = (const float *)a->x + g * Cg * p->xs[1];
+    hd_wino4_in_tiles it[T_MAX];
+    int64_t ngrp = ntp * NR / gs;
+    for (int64_t j = 0; j < ngrp; j++)
+        in_tiles(p, L, t0 + j * gs, nt - j * gs, (int)gs, &it[j]);
+    /* a few channels at a time over all tiles: the block's rows of those channels stay in L1 */
+    for (int64_t ch = c0; ch < c1; ch += IN_CHANNELS) {
+        int64_t nc = c1 - ch < IN_CHANNELS ? c1 - ch : IN_CHANNELS;
+        for (int64_t j = 0; j < ngrp; j++) {
+            int64_t col = j * gs;
+            L->wk->in(xg + ch * p->xs[1], p->xs[1], nc, &it[j], V + (col / NR) * Cg * NR + ch * NR + col % NR, vpos,
+                      (size_t)NR);
+        }
+    }
+}
+
+/* Shared input transform, task (g, chunk of SHARED_CHANNELS channels). */
+static void w4_input_task(void *vctx, size_t task, int thread)
+{
+    (void)thread;
+    w4_ctx *c = vctx;
+    int64_t nch = cdiv(c->p->Cg, SHARED_CHANNELS), g = (int64_t)task / nch, ch = (int64_t)task % nch;
+    int64_t c0 = ch * SHARED_CHANNELS, c1 = c0 + SHARED_CHANNELS < c->p->Cg ? c0 + SHARED_CHANNELS : c->p->Cg;
+    float *V = c->vshared + (size_t)(g * 36) * (size_t)pos_stride(c->p->Cg * c->L.T);
+    transform_input(c->p, &c->L, c->a, g, 0, c0, c1, V);
+}
+
 static void w4_task(void *vctx, size_t task, int thread)
 {
     w4_ctx *c = vctx;
@@ -324,24 +365,13 @@ static void w4_task(void *vctx, size_t task, int thread)
     int64_t vpos = pos_stride(Cg * T);
     size_t mpos = (size_t)pos_stride(L->kbp * MR * T);
     size_t upos = (size_t)(L->otf ? pos_stride(L->kbp * MR * Cg) : pos_stride(L->Kpan * Cg * MR));
-    float *V = c->slots + (size_t)thread * c->slot_floats, *M = V + 36 * vpos, *Ub = M + 36 * mpos;
+    float *V = c->slots + (size_t)thread * c->slot_floats, *M = V + (L->shared ? 0 : 36 * vpos), *Ub = M + 36 * mpos;
     int64_t t0 = tb * T, nt = L->ntiles - t0 < T ? L->ntiles - t0 : T, ntp = cdiv(nt, NR);
 
-    /* input transform: the B panels of the block (tiles past the end are zero) */
-    const float *xg = (const float *)a->x + g * Cg * p->xs[1];
-    hd_wino4_in_tiles it[T_MAX];
-    int64_t ngrp = ntp * NR / gs;
-    for (int64_t j = 0; j < ngrp; j++)
-        in_tiles(p, L, t0 + j * gs, nt - j * gs, (int)gs, &it[j]);
-    /* a few channels at a time over all tiles: the block's rows of those channels stay in L1 */
-    for (int64_t c0 = 0; c0 < Cg; c0 += IN_CHANNELS) {
-        int64_t nc = Cg - c0 < IN_CHANNELS ? Cg - c0 : IN_CHANNELS;
-        for (int64_t j = 0; j < ngrp; j++) {
-            int64_t col = j * gs;
-            L->wk->in(xg + c0 * p->xs[1], p->xs[1], nc, &it[j], V + (col / NR) * Cg * NR + c0 * NR + col % NR,
-                      (size_t)vpos, (size_t)NR);
-        }
-    }
+    if (L->shared)
+        V = c->vshared + (size_t)(g * 36) * (size_t)vpos;
+    else
+        transform_input(p, L, a, g, tb, 0, Cg, V);
 
     int64_t q0 = L->Kpan * kq / L->nkq, q1 = L->Kpan * (kq + 1) / L->nkq;
     int64_t nsub = cdiv(q1 - q0, L->kbp);
@@ -395,8 +425,11 @@ void hd_conv_wino4_exec(const hd_conv_problem *p, const hd_conv_args *a)
     c.U = (float *)((char *)a->ws + c.L.W.off[0]);
     c.slots = (float *)((char *)a->ws + c.L.W.off[1]);
     c.slot_floats = (size_t)slot_floats(p, &c.L);
+    c.vshared = (float *)((char *)a->ws + c.L.W.off[2]);
     int nt = a->nthreads < W4_SLOTS ? a->nthreads : W4_SLOTS;
     if (!c.L.otf)
         hd_parallel_for((size_t)(p->G * c.L.Kpan), nt, w4_filter_task, &c);
+    if (c.L.shared)
+        hd_parallel_for((size_t)(p->G * cdiv(p->Cg, SHARED_CHANNELS)), nt, w4_input_task, &c);
     hd_parallel_for((size_t)(p->G * c.L.ntb * c.L.nkq), nt, w4_task, &c);
 }
