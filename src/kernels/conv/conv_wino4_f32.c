@@ -192,7 +192,7 @@ size_t hd_conv_wino4_ws(const hd_conv_problem *p)
  * fitted to single-thread CPU-time measurements of both solvers on the ResNet-50 and VGG-16 3x3
  * layers at batch 1 and 16 (AVX-512; docs/algorithms.md): per GEMM multiply-add 1.0 (the
  * 36 GEMMs are as fast per multiply-add as the blocked solver's), per input tile and channel
- * 200 (per K range), per output tile and filter 700, per transformed 3x3 filter 600 for each
+ * 200 (per K range, unless shared), per output tile and filter 700, per transformed 3x3 filter 600 for each
  * tile block that transforms it again, 2000 when it is transformed once (the 4x larger result
  * goes through memory). */
 double hd_conv_wino4_cost(const hd_conv_problem *p)
@@ -202,7 +202,7 @@ double hd_conv_wino4_cost(const hd_conv_problem *p)
         return 1e9;
     double blocks = (double)(L.ntb * L.T), kc = (double)(p->K * p->Cg);
     double gemm = 36.0 * (double)(L.Kpan * L.MR) * (double)p->Cg * blocks * (double)p->G;
-    double in = 200.0 * blocks * (double)(p->C * L.nkq);
+    double in = 200.0 * blocks * (double)(p->C * (L.shared ? 1 : L.nkq));
     double out = 700.0 * (double)(cdiv(L.ntiles, HD_WINO4_LANES) * HD_WINO4_LANES) * (double)p->K;
     double filt = L.otf ? 600.0 * kc * (double)L.ntb : 2000.0 * kc;
     double macs = (double)(p->N * p->out[1] * p->out[2]) * (double)p->K * (double)p->Cg * 9.0;
