@@ -13,10 +13,15 @@
  *      36 GEMMs M[pos] = U[pos] V[pos] with the SGEMM micro-kernel (one call per MR x NR
  *      tile, depth Cg in one go, so A and B are read exactly as packed) and transforms the
  *      products back into y through the epilogue.
+ * With few tile blocks (small images) step 1 is skipped: each task transforms the filter
+ * panels of its K range into its own scratch area, and when there is a single block that the
+ * tasks split over K, its input is transformed once (in parallel over channel chunks) into a
+ * V they share.
  * The partition (T, the K ranges and sub-blocks) depends on the problem and the ISA only,
  * and every output element is computed by one task in a fixed order, so the result does not
  * depend on the thread count.  Tasks use one of W4_SLOTS scratch areas by thread index: the
- * workspace is the transformed filter plus W4_SLOTS x (V block + M sub-block).
+ * workspace is the transformed filter (or the shared V) plus W4_SLOTS x (V block, unless
+ * shared + M sub-block [+ the task's filter panels]).
  */
 #include "kernels/conv/conv_wino4.h"
 
