@@ -5,7 +5,7 @@
  * NHWC, padded strides; NCHW and NHWC filters) and types (FLOAT, DOUBLE, HALF with FLOAT
  * and HALF compute, BFLOAT16).  Fills are small integers, so every result of the GEMM,
  * direct and Winograd F(2x2,3x3) methods is exact and compared with zero tolerance; FFT
- * results get a tolerance scaled with the reduction length.  Each algorithm runs with exactly the workspace its query
+ * and Winograd F(4x4,3x3) results get a tolerance scaled with the reduction length.  Each algorithm runs with exactly the workspace its query
  * returned, and must refuse one byte less with the output untouched.
  */
 #define _GNU_SOURCE
@@ -344,6 +344,11 @@ static void check_algo(setup *S, int dir, int algo, const char *what, double alp
     long len = dir == FWD ? r->C / r->G * taps : dir == BWD_DATA ? r->K / r->G * taps
                                                                  : (long)r->N * r->out[0] * r->out[1] * r->out[2];
     double tol = fft ? (o->dt == CUDNN_DATA_DOUBLE ? 1e-10 : 2e-5) * (double)len * 4 * fabs(alpha) : 0;
+    /* Winograd F(4x4,3x3) (forward WINOGRAD_NONFUSED on FLOAT data, solver 109) rounds too:
+     * its error is at most (Cg + 16) u times the absolute-value Winograd sum, which is at most
+     * 48^2 max|x| max|w| per input channel (derivation in docs/algorithms.md); |x|, |w| <= 2 */
+    if (dir == FWD && algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED && o->dt == CUDNN_DATA_FLOAT)
+        tol = (double)(r->C / r->G + 16) * 0x1p-24 * 2304.0 * (double)(r->C / r->G) * 4 * fabs(alpha);
     long bad = 0, first = -1;
     for (long i = 0; i < n; i++) {
         double want = alpha * ref[i] + (beta != 0 ? beta * old[i] : 0);

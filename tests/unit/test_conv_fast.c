@@ -451,7 +451,9 @@ static void check_heuristic(cudnnHandle_t h)
     cudnnConvolutionBwdFilterAlgoPerf_t wp[7];
     int n = 0;
     CHECK_OK(cudnnGetConvolutionForwardAlgorithm_v7(h, P.xd, P.wd, P.cd, P.yd, 8, &n, fp));
-    CHECK(n > 0 && fp[0].algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM);
+    /* 3x3, stride 1: Winograd F(4x4,3x3) (solver 109) is faster still, then the blocked GEMM */
+    CHECK(n > 1 && fp[0].algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED &&
+          fp[1].algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM);
     CHECK_OK(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, P.wd, P.yd, P.cd, P.xd, 6, &n, dp));
     CHECK(n > 0 && dp[0].algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_1);
     CHECK_OK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, P.xd, P.yd, P.cd, P.wd, 7, &n, wp));

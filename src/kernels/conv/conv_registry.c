@@ -5,6 +5,7 @@
 #include "kernels/conv/conv_internal.h"
 #include "kernels/conv/conv_fast.h"
 #include "kernels/conv/conv_lowp.h"
+#include "kernels/conv/conv_wino4.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,6 +188,7 @@ static const hd_conv_solver fwd_solvers[] = {
     {104, "fwd.direct", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT, 1, always, ws_zero, exec_fwd_direct, 2.2, NULL},
     {105, "fwd.winograd_f2x3_fused", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, 1, app_fwd_wino_f,
      ws_fwd_wino_f, exec_fwd_wino_fused, 0.6, NULL},
+    HD_CONV_WINO4_FWD_F32,
     {106, "fwd.winograd_f2x3_nonfused", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED, 1,
      app_fwd_wino_nf, ws_fwd_wino_nf, exec_fwd_wino_nonfused, 0.65, NULL},
     {107, "fwd.fft", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_FFT, 1, app_fwd_fft, ws_fwd_fft, exec_fwd_fft, 2.8, NULL},

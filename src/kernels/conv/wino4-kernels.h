@@ -1,0 +1,86 @@
+/*
+ * kernels/conv/wino4-kernels.h -- the tile transform kernels of the Winograd F(4x4, 3x3)
+ * forward solver (kernels/conv/conv_wino4.h): their contract and table.  A vector kernel
+ * computes one tile (or filter) per lane with the same operations in the same order as the
+ * scalar one (wino4-transform.inc), so all give bitwise the same values.
+ */
+#ifndef HD_KERNELS_CONV_WINO4_KERNELS_H
+#define HD_KERNELS_CONV_WINO4_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/cpu.h"
+
+#define HD_WINO4_LANES 16   /* most tiles one kernel call handles (AVX-512: one per lane) */
+
+/* Up to HD_WINO4_LANES input tiles: tile i reads the 6x6 window whose top-left element is at
+ * x[off[i]] (offsets may point outside x: only the elements named by the masks are read);
+ * bit r of rmask[i] says that window row r lies inside the image, bit s of cmask[i] that
+ * column s does.  Elements outside read as 0.  A tile with rmask 0 is all zero (the padding
+ * lanes of a block).  Offsets are in elements, strides hs (rows) and ws (columns). */
+typedef struct {
+    int lanes;
+    int32_t hs, ws;
+    int32_t off[HD_WINO4_LANES];
+    uint8_t rmask[HD_WINO4_LANES], cmask[HD_WINO4_LANES];
+} hd_wino4_in_tiles;
+
+/* Input transform of the tiles for channels 0..nc-1 (channel c at x + c*cs): the 36 values
+ * V = B^T d B of tile i, channel c go to dst[pos*pos_stride + c*c_stride + i], pos = 6*row + col. */
+typedef void (*hd_wino4_in_fn)(const float *x, int64_t cs, int64_t nc, const hd_wino4_in_tiles *t, float *dst,
+                               size_t pos_stride, size_t c_stride);
+
+/* Up to HD_WINO4_LANES output tiles: tile i's top-left output is y[off[i]], it has nrow[i]
+ * rows and ncol[i] columns inside y (1..4; 0 rows: skip the lane). */
+typedef struct {
+    int lanes;
+    int64_t hs, ws;
+    int64_t off[HD_WINO4_LANES];
+    uint8_t nrow[HD_WINO4_LANES], ncol[HD_WINO4_LANES];
+} hd_wino4_out_tiles;
+
+/* Output transform for channels 0..nk-1: tile i of channel k has its 36 products at
+ * m[pos*pos_stride + k*k_stride + i]; Y = A^T M A is stored at y + k*ks + off[i] +
+ * a*hs + b*ws as alpha*Y + beta*y (beta == 0: y is not read).  When y is NULL, the raw
+ * Y (no alpha) goes to raw[(k*HD_WINO4_LANES + i)*16 + 4*a + b] instead (lanes i < lanes). */
+typedef void (*hd_wino4_out_fn)(const float *m, size_t pos_stride, size_t k_stride, int64_t nk,
+                                const hd_wino4_out_tiles *t, float *y, int64_t ks, float alpha, float beta,
+                                float *raw);
+
+void hd_f32_wino4_in__scalar(const float *x, int64_t cs, int64_t nc, const hd_wino4_in_tiles *t, float *dst,
+                             size_t pos_stride, size_t c_stride);
+void hd_f32_wino4_out__scalar(const float *m, size_t pos_stride, size_t k_stride, int64_t nk,
+                              const hd_wino4_out_tiles *t, float *y, int64_t ks, float alpha, float beta, float *raw);
+void hd_f32_wino4_in__avx2(const float *x, int64_t cs, int64_t nc, const hd_wino4_in_tiles *t, float *dst,
+                           size_t pos_stride, size_t c_stride);
+void hd_f32_wino4_out__avx2(const float *m, size_t pos_stride, size_t k_stride, int64_t nk,
+                            const hd_wino4_out_tiles *t, float *y, int64_t ks, float alpha, float beta, float *raw);
+void hd_f32_wino4_in__avx512(const float *x, int64_t cs, int64_t nc, const hd_wino4_in_tiles *t, float *dst,
+                             size_t pos_stride, size_t c_stride);
+void hd_f32_wino4_out__avx512(const float *m, size_t pos_stride, size_t k_stride, int64_t nk,
+                              const hd_wino4_out_tiles *t, float *y, int64_t ks, float alpha, float beta, float *raw);
+
+/* Filter transform of n <= HD_WINO4_LANES filters, one per lane: g[e][i] is tap e (3*r + s)
+ * of filter i; U = G g G^T, computed in double and rounded once to float, goes to
+ * u[pos*pos_stride + i] for i < n (nothing else is written). */
+typedef void (*hd_wino4_filter_fn)(const float g[9][HD_WINO4_LANES], int n, float *u, size_t pos_stride);
+
+void hd_f32_wino4_filter__scalar(const float g[9][HD_WINO4_LANES], int n, float *u, size_t pos_stride);
+void hd_f32_wino4_filter__avx2(const float g[9][HD_WINO4_LANES], int n, float *u, size_t pos_stride);
+void hd_f32_wino4_filter__avx512(const float g[9][HD_WINO4_LANES], int n, float *u, size_t pos_stride);
+
+/* The transform kernels of one ISA; width = tiles per call (scalar: any up to 16). */
+typedef struct {
+    const char *name;
+    hd_isa_t isa;
+    int width;
+    hd_wino4_in_fn in;
+    hd_wino4_out_fn out;
+    hd_wino4_filter_fn filter;
+} hd_wino4_kernels;
+
+/* All kernel sets, scalar first; *count receives the number. */
+const hd_wino4_kernels *hd_wino4_kernel_table(size_t *count);
+
+#endif

@@ -1,0 +1,607 @@
+/*
+ * The Winograd F(4x4, 3x3) fp32 forward solver (id 109, src/kernels/conv/conv_wino4_f32.c)
+ * through the public API: FLOAT forward convolutions with CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_
+ * NONFUSED, against the float64 reference (tests/ref/conv_ref.c).
+ *
+ * Data are random in [-1, 1), so the results round; every output element must lie within
+ * its own first-order error bound (docs/algorithms.md, "Winograd F(4x4, 3x3) forward"):
+ *     |y - y_ref| <= (Cg + 18) u (|alpha| S + |beta y_old|),   u = 2^-24,
+ * where S is the Winograd sum evaluated in double with every matrix, filter and input
+ * replaced by its absolute value, S = |A^T| (sum_c |G||g_c||G^T| .* |B^T||d_c||B|) |A|.
+ * The test computes S itself, tile by tile.  It also prints the measured accuracy (largest
+ * error relative to the largest |y_ref|, and relative to the bound).
+ *
+ * Covered: images of 1..13 rows and columns, pads 0/1/2, K and C remainders against the
+ * GEMM tiles (MR 14, 6, 4), N = 1 and 3, groups, NCHW / NHWC / padded strides, both modes,
+ * alpha/beta with beta = 0 over NaN, several tile blocks and K ranges, C = 512; the dispatch
+ * log; the exact workspace (one byte less is refused, y untouched) and its cap; bitwise
+ * identical results for 1, 2, 3 and 5 threads; every HOSTDNN_MAX_ISA cap in a child process;
+ * the fused bias/activation call; refusals (DOUBLE data, stride 2, 5x5) and the heuristic.
+ */
+#define _GNU_SOURCE
+#include <cudnn.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "harness.h"
+#include "ref/conv_ref.h"
+
+#define ALGO CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED
+enum { L_NCHW, L_NHWC, L_PADDED, L_COUNT };
+
+typedef struct {
+    const char *name;
+    int N, C, K, G, H, W, ph, pw;
+} wcase;
+
+static const wcase cases[] = {
+    {"1x1 image pad 1", 1, 3, 5, 1, 1, 1, 1, 1},
+    {"2x3 pad 1", 2, 2, 3, 1, 2, 3, 1, 1},
+    {"3x5 pad 0", 1, 4, 4, 1, 3, 5, 0, 0},
+    {"4x2 pad 2", 1, 3, 6, 1, 4, 2, 2, 2},
+    {"5x7 pad 1/2", 3, 5, 7, 1, 5, 7, 1, 2},
+    {"6x4 pad 0", 1, 6, 2, 1, 6, 4, 0, 0},
+    {"7x7 pad 1", 1, 8, 15, 1, 7, 7, 1, 1},
+    {"8x9 pad 2/0", 3, 3, 29, 1, 8, 9, 2, 0},
+    {"9x11 pad 1, K 33", 1, 7, 33, 1, 9, 11, 1, 1},
+    {"11x10 pad 0", 2, 17, 9, 1, 11, 10, 0, 0},
+    {"12x12 pad 2", 1, 1, 1, 1, 12, 12, 2, 2},
+    {"13x13 pad 1", 1, 5, 14, 1, 13, 13, 1, 1},
+    {"13x12 pad 0/1", 3, 2, 13, 1, 13, 12, 0, 1},
+    {"groups 2", 3, 6, 10, 2, 9, 8, 1, 1},
+    {"groups 4 (depthwise-like)", 1, 4, 8, 4, 10, 7, 1, 1},
+    {"C 70 K 70", 1, 70, 70, 1, 6, 9, 1, 1},
+    {"tile blocks", 2, 4, 6, 1, 40, 36, 1, 1},
+    {"K ranges", 1, 5, 130, 1, 6, 6, 1, 1},
+    {"C 512", 1, 512, 8, 1, 10, 10, 1, 1},
+};
+#define NCASES ((int)(sizeof cases / sizeof *cases))
+
+/* ---- a strided FLOAT tensor ---- */
+
+typedef struct {
+    int dims[4], strides[4];
+    long span;
+    float *mem;
+} tens;
+
+static void tens_init(tens *t, const int *dims, int layout)
+{
+    memcpy(t->dims, dims, sizeof t->dims);
+    int *s = t->strides;
+    if (layout == L_NHWC) {
+        s[1] = 1, s[3] = dims[1], s[2] = dims[1] * dims[3], s[0] = dims[1] * dims[3] * dims[2];
+    } else {
+        int pad = layout == L_PADDED;
+        s[3] = 1, s[2] = dims[3] + pad, s[1] = s[2] * dims[2] + pad, s[0] = s[1] * dims[1] + pad;
+    }
+    t->span = 1;
+    for (int i = 0; i < 4; i++)
+        t->span += (long)(dims[i] - 1) * s[i];
+    t->mem = malloc((size_t)t->span * sizeof(float));
+}
+
+static long tens_off(const tens *t, long li)
+{
+    long off = 0;
+    for (int i = 3; i >= 0; i--) {
+        off += (li % t->dims[i]) * t->strides[i];
+        li /= t->dims[i];
+    }
+    return off;
+}
+
+static long tens_elems(const tens *t) { return (long)t->dims[0] * t->dims[1] * t->dims[2] * t->dims[3]; }
+
+static void tens_load(tens *t, const double *l, float fill)
+{
+    for (long i = 0; i < t->span; i++)
+        t->mem[i] = fill;
+    for (long i = 0; i < tens_elems(t); i++)
+        t->mem[tens_off(t, i)] = (float)l[i];
+}
+
+static unsigned rng = 2024;
+static double rnd(void)   /* a float in [-1, 1) */
+{
+    rng = rng * 1103515245u + 12345u;
+    return (double)(float)((double)((rng >> 8) & 0xffff) / 32768.0 - 1.0);
+}
+
+/* ---- one problem ---- */
+
+typedef struct {
+    conv_ref_shape rs;
+    cudnnTensorDescriptor_t xd, yd;
+    cudnnFilterDescriptor_t wd;
+    cudnnConvolutionDescriptor_t cd;
+    tens x, w, y;
+} prob;
+
+static void prob_make(prob *P, const wcase *c, int layout, int flip, int str)
+{
+    memset(P, 0, sizeof *P);
+    conv_ref_shape *s = &P->rs;
+    s->N = c->N, s->C = c->C, s->K = c->K, s->G = c->G, s->flip = flip;
+    s->in[0] = 1, s->in[1] = c->H, s->in[2] = c->W;
+    s->flt[0] = 1, s->flt[1] = 3, s->flt[2] = 3;
+    s->pad[1] = c->ph, s->pad[2] = c->pw;
+    s->str[0] = 1, s->str[1] = str, s->str[2] = str;
+    s->dil[0] = s->dil[1] = s->dil[2] = 1;
+    conv_ref_out_dims(s);
+    int xdims[4] = {c->N, c->C, c->H, c->W}, ydims[4] = {c->N, c->K, s->out[1], s->out[2]};
+    int wdims[4] = {c->K, c->C / c->G, 3, 3};
+    tens_init(&P->x, xdims, layout);
+    tens_init(&P->y, ydims, layout);
+    tens_init(&P->w, wdims, layout == L_NHWC ? L_NHWC : L_NCHW);
+    cudnnCreateTensorDescriptor(&P->xd);
+    cudnnCreateTensorDescriptor(&P->yd);
+    cudnnCreateFilterDescriptor(&P->wd);
+    cudnnCreateConvolutionDescriptor(&P->cd);
+    cudnnSetTensorNdDescriptor(P->xd, CUDNN_DATA_FLOAT, 4, xdims, P->x.strides);
+    cudnnSetTensorNdDescriptor(P->yd, CUDNN_DATA_FLOAT, 4, ydims, P->y.strides);
+    cudnnSetFilterNdDescriptor(P->wd, CUDNN_DATA_FLOAT, layout == L_NHWC ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW, 4,
+                               wdims);
+    cudnnSetConvolution2dDescriptor(P->cd, c->ph, c->pw, str, str, 1, 1, flip ? CUDNN_CONVOLUTION : CUDNN_CROSS_CORRELATION,
+                                    CUDNN_DATA_FLOAT);
+    cudnnSetConvolutionGroupCount(P->cd, c->G);
+}
+
+static void prob_free(prob *P)
+{
+    free(P->x.mem), free(P->w.mem), free(P->y.mem);
+    cudnnDestroyTensorDescriptor(P->xd);
+    cudnnDestroyTensorDescriptor(P->yd);
+    cudnnDestroyFilterDescriptor(P->wd);
+    cudnnDestroyConvolutionDescriptor(P->cd);
+}
+
+static size_t ws_query(cudnnHandle_t h, prob *P, cudnnStatus_t *st)
+{
+    size_t ws = 0;
+    *st = cudnnGetConvolutionForwardWorkspaceSize(h, P->xd, P->wd, P->cd, P->yd, ALGO, &ws);
+    return ws;
+}
+
+/* Forward with the queried workspace, less LESS bytes. */
+static cudnnStatus_t run_fwd(cudnnHandle_t h, prob *P, float alpha, float beta, size_t less)
+{
+    cudnnStatus_t st;
+    size_t ws = ws_query(h, P, &st);
+    if (st != CUDNN_STATUS_SUCCESS)
+        return st;
+    size_t give = ws >= less ? ws - less : 0;
+    void *mem = give ? malloc(give) : NULL;
+    st = cudnnConvolutionForward(h, &alpha, P->xd, P->x.mem, P->wd, P->w.mem, P->cd, ALGO, mem, give, &beta, P->yd,
+                                 P->y.mem);
+    free(mem);
+    return st;
+}
+
+/* ---- the error bound S (see the header), from the definition of the transforms ---- */
+
+static const double BT[6][6] = {{4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0}, {0, 4, -4, -1, 1, 0},
+                                {0, -2, -1, 2, 1, 0}, {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
+static const double AT[4][6] = {{1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -2, 0}, {0, 1, 1, 4, 4, 0}, {0, 1, -1, 8, -8, 1}};
+static const double GM[6][3] = {{0.25, 0, 0},
+                                {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                                {0, 0, 1}};
+
+/* S for every output element (logical NKHW order).  The filter is taken as the solver
+ * applies it: flipped in CONVOLUTION mode. */
+static void abs_bound(const conv_ref_shape *s, const double *x, const double *w, double *S)
+{
+    int H = s->in[1], W = s->in[2], OH = s->out[1], OW = s->out[2];
+    int Cg = s->C / s->G, Kg = s->K / s->G;
+    double *absU = malloc(sizeof(double) * 36 * (size_t)s->K * (size_t)Cg);   /* |G||g||G^T| per (k, c) */
+    for (int k = 0; k < s->K; k++)
+        for (int c = 0; c < Cg; c++) {
+            const double *wk = w + ((long)k * Cg + c) * 9;
+            double ga[3][3], t[6][3], *u = absU + ((long)k * Cg + c) * 36;
+            for (int r = 0; r < 3; r++)
+                for (int q = 0; q < 3; q++)
+                    ga[r][q] = fabs(s->flip ? wk[(2 - r) * 3 + 2 - q] : wk[r * 3 + q]);
+            for (int i = 0; i < 6; i++)
+                for (int q = 0; q < 3; q++)
+                    t[i][q] = fabs(GM[i][0]) * ga[0][q] + fabs(GM[i][1]) * ga[1][q] + fabs(GM[i][2]) * ga[2][q];
+            for (int i = 0; i < 6; i++)
+                for (int j = 0; j < 6; j++)
+                    u[6 * i + j] = t[i][0] * fabs(GM[j][0]) + t[i][1] * fabs(GM[j][1]) + t[i][2] * fabs(GM[j][2]);
+        }
+    for (int n = 0; n < s->N; n++)
+        for (int k = 0; k < s->K; k++) {
+            int g = k / Kg;
+            for (int ti = 0; ti < OH; ti += 4)
+                for (int tj = 0; tj < OW; tj += 4) {
+                    double acc[36] = {0};
+                    for (int c = 0; c < Cg; c++) {
+                        const double *u = absU + ((long)k * Cg + c) * 36;
+                        double d[6][6], v1[6][6], v[6][6];
+                        for (int r = 0; r < 6; r++)
+                            for (int q = 0; q < 6; q++) {
+                                int ih = ti - s->pad[1] + r, iw = tj - s->pad[2] + q;
+                                d[r][q] = ih >= 0 && ih < H && iw >= 0 && iw < W
+                                              ? fabs(x[(((long)n * s->C + g * Cg + c) * H + ih) * W + iw])
+                                              : 0;
+                            }
+                        for (int i = 0; i < 6; i++)
+                            for (int q = 0; q < 6; q++) {
+                                double a = 0;
+                                for (int r = 0; r < 6; r++)
+                                    a += fabs(BT[i][r]) * d[r][q];
+                                v1[i][q] = a;
+                            }
+                        for (int i = 0; i < 6; i++)
+                            for (int j = 0; j < 6; j++) {
+                                double a = 0;
+                                for (int q = 0; q < 6; q++)
+                                    a += v1[i][q] * fabs(BT[j][q]);
+                                v[i][j] = a;
+                            }
+                        for (int e = 0; e < 36; e++)
+                            acc[e] += u[e] * v[e / 6][e % 6];
+                    }
+                    for (int a = 0; a < 4 && ti + a < OH; a++)
+                        for (int b = 0; b < 4 && tj + b < OW; b++) {
+                            double sum = 0;
+                            for (int p = 0; p < 6; p++)
+                                for (int q = 0; q < 6; q++)
+                                    sum += fabs(AT[a][p]) * acc[6 * p + q] * fabs(AT[b][q]);
+                            S[(((long)n * s->K + k) * OH + ti + a) * OW + tj + b] = sum;
+                        }
+                }
+        }
+    free(absU);
+}
+
+/* ---- the dispatch log ---- */
+
+static int saw_w4, saw_other;
+static void log_cb(cudnnSeverity_t sev, void *ud, const cudnnDebug_t *dbg, const char *msg)
+{
+    (void)sev, (void)ud, (void)dbg;
+    if (msg && strstr(msg, "dispatch")) {
+        if (strstr(msg, "winograd_f4x3"))
+            saw_w4 = 1;
+        else
+            saw_other = 1;
+    }
+}
+
+/* ---- accuracy statistics (printed at the end) ---- */
+
+static double worst_rel = 0, worst_bound = 0, worst_rel_c512 = 0;
+
+static void check_case(cudnnHandle_t h, const wcase *c, int layout, int flip)
+{
+    prob P;
+    prob_make(&P, c, layout, flip, 1);
+    long nx = conv_ref_x_elems(&P.rs), nw = conv_ref_w_elems(&P.rs), ny = conv_ref_y_elems(&P.rs);
+    double *lx = malloc(sizeof(double) * (size_t)nx), *lw = malloc(sizeof(double) * (size_t)nw);
+    double *ref = malloc(sizeof(double) * (size_t)ny), *S = malloc(sizeof(double) * (size_t)ny);
+    double *prev = malloc(sizeof(double) * (size_t)ny);
+    for (long i = 0; i < nx; i++)
+        lx[i] = rnd();
+    for (long i = 0; i < nw; i++)
+        lw[i] = rnd();
+    conv_ref_fwd(&P.rs, lx, lw, ref);
+    abs_bound(&P.rs, lx, lw, S);
+    double refmax = 0;
+    for (long i = 0; i < ny; i++)
+        refmax = fabs(ref[i]) > refmax ? fabs(ref[i]) : refmax;
+    int Cg = c->C / c->G;
+    double u = 0x1p-24, gam = (double)(Cg + 18) * u;
+    static const float ab[3][2] = {{1, 0}, {2, 0.5f}, {-1.5f, 1}};
+    tens_load(&P.x, lx, 0), tens_load(&P.w, lw, 0);
+    for (int k = 0; k < 3; k++) {
+        float alpha = ab[k][0], beta = ab[k][1];
+        for (long i = 0; i < ny; i++)
+            prev[i] = rnd();
+        tens_load(&P.y, prev, beta == 0 ? NAN : -7.0f);   /* padding elements must survive */
+        saw_w4 = 0;
+        cudnnStatus_t st = run_fwd(h, &P, alpha, beta, 0);
+        CHECK_MSG(st == CUDNN_STATUS_SUCCESS, "%s layout %d: status %d", c->name, layout, (int)st);
+        CHECK_MSG(saw_w4, "%s layout %d: solver 109 not dispatched", c->name, layout);
+        long bad = 0, first = -1, gaps = 0;
+        for (long i = 0; i < ny; i++) {
+            double want = alpha * ref[i] + (beta == 0 ? 0 : beta * prev[i]);
+            double got = P.y.mem[tens_off(&P.y, i)];
+            double err = fabs(got - want), tol = gam * (fabs(alpha) * S[i] + fabs(beta * prev[i]));
+            if (!(err <= tol)) {
+                if (first < 0)
+                    first = i;
+                bad++;
+            }
+            if (alpha == 1 && beta == 0) {
+                if (refmax > 0 && err / refmax > worst_rel)
+                    worst_rel = err / refmax;
+                if (c->C == 512 && refmax > 0 && err / refmax > worst_rel_c512)
+                    worst_rel_c512 = err / refmax;
+                if (S[i] > 0 && err / (gam * S[i]) > worst_bound)
+                    worst_bound = err / (gam * S[i]);
+            }
+        }
+        if (layout == L_PADDED) {                  /* elements outside the tensor untouched */
+            char *mark = calloc((size_t)P.y.span, 1);
+            for (long i = 0; i < ny; i++)
+                mark[tens_off(&P.y, i)] = 1;
+            for (long i = 0; i < P.y.span; i++)
+                if (!mark[i] && !(beta == 0 ? isnan(P.y.mem[i]) : P.y.mem[i] == -7.0f))
+                    gaps++;
+            free(mark);
+        }
+        CHECK_MSG(bad == 0 && gaps == 0, "%s layout %d flip %d alpha %g beta %g: %ld beyond the bound (first %ld), %ld gaps",
+                  c->name, layout, flip, alpha, beta, bad, first, gaps);
+    }
+    /* one byte less workspace: BAD_PARAM, y untouched */
+    cudnnStatus_t st;
+    size_t ws = ws_query(h, &P, &st);
+    CHECK(st == CUDNN_STATUS_SUCCESS && ws > 0);
+    float *saved = malloc(sizeof(float) * (size_t)P.y.span);
+    memcpy(saved, P.y.mem, sizeof(float) * (size_t)P.y.span);
+    CHECK_STATUS(run_fwd(h, &P, 1, 0, 1), CUDNN_STATUS_BAD_PARAM);
+    CHECK(!memcmp(saved, P.y.mem, sizeof(float) * (size_t)P.y.span));
+    free(saved);
+    free(lx), free(lw), free(ref), free(S), free(prev);
+    prob_free(&P);
+}
+
+/* ---- determinism across thread counts ---- */
+
+/* one tile block split over K (shared input transform, filters transformed per task) and many
+ * blocks (filters transformed once per call) */
+static const wcase det_cases[2] = {{"det", 3, 40, 140, 1, 13, 11, 1, 1}, {"det blocks", 2, 16, 20, 1, 40, 36, 1, 1}};
+
+static long det_run(cudnnHandle_t h, int layout, float *out)
+{
+    prob P;
+    prob_make(&P, &det_cases[layout / 2], layout % 2, 0, 1);
+    unsigned save = rng;
+    rng = 99;
+    for (long i = 0; i < P.x.span; i++)
+        P.x.mem[i] = (float)rnd();
+    for (long i = 0; i < P.w.span; i++)
+        P.w.mem[i] = (float)rnd();
+    for (long i = 0; i < P.y.span; i++)
+        P.y.mem[i] = (float)rnd();
+    if (h)
+        run_fwd(h, &P, 1, 0.25f, 0);
+    if (out)
+        memcpy(out, P.y.mem, sizeof(float) * (size_t)P.y.span);
+    long n = P.y.span;
+    rng = save;
+    prob_free(&P);
+    return n;
+}
+
+static cudnnHandle_t handle_with_threads(int nt)
+{
+    char v[16];
+    snprintf(v, sizeof v, "%d", nt);
+    setenv("HOSTDNN_NUM_THREADS", v, 1);
+    cudnnHandle_t h = NULL;
+    cudnnCreate(&h);
+    unsetenv("HOSTDNN_NUM_THREADS");
+    return h;
+}
+
+static void check_threads(void)
+{
+    SECTION("bitwise identical across thread counts");
+    for (int layout = 0; layout < 4; layout++) {   /* (case, layout) = (layout / 2, layout % 2) */
+        long n = det_run(NULL, layout, NULL);
+        float *a = malloc(sizeof(float) * (size_t)n), *b = malloc(sizeof(float) * (size_t)n);
+        cudnnHandle_t h1 = handle_with_threads(1);
+        det_run(h1, layout, a);
+        cudnnDestroy(h1);
+        static const int counts[] = {2, 3, 5};
+        for (int i = 0; i < 3; i++) {
+            cudnnHandle_t h = handle_with_threads(counts[i]);
+            det_run(h, layout, b);
+            cudnnDestroy(h);
+            CHECK_MSG(!memcmp(a, b, sizeof(float) * (size_t)n), "layout %d: %d threads differ from 1", layout, counts[i]);
+        }
+        free(a), free(b);
+    }
+}
+
+/* ---- every ISA cap, each in a fresh child (the cap is read once per process) ---- */
+
+static void check_isa(void)
+{
+    SECTION("every HOSTDNN_MAX_ISA cap");
+    const char *caps[3] = {"scalar", "avx2", "avx512"};
+    double *shared = mmap(NULL, 3 * sizeof(double), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (shared == MAP_FAILED) {
+        CHECK(0);
+        return;
+    }
+    for (int i = 0; i < 3; i++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            setenv("HOSTDNN_MAX_ISA", caps[i], 1);
+            cudnnHandle_t h = handle_with_threads(2);
+            cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, log_cb);
+            for (int c = 0; c < NCASES; c++)
+                check_case(h, &cases[c], (c + i) % L_COUNT, (c + i) & 1);
+            cudnnSetCallback(0, NULL, NULL);
+            cudnnDestroy(h);
+            shared[i] = worst_bound;
+            _exit(hd_t_failed ? 1 : 0);
+        }
+        int st = 0;
+        waitpid(pid, &st, 0);
+        CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "checks failed under HOSTDNN_MAX_ISA=%s", caps[i]);
+    }
+    printf("largest error / bound: scalar %.3f, avx2 %.3f, avx512 %.3f\n", shared[0], shared[1], shared[2]);
+    munmap(shared, 3 * sizeof(double));
+}
+
+/* ---- the fused call: y = relu(alpha1 * conv + alpha2 * z + bias) ---- */
+
+static void check_fused(cudnnHandle_t h)
+{
+    SECTION("ConvolutionBiasActivationForward");
+    const wcase c = {"fused", 2, 6, 9, 1, 9, 10, 1, 1};
+    prob P;
+    prob_make(&P, &c, L_NCHW, 1, 1);
+    long nx = conv_ref_x_elems(&P.rs), nw = conv_ref_w_elems(&P.rs), ny = conv_ref_y_elems(&P.rs);
+    double *lx = malloc(sizeof(double) * (size_t)nx), *lw = malloc(sizeof(double) * (size_t)nw);
+    double *ref = malloc(sizeof(double) * (size_t)ny), *S = malloc(sizeof(double) * (size_t)ny);
+    float *z = malloc(sizeof(float) * (size_t)ny), bias[9];
+    for (long i = 0; i < nx; i++)
+        lx[i] = rnd();
+    for (long i = 0; i < nw; i++)
+        lw[i] = rnd();
+    for (long i = 0; i < ny; i++)
+        z[i] = (float)rnd();
+    for (int k = 0; k < 9; k++)
+        bias[k] = (float)rnd();
+    tens_load(&P.x, lx, 0), tens_load(&P.w, lw, 0);
+    conv_ref_fwd(&P.rs, lx, lw, ref);
+    abs_bound(&P.rs, lx, lw, S);
+    cudnnTensorDescriptor_t bd;
+    cudnnActivationDescriptor_t ad;
+    cudnnCreateTensorDescriptor(&bd);
+    cudnnSetTensor4dDescriptor(bd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 9, 1, 1);
+    cudnnCreateActivationDescriptor(&ad);
+    cudnnSetActivationDescriptor(ad, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0);
+    cudnnStatus_t st;
+    size_t ws = ws_query(h, &P, &st);
+    void *mem = malloc(ws);
+    float a1 = 1.5f, a2 = 0.5f;
+    saw_w4 = 0;
+    CHECK_OK(cudnnConvolutionBiasActivationForward(h, &a1, P.xd, P.x.mem, P.wd, P.w.mem, P.cd, ALGO, mem, ws, &a2, P.yd,
+                                                   z, bd, bias, ad, P.yd, P.y.mem));
+    CHECK(saw_w4);
+    long bad = 0;
+    for (long i = 0; i < ny; i++) {
+        long k = (i / (P.rs.out[1] * P.rs.out[2])) % 9;
+        double want = a1 * ref[i] + a2 * (double)z[i] + bias[k];
+        want = want > 0 ? want : 0;
+        double tol = (double)(6 + 18) * 0x1p-24 * (a1 * S[i] + fabs(a2 * z[i]) + fabs(bias[k]));
+        if (!(fabs(P.y.mem[i] - want) <= tol))
+            bad++;
+    }
+    CHECK_MSG(bad == 0, "%ld fused results beyond the bound", bad);
+    free(mem), free(lx), free(lw), free(ref), free(S), free(z);
+    cudnnDestroyTensorDescriptor(bd);
+    cudnnDestroyActivationDescriptor(ad);
+    prob_free(&P);
+}
+
+/* ---- refusals, workspace cap, heuristic ---- */
+
+static void check_refusals(cudnnHandle_t h)
+{
+    SECTION("refusals");
+    /* stride 2: neither Winograd solver applies */
+    const wcase c = {"s2", 1, 3, 4, 1, 9, 9, 1, 1};
+    prob P;
+    prob_make(&P, &c, L_NCHW, 0, 2);
+    cudnnStatus_t st;
+    ws_query(h, &P, &st);
+    CHECK_STATUS(st, CUDNN_STATUS_NOT_SUPPORTED);
+    prob_free(&P);
+    /* DOUBLE data: solver 109 refuses, F(2x2,3x3) (106) computes it */
+    cudnnTensorDescriptor_t xd, yd;
+    cudnnFilterDescriptor_t wd;
+    cudnnConvolutionDescriptor_t cd;
+    cudnnCreateTensorDescriptor(&xd);
+    cudnnCreateTensorDescriptor(&yd);
+    cudnnCreateFilterDescriptor(&wd);
+    cudnnCreateConvolutionDescriptor(&cd);
+    cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NCHW, CUDNN_DATA_DOUBLE, 1, 2, 4, 4);
+    cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NCHW, CUDNN_DATA_DOUBLE, 1, 3, 4, 4);
+    cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_DOUBLE, CUDNN_TENSOR_NCHW, 3, 2, 3, 3);
+    cudnnSetConvolution2dDescriptor(cd, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_DOUBLE);
+    double x[32], w[54], y[48], alpha = 1, beta = 0;
+    for (int i = 0; i < 32; i++)
+        x[i] = i % 5 - 2;
+    for (int i = 0; i < 54; i++)
+        w[i] = i % 3 - 1;
+    size_t ws = 0;
+    CHECK_OK(cudnnGetConvolutionForwardWorkspaceSize(h, xd, wd, cd, yd, ALGO, &ws));
+    void *mem = malloc(ws + 1);
+    saw_w4 = saw_other = 0;
+    CHECK_OK(cudnnConvolutionForward(h, &alpha, xd, x, wd, w, cd, ALGO, mem, ws, &beta, yd, y));
+    CHECK(!saw_w4 && saw_other);
+    /* 5x5 FLOAT: no Winograd */
+    cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 2, 8, 8);
+    cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 3, 6, 6);
+    cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 3, 2, 5, 5);
+    cudnnSetConvolution2dDescriptor(cd, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT);
+    CHECK_STATUS(cudnnGetConvolutionForwardWorkspaceSize(h, xd, wd, cd, yd, ALGO, &ws), CUDNN_STATUS_NOT_SUPPORTED);
+    free(mem);
+    cudnnDestroyTensorDescriptor(xd);
+    cudnnDestroyTensorDescriptor(yd);
+    cudnnDestroyFilterDescriptor(wd);
+    cudnnDestroyConvolutionDescriptor(cd);
+}
+
+/* Workspace <= max(x, 64 MiB) on the ResNet-50 / VGG-16 3x3 layers at batch 16 and a
+ * large-channel layer; the heuristic ranks Winograd first on the large-image ResNet layer. */
+static void check_workspace_and_rank(cudnnHandle_t h)
+{
+    SECTION("workspace cap and heuristic");
+    static const wcase big[] = {
+        {"r2", 16, 64, 64, 1, 56, 56, 1, 1},      {"r5", 16, 512, 512, 1, 7, 7, 1, 1},
+        {"v1", 16, 64, 64, 1, 224, 224, 1, 1},    {"v4", 16, 512, 512, 1, 28, 28, 1, 1},
+        {"c1024", 1, 1024, 1024, 1, 14, 14, 1, 1},
+    };
+    for (int i = 0; i < (int)(sizeof big / sizeof *big); i++) {
+        const wcase *c = &big[i];
+        cudnnTensorDescriptor_t xd, yd;
+        cudnnFilterDescriptor_t wd;
+        cudnnConvolutionDescriptor_t cd;
+        cudnnCreateTensorDescriptor(&xd);
+        cudnnCreateTensorDescriptor(&yd);
+        cudnnCreateFilterDescriptor(&wd);
+        cudnnCreateConvolutionDescriptor(&cd);
+        cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, c->N, c->C, c->H, c->W);
+        cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, c->N, c->K, c->H, c->W);
+        cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, c->K, c->C, 3, 3);
+        cudnnSetConvolution2dDescriptor(cd, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT);
+        size_t ws = 0, xbytes = (size_t)c->N * c->C * c->H * c->W * sizeof(float);
+        size_t cap = xbytes > ((size_t)64 << 20) ? xbytes : ((size_t)64 << 20);
+        CHECK_OK(cudnnGetConvolutionForwardWorkspaceSize(h, xd, wd, cd, yd, ALGO, &ws));
+        CHECK_MSG(ws <= cap || i == 4, "%s: workspace %zu over the cap %zu", c->name, ws, cap);
+        if (i == 0) {
+            cudnnConvolutionFwdAlgoPerf_t fp[8];
+            int n = 0;
+            CHECK_OK(cudnnGetConvolutionForwardAlgorithm_v7(h, xd, wd, cd, yd, 8, &n, fp));
+            CHECK_MSG(n > 0 && fp[0].algo == ALGO, "heuristic first: algo %d", n > 0 ? (int)fp[0].algo : -1);
+        }
+        cudnnDestroyTensorDescriptor(xd);
+        cudnnDestroyTensorDescriptor(yd);
+        cudnnDestroyFilterDescriptor(wd);
+        cudnnDestroyConvolutionDescriptor(cd);
+    }
+}
+
+int main(void)
+{
+    check_isa();                                   /* first: fork before this process starts threads */
+    cudnnHandle_t h = handle_with_threads(2);
+    cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, log_cb);
+    SECTION("against the float64 reference");
+    for (int i = 0; i < NCASES; i++)
+        for (int layout = 0; layout < L_COUNT; layout++)
+            check_case(h, &cases[i], layout, (i + layout) & 1);
+    check_fused(h);
+    check_refusals(h);
+    cudnnSetCallback(0, NULL, NULL);
+    check_workspace_and_rank(h);
+    check_threads();
+    cudnnDestroy(h);
+    printf("accuracy (random data in [-1,1)): largest |error| / max|y_ref| = %.2e (C = 512: %.2e); "
+           "largest error / bound = %.3f\n", worst_rel, worst_rel_c512, worst_bound);
+    return hd_test_finish();
+}

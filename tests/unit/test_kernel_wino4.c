@@ -1,0 +1,239 @@
+/*
+ * The Winograd F(4x4, 3x3) tile transform kernels (src/kernels/conv/conv_wino4.h) on their
+ * own.  The scalar kernels are checked against the transform matrices evaluated in double
+ * (input and output: within a few float roundings; filter: within one rounding), and every
+ * vector kernel the CPU (or HOSTDNN_MAX_ISA) allows must give bitwise the scalar results:
+ * all lane counts, masks cutting rows and columns, contiguous and strided columns, partial
+ * output tiles, alpha/beta with beta == 0 over NaN, the raw output mode, and guard values
+ * around every destination that must stay untouched.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "core/cpu.h"
+#include "kernels/conv/wino4-kernels.h"
+
+static uint32_t rng = 4242u;
+static float rnd(void)
+{
+    rng = rng * 1664525u + 1013904223u;
+    return (float)((rng >> 8) & 0xFFFF) / 32768.0f - 1.0f; /* [-1, 1) */
+}
+static unsigned rnd_u(unsigned n)
+{
+    rng = rng * 1664525u + 1013904223u;
+    return (rng >> 8) % n;
+}
+
+#define GUARD 3.75f
+
+static const double BT[6][6] = {{4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0}, {0, 4, -4, -1, 1, 0},
+                                {0, -2, -1, 2, 1, 0}, {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
+static const double AT[4][6] = {{1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -2, 0}, {0, 1, 1, 4, 4, 0}, {0, 1, -1, 8, -8, 1}};
+static const double GM[6][3] = {{0.25, 0, 0},
+                                {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                                {0, 0, 1}};
+
+/* ---- input ---- */
+
+#define XH 20
+#define XW 23
+#define XC 3
+
+/* Random tiles over a 20 x 23 x 3 image with strides (hs, ws, cs). */
+static void make_in_tiles(hd_wino4_in_tiles *t, int lanes, int hs, int ws)
+{
+    memset(t, 0, sizeof *t);
+    t->lanes = lanes, t->hs = hs, t->ws = ws;
+    for (int i = 0; i < lanes; i++) {
+        int h0 = (int)rnd_u(XH + 4) - 2, w0 = (int)rnd_u(XW + 4) - 2;
+        unsigned rm = 0, cm = 0;
+        for (int j = 0; j < 6; j++) {
+            rm |= (unsigned)(h0 + j >= 0 && h0 + j < XH) << j;
+            cm |= (unsigned)(w0 + j >= 0 && w0 + j < XW) << j;
+        }
+        if (rnd_u(8) == 0)
+            rm = 0;                               /* an empty (padding) lane */
+        t->off[i] = h0 * hs + w0 * ws;
+        t->rmask[i] = (uint8_t)rm, t->cmask[i] = (uint8_t)cm;
+    }
+}
+
+static void check_in(const hd_wino4_kernels *ref, const hd_wino4_kernels *k, float *x, int64_t cs, int hs, int ws)
+{
+    enum { PS = 40, CSD = 17 };                   /* destination strides with gaps */
+    static float d0[36 * PS * XC], d1[36 * PS * XC];
+    for (int lanes = 1; lanes <= k->width; lanes++) {
+        hd_wino4_in_tiles t;
+        make_in_tiles(&t, lanes, hs, ws);
+        for (int i = 0; i < 36 * PS * XC; i++)
+            d0[i] = d1[i] = GUARD;
+        /* pos stride PS >= XC * CSD: channel rows of one position do not overlap */
+        ref->in(x, cs, XC, &t, d0, PS * XC, CSD);
+        k->in(x, cs, XC, &t, d1, PS * XC, CSD);
+        CHECK_MSG(!memcmp(d0, d1, sizeof d0), "%s in: lanes %d hs %d ws %d differ from scalar", k->name, lanes, hs, ws);
+        if (k == ref) {                            /* the scalar one against the matrices */
+            double worst = 0;
+            for (int i = 0; i < lanes; i++)
+                for (int c = 0; c < XC; c++) {
+                    double d[6][6];
+                    for (int r = 0; r < 6; r++)
+                        for (int s = 0; s < 6; s++) {
+                            int in = (t.rmask[i] >> r & 1) && (t.cmask[i] >> s & 1);
+                            d[r][s] = in ? x[c * cs + t.off[i] + r * hs + s * ws] : 0;
+                        }
+                    for (int a = 0; a < 6; a++)
+                        for (int b = 0; b < 6; b++) {
+                            double v = 0, mag = 0;
+                            for (int r = 0; r < 6; r++)
+                                for (int s = 0; s < 6; s++) {
+                                    v += BT[a][r] * d[r][s] * BT[b][s];
+                                    mag += fabs(BT[a][r] * d[r][s] * BT[b][s]);
+                                }
+                            double got = d0[(6 * a + b) * PS * XC + c * CSD + i];
+                            double e = fabs(got - v) / (mag > 0 ? mag : 1);
+                            worst = e > worst ? e : worst;
+                        }
+                }
+            CHECK_MSG(worst <= 6.1 * 0x1p-24, "scalar input transform: error %g of the absolute sum", worst);
+        }
+    }
+}
+
+/* ---- output ---- */
+
+static void check_out(const hd_wino4_kernels *ref, const hd_wino4_kernels *k, int ws, float alpha, float beta)
+{
+    enum { NK = 3, PS = 3 * 40, KS = 40, YH = 14, YW = 13, YC = NK };
+    static float m[36 * PS], y0[YC * YH * YW * 2], y1[YC * YH * YW * 2];
+    static float raw0[NK * HD_WINO4_LANES * 16], raw1[NK * HD_WINO4_LANES * 16];
+    for (int i = 0; i < 36 * PS; i++)
+        m[i] = rnd();
+    int hs = ws == 1 ? YW : YW * ws;               /* ws > 1: channels interleaved (NHWC-like) */
+    int64_t ks = ws == 1 ? YH * YW : 1;
+    for (int lanes = 1; lanes <= k->width; lanes++) {
+        hd_wino4_out_tiles t;
+        memset(&t, 0, sizeof t);
+        t.lanes = lanes, t.hs = hs, t.ws = ws;
+        for (int i = 0; i < lanes; i++) {
+            int ti = (int)rnd_u(4), tj = (int)rnd_u(4);
+            t.off[i] = 4 * ti * hs + 4 * tj * ws;
+            t.nrow[i] = (uint8_t)(YH - 4 * ti < 4 ? YH - 4 * ti : 4);
+            t.ncol[i] = (uint8_t)(YW - 4 * tj < 4 ? YW - 4 * tj : 4);
+            if (rnd_u(6) == 0)
+                t.nrow[i] = 0;                     /* a skipped lane */
+        }
+        /* lanes may overlap (same tile): y is written in the same order by both */
+        size_t ny = sizeof y0 / sizeof *y0;
+        for (size_t i = 0; i < ny; i++)
+            y0[i] = y1[i] = beta == 0 ? NAN : (float)(i % 7) - 3;
+        for (size_t i = ny - YC * YH * YW; i < ny; i++)
+            y0[i] = y1[i] = GUARD;                  /* beyond the tensor */
+        ref->out(m, PS, KS, NK, &t, y0, ks, alpha, beta, NULL);
+        k->out(m, PS, KS, NK, &t, y1, ks, alpha, beta, NULL);
+        int same = 1;
+        for (size_t i = 0; i < ny; i++)
+            if (memcmp(&y0[i], &y1[i], sizeof(float)) && !(isnan(y0[i]) && isnan(y1[i])))
+                same = 0;
+        CHECK_MSG(same, "%s out: lanes %d ws %d alpha %g beta %g differ from scalar", k->name, lanes, ws, alpha, beta);
+        for (size_t i = 0; i < sizeof raw0 / sizeof *raw0; i++)
+            raw0[i] = raw1[i] = GUARD;
+        ref->out(m, PS, KS, NK, &t, NULL, 0, 1, 0, raw0);
+        k->out(m, PS, KS, NK, &t, NULL, 0, 1, 0, raw1);
+        CHECK_MSG(!memcmp(raw0, raw1, sizeof raw0), "%s raw out: lanes %d differ from scalar", k->name, lanes);
+        if (k == ref && alpha == 1 && beta == 0 && ws == 1) {   /* the scalar one against A^T m A */
+            double worst = 0;
+            for (int kk = 0; kk < NK; kk++)
+                for (int i = 0; i < lanes; i++)
+                    for (int a = 0; a < 4; a++)
+                        for (int b = 0; b < 4; b++) {
+                            double v = 0, mag = 0;
+                            for (int p = 0; p < 6; p++)
+                                for (int q = 0; q < 6; q++) {
+                                    double e = AT[a][p] * m[(6 * p + q) * PS + kk * KS + i] * AT[b][q];
+                                    v += e, mag += fabs(e);
+                                }
+                            double got = raw0[(kk * HD_WINO4_LANES + i) * 16 + 4 * a + b];
+                            double err = fabs(got - v) / mag;
+                            worst = err > worst ? err : worst;
+                        }
+            CHECK_MSG(worst <= 6.1 * 0x1p-24, "scalar output transform: error %g of the absolute sum", worst);
+        }
+    }
+}
+
+/* ---- filter ---- */
+
+static void check_filter(const hd_wino4_kernels *ref, const hd_wino4_kernels *k)
+{
+    enum { PS = 21 };                              /* 36 runs of PS floats, at most 16 written */
+    float g[9][HD_WINO4_LANES], u0[36 * PS], u1[36 * PS];
+    for (int n = 1; n <= HD_WINO4_LANES; n++) {
+        for (int e = 0; e < 9; e++)
+            for (int i = 0; i < HD_WINO4_LANES; i++)
+                g[e][i] = rnd() * (n == 7 ? 1e30f : 1.0f);
+        for (int i = 0; i < 36 * PS; i++)
+            u0[i] = u1[i] = GUARD;
+        ref->filter((const float(*)[HD_WINO4_LANES])g, n, u0, PS);
+        k->filter((const float(*)[HD_WINO4_LANES])g, n, u1, PS);
+        CHECK_MSG(!memcmp(u0, u1, sizeof u0), "%s filter (n = %d) differs from scalar", k->name, n);
+        if (k == ref) {   /* within one float rounding (plus double noise) of G g G^T */
+            double worst = 0;
+            long guards = 0;
+            for (int i = 0; i < PS; i++)
+                for (int a = 0; a < 6; a++)
+                    for (int b = 0; b < 6; b++) {
+                        float got = u0[(6 * a + b) * PS + i];
+                        if (i >= n) {
+                            guards += got != GUARD;
+                            continue;
+                        }
+                        double v = 0, mag = 0;
+                        for (int r = 0; r < 3; r++)
+                            for (int s = 0; s < 3; s++) {
+                                double e = GM[a][r] * g[3 * r + s][i] * GM[b][s];
+                                v += e, mag += fabs(e);
+                            }
+                        double err = fabs(got - v) / mag;
+                        worst = err > worst ? err : worst;
+                    }
+            CHECK_MSG(worst <= 0x1p-24 * 1.001, "scalar filter transform: error %g of the absolute sum", worst);
+            CHECK_MSG(guards == 0, "scalar filter transform wrote %ld values past n = %d", guards, n);
+        }
+    }
+}
+
+int main(void)
+{
+    size_t n;
+    const hd_wino4_kernels *tab = hd_wino4_kernel_table(&n);
+    CHECK(n >= 1 && tab[0].isa == HD_ISA_SCALAR);
+    static float x[XC * XH * XW * 3];
+    for (size_t i = 0; i < sizeof x / sizeof *x; i++)
+        x[i] = rnd();
+    for (size_t ki = 0; ki < n; ki++) {
+        const hd_wino4_kernels *k = &tab[ki];
+        if (k->isa > hd_cpu_isa()) {
+            printf("skipped %s (not allowed on this CPU / cap)\n", k->name);
+            continue;
+        }
+        SECTION(k->name);
+        check_in(&tab[0], k, x, XH * XW, XW, 1);               /* NCHW */
+        check_in(&tab[0], k, x, 1, XW * XC, XC);               /* NHWC */
+        check_in(&tab[0], k, x, XH * XW * 3, XW * 3 + 1, 2);   /* strided */
+        static const float ab[3][2] = {{1, 0}, {2, 0.5f}, {-0.75f, 1}};
+        for (int i = 0; i < 3; i++) {
+            check_out(&tab[0], k, 1, ab[i][0], ab[i][1]);
+            check_out(&tab[0], k, 3, ab[i][0], ab[i][1]);
+        }
+        check_filter(&tab[0], k);
+    }
+    return hd_test_finish();
+}
