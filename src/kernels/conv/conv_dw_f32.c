@@ -210,6 +210,7 @@ typedef struct {
     const int64_t *ds;
     float *wpk;                   /* packed filter, or the backward-filter partial sums */
     char *slots;
+    int slot_ready[DW_SLOTS];     /* plane: the slot's buffer rows are zeroed (each thread its own) */
 } dw_ctx;
 
 typedef struct {
@@ -220,9 +221,13 @@ typedef struct {
                                    * forward: one result row of all channels */
 } dw_slot;
 
-static dw_slot slot_of(const dw_ctx *c, int thread)
+static dw_slot slot_of(dw_ctx *c, int thread)
 {
     char *b = c->slots + (size_t)thread * c->P.slot_bytes;
+    if (!c->P.pix && !c->slot_ready[thread]) {
+        memset(b + c->P.ptr_bytes, 0, (size_t)(c->P.rows_cap * c->P.BW) * sizeof(float));
+        c->slot_ready[thread] = 1;
+    }
     dw_slot s;
     s.rows = (const float **)(void *)b;
     s.w = (const float **)(void *)(b + (size_t)c->P.R * sizeof(void *));
@@ -231,20 +236,20 @@ static dw_slot slot_of(const dw_ctx *c, int thread)
     return s;
 }
 
-/* Copy source row SRC (element q at src[q*st]) into a zeroed buffer row: element q goes to
- * j = q*up + pad, the index the kernels read for b = q*up. */
+/* Copy source row SRC (element q at src[q*st]) into a buffer row: element q goes to
+ * j = q*up + pad, the index the kernels read for b = q*up.  The other elements of the row
+ * are zero: the same j are written for every row, so each slot is zeroed once per call
+ * (slot_ready) and only these are rewritten. */
 static void fill_row(float *buf, int64_t BW, const float *src, int64_t st, const dw_axis *A)
 {
-    memset(buf, 0, (size_t)BW * sizeof *buf);
     int64_t q0 = 0, q1 = A->src;
     if (A->pad < 0)
         q0 = cdiv(-A->pad, A->up);
     if (q1 > cdiv(BW - A->pad, A->up))
         q1 = cdiv(BW - A->pad, A->up);
-    if (q0 >= q1)
-        return;
     if (A->up == 1 && st == 1) {
-        memcpy(buf + q0 + A->pad, src + q0, (size_t)(q1 - q0) * sizeof *buf);
+        if (q0 < q1)
+            memcpy(buf + q0 + A->pad, src + q0, (size_t)(q1 - q0) * sizeof *buf);
         return;
     }
     for (int64_t q = q0; q < q1; q++)
@@ -266,7 +271,7 @@ static void row_span(const dw_plan *P, int64_t o0, int64_t o1, int64_t *lo, int6
 }
 
 /* Buffer the source rows of result rows [o0, o1) of the plane at PLANE; returns the first. */
-static int64_t buffer_rows(const dw_ctx *c, const dw_slot *sl, const float *plane, int64_t o0, int64_t o1)
+static int64_t buffer_rows(dw_ctx *c, const dw_slot *sl, const float *plane, int64_t o0, int64_t o1)
 {
     int64_t lo, hi;
     row_span(&c->P, o0, o1, &lo, &hi);
@@ -310,7 +315,7 @@ static inline float fuse(const hd_conv_epilogue *e, float v, int64_t off, int64_
 
 static void plane_task(void *vctx, size_t task, int thread)
 {
-    const dw_ctx *c = vctx;
+    dw_ctx *c = vctx;
     const dw_plan *P = &c->P;
     dw_slot sl = slot_of(c, thread);
     int64_t t = (int64_t)task, rbi = t % P->nrb, ch = (t / P->nrb) % P->C, n = t / (P->nrb * P->C);
@@ -350,7 +355,7 @@ static void plane_task(void *vctx, size_t task, int thread)
 
 static void pixel_task(void *vctx, size_t task, int thread)
 {
-    const dw_ctx *c = vctx;
+    dw_ctx *c = vctx;
     const dw_plan *P = &c->P;
     dw_slot sl = slot_of(c, thread);
     int64_t t = (int64_t)task, rbi = t % P->nrb, n = t / P->nrb;
@@ -391,6 +396,7 @@ static void exec_data(const hd_conv_problem *p, const hd_conv_args *a, int dir)
     c.ds = dir == DIR_FWD ? p->ys : p->xs;
     c.wpk = (float *)(void *)((char *)a->ws + c.P.L.off[0]);
     c.slots = (char *)a->ws + c.P.L.off[1];
+    memset(c.slot_ready, 0, sizeof c.slot_ready);
     pack_filter(&c, c.wpk);
     int nt = a->nthreads < DW_SLOTS ? a->nthreads : DW_SLOTS;
     if (c.P.pix)
@@ -407,7 +413,7 @@ void hd_conv_dw_exec_bwdd(const hd_conv_problem *p, const hd_conv_args *a) { exe
 /* Plane: task (channel, chunk of images); lanes of 16 partial sums per tap. */
 static void wplane_task(void *vctx, size_t task, int thread)
 {
-    const dw_ctx *c = vctx;
+    dw_ctx *c = vctx;
     const dw_plan *P = &c->P;
     const hd_conv_problem *p = c->p;
     dw_slot sl = slot_of(c, thread);
@@ -447,7 +453,7 @@ static void wplane_task(void *vctx, size_t task, int thread)
 /* Pixel: task = chunk of (image, dy row) steps, all channels; partials packed like the filter. */
 static void wpixel_task(void *vctx, size_t task, int thread)
 {
-    const dw_ctx *c = vctx;
+    dw_ctx *c = vctx;
     const dw_plan *P = &c->P;
     const hd_conv_problem *p = c->p;
     dw_slot sl = slot_of(c, thread);
@@ -512,6 +518,7 @@ void hd_conv_dw_exec_bwdf(const hd_conv_problem *p, const hd_conv_args *a)
     c.ds = p->ys;
     c.wpk = (float *)(void *)((char *)a->ws + c.P.L.off[0]);
     c.slots = (char *)a->ws + c.P.L.off[1];
+    memset(c.slot_ready, 0, sizeof c.slot_ready);
     int nt = a->nthreads < DW_SLOTS ? a->nthreads : DW_SLOTS;
     if (c.P.pix)
         hd_parallel_for((size_t)c.P.nch, nt, wpixel_task, &c);

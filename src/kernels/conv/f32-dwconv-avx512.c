@@ -36,8 +36,11 @@ INL void store_ab(float *dst, __mmask16 k, __m512 acc, __m512 va, float beta)
 {
     __m512 r = _mm512_mul_ps(va, acc);
     if (beta != 0.0f)
-        r = _mm512_fmadd_ps(_mm512_set1_ps(beta), _mm512_maskz_loadu_ps(k, dst), r);
-    _mm512_mask_storeu_ps(dst, k, r);
+        r = _mm512_fmadd_ps(_mm512_set1_ps(beta), k == (__mmask16)0xffff ? _mm512_loadu_ps(dst) : _mm512_maskz_loadu_ps(k, dst), r);
+    if (k == (__mmask16)0xffff)
+        _mm512_storeu_ps(dst, r);
+    else
+        _mm512_mask_storeu_ps(dst, k, r);
 }
 
 /* ---------------- plane row ---------------- */
@@ -87,11 +90,37 @@ INL void row33(const hd_dw_row_args *a, size_t cs, size_t cd)
     }
 }
 
+/* 3x3, stride and dilation 1, three rows: each row is read once per block (the next block's
+ * low half is this block's high half) and the shifted taps are built with valignd. */
+static void row33_s1(const hd_dw_row_args *a)
+{
+    __m512 va = _mm512_set1_ps(a->alpha);
+    __m512 w[9];
+    for (int i = 0; i < 3; i++)
+        for (int s = 0; s < 3; s++)
+            w[i * 3 + s] = _mm512_set1_ps(a->w[i][s]);
+    const float *r0 = a->rows[0], *r1 = a->rows[1], *r2 = a->rows[2];
+    __m512 l0 = _mm512_loadu_ps(r0), l1 = _mm512_loadu_ps(r1), l2 = _mm512_loadu_ps(r2);
+    for (size_t o = 0; o < a->n; o += 16) {
+        __m512 h0 = _mm512_loadu_ps(r0 + o + 16), h1 = _mm512_loadu_ps(r1 + o + 16), h2 = _mm512_loadu_ps(r2 + o + 16);
+        __m512 t0 = _mm512_mul_ps(w[0], l0), t1 = _mm512_mul_ps(w[3], l1), t2 = _mm512_mul_ps(w[6], l2);
+#define SHIFT(h, l, n) _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(h), _mm512_castps_si512(l), n))
+        t0 = _mm512_fmadd_ps(w[1], SHIFT(h0, l0, 1), t0);
+        t1 = _mm512_fmadd_ps(w[4], SHIFT(h1, l1, 1), t1);
+        t2 = _mm512_fmadd_ps(w[7], SHIFT(h2, l2, 1), t2);
+        t0 = _mm512_fmadd_ps(w[2], SHIFT(h0, l0, 2), t0);
+        t1 = _mm512_fmadd_ps(w[5], SHIFT(h1, l1, 2), t1);
+        t2 = _mm512_fmadd_ps(w[8], SHIFT(h2, l2, 2), t2);
+        store_ab(a->out + o, tail_mask(a->n - o), _mm512_add_ps(_mm512_add_ps(t0, t1), t2), va, a->beta);
+        l0 = h0, l1 = h1, l2 = h2;
+    }
+}
+
 void hd_f32_dw_row__avx512(const hd_dw_row_args *a)
 {
     size_t S = a->S, cs = a->cs, cd = a->cd;
     if (S == 3 && a->nr == 3 && cd == 1 && cs == 1)
-        row33(a, 1, 1);
+        row33_s1(a);
     else if (S == 3 && a->nr == 3 && cd == 1 && cs == 2)
         row33(a, 2, 1);
     else if (S == 3 && cs == 1)
@@ -120,7 +149,7 @@ INL void wrow_tpl(const hd_dw_wrow_args *a, size_t S, size_t cs, size_t cd)
         for (size_t s = 0; s < S; s++)
             v[s] = _mm512_loadu_ps(acc + s * 16);
         for (size_t o = 0; o < a->n; o += 16) {
-            __m512 d = _mm512_maskz_loadu_ps(tail_mask(a->n - o), a->dy + o);
+            __m512 d = a->n - o >= 16 ? _mm512_loadu_ps(a->dy + o) : _mm512_maskz_loadu_ps(tail_mask(a->n - o), a->dy + o);
             #pragma GCC unroll 8
             for (size_t s = 0; s < S; s++)
                 v[s] = _mm512_fmadd_ps(d, load_cs(r + o * cs + s * cd, cs, gidx), v[s]);
@@ -148,10 +177,42 @@ static void wrow_any(const hd_dw_wrow_args *a)
         }
 }
 
+/* 3 taps, stride and dilation 1, three rows: nine accumulators; each block loads dy once and
+ * each row once, the shifted taps come from valignd. */
+static void wrow33_s1(const hd_dw_wrow_args *a)
+{
+    float *const *acc = a->acc;
+    __m512 v[9];
+    for (int i = 0; i < 3; i++)
+        for (int s = 0; s < 3; s++)
+            v[i * 3 + s] = _mm512_loadu_ps(acc[i] + s * 16);
+    const float *r0 = a->rows[0], *r1 = a->rows[1], *r2 = a->rows[2];
+    __m512 l0 = _mm512_loadu_ps(r0), l1 = _mm512_loadu_ps(r1), l2 = _mm512_loadu_ps(r2);
+    for (size_t o = 0; o < a->n; o += 16) {
+        __m512 d = a->n - o >= 16 ? _mm512_loadu_ps(a->dy + o) : _mm512_maskz_loadu_ps(tail_mask(a->n - o), a->dy + o);
+        __m512 h0 = _mm512_loadu_ps(r0 + o + 16), h1 = _mm512_loadu_ps(r1 + o + 16), h2 = _mm512_loadu_ps(r2 + o + 16);
+        v[0] = _mm512_fmadd_ps(d, l0, v[0]);
+        v[3] = _mm512_fmadd_ps(d, l1, v[3]);
+        v[6] = _mm512_fmadd_ps(d, l2, v[6]);
+        v[1] = _mm512_fmadd_ps(d, SHIFT(h0, l0, 1), v[1]);
+        v[4] = _mm512_fmadd_ps(d, SHIFT(h1, l1, 1), v[4]);
+        v[7] = _mm512_fmadd_ps(d, SHIFT(h2, l2, 1), v[7]);
+        v[2] = _mm512_fmadd_ps(d, SHIFT(h0, l0, 2), v[2]);
+        v[5] = _mm512_fmadd_ps(d, SHIFT(h1, l1, 2), v[5]);
+        v[8] = _mm512_fmadd_ps(d, SHIFT(h2, l2, 2), v[8]);
+        l0 = h0, l1 = h1, l2 = h2;
+    }
+    for (int i = 0; i < 3; i++)
+        for (int s = 0; s < 3; s++)
+            _mm512_storeu_ps(acc[i] + s * 16, v[i * 3 + s]);
+}
+
 void hd_f32_dw_wrow__avx512(const hd_dw_wrow_args *a)
 {
     size_t S = a->S, cs = a->cs, cd = a->cd;
-    if (S == 3 && cs == 1)
+    if (S == 3 && cs == 1 && cd == 1 && a->nr == 3)
+        wrow33_s1(a);
+    else if (S == 3 && cs == 1)
         wrow_tpl(a, 3, 1, cd);
     else if (S == 3 && cs == 2)
         wrow_tpl(a, 3, 2, cd);
@@ -165,23 +226,23 @@ void hd_f32_dw_wrow__avx512(const hd_dw_wrow_args *a)
 
 /* ---------------- pixel row ---------------- */
 
-/* NB pixels from o, all inside (no border test), channels [c0, c0+16). */
-INL void px_inside_k(const hd_dw_px_args *a, size_t c0, int64_t o, int NB, size_t S, int full)
+/* NB pixels, all inside (no border test), one channel block: source row i from rows[i] + xoff,
+ * its weights from w + wo[i]; everything the loop needs is in locals. */
+INL void px_body(const float *const *rows, const size_t *wo, size_t nrows, const float *w, int64_t xoff,
+                 int64_t step, int64_t sd, int NB, size_t S, int full, __mmask16 k, float *dst, int64_t ops,
+                 __m512 va, float beta)
 {
-    __m512 va = _mm512_set1_ps(a->alpha);
-    int64_t step = a->cs * a->ips;
-    __mmask16 k = tail_mask(a->C - c0);
     __m512 acc[8];
 #pragma GCC unroll 8
     for (int j = 0; j < NB; j++)
         acc[j] = _mm512_setzero_ps();
-    for (size_t i = 0; i < a->nr; i++) {
-        const float *wt = a->w + (c0 / 16 * a->RS + a->rtap[i] * S) * 16;
-        const float *p = a->rows[i] + c0 + (o * a->cs - a->pad) * a->ips;
+#pragma GCC unroll 4
+    for (size_t i = 0; i < nrows; i++) {
+        const float *p = rows[i] + xoff, *wt = w + wo[i];
 #pragma GCC unroll 8
         for (size_t s = 0; s < S; s++) {
             __m512 wv = _mm512_loadu_ps(wt + s * 16);
-            const float *q = p + (int64_t)s * a->cd * a->ips;
+            const float *q = p + (int64_t)s * sd;
 #pragma GCC unroll 8
             for (int j = 0; j < NB; j++)
                 acc[j] = _mm512_fmadd_ps(wv, load_k(k, q + j * step, full), acc[j]);
@@ -189,15 +250,24 @@ INL void px_inside_k(const hd_dw_px_args *a, size_t c0, int64_t o, int NB, size_
     }
 #pragma GCC unroll 8
     for (int j = 0; j < NB; j++)
-        store_ab(a->out + (o + j) * a->ops + c0, k, acc[j], va, a->beta);
+        store_ab(dst + j * ops, k, acc[j], va, beta);
 }
 
-INL void px_inside(const hd_dw_px_args *a, size_t c0, int64_t o, int NB, size_t S)
+/* NB pixels from o, all inside, every channel block.  NR: the number of source rows when it
+ * is a compile-time constant (0: a->nr). */
+INL void px_inside(const hd_dw_px_args *a, const size_t *wo, int64_t o, int NB, size_t S, size_t NR)
 {
-    if (c0 + 16 <= a->C)
-        px_inside_k(a, c0, o, NB, S, 1);
-    else
-        px_inside_k(a, c0, o, NB, S, 0);
+    size_t nrows = NR ? NR : a->nr;
+    int64_t step = a->cs * a->ips, sd = a->cd * a->ips, xoff = (o * a->cs - a->pad) * a->ips;
+    __m512 va = _mm512_set1_ps(a->alpha);
+    float *dst = a->out + o * a->ops;
+    const float *w = a->w;
+    size_t c0 = 0;
+    for (; c0 + 16 <= a->C; c0 += 16, w += a->RS * 16)
+        px_body(a->rows, wo, nrows, w, xoff + (int64_t)c0, step, sd, NB, S, 1, 0xffff, dst + c0, a->ops, va, a->beta);
+    if (c0 < a->C)
+        px_body(a->rows, wo, nrows, w, xoff + (int64_t)c0, step, sd, NB, S, 0, tail_mask(a->C - c0), dst + c0, a->ops,
+                va, a->beta);
 }
 
 /* One pixel with a border test per tap, channels [c0, c0+16). */
@@ -219,31 +289,31 @@ static void px_edge(const hd_dw_px_args *a, size_t c0, int64_t o)
 }
 
 /* Pixel blocks outside, channel blocks inside (measured faster than the other order). */
-INL void px_tpl(const hd_dw_px_args *a, size_t S)
+INL void px_tpl(const hd_dw_px_args *a, size_t S, size_t NR)
 {
     int64_t n = (int64_t)a->n, lo = n, hi = n;
-    if (a->up == 1)
+    size_t wo[16];
+    if (a->up == 1 && a->nr <= 16) {
         hd_dw_inside(n, a->W, (int64_t)S, a->cs, a->pad, a->cd, &lo, &hi);
+        for (size_t i = 0; i < a->nr; i++)
+            wo[i] = a->rtap[i] * S * 16;
+    }
     int64_t o = 0;
     for (; o < lo; o++)
         for (size_t c0 = 0; c0 < a->C; c0 += 16)
             px_edge(a, c0, o);
     for (; o + 8 <= hi; o += 8)
-        for (size_t c0 = 0; c0 < a->C; c0 += 16)
-            px_inside(a, c0, o, 8, S);
+        px_inside(a, wo, o, 8, S, NR);
     if (o + 4 <= hi) {          /* the rest in 4, 2, 1: independent accumulators, not one chain */
-        for (size_t c0 = 0; c0 < a->C; c0 += 16)
-            px_inside(a, c0, o, 4, S);
+        px_inside(a, wo, o, 4, S, NR);
         o += 4;
     }
     if (o + 2 <= hi) {
-        for (size_t c0 = 0; c0 < a->C; c0 += 16)
-            px_inside(a, c0, o, 2, S);
+        px_inside(a, wo, o, 2, S, NR);
         o += 2;
     }
     if (o < hi) {
-        for (size_t c0 = 0; c0 < a->C; c0 += 16)
-            px_inside(a, c0, o, 1, S);
+        px_inside(a, wo, o, 1, S, NR);
         o++;
     }
     for (; o < n; o++)
@@ -253,12 +323,14 @@ INL void px_tpl(const hd_dw_px_args *a, size_t S)
 
 void hd_f32_dw_px__avx512(const hd_dw_px_args *a)
 {
-    if (a->S == 3)
-        px_tpl(a, 3);
+    if (a->S == 3 && a->nr == 3)
+        px_tpl(a, 3, 3);
+    else if (a->S == 3)
+        px_tpl(a, 3, 0);
     else if (a->S == 5)
-        px_tpl(a, 5);
+        px_tpl(a, 5, 0);
     else
-        px_tpl(a, a->S);
+        px_tpl(a, a->S, 0);
 }
 
 /* ---------------- pixel weight row ---------------- */
@@ -290,6 +362,26 @@ INL void pxw3_inside(const hd_dw_pxw_args *a, __m512 *v, const float *row, size_
     v[0] = v0, v[1] = v1, v[2] = v2;
 }
 
+/* Stride and dilation 1, full channel block: source pixel q serves taps 0, 1, 2 of outputs
+ * q, q-1, q-2, so a sliding window of three source vectors needs one new load per pixel. */
+static void pxw3_slide(const hd_dw_pxw_args *a, __m512 *v, const float *row, size_t c0, int64_t lo, int64_t hi)
+{
+    if (lo >= hi)
+        return;
+    int64_t ips = a->ips, dps = a->dps;
+    const float *p = row + c0 + (lo - a->pad) * ips, *d = a->dy + lo * dps + c0;
+    __m512 v0 = v[0], v1 = v[1], v2 = v[2];
+    __m512 xa = _mm512_loadu_ps(p), xb = _mm512_loadu_ps(p + ips);
+    for (int64_t o = lo; o < hi; o++, p += ips, d += dps) {
+        __m512 dv = _mm512_loadu_ps(d), xc = _mm512_loadu_ps(p + 2 * ips);
+        v0 = _mm512_fmadd_ps(dv, xa, v0);
+        v1 = _mm512_fmadd_ps(dv, xb, v1);
+        v2 = _mm512_fmadd_ps(dv, xc, v2);
+        xa = xb, xb = xc;
+    }
+    v[0] = v0, v[1] = v1, v[2] = v2;
+}
+
 void hd_f32_dw_pxw__avx512(const hd_dw_pxw_args *a)
 {
     int64_t n = (int64_t)a->n, S = (int64_t)a->S;
@@ -308,7 +400,9 @@ void hd_f32_dw_pxw__avx512(const hd_dw_pxw_args *a)
                     hd_dw_inside(n, a->W, 1, a->cs, a->pad - s * a->cd, a->cd, &l[s], &h[s]);
                     v[s] = pxw_run(a, _mm512_loadu_ps(acc + s * 16), row, c0, k, s, l[s], lo);
                 }
-                if (c0 + 16 <= a->C)
+                if (c0 + 16 <= a->C && a->cs == 1 && a->cd == 1)
+                    pxw3_slide(a, v, row, c0, lo, hi);
+                else if (c0 + 16 <= a->C)
                     pxw3_inside(a, v, row, c0, k, lo, hi, 1);
                 else
                     pxw3_inside(a, v, row, c0, k, lo, hi, 0);
