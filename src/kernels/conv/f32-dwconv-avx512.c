@@ -230,7 +230,7 @@ void hd_f32_dw_wrow__avx512(const hd_dw_wrow_args *a)
  * its weights from w + wo[i]; everything the loop needs is in locals. */
 INL void px_body(const float *const *rows, const size_t *wo, size_t nrows, const float *w, int64_t xoff,
                  int64_t step, int64_t sd, int NB, size_t S, int full, __mmask16 k, float *dst, int64_t ops,
-                 __m512 va, float beta)
+                 __m512 va, float beta, int CS, int CD, int64_t ips)
 {
     __m512 acc[8];
 #pragma GCC unroll 8
@@ -239,6 +239,26 @@ INL void px_body(const float *const *rows, const size_t *wo, size_t nrows, const
 #pragma GCC unroll 4
     for (size_t i = 0; i < nrows; i++) {
         const float *p = rows[i] + xoff, *wt = w + wo[i];
+        if (CS) {
+            /* constant stride and dilation: source pixel m serves tap s of pixel j when
+             * m = j*CS + s*CD, so each source vector is loaded once per block (taps of every
+             * accumulator still arrive in increasing s) */
+            __m512 wv[8];
+#pragma GCC unroll 8
+            for (size_t t = 0; t < S; t++)
+                wv[t] = _mm512_loadu_ps(wt + t * 16);
+#pragma GCC unroll 32
+            for (int m = 0; m <= (NB - 1) * CS + ((int)S - 1) * CD; m++) {
+                __m512 xv = load_k(k, p + m * ips, full);
+#pragma GCC unroll 8
+                for (int t = 0; t < (int)S; t++) {
+                    int r = m - t * CD;
+                    if (r >= 0 && r % CS == 0 && r / CS < NB)
+                        acc[r / CS] = _mm512_fmadd_ps(wv[t], xv, acc[r / CS]);
+                }
+            }
+            continue;
+        }
 #pragma GCC unroll 8
         for (size_t s = 0; s < S; s++) {
             __m512 wv = _mm512_loadu_ps(wt + s * 16);
@@ -255,7 +275,7 @@ INL void px_body(const float *const *rows, const size_t *wo, size_t nrows, const
 
 /* NB pixels from o, all inside, every channel block.  NR: the number of source rows when it
  * is a compile-time constant (0: a->nr). */
-INL void px_inside(const hd_dw_px_args *a, const size_t *wo, int64_t o, int NB, size_t S, size_t NR)
+INL void px_inside(const hd_dw_px_args *a, const size_t *wo, int64_t o, int NB, size_t S, size_t NR, int CS, int CD)
 {
     size_t nrows = NR ? NR : a->nr;
     int64_t step = a->cs * a->ips, sd = a->cd * a->ips, xoff = (o * a->cs - a->pad) * a->ips;
@@ -264,10 +284,11 @@ INL void px_inside(const hd_dw_px_args *a, const size_t *wo, int64_t o, int NB, 
     const float *w = a->w;
     size_t c0 = 0;
     for (; c0 + 16 <= a->C; c0 += 16, w += a->RS * 16)
-        px_body(a->rows, wo, nrows, w, xoff + (int64_t)c0, step, sd, NB, S, 1, 0xffff, dst + c0, a->ops, va, a->beta);
+        px_body(a->rows, wo, nrows, w, xoff + (int64_t)c0, step, sd, NB, S, 1, 0xffff, dst + c0, a->ops, va, a->beta,
+                CS, CD, a->ips);
     if (c0 < a->C)
         px_body(a->rows, wo, nrows, w, xoff + (int64_t)c0, step, sd, NB, S, 0, tail_mask(a->C - c0), dst + c0, a->ops,
-                va, a->beta);
+                va, a->beta, CS, CD, a->ips);
 }
 
 /* One pixel with a border test per tap, channels [c0, c0+16). */
@@ -289,7 +310,7 @@ static void px_edge(const hd_dw_px_args *a, size_t c0, int64_t o)
 }
 
 /* Pixel blocks outside, channel blocks inside (measured faster than the other order). */
-INL void px_tpl(const hd_dw_px_args *a, size_t S, size_t NR)
+INL void px_tpl(const hd_dw_px_args *a, size_t S, size_t NR, int CS, int CD)
 {
     int64_t n = (int64_t)a->n, lo = n, hi = n;
     size_t wo[16];
@@ -303,17 +324,17 @@ INL void px_tpl(const hd_dw_px_args *a, size_t S, size_t NR)
         for (size_t c0 = 0; c0 < a->C; c0 += 16)
             px_edge(a, c0, o);
     for (; o + 8 <= hi; o += 8)
-        px_inside(a, wo, o, 8, S, NR);
+        px_inside(a, wo, o, 8, S, NR, CS, CD);
     if (o + 4 <= hi) {          /* the rest in 4, 2, 1: independent accumulators, not one chain */
-        px_inside(a, wo, o, 4, S, NR);
+        px_inside(a, wo, o, 4, S, NR, CS, CD);
         o += 4;
     }
     if (o + 2 <= hi) {
-        px_inside(a, wo, o, 2, S, NR);
+        px_inside(a, wo, o, 2, S, NR, CS, CD);
         o += 2;
     }
     if (o < hi) {
-        px_inside(a, wo, o, 1, S, NR);
+        px_inside(a, wo, o, 1, S, NR, CS, CD);
         o++;
     }
     for (; o < n; o++)
@@ -323,14 +344,23 @@ INL void px_tpl(const hd_dw_px_args *a, size_t S, size_t NR)
 
 void hd_f32_dw_px__avx512(const hd_dw_px_args *a)
 {
-    if (a->S == 3 && a->nr == 3)
-        px_tpl(a, 3, 3);
+    int s1 = a->cs == 1 && a->cd == 1, s2 = a->cs == 2 && a->cd == 1;
+    if (a->S == 3 && a->nr == 3 && s1)
+        px_tpl(a, 3, 3, 1, 1);
+    else if (a->S == 3 && a->nr == 3 && s2)
+        px_tpl(a, 3, 3, 2, 1);
+    else if (a->S == 3 && s1)
+        px_tpl(a, 3, 0, 1, 1);
+    else if (a->S == 3 && s2)
+        px_tpl(a, 3, 0, 2, 1);
+    else if (a->S == 5 && s1)
+        px_tpl(a, 5, 0, 1, 1);
+    else if (a->S == 5 && s2)
+        px_tpl(a, 5, 0, 2, 1);
     else if (a->S == 3)
-        px_tpl(a, 3, 0);
-    else if (a->S == 5)
-        px_tpl(a, 5, 0);
+        px_tpl(a, 3, 0, 0, 0);
     else
-        px_tpl(a, a->S, 0);
+        px_tpl(a, a->S, 0, 0, 0);
 }
 
 /* ---------------- pixel weight row ---------------- */
