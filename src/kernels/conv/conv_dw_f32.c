@@ -40,13 +40,14 @@
 
 hd_dw_kernels hd_f32_dw_select(int isa)
 {
-    hd_dw_kernels k = {hd_f32_dw_row__scalar, hd_f32_dw_wrow__scalar, hd_f32_dw_px__scalar, hd_f32_dw_pxw__scalar};
+    hd_dw_kernels k = {hd_f32_dw_row__scalar, hd_f32_dw_wrow__scalar, hd_f32_dw_px__scalar, hd_f32_dw_pxw__scalar,
+                       NULL};
     if (isa >= HD_ISA_AVX512) {
         hd_dw_kernels v = {hd_f32_dw_row__avx512, hd_f32_dw_wrow__avx512, hd_f32_dw_px__avx512,
-                           hd_f32_dw_pxw__avx512};
+                           hd_f32_dw_pxw__avx512, hd_f32_dw_px2__avx512};
         k = v;
     } else if (isa >= HD_ISA_AVX2) {
-        hd_dw_kernels v = {hd_f32_dw_row__avx2, hd_f32_dw_wrow__avx2, hd_f32_dw_px__avx2, hd_f32_dw_pxw__avx2};
+        hd_dw_kernels v = {hd_f32_dw_row__avx2, hd_f32_dw_wrow__avx2, hd_f32_dw_px__avx2, hd_f32_dw_pxw__avx2, NULL};
         k = v;
     }
     return k;
@@ -101,7 +102,7 @@ static dw_plan make_plan(const hd_conv_problem *p, int dir)
         P.Hz = (dw_axis){p->str[2], p->pad[2], p->dil[2], 1, p->in[2]};
     }
     P.pix = p->C > 1 && p->xs[1] == 1 && p->ys[1] == 1;
-    P.ptr_bytes = ((size_t)P.R * 3 * sizeof(void *) + 63) & ~(size_t)63;
+    P.ptr_bytes = ((size_t)(P.R + 1) * 3 * sizeof(void *) + 63) & ~(size_t)63;
     hd_conv_layout L = {{0}, 0};
     if (P.pix) {
         P.nrb = P.OH < cdiv(32, P.N) ? P.OH : cdiv(32, P.N);
@@ -230,8 +231,8 @@ static dw_slot slot_of(dw_ctx *c, int thread)
     }
     dw_slot s;
     s.rows = (const float **)(void *)b;
-    s.w = (const float **)(void *)(b + (size_t)c->P.R * sizeof(void *));
-    s.rtap = (size_t *)(void *)(b + (size_t)c->P.R * 2 * sizeof(void *));
+    s.w = (const float **)(void *)(b + (size_t)(c->P.R + 1) * sizeof(void *));
+    s.rtap = (size_t *)(void *)(b + (size_t)(c->P.R + 1) * 2 * sizeof(void *));
     s.buf = (float *)(void *)(b + c->P.ptr_bytes);
     return s;
 }
@@ -353,6 +354,13 @@ static void plane_task(void *vctx, size_t task, int thread)
     }
 }
 
+/* Result row o reads every filter row, at vertical stride 1 (a pair of rows can share loads). */
+static int full_unit_row(const dw_plan *P, int64_t o)
+{
+    return P->V.s == 1 && P->V.up == 1 && P->V.d == 1 && axis_src(&P->V, o, 0) >= 0 &&
+           axis_src(&P->V, o, P->R - 1) >= 0;
+}
+
 static void pixel_task(void *vctx, size_t task, int thread)
 {
     dw_ctx *c = vctx;
@@ -360,26 +368,33 @@ static void pixel_task(void *vctx, size_t task, int thread)
     dw_slot sl = slot_of(c, thread);
     int64_t t = (int64_t)task, rbi = t % P->nrb, n = t / P->nrb;
     int64_t o0 = rbi * P->rb, o1 = o0 + P->rb < P->OH ? o0 + P->rb : P->OH;
-    for (int64_t o = o0; o < o1; o++) {
+    const hd_conv_epilogue *e = &c->a->epi;
+    for (int64_t o = o0; o < o1;) {
+        int pair = c->k.px2 && !e->fused && o + 1 < o1 && full_unit_row(P, o) && full_unit_row(P, o + 1);
         size_t nr = 0;
-        for (int64_t r = 0; r < P->R; r++) {
-            int64_t q = axis_src(&P->V, o, r);
+        for (int64_t r = 0; r < P->R + pair; r++) {
+            int64_t q = pair ? axis_src(&P->V, o, 0) + r : axis_src(&P->V, o, r);
             if (q >= 0) {
                 sl.rows[nr] = c->src + n * c->ss[0] + q * c->ss[3];
                 sl.rtap[nr++] = (size_t)r;
             }
         }
-        const hd_conv_epilogue *e = &c->a->epi;
         int64_t off = n * c->ds[0] + o * c->ds[3];
         hd_dw_px_args pa = {e->fused ? sl.buf : c->dst + off, e->fused ? P->C : c->ds[4], (size_t)P->OW,
-                            (size_t)P->C, sl.rows, sl.rtap, nr, c->ss[4], P->Hz.src, c->wpk,
+                            (size_t)P->C, sl.rows, sl.rtap, nr - (size_t)pair, c->ss[4], P->Hz.src, c->wpk,
                             (size_t)(P->R * P->S), (size_t)P->S, P->Hz.s, P->Hz.pad, P->Hz.d, P->Hz.up,
                             (float)e->alpha, e->fused ? 0.0f : (float)e->beta};
+        if (pair) {
+            c->k.px2(&pa, c->dst + off + c->ds[3]);
+            o += 2;
+            continue;
+        }
         c->k.px(&pa);
         if (e->fused)
             for (int64_t j = 0; j < P->OW; j++)
                 for (int64_t ch = 0; ch < P->C; ch++)
                     c->dst[off + j * c->ds[4] + ch] = fuse(e, sl.buf[j * P->C + ch], off + j * c->ds[4] + ch, ch);
+        o++;
     }
 }
 

@@ -79,11 +79,18 @@ typedef struct {
     int64_t cs, pad, cd;
 } hd_dw_pxw_args;
 
+/* Two consecutive output rows at vertical stride and dilation 1 with every filter row inside:
+ * a->rows holds nr + 1 consecutive source rows with rtap[i] = i; the first output row (a->out)
+ * reads rows 0..nr-1, the second (out2) rows 1..nr.  Each source vector then serves both rows.
+ * Bitwise the same as two hd_dw_px_args calls. */
+typedef void (*hd_dw_px2_fn)(const hd_dw_px_args *a, float *out2);
+
 typedef struct {
     void (*row)(const hd_dw_row_args *a);
     void (*wrow)(const hd_dw_wrow_args *a);
     void (*px)(const hd_dw_px_args *a);
     void (*pxw)(const hd_dw_pxw_args *a);
+    hd_dw_px2_fn px2;             /* NULL: the caller makes two px calls */
 } hd_dw_kernels;
 
 void hd_f32_dw_row__scalar(const hd_dw_row_args *a);
@@ -98,6 +105,7 @@ void hd_f32_dw_row__avx512(const hd_dw_row_args *a);
 void hd_f32_dw_wrow__avx512(const hd_dw_wrow_args *a);
 void hd_f32_dw_px__avx512(const hd_dw_px_args *a);
 void hd_f32_dw_pxw__avx512(const hd_dw_pxw_args *a);
+void hd_f32_dw_px2__avx512(const hd_dw_px_args *a, float *out2);
 
 /* The best variants for ISA (an hd_isa_t). */
 hd_dw_kernels hd_f32_dw_select(int isa);

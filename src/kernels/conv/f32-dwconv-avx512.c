@@ -448,3 +448,105 @@ void hd_f32_dw_pxw__avx512(const hd_dw_pxw_args *a)
         }
     }
 }
+
+/* ---------------- two pixel rows ---------------- */
+
+/* Two output rows, 3x3 filter, constant stride CS along the row: the four source rows each feed
+ * row A (filter row k) and row B (filter row k - 1); per accumulator the terms arrive in the
+ * order of the one-row kernel (filter rows, then taps), so the sums are bitwise the same. */
+INL void px2_body(const float *const *rows, const float *w, int64_t xoff, int NB, int CS, int full, __mmask16 k,
+                  float *da, float *db, int64_t ops, __m512 va, float beta, int64_t ips)
+{
+    __m512 aa[8], ab[8];
+#pragma GCC unroll 8
+    for (int j = 0; j < NB; j++)
+        aa[j] = _mm512_setzero_ps(), ab[j] = _mm512_setzero_ps();
+#pragma GCC unroll 4
+    for (int kr = 0; kr < 4; kr++) {
+        const float *p = rows[kr] + xoff;
+        __m512 wa[3], wb[3];
+#pragma GCC unroll 3
+        for (int t = 0; t < 3; t++) {
+            wa[t] = kr < 3 ? _mm512_loadu_ps(w + (kr * 3 + t) * 16) : _mm512_setzero_ps();
+            wb[t] = kr > 0 ? _mm512_loadu_ps(w + ((kr - 1) * 3 + t) * 16) : _mm512_setzero_ps();
+        }
+#pragma GCC unroll 32
+        for (int m = 0; m <= (NB - 1) * CS + 2; m++) {
+            __m512 xv = load_k(k, p + m * ips, full);
+#pragma GCC unroll 3
+            for (int t = 0; t < 3; t++) {
+                int r = m - t;
+                if (r >= 0 && r % CS == 0 && r / CS < NB) {
+                    if (kr < 3)
+                        aa[r / CS] = _mm512_fmadd_ps(wa[t], xv, aa[r / CS]);
+                    if (kr > 0)
+                        ab[r / CS] = _mm512_fmadd_ps(wb[t], xv, ab[r / CS]);
+                }
+            }
+        }
+    }
+#pragma GCC unroll 8
+    for (int j = 0; j < NB; j++) {
+        store_ab(da + j * ops, k, aa[j], va, beta);
+        store_ab(db + j * ops, k, ab[j], va, beta);
+    }
+}
+
+INL void px2_inside(const hd_dw_px_args *a, float *out2, int64_t o, int NB, int CS)
+{
+    int64_t xoff = (o * CS - a->pad) * a->ips;
+    __m512 va = _mm512_set1_ps(a->alpha);
+    float *da = a->out + o * a->ops, *db = out2 + o * a->ops;
+    const float *w = a->w;
+    size_t c0 = 0;
+    for (; c0 + 16 <= a->C; c0 += 16, w += 9 * 16)
+        px2_body(a->rows, w, xoff + (int64_t)c0, NB, CS, 1, 0xffff, da + c0, db + c0, a->ops, va, a->beta, a->ips);
+    if (c0 < a->C)
+        px2_body(a->rows, w, xoff + (int64_t)c0, NB, CS, 0, tail_mask(a->C - c0), da + c0, db + c0, a->ops, va, a->beta,
+                 a->ips);
+}
+
+INL void px2_tpl(const hd_dw_px_args *a, float *out2, int CS)
+{
+    hd_dw_px_args b = *a;              /* the second row, for the border pixels */
+    b.rows = a->rows + 1;
+    b.out = out2;
+    int64_t n = (int64_t)a->n, lo, hi;
+    hd_dw_inside(n, a->W, 3, CS, a->pad, 1, &lo, &hi);
+    int64_t o = 0;
+    for (; o < lo; o++)
+        for (size_t c0 = 0; c0 < a->C; c0 += 16)
+            px_edge(a, c0, o), px_edge(&b, c0, o);
+    for (; o + 8 <= hi; o += 8)
+        px2_inside(a, out2, o, 8, CS);
+    if (o + 4 <= hi) {
+        px2_inside(a, out2, o, 4, CS);
+        o += 4;
+    }
+    if (o + 2 <= hi) {
+        px2_inside(a, out2, o, 2, CS);
+        o += 2;
+    }
+    if (o < hi) {
+        px2_inside(a, out2, o, 1, CS);
+        o++;
+    }
+    for (; o < n; o++)
+        for (size_t c0 = 0; c0 < a->C; c0 += 16)
+            px_edge(a, c0, o), px_edge(&b, c0, o);
+}
+
+void hd_f32_dw_px2__avx512(const hd_dw_px_args *a, float *out2)
+{
+    if (a->S == 3 && a->nr == 3 && a->up == 1 && a->cd == 1 && a->cs == 1) {
+        px2_tpl(a, out2, 1);
+    } else if (a->S == 3 && a->nr == 3 && a->up == 1 && a->cd == 1 && a->cs == 2) {
+        px2_tpl(a, out2, 2);
+    } else {
+        hd_dw_px_args b = *a;
+        hd_f32_dw_px__avx512(a);
+        b.rows = a->rows + 1;
+        b.out = out2;
+        hd_f32_dw_px__avx512(&b);
+    }
+}
