@@ -63,8 +63,10 @@ static const dcase cases[] = {
 typedef struct {
     int dims[4], strides[4];
     long span;
-    float *mem;
+    float *mem, *base;            /* mem = base + a varying offset: every alignment mod 64 bytes */
 } tens;
+
+static int align_turn;
 
 static void tens_init(tens *t, const int *dims, int layout)
 {
@@ -83,7 +85,8 @@ static void tens_init(tens *t, const int *dims, int layout)
     for (int i = 0; i < 4; i++)
         last += (long)(dims[i] - 1) * s[i];
     t->span = last + 1;
-    t->mem = malloc((size_t)t->span * sizeof(float));
+    t->base = malloc((size_t)(t->span + 16) * sizeof(float));
+    t->mem = t->base + (align_turn++ * 5) % 16;
 }
 
 static long tens_off(const tens *t, long li)
@@ -153,7 +156,7 @@ static void prob_make(prob *P, const dcase *c, int layout, int flip)
 
 static void prob_free(prob *P)
 {
-    free(P->x.mem), free(P->w.mem), free(P->y.mem);
+    free(P->x.base), free(P->w.base), free(P->y.base);
     cudnnDestroyTensorDescriptor(P->xd);
     cudnnDestroyTensorDescriptor(P->yd);
     cudnnDestroyFilterDescriptor(P->wd);
@@ -340,7 +343,7 @@ static void check_fused(cudnnHandle_t h, int layout)
             bad++;
     }
     CHECK_MSG(bad == 0, "fused layout %d: %ld wrong", layout, bad);
-    free(mem), free(z.mem), free(lx), free(lw), free(lz), free(ref);
+    free(mem), free(z.base), free(lx), free(lw), free(lz), free(ref);
     cudnnDestroyTensorDescriptor(bd);
     cudnnDestroyActivationDescriptor(ad);
     prob_free(&P);

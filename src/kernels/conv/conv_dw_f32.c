@@ -72,7 +72,8 @@ typedef struct {
     int dir, pix;
     dw_axis V, Hz;                /* rows and columns of the source, per result row / column */
     int64_t OH, OW;               /* result rows and columns (dy's for backward filter) */
-    int64_t N, C, R, S, CB;       /* CB: channel blocks of 16 */
+    int64_t N, C, R, S, CB;       /* CB: channel blocks of 16 (pixel: CB + 1 are booked, for the
+                                   * blocks shifted to 64-byte boundaries, see chan_shift) */
     int64_t rb, nrb;              /* result rows per block, blocks per image */
     int64_t rows_cap, BW;         /* plane: source rows a block buffers, buffer row width */
     int64_t nch;                  /* backward filter: reduction chunks */
@@ -114,11 +115,11 @@ static dw_plan make_plan(const hd_conv_problem *p, int dir)
         if (dir == DIR_BWDF) {
             int64_t steps = P.N * P.OH;
             P.nch = steps < 32 ? steps : 32;
-            while (P.nch > 1 && (size_t)(P.nch * P.CB * 16 * P.R * P.S) * sizeof(float) > PART_BYTES)
+            while (P.nch > 1 && (size_t)(P.nch * (P.CB + 1) * 16 * P.R * P.S) * sizeof(float) > PART_BYTES)
                 P.nch /= 2;
-            hd_conv_book(&L, 0, P.nch * P.CB * 16, P.R * P.S, sizeof(float));
+            hd_conv_book(&L, 0, P.nch * (P.CB + 1) * 16, P.R * P.S, sizeof(float));
         } else {
-            hd_conv_book(&L, 0, P.CB * 16, P.R * P.S, sizeof(float));
+            hd_conv_book(&L, 0, (P.CB + 1) * 16, P.R * P.S, sizeof(float));
         }
     } else {
         P.BW = (P.Hz.s * cdiv(P.OW, 16) * 16 + (P.S - 1) * P.Hz.d + 32 + 15) / 16 * 16;
@@ -212,7 +213,19 @@ typedef struct {
     float *wpk;                   /* packed filter, or the backward-filter partial sums */
     char *slots;
     int slot_ready[DW_SLOTS];     /* plane: the slot's buffer rows are zeroed (each thread its own) */
+    size_t sh;                    /* pixel: channel shift of the packed blocks (chan_shift) */
 } dw_ctx;
+
+/* Pixel work with the AVX-512 kernels: shift the channel blocks so that they start on 64-byte
+ * boundaries of the source (every pixel and row of it then alike), instead of splitting every
+ * vector access across two cache lines when the tensor is not 64-byte aligned (malloc'd
+ * buffers usually are not).  Sums per channel are the same either way. */
+static size_t chan_shift(const dw_plan *P, const float *src, const int64_t *ss)
+{
+    if (!P->pix || hd_cpu_isa() < HD_ISA_AVX512 || ss[0] % 16 || ss[3] % 16 || ss[4] % 16)
+        return 0;
+    return (size_t)(((uintptr_t)src / sizeof(float)) % 16);
+}
 
 typedef struct {
     const float **rows;
@@ -289,14 +302,14 @@ static void pack_filter(const dw_ctx *c, float *wpk)
     const dw_plan *P = &c->P;
     int bwd = P->dir == DIR_BWDD;
     if (P->pix)
-        memset(wpk, 0, (size_t)(P->CB * 16 * P->R * P->S) * sizeof *wpk);
+        memset(wpk, 0, (size_t)((P->CB + 1) * 16 * P->R * P->S) * sizeof *wpk);
     for (int64_t ch = 0; ch < P->C; ch++)
         for (int64_t r = 0; r < P->R; r++)
             for (int64_t s = 0; s < P->S; s++) {
                 float v = ((const float *)c->a->w)[hd_conv_w_off(p, ch, 0, 0, bwd ? P->R - 1 - r : r,
                                                                  bwd ? P->S - 1 - s : s)];
                 if (P->pix)
-                    wpk[((ch / 16 * P->R + r) * P->S + s) * 16 + ch % 16] = v;
+                    wpk[(((ch + (int64_t)c->sh) / 16 * P->R + r) * P->S + s) * 16 + (ch + (int64_t)c->sh) % 16] = v;
                 else
                     wpk[(ch * P->R + r) * P->S + s] = v;
             }
@@ -383,7 +396,7 @@ static void pixel_task(void *vctx, size_t task, int thread)
         hd_dw_px_args pa = {e->fused ? sl.buf : c->dst + off, e->fused ? P->C : c->ds[4], (size_t)P->OW,
                             (size_t)P->C, sl.rows, sl.rtap, nr - (size_t)pair, c->ss[4], P->Hz.src, c->wpk,
                             (size_t)(P->R * P->S), (size_t)P->S, P->Hz.s, P->Hz.pad, P->Hz.d, P->Hz.up,
-                            (float)e->alpha, e->fused ? 0.0f : (float)e->beta};
+                            (float)e->alpha, e->fused ? 0.0f : (float)e->beta, c->sh};
         if (pair) {
             c->k.px2(&pa, c->dst + off + c->ds[3]);
             o += 2;
@@ -412,6 +425,7 @@ static void exec_data(const hd_conv_problem *p, const hd_conv_args *a, int dir)
     c.wpk = (float *)(void *)((char *)a->ws + c.P.L.off[0]);
     c.slots = (char *)a->ws + c.P.L.off[1];
     memset(c.slot_ready, 0, sizeof c.slot_ready);
+    c.sh = chan_shift(&c.P, c.src, c.ss);
     pack_filter(&c, c.wpk);
     int nt = a->nthreads < DW_SLOTS ? a->nthreads : DW_SLOTS;
     if (c.P.pix)
@@ -472,7 +486,7 @@ static void wpixel_task(void *vctx, size_t task, int thread)
     const dw_plan *P = &c->P;
     const hd_conv_problem *p = c->p;
     dw_slot sl = slot_of(c, thread);
-    int64_t chunk = (int64_t)task, RSC = P->R * P->S * P->CB * 16, steps = P->N * P->OH;
+    int64_t chunk = (int64_t)task, RSC = P->R * P->S * (P->CB + 1) * 16, steps = P->N * P->OH;
     float *acc = c->wpk + chunk * RSC;
     memset(acc, 0, (size_t)RSC * sizeof *acc);
     const float *dy = c->a->y;
@@ -488,7 +502,7 @@ static void wpixel_task(void *vctx, size_t task, int thread)
         }
         hd_dw_pxw_args wa = {acc, dy + n * p->ys[0] + o * p->ys[3], p->ys[4], (size_t)P->OW, (size_t)P->C, sl.rows,
                              sl.rtap, nr, c->ss[4], P->Hz.src, (size_t)(P->R * P->S), (size_t)P->S, P->Hz.s,
-                             P->Hz.pad, P->Hz.d};
+                             P->Hz.pad, P->Hz.d, c->sh};
         c->k.pxw(&wa);
     }
 }
@@ -508,7 +522,8 @@ static void wstore_task(void *vctx, size_t task, int thread)
             float sum = 0.0f;
             for (int64_t k = 0; k < P->nch; k++) {
                 if (P->pix) {
-                    sum += c->wpk[k * RS * P->CB * 16 + ((ch / 16) * RS + tap) * 16 + ch % 16];
+                    int64_t cs = ch + (int64_t)c->sh;
+                    sum += c->wpk[k * RS * (P->CB + 1) * 16 + ((cs / 16) * RS + tap) * 16 + cs % 16];
                 } else {
                     const float *l = c->wpk + ((k * P->C + ch) * RS + tap) * 16;
                     for (int i = 0; i < 16; i++)
@@ -534,6 +549,7 @@ void hd_conv_dw_exec_bwdf(const hd_conv_problem *p, const hd_conv_args *a)
     c.wpk = (float *)(void *)((char *)a->ws + c.P.L.off[0]);
     c.slots = (char *)a->ws + c.P.L.off[1];
     memset(c.slot_ready, 0, sizeof c.slot_ready);
+    c.sh = chan_shift(&c.P, c.src, c.ss);
     int nt = a->nthreads < DW_SLOTS ? a->nthreads : DW_SLOTS;
     if (c.P.pix)
         hd_parallel_for((size_t)c.P.nch, nt, wpixel_task, &c);

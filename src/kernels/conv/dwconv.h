@@ -62,6 +62,9 @@ typedef struct {
     size_t RS, S;
     int64_t cs, pad, cd, up;
     float alpha, beta;
+    size_t sh;                    /* AVX-512 only (0 elsewhere): lane l of channel block b is channel
+                                   * b*16 - sh + l, so blocks start on 64-byte boundaries when the
+                                   * channel-0 addresses do not; the weights are packed likewise */
 } hd_dw_px_args;
 
 /* acc (packed like the weights) += dy[o][c] * x(tap, o)[c] over the n pixels of one dy row
@@ -77,6 +80,7 @@ typedef struct {
     int64_t ips, W;
     size_t RS, S;
     int64_t cs, pad, cd;
+    size_t sh;                    /* as in hd_dw_px_args (the sums are packed likewise) */
 } hd_dw_pxw_args;
 
 /* Two consecutive output rows at vertical stride and dilation 1 with every filter row inside:

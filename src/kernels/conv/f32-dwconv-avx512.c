@@ -10,6 +10,19 @@
 
 INL __mmask16 tail_mask(size_t left) { return left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1u); }
 
+/* Lanes of the channel block starting at channel c0 (negative for a shifted first block) that
+ * fall inside [0, C). */
+INL __mmask16 blk_mask(int64_t c0, size_t C)
+{
+    int64_t lo = c0 < 0 ? -c0 : 0, hi = (int64_t)C - c0;
+    if (hi > 16)
+        hi = 16;
+    return (__mmask16)(((1u << hi) - 1u) & ~((1u << lo) - 1u));
+}
+
+/* Channel blocks of a row of C channels shifted by sh. */
+INL size_t blk_count(size_t C, size_t sh) { return (C + sh + 15) / 16; }
+
 /* A masked load only where the mask is not full: masked loads measured about half the
  * throughput of plain ones on the development machine. */
 INL __m512 load_k(__mmask16 k, const float *p, int full) { return full ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(k, p); }
@@ -282,23 +295,27 @@ INL void px_inside(const hd_dw_px_args *a, const size_t *wo, int64_t o, int NB, 
     __m512 va = _mm512_set1_ps(a->alpha);
     float *dst = a->out + o * a->ops;
     const float *w = a->w;
-    size_t c0 = 0;
-    for (; c0 + 16 <= a->C; c0 += 16, w += a->RS * 16)
-        px_body(a->rows, wo, nrows, w, xoff + (int64_t)c0, step, sd, NB, S, 1, 0xffff, dst + c0, a->ops, va, a->beta,
-                CS, CD, a->ips);
-    if (c0 < a->C)
-        px_body(a->rows, wo, nrows, w, xoff + (int64_t)c0, step, sd, NB, S, 0, tail_mask(a->C - c0), dst + c0, a->ops,
-                va, a->beta, CS, CD, a->ips);
+    size_t nb = blk_count(a->C, a->sh);
+    for (size_t b = 0; b < nb; b++, w += a->RS * 16) {
+        int64_t c0 = (int64_t)(b * 16) - (int64_t)a->sh;
+        if (c0 >= 0 && c0 + 16 <= (int64_t)a->C)
+            px_body(a->rows, wo, nrows, w, xoff + c0, step, sd, NB, S, 1, 0xffff, dst + c0, a->ops, va, a->beta, CS,
+                    CD, a->ips);
+        else
+            px_body(a->rows, wo, nrows, w, xoff + c0, step, sd, NB, S, 0, blk_mask(c0, a->C), dst + c0, a->ops, va,
+                    a->beta, CS, CD, a->ips);
+    }
 }
 
-/* One pixel with a border test per tap, channels [c0, c0+16). */
-static void px_edge(const hd_dw_px_args *a, size_t c0, int64_t o)
+/* One pixel with a border test per tap, channel block b. */
+static void px_edge(const hd_dw_px_args *a, size_t b, int64_t o)
 {
     __m512 va = _mm512_set1_ps(a->alpha);
-    __mmask16 k = tail_mask(a->C - c0);
+    int64_t c0 = (int64_t)(b * 16) - (int64_t)a->sh;
+    __mmask16 k = blk_mask(c0, a->C);
     __m512 acc = _mm512_setzero_ps();
     for (size_t i = 0; i < a->nr; i++) {
-        const float *wt = a->w + (c0 / 16 * a->RS + a->rtap[i] * a->S) * 16;
+        const float *wt = a->w + (b * a->RS + a->rtap[i] * a->S) * 16;
         for (size_t s = 0; s < a->S; s++) {
             int64_t q = hd_dw_src(o, (int64_t)s, a->cs, a->pad, a->cd, a->up, a->W);
             if (q >= 0)
@@ -321,8 +338,8 @@ INL void px_tpl(const hd_dw_px_args *a, size_t S, size_t NR, int CS, int CD)
     }
     int64_t o = 0;
     for (; o < lo; o++)
-        for (size_t c0 = 0; c0 < a->C; c0 += 16)
-            px_edge(a, c0, o);
+        for (size_t b = 0; b < blk_count(a->C, a->sh); b++)
+            px_edge(a, b, o);
     for (; o + 8 <= hi; o += 8)
         px_inside(a, wo, o, 8, S, NR, CS, CD);
     if (o + 4 <= hi) {          /* the rest in 4, 2, 1: independent accumulators, not one chain */
@@ -338,8 +355,8 @@ INL void px_tpl(const hd_dw_px_args *a, size_t S, size_t NR, int CS, int CD)
         o++;
     }
     for (; o < n; o++)
-        for (size_t c0 = 0; c0 < a->C; c0 += 16)
-            px_edge(a, c0, o);
+        for (size_t b = 0; b < blk_count(a->C, a->sh); b++)
+            px_edge(a, b, o);
 }
 
 void hd_f32_dw_px__avx512(const hd_dw_px_args *a)
@@ -366,7 +383,7 @@ void hd_f32_dw_px__avx512(const hd_dw_px_args *a)
 /* ---------------- pixel weight row ---------------- */
 
 /* Tap s of source row i over pixels [o0, o1) (all inside for that tap). */
-INL __m512 pxw_run(const hd_dw_pxw_args *a, __m512 v, const float *row, size_t c0, __mmask16 k, int64_t s, int64_t o0,
+INL __m512 pxw_run(const hd_dw_pxw_args *a, __m512 v, const float *row, int64_t c0, __mmask16 k, int64_t s, int64_t o0,
                    int64_t o1)
 {
     for (int64_t o = o0; o < o1; o++)
@@ -377,7 +394,7 @@ INL __m512 pxw_run(const hd_dw_pxw_args *a, __m512 v, const float *row, size_t c
 
 /* The three taps of a 3-wide filter over pixels [lo, hi), inside for all three: each dy
  * load serves three multiply-adds. */
-INL void pxw3_inside(const hd_dw_pxw_args *a, __m512 *v, const float *row, size_t c0, __mmask16 k, int64_t lo,
+INL void pxw3_inside(const hd_dw_pxw_args *a, __m512 *v, const float *row, int64_t c0, __mmask16 k, int64_t lo,
                      int64_t hi, int full)
 {
     int64_t step = a->cs * a->ips, sd = a->cd * a->ips;
@@ -394,7 +411,7 @@ INL void pxw3_inside(const hd_dw_pxw_args *a, __m512 *v, const float *row, size_
 
 /* Stride and dilation 1, full channel block: source pixel q serves taps 0, 1, 2 of outputs
  * q, q-1, q-2, so a sliding window of three source vectors needs one new load per pixel. */
-static void pxw3_slide(const hd_dw_pxw_args *a, __m512 *v, const float *row, size_t c0, int64_t lo, int64_t hi)
+static void pxw3_slide(const hd_dw_pxw_args *a, __m512 *v, const float *row, int64_t c0, int64_t lo, int64_t hi)
 {
     if (lo >= hi)
         return;
@@ -417,10 +434,12 @@ void hd_f32_dw_pxw__avx512(const hd_dw_pxw_args *a)
     int64_t n = (int64_t)a->n, S = (int64_t)a->S;
     int64_t lo, hi;
     hd_dw_inside(n, a->W, S, a->cs, a->pad, a->cd, &lo, &hi);
-    for (size_t c0 = 0; c0 < a->C; c0 += 16) {
-        __mmask16 k = tail_mask(a->C - c0);
+    for (size_t b = 0; b < blk_count(a->C, a->sh); b++) {
+        int64_t c0 = (int64_t)(b * 16) - (int64_t)a->sh;
+        __mmask16 k = blk_mask(c0, a->C);
+        int full = c0 >= 0 && c0 + 16 <= (int64_t)a->C;
         for (size_t i = 0; i < a->nr; i++) {
-            float *acc = a->acc + (c0 / 16 * a->RS + a->rtap[i] * a->S) * 16;
+            float *acc = a->acc + (b * a->RS + a->rtap[i] * a->S) * 16;
             const float *row = a->rows[i];
             if (S == 3 && lo < hi) {            /* the three taps share each dy load inside */
                 int64_t l[3], h[3];
@@ -430,9 +449,9 @@ void hd_f32_dw_pxw__avx512(const hd_dw_pxw_args *a)
                     hd_dw_inside(n, a->W, 1, a->cs, a->pad - s * a->cd, a->cd, &l[s], &h[s]);
                     v[s] = pxw_run(a, _mm512_loadu_ps(acc + s * 16), row, c0, k, s, l[s], lo);
                 }
-                if (c0 + 16 <= a->C && a->cs == 1 && a->cd == 1)
+                if (full && a->cs == 1 && a->cd == 1)
                     pxw3_slide(a, v, row, c0, lo, hi);
-                else if (c0 + 16 <= a->C)
+                else if (full)
                     pxw3_inside(a, v, row, c0, k, lo, hi, 1);
                 else
                     pxw3_inside(a, v, row, c0, k, lo, hi, 0);
@@ -498,12 +517,15 @@ INL void px2_inside(const hd_dw_px_args *a, float *out2, int64_t o, int NB, int 
     __m512 va = _mm512_set1_ps(a->alpha);
     float *da = a->out + o * a->ops, *db = out2 + o * a->ops;
     const float *w = a->w;
-    size_t c0 = 0;
-    for (; c0 + 16 <= a->C; c0 += 16, w += 9 * 16)
-        px2_body(a->rows, w, xoff + (int64_t)c0, NB, CS, 1, 0xffff, da + c0, db + c0, a->ops, va, a->beta, a->ips);
-    if (c0 < a->C)
-        px2_body(a->rows, w, xoff + (int64_t)c0, NB, CS, 0, tail_mask(a->C - c0), da + c0, db + c0, a->ops, va, a->beta,
-                 a->ips);
+    size_t nb = blk_count(a->C, a->sh);
+    for (size_t b = 0; b < nb; b++, w += 9 * 16) {
+        int64_t c0 = (int64_t)(b * 16) - (int64_t)a->sh;
+        if (c0 >= 0 && c0 + 16 <= (int64_t)a->C)
+            px2_body(a->rows, w, xoff + c0, NB, CS, 1, 0xffff, da + c0, db + c0, a->ops, va, a->beta, a->ips);
+        else
+            px2_body(a->rows, w, xoff + c0, NB, CS, 0, blk_mask(c0, a->C), da + c0, db + c0, a->ops, va, a->beta,
+                     a->ips);
+    }
 }
 
 INL void px2_tpl(const hd_dw_px_args *a, float *out2, int CS)
@@ -515,8 +537,8 @@ INL void px2_tpl(const hd_dw_px_args *a, float *out2, int CS)
     hd_dw_inside(n, a->W, 3, CS, a->pad, 1, &lo, &hi);
     int64_t o = 0;
     for (; o < lo; o++)
-        for (size_t c0 = 0; c0 < a->C; c0 += 16)
-            px_edge(a, c0, o), px_edge(&b, c0, o);
+        for (size_t cb = 0; cb < blk_count(a->C, a->sh); cb++)
+            px_edge(a, cb, o), px_edge(&b, cb, o);
     for (; o + 8 <= hi; o += 8)
         px2_inside(a, out2, o, 8, CS);
     if (o + 4 <= hi) {
@@ -532,8 +554,8 @@ INL void px2_tpl(const hd_dw_px_args *a, float *out2, int CS)
         o++;
     }
     for (; o < n; o++)
-        for (size_t c0 = 0; c0 < a->C; c0 += 16)
-            px_edge(a, c0, o), px_edge(&b, c0, o);
+        for (size_t cb = 0; cb < blk_count(a->C, a->sh); cb++)
+            px_edge(a, cb, o), px_edge(&b, cb, o);
 }
 
 void hd_f32_dw_px2__avx512(const hd_dw_px_args *a, float *out2)
