@@ -113,8 +113,8 @@ static dw_plan make_plan(const hd_conv_problem *p, int dir)
         size_t fl = dir == DIR_FWD ? (size_t)(P.OW * P.C) * sizeof(float) : 0;
         P.slot_bytes = P.ptr_bytes + ((fl + 63) & ~(size_t)63);
         if (dir == DIR_BWDF) {
-            int64_t steps = P.N * P.OH;
-            P.nch = steps < 32 ? steps : 32;
+            int64_t steps = P.N * P.OH;       /* chunks of at least 4 dy rows, at most 32 */
+            P.nch = steps / 4 < 1 ? 1 : steps / 4 > 32 ? 32 : steps / 4;
             while (P.nch > 1 && (size_t)(P.nch * (P.CB + 1) * 16 * P.R * P.S) * sizeof(float) > PART_BYTES)
                 P.nch /= 2;
             hd_conv_book(&L, 0, P.nch * (P.CB + 1) * 16, P.R * P.S, sizeof(float));
@@ -507,7 +507,29 @@ static void wpixel_task(void *vctx, size_t task, int thread)
     }
 }
 
-/* Add the chunks (in chunk order; plane lanes in lane order) and store channel ch of dw. */
+/* Add chunks 1.. into chunk 0, in chunk order, one slice of MERGE_SLICE partial sums per task. */
+#define MERGE_SLICE 4096
+
+static int64_t part_len(const dw_plan *P)
+{
+    return P->pix ? P->R * P->S * (P->CB + 1) * 16 : P->C * P->R * P->S * 16;
+}
+
+static void wmerge_task(void *vctx, size_t task, int thread)
+{
+    (void)thread;
+    const dw_ctx *c = vctx;
+    int64_t len = part_len(&c->P), i0 = (int64_t)task * MERGE_SLICE;
+    int64_t i1 = i0 + MERGE_SLICE < len ? i0 + MERGE_SLICE : len;
+    float *p0 = c->wpk;
+    for (int64_t k = 1; k < c->P.nch; k++) {
+        const float *pk = c->wpk + k * len;
+        for (int64_t i = i0; i < i1; i++)
+            p0[i] += pk[i];
+    }
+}
+
+/* Store channel ch of dw from the merged sums (plane: its 16 lanes added in lane order). */
 static void wstore_task(void *vctx, size_t task, int thread)
 {
     (void)thread;
@@ -520,15 +542,13 @@ static void wstore_task(void *vctx, size_t task, int thread)
         for (int64_t s = 0; s < P->S; s++) {
             int64_t tap = r * P->S + s;
             float sum = 0.0f;
-            for (int64_t k = 0; k < P->nch; k++) {
-                if (P->pix) {
-                    int64_t cs = ch + (int64_t)c->sh;
-                    sum += c->wpk[k * RS * (P->CB + 1) * 16 + ((cs / 16) * RS + tap) * 16 + cs % 16];
-                } else {
-                    const float *l = c->wpk + ((k * P->C + ch) * RS + tap) * 16;
-                    for (int i = 0; i < 16; i++)
-                        sum += l[i];
-                }
+            if (P->pix) {
+                int64_t cs = ch + (int64_t)c->sh;
+                sum = c->wpk[((cs / 16) * RS + tap) * 16 + cs % 16];
+            } else {
+                const float *l = c->wpk + (ch * RS + tap) * 16;
+                for (int i = 0; i < 16; i++)
+                    sum += l[i];
             }
             float *d = dw + hd_conv_w_off(c->p, ch, 0, 0, r, s);
             *d = beta == 0 ? alpha * sum : alpha * sum + beta * *d;
@@ -555,5 +575,7 @@ void hd_conv_dw_exec_bwdf(const hd_conv_problem *p, const hd_conv_args *a)
         hd_parallel_for((size_t)c.P.nch, nt, wpixel_task, &c);
     else
         hd_parallel_for((size_t)(c.P.C * c.P.nch), nt, wplane_task, &c);
+    if (c.P.nch > 1)
+        hd_parallel_for((size_t)cdiv(part_len(&c.P), MERGE_SLICE), nt, wmerge_task, &c);
     hd_parallel_for((size_t)c.P.C, nt, wstore_task, &c);
 }
