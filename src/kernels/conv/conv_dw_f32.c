@@ -507,51 +507,47 @@ static void wpixel_task(void *vctx, size_t task, int thread)
     }
 }
 
-/* Add chunks 1.. into chunk 0, in chunk order, one slice of MERGE_SLICE partial sums per task. */
-#define MERGE_SLICE 4096
-
-static int64_t part_len(const dw_plan *P)
-{
-    return P->pix ? P->R * P->S * (P->CB + 1) * 16 : P->C * P->R * P->S * 16;
-}
-
-static void wmerge_task(void *vctx, size_t task, int thread)
-{
-    (void)thread;
-    const dw_ctx *c = vctx;
-    int64_t len = part_len(&c->P), i0 = (int64_t)task * MERGE_SLICE;
-    int64_t i1 = i0 + MERGE_SLICE < len ? i0 + MERGE_SLICE : len;
-    float *p0 = c->wpk;
-    for (int64_t k = 1; k < c->P.nch; k++) {
-        const float *pk = c->wpk + k * len;
-        for (int64_t i = i0; i < i1; i++)
-            p0[i] += pk[i];
-    }
-}
-
-/* Store channel ch of dw from the merged sums (plane: its 16 lanes added in lane order). */
+/* Store the channels of one task of dw: pixel, the 16 channels of packed block `task`, their
+ * sums over the chunks added in chunk order (16 lanes at a time); plane, channel `task`, its
+ * chunks in chunk order and each chunk's 16 lanes in lane order.  One parallel call after the
+ * accumulation, so a busy machine costs one more barrier only. */
 static void wstore_task(void *vctx, size_t task, int thread)
 {
     (void)thread;
     const dw_ctx *c = vctx;
     const dw_plan *P = &c->P;
-    int64_t ch = (int64_t)task, RS = P->R * P->S;
+    int64_t RS = P->R * P->S;
     float alpha = (float)c->a->epi.alpha, beta = (float)c->a->epi.beta;
     float *dw = c->a->out;
+    int64_t b = (int64_t)task, len = RS * (P->CB + 1) * 16;
+    float sums[16];
     for (int64_t r = 0; r < P->R; r++)
         for (int64_t s = 0; s < P->S; s++) {
             int64_t tap = r * P->S + s;
-            float sum = 0.0f;
             if (P->pix) {
-                int64_t cs = ch + (int64_t)c->sh;
-                sum = c->wpk[((cs / 16) * RS + tap) * 16 + cs % 16];
-            } else {
-                const float *l = c->wpk + (ch * RS + tap) * 16;
+                const float *p = c->wpk + (b * RS + tap) * 16;
                 for (int i = 0; i < 16; i++)
-                    sum += l[i];
+                    sums[i] = p[i];
+                for (int64_t k = 1; k < P->nch; k++)
+                    for (int i = 0; i < 16; i++)
+                        sums[i] += p[k * len + i];
+                for (int i = 0; i < 16; i++) {
+                    int64_t ch = b * 16 + i - (int64_t)c->sh;
+                    if (ch < 0 || ch >= P->C)
+                        continue;
+                    float *d = dw + hd_conv_w_off(c->p, ch, 0, 0, r, s);
+                    *d = beta == 0 ? alpha * sums[i] : alpha * sums[i] + beta * *d;
+                }
+            } else {
+                float sum = 0.0f;
+                for (int64_t k = 0; k < P->nch; k++) {
+                    const float *l = c->wpk + ((k * P->C + b) * RS + tap) * 16;
+                    for (int i = 0; i < 16; i++)
+                        sum += l[i];
+                }
+                float *d = dw + hd_conv_w_off(c->p, b, 0, 0, r, s);
+                *d = beta == 0 ? alpha * sum : alpha * sum + beta * *d;
             }
-            float *d = dw + hd_conv_w_off(c->p, ch, 0, 0, r, s);
-            *d = beta == 0 ? alpha * sum : alpha * sum + beta * *d;
         }
 }
 
@@ -575,7 +571,5 @@ void hd_conv_dw_exec_bwdf(const hd_conv_problem *p, const hd_conv_args *a)
         hd_parallel_for((size_t)c.P.nch, nt, wpixel_task, &c);
     else
         hd_parallel_for((size_t)(c.P.C * c.P.nch), nt, wplane_task, &c);
-    if (c.P.nch > 1)
-        hd_parallel_for((size_t)cdiv(part_len(&c.P), MERGE_SLICE), nt, wmerge_task, &c);
-    hd_parallel_for((size_t)c.P.C, nt, wstore_task, &c);
+    hd_parallel_for((size_t)(c.P.pix ? c.P.CB + 1 : c.P.C), nt, wstore_task, &c);
 }
