@@ -214,6 +214,7 @@ typedef struct {
     char *slots;
     int slot_ready[DW_SLOTS];     /* plane: the slot's buffer rows are zeroed (each thread its own) */
     size_t sh;                    /* pixel: channel shift of the packed blocks (chan_shift) */
+    int nt;                       /* pixel: non-temporal stores of the result (see exec_data) */
 } dw_ctx;
 
 /* Pixel work with the AVX-512 kernels: shift the channel blocks so that they start on 64-byte
@@ -396,7 +397,7 @@ static void pixel_task(void *vctx, size_t task, int thread)
         hd_dw_px_args pa = {e->fused ? sl.buf : c->dst + off, e->fused ? P->C : c->ds[4], (size_t)P->OW,
                             (size_t)P->C, sl.rows, sl.rtap, nr - (size_t)pair, c->ss[4], P->Hz.src, c->wpk,
                             (size_t)(P->R * P->S), (size_t)P->S, P->Hz.s, P->Hz.pad, P->Hz.d, P->Hz.up,
-                            (float)e->alpha, e->fused ? 0.0f : (float)e->beta, c->sh};
+                            (float)e->alpha, e->fused ? 0.0f : (float)e->beta, c->sh, c->nt && !e->fused};
         if (pair) {
             c->k.px2(&pa, c->dst + off + c->ds[3]);
             o += 2;
@@ -426,6 +427,10 @@ static void exec_data(const hd_conv_problem *p, const hd_conv_args *a, int dir)
     c.slots = (char *)a->ws + c.P.L.off[1];
     memset(c.slot_ready, 0, sizeof c.slot_ready);
     c.sh = chan_shift(&c.P, c.src, c.ss);
+    /* a result of 16 MiB or more, not blended: store it past the caches (AVX-512 only), its
+     * write-allocate reads would cost as much again as the stores */
+    c.nt = c.sh == chan_shift(&c.P, c.dst, c.ds) && c.P.pix && hd_cpu_isa() >= HD_ISA_AVX512 &&
+           a->epi.beta == 0 && (double)c.P.N * (double)c.P.C * (double)c.P.OH * (double)c.P.OW * 4 >= 16.0 * (1 << 20);
     pack_filter(&c, c.wpk);
     int nt = a->nthreads < DW_SLOTS ? a->nthreads : DW_SLOTS;
     if (c.P.pix)

@@ -65,6 +65,8 @@ typedef struct {
     size_t sh;                    /* AVX-512 only (0 elsewhere): lane l of channel block b is channel
                                    * b*16 - sh + l, so blocks start on 64-byte boundaries when the
                                    * channel-0 addresses do not; the weights are packed likewise */
+    int nt;                       /* AVX-512 only: full, 64-byte aligned output vectors may be stored
+                                   * non-temporally (large outputs that will not stay in cache) */
 } hd_dw_px_args;
 
 /* acc (packed like the weights) += dy[o][c] * x(tap, o)[c] over the n pixels of one dy row

@@ -56,6 +56,16 @@ INL void store_ab(float *dst, __mmask16 k, __m512 acc, __m512 va, float beta)
         _mm512_mask_storeu_ps(dst, k, r);
 }
 
+/* Pixel kernels' store: non-temporal for a full vector on a cache line of its own when asked
+ * (hd_dw_px_args.nt; the kernel ends with sfence). */
+INL void store_px(float *dst, __mmask16 k, __m512 acc, __m512 va, float beta, int nt)
+{
+    if (nt && k == (__mmask16)0xffff && ((uintptr_t)dst & 63) == 0)
+        _mm512_stream_ps(dst, _mm512_mul_ps(va, acc));
+    else
+        store_ab(dst, k, acc, va, beta);
+}
+
 /* ---------------- plane row ---------------- */
 
 INL void row_tpl(const hd_dw_row_args *a, size_t S, size_t cs, size_t cd)
@@ -243,7 +253,7 @@ void hd_f32_dw_wrow__avx512(const hd_dw_wrow_args *a)
  * its weights from w + wo[i]; everything the loop needs is in locals. */
 INL void px_body(const float *const *rows, const size_t *wo, size_t nrows, const float *w, int64_t xoff,
                  int64_t step, int64_t sd, int NB, size_t S, int full, __mmask16 k, float *dst, int64_t ops,
-                 __m512 va, float beta, int CS, int CD, int64_t ips)
+                 __m512 va, float beta, int CS, int CD, int64_t ips, int nt)
 {
     __m512 acc[8];
 #pragma GCC unroll 8
@@ -283,7 +293,7 @@ INL void px_body(const float *const *rows, const size_t *wo, size_t nrows, const
     }
 #pragma GCC unroll 8
     for (int j = 0; j < NB; j++)
-        store_ab(dst + j * ops, k, acc[j], va, beta);
+        store_px(dst + j * ops, k, acc[j], va, beta, nt);
 }
 
 /* NB pixels from o, all inside, every channel block.  NR: the number of source rows when it
@@ -300,10 +310,10 @@ INL void px_inside(const hd_dw_px_args *a, const size_t *wo, int64_t o, int NB, 
         int64_t c0 = (int64_t)(b * 16) - (int64_t)a->sh;
         if (c0 >= 0 && c0 + 16 <= (int64_t)a->C)
             px_body(a->rows, wo, nrows, w, xoff + c0, step, sd, NB, S, 1, 0xffff, dst + c0, a->ops, va, a->beta, CS,
-                    CD, a->ips);
+                    CD, a->ips, a->nt);
         else
             px_body(a->rows, wo, nrows, w, xoff + c0, step, sd, NB, S, 0, blk_mask(c0, a->C), dst + c0, a->ops, va,
-                    a->beta, CS, CD, a->ips);
+                    a->beta, CS, CD, a->ips, 0);
     }
 }
 
@@ -378,6 +388,8 @@ void hd_f32_dw_px__avx512(const hd_dw_px_args *a)
         px_tpl(a, 3, 0, 0, 0);
     else
         px_tpl(a, a->S, 0, 0, 0);
+    if (a->nt)
+        _mm_sfence();
 }
 
 /* ---------------- pixel weight row ---------------- */
@@ -474,7 +486,7 @@ void hd_f32_dw_pxw__avx512(const hd_dw_pxw_args *a)
  * row A (filter row k) and row B (filter row k - 1); per accumulator the terms arrive in the
  * order of the one-row kernel (filter rows, then taps), so the sums are bitwise the same. */
 INL void px2_body(const float *const *rows, const float *w, int64_t xoff, int NB, int CS, int full, __mmask16 k,
-                  float *da, float *db, int64_t ops, __m512 va, float beta, int64_t ips)
+                  float *da, float *db, int64_t ops, __m512 va, float beta, int64_t ips, int nt)
 {
     __m512 aa[8], ab[8];
 #pragma GCC unroll 8
@@ -506,8 +518,8 @@ INL void px2_body(const float *const *rows, const float *w, int64_t xoff, int NB
     }
 #pragma GCC unroll 8
     for (int j = 0; j < NB; j++) {
-        store_ab(da + j * ops, k, aa[j], va, beta);
-        store_ab(db + j * ops, k, ab[j], va, beta);
+        store_px(da + j * ops, k, aa[j], va, beta, nt);
+        store_px(db + j * ops, k, ab[j], va, beta, nt);
     }
 }
 
@@ -521,10 +533,10 @@ INL void px2_inside(const hd_dw_px_args *a, float *out2, int64_t o, int NB, int 
     for (size_t b = 0; b < nb; b++, w += 9 * 16) {
         int64_t c0 = (int64_t)(b * 16) - (int64_t)a->sh;
         if (c0 >= 0 && c0 + 16 <= (int64_t)a->C)
-            px2_body(a->rows, w, xoff + c0, NB, CS, 1, 0xffff, da + c0, db + c0, a->ops, va, a->beta, a->ips);
+            px2_body(a->rows, w, xoff + c0, NB, CS, 1, 0xffff, da + c0, db + c0, a->ops, va, a->beta, a->ips, a->nt);
         else
             px2_body(a->rows, w, xoff + c0, NB, CS, 0, blk_mask(c0, a->C), da + c0, db + c0, a->ops, va, a->beta,
-                     a->ips);
+                     a->ips, 0);
     }
 }
 
@@ -571,4 +583,6 @@ void hd_f32_dw_px2__avx512(const hd_dw_px_args *a, float *out2)
         b.out = out2;
         hd_f32_dw_px__avx512(&b);
     }
+    if (a->nt)
+        _mm_sfence();
 }
