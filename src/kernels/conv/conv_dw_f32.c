@@ -297,20 +297,75 @@ static int64_t buffer_rows(dw_ctx *c, const dw_slot *sl, const float *plane, int
 
 /* ---------------- forward and backward data ---------------- */
 
+/* Strided backward data with channels contiguous: the result columns of one phase
+ * (o = ph + up*j) meet the same taps s = s0, s0 + up/g, ... (g = gcd(d, up)), which read source
+ * columns j - pad + t*d' with d' = d/g: a stride-1 correlation with fewer taps and no zeros.
+ * dw_phase describes phase ph; its taps' weights are packed after those of the earlier phases. */
+typedef struct {
+    int64_t s0, ns, step;         /* first tap, number of taps, tap index step */
+    int64_t pad, d;               /* the stride-1 correlation over j */
+    int64_t n;                    /* result columns of the phase */
+} dw_phase;
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t t = a % b;
+        a = b, b = t;
+    }
+    return a;
+}
+
+static int use_phases(const dw_plan *P) { return P->pix && P->dir == DIR_BWDD && P->Hz.up > 1; }
+
+static dw_phase phase_of(const dw_plan *P, int64_t ph)
+{
+    const dw_axis *A = &P->Hz;
+    dw_phase f = {0, 0, A->up / gcd64(A->d, A->up), 0, A->d / gcd64(A->d, A->up), 0};
+    f.n = ph < P->OW ? (P->OW - ph + A->up - 1) / A->up : 0;
+    for (f.s0 = 0; f.s0 < P->S; f.s0++) {
+        int64_t b = ph - A->pad + f.s0 * A->d;
+        if (((b % A->up) + A->up) % A->up == 0)
+            break;
+    }
+    if (f.s0 < P->S) {
+        f.ns = (P->S - f.s0 + f.step - 1) / f.step;
+        int64_t b = ph - A->pad + f.s0 * A->d;   /* source column of j = 0, tap 0 (may be negative) */
+        f.pad = -(b >= 0 ? b / A->up : -((-b) / A->up));
+    }
+    return f;
+}
+
 static void pack_filter(const dw_ctx *c, float *wpk)
 {
     const hd_conv_problem *p = c->p;
     const dw_plan *P = &c->P;
     int bwd = P->dir == DIR_BWDD;
+    int64_t sh = (int64_t)c->sh, blk = (P->CB + 1) * 16;
     if (P->pix)
-        memset(wpk, 0, (size_t)((P->CB + 1) * 16 * P->R * P->S) * sizeof *wpk);
+        memset(wpk, 0, (size_t)(blk * P->R * P->S) * sizeof *wpk);
+    if (use_phases(P)) {
+        float *base = wpk;
+        for (int64_t ph = 0; ph < P->Hz.up && ph < P->OW; ph++) {
+            dw_phase f = phase_of(P, ph);
+            for (int64_t ch = 0; ch < P->C; ch++)
+                for (int64_t r = 0; r < P->R; r++)
+                    for (int64_t t = 0; t < f.ns; t++) {
+                        int64_t s = f.s0 + t * f.step;
+                        base[(((ch + sh) / 16 * P->R + r) * f.ns + t) * 16 + (ch + sh) % 16] =
+                            ((const float *)c->a->w)[hd_conv_w_off(p, ch, 0, 0, P->R - 1 - r, P->S - 1 - s)];
+                    }
+            base += blk * P->R * f.ns;
+        }
+        return;
+    }
     for (int64_t ch = 0; ch < P->C; ch++)
         for (int64_t r = 0; r < P->R; r++)
             for (int64_t s = 0; s < P->S; s++) {
                 float v = ((const float *)c->a->w)[hd_conv_w_off(p, ch, 0, 0, bwd ? P->R - 1 - r : r,
                                                                  bwd ? P->S - 1 - s : s)];
                 if (P->pix)
-                    wpk[(((ch + (int64_t)c->sh) / 16 * P->R + r) * P->S + s) * 16 + (ch + (int64_t)c->sh) % 16] = v;
+                    wpk[(((ch + sh) / 16 * P->R + r) * P->S + s) * 16 + (ch + sh) % 16] = v;
                 else
                     wpk[(ch * P->R + r) * P->S + s] = v;
             }
@@ -368,6 +423,31 @@ static void plane_task(void *vctx, size_t task, int thread)
     }
 }
 
+/* One result row of strided backward data, phase by phase (see dw_phase). */
+static void phase_rows(const dw_ctx *c, const dw_slot *sl, size_t nr, float *out)
+{
+    const dw_plan *P = &c->P;
+    const hd_conv_epilogue *e = &c->a->epi;
+    float beta = (float)e->beta;
+    const float *w = c->wpk;
+    for (int64_t ph = 0; ph < P->Hz.up && ph < P->OW; ph++) {
+        dw_phase f = phase_of(P, ph);
+        if (f.ns == 0) {               /* no tap reaches these columns: alpha * 0 + beta * dx */
+            for (int64_t j = 0; j < f.n; j++)
+                for (int64_t ch = 0; ch < P->C; ch++) {
+                    float *d = out + (ph + j * P->Hz.up) * c->ds[4] + ch;
+                    *d = beta == 0 ? 0.0f : beta * *d;
+                }
+            continue;
+        }
+        hd_dw_px_args pa = {out + ph * c->ds[4], c->ds[4] * P->Hz.up, (size_t)f.n, (size_t)P->C, sl->rows, sl->rtap,
+                            nr, c->ss[4], P->Hz.src, w, (size_t)(P->R * f.ns), (size_t)f.ns, 1, f.pad, f.d, 1,
+                            (float)e->alpha, beta, c->sh, 0};
+        c->k.px(&pa);
+        w += (P->CB + 1) * 16 * P->R * f.ns;
+    }
+}
+
 /* Result row o reads every filter row, at vertical stride 1 (a pair of rows can share loads). */
 static int full_unit_row(const dw_plan *P, int64_t o)
 {
@@ -384,7 +464,7 @@ static void pixel_task(void *vctx, size_t task, int thread)
     int64_t o0 = rbi * P->rb, o1 = o0 + P->rb < P->OH ? o0 + P->rb : P->OH;
     const hd_conv_epilogue *e = &c->a->epi;
     for (int64_t o = o0; o < o1;) {
-        int pair = c->k.px2 && !e->fused && o + 1 < o1 && full_unit_row(P, o) && full_unit_row(P, o + 1);
+        int pair = c->k.px2 && !e->fused && !use_phases(P) && o + 1 < o1 && full_unit_row(P, o) && full_unit_row(P, o + 1);
         size_t nr = 0;
         for (int64_t r = 0; r < P->R + pair; r++) {
             int64_t q = pair ? axis_src(&P->V, o, 0) + r : axis_src(&P->V, o, r);
@@ -394,6 +474,11 @@ static void pixel_task(void *vctx, size_t task, int thread)
             }
         }
         int64_t off = n * c->ds[0] + o * c->ds[3];
+        if (use_phases(P)) {
+            phase_rows(c, &sl, nr, c->dst + off);
+            o++;
+            continue;
+        }
         hd_dw_px_args pa = {e->fused ? sl.buf : c->dst + off, e->fused ? P->C : c->ds[4], (size_t)P->OW,
                             (size_t)P->C, sl.rows, sl.rtap, nr - (size_t)pair, c->ss[4], P->Hz.src, c->wpk,
                             (size_t)(P->R * P->S), (size_t)P->S, P->Hz.s, P->Hz.pad, P->Hz.d, P->Hz.up,
