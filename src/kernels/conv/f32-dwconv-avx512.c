@@ -317,23 +317,36 @@ INL void px_inside(const hd_dw_px_args *a, const size_t *wo, int64_t o, int NB, 
     }
 }
 
-/* One pixel with a border test per tap, channel block b. */
-static void px_edge(const hd_dw_px_args *a, size_t b, int64_t o)
+/* One pixel with a border test per tap, every channel block: four blocks at a time, so four
+ * independent sums hide the multiply-add latency. */
+static void px_edge_all(const hd_dw_px_args *a, int64_t o)
 {
     __m512 va = _mm512_set1_ps(a->alpha);
-    int64_t c0 = (int64_t)(b * 16) - (int64_t)a->sh;
-    __mmask16 k = blk_mask(c0, a->C);
-    __m512 acc = _mm512_setzero_ps();
-    for (size_t i = 0; i < a->nr; i++) {
-        const float *wt = a->w + (b * a->RS + a->rtap[i] * a->S) * 16;
-        for (size_t s = 0; s < a->S; s++) {
-            int64_t q = hd_dw_src(o, (int64_t)s, a->cs, a->pad, a->cd, a->up, a->W);
-            if (q >= 0)
-                acc = _mm512_fmadd_ps(_mm512_loadu_ps(wt + s * 16), _mm512_maskz_loadu_ps(k, a->rows[i] + c0 + q * a->ips),
-                                      acc);
+    size_t nb = blk_count(a->C, a->sh);
+    for (size_t b0 = 0; b0 < nb; b0 += 4) {
+        size_t m = nb - b0 < 4 ? nb - b0 : 4;
+        __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+        __mmask16 k[4];
+        int64_t c0[4];
+        for (size_t u = 0; u < 4; u++) {
+            c0[u] = (int64_t)((b0 + u) * 16) - (int64_t)a->sh;
+            k[u] = u < m ? blk_mask(c0[u], a->C) : 0;
         }
+        for (size_t i = 0; i < a->nr; i++) {
+            const float *wt = a->w + (b0 * a->RS + a->rtap[i] * a->S) * 16;
+            for (size_t s = 0; s < a->S; s++) {
+                int64_t q = hd_dw_src(o, (int64_t)s, a->cs, a->pad, a->cd, a->up, a->W);
+                if (q < 0)
+                    continue;
+                const float *x = a->rows[i] + q * a->ips;
+                for (size_t u = 0; u < m; u++)
+                    acc[u] = _mm512_fmadd_ps(_mm512_loadu_ps(wt + (u * a->RS + s) * 16),
+                                             _mm512_maskz_loadu_ps(k[u], x + c0[u]), acc[u]);
+            }
+        }
+        for (size_t u = 0; u < m; u++)
+            store_ab(a->out + o * a->ops + c0[u], k[u], acc[u], va, a->beta);
     }
-    store_ab(a->out + o * a->ops + c0, k, acc, va, a->beta);
 }
 
 /* Pixel blocks outside, channel blocks inside (measured faster than the other order). */
@@ -348,8 +361,7 @@ INL void px_tpl(const hd_dw_px_args *a, size_t S, size_t NR, int CS, int CD)
     }
     int64_t o = 0;
     for (; o < lo; o++)
-        for (size_t b = 0; b < blk_count(a->C, a->sh); b++)
-            px_edge(a, b, o);
+        px_edge_all(a, o);
     for (; o + 8 <= hi; o += 8)
         px_inside(a, wo, o, 8, S, NR, CS, CD);
     if (o + 4 <= hi) {          /* the rest in 4, 2, 1: independent accumulators, not one chain */
@@ -365,8 +377,7 @@ INL void px_tpl(const hd_dw_px_args *a, size_t S, size_t NR, int CS, int CD)
         o++;
     }
     for (; o < n; o++)
-        for (size_t b = 0; b < blk_count(a->C, a->sh); b++)
-            px_edge(a, b, o);
+        px_edge_all(a, o);
 }
 
 void hd_f32_dw_px__avx512(const hd_dw_px_args *a)
@@ -549,8 +560,7 @@ INL void px2_tpl(const hd_dw_px_args *a, float *out2, int CS)
     hd_dw_inside(n, a->W, 3, CS, a->pad, 1, &lo, &hi);
     int64_t o = 0;
     for (; o < lo; o++)
-        for (size_t cb = 0; cb < blk_count(a->C, a->sh); cb++)
-            px_edge(a, cb, o), px_edge(&b, cb, o);
+        px_edge_all(a, o), px_edge_all(&b, o);
     for (; o + 8 <= hi; o += 8)
         px2_inside(a, out2, o, 8, CS);
     if (o + 4 <= hi) {
@@ -566,8 +576,7 @@ INL void px2_tpl(const hd_dw_px_args *a, float *out2, int CS)
         o++;
     }
     for (; o < n; o++)
-        for (size_t cb = 0; cb < blk_count(a->C, a->sh); cb++)
-            px_edge(a, cb, o), px_edge(&b, cb, o);
+        px_edge_all(a, o), px_edge_all(&b, o);
 }
 
 void hd_f32_dw_px2__avx512(const hd_dw_px_args *a, float *out2)
