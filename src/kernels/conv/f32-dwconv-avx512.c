@@ -452,6 +452,45 @@ static void pxw3_slide(const hd_dw_pxw_args *a, __m512 *v, const float *row, int
     v[0] = v0, v[1] = v1, v[2] = v2;
 }
 
+/* 3x3 at stride and dilation 1 with all three source rows, one full channel block: nine sums,
+ * one dy load per pixel for the three rows and a sliding window of three vectors per row.  The
+ * border pixels of each tap are added before and after, so every sum still runs over the
+ * pixels in increasing order. */
+static void pxw33_rows(const hd_dw_pxw_args *a, size_t b, int64_t c0, int64_t lo, int64_t hi)
+{
+    int64_t n = (int64_t)a->n, ips = a->ips, dps = a->dps;
+    int64_t l[3], h[3];
+    for (int s = 0; s < 3; s++)
+        hd_dw_inside(n, a->W, 1, 1, a->pad - s, 1, &l[s], &h[s]);
+    float *acc[3];
+    const float *p[3];
+    __m512 v[9], xa[3], xb[3];
+    for (int i = 0; i < 3; i++) {
+        acc[i] = a->acc + (b * a->RS + a->rtap[i] * 3) * 16;
+        for (int s = 0; s < 3; s++)
+            v[i * 3 + s] = pxw_run(a, _mm512_loadu_ps(acc[i] + s * 16), a->rows[i], c0, 0xffff, s, l[s], lo);
+        p[i] = a->rows[i] + c0 + (lo - a->pad) * ips;
+        xa[i] = _mm512_loadu_ps(p[i]);
+        xb[i] = _mm512_loadu_ps(p[i] + ips);
+    }
+    const float *d = a->dy + lo * dps + c0;
+    for (int64_t o = lo; o < hi; o++, d += dps) {
+        __m512 dv = _mm512_loadu_ps(d);
+        int64_t off = (o - lo + 2) * ips;
+#pragma GCC unroll 3
+        for (int i = 0; i < 3; i++) {
+            __m512 xc = _mm512_loadu_ps(p[i] + off);
+            v[i * 3] = _mm512_fmadd_ps(dv, xa[i], v[i * 3]);
+            v[i * 3 + 1] = _mm512_fmadd_ps(dv, xb[i], v[i * 3 + 1]);
+            v[i * 3 + 2] = _mm512_fmadd_ps(dv, xc, v[i * 3 + 2]);
+            xa[i] = xb[i], xb[i] = xc;
+        }
+    }
+    for (int i = 0; i < 3; i++)
+        for (int s = 0; s < 3; s++)
+            _mm512_storeu_ps(acc[i] + s * 16, pxw_run(a, v[i * 3 + s], a->rows[i], c0, 0xffff, s, hi, h[s]));
+}
+
 void hd_f32_dw_pxw__avx512(const hd_dw_pxw_args *a)
 {
     int64_t n = (int64_t)a->n, S = (int64_t)a->S;
@@ -461,6 +500,10 @@ void hd_f32_dw_pxw__avx512(const hd_dw_pxw_args *a)
         int64_t c0 = (int64_t)(b * 16) - (int64_t)a->sh;
         __mmask16 k = blk_mask(c0, a->C);
         int full = c0 >= 0 && c0 + 16 <= (int64_t)a->C;
+        if (S == 3 && a->nr == 3 && full && a->cs == 1 && a->cd == 1 && lo < hi) {
+            pxw33_rows(a, b, c0, lo, hi);
+            continue;
+        }
         for (size_t i = 0; i < a->nr; i++) {
             float *acc = a->acc + (b * a->RS + a->rtap[i] * a->S) * 16;
             const float *row = a->rows[i];
