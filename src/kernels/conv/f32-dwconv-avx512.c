@@ -452,16 +452,17 @@ static void pxw3_slide(const hd_dw_pxw_args *a, __m512 *v, const float *row, int
     v[0] = v0, v[1] = v1, v[2] = v2;
 }
 
-/* 3x3 at stride and dilation 1 with all three source rows, one full channel block: nine sums,
- * one dy load per pixel for the three rows and a sliding window of three vectors per row.  The
- * border pixels of each tap are added before and after, so every sum still runs over the
- * pixels in increasing order. */
-static void pxw33_rows(const hd_dw_pxw_args *a, size_t b, int64_t c0, int64_t lo, int64_t hi)
+/* 3x3 at stride CS (1 or 2) and dilation 1 with all three source rows, one full channel
+ * block: nine sums, one dy load per pixel for the three rows, and the source vectors shared
+ * between neighbouring pixels (stride 1: a window of three; stride 2: the last tap of a pixel
+ * is the first of the next).  The border pixels of each tap are added before and after, so
+ * every sum still runs over the pixels in increasing order. */
+INL void pxw33_rows(const hd_dw_pxw_args *a, size_t b, int64_t c0, int64_t lo, int64_t hi, int CS)
 {
     int64_t n = (int64_t)a->n, ips = a->ips, dps = a->dps;
     int64_t l[3], h[3];
     for (int s = 0; s < 3; s++)
-        hd_dw_inside(n, a->W, 1, 1, a->pad - s, 1, &l[s], &h[s]);
+        hd_dw_inside(n, a->W, 1, CS, a->pad - s, 1, &l[s], &h[s]);
     float *acc[3];
     const float *p[3];
     __m512 v[9], xa[3], xb[3];
@@ -469,21 +470,25 @@ static void pxw33_rows(const hd_dw_pxw_args *a, size_t b, int64_t c0, int64_t lo
         acc[i] = a->acc + (b * a->RS + a->rtap[i] * 3) * 16;
         for (int s = 0; s < 3; s++)
             v[i * 3 + s] = pxw_run(a, _mm512_loadu_ps(acc[i] + s * 16), a->rows[i], c0, 0xffff, s, l[s], lo);
-        p[i] = a->rows[i] + c0 + (lo - a->pad) * ips;
+        p[i] = a->rows[i] + c0 + (lo * CS - a->pad) * ips;
         xa[i] = _mm512_loadu_ps(p[i]);
         xb[i] = _mm512_loadu_ps(p[i] + ips);
     }
     const float *d = a->dy + lo * dps + c0;
     for (int64_t o = lo; o < hi; o++, d += dps) {
         __m512 dv = _mm512_loadu_ps(d);
-        int64_t off = (o - lo + 2) * ips;
+        int64_t off = (o - lo) * CS * ips;
 #pragma GCC unroll 3
         for (int i = 0; i < 3; i++) {
-            __m512 xc = _mm512_loadu_ps(p[i] + off);
+            __m512 x1 = CS == 1 ? xb[i] : _mm512_loadu_ps(p[i] + off + ips);
+            __m512 x2 = _mm512_loadu_ps(p[i] + off + 2 * ips);
             v[i * 3] = _mm512_fmadd_ps(dv, xa[i], v[i * 3]);
-            v[i * 3 + 1] = _mm512_fmadd_ps(dv, xb[i], v[i * 3 + 1]);
-            v[i * 3 + 2] = _mm512_fmadd_ps(dv, xc, v[i * 3 + 2]);
-            xa[i] = xb[i], xb[i] = xc;
+            v[i * 3 + 1] = _mm512_fmadd_ps(dv, x1, v[i * 3 + 1]);
+            v[i * 3 + 2] = _mm512_fmadd_ps(dv, x2, v[i * 3 + 2]);
+            if (CS == 1)
+                xa[i] = xb[i], xb[i] = x2;
+            else
+                xa[i] = x2;
         }
     }
     for (int i = 0; i < 3; i++)
@@ -500,8 +505,11 @@ void hd_f32_dw_pxw__avx512(const hd_dw_pxw_args *a)
         int64_t c0 = (int64_t)(b * 16) - (int64_t)a->sh;
         __mmask16 k = blk_mask(c0, a->C);
         int full = c0 >= 0 && c0 + 16 <= (int64_t)a->C;
-        if (S == 3 && a->nr == 3 && full && a->cs == 1 && a->cd == 1 && lo < hi) {
-            pxw33_rows(a, b, c0, lo, hi);
+        if (S == 3 && a->nr == 3 && full && a->cs <= 2 && a->cd == 1 && lo < hi) {
+            if (a->cs == 1)
+                pxw33_rows(a, b, c0, lo, hi, 1);
+            else
+                pxw33_rows(a, b, c0, lo, hi, 2);
             continue;
         }
         for (size_t i = 0; i < a->nr; i++) {
