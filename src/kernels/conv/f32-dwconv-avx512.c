@@ -452,12 +452,13 @@ static void pxw3_slide(const hd_dw_pxw_args *a, __m512 *v, const float *row, int
     v[0] = v0, v[1] = v1, v[2] = v2;
 }
 
-/* 3x3 at stride CS (1 or 2) and dilation 1 with all three source rows, one full channel
- * block: nine sums, one dy load per pixel for the three rows, and the source vectors shared
+/* 3x3 at stride CS (1 or 2) and dilation 1 with all three source rows, one channel block
+ * (masked loads only when it is partial): nine sums, one dy load per pixel for the three rows, and the source vectors shared
  * between neighbouring pixels (stride 1: a window of three; stride 2: the last tap of a pixel
  * is the first of the next).  The border pixels of each tap are added before and after, so
  * every sum still runs over the pixels in increasing order. */
-INL void pxw33_rows(const hd_dw_pxw_args *a, size_t b, int64_t c0, int64_t lo, int64_t hi, int CS)
+INL void pxw33_rows(const hd_dw_pxw_args *a, size_t b, int64_t c0, int64_t lo, int64_t hi, int CS, __mmask16 k,
+                    int full)
 {
     int64_t n = (int64_t)a->n, ips = a->ips, dps = a->dps;
     int64_t l[3], h[3];
@@ -469,19 +470,19 @@ INL void pxw33_rows(const hd_dw_pxw_args *a, size_t b, int64_t c0, int64_t lo, i
     for (int i = 0; i < 3; i++) {
         acc[i] = a->acc + (b * a->RS + a->rtap[i] * 3) * 16;
         for (int s = 0; s < 3; s++)
-            v[i * 3 + s] = pxw_run(a, _mm512_loadu_ps(acc[i] + s * 16), a->rows[i], c0, 0xffff, s, l[s], lo);
+            v[i * 3 + s] = pxw_run(a, _mm512_loadu_ps(acc[i] + s * 16), a->rows[i], c0, k, s, l[s], lo);
         p[i] = a->rows[i] + c0 + (lo * CS - a->pad) * ips;
-        xa[i] = _mm512_loadu_ps(p[i]);
-        xb[i] = _mm512_loadu_ps(p[i] + ips);
+        xa[i] = load_k(k, p[i], full);
+        xb[i] = load_k(k, p[i] + ips, full);
     }
     const float *d = a->dy + lo * dps + c0;
     for (int64_t o = lo; o < hi; o++, d += dps) {
-        __m512 dv = _mm512_loadu_ps(d);
+        __m512 dv = load_k(k, d, full);
         int64_t off = (o - lo) * CS * ips;
 #pragma GCC unroll 3
         for (int i = 0; i < 3; i++) {
-            __m512 x1 = CS == 1 ? xb[i] : _mm512_loadu_ps(p[i] + off + ips);
-            __m512 x2 = _mm512_loadu_ps(p[i] + off + 2 * ips);
+            __m512 x1 = CS == 1 ? xb[i] : load_k(k, p[i] + off + ips, full);
+            __m512 x2 = load_k(k, p[i] + off + 2 * ips, full);
             v[i * 3] = _mm512_fmadd_ps(dv, xa[i], v[i * 3]);
             v[i * 3 + 1] = _mm512_fmadd_ps(dv, x1, v[i * 3 + 1]);
             v[i * 3 + 2] = _mm512_fmadd_ps(dv, x2, v[i * 3 + 2]);
@@ -493,7 +494,7 @@ INL void pxw33_rows(const hd_dw_pxw_args *a, size_t b, int64_t c0, int64_t lo, i
     }
     for (int i = 0; i < 3; i++)
         for (int s = 0; s < 3; s++)
-            _mm512_storeu_ps(acc[i] + s * 16, pxw_run(a, v[i * 3 + s], a->rows[i], c0, 0xffff, s, hi, h[s]));
+            _mm512_storeu_ps(acc[i] + s * 16, pxw_run(a, v[i * 3 + s], a->rows[i], c0, k, s, hi, h[s]));
 }
 
 void hd_f32_dw_pxw__avx512(const hd_dw_pxw_args *a)
@@ -505,11 +506,15 @@ void hd_f32_dw_pxw__avx512(const hd_dw_pxw_args *a)
         int64_t c0 = (int64_t)(b * 16) - (int64_t)a->sh;
         __mmask16 k = blk_mask(c0, a->C);
         int full = c0 >= 0 && c0 + 16 <= (int64_t)a->C;
-        if (S == 3 && a->nr == 3 && full && a->cs <= 2 && a->cd == 1 && lo < hi) {
-            if (a->cs == 1)
-                pxw33_rows(a, b, c0, lo, hi, 1);
+        if (S == 3 && a->nr == 3 && a->cs <= 2 && a->cd == 1 && lo < hi) {
+            if (a->cs == 1 && full)
+                pxw33_rows(a, b, c0, lo, hi, 1, k, 1);
+            else if (a->cs == 1)
+                pxw33_rows(a, b, c0, lo, hi, 1, k, 0);
+            else if (full)
+                pxw33_rows(a, b, c0, lo, hi, 2, k, 1);
             else
-                pxw33_rows(a, b, c0, lo, hi, 2);
+                pxw33_rows(a, b, c0, lo, hi, 2, k, 0);
             continue;
         }
         for (size_t i = 0; i < a->nr; i++) {
