@@ -3,6 +3,7 @@
  * forward 1xx, backward data 2xx, backward filter 3xx.
  */
 #include "kernels/conv/conv_internal.h"
+#include "kernels/conv/conv_dw.h"
 #include "kernels/conv/conv_fast.h"
 #include "kernels/conv/conv_lowp.h"
 #include "kernels/conv/conv_wino4.h"
@@ -176,6 +177,7 @@ EXEC(bwdf_fft_tiling)
 /* One solver per cuDNN algorithm today.  When an algorithm gets several (an ISA-specific
  * kernel, a special case), list the most specialised first: the first applicable one runs. */
 static const hd_conv_solver fwd_solvers[] = {
+    HD_CONV_DW_FWD_F32,
     {101, "fwd.implicit_gemm", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, 1, always, ws_zero,
      exec_fwd_implicit, 1.0, NULL},
     HD_CONV_FAST_FWD_F32,
@@ -197,6 +199,7 @@ static const hd_conv_solver fwd_solvers[] = {
 };
 
 static const hd_conv_solver bwdd_solvers[] = {
+    HD_CONV_DW_BWDD_F32,
     {201, "bwd_data.gemm_col2im", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, 1, app_bwdd_gemm,
      ws_bwdd_gemm, exec_bwdd_gemm, 1.0, NULL},
     HD_CONV_FAST_BWDD_F32,
@@ -213,6 +216,7 @@ static const hd_conv_solver bwdd_solvers[] = {
 };
 
 static const hd_conv_solver bwdf_solvers[] = {
+    HD_CONV_DW_BWDF_F32,
     {301, "bwd_filter.im2col_gemm", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0, 1, app_bwdf_gemm,
      ws_bwdf_gemm, exec_bwdf_gemm, 1.0, NULL},
     HD_CONV_FAST_BWDF_F32,

@@ -1,0 +1,44 @@
+/*
+ * kernels/conv/conv_dw.h -- depthwise fp32 convolution solvers (direct, vectorised).  See
+ * docs/algorithms.md, "Depthwise solvers (fp32)".
+ *
+ * All three take FLOAT x, w and y, 2-d problems with one input and one output channel per
+ * group (G == C == K), any filter size, padding, stride and dilation, any strides (channels
+ * contiguous in x and y: vectorised over channels; otherwise over output columns); results
+ * are bitwise identical for every thread count.
+ */
+#ifndef HD_KERNELS_CONV_DW_H
+#define HD_KERNELS_CONV_DW_H
+
+#include "kernels/conv/conv_registry.h"
+
+int hd_conv_dw_app_fwd(const hd_conv_problem *p, const char **reason);
+int hd_conv_dw_app_bwdd(const hd_conv_problem *p, const char **reason);
+int hd_conv_dw_app_bwdf(const hd_conv_problem *p, const char **reason);
+size_t hd_conv_dw_ws_fwd(const hd_conv_problem *p);
+size_t hd_conv_dw_ws_bwdd(const hd_conv_problem *p);
+size_t hd_conv_dw_ws_bwdf(const hd_conv_problem *p);
+void hd_conv_dw_exec_fwd(const hd_conv_problem *p, const hd_conv_args *a);
+void hd_conv_dw_exec_bwdd(const hd_conv_problem *p, const hd_conv_args *a);
+void hd_conv_dw_exec_bwdf(const hd_conv_problem *p, const hd_conv_args *a);
+double hd_conv_dw_cost(const hd_conv_problem *p);
+
+/* Forward: per (image, channel, row block) or (image, row block) with channels contiguous
+ * (IMPLICIT_GEMM, ahead of the generic implicit GEMM). */
+#define HD_CONV_DW_FWD_F32 \
+    {160, "fwd.depthwise_f32", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, 1, hd_conv_dw_app_fwd, \
+     hd_conv_dw_ws_fwd, hd_conv_dw_exec_fwd, 0.1, hd_conv_dw_cost}
+
+/* Backward data: the correlation of dy (zero-upsampled when strided) with the flipped
+ * filter (ALGO_0, ahead of GEMM + col2im). */
+#define HD_CONV_DW_BWDD_F32 \
+    {260, "bwd_data.depthwise_f32", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, 1, hd_conv_dw_app_bwdd, \
+     hd_conv_dw_ws_bwdd, hd_conv_dw_exec_bwdd, 0.1, hd_conv_dw_cost}
+
+/* Backward filter: per channel (or all channels, channels contiguous) and fixed reduction
+ * chunk, partial sums added in chunk order (ALGO_0, ahead of im2col + GEMM). */
+#define HD_CONV_DW_BWDF_F32 \
+    {360, "bwd_filter.depthwise_f32", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0, 1, \
+     hd_conv_dw_app_bwdf, hd_conv_dw_ws_bwdf, hd_conv_dw_exec_bwdf, 0.1, hd_conv_dw_cost}
+
+#endif
