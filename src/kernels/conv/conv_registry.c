@@ -3,6 +3,7 @@
  * forward 1xx, backward data 2xx, backward filter 3xx.
  */
 #include "kernels/conv/conv_internal.h"
+#include "kernels/conv/conv_bwdd.h"
 #include "kernels/conv/conv_fast.h"
 
 #include <stdio.h>
@@ -194,6 +195,8 @@ static const hd_conv_solver fwd_solvers[] = {
 static const hd_conv_solver bwdd_solvers[] = {
     {201, "bwd_data.gemm_col2im", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, 1, app_bwdd_gemm,
      ws_bwdd_gemm, exec_bwdd_gemm, 1.0, NULL},
+    HD_CONV_BWDD_COL2IM_F32,
+    HD_CONV_BWDD_PHASE_F32,
     HD_CONV_FAST_BWDD_F32,
     {202, "bwd_data.direct", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, 1, always, ws_zero,
      exec_bwdd_direct, 2.0, NULL},
