@@ -195,6 +195,7 @@ static const hd_conv_solver fwd_solvers[] = {
 static const hd_conv_solver bwdd_solvers[] = {
     {201, "bwd_data.gemm_col2im", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, 1, app_bwdd_gemm,
      ws_bwdd_gemm, exec_bwdd_gemm, 1.0, NULL},
+    HD_CONV_BWDD_1X1_F32,
     HD_CONV_BWDD_COL2IM_F32,
     HD_CONV_BWDD_PHASE_F32,
     HD_CONV_FAST_BWDD_F32,

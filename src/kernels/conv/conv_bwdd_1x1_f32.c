@@ -1,0 +1,153 @@
+/*
+ * Backward data of a 1x1, unit-stride, unpadded convolution with channel planes
+ * (kernels/conv/conv_bwdd.h, bwd_data.1x1): per image and group, dx = W^T dy, a plain GEMM
+ * (Cg x positions, Kg deep).
+ *
+ * Multiplying straight out of dy and into dx (rows a whole plane apart) ran at a third of
+ * the GEMM's speed: every block reads Kg and writes Cg cold rows at once.  So a task (image,
+ * group, block of positions) first copies its dy rows into a private panel (one streaming
+ * pass), multiplies panel to panel in cache, and writes dx rows through the epilogue.  The
+ * blocks are a function of the problem only and each dx element is one GEMM dot product,
+ * so results do not depend on the thread count.
+ */
+#include "kernels/conv/conv_bwdd.h"
+
+#include "core/parallel.h"
+#include "kernels/conv/conv_internal.h"
+#include "kernels/gemm.h"
+
+#include <string.h>
+
+#define SLOTS 8                       /* scratch areas, taken by thread index: at most 8 threads */
+#define SLOT_FLOATS (512 * 1024)      /* dy panel + dx block of one task: 2 MiB */
+
+static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+typedef struct {
+    int64_t pb, nb;               /* positions per block, blocks per image */
+} b1_plan;
+
+static b1_plan plan_b1(const hd_conv_problem *p)
+{
+    b1_plan L;
+    int64_t pb = SLOT_FLOATS / (p->Kg + p->Cg) / 16 * 16;
+    if (pb < 16)
+        pb = 16;
+    L.nb = cdiv(p->Q, pb);
+    while (p->N * p->G * L.nb < 4 && L.nb * 64 < p->Q)   /* small batches: enough tasks */
+        L.nb *= 2;
+    L.pb = cdiv(p->Q, L.nb);
+    L.nb = cdiv(p->Q, L.pb);
+    return L;
+}
+
+/* W^T per group (G x Cg x Kg), then SLOTS x (panel Kg x pb, result Cg x pb). */
+static hd_conv_layout layout_b1(const hd_conv_problem *p)
+{
+    b1_plan L = plan_b1(p);
+    hd_conv_layout W = {{0}, 0};
+    hd_conv_book(&W, 0, p->G * p->Cg, p->Kg, sizeof(float));
+    hd_conv_book(&W, 1, SLOTS, (p->Kg + p->Cg) * L.pb, sizeof(float));
+    return W;
+}
+
+typedef struct {
+    const hd_conv_problem *p;
+    const hd_conv_args *a;
+    b1_plan L;
+    float *wt, *slots;
+} b1_ctx;
+
+static void pack_task(void *vctx, size_t task, int thread)
+{
+    (void)thread;
+    const b1_ctx *c = vctx;
+    const hd_conv_problem *p = c->p;
+    const float *w = c->a->w;
+    int64_t g = (int64_t)task / p->Cg, cl = (int64_t)task % p->Cg;
+    float *d = c->wt + (g * p->Cg + cl) * p->Kg;
+    for (int64_t k = 0; k < p->Kg; k++)
+        d[k] = w[hd_conv_w_off(p, g * p->Kg + k, cl, 0, 0, 0)];
+}
+
+static void b1_task(void *vctx, size_t task, int thread)
+{
+    const b1_ctx *c = vctx;
+    const hd_conv_problem *p = c->p;
+    const hd_conv_args *a = c->a;
+    int64_t t = (int64_t)task, b = t % c->L.nb, g = (t / c->L.nb) % p->G, n = t / (c->L.nb * p->G);
+    int64_t p0 = b * c->L.pb, np = p->Q - p0 < c->L.pb ? p->Q - p0 : c->L.pb;
+    float *panel = c->slots + (size_t)thread * (size_t)((p->Kg + p->Cg) * c->L.pb), *res = panel + p->Kg * np;
+    const float *dy = (const float *)a->y + n * p->ys[0] + g * p->Kg * p->ys[1] + p0;
+    for (int64_t k = 0; k < p->Kg; k++)
+        memcpy(panel + k * np, dy + k * p->ys[1], sizeof(float) * (size_t)np);
+    hd_sgemm(1, 'N', 'N', (size_t)p->Cg, (size_t)np, (size_t)p->Kg, 1.0f, c->wt + g * p->Cg * p->Kg, (size_t)p->Kg,
+             panel, (size_t)np, 0.0f, res, (size_t)np);
+    float alpha = (float)a->epi.alpha, beta = (float)a->epi.beta;
+    float *dx = (float *)a->out + n * p->xs[0] + g * p->Cg * p->xs[1] + p0;
+    for (int64_t cl = 0; cl < p->Cg; cl++) {
+        float *o = dx + cl * p->xs[1];
+        const float *v = res + cl * np;
+        if (beta == 0)
+            for (int64_t j = 0; j < np; j++)
+                o[j] = alpha * v[j];
+        else
+            for (int64_t j = 0; j < np; j++)
+                o[j] = alpha * v[j] + beta * o[j];
+    }
+}
+
+/* Spatial positions of a tensor (strides S, dims D) contiguous: pos * 1. */
+static int planes(const int64_t s[5], const int64_t d[3])
+{
+    return s[4] == 1 && (d[1] == 1 || s[3] == d[2]) && (d[0] == 1 || s[2] == d[1] * d[2]);
+}
+
+size_t hd_conv_bwdd_1x1_ws(const hd_conv_problem *p) { return layout_b1(p).total; }
+
+int hd_conv_bwdd_1x1_app(const hd_conv_problem *p, const char **reason)
+{
+    if (p->xdt != CUDNN_DATA_FLOAT || p->wdt != CUDNN_DATA_FLOAT || p->ydt != CUDNN_DATA_FLOAT || p->dbl ||
+        p->int8 || p->xv != 1 || p->yv != 1 || p->wv != 1) {
+        *reason = "the 1x1 backward-data solver takes FLOAT x, w and y only";
+        return 0;
+    }
+    for (int j = 0; j < 3; j++)
+        if (p->flt[j] != 1 || p->pad[j] != 0 || p->str[j] != 1) {
+            *reason = "needs a 1x1 filter, unit stride and no padding";
+            return 0;
+        }
+    if (!planes(p->xs, p->in) || !planes(p->ys, p->out)) {
+        *reason = "needs packed channel planes (NCHW-like) in dx and dy";
+        return 0;
+    }
+    if (p->Cg * p->Kg < 64) {
+        *reason = "too few channels for a GEMM";
+        return 0;
+    }
+    if (hd_conv_bwdd_1x1_ws(p) == SIZE_MAX) {
+        *reason = "its workspace would not fit in size_t";
+        return 0;
+    }
+    return 1;
+}
+
+double hd_conv_bwdd_1x1_cost(const hd_conv_problem *p)
+{
+    (void)p;
+    return 0.25;
+}
+
+void hd_conv_bwdd_1x1_exec(const hd_conv_problem *p, const hd_conv_args *a)
+{
+    hd_conv_layout W = layout_b1(p);
+    b1_ctx c;
+    c.p = p;
+    c.a = a;
+    c.L = plan_b1(p);
+    c.wt = (float *)((char *)a->ws + W.off[0]);
+    c.slots = (float *)((char *)a->ws + W.off[1]);
+    int nt = a->nthreads < SLOTS ? a->nthreads : SLOTS;
+    hd_parallel_for((size_t)(p->G * p->Cg), nt, pack_task, &c);
+    hd_parallel_for((size_t)(p->N * p->G * c.L.nb), nt, b1_task, &c);
+}
