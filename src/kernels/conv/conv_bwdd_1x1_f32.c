@@ -4,9 +4,10 @@
  * (Cg x positions, Kg deep).
  *
  * Multiplying straight out of dy and into dx (rows a whole plane apart) ran at a third of
- * the GEMM's speed: every block reads Kg and writes Cg cold rows at once.  So a task (image,
- * group, block of positions) first copies its dy rows into a private panel (one streaming
- * pass), multiplies panel to panel in cache, and writes dx rows through the epilogue.  The
+ * the GEMM's speed: every block reads Kg and writes Cg cold rows at once.  So a task (group,
+ * block of positions, which may run across images so that small images still give wide
+ * GEMMs) first copies its dy rows into a private panel (one streaming pass), multiplies
+ * panel to panel in cache, and writes dx rows through the epilogue.  The
  * blocks are a function of the problem only and each dx element is one GEMM dot product,
  * so results do not depend on the thread count.
  */
@@ -24,20 +25,20 @@
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 typedef struct {
-    int64_t pb, nb;               /* positions per block, blocks per image */
+    int64_t pb, nb;               /* positions per block, blocks; blocks run across images */
 } b1_plan;
 
 static b1_plan plan_b1(const hd_conv_problem *p)
 {
     b1_plan L;
-    int64_t pb = SLOT_FLOATS / (p->Kg + p->Cg) / 16 * 16;
+    int64_t all = p->N * p->Q, pb = SLOT_FLOATS / (p->Kg + p->Cg) / 16 * 16;
     if (pb < 16)
         pb = 16;
-    L.nb = cdiv(p->Q, pb);
-    while (p->N * p->G * L.nb < 4 && L.nb * 64 < p->Q)   /* small batches: enough tasks */
+    L.nb = cdiv(all, pb);
+    while (p->G * L.nb < 4 && L.nb * 64 < all)   /* small problems: enough tasks */
         L.nb *= 2;
-    L.pb = cdiv(p->Q, L.nb);
-    L.nb = cdiv(p->Q, L.pb);
+    L.pb = cdiv(all, L.nb);
+    L.nb = cdiv(all, L.pb);
     return L;
 }
 
@@ -75,25 +76,33 @@ static void b1_task(void *vctx, size_t task, int thread)
     const b1_ctx *c = vctx;
     const hd_conv_problem *p = c->p;
     const hd_conv_args *a = c->a;
-    int64_t t = (int64_t)task, b = t % c->L.nb, g = (t / c->L.nb) % p->G, n = t / (c->L.nb * p->G);
-    int64_t p0 = b * c->L.pb, np = p->Q - p0 < c->L.pb ? p->Q - p0 : c->L.pb;
+    int64_t t = (int64_t)task, b = t % c->L.nb, g = t / c->L.nb, Q = p->Q, all = p->N * Q;
+    int64_t q0 = b * c->L.pb, np = all - q0 < c->L.pb ? all - q0 : c->L.pb;
     float *panel = c->slots + (size_t)thread * (size_t)((p->Kg + p->Cg) * c->L.pb), *res = panel + p->Kg * np;
-    const float *dy = (const float *)a->y + n * p->ys[0] + g * p->Kg * p->ys[1] + p0;
-    for (int64_t k = 0; k < p->Kg; k++)
-        memcpy(panel + k * np, dy + k * p->ys[1], sizeof(float) * (size_t)np);
+    const float *dy = (const float *)a->y + g * p->Kg * p->ys[1];
+    for (int64_t q = q0; q < q0 + np;) {          /* one run of positions per image */
+        int64_t n = q / Q, i = q % Q, cnt = Q - i < q0 + np - q ? Q - i : q0 + np - q;
+        for (int64_t k = 0; k < p->Kg; k++)
+            memcpy(panel + k * np + (q - q0), dy + n * p->ys[0] + k * p->ys[1] + i, sizeof(float) * (size_t)cnt);
+        q += cnt;
+    }
     hd_sgemm(1, 'N', 'N', (size_t)p->Cg, (size_t)np, (size_t)p->Kg, 1.0f, c->wt + g * p->Cg * p->Kg, (size_t)p->Kg,
              panel, (size_t)np, 0.0f, res, (size_t)np);
     float alpha = (float)a->epi.alpha, beta = (float)a->epi.beta;
-    float *dx = (float *)a->out + n * p->xs[0] + g * p->Cg * p->xs[1] + p0;
-    for (int64_t cl = 0; cl < p->Cg; cl++) {
-        float *o = dx + cl * p->xs[1];
-        const float *v = res + cl * np;
-        if (beta == 0)
-            for (int64_t j = 0; j < np; j++)
-                o[j] = alpha * v[j];
-        else
-            for (int64_t j = 0; j < np; j++)
-                o[j] = alpha * v[j] + beta * o[j];
+    float *dx = (float *)a->out + g * p->Cg * p->xs[1];
+    for (int64_t q = q0; q < q0 + np;) {
+        int64_t n = q / Q, i = q % Q, cnt = Q - i < q0 + np - q ? Q - i : q0 + np - q;
+        for (int64_t cl = 0; cl < p->Cg; cl++) {
+            float *o = dx + n * p->xs[0] + cl * p->xs[1] + i;
+            const float *v = res + cl * np + (q - q0);
+            if (beta == 0)
+                for (int64_t j = 0; j < cnt; j++)
+                    o[j] = alpha * v[j];
+            else
+                for (int64_t j = 0; j < cnt; j++)
+                    o[j] = alpha * v[j] + beta * o[j];
+        }
+        q += cnt;
     }
 }
 
@@ -149,5 +158,5 @@ void hd_conv_bwdd_1x1_exec(const hd_conv_problem *p, const hd_conv_args *a)
     c.slots = (float *)((char *)a->ws + W.off[1]);
     int nt = a->nthreads < SLOTS ? a->nthreads : SLOTS;
     hd_parallel_for((size_t)(p->G * p->Cg), nt, pack_task, &c);
-    hd_parallel_for((size_t)(p->N * p->G * c.L.nb), nt, b1_task, &c);
+    hd_parallel_for((size_t)(p->G * c.L.nb), nt, b1_task, &c);
 }
