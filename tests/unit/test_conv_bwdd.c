@@ -1,11 +1,12 @@
 /*
  * The fp32 backward-data solvers of src/kernels/conv/conv_bwdd_*.c (bwd_data.phased_fwd,
- * bwd_data.col2im and bwd_data.1x1, under CUDNN_CONVOLUTION_BWD_DATA_ALGO_1), through the public API,
+ * bwd_data.col2im, bwd_data.1x1 and bwd_data.batched_col2im, under CUDNN_CONVOLUTION_BWD_DATA_ALGO_1), through the public API,
  * against the float64 reference (tests/ref/conv_ref.c).
  *
  * A sweep of strides 1/2/3 x pads 0..3 x filters 1x1/3x3/5x5/7x7 for a few-channel problem
  * (col2im) and a many-channel one (phases), then named cases: dilation 2 with strides 1-3
- * (empty phases), groups, 3-d, C = 1 and 3, several dy-row chunks and dx bands, 1x1 GEMMs.  Every case
+ * (empty phases), groups, 3-d, C = 1 and 3, several dy-row chunks and dx bands, 1x1 GEMMs,
+ * small images batched into one GEMM (one and two image blocks).  Every case
  * runs in NCHW, NHWC or padded strides, in both modes, with alpha/beta (1, 0) over NaN and
  * (2, 0.5); fills are small integers, so results are exact and compared with zero tolerance.
  * Then: the exact workspace is enough and one byte less is refused with dx untouched,
@@ -52,6 +53,9 @@ static const bcase named[] = {
     {"1x1 GEMM groups 2", 2, 3, 16, 16, 2, {1, 5, 7}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"1x1 GEMM position blocks", 2, 1, 300, 3, 1, {1, 50, 40}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"3d 1x1x1 GEMM", 3, 2, 8, 16, 1, {3, 4, 5}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"batched small images", 2, 3, 64, 64, 1, {1, 6, 5}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"batched 2 image blocks, stride 2", 2, 10, 64, 64, 1, {1, 7, 6}, {1, 3, 3}, {0, 1, 1}, {1, 2, 2}, {1, 1, 1}},
+    {"batched groups 2, 5x5 pad 1", 2, 2, 64, 128, 2, {1, 6, 7}, {1, 5, 5}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"kernel > input", 2, 1, 5, 3, 1, {1, 2, 3}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"3d 3x3x3", 3, 1, 3, 4, 1, {4, 5, 6}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"3d stride dil groups", 3, 2, 4, 2, 2, {5, 4, 6}, {2, 3, 2}, {1, 0, 1}, {2, 1, 2}, {1, 1, 2}},
@@ -206,7 +210,7 @@ static cudnnStatus_t run_bwdd(cudnnHandle_t h, prob *P, float alpha, float beta,
 
 /* ---- the dispatch log: which of the new solvers ran ---- */
 
-static int saw_phase, saw_col2im, saw_1x1, saw_other;
+static int saw_phase, saw_col2im, saw_1x1, saw_batched, saw_other;
 static void log_cb(cudnnSeverity_t sev, void *ud, const cudnnDebug_t *dbg, const char *msg)
 {
     (void)sev, (void)ud, (void)dbg;
@@ -216,13 +220,15 @@ static void log_cb(cudnnSeverity_t sev, void *ud, const cudnnDebug_t *dbg, const
         saw_phase++;
     else if (strstr(msg, "bwd_data.1x1"))
         saw_1x1++;
+    else if (strstr(msg, "bwd_data.batched_col2im"))
+        saw_batched++;
     else if (strstr(msg, "bwd_data.col2im"))
         saw_col2im++;
     else
         saw_other++;
 }
 
-static long count_phase, count_col2im, count_1x1;
+static long count_phase, count_col2im, count_1x1, count_batched;
 
 /* ---- correctness against the reference ---- */
 
@@ -245,12 +251,12 @@ static void check_case(cudnnHandle_t h, const bcase *c, int layout, int flip)
         for (long i = 0; i < nx; i++)
             prev[i] = (double)small_int(3);
         tens_load(&P.x, prev, beta == 0 ? NAN : -7.0f);   /* padding elements must survive */
-        saw_phase = saw_col2im = saw_1x1 = saw_other = 0;
+        saw_phase = saw_col2im = saw_1x1 = saw_batched = saw_other = 0;
         cudnnStatus_t st = run_bwdd(h, &P, alpha, beta, 0, NULL);
         CHECK_MSG(st == CUDNN_STATUS_SUCCESS, "%s layout %d: status %d", c->name, layout, (int)st);
-        CHECK_MSG(saw_phase + saw_col2im + saw_1x1 == 1 && saw_other == 0, "%s layout %d: new solvers not dispatched", c->name,
+        CHECK_MSG(saw_phase + saw_col2im + saw_1x1 + saw_batched == 1 && saw_other == 0, "%s layout %d: new solvers not dispatched", c->name,
                   layout);
-        count_phase += saw_phase, count_col2im += saw_col2im, count_1x1 += saw_1x1;
+        count_phase += saw_phase, count_col2im += saw_col2im, count_1x1 += saw_1x1, count_batched += saw_batched;
         long bad = 0;
         for (long i = 0; i < nx; i++) {
             double want = alpha * ref[i] + (beta == 0 ? 0 : beta * prev[i]);
@@ -321,6 +327,7 @@ static const bcase det_cases[] = {
     {"det col2im bands", 2, 1, 3, 24, 1, {1, 40, 21}, {1, 5, 5}, {0, 2, 2}, {1, 1, 1}, {1, 1, 1}},
     {"det phases s2", 2, 2, 20, 24, 1, {1, 13, 11}, {1, 3, 3}, {0, 1, 1}, {1, 2, 2}, {1, 1, 1}},
     {"det 1x1", 2, 2, 40, 24, 1, {1, 17, 13}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"det batched", 2, 9, 64, 70, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"det phases s1", 2, 3, 40, 70, 1, {1, 13, 11}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
 };
 #define NDET ((int)(sizeof det_cases / sizeof *det_cases))
@@ -433,8 +440,9 @@ int main(void)
     cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, log_cb);
     SECTION("against the float64 reference");
     check_all(h);
-    CHECK_MSG(count_phase > 100 && count_col2im > 100 && count_1x1 >= 8, "solvers seen: phases %ld, col2im %ld, 1x1 %ld",
-              count_phase, count_col2im, count_1x1);
+    CHECK_MSG(count_phase > 100 && count_col2im > 100 && count_1x1 >= 8 && count_batched >= 18,
+              "solvers seen: phases %ld, col2im %ld, 1x1 %ld, batched %ld", count_phase, count_col2im, count_1x1,
+              count_batched);
     check_heuristic(h);
     cudnnSetCallback(0, NULL, NULL);
     check_threads();

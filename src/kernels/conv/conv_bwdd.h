@@ -31,6 +31,11 @@ size_t hd_conv_bwdd_1x1_ws(const hd_conv_problem *p);
 void hd_conv_bwdd_1x1_exec(const hd_conv_problem *p, const hd_conv_args *a);
 double hd_conv_bwdd_1x1_cost(const hd_conv_problem *p);
 
+int hd_conv_bwdd_batched_app(const hd_conv_problem *p, const char **reason);
+size_t hd_conv_bwdd_batched_ws(const hd_conv_problem *p);
+void hd_conv_bwdd_batched_exec(const hd_conv_problem *p, const hd_conv_args *a);
+double hd_conv_bwdd_batched_cost(const hd_conv_problem *p);
+
 int hd_conv_bwdd_col2im_app(const hd_conv_problem *p, const char **reason);
 size_t hd_conv_bwdd_col2im_ws(const hd_conv_problem *p);
 void hd_conv_bwdd_col2im_exec(const hd_conv_problem *p, const hd_conv_args *a);
@@ -43,6 +48,9 @@ double hd_conv_bwdd_col2im_cost(const hd_conv_problem *p);
 #define HD_CONV_BWDD_COL2IM_F32 \
     {252, "bwd_data.col2im_blocked_gemm_f32", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, 1, \
      hd_conv_bwdd_col2im_app, hd_conv_bwdd_col2im_ws, hd_conv_bwdd_col2im_exec, 0.3, hd_conv_bwdd_col2im_cost}
+#define HD_CONV_BWDD_BATCHED_F32 \
+    {254, "bwd_data.batched_col2im_blocked_gemm_f32", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, 1, \
+     hd_conv_bwdd_batched_app, hd_conv_bwdd_batched_ws, hd_conv_bwdd_batched_exec, 0.25, hd_conv_bwdd_batched_cost}
 #define HD_CONV_BWDD_PHASE_F32 \
     {251, "bwd_data.phased_fwd_blocked_gemm_f32", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, 1, \
      hd_conv_bwdd_phase_app, hd_conv_bwdd_phase_ws, hd_conv_bwdd_phase_exec, 0.3, hd_conv_bwdd_phase_cost}

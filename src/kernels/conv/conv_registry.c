@@ -197,6 +197,7 @@ static const hd_conv_solver bwdd_solvers[] = {
      ws_bwdd_gemm, exec_bwdd_gemm, 1.0, NULL},
     HD_CONV_BWDD_1X1_F32,
     HD_CONV_BWDD_COL2IM_F32,
+    HD_CONV_BWDD_BATCHED_F32,
     HD_CONV_BWDD_PHASE_F32,
     HD_CONV_FAST_BWDD_F32,
     {202, "bwd_data.direct", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, 1, always, ws_zero,

@@ -1,0 +1,233 @@
+/*
+ * Backward data of small images by one GEMM over many images, then col2im
+ * (kernels/conv/conv_bwdd.h, bwd_data.batched_col2im).
+ *
+ * With 7x7 or 14x14 images and hundreds of channels, every per-image (or per-block) product
+ * is thin (49 or 196 columns) against a filter of megabytes that each call packs again.  Here a
+ * block of images is one product: dcol (Cg*R*S x positions of all images of the block) =
+ * W^T (Cg*R*S x Kg) * dy (Kg x positions), computed by hd_sgemm on all threads (its result
+ * does not depend on the thread count); then one task per (image, dx channel) adds the R*S
+ * rows of dcol that belong to its plane into a private plane (taps in order) and writes it
+ * through alpha/beta.  The image blocks are a function of the problem only.
+ *
+ * dy is read in place when its positions run linearly across images with contiguous
+ * channels (NHWC-like); otherwise (NCHW) the block's dy rows are first copied into a panel.
+ */
+#include "kernels/conv/conv_bwdd.h"
+
+#include "core/parallel.h"
+#include "kernels/conv/conv_internal.h"
+#include "kernels/gemm.h"
+
+#include <string.h>
+
+#define SLOTS 8                       /* private planes, taken by thread index: at most 8 threads */
+#define DCOL_FLOATS (6 * 1024 * 1024) /* most floats of one dcol block (24 MiB) */
+#define MAX_IMAGES 8                  /* most images per block (wide enough for the GEMM) */
+
+static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+static int64_t fdiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+typedef struct {
+    int64_t nimg;                 /* images per block */
+    int64_t np;                   /* positions per block: nimg * P */
+    int in_place;                 /* dy read as B^T (positions x channels) */
+} bt_plan;
+
+static int dy_linear_nhwc(const hd_conv_problem *p)
+{
+    const int64_t *ys = p->ys;
+    return ys[1] == 1 && ys[4] >= p->Kg && (p->out[1] == 1 || ys[3] == p->out[2] * ys[4]) &&
+           (p->N == 1 || ys[0] == p->P * ys[4]);
+}
+
+static bt_plan plan_bt(const hd_conv_problem *p)
+{
+    bt_plan L;
+    int64_t per = p->CRS * p->P;
+    L.nimg = DCOL_FLOATS / per < 1 ? 1 : DCOL_FLOATS / per;
+    if (L.nimg > MAX_IMAGES)
+        L.nimg = MAX_IMAGES;
+    if (L.nimg > p->N)
+        L.nimg = p->N;
+    L.nimg = cdiv(p->N, cdiv(p->N, L.nimg));          /* balanced blocks */
+    L.np = L.nimg * p->P;
+    L.in_place = dy_linear_nhwc(p);
+    return L;
+}
+
+/* W^T per group, dcol, dy panel (none in place), SLOTS private planes. */
+static hd_conv_layout layout_bt(const hd_conv_problem *p)
+{
+    bt_plan L = plan_bt(p);
+    hd_conv_layout W = {{0}, 0};
+    hd_conv_book(&W, 0, p->G * p->CRS, p->Kg, sizeof(float));
+    hd_conv_book(&W, 1, p->CRS, L.np, sizeof(float));
+    hd_conv_book(&W, 2, L.in_place ? 0 : p->Kg, L.np, sizeof(float));
+    hd_conv_book(&W, 3, SLOTS, p->Q, sizeof(float));
+    return W;
+}
+
+typedef struct {
+    const hd_conv_problem *p;
+    const hd_conv_args *a;
+    bt_plan L;
+    float *wt, *dcol, *panel, *planes;
+    int64_t n0, g;                /* current block and group */
+} bt_ctx;
+
+static void pack_task(void *vctx, size_t task, int thread)
+{
+    (void)thread;
+    const bt_ctx *c = vctx;
+    const hd_conv_problem *p = c->p;
+    const float *w = c->a->w;
+    int64_t g = (int64_t)task / p->Cg, cl = (int64_t)task % p->Cg, R = p->flt[1], S = p->flt[2];
+    float *d = c->wt + (g * p->CRS + cl * R * S) * p->Kg;
+    for (int64_t r = 0; r < R; r++)
+        for (int64_t s = 0; s < S; s++, d += p->Kg)
+            for (int64_t k = 0; k < p->Kg; k++)
+                d[k] = w[hd_conv_w_off(p, g * p->Kg + k, cl, 0, r, s)];
+}
+
+/* One dy channel of the block into the panel (positions of each image in order). */
+static void panel_task(void *vctx, size_t task, int thread)
+{
+    (void)thread;
+    const bt_ctx *c = vctx;
+    const hd_conv_problem *p = c->p;
+    const int64_t *ys = p->ys;
+    int64_t k = (int64_t)task, OW = p->out[2], OH = p->out[1];
+    const float *dy = (const float *)c->a->y + (c->g * p->Kg + k) * ys[1];
+    float *d = c->panel + k * c->L.np;
+    for (int64_t i = 0; i < c->L.nimg && c->n0 + i < p->N; i++)
+        for (int64_t oh = 0; oh < OH; oh++) {
+            const float *src = dy + (c->n0 + i) * ys[0] + oh * ys[3];
+            float *dst = d + (i * OH + oh) * OW;
+            if (ys[4] == 1)
+                memcpy(dst, src, sizeof(float) * (size_t)OW);
+            else
+                for (int64_t ow = 0; ow < OW; ow++)
+                    dst[ow] = src[ow * ys[4]];
+        }
+}
+
+static void scatter_task(void *vctx, size_t task, int thread)
+{
+    const bt_ctx *c = vctx;
+    const hd_conv_problem *p = c->p;
+    const hd_conv_args *a = c->a;
+    int64_t i = (int64_t)task / p->Cg, cl = (int64_t)task % p->Cg, n = c->n0 + i;
+    int64_t R = p->flt[1], S = p->flt[2], OH = p->out[1], OW = p->out[2], H = p->in[1], W = p->in[2];
+    int64_t sh = p->str[1], sw = p->str[2], ph = p->pad[1], pw = p->pad[2], dh = p->dil[1], dw = p->dil[2];
+    float *acc = c->planes + (size_t)thread * (size_t)p->Q;
+    memset(acc, 0, sizeof(float) * (size_t)p->Q);
+    for (int64_t r = 0; r < R; r++)
+        for (int64_t s = 0; s < S; s++) {
+            const float *src = c->dcol + ((cl * R + r) * S + s) * c->L.np + i * p->P;
+            int64_t off = s * dw - pw;                     /* iw = ow*sw + off */
+            int64_t lo = off >= 0 ? 0 : cdiv(-off, sw), hi = fdiv(W - 1 - off, sw) + 1;
+            if (hi > OW)
+                hi = OW;
+            if (lo >= hi)
+                continue;
+            for (int64_t oh = 0; oh < OH; oh++) {
+                int64_t ih = oh * sh - ph + r * dh;
+                if (ih < 0 || ih >= H)
+                    continue;
+                float *drow = acc + ih * W + (lo * sw + off);
+                const float *srow = src + oh * OW + lo;
+                int64_t cnt = hi - lo;
+                if (sw == 1)
+                    for (int64_t j = 0; j < cnt; j++)
+                        drow[j] += srow[j];
+                else
+                    for (int64_t j = 0; j < cnt; j++)
+                        drow[j * sw] += srow[j];
+            }
+        }
+    float alpha = (float)a->epi.alpha, beta = (float)a->epi.beta;
+    const int64_t *xs = p->xs;
+    float *dx = (float *)a->out + n * xs[0] + (c->g * p->Cg + cl) * xs[1];
+    for (int64_t h = 0; h < H; h++) {
+        float *o = dx + h * xs[3];
+        const float *v = acc + h * W;
+        if (beta == 0)
+            for (int64_t w = 0; w < W; w++)
+                o[w * xs[4]] = alpha * v[w];
+        else
+            for (int64_t w = 0; w < W; w++)
+                o[w * xs[4]] = alpha * v[w] + beta * o[w * xs[4]];
+    }
+}
+
+size_t hd_conv_bwdd_batched_ws(const hd_conv_problem *p) { return layout_bt(p).total; }
+
+int hd_conv_bwdd_batched_app(const hd_conv_problem *p, const char **reason)
+{
+    if (p->xdt != CUDNN_DATA_FLOAT || p->wdt != CUDNN_DATA_FLOAT || p->ydt != CUDNN_DATA_FLOAT || p->dbl ||
+        p->int8 || p->xv != 1 || p->yv != 1 || p->wv != 1) {
+        *reason = "the batched col2im backward-data solver takes FLOAT x, w and y only";
+        return 0;
+    }
+    if (p->nsp != 2) {
+        *reason = "batched col2im backward data is 2-d only";
+        return 0;
+    }
+    /* it pays for small images with deep products: elsewhere dcol's traffic costs more than
+     * the thin GEMMs it avoids */
+    if (p->P > 256 || p->CRS < 512 || p->Kg < 64) {
+        *reason = "batched col2im backward data is for dy planes <= 256 positions, Cg*R*S >= 512, Kg >= 64";
+        return 0;
+    }
+    size_t ws = hd_conv_bwdd_batched_ws(p), cap = (size_t)64 << 20, dx = 0;
+    if (hd_mul_size((size_t)(p->N * p->C), (size_t)p->Q * sizeof(float), &dx) == 0 && dx > cap)
+        cap = dx;
+    if (ws == SIZE_MAX || ws > cap) {
+        *reason = "its workspace would exceed max(dx, 64 MiB)";
+        return 0;
+    }
+    return 1;
+}
+
+double hd_conv_bwdd_batched_cost(const hd_conv_problem *p)
+{
+    (void)p;
+    return 0.25;
+}
+
+void hd_conv_bwdd_batched_exec(const hd_conv_problem *p, const hd_conv_args *a)
+{
+    hd_conv_layout W = layout_bt(p);
+    bt_ctx c;
+    c.p = p;
+    c.a = a;
+    c.L = plan_bt(p);
+    c.wt = (float *)((char *)a->ws + W.off[0]);
+    c.dcol = (float *)((char *)a->ws + W.off[1]);
+    c.panel = (float *)((char *)a->ws + W.off[2]);
+    c.planes = (float *)((char *)a->ws + W.off[3]);
+    int nt = a->nthreads < SLOTS ? a->nthreads : SLOTS;
+    hd_parallel_for((size_t)(p->G * p->Cg), nt, pack_task, &c);
+    for (c.n0 = 0; c.n0 < p->N; c.n0 += c.L.nimg) {
+        int64_t nimg = p->N - c.n0 < c.L.nimg ? p->N - c.n0 : c.L.nimg, np = nimg * p->P;
+        for (c.g = 0; c.g < p->G; c.g++) {
+            const float *B;
+            size_t ldb;
+            char tb;
+            if (c.L.in_place) {
+                B = (const float *)a->y + c.n0 * p->ys[0] + c.g * p->Kg;
+                ldb = (size_t)p->ys[4];
+                tb = 'T';
+            } else {
+                hd_parallel_for((size_t)p->Kg, nt, panel_task, &c);
+                B = c.panel;
+                ldb = (size_t)c.L.np;
+                tb = 'N';
+            }
+            hd_sgemm(a->nthreads, 'N', tb, (size_t)p->CRS, (size_t)np, (size_t)p->Kg, 1.0f,
+                     c.wt + c.g * p->CRS * p->Kg, (size_t)p->Kg, B, ldb, 0.0f, c.dcol, (size_t)c.L.np);
+            hd_parallel_for((size_t)(nimg * p->Cg), nt, scatter_task, &c);
+        }
+    }
+}
