@@ -1,6 +1,6 @@
 /*
  * kernels/conv/conv_bwdd.h -- fp32 backward-data solvers that avoid multiplying the zeros
- * of a strided gather (conv_bwdd_f32.c; docs/algorithms.md, "Backward data as forward
+ * of a strided gather (conv_bwdd_*_f32.c; docs/algorithms.md, "Backward data as forward
  * convolutions (fp32)").
  *
  *  - bwd_data.phased_fwd: backward data split into str[0]*str[1]*str[2] output phases, each
@@ -12,9 +12,13 @@
  *  - bwd_data.col2im: for few input channels per group (conv1, C = 3), where the phases'
  *    GEMMs would have 3 rows: dcol = W^T dy per block of dy rows (C*R*S rows, K deep),
  *    scattered into a private band of dx rows.
+ *  - bwd_data.batched_col2im: small images (7x7, 14x14) with deep channels: the same dcol
+ *    product over a block of up to 8 images at once (one wide GEMM on all threads), then
+ *    each dx plane summed by one task.
  *
- * Both take FLOAT x, w and y, any strides and groups, both modes; bitwise identical results
- * for every thread count.  Listed before bwd_data.blocked_gemm_f32 under ALGO_1.
+ * All take FLOAT x, w and y, any strides and groups, both modes; bitwise identical results
+ * for every thread count.  Listed before bwd_data.blocked_gemm_f32 under ALGO_1, the
+ * specialised ones (1x1, col2im, batched) before the general phases.
  */
 #ifndef HD_KERNELS_CONV_BWDD_H
 #define HD_KERNELS_CONV_BWDD_H

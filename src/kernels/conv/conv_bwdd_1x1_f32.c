@@ -1,9 +1,13 @@
 /*
- * Backward data of a 1x1, unit-stride, unpadded convolution with channel planes
- * (kernels/conv/conv_bwdd.h, bwd_data.1x1): per image and group, dx = W^T dy, a plain GEMM
- * (Cg x positions, Kg deep).
+ * Backward data of a 1x1, unit-stride, unpadded convolution (kernels/conv/conv_bwdd.h,
+ * bwd_data.1x1): per image and group, dx = W^T dy, a plain GEMM (Cg x positions, Kg deep).
  *
- * Multiplying straight out of dy and into dx (rows a whole plane apart) ran at a third of
+ * NHWC-like tensors (channels contiguous, pixels packed across images) and a filter with
+ * contiguous channels: the whole batch is one product in place, dx (N*Q x Cg) = dy (N*Q x Kg)
+ * * W (Kg x Cg), with alpha and beta given to hd_sgemm (all threads; its result does not
+ * depend on their number).  No workspace.
+ *
+ * Channel planes (NCHW-like): multiplying straight out of dy and into dx (rows a whole plane apart) ran at a third of
  * the GEMM's speed: every block reads Kg and writes Cg cold rows at once.  So a task (group,
  * block of positions, which may run across images so that small images still give wide
  * GEMMs) first copies its dy rows into a private panel (one streaming pass), multiplies
@@ -42,11 +46,26 @@ static b1_plan plan_b1(const hd_conv_problem *p)
     return L;
 }
 
-/* W^T per group (G x Cg x Kg), then SLOTS x (panel Kg x pb, result Cg x pb). */
+/* Channels contiguous and positions linear across images in dx, dy (NHWC-like), and the
+ * filter's channels contiguous: the whole batch is one GEMM in place. */
+static int nhwc_in_place(const hd_conv_problem *p)
+{
+    const int64_t *xs = p->xs, *ys = p->ys;
+    int lx = xs[1] == 1 && xs[4] >= p->C && (p->in[1] == 1 || xs[3] == p->in[2] * xs[4]) &&
+             (p->in[0] == 1 || xs[2] == p->in[1] * p->in[2] * xs[4]) && (p->N == 1 || xs[0] == p->Q * xs[4]);
+    int ly = ys[1] == 1 && ys[4] >= p->K && (p->out[1] == 1 || ys[3] == p->out[2] * ys[4]) &&
+             (p->out[0] == 1 || ys[2] == p->out[1] * p->out[2] * ys[4]) && (p->N == 1 || ys[0] == p->P * ys[4]);
+    return lx && ly && p->wst[1] == 1 && p->wst[0] >= p->Cg;
+}
+
+/* W^T per group (G x Cg x Kg), then SLOTS x (panel Kg x pb, result Cg x pb); nothing when
+ * NHWC-like. */
 static hd_conv_layout layout_b1(const hd_conv_problem *p)
 {
     b1_plan L = plan_b1(p);
     hd_conv_layout W = {{0}, 0};
+    if (nhwc_in_place(p))
+        return W;
     hd_conv_book(&W, 0, p->G * p->Cg, p->Kg, sizeof(float));
     hd_conv_book(&W, 1, SLOTS, (p->Kg + p->Cg) * L.pb, sizeof(float));
     return W;
@@ -126,8 +145,8 @@ int hd_conv_bwdd_1x1_app(const hd_conv_problem *p, const char **reason)
             *reason = "needs a 1x1 filter, unit stride and no padding";
             return 0;
         }
-    if (!planes(p->xs, p->in) || !planes(p->ys, p->out)) {
-        *reason = "needs packed channel planes (NCHW-like) in dx and dy";
+    if (!nhwc_in_place(p) && (!planes(p->xs, p->in) || !planes(p->ys, p->out))) {
+        *reason = "needs packed channel planes (NCHW-like) or packed pixels (NHWC-like) in dx and dy";
         return 0;
     }
     if (p->Cg * p->Kg < 64) {
@@ -149,6 +168,13 @@ double hd_conv_bwdd_1x1_cost(const hd_conv_problem *p)
 
 void hd_conv_bwdd_1x1_exec(const hd_conv_problem *p, const hd_conv_args *a)
 {
+    if (nhwc_in_place(p)) {                        /* dx (N*Q x Cg) = dy (N*Q x Kg) * W (Kg x Cg) */
+        for (int64_t g = 0; g < p->G; g++)
+            hd_sgemm(a->nthreads, 'N', 'N', (size_t)(p->N * p->Q), (size_t)p->Cg, (size_t)p->Kg, (float)a->epi.alpha,
+                     (const float *)a->y + g * p->Kg, (size_t)p->ys[4], (const float *)a->w + g * p->Kg * p->wst[0],
+                     (size_t)p->wst[0], (float)a->epi.beta, (float *)a->out + g * p->Cg, (size_t)p->xs[4]);
+        return;
+    }
     hd_conv_layout W = layout_b1(p);
     b1_ctx c;
     c.p = p;
