@@ -400,8 +400,8 @@ static void check_isa(void)
             setenv("HOSTDNN_MAX_ISA", caps[i], 1);
             cudnnHandle_t h = handle_with_threads(2);
             cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, log_cb);
-            for (int c = 0; c < NNAMED; c++)
-                check_case(h, &named[c], c % L_COUNT, c & 1);
+            for (int c = i; c < NNAMED; c += 2)       /* half the cases per cap (kept fast under ASan) */
+                check_case(h, &named[c], c % L_COUNT, (c / 2) & 1);
             cudnnSetCallback(0, NULL, NULL);
             cudnnDestroy(h);
             _exit(hd_t_failed ? 1 : 0);
