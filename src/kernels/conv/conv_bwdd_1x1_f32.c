@@ -58,15 +58,13 @@ static int nhwc_in_place(const hd_conv_problem *p)
     return lx && ly && p->wst[1] == 1 && p->wst[0] >= p->Cg;
 }
 
-/* W^T per group (G x Cg x Kg), then SLOTS x (panel Kg x pb, result Cg x pb); nothing when
- * NHWC-like. */
+/* SLOTS x (panel Kg x pb, result Cg x pb); nothing when NHWC-like. */
 static hd_conv_layout layout_b1(const hd_conv_problem *p)
 {
     b1_plan L = plan_b1(p);
     hd_conv_layout W = {{0}, 0};
     if (nhwc_in_place(p))
         return W;
-    hd_conv_book(&W, 0, p->G * p->Cg, p->Kg, sizeof(float));
     hd_conv_book(&W, 1, SLOTS, (p->Kg + p->Cg) * L.pb, sizeof(float));
     return W;
 }
@@ -75,20 +73,8 @@ typedef struct {
     const hd_conv_problem *p;
     const hd_conv_args *a;
     b1_plan L;
-    float *wt, *slots;
+    float *slots;
 } b1_ctx;
-
-static void pack_task(void *vctx, size_t task, int thread)
-{
-    (void)thread;
-    const b1_ctx *c = vctx;
-    const hd_conv_problem *p = c->p;
-    const float *w = c->a->w;
-    int64_t g = (int64_t)task / p->Cg, cl = (int64_t)task % p->Cg;
-    float *d = c->wt + (g * p->Cg + cl) * p->Kg;
-    for (int64_t k = 0; k < p->Kg; k++)
-        d[k] = w[hd_conv_w_off(p, g * p->Kg + k, cl, 0, 0, 0)];
-}
 
 static void b1_task(void *vctx, size_t task, int thread)
 {
@@ -105,8 +91,8 @@ static void b1_task(void *vctx, size_t task, int thread)
             memcpy(panel + k * np + (q - q0), dy + n * p->ys[0] + k * p->ys[1] + i, sizeof(float) * (size_t)cnt);
         q += cnt;
     }
-    hd_sgemm(1, 'N', 'N', (size_t)p->Cg, (size_t)np, (size_t)p->Kg, 1.0f, c->wt + g * p->Cg * p->Kg, (size_t)p->Kg,
-             panel, (size_t)np, 0.0f, res, (size_t)np);
+    hd_sgemm(1, 'T', 'N', (size_t)p->Cg, (size_t)np, (size_t)p->Kg, 1.0f, (const float *)a->w + g * p->Kg * p->wst[0],
+             (size_t)p->wst[0], panel, (size_t)np, 0.0f, res, (size_t)np);
     float alpha = (float)a->epi.alpha, beta = (float)a->epi.beta;
     float *dx = (float *)a->out + g * p->Cg * p->xs[1];
     for (int64_t q = q0; q < q0 + np;) {
@@ -180,9 +166,7 @@ void hd_conv_bwdd_1x1_exec(const hd_conv_problem *p, const hd_conv_args *a)
     c.p = p;
     c.a = a;
     c.L = plan_b1(p);
-    c.wt = (float *)((char *)a->ws + W.off[0]);
     c.slots = (float *)((char *)a->ws + W.off[1]);
     int nt = a->nthreads < SLOTS ? a->nthreads : SLOTS;
-    hd_parallel_for((size_t)(p->G * p->Cg), nt, pack_task, &c);
     hd_parallel_for((size_t)(p->G * c.L.nb), nt, b1_task, &c);
 }

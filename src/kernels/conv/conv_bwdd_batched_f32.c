@@ -6,9 +6,15 @@
  * is thin (49 or 196 columns) against a filter of megabytes that each call packs again.  Here a
  * block of images is one product: dcol (Cg*R*S x positions of all images of the block) =
  * W^T (Cg*R*S x Kg) * dy (Kg x positions), computed by hd_sgemm on all threads (its result
- * does not depend on the thread count); then one task per (image, dx channel) adds the R*S
- * rows of dcol that belong to its plane into a private plane (taps in order) and writes it
- * through alpha/beta.  The image blocks are a function of the problem only.
+ * does not depend on the thread count); then one task per dx channel adds the R*S rows of dcol
+ * that belong to it (each read once, front to back: all images of the block) into private
+ * planes, taps in order, and writes them through alpha/beta.  The image blocks are a
+ * function of the problem only.
+ *
+ * The filter is read in place as the transposed A: row k of the group is its Cg*R*S columns
+ * in storage order (KCRS or KRSC), so dcol's rows come out in that order, and the scatter
+ * finds the row of effective tap (c, r, s) at hd_conv_w_off(k = 0, c, r, s) -- which also
+ * applies CONVOLUTION mode's flip.  No packed copy.
  *
  * dy is read in place when its positions run linearly across images with contiguous
  * channels (NHWC-like); otherwise (NCHW) the block's dy rows are first copied into a panel.
@@ -56,15 +62,14 @@ static bt_plan plan_bt(const hd_conv_problem *p)
     return L;
 }
 
-/* W^T per group, dcol, dy panel (none in place), SLOTS private planes. */
+/* dcol, dy panel (none in place), SLOTS private planes. */
 static hd_conv_layout layout_bt(const hd_conv_problem *p)
 {
     bt_plan L = plan_bt(p);
     hd_conv_layout W = {{0}, 0};
-    hd_conv_book(&W, 0, p->G * p->CRS, p->Kg, sizeof(float));
     hd_conv_book(&W, 1, p->CRS, L.np, sizeof(float));
     hd_conv_book(&W, 2, L.in_place ? 0 : p->Kg, L.np, sizeof(float));
-    hd_conv_book(&W, 3, SLOTS, p->Q, sizeof(float));
+    hd_conv_book(&W, 3, SLOTS, L.nimg * p->Q, sizeof(float));
     return W;
 }
 
@@ -72,23 +77,9 @@ typedef struct {
     const hd_conv_problem *p;
     const hd_conv_args *a;
     bt_plan L;
-    float *wt, *dcol, *panel, *planes;
+    float *dcol, *panel, *planes;
     int64_t n0, g;                /* current block and group */
 } bt_ctx;
-
-static void pack_task(void *vctx, size_t task, int thread)
-{
-    (void)thread;
-    const bt_ctx *c = vctx;
-    const hd_conv_problem *p = c->p;
-    const float *w = c->a->w;
-    int64_t g = (int64_t)task / p->Cg, cl = (int64_t)task % p->Cg, R = p->flt[1], S = p->flt[2];
-    float *d = c->wt + (g * p->CRS + cl * R * S) * p->Kg;
-    for (int64_t r = 0; r < R; r++)
-        for (int64_t s = 0; s < S; s++, d += p->Kg)
-            for (int64_t k = 0; k < p->Kg; k++)
-                d[k] = w[hd_conv_w_off(p, g * p->Kg + k, cl, 0, r, s)];
-}
 
 /* One dy channel of the block into the panel (positions of each image in order). */
 static void panel_task(void *vctx, size_t task, int thread)
@@ -112,52 +103,56 @@ static void panel_task(void *vctx, size_t task, int thread)
         }
 }
 
+/* One dx channel of every image of the block: each dcol row is read once, front to back. */
 static void scatter_task(void *vctx, size_t task, int thread)
 {
     const bt_ctx *c = vctx;
     const hd_conv_problem *p = c->p;
     const hd_conv_args *a = c->a;
-    int64_t i = (int64_t)task / p->Cg, cl = (int64_t)task % p->Cg, n = c->n0 + i;
+    int64_t cl = (int64_t)task, nimg = p->N - c->n0 < c->L.nimg ? p->N - c->n0 : c->L.nimg;
     int64_t R = p->flt[1], S = p->flt[2], OH = p->out[1], OW = p->out[2], H = p->in[1], W = p->in[2];
     int64_t sh = p->str[1], sw = p->str[2], ph = p->pad[1], pw = p->pad[2], dh = p->dil[1], dw = p->dil[2];
-    float *acc = c->planes + (size_t)thread * (size_t)p->Q;
-    memset(acc, 0, sizeof(float) * (size_t)p->Q);
+    float *acc = c->planes + (size_t)thread * (size_t)(c->L.nimg * p->Q);
+    memset(acc, 0, sizeof(float) * (size_t)(nimg * p->Q));
     for (int64_t r = 0; r < R; r++)
         for (int64_t s = 0; s < S; s++) {
-            const float *src = c->dcol + ((cl * R + r) * S + s) * c->L.np + i * p->P;
+            const float *row = c->dcol + hd_conv_w_off(p, 0, cl, 0, r, s) * c->L.np;
             int64_t off = s * dw - pw;                     /* iw = ow*sw + off */
             int64_t lo = off >= 0 ? 0 : cdiv(-off, sw), hi = fdiv(W - 1 - off, sw) + 1;
             if (hi > OW)
                 hi = OW;
             if (lo >= hi)
                 continue;
-            for (int64_t oh = 0; oh < OH; oh++) {
-                int64_t ih = oh * sh - ph + r * dh;
-                if (ih < 0 || ih >= H)
-                    continue;
-                float *drow = acc + ih * W + (lo * sw + off);
-                const float *srow = src + oh * OW + lo;
-                int64_t cnt = hi - lo;
-                if (sw == 1)
-                    for (int64_t j = 0; j < cnt; j++)
-                        drow[j] += srow[j];
-                else
-                    for (int64_t j = 0; j < cnt; j++)
-                        drow[j * sw] += srow[j];
-            }
+            int64_t cnt = hi - lo;
+            for (int64_t i = 0; i < nimg; i++)
+                for (int64_t oh = 0; oh < OH; oh++) {
+                    int64_t ih = oh * sh - ph + r * dh;
+                    if (ih < 0 || ih >= H)
+                        continue;
+                    float *drow = acc + i * p->Q + ih * W + (lo * sw + off);
+                    const float *srow = row + i * p->P + oh * OW + lo;
+                    if (sw == 1)
+                        for (int64_t j = 0; j < cnt; j++)
+                            drow[j] += srow[j];
+                    else
+                        for (int64_t j = 0; j < cnt; j++)
+                            drow[j * sw] += srow[j];
+                }
         }
     float alpha = (float)a->epi.alpha, beta = (float)a->epi.beta;
     const int64_t *xs = p->xs;
-    float *dx = (float *)a->out + n * xs[0] + (c->g * p->Cg + cl) * xs[1];
-    for (int64_t h = 0; h < H; h++) {
-        float *o = dx + h * xs[3];
-        const float *v = acc + h * W;
-        if (beta == 0)
-            for (int64_t w = 0; w < W; w++)
-                o[w * xs[4]] = alpha * v[w];
-        else
-            for (int64_t w = 0; w < W; w++)
-                o[w * xs[4]] = alpha * v[w] + beta * o[w * xs[4]];
+    for (int64_t i = 0; i < nimg; i++) {
+        float *dx = (float *)a->out + (c->n0 + i) * xs[0] + (c->g * p->Cg + cl) * xs[1];
+        for (int64_t h = 0; h < H; h++) {
+            float *o = dx + h * xs[3];
+            const float *v = acc + i * p->Q + h * W;
+            if (beta == 0)
+                for (int64_t w = 0; w < W; w++)
+                    o[w * xs[4]] = alpha * v[w];
+            else
+                for (int64_t w = 0; w < W; w++)
+                    o[w * xs[4]] = alpha * v[w] + beta * o[w * xs[4]];
+        }
     }
 }
 
@@ -203,12 +198,10 @@ void hd_conv_bwdd_batched_exec(const hd_conv_problem *p, const hd_conv_args *a)
     c.p = p;
     c.a = a;
     c.L = plan_bt(p);
-    c.wt = (float *)((char *)a->ws + W.off[0]);
     c.dcol = (float *)((char *)a->ws + W.off[1]);
     c.panel = (float *)((char *)a->ws + W.off[2]);
     c.planes = (float *)((char *)a->ws + W.off[3]);
     int nt = a->nthreads < SLOTS ? a->nthreads : SLOTS;
-    hd_parallel_for((size_t)(p->G * p->Cg), nt, pack_task, &c);
     for (c.n0 = 0; c.n0 < p->N; c.n0 += c.L.nimg) {
         int64_t nimg = p->N - c.n0 < c.L.nimg ? p->N - c.n0 : c.L.nimg, np = nimg * p->P;
         for (c.g = 0; c.g < p->G; c.g++) {
@@ -225,9 +218,10 @@ void hd_conv_bwdd_batched_exec(const hd_conv_problem *p, const hd_conv_args *a)
                 ldb = (size_t)c.L.np;
                 tb = 'N';
             }
-            hd_sgemm(a->nthreads, 'N', tb, (size_t)p->CRS, (size_t)np, (size_t)p->Kg, 1.0f,
-                     c.wt + c.g * p->CRS * p->Kg, (size_t)p->Kg, B, ldb, 0.0f, c.dcol, (size_t)c.L.np);
-            hd_parallel_for((size_t)(nimg * p->Cg), nt, scatter_task, &c);
+            hd_sgemm(a->nthreads, 'T', tb, (size_t)p->CRS, (size_t)np, (size_t)p->Kg, 1.0f,
+                     (const float *)a->w + c.g * p->Kg * p->wst[0], (size_t)p->wst[0], B, ldb, 0.0f, c.dcol,
+                     (size_t)c.L.np);
+            hd_parallel_for((size_t)p->Cg, nt, scatter_task, &c);
         }
     }
 }

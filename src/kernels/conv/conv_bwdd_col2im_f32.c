@@ -9,6 +9,10 @@
  * meets: ih = oh*str - pad + r*dil, iw = ow*str - pad + s*dil.  No zero of a strided dx is
  * ever multiplied.
  *
+ * The filter is the GEMM's transposed A in place (row k: its Cg*R*S columns in storage order,
+ * KCRS or KRSC); the dcol row of effective tap (c, r, s) is then hd_conv_w_off(k = 0, c, r, s),
+ * which also applies CONVOLUTION mode's flip.
+ *
  * 2-d only.  A task is (image, group, band of dx rows); it accumulates its band in a private
  * buffer (zeroed first), walking the dy rows that reach the band in chunks, and writes the
  * band through the epilogue at the end, so dx is written once, with any strides, and tasks
@@ -76,12 +80,11 @@ static c2_plan plan_c2(const hd_conv_problem *p)
     return L;
 }
 
-/* W^T per group (G x CRS x Kg), then SLOTS x (dcol, panel, band). */
+/* SLOTS x (dcol, panel, band). */
 static hd_conv_layout layout_c2(const hd_conv_problem *p)
 {
     c2_plan L = plan_c2(p);
     hd_conv_layout W = {{0}, 0};
-    hd_conv_book(&W, 0, p->G * L.CRS, p->Kg, sizeof(float));
     hd_conv_book(&W, 1, SLOTS, L.slot, sizeof(float));
     return W;
 }
@@ -90,22 +93,8 @@ typedef struct {
     const hd_conv_problem *p;
     const hd_conv_args *a;
     c2_plan L;
-    float *wt, *slots;
+    float *slots;
 } c2_ctx;
-
-static void pack_task(void *vctx, size_t task, int thread)
-{
-    (void)thread;
-    const c2_ctx *c = vctx;
-    const hd_conv_problem *p = c->p;
-    const float *w = c->a->w;
-    int64_t g = (int64_t)task / p->Cg, cl = (int64_t)task % p->Cg, R = p->flt[1], S = p->flt[2];
-    float *d = c->wt + (g * p->CRS + cl * R * S) * p->Kg;
-    for (int64_t r = 0; r < R; r++)
-        for (int64_t s = 0; s < S; s++, d += p->Kg)
-            for (int64_t k = 0; k < p->Kg; k++)
-                d[k] = w[hd_conv_w_off(p, g * p->Kg + k, cl, 0, r, s)];
-}
 
 /* Add dcol (CRS x nr*OW, dy rows [o0, o0+nr)) into the band of dx rows [h0, h1). */
 static void scatter(const hd_conv_problem *p, const float *dcol, int64_t o0, int64_t nr, int64_t h0, int64_t h1,
@@ -117,7 +106,7 @@ static void scatter(const hd_conv_problem *p, const float *dcol, int64_t o0, int
     for (int64_t c = 0; c < p->Cg; c++)
         for (int64_t r = 0; r < R; r++)
             for (int64_t s = 0; s < S; s++) {
-                const float *src = dcol + ((c * R + r) * S + s) * np;
+                const float *src = dcol + hd_conv_w_off(p, 0, c, 0, r, s) * np;
                 int64_t off = s * dw - pw;                 /* iw = ow*sw + off */
                 int64_t lo = off >= 0 ? 0 : cdiv(-off, sw), hi = fdiv(W - 1 - off, sw) + 1;
                 if (hi > OW)
@@ -162,7 +151,7 @@ static void c2_task(void *vctx, size_t task, int thread)
         ohi = OH - 1;
     const float *dy = a->y;
     const int64_t *ys = p->ys;
-    const float *wt = c->wt + g * L->CRS * p->Kg;
+    const float *wt = (const float *)a->w + g * p->Kg * p->wst[0];
     for (int64_t o0 = olo; o0 <= ohi; o0 += L->rows) {
         int64_t nr = ohi + 1 - o0 < L->rows ? ohi + 1 - o0 : L->rows, np = nr * OW;
         const float *B;
@@ -184,8 +173,8 @@ static void c2_task(void *vctx, size_t task, int thread)
             B = panel;
             ldb = (size_t)np;
         }
-        hd_sgemm(1, 'N', tb, (size_t)L->CRS, (size_t)np, (size_t)p->Kg, 1.0f, wt, (size_t)p->Kg, B, ldb, 0.0f, dcol,
-                 (size_t)np);
+        hd_sgemm(1, 'T', tb, (size_t)L->CRS, (size_t)np, (size_t)p->Kg, 1.0f, wt, (size_t)p->wst[0], B, ldb, 0.0f,
+                 dcol, (size_t)np);
         scatter(p, dcol, o0, nr, h0, h1, band);
     }
     float alpha = (float)a->epi.alpha, beta = (float)a->epi.beta;
@@ -245,9 +234,7 @@ void hd_conv_bwdd_col2im_exec(const hd_conv_problem *p, const hd_conv_args *a)
     c.p = p;
     c.a = a;
     c.L = plan_c2(p);
-    c.wt = (float *)((char *)a->ws + W.off[0]);
     c.slots = (float *)((char *)a->ws + W.off[1]);
     int nt = a->nthreads < SLOTS ? a->nthreads : SLOTS;
-    hd_parallel_for((size_t)(p->G * p->Cg), nt, pack_task, &c);
     hd_parallel_for((size_t)(p->N * p->G * c.L.nb), nt, c2_task, &c);
 }
