@@ -16,8 +16,12 @@
  * finds the row of effective tap (c, r, s) at hd_conv_w_off(k = 0, c, r, s) -- which also
  * applies CONVOLUTION mode's flip.  No packed copy.
  *
- * dy is read in place when its positions run linearly across images with contiguous
- * channels (NHWC-like); otherwise (NCHW) the block's dy rows are first copied into a panel.
+ * NHWC-like dy (positions linear across images, channels contiguous) is read in place and
+ * the product is computed transposed, dcol^T (positions x Cg*R*S) = dy^T * W, so that with a
+ * KRSC filter each (position, tap) holds a run of Cg channels: one task per image adds those
+ * runs into a private pixel-major image (positions and taps in order) and writes it out.
+ * Otherwise (NCHW) the block's dy rows are first copied into a panel and the channel tasks
+ * above do the scatter.
  */
 #include "kernels/conv/conv_bwdd.h"
 
@@ -69,7 +73,7 @@ static hd_conv_layout layout_bt(const hd_conv_problem *p)
     hd_conv_layout W = {{0}, 0};
     hd_conv_book(&W, 1, p->CRS, L.np, sizeof(float));
     hd_conv_book(&W, 2, L.in_place ? 0 : p->Kg, L.np, sizeof(float));
-    hd_conv_book(&W, 3, SLOTS, L.nimg * p->Q, sizeof(float));
+    hd_conv_book(&W, 3, SLOTS, L.in_place ? p->Q * p->Cg : L.nimg * p->Q, sizeof(float));
     return W;
 }
 
@@ -156,6 +160,57 @@ static void scatter_task(void *vctx, size_t task, int thread)
     }
 }
 
+/* NHWC-like: dcol is transposed (positions x Cg*R*S): one task per image adds, position by
+ * position and tap by tap, a run of Cg channel values into a private pixel-major image. */
+static void scatter_pix_task(void *vctx, size_t task, int thread)
+{
+    const bt_ctx *c = vctx;
+    const hd_conv_problem *p = c->p;
+    const hd_conv_args *a = c->a;
+    int64_t i = (int64_t)task, n = c->n0 + i, Cg = p->Cg, CRS = p->CRS;
+    int64_t R = p->flt[1], S = p->flt[2], OH = p->out[1], OW = p->out[2], H = p->in[1], W = p->in[2];
+    int64_t sh = p->str[1], sw = p->str[2], ph = p->pad[1], pw = p->pad[2], dh = p->dil[1], dw = p->dil[2];
+    int64_t cs = p->wst[1];                                  /* dcol column step between channels */
+    float *acc = c->planes + (size_t)thread * (size_t)(p->Q * Cg);
+    memset(acc, 0, sizeof(float) * (size_t)(p->Q * Cg));
+    for (int64_t oh = 0; oh < OH; oh++)
+        for (int64_t ow = 0; ow < OW; ow++) {
+            const float *col = c->dcol + (i * p->P + oh * OW + ow) * CRS;
+            for (int64_t r = 0; r < R; r++) {
+                int64_t ih = oh * sh - ph + r * dh;
+                if (ih < 0 || ih >= H)
+                    continue;
+                for (int64_t s = 0; s < S; s++) {
+                    int64_t iw = ow * sw - pw + s * dw;
+                    if (iw < 0 || iw >= W)
+                        continue;
+                    float *d = acc + (ih * W + iw) * Cg;
+                    const float *v = col + hd_conv_w_off(p, 0, 0, 0, r, s);
+                    if (cs == 1)
+                        for (int64_t ch = 0; ch < Cg; ch++)
+                            d[ch] += v[ch];
+                    else
+                        for (int64_t ch = 0; ch < Cg; ch++)
+                            d[ch] += v[ch * cs];
+                }
+            }
+        }
+    float alpha = (float)a->epi.alpha, beta = (float)a->epi.beta;
+    const int64_t *xs = p->xs;
+    float *dx = (float *)a->out + n * xs[0] + c->g * Cg * xs[1];
+    for (int64_t h = 0; h < H; h++)
+        for (int64_t w = 0; w < W; w++) {
+            float *o = dx + h * xs[3] + w * xs[4];
+            const float *v = acc + (h * W + w) * Cg;
+            if (beta == 0)
+                for (int64_t ch = 0; ch < Cg; ch++)
+                    o[ch * xs[1]] = alpha * v[ch];
+            else
+                for (int64_t ch = 0; ch < Cg; ch++)
+                    o[ch * xs[1]] = alpha * v[ch] + beta * o[ch * xs[1]];
+        }
+}
+
 size_t hd_conv_bwdd_batched_ws(const hd_conv_problem *p) { return layout_bt(p).total; }
 
 int hd_conv_bwdd_batched_app(const hd_conv_problem *p, const char **reason)
@@ -208,10 +263,13 @@ void hd_conv_bwdd_batched_exec(const hd_conv_problem *p, const hd_conv_args *a)
             const float *B;
             size_t ldb;
             char tb;
-            if (c.L.in_place) {
-                B = (const float *)a->y + c.n0 * p->ys[0] + c.g * p->Kg;
-                ldb = (size_t)p->ys[4];
-                tb = 'T';
+            if (c.L.in_place) {                    /* dcol^T (np x CRS) = dy^T (np x Kg) * W (Kg x CRS) */
+                hd_sgemm(a->nthreads, 'N', 'N', (size_t)np, (size_t)p->CRS, (size_t)p->Kg, 1.0f,
+                         (const float *)a->y + c.n0 * p->ys[0] + c.g * p->Kg, (size_t)p->ys[4],
+                         (const float *)a->w + c.g * p->Kg * p->wst[0], (size_t)p->wst[0], 0.0f, c.dcol,
+                         (size_t)p->CRS);
+                hd_parallel_for((size_t)nimg, nt, scatter_pix_task, &c);
+                continue;
             } else {
                 hd_parallel_for((size_t)p->Kg, nt, panel_task, &c);
                 B = c.panel;
