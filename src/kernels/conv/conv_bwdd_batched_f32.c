@@ -4,24 +4,19 @@
  *
  * With 7x7 or 14x14 images and hundreds of channels, every per-image (or per-block) product
  * is thin (49 or 196 columns) against a filter of megabytes that each call packs again.  Here a
- * block of images is one product: dcol (Cg*R*S x positions of all images of the block) =
- * W^T (Cg*R*S x Kg) * dy (Kg x positions), computed by hd_sgemm on all threads (its result
- * does not depend on the thread count); then one task per dx channel adds the R*S rows of dcol
- * that belong to it (each read once, front to back: all images of the block) into private
- * planes, taps in order, and writes them through alpha/beta.  The image blocks are a
- * function of the problem only.
+ * block of images is one product, computed transposed: dcol^T (positions of all images of the
+ * block x Cg*R*S) = dy^T (positions x Kg) * W (Kg x Cg*R*S), by hd_sgemm on all threads (its
+ * result does not depend on the thread count).  Then one task per image adds, position by
+ * position and tap by tap, the tap's run of Cg values into a private pixel-major image and
+ * writes it through alpha/beta.  The image blocks are a function of the problem only.
  *
- * The filter is read in place as the transposed A: row k of the group is its Cg*R*S columns
- * in storage order (KCRS or KRSC), so dcol's rows come out in that order, and the scatter
- * finds the row of effective tap (c, r, s) at hd_conv_w_off(k = 0, c, r, s) -- which also
- * applies CONVOLUTION mode's flip.  No packed copy.
- *
- * NHWC-like dy (positions linear across images, channels contiguous) is read in place and
- * the product is computed transposed, dcol^T (positions x Cg*R*S) = dy^T * W, so that with a
- * KRSC filter each (position, tap) holds a run of Cg channels: one task per image adds those
- * runs into a private pixel-major image (positions and taps in order) and writes it out.
- * Otherwise (NCHW) the block's dy rows are first copied into a panel and the channel tasks
- * above do the scatter.
+ * W is read in place: row k of the group holds its Cg*R*S columns in storage order (KCRS or
+ * KRSC), so dcol's columns come out in that order and the run of effective tap (r, s) starts
+ * at hd_conv_w_off(k = 0, c = 0, r, s) with channel step wst[1] (1 for KRSC) -- which also
+ * applies CONVOLUTION mode's flip.  dy is read in place when its positions run linearly
+ * across images with contiguous channels (NHWC-like); otherwise (NCHW) the block's dy rows
+ * are first copied into a panel (the GEMM's transposed A).  Writing channel planes is done
+ * plane by plane from the pixel-major image.
  */
 #include "kernels/conv/conv_bwdd.h"
 
@@ -36,7 +31,6 @@
 #define MAX_IMAGES 8                  /* most images per block (wide enough for the GEMM) */
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-static int64_t fdiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
 typedef struct {
     int64_t nimg;                 /* images per block */
@@ -73,7 +67,7 @@ static hd_conv_layout layout_bt(const hd_conv_problem *p)
     hd_conv_layout W = {{0}, 0};
     hd_conv_book(&W, 1, p->CRS, L.np, sizeof(float));
     hd_conv_book(&W, 2, L.in_place ? 0 : p->Kg, L.np, sizeof(float));
-    hd_conv_book(&W, 3, SLOTS, L.in_place ? p->Q * p->Cg : L.nimg * p->Q, sizeof(float));
+    hd_conv_book(&W, 3, SLOTS, p->Q * p->Cg, sizeof(float));
     return W;
 }
 
@@ -107,61 +101,9 @@ static void panel_task(void *vctx, size_t task, int thread)
         }
 }
 
-/* One dx channel of every image of the block: each dcol row is read once, front to back. */
-static void scatter_task(void *vctx, size_t task, int thread)
-{
-    const bt_ctx *c = vctx;
-    const hd_conv_problem *p = c->p;
-    const hd_conv_args *a = c->a;
-    int64_t cl = (int64_t)task, nimg = p->N - c->n0 < c->L.nimg ? p->N - c->n0 : c->L.nimg;
-    int64_t R = p->flt[1], S = p->flt[2], OH = p->out[1], OW = p->out[2], H = p->in[1], W = p->in[2];
-    int64_t sh = p->str[1], sw = p->str[2], ph = p->pad[1], pw = p->pad[2], dh = p->dil[1], dw = p->dil[2];
-    float *acc = c->planes + (size_t)thread * (size_t)(c->L.nimg * p->Q);
-    memset(acc, 0, sizeof(float) * (size_t)(nimg * p->Q));
-    for (int64_t r = 0; r < R; r++)
-        for (int64_t s = 0; s < S; s++) {
-            const float *row = c->dcol + hd_conv_w_off(p, 0, cl, 0, r, s) * c->L.np;
-            int64_t off = s * dw - pw;                     /* iw = ow*sw + off */
-            int64_t lo = off >= 0 ? 0 : cdiv(-off, sw), hi = fdiv(W - 1 - off, sw) + 1;
-            if (hi > OW)
-                hi = OW;
-            if (lo >= hi)
-                continue;
-            int64_t cnt = hi - lo;
-            for (int64_t i = 0; i < nimg; i++)
-                for (int64_t oh = 0; oh < OH; oh++) {
-                    int64_t ih = oh * sh - ph + r * dh;
-                    if (ih < 0 || ih >= H)
-                        continue;
-                    float *drow = acc + i * p->Q + ih * W + (lo * sw + off);
-                    const float *srow = row + i * p->P + oh * OW + lo;
-                    if (sw == 1)
-                        for (int64_t j = 0; j < cnt; j++)
-                            drow[j] += srow[j];
-                    else
-                        for (int64_t j = 0; j < cnt; j++)
-                            drow[j * sw] += srow[j];
-                }
-        }
-    float alpha = (float)a->epi.alpha, beta = (float)a->epi.beta;
-    const int64_t *xs = p->xs;
-    for (int64_t i = 0; i < nimg; i++) {
-        float *dx = (float *)a->out + (c->n0 + i) * xs[0] + (c->g * p->Cg + cl) * xs[1];
-        for (int64_t h = 0; h < H; h++) {
-            float *o = dx + h * xs[3];
-            const float *v = acc + i * p->Q + h * W;
-            if (beta == 0)
-                for (int64_t w = 0; w < W; w++)
-                    o[w * xs[4]] = alpha * v[w];
-            else
-                for (int64_t w = 0; w < W; w++)
-                    o[w * xs[4]] = alpha * v[w] + beta * o[w * xs[4]];
-        }
-    }
-}
-
-/* NHWC-like: dcol is transposed (positions x Cg*R*S): one task per image adds, position by
- * position and tap by tap, a run of Cg channel values into a private pixel-major image. */
+/* dcol is transposed (positions x Cg*R*S): one task per image adds, position by position and
+ * tap by tap, a run of Cg channel values into a private pixel-major image, then writes it
+ * (plane by plane when dx has channel planes). */
 static void scatter_pix_task(void *vctx, size_t task, int thread)
 {
     const bt_ctx *c = vctx;
@@ -198,6 +140,20 @@ static void scatter_pix_task(void *vctx, size_t task, int thread)
     float alpha = (float)a->epi.alpha, beta = (float)a->epi.beta;
     const int64_t *xs = p->xs;
     float *dx = (float *)a->out + n * xs[0] + c->g * Cg * xs[1];
+    if (xs[1] != 1) {                                        /* channel planes: write plane by plane */
+        for (int64_t ch = 0; ch < Cg; ch++)
+            for (int64_t h = 0; h < H; h++) {
+                float *o = dx + ch * xs[1] + h * xs[3];
+                const float *v = acc + h * W * Cg + ch;
+                if (beta == 0)
+                    for (int64_t w = 0; w < W; w++)
+                        o[w * xs[4]] = alpha * v[w * Cg];
+                else
+                    for (int64_t w = 0; w < W; w++)
+                        o[w * xs[4]] = alpha * v[w * Cg] + beta * o[w * xs[4]];
+            }
+        return;
+    }
     for (int64_t h = 0; h < H; h++)
         for (int64_t w = 0; w < W; w++) {
             float *o = dx + h * xs[3] + w * xs[4];
@@ -260,26 +216,23 @@ void hd_conv_bwdd_batched_exec(const hd_conv_problem *p, const hd_conv_args *a)
     for (c.n0 = 0; c.n0 < p->N; c.n0 += c.L.nimg) {
         int64_t nimg = p->N - c.n0 < c.L.nimg ? p->N - c.n0 : c.L.nimg, np = nimg * p->P;
         for (c.g = 0; c.g < p->G; c.g++) {
-            const float *B;
-            size_t ldb;
-            char tb;
-            if (c.L.in_place) {                    /* dcol^T (np x CRS) = dy^T (np x Kg) * W (Kg x CRS) */
-                hd_sgemm(a->nthreads, 'N', 'N', (size_t)np, (size_t)p->CRS, (size_t)p->Kg, 1.0f,
-                         (const float *)a->y + c.n0 * p->ys[0] + c.g * p->Kg, (size_t)p->ys[4],
-                         (const float *)a->w + c.g * p->Kg * p->wst[0], (size_t)p->wst[0], 0.0f, c.dcol,
-                         (size_t)p->CRS);
-                hd_parallel_for((size_t)nimg, nt, scatter_pix_task, &c);
-                continue;
+            const float *A;
+            size_t lda;
+            char ta;
+            if (c.L.in_place) {
+                A = (const float *)a->y + c.n0 * p->ys[0] + c.g * p->Kg;
+                lda = (size_t)p->ys[4];
+                ta = 'N';
             } else {
                 hd_parallel_for((size_t)p->Kg, nt, panel_task, &c);
-                B = c.panel;
-                ldb = (size_t)c.L.np;
-                tb = 'N';
+                A = c.panel;
+                lda = (size_t)c.L.np;
+                ta = 'T';
             }
-            hd_sgemm(a->nthreads, 'T', tb, (size_t)p->CRS, (size_t)np, (size_t)p->Kg, 1.0f,
-                     (const float *)a->w + c.g * p->Kg * p->wst[0], (size_t)p->wst[0], B, ldb, 0.0f, c.dcol,
-                     (size_t)c.L.np);
-            hd_parallel_for((size_t)p->Cg, nt, scatter_task, &c);
+            /* dcol^T (np x CRS) = dy^T (np x Kg) * W (Kg x CRS) */
+            hd_sgemm(a->nthreads, ta, 'N', (size_t)np, (size_t)p->CRS, (size_t)p->Kg, 1.0f, A, lda,
+                     (const float *)a->w + c.g * p->Kg * p->wst[0], (size_t)p->wst[0], 0.0f, c.dcol, (size_t)p->CRS);
+            hd_parallel_for((size_t)nimg, nt, scatter_pix_task, &c);
         }
     }
 }
