@@ -4,6 +4,7 @@
  */
 #include "kernels/conv/conv_internal.h"
 #include "kernels/conv/conv_dw.h"
+#include "kernels/conv/conv_bwdd.h"
 #include "kernels/conv/conv_fast.h"
 #include "kernels/conv/conv_lowp.h"
 #include "kernels/conv/conv_wino4.h"
@@ -202,6 +203,10 @@ static const hd_conv_solver bwdd_solvers[] = {
     HD_CONV_DW_BWDD_F32,
     {201, "bwd_data.gemm_col2im", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, 1, app_bwdd_gemm,
      ws_bwdd_gemm, exec_bwdd_gemm, 1.0, NULL},
+    HD_CONV_BWDD_1X1_F32,
+    HD_CONV_BWDD_COL2IM_F32,
+    HD_CONV_BWDD_BATCHED_F32,
+    HD_CONV_BWDD_PHASE_F32,
     HD_CONV_FAST_BWDD_F32,
     {202, "bwd_data.direct", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, 1, always, ws_zero,
      exec_bwdd_direct, 2.0, NULL},

@@ -1,0 +1,451 @@
+/*
+ * The fp32 backward-data solvers of src/kernels/conv/conv_bwdd_*.c (bwd_data.phased_fwd,
+ * bwd_data.col2im, bwd_data.1x1 and bwd_data.batched_col2im, under CUDNN_CONVOLUTION_BWD_DATA_ALGO_1), through the public API,
+ * against the float64 reference (tests/ref/conv_ref.c).
+ *
+ * A sweep of strides 1/2/3 x pads 0..3 x filters 1x1/3x3/5x5/7x7 for a few-channel problem
+ * (col2im) and a many-channel one (phases), then named cases: dilation 2 with strides 1-3
+ * (empty phases), groups, 3-d, C = 1 and 3, several dy-row chunks and dx bands, 1x1 GEMMs,
+ * small images batched into one GEMM (one and two image blocks).  Every case
+ * runs in NCHW, NHWC or padded strides, in both modes, with alpha/beta (1, 0) over NaN and
+ * (2, 0.5); fills are small integers, so results are exact and compared with zero tolerance.
+ * Then: the exact workspace is enough and one byte less is refused with dx untouched,
+ * results are bitwise identical across thread counts (1, 2, 3, 5), the reference checks pass
+ * under every HOSTDNN_MAX_ISA cap (child processes), and the heuristic ranks ALGO_1 first.
+ */
+#define _GNU_SOURCE
+#include <cudnn.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "harness.h"
+#include "ref/conv_ref.h"
+
+enum { L_NCHW, L_NHWC, L_PADDED, L_COUNT };
+
+typedef struct {
+    const char *name;
+    int nsp, N, C, K, G;
+    int in[3], flt[3], pad[3], str[3], dil[3];
+} bcase;
+
+static const bcase named[] = {
+    {"dil 2 stride 1", 2, 2, 5, 4, 1, {1, 9, 9}, {1, 3, 3}, {0, 2, 1}, {1, 1, 1}, {1, 2, 2}},
+    {"dil 2 stride 2 (empty phases)", 2, 2, 5, 4, 1, {1, 11, 10}, {1, 3, 3}, {0, 2, 1}, {1, 2, 2}, {1, 2, 2}},
+    {"dil 2 stride 3", 2, 2, 5, 4, 1, {1, 13, 12}, {1, 3, 3}, {0, 1, 2}, {1, 3, 3}, {1, 2, 2}},
+    {"dil 2 stride 2 col2im", 2, 2, 2, 9, 1, {1, 12, 11}, {1, 3, 3}, {0, 1, 2}, {1, 2, 2}, {1, 2, 2}},
+    {"dil 2 stride 3 col2im", 2, 1, 3, 12, 1, {1, 14, 13}, {1, 5, 3}, {0, 2, 1}, {1, 3, 3}, {1, 2, 2}},
+    {"groups 3 stride 2", 2, 2, 6, 9, 3, {1, 9, 8}, {1, 3, 3}, {0, 1, 1}, {1, 2, 2}, {1, 1, 1}},
+    {"groups 2 col2im", 2, 2, 4, 16, 2, {1, 9, 10}, {1, 3, 3}, {0, 1, 1}, {1, 2, 2}, {1, 1, 1}},
+    {"depthwise stride 2", 2, 2, 4, 4, 4, {1, 8, 7}, {1, 3, 3}, {0, 1, 1}, {1, 2, 2}, {1, 1, 1}},
+    {"C=1 col2im", 2, 2, 1, 5, 1, {1, 9, 8}, {1, 3, 3}, {0, 1, 1}, {1, 2, 2}, {1, 1, 1}},
+    {"C=1 phases", 2, 2, 1, 2, 1, {1, 9, 8}, {1, 3, 3}, {0, 1, 1}, {1, 2, 2}, {1, 1, 1}},
+    {"conv1-like C=3 7x7 s2 p3", 2, 2, 3, 16, 1, {1, 21, 20}, {1, 7, 7}, {0, 3, 3}, {1, 2, 2}, {1, 1, 1}},
+    {"col2im chunks (1600 positions)", 2, 1, 3, 12, 1, {1, 80, 79}, {1, 7, 7}, {0, 3, 3}, {1, 2, 2}, {1, 1, 1}},
+    {"col2im bands, N=1", 2, 1, 2, 8, 1, {1, 33, 9}, {1, 5, 5}, {0, 2, 2}, {1, 1, 1}, {1, 1, 1}},
+    {"phases: channels > 256", 2, 1, 300, 3, 1, {1, 5, 4}, {1, 3, 3}, {0, 1, 1}, {1, 2, 2}, {1, 1, 1}},
+    {"odd 2x3 stride 3x2 dil 1x2", 2, 3, 5, 2, 1, {1, 9, 7}, {1, 2, 3}, {0, 1, 0}, {1, 3, 2}, {1, 1, 2}},
+    {"1x1 pad 2 (dy edges skipped)", 2, 2, 5, 6, 1, {1, 5, 6}, {1, 1, 1}, {0, 2, 2}, {1, 1, 1}, {1, 1, 1}},
+    {"1x1 GEMM", 2, 2, 8, 12, 1, {1, 6, 5}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"1x1 GEMM groups 2", 2, 3, 16, 16, 2, {1, 5, 7}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"1x1 GEMM position blocks", 2, 1, 300, 3, 1, {1, 50, 40}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"3d 1x1x1 GEMM", 3, 2, 8, 16, 1, {3, 4, 5}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"batched small images", 2, 3, 64, 64, 1, {1, 6, 5}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"batched 2 image blocks, stride 2", 2, 10, 64, 64, 1, {1, 7, 6}, {1, 3, 3}, {0, 1, 1}, {1, 2, 2}, {1, 1, 1}},
+    {"batched groups 2, 5x5 pad 1", 2, 2, 64, 128, 2, {1, 6, 7}, {1, 5, 5}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"kernel > input", 2, 1, 5, 3, 1, {1, 2, 3}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"3d 3x3x3", 3, 1, 3, 4, 1, {4, 5, 6}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"3d stride dil groups", 3, 2, 4, 2, 2, {5, 4, 6}, {2, 3, 2}, {1, 0, 1}, {2, 1, 2}, {1, 1, 2}},
+    {"3d stride 2 C=3", 3, 2, 3, 16, 1, {5, 6, 7}, {3, 3, 3}, {1, 1, 1}, {2, 2, 2}, {1, 1, 1}},
+};
+#define NNAMED ((int)(sizeof named / sizeof *named))
+
+/* ---- a strided FLOAT tensor ---- */
+
+typedef struct {
+    int nb, dims[5], strides[5];
+    long span;
+    float *mem;
+} tens;
+
+static void tens_init(tens *t, int nb, const int *dims, int layout)
+{
+    t->nb = nb;
+    memcpy(t->dims, dims, sizeof(int) * (size_t)nb);
+    int *s = t->strides;
+    if (layout == L_NHWC) {
+        long acc = dims[1];
+        s[1] = 1;
+        for (int i = nb - 1; i >= 2; i--) {
+            s[i] = (int)acc;
+            acc *= dims[i];
+        }
+        s[0] = (int)acc;
+    } else {
+        long acc = 1;
+        for (int i = nb - 1; i >= 0; i--) {
+            s[i] = (int)acc;
+            acc = acc * dims[i] + (layout == L_PADDED ? 1 : 0);
+        }
+    }
+    long last = 0;
+    for (int i = 0; i < nb; i++)
+        last += (long)(dims[i] - 1) * s[i];
+    t->span = last + 1;
+    t->mem = malloc((size_t)t->span * sizeof(float));
+}
+
+static long tens_off(const tens *t, long li)
+{
+    long off = 0;
+    for (int i = t->nb - 1; i >= 0; i--) {
+        off += (li % t->dims[i]) * t->strides[i];
+        li /= t->dims[i];
+    }
+    return off;
+}
+
+static long tens_elems(const tens *t)
+{
+    long n = 1;
+    for (int i = 0; i < t->nb; i++)
+        n *= t->dims[i];
+    return n;
+}
+
+static unsigned rng = 4242;
+static int small_int(int range)
+{
+    rng = rng * 1103515245u + 12345u;
+    return (int)((rng >> 16) % (unsigned)(2 * range + 1)) - range;
+}
+
+static float rnd_float(void)
+{
+    rng = rng * 1103515245u + 12345u;
+    return (float)((rng >> 8) & 0xffff) / 65536.0f - 0.5f;
+}
+
+/* ---- one problem ---- */
+
+typedef struct {
+    conv_ref_shape rs;
+    cudnnTensorDescriptor_t xd, yd;
+    cudnnFilterDescriptor_t wd;
+    cudnnConvolutionDescriptor_t cd;
+    tens x, w, y;
+} prob;
+
+static void prob_make(prob *P, const bcase *c, int layout, int flip)
+{
+    memset(P, 0, sizeof *P);
+    conv_ref_shape *s = &P->rs;
+    s->N = c->N, s->C = c->C, s->K = c->K, s->G = c->G, s->flip = flip;
+    for (int j = 0; j < 3; j++) {
+        s->in[j] = c->in[j], s->flt[j] = c->flt[j], s->pad[j] = c->pad[j];
+        s->str[j] = c->str[j], s->dil[j] = c->dil[j];
+    }
+    conv_ref_out_dims(s);
+    int nb = c->nsp + 2, o = 3 - c->nsp;
+    int xdims[5] = {c->N, c->C}, ydims[5] = {c->N, c->K}, wdims[5] = {c->K, c->C / c->G};
+    int pad[3], str[3], dil[3];
+    for (int j = 0; j < c->nsp; j++) {
+        xdims[2 + j] = c->in[o + j], ydims[2 + j] = s->out[o + j], wdims[2 + j] = c->flt[o + j];
+        pad[j] = c->pad[o + j], str[j] = c->str[o + j], dil[j] = c->dil[o + j];
+    }
+    tens_init(&P->x, nb, xdims, layout);
+    tens_init(&P->y, nb, ydims, layout);
+    tens_init(&P->w, nb, wdims, layout == L_NHWC ? L_NHWC : L_NCHW);
+    cudnnCreateTensorDescriptor(&P->xd);
+    cudnnCreateTensorDescriptor(&P->yd);
+    cudnnCreateFilterDescriptor(&P->wd);
+    cudnnCreateConvolutionDescriptor(&P->cd);
+    cudnnSetTensorNdDescriptor(P->xd, CUDNN_DATA_FLOAT, nb, xdims, P->x.strides);
+    cudnnSetTensorNdDescriptor(P->yd, CUDNN_DATA_FLOAT, nb, ydims, P->y.strides);
+    cudnnSetFilterNdDescriptor(P->wd, CUDNN_DATA_FLOAT, layout == L_NHWC ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW, nb,
+                               wdims);
+    cudnnSetConvolutionNdDescriptor(P->cd, c->nsp, pad, str, dil, flip ? CUDNN_CONVOLUTION : CUDNN_CROSS_CORRELATION,
+                                    CUDNN_DATA_FLOAT);
+    cudnnSetConvolutionGroupCount(P->cd, c->G);
+}
+
+static void prob_free(prob *P)
+{
+    free(P->x.mem), free(P->w.mem), free(P->y.mem);
+    cudnnDestroyTensorDescriptor(P->xd);
+    cudnnDestroyTensorDescriptor(P->yd);
+    cudnnDestroyFilterDescriptor(P->wd);
+    cudnnDestroyConvolutionDescriptor(P->cd);
+}
+
+static void tens_load(tens *t, const double *l, float fill)
+{
+    for (long i = 0; i < t->span; i++)
+        t->mem[i] = fill;
+    long n = tens_elems(t);
+    for (long i = 0; i < n; i++)
+        t->mem[tens_off(t, i)] = (float)l[i];
+}
+
+/* Backward data with ALGO_1 and the workspace its query gives, plus WS_DELTA bytes. */
+static cudnnStatus_t run_bwdd(cudnnHandle_t h, prob *P, float alpha, float beta, long ws_delta, size_t *ws_out)
+{
+    size_t ws = 0;
+    cudnnStatus_t st = cudnnGetConvolutionBackwardDataWorkspaceSize(h, P->wd, P->yd, P->cd, P->xd,
+                                                                    CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, &ws);
+    if (st != CUDNN_STATUS_SUCCESS)
+        return st;
+    if (ws_out)
+        *ws_out = ws;
+    size_t give = ws_delta < 0 ? (ws ? ws - 1 : 0) : ws;
+    void *mem = give ? malloc(give) : NULL;
+    st = cudnnConvolutionBackwardData(h, &alpha, P->wd, P->w.mem, P->yd, P->y.mem, P->cd,
+                                      CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, mem, give, &beta, P->xd, P->x.mem);
+    free(mem);
+    return st;
+}
+
+/* ---- the dispatch log: which of the new solvers ran ---- */
+
+static int saw_phase, saw_col2im, saw_1x1, saw_batched, saw_other;
+static void log_cb(cudnnSeverity_t sev, void *ud, const cudnnDebug_t *dbg, const char *msg)
+{
+    (void)sev, (void)ud, (void)dbg;
+    if (!msg || !strstr(msg, "dispatch"))
+        return;
+    if (strstr(msg, "bwd_data.phased_fwd"))
+        saw_phase++;
+    else if (strstr(msg, "bwd_data.1x1"))
+        saw_1x1++;
+    else if (strstr(msg, "bwd_data.batched_col2im"))
+        saw_batched++;
+    else if (strstr(msg, "bwd_data.col2im"))
+        saw_col2im++;
+    else
+        saw_other++;
+}
+
+static long count_phase, count_col2im, count_1x1, count_batched;
+
+/* ---- correctness against the reference ---- */
+
+static void check_case(cudnnHandle_t h, const bcase *c, int layout, int flip)
+{
+    prob P;
+    prob_make(&P, c, layout, flip);
+    long nx = conv_ref_x_elems(&P.rs), nw = conv_ref_w_elems(&P.rs), ny = conv_ref_y_elems(&P.rs);
+    double *lw = malloc(sizeof(double) * (size_t)nw), *ly = malloc(sizeof(double) * (size_t)ny);
+    double *ref = malloc(sizeof(double) * (size_t)nx), *prev = malloc(sizeof(double) * (size_t)nx);
+    for (long i = 0; i < nw; i++)
+        lw[i] = small_int(2);
+    for (long i = 0; i < ny; i++)
+        ly[i] = small_int(2);
+    conv_ref_bwd_data(&P.rs, ly, lw, ref);
+    static const float ab[2][2] = {{1, 0}, {2, 0.5f}};
+    tens_load(&P.w, lw, 0), tens_load(&P.y, ly, 0);
+    for (int k = 0; k < 2; k++) {
+        float alpha = ab[k][0], beta = ab[k][1];
+        for (long i = 0; i < nx; i++)
+            prev[i] = (double)small_int(3);
+        tens_load(&P.x, prev, beta == 0 ? NAN : -7.0f);   /* padding elements must survive */
+        saw_phase = saw_col2im = saw_1x1 = saw_batched = saw_other = 0;
+        cudnnStatus_t st = run_bwdd(h, &P, alpha, beta, 0, NULL);
+        CHECK_MSG(st == CUDNN_STATUS_SUCCESS, "%s layout %d: status %d", c->name, layout, (int)st);
+        CHECK_MSG(saw_phase + saw_col2im + saw_1x1 + saw_batched == 1 && saw_other == 0, "%s layout %d: new solvers not dispatched", c->name,
+                  layout);
+        count_phase += saw_phase, count_col2im += saw_col2im, count_1x1 += saw_1x1, count_batched += saw_batched;
+        long bad = 0;
+        for (long i = 0; i < nx; i++) {
+            double want = alpha * ref[i] + (beta == 0 ? 0 : beta * prev[i]);
+            if (P.x.mem[tens_off(&P.x, i)] != (float)want)
+                bad++;
+        }
+        long gaps = 0;
+        if (layout == L_PADDED) {
+            char *mark = calloc((size_t)P.x.span, 1);
+            for (long i = 0; i < nx; i++)
+                mark[tens_off(&P.x, i)] = 1;
+            for (long i = 0; i < P.x.span; i++)
+                if (!mark[i] && !(beta == 0 ? isnan(P.x.mem[i]) : P.x.mem[i] == -7.0f))
+                    gaps++;
+            free(mark);
+        }
+        CHECK_MSG(bad == 0 && gaps == 0, "%s layout %d flip %d alpha %g beta %g: %ld wrong, %ld gaps", c->name, layout,
+                  flip, alpha, beta, bad, gaps);
+    }
+    /* one byte less workspace: BAD_PARAM, dx untouched */
+    size_t ws = 0;
+    float *keep = malloc(sizeof(float) * (size_t)P.x.span);
+    for (long i = 0; i < P.x.span; i++)
+        P.x.mem[i] = keep[i] = (float)(i % 13);
+    cudnnStatus_t st = run_bwdd(h, &P, 1, 0, -1, &ws);
+    if (ws > 0) {
+        CHECK_MSG(st == CUDNN_STATUS_BAD_PARAM, "%s: one byte less workspace gave status %d", c->name, (int)st);
+        CHECK_MSG(!memcmp(keep, P.x.mem, sizeof(float) * (size_t)P.x.span), "%s: dx changed on refusal", c->name);
+    }
+    free(keep);
+    free(lw), free(ly), free(ref), free(prev);
+    prob_free(&P);
+}
+
+/* Every stride 1..3 x pad 0..3 x filter 1/3/5/7, for a few-channel problem (col2im) and a
+ * many-channel one (phases); layouts and modes rotate. */
+static void check_sweep(cudnnHandle_t h)
+{
+    static const int flts[4] = {1, 3, 5, 7};
+    int i = 0;
+    for (int kind = 0; kind < 2; kind++)
+        for (int str = 1; str <= 3; str++)
+            for (int pad = 0; pad <= 3; pad++)
+                for (int f = 0; f < 4; f++, i++) {
+                    bcase c = {"sweep", 2, 2, kind ? 5 : 2, kind ? 4 : 9, 1, {1, 9 + str, 8 + pad}, {1, flts[f], flts[f]},
+                               {0, pad, pad}, {1, str, str}, {1, 1, 1}};
+                    if (c.in[1] + 2 * pad < flts[f] || c.in[2] + 2 * pad < flts[f])
+                        continue;
+                    char name[64];
+                    snprintf(name, sizeof name, "sweep %s s%d p%d f%d", kind ? "phases" : "col2im", str, pad, flts[f]);
+                    c.name = name;
+                    check_case(h, &c, i % L_COUNT, (i / L_COUNT) & 1);
+                }
+}
+
+static void check_all(cudnnHandle_t h)
+{
+    check_sweep(h);
+    for (int i = 0; i < NNAMED; i++)
+        for (int layout = 0; layout < L_COUNT; layout++)
+            check_case(h, &named[i], layout, (i + layout) & 1);
+}
+
+/* ---- determinism: random data, several shapes, both solvers ---- */
+
+static const bcase det_cases[] = {
+    {"det col2im", 2, 3, 3, 16, 1, {1, 30, 29}, {1, 7, 7}, {0, 3, 3}, {1, 2, 2}, {1, 1, 1}},
+    {"det col2im bands", 2, 1, 3, 24, 1, {1, 40, 21}, {1, 5, 5}, {0, 2, 2}, {1, 1, 1}, {1, 1, 1}},
+    {"det phases s2", 2, 2, 20, 24, 1, {1, 13, 11}, {1, 3, 3}, {0, 1, 1}, {1, 2, 2}, {1, 1, 1}},
+    {"det 1x1", 2, 2, 40, 24, 1, {1, 17, 13}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"det batched", 2, 9, 64, 70, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"det phases s1", 2, 3, 40, 70, 1, {1, 13, 11}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+};
+#define NDET ((int)(sizeof det_cases / sizeof *det_cases))
+
+static long det_run(cudnnHandle_t h, int layout, float *out)
+{
+    long n = 0;
+    unsigned save = rng;
+    rng = 99;
+    for (int d = 0; d < NDET; d++) {
+        prob P;
+        prob_make(&P, &det_cases[d], layout, d & 1);
+        for (long i = 0; i < P.x.span; i++)
+            P.x.mem[i] = rnd_float();
+        for (long i = 0; i < P.w.span; i++)
+            P.w.mem[i] = rnd_float();
+        for (long i = 0; i < P.y.span; i++)
+            P.y.mem[i] = rnd_float();
+        if (h)
+            run_bwdd(h, &P, 1, 0.25f, 0, NULL);
+        if (out)
+            memcpy(out + n, P.x.mem, sizeof(float) * (size_t)P.x.span);
+        n += P.x.span;
+        prob_free(&P);
+    }
+    rng = save;
+    return n;
+}
+
+static cudnnHandle_t handle_with_threads(int nt)
+{
+    char v[16];
+    snprintf(v, sizeof v, "%d", nt);
+    setenv("HOSTDNN_NUM_THREADS", v, 1);
+    cudnnHandle_t h = NULL;
+    cudnnCreate(&h);
+    unsetenv("HOSTDNN_NUM_THREADS");
+    return h;
+}
+
+static void check_threads(void)
+{
+    SECTION("bitwise identical across thread counts");
+    for (int layout = 0; layout < L_COUNT; layout++) {
+        long n = det_run(NULL, layout, NULL);
+        float *a = malloc(sizeof(float) * (size_t)n), *b = malloc(sizeof(float) * (size_t)n);
+        cudnnHandle_t h1 = handle_with_threads(1);
+        det_run(h1, layout, a);
+        cudnnDestroy(h1);
+        static const int counts[] = {2, 3, 5};
+        for (int i = 0; i < 3; i++) {
+            cudnnHandle_t h = handle_with_threads(counts[i]);
+            det_run(h, layout, b);
+            cudnnDestroy(h);
+            CHECK_MSG(!memcmp(a, b, sizeof(float) * (size_t)n), "layout %d: %d threads differ from 1", layout,
+                      counts[i]);
+        }
+        free(a), free(b);
+    }
+}
+
+/* Each ISA cap in a fresh child (the cap is read once per process). */
+static void check_isa(void)
+{
+    SECTION("every HOSTDNN_MAX_ISA cap");
+    const char *caps[3] = {"scalar", "avx2", "avx512"};
+    for (int i = 0; i < 3; i++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            setenv("HOSTDNN_MAX_ISA", caps[i], 1);
+            cudnnHandle_t h = handle_with_threads(2);
+            cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, log_cb);
+            for (int c = i; c < NNAMED; c += 2)       /* half the cases per cap (kept fast under ASan) */
+                check_case(h, &named[c], c % L_COUNT, (c / 2) & 1);
+            cudnnSetCallback(0, NULL, NULL);
+            cudnnDestroy(h);
+            _exit(hd_t_failed ? 1 : 0);
+        }
+        int st = 0;
+        waitpid(pid, &st, 0);
+        CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "checks failed under HOSTDNN_MAX_ISA=%s", caps[i]);
+    }
+}
+
+/* The heuristic ranks ALGO_1 first for FLOAT problems these solvers take. */
+static void check_heuristic(cudnnHandle_t h)
+{
+    SECTION("heuristic ranking");
+    static const bcase hc[] = {
+        {"conv1-like", 2, 2, 3, 64, 1, {1, 32, 32}, {1, 7, 7}, {0, 3, 3}, {1, 2, 2}, {1, 1, 1}},
+        {"3x3 stride 2", 2, 2, 32, 32, 1, {1, 14, 14}, {1, 3, 3}, {0, 1, 1}, {1, 2, 2}, {1, 1, 1}},
+        {"3x3 stride 1", 2, 2, 32, 32, 1, {1, 14, 14}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    };
+    for (int i = 0; i < 3; i++) {
+        prob P;
+        prob_make(&P, &hc[i], i == 1 ? L_NHWC : L_NCHW, 0);
+        cudnnConvolutionBwdDataAlgoPerf_t dp[6];
+        int n = 0;
+        CHECK_OK(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, P.wd, P.yd, P.cd, P.xd, 6, &n, dp));
+        CHECK_MSG(n > 0 && dp[0].algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_1 && dp[0].determinism == CUDNN_DETERMINISTIC,
+                  "%s: heuristic first choice %d", hc[i].name, n > 0 ? (int)dp[0].algo : -1);
+        prob_free(&P);
+    }
+}
+
+int main(void)
+{
+    check_isa();                                   /* first: fork before this process starts threads */
+    cudnnHandle_t h = handle_with_threads(2);
+    cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, log_cb);
+    SECTION("against the float64 reference");
+    check_all(h);
+    CHECK_MSG(count_phase > 100 && count_col2im > 100 && count_1x1 >= 8 && count_batched >= 18,
+              "solvers seen: phases %ld, col2im %ld, 1x1 %ld, batched %ld", count_phase, count_col2im, count_1x1,
+              count_batched);
+    check_heuristic(h);
+    cudnnSetCallback(0, NULL, NULL);
+    check_threads();
+    cudnnDestroy(h);
+    return hd_test_finish();
+}
