@@ -3,6 +3,7 @@
  * forward 1xx, backward data 2xx, backward filter 3xx.
  */
 #include "kernels/conv/conv_internal.h"
+#include "kernels/conv/conv_bwdf.h"
 #include "kernels/conv/conv_fast.h"
 
 #include <stdio.h>
@@ -210,6 +211,7 @@ static const hd_conv_solver bwdd_solvers[] = {
 static const hd_conv_solver bwdf_solvers[] = {
     {301, "bwd_filter.im2col_gemm", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0, 1, app_bwdf_gemm,
      ws_bwdf_gemm, exec_bwdf_gemm, 1.0, NULL},
+    HD_CONV_BWDF_UKERNEL_F32,
     HD_CONV_FAST_BWDF_F32,
     {302, "bwd_filter.direct", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, 1, always, ws_zero,
      exec_bwdf_direct, 1.15, NULL},
