@@ -41,7 +41,7 @@
 #define BW_COLS 256                       /* output channels per tile, at most (before rounding to NR) */
 #define BW_MR_MAX 14                      /* the largest micro-kernel tile in the table */
 #define BW_NR_MAX 32
-#define BW_WAVE_BYTES ((int64_t)2 << 20)  /* channel-contiguous copies of one wave of images: about L2 */
+#define BW_WAVE_BYTES ((int64_t)4 << 20)  /* channel-contiguous copies of one wave of images: cache-sized */
 #define BW_PART_BYTES ((int64_t)16 << 20) /* partial sums of the extra chunks, at most */
 #define BW_MIN_TASKS 8
 #define BW_MAX_WS ((size_t)64 << 20)
@@ -58,6 +58,7 @@ typedef struct {
     int64_t nchunk;               /* reduction chunks */
     int64_t CB, nrb, rows;        /* row tiles: blocks of CB channels, all taps of each (rows = TRS * CB) */
     int64_t ncols, ncb;           /* column tiles: about ncols output channels (before rounding to NR) */
+    int local;                    /* one wave and one chunk: a task's tile lives in its scratch area */
 } bw_plan;
 
 static bw_plan plan_bw(const hd_conv_problem *p)
@@ -86,21 +87,23 @@ static bw_plan plan_bw(const hd_conv_problem *p)
     L.nchunk = 1;
     while (tiles * L.nchunk < BW_MIN_TASKS && L.nchunk * 2 <= blocks && part * L.nchunk * 2 <= BW_PART_BYTES)
         L.nchunk *= 2;
+    L.local = L.nwave == 1 && L.nchunk == 1;
     return L;
 }
 
-/* Partial sums (nchunk x G x R x Kg), the copies of x and dy for one wave, then BW_SLOTS
- * scratch areas (A panels of one tile, one B panel). */
+/* Partial sums (nchunk x G x R x Kg; none when local), the copies of x and dy for one wave,
+ * then BW_SLOTS scratch areas (A panels of one tile, its B panels, its sums when local). */
 static size_t slot_floats(const bw_plan *L)
 {
-    return (size_t)((L->rows + BW_MR_MAX - 1) * BW_KC + (L->ncols + BW_NR_MAX - 1) * BW_KC);
+    int64_t cols = L->ncols + BW_NR_MAX - 1;
+    return (size_t)((L->rows + BW_MR_MAX - 1) * BW_KC + cols * BW_KC + (L->local ? L->rows * cols : 0));
 }
 
 static hd_conv_layout layout_bw(const hd_conv_problem *p)
 {
     bw_plan L = plan_bw(p);
     hd_conv_layout W = {{0}, 0};
-    hd_conv_book(&W, 0, L.nchunk * p->K, L.R, sizeof(float));
+    hd_conv_book(&W, 0, L.local ? 0 : L.nchunk * p->K, L.R, sizeof(float));
     hd_conv_book(&W, 1, L.tx ? L.wave * p->Q : 0, p->C, sizeof(float));
     hd_conv_book(&W, 2, L.ty ? L.wave * p->P : 0, p->K, sizeof(float));
     hd_conv_book(&W, 3, BW_SLOTS, (int64_t)slot_floats(&L), sizeof(float));
@@ -355,29 +358,34 @@ static int64_t tap_off(const hd_conv_problem *p, int64_t tap)
     return t * p->wst[2] + r * p->wst[3] + s * p->wst[4];
 }
 
-/* Output channels [k0, k0+nk) of row tile rbi of group g: each row of dW is written in the
- * filter's memory order (channel-major for KCRS, tap-major for KRSC). */
-static void store_tile(const hd_conv_problem *p, const hd_conv_args *a, const bw_plan *L, const float *part, int64_t g,
-                       int64_t rbi, int64_t k0, int64_t nk)
+/* Output channels [k0, k0+nk) of row tile rbi of group g, whose sums for k0 are at tp (rows
+ * ld apart, chunks plane apart): each row of dW is written in the filter's memory order
+ * (channel-major for KCRS, tap-major for KRSC). */
+static void store_tile(const hd_conv_problem *p, const hd_conv_args *a, const bw_plan *L, const float *tp, int64_t ld,
+                       int64_t plane, int64_t g, int64_t rbi, int64_t k0, int64_t nk)
 {
-    int64_t TRS = p->TRS, c0 = rbi * L->CB, cbw = min64(L->CB, p->Cg - c0), plane = p->K * L->R;
-    const float *tp = part + (g * L->R + c0 * TRS) * p->Kg;
+    int64_t TRS = p->TRS, c0 = rbi * L->CB, cbw = min64(L->CB, p->Cg - c0);
     float alpha = (float)a->epi.alpha, beta = (float)a->epi.beta;
     int64_t toff[ST_TAPS];
     int table = TRS <= ST_TAPS;
     for (int64_t i = 0; table && i < TRS; i++)
         toff[i] = tap_off(p, i);
     int chan_major = p->wst[1] != 1;
-    for (int64_t kk = k0; kk < k0 + nk; kk++) {
-        float *dw = (float *)a->out + (g * p->Kg + kk) * p->wst[0] + c0 * p->wst[1];
+    for (int64_t kb = k0; kb < k0 + nk; kb += ST_K) {   /* one line of each partial row at a time */
+        int64_t nb = min64(ST_K, k0 + nk - kb);
+        float *dw = (float *)a->out + (g * p->Kg + kb) * p->wst[0] + c0 * p->wst[1];
         for (int64_t e = 0; e < TRS * cbw; e++) {
             int64_t tap = chan_major ? e % TRS : e / cbw, cl = chan_major ? e / TRS : e % cbw;
-            const float *v = tp + (tap * cbw + cl) * p->Kg + kk;
-            float sum = v[0];
+            const float *v = tp + (tap * cbw + cl) * ld + kb - k0;
+            float sum[ST_K];
+            for (int64_t j = 0; j < nb; j++)
+                sum[j] = v[j];
             for (int64_t i = 1; i < L->nchunk; i++)
-                sum += v[i * plane];
+                for (int64_t j = 0; j < nb; j++)
+                    sum[j] += v[i * plane + j];
             float *o = dw + (table ? toff[tap] : tap_off(p, tap)) + cl * p->wst[1];
-            *o = beta == 0 ? alpha * sum : alpha * sum + beta * *o;
+            for (int64_t j = 0; j < nb; j++, o += p->wst[0])
+                *o = beta == 0 ? alpha * sum[j] : alpha * sum[j] + beta * *o;
         }
     }
 }
@@ -396,7 +404,8 @@ static void st_task(void *vctx, size_t task, int thread)
     const hd_conv_problem *p = c->p;
     int64_t nkb = cdiv(p->Kg, ST_K), t = (int64_t)task;
     int64_t kb = t % nkb, rbi = (t / nkb) % c->L->nrb, g = t / (nkb * c->L->nrb);
-    store_tile(p, c->a, c->L, c->part, g, rbi, kb * ST_K, min64(ST_K, p->Kg - kb * ST_K));
+    const float *tp = c->part + (g * c->L->R + rbi * c->L->CB * p->TRS) * p->Kg + kb * ST_K;
+    store_tile(p, c->a, c->L, tp, p->Kg, p->K * c->L->R, g, rbi, kb * ST_K, min64(ST_K, p->Kg - kb * ST_K));
 }
 
 /* ---------------- the GEMM tasks ---------------- */
@@ -417,8 +426,9 @@ static void bw_task(void *vctx, size_t task, int thread)
     int64_t apan = cdiv(nrow, MR), bpan = cdiv(nk, NR);
     float *A = c->slots + (size_t)thread * c->slot_floats;
     float *Bt = A + (c->L.rows + BW_MR_MAX - 1) * BW_KC;
-    size_t ldc = (size_t)p->Kg;
-    float *C = c->part + chunk * p->K * c->L.R + (g * c->L.R + cb0 * p->TRS) * p->Kg + k0;
+    size_t ldc = (size_t)(c->L.local ? c->cb : p->Kg);
+    float *C = c->L.local ? Bt + (c->L.ncols + BW_NR_MAX - 1) * BW_KC
+                          : c->part + chunk * p->K * c->L.R + (g * c->L.R + cb0 * p->TRS) * p->Kg + k0;
     int64_t b0 = c->nblk * chunk / c->L.nchunk, b1 = c->nblk * (chunk + 1) / c->L.nchunk;
     hd_f32_gemm_ukernel_fn uk = c->kern->f32;
     for (int64_t b = b0; b < b1; b++) {
@@ -436,7 +446,7 @@ static void bw_task(void *vctx, size_t task, int thread)
                    A + ip * MR * kcur, B[jp], bs[jp], C + ip * MR * (int64_t)ldc + jp * NR, ldc, 1.0f, beta);
     }
     if (c->fuse_store && c->wave == c->L.nwave - 1)   /* the tile's sums are complete and still in cache */
-        store_tile(p, c->a, &c->L, c->part, g, rbi, k0, nk);
+        store_tile(p, c->a, &c->L, C, (int64_t)ldc, 0, g, rbi, k0, nk);
 }
 
 /* ---------------- the solver ---------------- */
