@@ -26,6 +26,9 @@ void hd_conv_bwdf_copy_runs_avx512(float *dst, int64_t dstride, const float *src
 void hd_conv_bwdf_copy_runs_avx2(float *dst, int64_t dstride, const float *src, int64_t sstride, int64_t len,
                                  int64_t count);
 
+/* out[j * ldo + i] = in[i * ldi + j] for i < rows, j < cols (16 x 16 register blocks). */
+void hd_conv_bwdf_transpose_avx512(int64_t rows, int64_t cols, const float *in, int64_t ldi, float *out, int64_t ldo);
+
 /* Listed before the blocked-GEMM solver of ALGO_1 (350), which takes what this one refuses.
  * The name keeps "blocked_gemm_f32": it is the same method, blocked for the micro-kernels. */
 #define HD_CONV_BWDF_UKERNEL_F32 \

@@ -139,8 +139,8 @@ typedef struct {
     int64_t pblocks;              /* position blocks per image */
 } tr_ctx;
 
-#define TR_POS 256
-#define TR_CH 64
+#define TR_POS 4096
+#define TR_CH 16
 #define TR_SUB 32
 
 /* One image's block of positions: dst[pos][ch] = src[ch][pos], all channels. */
@@ -154,6 +154,11 @@ static void tr_task(void *vctx, size_t task, int thread)
     const float *src = c->src + (c->img0 + img) * s[0];
     float *dst = c->dst + (img * c->npos + q0) * c->ch;
     int lin = s[4] == 1 && (d[1] == 1 || s[3] == d[2]) && (d[0] == 1 || s[2] == d[1] * d[2]);
+    if (lin && hd_cpu_isa() >= HD_ISA_AVX512) {
+        for (int64_t c0 = 0; c0 < c->ch; c0 += TR_CH)      /* TR_CH streams of TR_POS positions */
+            hd_conv_bwdf_transpose_avx512(min64(TR_CH, c->ch - c0), nq, src + c0 * s[1] + q0, s[1], dst + c0, c->ch);
+        return;
+    }
     if (lin) {
         hd_f32_tile_fn tile = hd_cpu_isa() >= HD_ISA_AVX2 ? hd_f32_tile_avx2 : hd_f32_tile_scalar;
         for (int64_t j0 = 0; j0 < nq; j0 += TR_SUB)       /* output blocks that stay in L1 */
