@@ -52,7 +52,8 @@ static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 /* ---------------- the plan: a function of the problem only ---------------- */
 
 typedef struct {
-    int tx, ty;                   /* x / dy get a channel-contiguous copy */
+    int tx;                       /* x gets a channel-contiguous copy, a wave of images at a time */
+    int ty;                       /* dy's channels are not contiguous: B panels are transposed from it */
     int64_t R;                    /* filter columns per group: Cg * TRS */
     int64_t wave, nwave;          /* images per wave, waves */
     int64_t nchunk;               /* reduction chunks */
@@ -67,7 +68,7 @@ static bw_plan plan_bw(const hd_conv_problem *p)
     L.tx = p->xs[1] != 1 && p->C > 1;
     L.ty = p->ys[1] != 1 && p->K > 1;
     L.R = p->CRS;
-    int64_t per_img = (L.tx ? p->C * p->Q : 0) + (L.ty ? p->K * p->P : 0);
+    int64_t per_img = L.tx ? p->C * p->Q : 0;
     L.wave = p->N;
     if (per_img > 0) {
         L.wave = BW_WAVE_BYTES / 4 / per_img;
@@ -105,7 +106,7 @@ static hd_conv_layout layout_bw(const hd_conv_problem *p)
     hd_conv_layout W = {{0}, 0};
     hd_conv_book(&W, 0, L.local ? 0 : L.nchunk * p->K, L.R, sizeof(float));
     hd_conv_book(&W, 1, L.tx ? L.wave * p->Q : 0, p->C, sizeof(float));
-    hd_conv_book(&W, 2, L.ty ? L.wave * p->P : 0, p->K, sizeof(float));
+    hd_conv_book(&W, 2, 0, 0, sizeof(float));
     hd_conv_book(&W, 3, BW_SLOTS, (int64_t)slot_floats(&L), sizeof(float));
     return W;
 }
@@ -193,6 +194,7 @@ typedef struct {
     const hd_conv_problem *p;
     bw_plan L;
     const hd_gemm_kernel *kern;
+    hd_isa_t isa;
     copy_runs_fn copy;
     int64_t MR, NR, cb, ncb;      /* column tiles rounded to the kernel */
     bw_src X, Y;
@@ -311,6 +313,41 @@ static void gather_a(const bw_ctx *c, int64_t g, int64_t cb0, int64_t cbw, int64
     }
 }
 
+/* The B panel of output channels [k0, k0+nr) of group g for kcur positions from q0, packed
+ * from a dy whose channels are not contiguous (NCHW): each image's run of positions is
+ * transposed into the panel (kcur x NR, zero-padded), so dy is read once per row tile. */
+static const float *panel_b_transposed(const bw_ctx *c, int64_t g, int64_t k0, int64_t nr, int64_t q0, int64_t kcur,
+                                       float *buf, size_t *bs)
+{
+    const hd_conv_problem *p = c->p;
+    const int64_t NR = c->NR, P = p->P, cs = p->ys[1];
+    const int64_t OW = p->out[2], OH = p->out[1];
+    for (int64_t j = 0; j < kcur;) {
+        int64_t img = (q0 + j) / P, pos = (q0 + j) % P, cnt = min64(P - pos, kcur - j);
+        const float *src = c->Y.base + img * c->Y.sn + (g * p->Kg + k0) * cs;
+        float *d = buf + j * NR;
+        if (c->ylin && c->Y.sw == 1 && c->isa >= HD_ISA_AVX512) {
+            hd_conv_bwdf_transpose_avx512(nr, cnt, src + pos * c->Y.sw, cs, d, NR);
+        } else if (c->ylin && c->Y.sw == 1) {
+            hd_f32_tile_fn tile = c->isa >= HD_ISA_AVX2 ? hd_f32_tile_avx2 : hd_f32_tile_scalar;
+            tile(nr, cnt, src + pos, cs, d, NR, 1.0f, 0.0f);
+        } else {
+            for (int64_t o = 0; o < cnt; o++) {
+                int64_t q = pos + o, ow = q % OW, oh = (q / OW) % OH, od = q / (OW * OH);
+                const float *sp = src + od * c->Y.sd + oh * c->Y.sh + ow * c->Y.sw;
+                for (int64_t e = 0; e < nr; e++)
+                    d[o * NR + e] = sp[e * cs];
+            }
+        }
+        j += cnt;
+    }
+    if (nr < NR)
+        for (int64_t j = 0; j < kcur; j++)
+            memset(buf + j * NR + nr, 0, (size_t)(NR - nr) * sizeof(float));
+    *bs = (size_t)NR;
+    return buf;
+}
+
 /* The B panel of output channels [k0, k0+nr) of group g for kcur positions from q0: in place
  * when it can be, else packed into buf (kcur x NR, zero-padded).  Returns it; *bs its stride. */
 static const float *panel_b(const bw_ctx *c, int64_t g, int64_t k0, int64_t nr, int64_t q0, int64_t kcur, float *buf,
@@ -318,6 +355,8 @@ static const float *panel_b(const bw_ctx *c, int64_t g, int64_t k0, int64_t nr, 
 {
     const hd_conv_problem *p = c->p;
     const int64_t NR = c->NR, P = p->P;
+    if (c->L.ty)
+        return panel_b_transposed(c, g, k0, nr, q0, kcur, buf, bs);
     const float *yb = c->Y.base + g * p->Kg + k0;
     if (nr == NR && (c->ylin == 2 || (c->ylin == 1 && q0 / P == (q0 + kcur - 1) / P))) {
         int64_t img = q0 / P, pos = q0 % P;
@@ -464,6 +503,7 @@ void hd_conv_bwdf_uk_exec(const hd_conv_problem *p, const hd_conv_args *a)
     c.p = p;
     c.L = plan_bw(p);
     c.kern = hd_gemm_kernel_for(sizeof(float), hd_cpu_isa());
+    c.isa = hd_cpu_isa();
     c.MR = (int64_t)c.kern->mr;
     c.NR = (int64_t)c.kern->nr;
     c.cb = cdiv(c.L.ncols, c.NR) * c.NR;
@@ -476,16 +516,14 @@ void hd_conv_bwdf_uk_exec(const hd_conv_problem *p, const hd_conv_args *a)
     c.copy = hd_cpu_isa() >= HD_ISA_AVX512 ? hd_conv_bwdf_copy_runs_avx512
            : hd_cpu_isa() >= HD_ISA_AVX2   ? hd_conv_bwdf_copy_runs_avx2
                                            : copy_runs_scalar;
-    float *xt = (float *)((char *)a->ws + W.off[1]), *yt = (float *)((char *)a->ws + W.off[2]);
+    float *xt = (float *)((char *)a->ws + W.off[1]);
     int nt = a->nthreads < BW_SLOTS ? a->nthreads : BW_SLOTS;
     for (int64_t w = 0; w < c.L.nwave; w++) {
         int64_t img0 = w * c.L.wave, nimg = min64(c.L.wave, p->N - img0);
         if (c.L.tx)
             transpose_wave(p, a->x, p->xs, p->in, p->C, img0, nimg, xt, nt);
-        if (c.L.ty)
-            transpose_wave(p, a->y, p->ys, p->out, p->K, img0, nimg, yt, nt);
         c.X = c.L.tx ? src_copy(xt, p->C, p->in) : src_user(a->x, p->xs, img0);
-        c.Y = c.L.ty ? src_copy(yt, p->K, p->out) : src_user(a->y, p->ys, img0);
+        c.Y = src_user(a->y, p->ys, img0);
         c.merge = p->dil[2] * c.X.sw == p->Cg;
         c.ylin = (p->out[1] == 1 || c.Y.sh == p->out[2] * c.Y.sw) &&
                  (p->out[0] == 1 || c.Y.sd == p->out[1] * p->out[2] * c.Y.sw);
