@@ -74,7 +74,8 @@ void hd_conv_bwdf_transpose_avx512(int64_t rows, int64_t cols, const float *in, 
             for (int k = 0; k < 16; k++)
                 out[j * ldo + i + k] = in[(i + k) * ldi + j];
     }
-    for (int64_t i = r16; i < rows; i++)
+    if (r16 < rows)                               /* the last rows (all of them for C = 3): one output row at a time */
         for (int64_t j = 0; j < cols; j++)
-            out[j * ldo + i] = in[i * ldi + j];
+            for (int64_t i = r16; i < rows; i++)
+                out[j * ldo + i] = in[i * ldi + j];
 }

@@ -7,17 +7,19 @@
  *
  * is a GEMM whose reduction runs over every output position of every image.  The micro-kernel
  * (gemm-ukernels.h) computes an MR x NR tile of dWt from an A panel (kc positions x MR filter
- * columns) and a B panel (kc positions x NR output channels).  Both operands must therefore
- * be read position by position with their channels side by side: x and dy whose channels are
- * not contiguous (NCHW) are first transposed, a wave of images at a time, into
- * channel-contiguous copies (each element once); then
+ * columns) and a B panel (kc positions x NR output channels): both operands are read position
+ * by position with their channels side by side.
  *   - A panels are gathered from x: for a position, the MR filter columns of a panel are runs
  *     of consecutive channels of one tap, or of consecutive taps along w when a pixel's
- *     channels are exactly one dilation step apart (C = 3, 7x7: one run per filter row);
- *   - B panels are dy itself, read in place with the position stride as b_stride, or packed
- *     when an image boundary or the tail of the channels gets in the way.
- * Result tiles (rows of filter columns x output channels) stay in cache while the reduction
- * walks through blocks of BW_KC positions (beta = 1 after the first block).
+ *     channels are exactly one dilation step apart (C = 3, 7x7: one run per filter row).  An
+ *     x whose channels are not contiguous (NCHW) is first transposed, a cache-sized wave of
+ *     images at a time, into a channel-contiguous copy (each element once).
+ *   - B panels are dy itself, read in place with the position stride as b_stride when its
+ *     channels are contiguous, else packed: transposed from NCHW straight into the panel, or
+ *     copied where an image boundary or the tail of the channels gets in the way.
+ * Result tiles -- all taps of a block of channels (rows) x up to 256 output channels -- stay in
+ * cache while the reduction walks through blocks of BW_KC positions (beta = 1 after the first
+ * block), and the task that completes a tile writes it to dW while it is still hot.
  *
  * Determinism: the positions of each wave are cut into BW_KC blocks and the blocks into a
  * number of chunks that depends on the problem only; a task owns one (chunk, group, tile) and
@@ -37,7 +39,7 @@
 
 #define BW_SLOTS 8                        /* scratch areas; at most this many threads */
 #define BW_KC 256                         /* positions per reduction block: sets the summation order */
-#define BW_ROWS 640                       /* filter columns per tile, at most (before rounding to MR) */
+#define BW_ROWS 640                       /* filter columns per row tile (whole channels: TRS * CB), about */
 #define BW_COLS 256                       /* output channels per tile, at most (before rounding to NR) */
 #define BW_MR_MAX 14                      /* the largest micro-kernel tile in the table */
 #define BW_NR_MAX 32
@@ -92,8 +94,9 @@ static bw_plan plan_bw(const hd_conv_problem *p)
     return L;
 }
 
-/* Partial sums (nchunk x G x R x Kg; none when local), the copies of x and dy for one wave,
- * then BW_SLOTS scratch areas (A panels of one tile, its B panels, its sums when local). */
+/* Partial sums (nchunk x G x R x Kg; none when local), the channel-contiguous copy of x for
+ * one wave, then BW_SLOTS scratch areas (A panels of one tile, its B panels, its sums when
+ * local). */
 static size_t slot_floats(const bw_plan *L)
 {
     int64_t cols = L->ncols + BW_NR_MAX - 1;
@@ -106,8 +109,7 @@ static hd_conv_layout layout_bw(const hd_conv_problem *p)
     hd_conv_layout W = {{0}, 0};
     hd_conv_book(&W, 0, L.local ? 0 : L.nchunk * p->K, L.R, sizeof(float));
     hd_conv_book(&W, 1, L.tx ? L.wave * p->Q : 0, p->C, sizeof(float));
-    hd_conv_book(&W, 2, 0, 0, sizeof(float));
-    hd_conv_book(&W, 3, BW_SLOTS, (int64_t)slot_floats(&L), sizeof(float));
+    hd_conv_book(&W, 2, BW_SLOTS, (int64_t)slot_floats(&L), sizeof(float));
     return W;
 }
 
@@ -509,7 +511,7 @@ void hd_conv_bwdf_uk_exec(const hd_conv_problem *p, const hd_conv_args *a)
     c.cb = cdiv(c.L.ncols, c.NR) * c.NR;
     c.ncb = cdiv(p->Kg, c.cb);
     c.part = (float *)((char *)a->ws + W.off[0]);
-    c.slots = (float *)((char *)a->ws + W.off[3]);
+    c.slots = (float *)((char *)a->ws + W.off[2]);
     c.slot_floats = slot_floats(&c.L);
     c.a = a;
     c.fuse_store = c.L.nchunk == 1;
