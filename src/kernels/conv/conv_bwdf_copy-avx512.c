@@ -74,8 +74,21 @@ void hd_conv_bwdf_transpose_avx512(int64_t rows, int64_t cols, const float *in, 
             for (int k = 0; k < 16; k++)
                 out[j * ldo + i + k] = in[(i + k) * ldi + j];
     }
-    if (r16 < rows)                               /* the last rows (all of them for C = 3): one output row at a time */
-        for (int64_t j = 0; j < cols; j++)
-            for (int64_t i = r16; i < rows; i++)
-                out[j * ldo + i] = in[i * ldi + j];
+    if (r16 == rows)
+        return;
+    /* the last rows (all of them for C = 3 or an A panel of 14): zero rows fill the block,
+       masked stores keep the output rows to their width */
+    int64_t rr = rows - r16;
+    const __mmask16 m = (__mmask16)((1u << rr) - 1u);
+    for (int64_t j = 0; j < c16; j += 16) {
+        __m512 v[16];
+        for (int k = 0; k < 16; k++)
+            v[k] = k < rr ? _mm512_loadu_ps(in + (r16 + k) * ldi + j) : _mm512_setzero_ps();
+        tr16(v);
+        for (int k = 0; k < 16; k++)
+            _mm512_mask_storeu_ps(out + (j + k) * ldo + r16, m, v[k]);
+    }
+    for (int64_t j = c16; j < cols; j++)
+        for (int64_t i = r16; i < rows; i++)
+            out[j * ldo + i] = in[i * ldi + j];
 }

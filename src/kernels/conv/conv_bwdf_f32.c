@@ -55,6 +55,7 @@ static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 typedef struct {
     int tx;                       /* x gets a channel-contiguous copy, a wave of images at a time */
+    int xdirect;                  /* 1x1, stride 1, no padding, NCHW-like x: A panels are transposed from x */
     int ty;                       /* dy's channels are not contiguous: B panels are transposed from it */
     int64_t R;                    /* filter columns per group: Cg * TRS */
     int64_t wave, nwave;          /* images per wave, waves */
@@ -68,6 +69,15 @@ static bw_plan plan_bw(const hd_conv_problem *p)
 {
     bw_plan L;
     L.tx = p->xs[1] != 1 && p->C > 1;
+    L.xdirect = 0;
+    if (L.tx && p->TRS == 1 && p->xs[4] == 1 && (p->in[1] == 1 || p->xs[3] == p->in[2]) &&
+        (p->in[0] == 1 || p->xs[2] == p->in[1] * p->in[2])) {
+        L.xdirect = 1;
+        for (int j = 0; j < 3; j++)
+            if (p->str[j] != 1 || p->pad[j] != 0)
+                L.xdirect = 0;
+        L.tx = !L.xdirect;
+    }
     L.ty = p->ys[1] != 1 && p->K > 1;
     L.R = p->CRS;
     int64_t per_img = L.tx ? p->C * p->Q : 0;
@@ -250,9 +260,36 @@ static void copy_runs_scalar(float *dst, int64_t dstride, const float *src, int6
 
 /* Pack the A panel of rows [r0, r0+mr) of the row tile of channels cb0 .. cb0+cbw-1 of group
  * g, for the kcur positions of the wave from q0 on: dst[j * MR + lane], lanes from mr on zero. */
+/* gather_a for xdirect problems: the panel's channels are rows of x over the positions, so
+ * each image's run of positions is one transpose into the panel. */
+static void gather_a_transposed(const bw_ctx *c, int64_t g, int64_t ch0, int64_t mr, int64_t q0, int64_t kcur,
+                                float *dst)
+{
+    const hd_conv_problem *p = c->p;
+    const int64_t MR = c->MR, P = p->P, cs = p->xs[1];
+    for (int64_t j = 0; j < kcur;) {
+        int64_t img = (q0 + j) / P, pos = (q0 + j) % P, cnt = min64(P - pos, kcur - j);
+        const float *src = c->X.base + img * c->X.sn + (g * p->Cg + ch0) * cs + pos;
+        if (c->isa >= HD_ISA_AVX512)
+            hd_conv_bwdf_transpose_avx512(mr, cnt, src, cs, dst + j * MR, MR);
+        else
+            (c->isa >= HD_ISA_AVX2 ? hd_f32_tile_avx2 : hd_f32_tile_scalar)(mr, cnt, src, cs, dst + j * MR, MR, 1.0f,
+                                                                             0.0f);
+        j += cnt;
+    }
+    if (mr < MR)
+        for (int64_t j = 0; j < kcur; j++)
+            memset(dst + j * MR + mr, 0, (size_t)(MR - mr) * sizeof(float));
+}
+
 static void gather_a(const bw_ctx *c, int64_t g, int64_t cb0, int64_t cbw, int64_t r0, int64_t mr, int64_t q0,
                      int64_t kcur, float *dst)
 {
+    if (c->L.xdirect) {
+        (void)cbw;
+        gather_a_transposed(c, g, cb0 + r0, mr, q0, kcur, dst);
+        return;
+    }
     const hd_conv_problem *p = c->p;
     const int64_t MR = c->MR, Cg = p->Cg;
     const int64_t OW = p->out[2], OH = p->out[1], P = p->P;
