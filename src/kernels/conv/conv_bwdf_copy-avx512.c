@@ -26,7 +26,7 @@ void hd_conv_bwdf_copy_runs_avx512(float *dst, int64_t dstride, const float *src
 
 /* 16 x 16 block: rows r[0..15] in, columns out (unpack pairs, then 64-bit pairs, then two
  * rounds of 128-bit lane shuffles). */
-static inline void tr16(__m512 *r)
+static inline __attribute__((always_inline)) void tr16(__m512 *r)
 {
     __m512 t[16];
     for (int k = 0; k < 8; k++) {
