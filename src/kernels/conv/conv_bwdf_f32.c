@@ -46,6 +46,8 @@
 #define BW_WAVE_BYTES ((int64_t)4 << 20)  /* channel-contiguous copies of one wave of images: cache-sized */
 #define BW_PART_BYTES ((int64_t)16 << 20) /* partial sums of the extra chunks, at most */
 #define BW_MIN_TASKS 8
+#define BW_INPLACE_MAX 256                /* dy read in place as B when its positions are at most this many floats
+                                             apart (wider strides: packing measured faster, K = 512) */
 #define BW_MAX_WS ((size_t)64 << 20)
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -397,7 +399,7 @@ static const float *panel_b(const bw_ctx *c, int64_t g, int64_t k0, int64_t nr, 
     if (c->L.ty)
         return panel_b_transposed(c, g, k0, nr, q0, kcur, buf, bs);
     const float *yb = c->Y.base + g * p->Kg + k0;
-    if (nr == NR && (c->ylin == 2 || (c->ylin == 1 && q0 / P == (q0 + kcur - 1) / P))) {
+    if (nr == NR && c->Y.sw <= BW_INPLACE_MAX && (c->ylin == 2 || (c->ylin == 1 && q0 / P == (q0 + kcur - 1) / P))) {
         int64_t img = q0 / P, pos = q0 % P;
         *bs = (size_t)c->Y.sw;
         return yb + img * c->Y.sn + pos * c->Y.sw;
