@@ -4,7 +4,7 @@
  * against the float64 reference (tests/ref/conv_ref.c).  The shapes cross every block
  * boundary of its plan: output channels beyond one B panel and beyond one column tile (256),
  * filter columns beyond one A panel and beyond one row tile (640), positions beyond one block
- * (256) with a remainder, several reduction chunks, several waves of images for the
+ * (512) with a remainder, several reduction chunks, several waves of images for the
  * channel-contiguous copies, blocks that straddle images; strides, padding, dilation, groups,
  * 3-d, the tap-merging gather (C = 3, 7x7 stride 2), NCHW, NHWC and padded strides, both
  * modes, alpha/beta with beta = 0 over NaN.  Fills are small integers, so results are exact
@@ -40,8 +40,8 @@ static const fcase cases[] = {
     {"1x1 K=300 (two column tiles)", 2, 1, 9, 300, 1, {1, 5, 7}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"3x3 C=80 (two row tiles, R=720)", 2, 1, 80, 16, 1, {1, 6, 5}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"1x1 C=29 (A panel remainder)", 2, 3, 29, 8, 1, {1, 7, 6}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
-    {"positions: 2 blocks + tail, across images", 2, 3, 5, 9, 1, {1, 13, 11}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
-    {"positions: 8 chunks", 2, 2, 3, 10, 1, {1, 34, 32}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"positions: 2 blocks + tail, across images", 2, 3, 5, 9, 1, {1, 19, 17}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"positions: 8 chunks", 2, 2, 3, 10, 1, {1, 46, 44}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"waves of images (NCHW x: 3 images a wave)", 2, 4, 8, 8, 1, {1, 192, 192}, {1, 1, 1}, {0, 1, 1}, {1, 3, 3}, {1, 1, 1}},
     {"conv1-like C=3 7x7 stride 2 (merged taps)", 2, 2, 3, 16, 1, {1, 23, 21}, {1, 7, 7}, {0, 3, 3}, {1, 2, 2}, {1, 1, 1}},
     {"5x5 pad 2 C=2", 2, 1, 2, 12, 1, {1, 11, 9}, {1, 5, 5}, {0, 2, 2}, {1, 1, 1}, {1, 1, 1}},
