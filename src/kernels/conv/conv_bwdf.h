@@ -1,0 +1,38 @@
+/*
+ * kernels/conv/conv_bwdf.h -- backward filter in fp32 straight on the GEMM micro-kernels.
+ * See docs/algorithms.md, "Backward filter on the micro-kernels (fp32)".
+ *
+ * dW[k][crs] = sum over (image, output position) of dy[k][pos] * col[crs][pos]: a GEMM with
+ * a long reduction and a small result.  The solver packs im2col columns straight into the
+ * micro-kernel's A panels and reads (or packs) dy as its B panels, one block of positions at
+ * a time, and keeps the result tiles in cache across the whole reduction.  FLOAT x, dy and
+ * dw; groups, 2-d and 3-d, any padding, stride, dilation and strides, both modes; results are
+ * bitwise identical for every thread count and for the AVX2 and AVX-512 kernels.
+ */
+#ifndef HD_KERNELS_CONV_BWDF_H
+#define HD_KERNELS_CONV_BWDF_H
+
+#include "kernels/conv/conv_registry.h"
+
+int hd_conv_bwdf_uk_app(const hd_conv_problem *p, const char **reason);
+size_t hd_conv_bwdf_uk_ws(const hd_conv_problem *p);
+void hd_conv_bwdf_uk_exec(const hd_conv_problem *p, const hd_conv_args *a);
+double hd_conv_bwdf_uk_cost(const hd_conv_problem *p);
+
+/* COUNT runs of LEN floats: run o from src + o * sstride to dst + o * dstride (the gathers'
+ * inner loop; the ISA versions are chosen at run time). */
+void hd_conv_bwdf_copy_runs_avx512(float *dst, int64_t dstride, const float *src, int64_t sstride, int64_t len,
+                                   int64_t count);
+void hd_conv_bwdf_copy_runs_avx2(float *dst, int64_t dstride, const float *src, int64_t sstride, int64_t len,
+                                 int64_t count);
+
+/* out[j * ldo + i] = in[i * ldi + j] for i < rows, j < cols (16 x 16 register blocks). */
+void hd_conv_bwdf_transpose_avx512(int64_t rows, int64_t cols, const float *in, int64_t ldi, float *out, int64_t ldo);
+
+/* Listed before the blocked-GEMM solver of ALGO_1 (350), which takes what this one refuses.
+ * The name keeps "blocked_gemm_f32": it is the same method, blocked for the micro-kernels. */
+#define HD_CONV_BWDF_UKERNEL_F32 \
+    {351, "bwd_filter.ukernel_blocked_gemm_f32", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, 1, \
+     hd_conv_bwdf_uk_app, hd_conv_bwdf_uk_ws, hd_conv_bwdf_uk_exec, 0.3, hd_conv_bwdf_uk_cost}
+
+#endif

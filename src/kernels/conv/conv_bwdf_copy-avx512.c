@@ -1,0 +1,94 @@
+/* kernels/conv/conv_bwdf_copy-avx512.c -- the strided run copies of the micro-kernel backward
+ * filter (conv_bwdf.h) with masked AVX-512 loads and stores: one instruction pair per run of
+ * up to 16 floats. */
+#include <immintrin.h>
+
+#include "kernels/conv/conv_bwdf.h"
+
+void hd_conv_bwdf_copy_runs_avx512(float *dst, int64_t dstride, const float *src, int64_t sstride, int64_t len,
+                                   int64_t count)
+{
+    if (len <= 16) {
+        const __mmask16 m = (__mmask16)((1u << len) - 1u);
+        for (int64_t o = 0; o < count; o++, dst += dstride, src += sstride)
+            _mm512_mask_storeu_ps(dst, m, _mm512_maskz_loadu_ps(m, src));
+        return;
+    }
+    const __mmask16 m = (__mmask16)((1u << (len & 15)) - 1u);
+    for (int64_t o = 0; o < count; o++, dst += dstride, src += sstride) {
+        int64_t i = 0;
+        for (; i + 16 <= len; i += 16)
+            _mm512_storeu_ps(dst + i, _mm512_loadu_ps(src + i));
+        if (i < len)
+            _mm512_mask_storeu_ps(dst + i, m, _mm512_maskz_loadu_ps(m, src + i));
+    }
+}
+
+/* 16 x 16 block: rows r[0..15] in, columns out (unpack pairs, then 64-bit pairs, then two
+ * rounds of 128-bit lane shuffles). */
+static inline __attribute__((always_inline)) void tr16(__m512 *r)
+{
+    __m512 t[16];
+    for (int k = 0; k < 8; k++) {
+        t[2 * k] = _mm512_unpacklo_ps(r[2 * k], r[2 * k + 1]);
+        t[2 * k + 1] = _mm512_unpackhi_ps(r[2 * k], r[2 * k + 1]);
+    }
+    for (int k = 0; k < 4; k++) {
+        __m512d a = _mm512_castps_pd(t[4 * k]), b = _mm512_castps_pd(t[4 * k + 2]);
+        __m512d c = _mm512_castps_pd(t[4 * k + 1]), d = _mm512_castps_pd(t[4 * k + 3]);
+        r[4 * k] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, b));
+        r[4 * k + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, b));
+        r[4 * k + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(c, d));
+        r[4 * k + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(c, d));
+    }
+    for (int m = 0; m < 4; m++) {
+        t[m] = _mm512_shuffle_f32x4(r[m], r[4 + m], 0x88);
+        t[4 + m] = _mm512_shuffle_f32x4(r[m], r[4 + m], 0xdd);
+        t[8 + m] = _mm512_shuffle_f32x4(r[8 + m], r[12 + m], 0x88);
+        t[12 + m] = _mm512_shuffle_f32x4(r[8 + m], r[12 + m], 0xdd);
+    }
+    for (int m = 0; m < 4; m++) {
+        r[m] = _mm512_shuffle_f32x4(t[m], t[8 + m], 0x88);
+        r[8 + m] = _mm512_shuffle_f32x4(t[m], t[8 + m], 0xdd);
+        r[4 + m] = _mm512_shuffle_f32x4(t[4 + m], t[12 + m], 0x88);
+        r[12 + m] = _mm512_shuffle_f32x4(t[4 + m], t[12 + m], 0xdd);
+    }
+}
+
+void hd_conv_bwdf_transpose_avx512(int64_t rows, int64_t cols, const float *in, int64_t ldi, float *out, int64_t ldo)
+{
+    int64_t r16 = rows & ~(int64_t)15, c16 = cols & ~(int64_t)15;
+    for (int64_t i = 0; i < r16; i += 16) {
+        for (int64_t j = 0; j < c16; j += 16) {
+            __m512 v[16];
+            for (int k = 0; k < 16; k++) {
+                const float *src = in + (i + k) * ldi + j;
+                _mm_prefetch((const char *)(src + 128), _MM_HINT_T0);   /* each row is a stream */
+                v[k] = _mm512_loadu_ps(src);
+            }
+            tr16(v);
+            for (int k = 0; k < 16; k++)
+                _mm512_storeu_ps(out + (j + k) * ldo + i, v[k]);
+        }
+        for (int64_t j = c16; j < cols; j++)
+            for (int k = 0; k < 16; k++)
+                out[j * ldo + i + k] = in[(i + k) * ldi + j];
+    }
+    if (r16 == rows)
+        return;
+    /* the last rows (all of them for C = 3 or an A panel of 14): zero rows fill the block,
+       masked stores keep the output rows to their width */
+    int64_t rr = rows - r16;
+    const __mmask16 m = (__mmask16)((1u << rr) - 1u);
+    for (int64_t j = 0; j < c16; j += 16) {
+        __m512 v[16];
+        for (int k = 0; k < 16; k++)
+            v[k] = k < rr ? _mm512_loadu_ps(in + (r16 + k) * ldi + j) : _mm512_setzero_ps();
+        tr16(v);
+        for (int k = 0; k < 16; k++)
+            _mm512_mask_storeu_ps(out + (j + k) * ldo + r16, m, v[k]);
+    }
+    for (int64_t j = c16; j < cols; j++)
+        for (int64_t i = r16; i < rows; i++)
+            out[j * ldo + i] = in[i * ldi + j];
+}

@@ -1,0 +1,612 @@
+/*
+ * Backward filter in fp32 on the GEMM micro-kernels (kernels/conv/conv_bwdf.h).
+ *
+ * For one group, with the filter columns ordered (tap, channel) -- r = tap * Cg + c --
+ *
+ *     dWt[r][k] = sum over positions q of col[r][q] * dy[k][q]
+ *
+ * is a GEMM whose reduction runs over every output position of every image.  The micro-kernel
+ * (gemm-ukernels.h) computes an MR x NR tile of dWt from an A panel (kc positions x MR filter
+ * columns) and a B panel (kc positions x NR output channels): both operands are read position
+ * by position with their channels side by side.
+ *   - A panels are gathered from x: for a position, the MR filter columns of a panel are runs
+ *     of consecutive channels of one tap, or of consecutive taps along w when a pixel's
+ *     channels are exactly one dilation step apart (C = 3, 7x7: one run per filter row).  An
+ *     x whose channels are not contiguous (NCHW) is first transposed, a cache-sized wave of
+ *     images at a time, into a channel-contiguous copy (each element once).
+ *   - B panels are dy itself, read in place with the position stride as b_stride when its
+ *     channels are contiguous, else packed: transposed from NCHW straight into the panel, or
+ *     copied where an image boundary or the tail of the channels gets in the way.
+ * Result tiles -- all taps of a block of channels (rows) x up to 256 output channels -- stay in
+ * cache while the reduction walks through blocks of BW_KC positions (beta = 1 after the first
+ * block), and the task that completes a tile writes it to dW while it is still hot.
+ *
+ * Determinism: the positions of each wave are cut into BW_KC blocks and the blocks into a
+ * number of chunks that depends on the problem only; a task owns one (chunk, group, tile) and
+ * accumulates its blocks in order into the chunk's own partial sums, wave after wave; the
+ * final store adds the chunks in chunk order and applies alpha and beta.  Neither the thread
+ * count nor the kernel's tile shape changes any sum, and AVX2 and AVX-512 kernels (one fused
+ * multiply-add per position, in order) give the same bits.
+ */
+#include "kernels/conv/conv_bwdf.h"
+
+#include "core/parallel.h"
+#include "kernels/conv/conv_internal.h"
+#include "kernels/gemm/gemm-ukernels.h"
+#include "kernels/transpose/transpose.h"
+
+#include <string.h>
+
+#define BW_SLOTS 8                        /* scratch areas; at most this many threads */
+#define BW_KC 512                         /* positions per reduction block: sets the summation order (512 measured
+                                             5-10% faster than 256 on ResNet layers) */
+#define BW_ROWS 640                       /* filter columns per row tile (whole channels: TRS * CB), about */
+#define BW_COLS 256                       /* output channels per tile, at most (before rounding to NR) */
+#define BW_MR_MAX 14                      /* the largest micro-kernel tile in the table */
+#define BW_NR_MAX 32
+#define BW_WAVE_BYTES ((int64_t)4 << 20)  /* channel-contiguous copies of one wave of images: cache-sized */
+#define BW_PART_BYTES ((int64_t)16 << 20) /* partial sums of the extra chunks, at most */
+#define BW_MIN_TASKS 8
+#define BW_INPLACE_MAX 256                /* dy read in place as B when its positions are at most this many floats
+                                             apart (wider strides: packing measured faster, K = 512) */
+#define BW_MAX_WS ((size_t)64 << 20)
+
+static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* ---------------- the plan: a function of the problem only ---------------- */
+
+typedef struct {
+    int tx;                       /* x gets a channel-contiguous copy, a wave of images at a time */
+    int xdirect;                  /* 1x1, stride 1, no padding, NCHW-like x: A panels are transposed from x */
+    int ty;                       /* dy's channels are not contiguous: B panels are transposed from it */
+    int64_t R;                    /* filter columns per group: Cg * TRS */
+    int64_t wave, nwave;          /* images per wave, waves */
+    int64_t nchunk;               /* reduction chunks */
+    int64_t CB, nrb, rows;        /* row tiles: blocks of CB channels, all taps of each (rows = TRS * CB) */
+    int64_t ncols, ncb;           /* column tiles: about ncols output channels (before rounding to NR) */
+    int local;                    /* one wave and one chunk: a task's tile lives in its scratch area */
+} bw_plan;
+
+static bw_plan plan_bw(const hd_conv_problem *p)
+{
+    bw_plan L;
+    L.tx = p->xs[1] != 1 && p->C > 1;
+    L.xdirect = 0;
+    if (L.tx && p->TRS == 1 && p->xs[4] == 1 && (p->in[1] == 1 || p->xs[3] == p->in[2]) &&
+        (p->in[0] == 1 || p->xs[2] == p->in[1] * p->in[2])) {
+        L.xdirect = 1;
+        for (int j = 0; j < 3; j++)
+            if (p->str[j] != 1 || p->pad[j] != 0)
+                L.xdirect = 0;
+        L.tx = !L.xdirect;
+    }
+    L.ty = p->ys[1] != 1 && p->K > 1;
+    L.R = p->CRS;
+    int64_t per_img = L.tx ? p->C * p->Q : 0;
+    L.wave = p->N;
+    if (per_img > 0) {
+        L.wave = BW_WAVE_BYTES / 4 / per_img;
+        L.wave = L.wave < 1 ? 1 : L.wave > p->N ? p->N : L.wave;
+    }
+    L.nwave = cdiv(p->N, L.wave);
+    L.wave = cdiv(p->N, L.nwave);             /* balanced waves */
+    L.nrb = cdiv(p->Cg, BW_ROWS / p->TRS > 1 ? BW_ROWS / p->TRS : 1);
+    L.CB = cdiv(p->Cg, L.nrb);
+    L.rows = p->TRS * L.CB;
+    L.ncb = cdiv(p->Kg, BW_COLS);
+    L.ncols = cdiv(p->Kg, L.ncb);
+    int64_t last = p->N - (L.nwave - 1) * L.wave;   /* images of the smallest (last) wave */
+    int64_t blocks = cdiv(last * p->P, BW_KC);
+    int64_t tiles = p->G * L.nrb * L.ncb;
+    int64_t part = p->K * L.R * 4;
+    L.nchunk = 1;
+    while (tiles * L.nchunk < BW_MIN_TASKS && L.nchunk * 2 <= blocks && part * L.nchunk * 2 <= BW_PART_BYTES)
+        L.nchunk *= 2;
+    L.local = L.nwave == 1 && L.nchunk == 1;
+    return L;
+}
+
+/* Partial sums (nchunk x G x R x Kg; none when local), the channel-contiguous copy of x for
+ * one wave, then BW_SLOTS scratch areas (A panels of one tile, its B panels, its sums when
+ * local). */
+static size_t slot_floats(const bw_plan *L)
+{
+    int64_t cols = L->ncols + BW_NR_MAX - 1;
+    return (size_t)((L->rows + BW_MR_MAX - 1) * BW_KC + cols * BW_KC + (L->local ? L->rows * cols : 0));
+}
+
+static hd_conv_layout layout_bw(const hd_conv_problem *p)
+{
+    bw_plan L = plan_bw(p);
+    hd_conv_layout W = {{0}, 0};
+    hd_conv_book(&W, 0, L.local ? 0 : L.nchunk * p->K, L.R, sizeof(float));
+    hd_conv_book(&W, 1, L.tx ? L.wave * p->Q : 0, p->C, sizeof(float));
+    hd_conv_book(&W, 2, BW_SLOTS, (int64_t)slot_floats(&L), sizeof(float));
+    return W;
+}
+
+/* ---------------- channel-contiguous sources ---------------- */
+
+/* Image 0 of the wave; channel 0 of group 0 is at base, channels are contiguous. */
+typedef struct {
+    const float *base;
+    int64_t sn, sd, sh, sw;
+} bw_src;
+
+static bw_src src_user(const float *t, const int64_t s[5], int64_t img0)
+{
+    bw_src S = {t + img0 * s[0], s[0], s[2], s[3], s[4]};
+    return S;
+}
+
+static bw_src src_copy(const float *t, int64_t ch, const int64_t dims[3])
+{
+    bw_src S = {t, dims[0] * dims[1] * dims[2] * ch, dims[1] * dims[2] * ch, dims[2] * ch, ch};
+    return S;
+}
+
+typedef struct {
+    const hd_conv_problem *p;
+    const float *src;
+    const int64_t *ss, *dims;
+    int64_t ch, npos, img0;
+    float *dst;
+    int64_t pblocks;              /* position blocks per image */
+} tr_ctx;
+
+#define TR_POS 4096
+#define TR_CH 16
+#define TR_SUB 32
+
+/* One image's block of positions: dst[pos][ch] = src[ch][pos], all channels. */
+static void tr_task(void *vctx, size_t task, int thread)
+{
+    (void)thread;
+    const tr_ctx *c = vctx;
+    int64_t img = (int64_t)task / c->pblocks, pb = (int64_t)task % c->pblocks;
+    int64_t q0 = pb * TR_POS, nq = min64(TR_POS, c->npos - q0);
+    const int64_t *s = c->ss, *d = c->dims;
+    const float *src = c->src + (c->img0 + img) * s[0];
+    float *dst = c->dst + (img * c->npos + q0) * c->ch;
+    int lin = s[4] == 1 && (d[1] == 1 || s[3] == d[2]) && (d[0] == 1 || s[2] == d[1] * d[2]);
+    if (lin && hd_cpu_isa() >= HD_ISA_AVX512) {
+        for (int64_t c0 = 0; c0 < c->ch; c0 += TR_CH)      /* TR_CH streams of TR_POS positions */
+            hd_conv_bwdf_transpose_avx512(min64(TR_CH, c->ch - c0), nq, src + c0 * s[1] + q0, s[1], dst + c0, c->ch);
+        return;
+    }
+    if (lin) {
+        hd_f32_tile_fn tile = hd_cpu_isa() >= HD_ISA_AVX2 ? hd_f32_tile_avx2 : hd_f32_tile_scalar;
+        for (int64_t j0 = 0; j0 < nq; j0 += TR_SUB)       /* output blocks that stay in L1 */
+            for (int64_t c0 = 0; c0 < c->ch; c0 += TR_CH)
+                tile(min64(TR_CH, c->ch - c0), min64(TR_SUB, nq - j0), src + c0 * s[1] + q0 + j0, s[1],
+                     dst + j0 * c->ch + c0, c->ch, 1.0f, 0.0f);
+        return;
+    }
+    for (int64_t j = 0; j < nq; j++) {
+        int64_t q = q0 + j, w = q % d[2], h = (q / d[2]) % d[1], dd = q / (d[2] * d[1]);
+        const float *sp = src + dd * s[2] + h * s[3] + w * s[4];
+        float *dp = dst + j * c->ch;
+        for (int64_t ch = 0; ch < c->ch; ch++)
+            dp[ch] = sp[ch * s[1]];
+    }
+}
+
+static void transpose_wave(const hd_conv_problem *p, const float *src, const int64_t *ss, const int64_t *dims,
+                           int64_t ch, int64_t img0, int64_t nimg, float *dst, int nt)
+{
+    tr_ctx c = {p, src, ss, dims, ch, dims[0] * dims[1] * dims[2], img0, dst, 0};
+    c.pblocks = cdiv(c.npos, TR_POS);
+    hd_parallel_for((size_t)(nimg * c.pblocks), nt, tr_task, &c);
+}
+
+/* ---------------- the GEMM tasks ---------------- */
+
+typedef void (*copy_runs_fn)(float *dst, int64_t dstride, const float *src, int64_t sstride, int64_t len,
+                             int64_t count);
+
+typedef struct {
+    const hd_conv_problem *p;
+    bw_plan L;
+    const hd_gemm_kernel *kern;
+    hd_isa_t isa;
+    copy_runs_fn copy;
+    int64_t MR, NR, cb, ncb;      /* column tiles rounded to the kernel */
+    bw_src X, Y;
+    int ylin;                     /* dy's positions are one stride apart: 1 within an image, 2 across the wave */
+    int merge;                    /* consecutive taps along w continue a run of channels */
+    int64_t wave, nimg, npos, nblk;
+    float *part, *slots;
+    size_t slot_floats;
+    const hd_conv_args *a;
+    int fuse_store;               /* one chunk: each task stores its tile after the last wave */
+} bw_ctx;
+
+/* A run of filter columns of one panel: taps (t, r, s0 .. s1) of one filter row, from
+ * channel c0 of tap s0 on, len values, landing at lane `lane` of the panel. */
+typedef struct {
+    int64_t t, r, s0, s1, c0, len, lane;
+} bw_seg;
+
+/* The runs of rows [r0, r0+mr) of a row tile (channels cb0 .. cb0+cbw-1 of the group, row
+ * tap * cbw + c - cb0). */
+static int make_segs(const bw_ctx *c, int64_t cb0, int64_t cbw, int64_t r0, int64_t mr, bw_seg *segs)
+{
+    const hd_conv_problem *p = c->p;
+    int64_t S = p->flt[2], RS = p->flt[1] * S;
+    int merge = c->merge && cbw == p->Cg;
+    int ns = 0;
+    for (int64_t r = r0; r < r0 + mr;) {
+        int64_t tap = r / cbw, cl = r % cbw, len = min64(cbw - cl, r0 + mr - r);
+        int64_t t = tap / RS, rr = (tap / S) % p->flt[1], s = tap % S;
+        bw_seg *prev = ns ? &segs[ns - 1] : NULL;
+        if (prev && merge && cl == 0 && prev->t == t && prev->r == rr && prev->s1 + 1 == s &&
+            (prev->c0 + prev->len) % cbw == 0) {
+            prev->s1 = s;
+            prev->len += len;
+        } else {
+            bw_seg sg = {t, rr, s, s, cb0 + cl, len, r - r0};
+            segs[ns++] = sg;
+        }
+        r += len;
+    }
+    return ns;
+}
+
+static void copy_runs_scalar(float *dst, int64_t dstride, const float *src, int64_t sstride, int64_t len,
+                             int64_t count)
+{
+    for (int64_t o = 0; o < count; o++, dst += dstride, src += sstride)
+        for (int64_t i = 0; i < len; i++)
+            dst[i] = src[i];
+}
+
+/* Pack the A panel of rows [r0, r0+mr) of the row tile of channels cb0 .. cb0+cbw-1 of group
+ * g, for the kcur positions of the wave from q0 on: dst[j * MR + lane], lanes from mr on zero. */
+/* gather_a for xdirect problems: the panel's channels are rows of x over the positions, so
+ * each image's run of positions is one transpose into the panel. */
+static void gather_a_transposed(const bw_ctx *c, int64_t g, int64_t ch0, int64_t mr, int64_t q0, int64_t kcur,
+                                float *dst)
+{
+    const hd_conv_problem *p = c->p;
+    const int64_t MR = c->MR, P = p->P, cs = p->xs[1];
+    for (int64_t j = 0; j < kcur;) {
+        int64_t img = (q0 + j) / P, pos = (q0 + j) % P, cnt = min64(P - pos, kcur - j);
+        const float *src = c->X.base + img * c->X.sn + (g * p->Cg + ch0) * cs + pos;
+        if (c->isa >= HD_ISA_AVX512)
+            hd_conv_bwdf_transpose_avx512(mr, cnt, src, cs, dst + j * MR, MR);
+        else
+            (c->isa >= HD_ISA_AVX2 ? hd_f32_tile_avx2 : hd_f32_tile_scalar)(mr, cnt, src, cs, dst + j * MR, MR, 1.0f,
+                                                                             0.0f);
+        j += cnt;
+    }
+    if (mr < MR)
+        for (int64_t j = 0; j < kcur; j++)
+            memset(dst + j * MR + mr, 0, (size_t)(MR - mr) * sizeof(float));
+}
+
+static void gather_a(const bw_ctx *c, int64_t g, int64_t cb0, int64_t cbw, int64_t r0, int64_t mr, int64_t q0,
+                     int64_t kcur, float *dst)
+{
+    if (c->L.xdirect) {
+        (void)cbw;
+        gather_a_transposed(c, g, cb0 + r0, mr, q0, kcur, dst);
+        return;
+    }
+    const hd_conv_problem *p = c->p;
+    const int64_t MR = c->MR, Cg = p->Cg;
+    const int64_t OW = p->out[2], OH = p->out[1], P = p->P;
+    const int64_t sw = c->X.sw, sh = c->X.sh, sd = c->X.sd, IW = p->in[2];
+    const int64_t stw = p->str[2], pw = p->pad[2], dw = p->dil[2];
+    bw_seg segs[BW_MR_MAX];
+    int ns = make_segs(c, cb0, cbw, r0, mr, segs);
+    int64_t img = q0 / P, pos = q0 % P;
+    int64_t ow = pos % OW, oh = (pos / OW) % OH, od = pos / (OW * OH);
+    for (int64_t j = 0; j < kcur;) {
+        int64_t run = min64(OW - ow, kcur - j);
+        float *d0 = dst + j * MR;
+        const float *ib = c->X.base + img * c->X.sn + g * Cg;
+        for (int si = 0; si < ns; si++) {
+            const bw_seg *sg = &segs[si];
+            float *d = d0 + sg->lane;
+            int64_t id = od * p->str[0] - p->pad[0] + sg->t * p->dil[0];
+            int64_t ih = oh * p->str[1] - p->pad[1] + sg->r * p->dil[1];
+            if (id < 0 || id >= p->in[0] || ih < 0 || ih >= p->in[1]) {
+                for (int64_t o = 0; o < run; o++)
+                    memset(d + o * MR, 0, (size_t)sg->len * sizeof(float));
+                continue;
+            }
+            const float *row = ib + id * sd + ih * sh;
+            /* outputs ow + o with every tap of the run inside the row: lo <= o < hi */
+            int64_t first = sg->s0 * dw - pw, lastw = sg->s1 * dw - pw;   /* iw = (ow + o) * stw + first */
+            int64_t lo = 0, hi = run;
+            while (lo < run && (ow + lo) * stw + first < 0)
+                lo++;
+            while (hi > lo && (ow + hi - 1) * stw + lastw >= IW)
+                hi--;
+            if (hi > lo)
+                c->copy(d + lo * MR, MR, row + ((ow + lo) * stw + first) * sw + sg->c0, stw * sw, sg->len, hi - lo);
+            for (int64_t o = 0; o < run; o++) {
+                if (o == lo && hi > lo)
+                    o = hi;
+                if (o >= run)
+                    break;
+                float *dd = d + o * MR;
+                for (int64_t e = 0; e < sg->len; e++) {         /* a border: tap by tap */
+                    int64_t ce = sg->c0 + e, s = sg->s0 + ce / Cg, ch = ce % Cg;
+                    int64_t iw = (ow + o) * stw - pw + s * dw;
+                    dd[e] = iw < 0 || iw >= IW ? 0.0f : row[iw * sw + ch];
+                }
+            }
+        }
+        if (mr < MR)
+            for (int64_t o = 0; o < run; o++)
+                memset(d0 + o * MR + mr, 0, (size_t)(MR - mr) * sizeof(float));
+        j += run;
+        ow += run;
+        if (ow == OW) {
+            ow = 0;
+            if (++oh == OH) {
+                oh = 0;
+                if (++od == p->out[0])
+                    od = 0, img++;
+            }
+        }
+    }
+}
+
+/* The B panel of output channels [k0, k0+nr) of group g for kcur positions from q0, packed
+ * from a dy whose channels are not contiguous (NCHW): each image's run of positions is
+ * transposed into the panel (kcur x NR, zero-padded), so dy is read once per row tile. */
+static const float *panel_b_transposed(const bw_ctx *c, int64_t g, int64_t k0, int64_t nr, int64_t q0, int64_t kcur,
+                                       float *buf, size_t *bs)
+{
+    const hd_conv_problem *p = c->p;
+    const int64_t NR = c->NR, P = p->P, cs = p->ys[1];
+    const int64_t OW = p->out[2], OH = p->out[1];
+    for (int64_t j = 0; j < kcur;) {
+        int64_t img = (q0 + j) / P, pos = (q0 + j) % P, cnt = min64(P - pos, kcur - j);
+        const float *src = c->Y.base + img * c->Y.sn + (g * p->Kg + k0) * cs;
+        float *d = buf + j * NR;
+        if (c->ylin && c->Y.sw == 1 && c->isa >= HD_ISA_AVX512) {
+            hd_conv_bwdf_transpose_avx512(nr, cnt, src + pos * c->Y.sw, cs, d, NR);
+        } else if (c->ylin && c->Y.sw == 1) {
+            hd_f32_tile_fn tile = c->isa >= HD_ISA_AVX2 ? hd_f32_tile_avx2 : hd_f32_tile_scalar;
+            tile(nr, cnt, src + pos, cs, d, NR, 1.0f, 0.0f);
+        } else {
+            for (int64_t o = 0; o < cnt; o++) {
+                int64_t q = pos + o, ow = q % OW, oh = (q / OW) % OH, od = q / (OW * OH);
+                const float *sp = src + od * c->Y.sd + oh * c->Y.sh + ow * c->Y.sw;
+                for (int64_t e = 0; e < nr; e++)
+                    d[o * NR + e] = sp[e * cs];
+            }
+        }
+        j += cnt;
+    }
+    if (nr < NR)
+        for (int64_t j = 0; j < kcur; j++)
+            memset(buf + j * NR + nr, 0, (size_t)(NR - nr) * sizeof(float));
+    *bs = (size_t)NR;
+    return buf;
+}
+
+/* The B panel of output channels [k0, k0+nr) of group g for kcur positions from q0: in place
+ * when it can be, else packed into buf (kcur x NR, zero-padded).  Returns it; *bs its stride. */
+static const float *panel_b(const bw_ctx *c, int64_t g, int64_t k0, int64_t nr, int64_t q0, int64_t kcur, float *buf,
+                            size_t *bs)
+{
+    const hd_conv_problem *p = c->p;
+    const int64_t NR = c->NR, P = p->P;
+    if (c->L.ty)
+        return panel_b_transposed(c, g, k0, nr, q0, kcur, buf, bs);
+    const float *yb = c->Y.base + g * p->Kg + k0;
+    if (nr == NR && c->Y.sw <= BW_INPLACE_MAX && (c->ylin == 2 || (c->ylin == 1 && q0 / P == (q0 + kcur - 1) / P))) {
+        int64_t img = q0 / P, pos = q0 % P;
+        *bs = (size_t)c->Y.sw;
+        return yb + img * c->Y.sn + pos * c->Y.sw;
+    }
+    int64_t OW = p->out[2], OH = p->out[1];
+    int64_t img = q0 / P, pos = q0 % P;
+    int64_t ow = pos % OW, oh = (pos / OW) % OH, od = pos / (OW * OH);
+    for (int64_t j = 0; j < kcur;) {
+        int64_t run = min64(OW - ow, kcur - j);
+        const float *sp = yb + img * c->Y.sn + od * c->Y.sd + oh * c->Y.sh + ow * c->Y.sw;
+        c->copy(buf + j * NR, NR, sp, c->Y.sw, nr, run);
+        if (nr < NR)
+            for (int64_t o = 0; o < run; o++)
+                memset(buf + (j + o) * NR + nr, 0, (size_t)(NR - nr) * sizeof(float));
+        j += run;
+        ow += run;
+        if (ow == OW) {
+            ow = 0;
+            if (++oh == OH) {
+                oh = 0;
+                if (++od == p->out[0])
+                    od = 0, img++;
+            }
+        }
+    }
+    *bs = (size_t)NR;
+    return buf;
+}
+
+/* ---------------- storing a tile: chunks in order, then alpha and beta ---------------- */
+
+#define ST_K 16                           /* output channels per task of the separate store */
+#define ST_TAPS 1024                      /* filter offsets of the taps kept on the stack up to this */
+
+/* Offset of tap (t, r, s) in the filter, the flip of CONVOLUTION mode applied. */
+static int64_t tap_off(const hd_conv_problem *p, int64_t tap)
+{
+    int64_t S = p->flt[2], s = tap % S, r = (tap / S) % p->flt[1], t = tap / (S * p->flt[1]);
+    if (p->flip)
+        t = p->flt[0] - 1 - t, r = p->flt[1] - 1 - r, s = p->flt[2] - 1 - s;
+    return t * p->wst[2] + r * p->wst[3] + s * p->wst[4];
+}
+
+/* Output channels [k0, k0+nk) of row tile rbi of group g, whose sums for k0 are at tp (rows
+ * ld apart, chunks plane apart): each row of dW is written in the filter's memory order
+ * (channel-major for KCRS, tap-major for KRSC). */
+static void store_tile(const hd_conv_problem *p, const hd_conv_args *a, const bw_plan *L, const float *tp, int64_t ld,
+                       int64_t plane, int64_t g, int64_t rbi, int64_t k0, int64_t nk)
+{
+    int64_t TRS = p->TRS, c0 = rbi * L->CB, cbw = min64(L->CB, p->Cg - c0);
+    float alpha = (float)a->epi.alpha, beta = (float)a->epi.beta;
+    int64_t toff[ST_TAPS];
+    int table = TRS <= ST_TAPS;
+    for (int64_t i = 0; table && i < TRS; i++)
+        toff[i] = tap_off(p, i);
+    int chan_major = p->wst[1] != 1;
+    for (int64_t kb = k0; kb < k0 + nk; kb += ST_K) {   /* one line of each partial row at a time */
+        int64_t nb = min64(ST_K, k0 + nk - kb);
+        float *dw = (float *)a->out + (g * p->Kg + kb) * p->wst[0] + c0 * p->wst[1];
+        for (int64_t e = 0; e < TRS * cbw; e++) {
+            int64_t tap = chan_major ? e % TRS : e / cbw, cl = chan_major ? e / TRS : e % cbw;
+            const float *v = tp + (tap * cbw + cl) * ld + kb - k0;
+            float sum[ST_K];
+            for (int64_t j = 0; j < nb; j++)
+                sum[j] = v[j];
+            for (int64_t i = 1; i < L->nchunk; i++)
+                for (int64_t j = 0; j < nb; j++)
+                    sum[j] += v[i * plane + j];
+            float *o = dw + (table ? toff[tap] : tap_off(p, tap)) + cl * p->wst[1];
+            for (int64_t j = 0; j < nb; j++, o += p->wst[0])
+                *o = beta == 0 ? alpha * sum[j] : alpha * sum[j] + beta * *o;
+        }
+    }
+}
+
+typedef struct {
+    const hd_conv_problem *p;
+    const hd_conv_args *a;
+    const bw_plan *L;
+    const float *part;
+} st_ctx;
+
+static void st_task(void *vctx, size_t task, int thread)
+{
+    (void)thread;
+    const st_ctx *c = vctx;
+    const hd_conv_problem *p = c->p;
+    int64_t nkb = cdiv(p->Kg, ST_K), t = (int64_t)task;
+    int64_t kb = t % nkb, rbi = (t / nkb) % c->L->nrb, g = t / (nkb * c->L->nrb);
+    const float *tp = c->part + (g * c->L->R + rbi * c->L->CB * p->TRS) * p->Kg + kb * ST_K;
+    store_tile(p, c->a, c->L, tp, p->Kg, p->K * c->L->R, g, rbi, kb * ST_K, min64(ST_K, p->Kg - kb * ST_K));
+}
+
+/* ---------------- the GEMM tasks ---------------- */
+
+/* One (chunk, group, row tile, column tile): its blocks of the wave's positions, in order. */
+static void bw_task(void *vctx, size_t task, int thread)
+{
+    const bw_ctx *c = vctx;
+    const hd_conv_problem *p = c->p;
+    int64_t t = (int64_t)task;
+    int64_t cbi = t % c->ncb, rbi = (t / c->ncb) % c->L.nrb, g = (t / (c->ncb * c->L.nrb)) % p->G;
+    int64_t chunk = t / (c->ncb * c->L.nrb * p->G);
+    int64_t cb0 = rbi * c->L.CB, cbw = min64(c->L.CB, p->Cg - cb0), nrow = p->TRS * cbw;
+    int64_t k0 = cbi * c->cb, nk = min64(c->cb, p->Kg - k0);
+    if (cbw <= 0 || nk <= 0)
+        return;
+    const int64_t MR = c->MR, NR = c->NR;
+    int64_t apan = cdiv(nrow, MR), bpan = cdiv(nk, NR);
+    float *A = c->slots + (size_t)thread * c->slot_floats;
+    float *Bt = A + (c->L.rows + BW_MR_MAX - 1) * BW_KC;
+    size_t ldc = (size_t)(c->L.local ? c->cb : p->Kg);
+    float *C = c->L.local ? Bt + (c->L.ncols + BW_NR_MAX - 1) * BW_KC
+                          : c->part + chunk * p->K * c->L.R + (g * c->L.R + cb0 * p->TRS) * p->Kg + k0;
+    int64_t b0 = c->nblk * chunk / c->L.nchunk, b1 = c->nblk * (chunk + 1) / c->L.nchunk;
+    hd_f32_gemm_ukernel_fn uk = c->kern->f32;
+    for (int64_t b = b0; b < b1; b++) {
+        int64_t q0 = b * BW_KC, kcur = min64(BW_KC, c->npos - q0);
+        float beta = c->wave == 0 && b == b0 ? 0.0f : 1.0f;
+        for (int64_t ip = 0; ip < apan; ip++)
+            gather_a(c, g, cb0, cbw, ip * MR, min64(MR, nrow - ip * MR), q0, kcur, A + ip * MR * kcur);
+        const float *B[BW_COLS / 4 + 1];
+        size_t bs[BW_COLS / 4 + 1];
+        for (int64_t jp = 0; jp < bpan; jp++)
+            B[jp] = panel_b(c, g, k0 + jp * NR, min64(NR, nk - jp * NR), q0, kcur, Bt + jp * NR * BW_KC, &bs[jp]);
+        for (int64_t ip = 0; ip < apan; ip++)
+            for (int64_t jp = 0; jp < bpan; jp++)
+                uk((size_t)min64(MR, nrow - ip * MR), (size_t)min64(NR, nk - jp * NR), (size_t)kcur,
+                   A + ip * MR * kcur, B[jp], bs[jp], C + ip * MR * (int64_t)ldc + jp * NR, ldc, 1.0f, beta);
+    }
+    if (c->fuse_store && c->wave == c->L.nwave - 1)   /* the tile's sums are complete and still in cache */
+        store_tile(p, c->a, &c->L, C, (int64_t)ldc, 0, g, rbi, k0, nk);
+}
+
+/* ---------------- the solver ---------------- */
+
+void hd_conv_bwdf_uk_exec(const hd_conv_problem *p, const hd_conv_args *a)
+{
+    hd_conv_layout W = layout_bw(p);
+    bw_ctx c;
+    memset(&c, 0, sizeof c);
+    c.p = p;
+    c.L = plan_bw(p);
+    c.kern = hd_gemm_kernel_for(sizeof(float), hd_cpu_isa());
+    c.isa = hd_cpu_isa();
+    c.MR = (int64_t)c.kern->mr;
+    c.NR = (int64_t)c.kern->nr;
+    c.cb = cdiv(c.L.ncols, c.NR) * c.NR;
+    c.ncb = cdiv(p->Kg, c.cb);
+    c.part = (float *)((char *)a->ws + W.off[0]);
+    c.slots = (float *)((char *)a->ws + W.off[2]);
+    c.slot_floats = slot_floats(&c.L);
+    c.a = a;
+    c.fuse_store = c.L.nchunk == 1;
+    c.copy = hd_cpu_isa() >= HD_ISA_AVX512 ? hd_conv_bwdf_copy_runs_avx512
+           : hd_cpu_isa() >= HD_ISA_AVX2   ? hd_conv_bwdf_copy_runs_avx2
+                                           : copy_runs_scalar;
+    float *xt = (float *)((char *)a->ws + W.off[1]);
+    int nt = a->nthreads < BW_SLOTS ? a->nthreads : BW_SLOTS;
+    for (int64_t w = 0; w < c.L.nwave; w++) {
+        int64_t img0 = w * c.L.wave, nimg = min64(c.L.wave, p->N - img0);
+        if (c.L.tx)
+            transpose_wave(p, a->x, p->xs, p->in, p->C, img0, nimg, xt, nt);
+        c.X = c.L.tx ? src_copy(xt, p->C, p->in) : src_user(a->x, p->xs, img0);
+        c.Y = src_user(a->y, p->ys, img0);
+        c.merge = p->dil[2] * c.X.sw == p->Cg;
+        c.ylin = (p->out[1] == 1 || c.Y.sh == p->out[2] * c.Y.sw) &&
+                 (p->out[0] == 1 || c.Y.sd == p->out[1] * p->out[2] * c.Y.sw);
+        if (c.ylin && (nimg == 1 || c.Y.sn == p->P * c.Y.sw))
+            c.ylin = 2;
+        c.wave = w;
+        c.nimg = nimg;
+        c.npos = nimg * p->P;
+        c.nblk = cdiv(c.npos, BW_KC);
+        hd_parallel_for((size_t)(c.L.nchunk * p->G * c.L.nrb * c.ncb), nt, bw_task, &c);
+    }
+    if (!c.fuse_store) {
+        st_ctx sc = {p, a, &c.L, c.part};
+        hd_parallel_for((size_t)(p->G * c.L.nrb * cdiv(p->Kg, ST_K)), nt, st_task, &sc);
+    }
+}
+
+size_t hd_conv_bwdf_uk_ws(const hd_conv_problem *p) { return layout_bw(p).total; }
+
+int hd_conv_bwdf_uk_app(const hd_conv_problem *p, const char **reason)
+{
+    if (p->xdt != CUDNN_DATA_FLOAT || p->wdt != CUDNN_DATA_FLOAT || p->ydt != CUDNN_DATA_FLOAT || p->dbl ||
+        p->int8 || p->xv != 1 || p->yv != 1 || p->wv != 1) {
+        *reason = "the micro-kernel backward filter takes FLOAT x, dy and dw only";
+        return 0;
+    }
+    if (p->Kg < 8 || p->CRS < 8) {
+        *reason = "too few output channels or filter columns per group for the micro-kernel tiles";
+        return 0;
+    }
+    size_t ws = hd_conv_bwdf_uk_ws(p);
+    size_t xbytes = (size_t)(p->N * p->C) * (size_t)p->Q * sizeof(float);
+    if (ws == SIZE_MAX || ws > (xbytes > BW_MAX_WS ? xbytes : BW_MAX_WS)) {
+        *reason = "its workspace would pass max(x, 64 MiB)";
+        return 0;
+    }
+    return 1;
+}
+
+double hd_conv_bwdf_uk_cost(const hd_conv_problem *p)
+{
+    (void)p;
+    return 0.3;
+}

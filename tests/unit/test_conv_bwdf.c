@@ -1,0 +1,481 @@
+/*
+ * The micro-kernel backward-filter solver (src/kernels/conv/conv_bwdf_f32.c, id 351), through
+ * the public API: FLOAT cudnnConvolutionBackwardFilter with ALGO_1, where it comes first,
+ * against the float64 reference (tests/ref/conv_ref.c).  The shapes cross every block
+ * boundary of its plan: output channels beyond one B panel and beyond one column tile (256),
+ * filter columns beyond one A panel and beyond one row tile (640), positions beyond one block
+ * (512) with a remainder, several reduction chunks, several waves of images for the
+ * channel-contiguous copies, blocks that straddle images; strides, padding, dilation, groups,
+ * 3-d, the tap-merging gather (C = 3, 7x7 stride 2), NCHW, NHWC and padded strides, both
+ * modes, alpha/beta with beta = 0 over NaN.  Fills are small integers, so results are exact
+ * and compared with zero tolerance.  Then: the dispatch log names the solver, the exact
+ * workspace is enough and one byte less is refused with dW untouched, results are bitwise
+ * identical across thread counts (1, 2, 3, 5) on random data, the checks pass under every
+ * HOSTDNN_MAX_ISA cap in child processes (AVX2 and AVX-512 bitwise equal), the solver refuses
+ * what it does not take (DOUBLE data, depthwise) and the next solver of ALGO_1 computes it,
+ * and the heuristic ranks ALGO_1 first for ResNet-like layers.
+ */
+#define _GNU_SOURCE
+#include <cudnn.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "harness.h"
+#include "ref/conv_ref.h"
+
+enum { L_NCHW, L_NHWC, L_PADDED, L_COUNT };
+
+typedef struct {
+    const char *name;
+    int nsp, N, C, K, G;
+    int in[3], flt[3], pad[3], str[3], dil[3];
+} fcase;
+
+static const fcase cases[] = {
+    {"3x3 K=40 (B panel remainder)", 2, 2, 6, 40, 1, {1, 9, 8}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"1x1 K=300 (two column tiles)", 2, 1, 9, 300, 1, {1, 5, 7}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"3x3 C=80 (two row tiles, R=720)", 2, 1, 80, 16, 1, {1, 6, 5}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"1x1 C=29 (A panel remainder)", 2, 3, 29, 8, 1, {1, 7, 6}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"positions: 2 blocks + tail, across images", 2, 3, 5, 9, 1, {1, 19, 17}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"positions: 8 chunks", 2, 2, 3, 10, 1, {1, 46, 44}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"waves of images (NCHW x: 3 images a wave)", 2, 4, 8, 8, 1, {1, 192, 192}, {1, 1, 1}, {0, 1, 1}, {1, 3, 3}, {1, 1, 1}},
+    {"conv1-like C=3 7x7 stride 2 (merged taps)", 2, 2, 3, 16, 1, {1, 23, 21}, {1, 7, 7}, {0, 3, 3}, {1, 2, 2}, {1, 1, 1}},
+    {"5x5 pad 2 C=2", 2, 1, 2, 12, 1, {1, 11, 9}, {1, 5, 5}, {0, 2, 2}, {1, 1, 1}, {1, 1, 1}},
+    {"3x3 stride 2", 2, 2, 4, 12, 1, {1, 9, 10}, {1, 3, 3}, {0, 1, 1}, {1, 2, 2}, {1, 1, 1}},
+    {"1x1 stride 2", 2, 2, 9, 10, 1, {1, 8, 7}, {1, 1, 1}, {0, 0, 0}, {1, 2, 2}, {1, 1, 1}},
+    {"3x3 dilation 2", 2, 2, 3, 8, 1, {1, 9, 9}, {1, 3, 3}, {0, 2, 1}, {1, 1, 1}, {1, 2, 2}},
+    {"odd 2x3 stride 3x2 dilation 1x2", 2, 3, 3, 9, 1, {1, 9, 7}, {1, 2, 3}, {0, 1, 0}, {1, 3, 2}, {1, 1, 2}},
+    {"groups 2", 2, 2, 8, 32, 2, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"groups 3 K=27", 2, 2, 9, 27, 3, {1, 6, 5}, {1, 3, 3}, {0, 0, 1}, {1, 1, 2}, {1, 1, 1}},
+    {"kernel > input", 2, 1, 2, 9, 1, {1, 2, 3}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"3d 3x3x3", 3, 1, 3, 10, 1, {4, 5, 6}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"3d stride dilation groups", 3, 2, 4, 16, 2, {5, 4, 6}, {2, 3, 2}, {1, 0, 1}, {2, 1, 2}, {1, 1, 2}},
+};
+#define NCASES ((int)(sizeof cases / sizeof *cases))
+
+/* ---- a strided FLOAT tensor and its packed logical mirror ---- */
+
+typedef struct {
+    int nb, dims[5], strides[5];
+    long span;
+    float *mem;
+} tens;
+
+static void tens_init(tens *t, int nb, const int *dims, int layout)
+{
+    t->nb = nb;
+    memcpy(t->dims, dims, sizeof(int) * (size_t)nb);
+    int *s = t->strides;
+    if (layout == L_NHWC) {
+        long acc = dims[1];
+        s[1] = 1;
+        for (int i = nb - 1; i >= 2; i--) {
+            s[i] = (int)acc;
+            acc *= dims[i];
+        }
+        s[0] = (int)acc;
+    } else {
+        long acc = 1;
+        for (int i = nb - 1; i >= 0; i--) {
+            s[i] = (int)acc;
+            acc = acc * dims[i] + (layout == L_PADDED ? 1 : 0);
+        }
+    }
+    long last = 0;
+    for (int i = 0; i < nb; i++)
+        last += (long)(dims[i] - 1) * s[i];
+    t->span = last + 1;
+    t->mem = malloc((size_t)t->span * sizeof(float));
+}
+
+static long tens_off(const tens *t, long li)
+{
+    long off = 0;
+    for (int i = t->nb - 1; i >= 0; i--) {
+        off += (li % t->dims[i]) * t->strides[i];
+        li /= t->dims[i];
+    }
+    return off;
+}
+
+static long tens_elems(const tens *t)
+{
+    long n = 1;
+    for (int i = 0; i < t->nb; i++)
+        n *= t->dims[i];
+    return n;
+}
+
+static unsigned rng = 777;
+static int small_int(int range)
+{
+    rng = rng * 1103515245u + 12345u;
+    return (int)((rng >> 16) % (unsigned)(2 * range + 1)) - range;
+}
+
+static float rnd_float(void)
+{
+    rng = rng * 1103515245u + 12345u;
+    return (float)((rng >> 8) & 0xffff) / 65536.0f - 0.5f;
+}
+
+/* ---- one problem ---- */
+
+typedef struct {
+    conv_ref_shape rs;
+    cudnnTensorDescriptor_t xd, yd;
+    cudnnFilterDescriptor_t wd;
+    cudnnConvolutionDescriptor_t cd;
+    tens x, w, y;
+} prob;
+
+static void prob_make(prob *P, const fcase *c, int layout, int flip)
+{
+    memset(P, 0, sizeof *P);
+    conv_ref_shape *s = &P->rs;
+    s->N = c->N, s->C = c->C, s->K = c->K, s->G = c->G, s->flip = flip;
+    for (int j = 0; j < 3; j++) {
+        s->in[j] = c->in[j], s->flt[j] = c->flt[j], s->pad[j] = c->pad[j];
+        s->str[j] = c->str[j], s->dil[j] = c->dil[j];
+    }
+    conv_ref_out_dims(s);
+    int nb = c->nsp + 2, o = 3 - c->nsp;
+    int xdims[5] = {c->N, c->C}, ydims[5] = {c->N, c->K}, wdims[5] = {c->K, c->C / c->G};
+    int pad[3], str[3], dil[3];
+    for (int j = 0; j < c->nsp; j++) {
+        xdims[2 + j] = c->in[o + j], ydims[2 + j] = s->out[o + j], wdims[2 + j] = c->flt[o + j];
+        pad[j] = c->pad[o + j], str[j] = c->str[o + j], dil[j] = c->dil[o + j];
+    }
+    tens_init(&P->x, nb, xdims, layout);
+    tens_init(&P->y, nb, ydims, layout);
+    tens_init(&P->w, nb, wdims, layout == L_NHWC ? L_NHWC : L_NCHW);
+    cudnnCreateTensorDescriptor(&P->xd);
+    cudnnCreateTensorDescriptor(&P->yd);
+    cudnnCreateFilterDescriptor(&P->wd);
+    cudnnCreateConvolutionDescriptor(&P->cd);
+    cudnnSetTensorNdDescriptor(P->xd, CUDNN_DATA_FLOAT, nb, xdims, P->x.strides);
+    cudnnSetTensorNdDescriptor(P->yd, CUDNN_DATA_FLOAT, nb, ydims, P->y.strides);
+    cudnnSetFilterNdDescriptor(P->wd, CUDNN_DATA_FLOAT, layout == L_NHWC ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW, nb,
+                               wdims);
+    cudnnSetConvolutionNdDescriptor(P->cd, c->nsp, pad, str, dil, flip ? CUDNN_CONVOLUTION : CUDNN_CROSS_CORRELATION,
+                                    CUDNN_DATA_FLOAT);
+    cudnnSetConvolutionGroupCount(P->cd, c->G);
+}
+
+static void prob_free(prob *P)
+{
+    free(P->x.mem), free(P->w.mem), free(P->y.mem);
+    cudnnDestroyTensorDescriptor(P->xd);
+    cudnnDestroyTensorDescriptor(P->yd);
+    cudnnDestroyFilterDescriptor(P->wd);
+    cudnnDestroyConvolutionDescriptor(P->cd);
+}
+
+/* Fill every element of T (padding too) with FILL, then the logical elements from L. */
+static void tens_load(tens *t, const double *l, float fill)
+{
+    for (long i = 0; i < t->span; i++)
+        t->mem[i] = fill;
+    long n = tens_elems(t);
+    for (long i = 0; i < n; i++)
+        t->mem[tens_off(t, i)] = (float)l[i];
+}
+
+/* Run backward filter ALGO_1 with the workspace its query gives (one byte less when SHORT). */
+static cudnnStatus_t run_bwdf(cudnnHandle_t h, prob *P, float alpha, float beta, int shortws, size_t *ws_out)
+{
+    size_t ws = 0;
+    cudnnStatus_t st = cudnnGetConvolutionBackwardFilterWorkspaceSize(h, P->xd, P->yd, P->cd, P->wd,
+                                                                      CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, &ws);
+    if (st != CUDNN_STATUS_SUCCESS)
+        return st;
+    if (ws_out)
+        *ws_out = ws;
+    size_t give = shortws && ws > 0 ? ws - 1 : ws;
+    void *mem = give ? malloc(give) : NULL;
+    st = cudnnConvolutionBackwardFilter(h, &alpha, P->xd, P->x.mem, P->yd, P->y.mem, P->cd,
+                                        CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, mem, give, &beta, P->wd, P->w.mem);
+    free(mem);
+    return st;
+}
+
+/* ---- the dispatch log ---- */
+
+static int saw_uk, saw_other;
+static void log_cb(cudnnSeverity_t sev, void *ud, const cudnnDebug_t *dbg, const char *msg)
+{
+    (void)sev, (void)ud, (void)dbg;
+    if (msg && strstr(msg, "dispatch")) {
+        if (strstr(msg, "ukernel_blocked_gemm_f32"))
+            saw_uk = 1;
+        else
+            saw_other = 1;
+    }
+}
+
+/* ---- correctness against the reference ---- */
+
+static void check_case(cudnnHandle_t h, const fcase *c, int layout, int flip)
+{
+    prob P;
+    prob_make(&P, c, layout, flip);
+    long nx = conv_ref_x_elems(&P.rs), nw = conv_ref_w_elems(&P.rs), ny = conv_ref_y_elems(&P.rs);
+    double *lx = malloc(sizeof(double) * (size_t)nx), *lw = malloc(sizeof(double) * (size_t)nw);
+    double *ly = malloc(sizeof(double) * (size_t)ny);
+    double *ref = malloc(sizeof(double) * (size_t)nw), *prev = malloc(sizeof(double) * (size_t)nw);
+    for (long i = 0; i < nx; i++)
+        lx[i] = small_int(2);
+    for (long i = 0; i < ny; i++)
+        ly[i] = small_int(2);
+    for (long i = 0; i < nw; i++)
+        lw[i] = 0;
+    conv_ref_bwd_filter(&P.rs, lx, ly, ref);
+    static const float ab[3][2] = {{1, 0}, {2, 0.5f}, {-1, 1}};
+    tens_load(&P.x, lx, 0), tens_load(&P.y, ly, 0);      /* x and dy are only read */
+    for (int k = 0; k < 3; k++) {
+        float alpha = ab[k][0], beta = ab[k][1];
+        for (long i = 0; i < nw; i++)
+            prev[i] = (double)small_int(3);
+        tens_load(&P.w, prev, beta == 0 ? NAN : -7.0f);   /* elements outside the tensor must survive */
+        saw_uk = saw_other = 0;
+        cudnnStatus_t st = run_bwdf(h, &P, alpha, beta, 0, NULL);
+        CHECK_MSG(st == CUDNN_STATUS_SUCCESS, "%s layout %d: status %d", c->name, layout, (int)st);
+        CHECK_MSG(saw_uk && !saw_other, "%s layout %d: the micro-kernel solver was not dispatched", c->name, layout);
+        long bad = 0;
+        for (long i = 0; i < nw; i++) {
+            double want = alpha * ref[i] + (beta == 0 ? 0 : beta * prev[i]);
+            if (P.w.mem[tens_off(&P.w, i)] != (float)want)
+                bad++;
+        }
+        long gaps = 0;
+        char *mark = calloc((size_t)P.w.span, 1);
+        for (long i = 0; i < nw; i++)
+            mark[tens_off(&P.w, i)] = 1;
+        for (long i = 0; i < P.w.span; i++)
+            if (!mark[i] && !(beta == 0 ? isnan(P.w.mem[i]) : P.w.mem[i] == -7.0f))
+                gaps++;
+        free(mark);
+        CHECK_MSG(bad == 0 && gaps == 0, "%s layout %d flip %d alpha %g beta %g: %ld wrong, %ld gaps", c->name, layout,
+                  flip, alpha, beta, bad, gaps);
+    }
+    /* exact workspace worked above; one byte less: BAD_PARAM, dW untouched */
+    for (long i = 0; i < P.w.span; i++)
+        P.w.mem[i] = 12345.0f;
+    size_t ws = 0;
+    cudnnStatus_t st = run_bwdf(h, &P, 1, 0, 1, &ws);
+    long touched = 0;
+    for (long i = 0; i < P.w.span; i++)
+        touched += P.w.mem[i] != 12345.0f;
+    CHECK_MSG(ws > 0 && st == CUDNN_STATUS_BAD_PARAM && touched == 0, "%s: short workspace (%zu - 1): status %d, %ld touched",
+              c->name, ws, (int)st, touched);
+    free(lx), free(lw), free(ly), free(ref), free(prev);
+    prob_free(&P);
+}
+
+/* ---- determinism: random (non-integer) data ---- */
+
+static const fcase det_cases[] = {
+    {"det chunks", 2, 3, 20, 40, 1, {1, 23, 21}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"det waves", 2, 4, 8, 8, 1, {1, 192, 192}, {1, 3, 3}, {0, 1, 1}, {1, 3, 3}, {1, 1, 1}},
+    {"det tiles", 2, 1, 80, 270, 1, {1, 9, 9}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+};
+#define NDET ((int)(sizeof det_cases / sizeof *det_cases))
+
+/* Runs every det case in LAYOUT on fixed pseudo-random data; writes the dW spans into OUT. */
+static long det_run(cudnnHandle_t h, int layout, float *out)
+{
+    unsigned save = rng;
+    rng = 99;
+    long n = 0;
+    for (int i = 0; i < NDET; i++) {
+        prob P;
+        prob_make(&P, &det_cases[i], layout, i & 1);
+        for (long j = 0; j < P.x.span; j++)
+            P.x.mem[j] = rnd_float();
+        for (long j = 0; j < P.w.span; j++)
+            P.w.mem[j] = rnd_float();
+        for (long j = 0; j < P.y.span; j++)
+            P.y.mem[j] = rnd_float();
+        if (h)
+            run_bwdf(h, &P, 1, 0.25f, 0, NULL);
+        if (out)
+            memcpy(out + n, P.w.mem, sizeof(float) * (size_t)P.w.span);
+        n += P.w.span;
+        prob_free(&P);
+    }
+    rng = save;
+    return n;
+}
+
+static cudnnHandle_t handle_with_threads(int nt)
+{
+    char v[16];
+    snprintf(v, sizeof v, "%d", nt);
+    setenv("HOSTDNN_NUM_THREADS", v, 1);
+    cudnnHandle_t h = NULL;
+    cudnnCreate(&h);
+    unsetenv("HOSTDNN_NUM_THREADS");
+    return h;
+}
+
+static void check_threads(void)
+{
+    SECTION("bitwise identical across thread counts");
+    for (int layout = 0; layout < L_COUNT; layout++) {
+        long n = det_run(NULL, layout, NULL);
+        float *a = malloc(sizeof(float) * (size_t)n), *b = malloc(sizeof(float) * (size_t)n);
+        cudnnHandle_t h1 = handle_with_threads(1);
+        det_run(h1, layout, a);
+        cudnnDestroy(h1);
+        static const int counts[] = {2, 3, 5};
+        for (int i = 0; i < 3; i++) {
+            cudnnHandle_t h = handle_with_threads(counts[i]);
+            det_run(h, layout, b);
+            cudnnDestroy(h);
+            CHECK_MSG(!memcmp(a, b, sizeof(float) * (size_t)n), "layout %d: %d threads differ from 1", layout,
+                      counts[i]);
+        }
+        free(a), free(b);
+    }
+}
+
+/* Each ISA cap in a fresh child (the cap is read once per process): the exact reference checks
+ * pass there too; AVX2 and AVX-512 (fused multiply-adds in the same order) give bitwise the
+ * same dW, the scalar kernels (separate multiply and add) agree to rounding. */
+static void check_isa(void)
+{
+    SECTION("every HOSTDNN_MAX_ISA cap");
+    const char *caps[3] = {"scalar", "avx2", "avx512"};
+    long n = det_run(NULL, L_NCHW, NULL) + det_run(NULL, L_NHWC, NULL);
+    float *shared = mmap(NULL, sizeof(float) * 3 * (size_t)n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (shared == MAP_FAILED) {
+        CHECK(0);
+        return;
+    }
+    for (int i = 0; i < 3; i++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            setenv("HOSTDNN_MAX_ISA", caps[i], 1);
+            cudnnHandle_t h = handle_with_threads(2);
+            cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, log_cb);
+            for (int c = 0; c < NCASES; c++)
+                check_case(h, &cases[c], c % L_COUNT, c & 1);
+            cudnnSetCallback(0, NULL, NULL);
+            float *base = shared + (size_t)i * (size_t)n;
+            long m = det_run(h, L_NCHW, base);
+            det_run(h, L_NHWC, base + m);
+            cudnnDestroy(h);
+            _exit(hd_t_failed ? 1 : 0);
+        }
+        int st = 0;
+        waitpid(pid, &st, 0);
+        CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "checks failed under HOSTDNN_MAX_ISA=%s", caps[i]);
+    }
+    CHECK_MSG(!memcmp(shared + n, shared + 2 * n, sizeof(float) * (size_t)n), "avx2 and avx512 results differ");
+    long far = 0;
+    for (long i = 0; i < n; i++)
+        if (!(fabsf(shared[i] - shared[n + i]) <= 1e-4f * (1 + fabsf(shared[i]))))
+            far++;
+    CHECK_MSG(far == 0, "%ld scalar results differ from avx2 beyond rounding", far);
+    munmap(shared, sizeof(float) * 3 * (size_t)n);
+}
+
+/* What the solver does not take goes to the next solver of ALGO_1, and is still right. */
+static void check_refusal(cudnnHandle_t h)
+{
+    SECTION("refused problems go to the next solver");
+    static const fcase dw = {"depthwise", 2, 2, 6, 6, 6, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}};
+    prob P;
+    prob_make(&P, &dw, L_NCHW, 0);
+    long nx = conv_ref_x_elems(&P.rs), nw = conv_ref_w_elems(&P.rs), ny = conv_ref_y_elems(&P.rs);
+    double *lx = malloc(sizeof(double) * (size_t)nx), *ly = malloc(sizeof(double) * (size_t)ny);
+    double *ref = malloc(sizeof(double) * (size_t)nw);
+    for (long i = 0; i < nx; i++)
+        lx[i] = small_int(2);
+    for (long i = 0; i < ny; i++)
+        ly[i] = small_int(2);
+    conv_ref_bwd_filter(&P.rs, lx, ly, ref);
+    tens_load(&P.x, lx, 0), tens_load(&P.y, ly, 0);
+    saw_uk = saw_other = 0;
+    CHECK_OK(run_bwdf(h, &P, 1, 0, 0, NULL));
+    CHECK(!saw_uk && saw_other);
+    long bad = 0;
+    for (long i = 0; i < nw; i++)
+        bad += P.w.mem[tens_off(&P.w, i)] != (float)ref[i];
+    CHECK_EQ_INT(bad, 0);
+    free(lx), free(ly), free(ref);
+    prob_free(&P);
+
+    cudnnTensorDescriptor_t xd, yd;
+    cudnnFilterDescriptor_t wd;
+    cudnnConvolutionDescriptor_t cd;
+    cudnnCreateTensorDescriptor(&xd);
+    cudnnCreateTensorDescriptor(&yd);
+    cudnnCreateFilterDescriptor(&wd);
+    cudnnCreateConvolutionDescriptor(&cd);
+    cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NCHW, CUDNN_DATA_DOUBLE, 1, 2, 4, 4);
+    cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NCHW, CUDNN_DATA_DOUBLE, 1, 16, 4, 4);
+    cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_DOUBLE, CUDNN_TENSOR_NCHW, 16, 2, 3, 3);
+    cudnnSetConvolution2dDescriptor(cd, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_DOUBLE);
+    double x[32], y[256], w[288], alpha = 1, beta = 0;
+    for (int i = 0; i < 32; i++)
+        x[i] = i % 5 - 2;
+    for (int i = 0; i < 256; i++)
+        y[i] = i % 3 - 1;
+    size_t ws = 0;
+    CHECK_OK(cudnnGetConvolutionBackwardFilterWorkspaceSize(h, xd, yd, cd, wd, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, &ws));
+    void *mem = malloc(ws + 1);
+    saw_uk = saw_other = 0;
+    CHECK_OK(cudnnConvolutionBackwardFilter(h, &alpha, xd, x, yd, y, cd, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, mem, ws,
+                                            &beta, wd, w));
+    CHECK(!saw_uk && saw_other);
+    free(mem);
+    cudnnDestroyTensorDescriptor(xd);
+    cudnnDestroyTensorDescriptor(yd);
+    cudnnDestroyFilterDescriptor(wd);
+    cudnnDestroyConvolutionDescriptor(cd);
+}
+
+/* The heuristic puts ALGO_1 first for FLOAT ResNet-like layers, in both layouts. */
+static void check_heuristic(cudnnHandle_t h)
+{
+    SECTION("heuristic ranking");
+    static const fcase rank[] = {
+        {"3x3", 2, 2, 32, 32, 1, {1, 14, 14}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+        {"1x1", 2, 2, 64, 32, 1, {1, 14, 14}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+        {"7x7 stride 2", 2, 2, 3, 64, 1, {1, 30, 30}, {1, 7, 7}, {0, 3, 3}, {1, 2, 2}, {1, 1, 1}},
+    };
+    for (int i = 0; i < 3; i++)
+        for (int layout = L_NCHW; layout <= L_NHWC; layout++) {
+            prob P;
+            prob_make(&P, &rank[i], layout, 0);
+            cudnnConvolutionBwdFilterAlgoPerf_t wp[7];
+            int n = 0;
+            CHECK_OK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, P.xd, P.yd, P.cd, P.wd, 7, &n, wp));
+            CHECK_MSG(n > 0 && wp[0].algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1 &&
+                          wp[0].determinism == CUDNN_DETERMINISTIC,
+                      "%s layout %d: first algo %d", rank[i].name, layout, n > 0 ? (int)wp[0].algo : -1);
+            prob_free(&P);
+        }
+}
+
+int main(void)
+{
+    check_isa();                                   /* first: fork before this process starts threads */
+    cudnnHandle_t h = handle_with_threads(2);
+    cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, log_cb);
+    SECTION("against the float64 reference");
+    for (int i = 0; i < NCASES; i++)
+        for (int layout = 0; layout < L_COUNT; layout++)
+            check_case(h, &cases[i], layout, (i + layout) & 1);
+    check_refusal(h);
+    cudnnSetCallback(0, NULL, NULL);
+    check_heuristic(h);
+    check_threads();
+    cudnnDestroy(h);
+    return hd_test_finish();
+}
