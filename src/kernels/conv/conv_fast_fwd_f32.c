@@ -1,0 +1,546 @@
+/*
+ * Forward fp32 convolution (solver 150, kernels/conv/conv_fast.h): blocked implicit GEMM
+ * that drives the GEMM micro-kernels (kernels/gemm/gemm-ukernels.h) itself.
+ *
+ * Per group, y[K x P] = w[K x CRS] * col[CRS x P].  The reduction index r runs over
+ * (channel, tap) when x's positions are contiguous (NCHW-like) and over (tap, channel)
+ * when its channels are (NHWC-like), so that a run of the gathered data is a run of x.
+ *
+ *  - The filter is packed ONCE per call into the micro-kernel's A layout: per group, per k
+ *    block, micro-panels of MR result channels (kc x MR, k-major, zero rows past K).
+ *  - Tasks are (group, position block, result-channel block).  Per k block a task gathers
+ *    its im2col columns straight into NR-wide B micro-panels (kc x NR, the layout the
+ *    micro-kernel reads) -- or, for a 1x1 unit-stride unpadded NCHW convolution, hands the
+ *    micro-kernel x itself (b_stride = channel stride, no copy at all) -- then runs the
+ *    micro-kernel over the block, A micro-panel in L1, B block and C block in L2.
+ *  - Results go straight into y when its positions are contiguous (the first k block
+ *    applies alpha and beta, later ones add).  Otherwise (NHWC-like or odd strides, blocks
+ *    that span images, the fused bias/activation epilogue) they accumulate in the task's
+ *    private buffer and the epilogue writes them once.
+ *  - NHWC-like x with NHWC-like y: the roles swap (y^T = col^T w^T).  A micro-panel of MR
+ *    positions is packed from the gathered rows of x (channels contiguous) and the packed
+ *    filter is the B side, NR result channels wide; results go straight into y, whose
+ *    channels are contiguous.
+ *
+ * Every element of y is reduced over the same k blocks (a function of CRS only) in order,
+ * each by one micro-kernel call in k order, and its epilogue does not depend on the
+ * partition: results are bitwise identical for every thread count, and between the AVX2 and
+ * AVX-512 kernels (both fused multiply-add).  The partition itself depends on the problem
+ * only.  Tasks take one of FW_SLOTS scratch areas by thread index, so the workspace does
+ * not depend on the thread count; at most FW_SLOTS threads are used.
+ */
+#include "kernels/conv/conv_fast.h"
+
+#include "core/parallel.h"
+#include "kernels/conv/conv_internal.h"
+#include "kernels/gemm/gemm-ukernels.h"
+
+#include <string.h>
+
+#define FW_SLOTS 8
+#define FW_KC 256          /* most reduction rows per k block (sets the rounding: never ISA-dependent) */
+#define FW_NC 256          /* target positions per block */
+#define FW_MC 512          /* most result channels per block */
+#define FW_UNIT 32         /* position blocks are multiples of this (every kernel's tile width divides it) */
+#define FW_SMALL_IMAGE 128 /* images with fewer positions are blocked across images */
+#define FW_MIN_TASKS 8     /* cut small problems finer, down to this many tasks */
+
+static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+static int64_t rup(int64_t a, int64_t b) { return cdiv(a, b) * b; }
+static int64_t imin(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* ---------------- the plan: a function of the problem (and the kernel's tile) ---------------- */
+
+typedef struct {
+    const hd_gemm_kernel *kern;
+    int64_t MR, NR;
+    int pix;                      /* reduction order (tap, channel): x's channels contiguous */
+    int swap;                     /* positions are the A side (NHWC-like x and y) */
+    int64_t M, R, P;              /* result channels per group, reduction length, positions per image */
+    int64_t nkb, kc;              /* k blocks: block b is rows [b*kc, min(R, (b+1)*kc)) */
+    int64_t AR, BR;               /* tile rows/cols of the (channel, position) side: MR/NR or NR/MR */
+    int64_t Mpad;                 /* M rounded up to the channel side's tile */
+    int64_t mb, nmb;              /* result channels per block (a multiple of the tile), blocks */
+    int64_t nc, npb;              /* positions per block, blocks (per image; over all images when cross) */
+    int64_t ncpad;                /* nc rounded up to the position side's tile */
+    int cross;                    /* position blocks run across images */
+    int direct_b;                 /* 1x1 NCHW: x itself is the B panel */
+    int cbuf;                     /* results go through the task's buffer and the epilogue */
+    int64_t slot;                 /* floats of one scratch slot */
+} fw_plan;
+
+static int x_pix(const hd_conv_problem *p) { return p->xs[1] == 1 && p->xs[4] != 1 && p->Cg > 1; }
+
+/* Positions of a tensor (strides s, dims d) addressed as pos * s[4]. */
+static int linear_positions(const int64_t s[5], const int64_t d[3])
+{
+    return (d[1] == 1 || s[3] == d[2] * s[4]) && (d[0] == 1 || s[2] == d[1] * d[2] * s[4]);
+}
+
+static fw_plan plan_fw(const hd_conv_problem *p)
+{
+    fw_plan L;
+    L.kern = hd_gemm_kernel_for(sizeof(float), hd_cpu_isa());
+    L.MR = (int64_t)L.kern->mr;
+    L.NR = (int64_t)L.kern->nr;
+    L.pix = x_pix(p);
+    L.M = p->Kg;
+    L.R = p->CRS;
+    L.P = p->P;
+    L.nkb = cdiv(L.R, FW_KC);
+    L.kc = cdiv(L.R, L.nkb);
+    L.cross = L.P < FW_SMALL_IMAGE && p->N > 1;
+    L.swap = L.pix;
+    L.AR = L.swap ? L.NR : L.MR;      /* channel side tile */
+    L.BR = L.swap ? L.MR : L.NR;      /* position side tile */
+    L.Mpad = rup(L.M, L.AR);
+    L.direct_b = 0;
+    if (!L.pix && !L.cross && p->TRS == 1 && p->xs[4] == 1 && linear_positions(p->xs, p->in)) {
+        L.direct_b = 1;
+        for (int j = 0; j < 3; j++)
+            if (p->pad[j] || p->str[j] != 1 || p->in[j] != p->out[j])
+                L.direct_b = 0;
+    }
+    /* blocks */
+    int64_t Q = L.cross ? p->N * L.P : L.P;
+    L.npb = cdiv(Q, FW_NC);
+    L.nc = imin(rup(cdiv(Q, L.npb), FW_UNIT), Q);
+    L.npb = cdiv(Q, L.nc);
+    L.nmb = cdiv(L.M, FW_MC);
+    L.mb = rup(cdiv(L.M, L.nmb), L.AR);
+    L.nmb = cdiv(L.M, L.mb);
+    int64_t per_group = L.cross ? L.npb : p->N * L.npb;
+    for (;;) {
+        int64_t tasks = p->G * per_group * L.nmb;
+        if (tasks >= FW_MIN_TASKS)
+            break;
+        if (L.mb > 128) {
+            L.mb = rup(cdiv(L.mb, 2), L.AR);
+        } else if (L.nc >= 128) {
+            L.nc = rup(cdiv(L.nc, 2), FW_UNIT);
+            L.npb = cdiv(Q, L.nc);
+        } else if (L.mb >= 2 * L.AR) {
+            L.mb = rup(cdiv(L.mb, 2), L.AR);
+        } else {
+            break;
+        }
+        L.nmb = cdiv(L.M, L.mb);
+        per_group = L.cross ? L.npb : p->N * L.npb;
+    }
+    L.ncpad = rup(L.nc, L.BR);
+    L.cbuf = 0;
+    L.slot = 0;
+    return L;
+}
+
+/* Whether results go through the buffer: positions not contiguous in y (or channels, when
+ * swapped), blocks across images, or the fused epilogue (z may be y itself). */
+static int fw_cbuf(const hd_conv_problem *p, const fw_plan *L, int fused)
+{
+    if (fused || L->cross || !linear_positions(p->ys, p->out))
+        return 1;
+    return L->swap ? p->ys[1] != 1 : p->ys[4] != 1;
+}
+
+/* Packed filter (G x Mpad x R), then FW_SLOTS x (gathered panel, result buffer).  The
+ * workspace books the result buffer whenever any epilogue could need it. */
+static hd_conv_layout layout_fw(const hd_conv_problem *p, fw_plan *L)
+{
+    L->slot = L->kc * L->ncpad + (fw_cbuf(p, L, 1) ? L->mb * L->ncpad : 0);
+    hd_conv_layout W = {{0}, 0};
+    hd_conv_book(&W, 0, p->G * L->Mpad, L->R, sizeof(float));
+    hd_conv_book(&W, 1, FW_SLOTS, L->slot, sizeof(float));
+    return W;
+}
+
+/* ---------------- the execution context ---------------- */
+
+typedef struct {
+    const hd_conv_problem *p;
+    const hd_conv_args *a;
+    fw_plan L;
+    const float *x, *w;
+    float *y;
+    float *apack, *slots;
+    int cbuf;
+} fw_ctx;
+
+/* Source coordinate along spatial dim j for output coordinate o and tap t; -1 outside. */
+static inline int64_t src_coord(const hd_conv_problem *p, int j, int64_t o, int64_t t)
+{
+    int64_t i = o * p->str[j] - p->pad[j] + t * p->dil[j];
+    return i >= 0 && i < p->in[j] ? i : -1;
+}
+
+/* Filter offset of reduction row r (channel and tap of the group, flip applied) for k = 0. */
+static int64_t w_row_off(const hd_conv_problem *p, int pix, int64_t r)
+{
+    int64_t ch, tap;
+    if (pix)
+        tap = r / p->Cg, ch = r % p->Cg;
+    else
+        ch = r / p->TRS, tap = r % p->TRS;
+    int64_t s = tap % p->flt[2], rr = (tap / p->flt[2]) % p->flt[1], t = tap / (p->flt[2] * p->flt[1]);
+    return hd_conv_w_off(p, 0, ch, t, rr, s);
+}
+
+/* The filter rows are contiguous in the reduction order (no flip): row k at w + k*wst[0]. */
+static int filter_rows_contiguous(const hd_conv_problem *p, int pix)
+{
+    const int64_t *ws = p->wst;
+    int64_t S = p->flt[2], RS = p->flt[1] * S;
+    if (p->flip)
+        return 0;
+    if (!pix)
+        return ws[4] == 1 && ws[3] == S && ws[2] == RS && ws[1] == p->TRS;
+    return ws[1] == 1 && ws[4] == p->Cg && ws[3] == S * p->Cg && ws[2] == RS * p->Cg;
+}
+
+/*
+ * Packing task (g, k block, channel tile): channels ch0 .. ch0+tile-1 of group g, rows of
+ * the k block.  Not swapped: an A micro-panel, dst[p*MR + i].  Swapped: a B micro-panel,
+ * dst[p*NR + j].  Both are "k-major, tile values per k step"; rows past M are zero.
+ */
+static void pack_w_task(void *vctx, size_t task, int thread)
+{
+    (void)thread;
+    fw_ctx *c = vctx;
+    const hd_conv_problem *p = c->p;
+    const fw_plan *L = &c->L;
+    int64_t T = L->AR, tiles = L->Mpad / T;
+    int64_t t = (int64_t)task;
+    int64_t q = t % tiles, kb = (t / tiles) % L->nkb, g = t / (tiles * L->nkb);
+    int64_t r0 = kb * L->kc, kcb = imin(L->kc, L->R - r0);
+    float *dst = c->apack + g * L->Mpad * L->R + r0 * L->Mpad + q * kcb * T;
+    int64_t rows = imin(T, L->M - q * T);
+    int64_t k0 = g * p->Kg + q * T;
+    const float *w = c->w;
+    int64_t ldw = p->wst[0];
+    if (filter_rows_contiguous(p, L->pix)) {
+        const float *src = w + k0 * ldw + r0;
+        if (!L->swap && L->kern->f32_pack_a_n && ldw > 0 &&
+            L->kern->f32_pack_a_n(src, (size_t)ldw, (size_t)rows, (size_t)kcb, dst))
+            return;
+        for (int64_t pp = 0; pp < kcb; pp++) {
+            float *d = dst + pp * T;
+            for (int64_t i = 0; i < rows; i++)
+                d[i] = src[i * ldw + pp];
+            for (int64_t i = rows; i < T; i++)
+                d[i] = 0;
+        }
+        return;
+    }
+    for (int64_t pp = 0; pp < kcb; pp++) {
+        const float *src = w + k0 * ldw + w_row_off(p, L->pix, r0 + pp);
+        float *d = dst + pp * T;
+        for (int64_t i = 0; i < rows; i++)
+            d[i] = src[i * ldw];
+        for (int64_t i = rows; i < T; i++)
+            d[i] = 0;
+    }
+}
+
+/* A position cursor: global index q (image-major when blocks cross images). */
+typedef struct {
+    int64_t n, od, oh, ow;
+} poscur;
+
+static poscur pos_at(const hd_conv_problem *p, int64_t n, int64_t q)
+{
+    poscur u;
+    u.n = n + q / p->P;
+    q %= p->P;
+    u.ow = q % p->out[2];
+    u.oh = (q / p->out[2]) % p->out[1];
+    u.od = q / (p->out[2] * p->out[1]);
+    return u;
+}
+
+static inline void pos_advance(const hd_conv_problem *p, poscur *u, int64_t cnt)
+{
+    u->ow += cnt;
+    if (u->ow == p->out[2]) {
+        u->ow = 0;
+        if (++u->oh == p->out[1]) {
+            u->oh = 0;
+            if (++u->od == p->out[0])
+                u->od = 0, u->n++;
+        }
+    }
+}
+
+/*
+ * NCHW-like gather: reduction rows [r0, r0+kcb) x positions [q0, q0+nq) (from image n) of
+ * group channel base chb, into micro-panels NR wide: (row pp, column j) at
+ * dst[(j/NR)*kcb*NR + pp*NR + j%NR].  Columns past nq in the last panel are zero.
+ */
+static void gather_b_rows(const fw_ctx *c, int64_t n, int64_t chb, int64_t r0, int64_t kcb, int64_t q0, int64_t nq,
+                          float *dst)
+{
+    const hd_conv_problem *p = c->p;
+    const int64_t NR = c->L.NR, *ss = p->xs, TRS = p->TRS, OW = p->out[2];
+    const float *xb = c->x + chb * ss[1];
+    poscur start = pos_at(p, n, q0);
+    for (int64_t pp = 0; pp < kcb; pp++) {
+        int64_t r = r0 + pp, ch = r / TRS, tap = r % TRS;
+        int64_t s = tap % p->flt[2], rr = (tap / p->flt[2]) % p->flt[1], t = tap / (p->flt[2] * p->flt[1]);
+        const float *bc = xb + ch * ss[1];
+        int64_t off = s * p->dil[2] - p->pad[2];       /* iw = ow * str + off */
+        poscur u = start;
+        int64_t id = src_coord(p, 0, u.od, t), ih = src_coord(p, 1, u.oh, rr);
+        for (int64_t j = 0; j < nq;) {
+            int64_t cnt = imin(imin(OW - u.ow, nq - j), NR - j % NR);
+            float *d = dst + (j / NR) * kcb * NR + pp * NR + j % NR;
+            if (id < 0 || ih < 0) {
+                memset(d, 0, (size_t)cnt * sizeof *d);
+            } else {
+                const float *bl = bc + u.n * ss[0] + id * ss[2] + ih * ss[3];
+                if (p->str[2] == 1) {
+                    int64_t lo = -off > u.ow ? -off : u.ow, hi = imin(p->in[2] - off, u.ow + cnt);
+                    if (lo > hi)
+                        lo = hi;
+                    int64_t k = 0;
+                    for (int64_t o = u.ow; o < lo; o++)
+                        d[k++] = 0;
+                    if (ss[4] == 1) {
+                        memcpy(d + k, bl + lo + off, (size_t)(hi - lo) * sizeof *d);
+                        k += hi - lo;
+                    } else {
+                        for (int64_t o = lo; o < hi; o++)
+                            d[k++] = bl[(o + off) * ss[4]];
+                    }
+                    for (; k < cnt; k++)
+                        d[k] = 0;
+                } else {
+                    for (int64_t k = 0; k < cnt; k++) {
+                        int64_t iw = (u.ow + k) * p->str[2] + off;
+                        d[k] = iw < 0 || iw >= p->in[2] ? 0.0f : bl[iw * ss[4]];
+                    }
+                }
+            }
+            j += cnt;
+            int64_t oh = u.oh, od = u.od;
+            pos_advance(p, &u, cnt);
+            if (u.oh != oh || u.od != od) {
+                id = src_coord(p, 0, u.od, t);
+                ih = src_coord(p, 1, u.oh, rr);
+            }
+        }
+    }
+    if (nq % NR)
+        for (int64_t pp = 0; pp < kcb; pp++)
+            memset(dst + (nq / NR) * kcb * NR + pp * NR + nq % NR, 0, (size_t)(NR - nq % NR) * sizeof(float));
+}
+
+/*
+ * NHWC-like gather: for each position j, the reduction rows [r0, r0+kcb) are runs of x's
+ * channels (tap-major).  The element (row pp, position j) goes to
+ * dst[(j/T)*kcb*T + pp*T + j%T]: a B micro-panel (T = NR) or, swapped, an A micro-panel
+ * (T = MR).  Positions past nq in the last panel are zero.
+ */
+static void gather_pix(const fw_ctx *c, int64_t n, int64_t chb, int64_t r0, int64_t kcb, int64_t q0, int64_t nq,
+                       int64_t T, float *dst)
+{
+    const hd_conv_problem *p = c->p;
+    const int64_t *ss = p->xs, nch = p->Cg;
+    const float *xb = c->x + chb * ss[1];
+    poscur u = pos_at(p, n, q0);
+    for (int64_t j = 0; j < nq; j++, pos_advance(p, &u, 1)) {
+        float *d = dst + (j / T) * kcb * T + j % T;
+        for (int64_t pp = 0; pp < kcb;) {
+            int64_t r = r0 + pp, tap = r / nch, ch = r % nch, cnt = imin(nch - ch, kcb - pp);
+            int64_t s = tap % p->flt[2], rr = (tap / p->flt[2]) % p->flt[1], t = tap / (p->flt[2] * p->flt[1]);
+            int64_t id = src_coord(p, 0, u.od, t), ih = src_coord(p, 1, u.oh, rr), iw = src_coord(p, 2, u.ow, s);
+            float *dd = d + pp * T;
+            if (id < 0 || ih < 0 || iw < 0) {
+                for (int64_t k = 0; k < cnt; k++)
+                    dd[k * T] = 0;
+            } else {
+                const float *src = xb + u.n * ss[0] + id * ss[2] + ih * ss[3] + iw * ss[4] + ch;
+                for (int64_t k = 0; k < cnt; k++)
+                    dd[k * T] = src[k];
+            }
+            pp += cnt;
+        }
+    }
+    if (nq % T)
+        for (int64_t pp = 0; pp < kcb; pp++)
+            memset(dst + (nq / T) * kcb * T + pp * T + nq % T, 0, (size_t)(T - nq % T) * sizeof(float));
+}
+
+/*
+ * The epilogue from the buffer: buf[m * ld + j] is the sum for channel ch0 + m and position
+ * q0 + j (from image n); y = alpha*v + beta*y, or the fused form.  Swapped: buf[j * ld + m].
+ */
+static void store_from_buffer(const fw_ctx *c, int64_t n, int64_t ch0, int64_t nm, int64_t q0, int64_t nq,
+                              const float *buf, int64_t ld, int swap)
+{
+    const hd_conv_problem *p = c->p;
+    const hd_conv_epilogue *e = &c->a->epi;
+    const int64_t *os = p->ys;
+    float alpha = (float)e->alpha, beta = (float)e->beta, alpha2 = (float)e->alpha2;
+    const float *z = e->z, *bias = e->bias;
+    float *y = c->y;
+    int64_t ms = swap ? 1 : ld, js = swap ? ld : 1;
+    for (int64_t m = 0; m < nm; m++) {
+        int64_t ch = ch0 + m;
+        float bv = e->fused ? bias[ch * e->bias_stride] : 0.0f;
+        const float *v = buf + m * ms;
+        poscur u = pos_at(p, n, q0);
+        for (int64_t j = 0; j < nq;) {
+            int64_t cnt = imin(p->out[2] - u.ow, nq - j);
+            int64_t base = u.n * os[0] + ch * os[1] + u.od * os[2] + u.oh * os[3] + u.ow * os[4];
+            float *o = y + base;
+            const float *vv = v + j * js;
+            if (e->fused) {
+                const float *zz = z + base;
+                for (int64_t k = 0; k < cnt; k++) {
+                    float r = alpha * vv[k * js] + bv;
+                    if (alpha2 != 0)
+                        r += alpha2 * zz[k * os[4]];
+                    if (e->relu && !(r > 0))
+                        r = 0;
+                    o[k * os[4]] = r;
+                }
+            } else if (beta == 0) {
+                for (int64_t k = 0; k < cnt; k++)
+                    o[k * os[4]] = alpha * vv[k * js];
+            } else {
+                for (int64_t k = 0; k < cnt; k++)
+                    o[k * os[4]] = alpha * vv[k * js] + beta * o[k * os[4]];
+            }
+            j += cnt;
+            pos_advance(p, &u, cnt);
+        }
+    }
+}
+
+/* One task: channels [m0, m0+nm) of group g x one position block, all k blocks in order. */
+static void fw_task(void *vctx, size_t task, int thread)
+{
+    fw_ctx *c = vctx;
+    const hd_conv_problem *p = c->p;
+    const fw_plan *L = &c->L;
+    const hd_conv_args *a = c->a;
+    int64_t t = (int64_t)task, per_group = L->cross ? L->npb : p->N * L->npb;
+    int64_t mbi = t % L->nmb, pbi = (t / L->nmb) % per_group, g = t / (L->nmb * per_group);
+    int64_t n = 0, q0, nq;
+    if (L->cross) {
+        q0 = pbi * L->nc;
+        nq = imin(L->nc, p->N * L->P - q0);
+    } else {
+        n = pbi / L->npb;
+        q0 = (pbi % L->npb) * L->nc;
+        nq = imin(L->nc, L->P - q0);
+    }
+    int64_t m0 = mbi * L->mb, nm = imin(L->mb, L->M - m0);
+    int64_t ch0 = g * p->Kg + m0, chb = g * p->Cg;
+    float *panel = c->slots + (size_t)thread * (size_t)L->slot;
+    float *buf = panel + L->kc * L->ncpad;
+    const int64_t *os = p->ys, *xs = p->xs;
+    const size_t MR = (size_t)L->MR, NR = (size_t)L->NR;
+    hd_f32_gemm_ukernel_fn uk = L->kern->f32;
+    float alpha = (float)a->epi.alpha, beta = (float)a->epi.beta;
+    const float *wg = c->apack + g * L->Mpad * L->R;
+    float *ybase = c->cbuf ? NULL : c->y + n * os[0] + ch0 * os[1] + q0 * os[4];
+
+    for (int64_t kb = 0; kb < L->nkb; kb++) {
+        int64_t r0 = kb * L->kc, kcb = imin(L->kc, L->R - r0);
+        float al = c->cbuf ? 1.0f : alpha;
+        float be = kb > 0 ? 1.0f : c->cbuf ? 0.0f : beta;
+        const float *wk = wg + r0 * L->Mpad;
+        if (L->swap) {
+            /* A: MR positions per micro-panel, gathered; B: NR channels of the packed filter. */
+            gather_pix(c, n, chb, r0, kcb, q0, nq, (int64_t)MR, panel);
+            for (int64_t ir = 0; ir < nq; ir += (int64_t)MR) {
+                const float *ap = panel + (ir / (int64_t)MR) * kcb * (int64_t)MR;
+                size_t mr = (size_t)imin((int64_t)MR, nq - ir);
+                for (int64_t jr = 0; jr < nm; jr += (int64_t)NR) {
+                    const float *bp = wk + ((m0 + jr) / (int64_t)NR) * kcb * (int64_t)NR;
+                    size_t nr = (size_t)imin((int64_t)NR, nm - jr);
+                    if (c->cbuf)
+                        uk(mr, nr, (size_t)kcb, ap, bp, NR, buf + ir * L->mb + jr, (size_t)L->mb, al, be);
+                    else
+                        uk(mr, nr, (size_t)kcb, ap, bp, NR, ybase + ir * os[4] + jr, (size_t)os[4], al, be);
+                }
+            }
+            continue;
+        }
+        const float *xdirect = NULL;
+        if (L->direct_b) {
+            xdirect = c->x + n * xs[0] + (chb + r0) * xs[1] + q0;
+            if (nq % (int64_t)NR)                  /* the partial last panel is copied */
+                gather_b_rows(c, n, chb, r0, kcb, q0 + nq / (int64_t)NR * (int64_t)NR, nq % (int64_t)NR, panel);
+        } else if (L->pix) {
+            gather_pix(c, n, chb, r0, kcb, q0, nq, (int64_t)NR, panel);
+        } else {
+            gather_b_rows(c, n, chb, r0, kcb, q0, nq, panel);
+        }
+        for (int64_t ir = 0; ir < nm; ir += (int64_t)MR) {
+            const float *ap = wk + ((m0 + ir) / (int64_t)MR) * kcb * (int64_t)MR;
+            size_t mr = (size_t)imin((int64_t)MR, nm - ir);
+            for (int64_t jr = 0; jr < nq; jr += (int64_t)NR) {
+                size_t nr = (size_t)imin((int64_t)NR, nq - jr);
+                const float *bp;
+                size_t bs = NR;
+                if (xdirect && nr == NR) {
+                    bp = xdirect + jr;
+                    bs = (size_t)xs[1];
+                } else {
+                    bp = panel + (xdirect ? 0 : (jr / (int64_t)NR) * kcb * (int64_t)NR);
+                }
+                if (c->cbuf)
+                    uk(mr, nr, (size_t)kcb, ap, bp, bs, buf + ir * L->ncpad + jr, (size_t)L->ncpad, al, be);
+                else
+                    uk(mr, nr, (size_t)kcb, ap, bp, bs, ybase + ir * os[1] + jr, (size_t)os[1], al, be);
+            }
+        }
+    }
+    if (c->cbuf) {
+        if (L->swap)
+            store_from_buffer(c, n, ch0, nm, q0, nq, buf, L->mb, 1);
+        else
+            store_from_buffer(c, n, ch0, nm, q0, nq, buf, L->ncpad, 0);
+    }
+}
+
+/* ---------------- the entry points ---------------- */
+
+size_t hd_conv_fast_ws_fwd(const hd_conv_problem *p)
+{
+    fw_plan L = plan_fw(p);
+    return layout_fw(p, &L).total;
+}
+
+int hd_conv_fast_app_fwd(const hd_conv_problem *p, const char **r)
+{
+    if (p->xdt != CUDNN_DATA_FLOAT || p->wdt != CUDNN_DATA_FLOAT || p->ydt != CUDNN_DATA_FLOAT || p->dbl ||
+        p->int8) {
+        *r = "the blocked GEMM solvers take FLOAT x, w and y only";
+        return 0;
+    }
+    if (hd_conv_fast_ws_fwd(p) == SIZE_MAX) {
+        *r = "its workspace would not fit in size_t";
+        return 0;
+    }
+    return 1;
+}
+
+void hd_conv_fast_exec_fwd(const hd_conv_problem *p, const hd_conv_args *a)
+{
+    fw_ctx c;
+    c.p = p;
+    c.a = a;
+    c.L = plan_fw(p);
+    hd_conv_layout W = layout_fw(p, &c.L);
+    c.x = a->x;
+    c.w = a->w;
+    c.y = a->out;
+    c.apack = (float *)((char *)a->ws + W.off[0]);
+    c.slots = (float *)((char *)a->ws + W.off[1]);
+    c.cbuf = fw_cbuf(p, &c.L, a->epi.fused);
+    int nt = a->nthreads < FW_SLOTS ? a->nthreads : FW_SLOTS;
+    hd_parallel_for((size_t)(p->G * c.L.nkb * (c.L.Mpad / c.L.AR)), nt, pack_w_task, &c);
+    int64_t per_group = c.L.cross ? c.L.npb : p->N * c.L.npb;
+    hd_parallel_for((size_t)(p->G * per_group * c.L.nmb), nt, fw_task, &c);
+}
