@@ -32,9 +32,11 @@
 #include "kernels/conv/conv_fast.h"
 
 #include "core/parallel.h"
+#include "kernels/conv/conv_fwd_gather.h"
 #include "kernels/conv/conv_internal.h"
 #include "kernels/gemm/gemm-ukernels.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #define FW_SLOTS 8
@@ -48,6 +50,12 @@
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static int64_t rup(int64_t a, int64_t b) { return cdiv(a, b) * b; }
 static int64_t imin(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* A piece of a position block whose source offsets are affine: positions [j, j+len) read
+ * x at off + k * str[2]*xs[4] (+ the channel and tap parts; padding not yet applied). */
+typedef struct {
+    int64_t j, len, off;
+} fw_seg;
 
 /* ---------------- the plan: a function of the problem (and the kernel's tile) ---------------- */
 
@@ -66,7 +74,8 @@ typedef struct {
     int cross;                    /* position blocks run across images */
     int direct_b;                 /* 1x1 NCHW: x itself is the B panel */
     int cbuf;                     /* results go through the task's buffer and the epilogue */
-    int64_t slot;                 /* floats of one scratch slot */
+    int64_t slot;                 /* floats of one scratch slot: panel, result buffer, segments, bits */
+    int64_t buf_at, seg_at, bits_at, bstride;
 } fw_plan;
 
 static int x_pix(const hd_conv_problem *p) { return p->xs[1] == 1 && p->xs[4] != 1 && p->Cg > 1; }
@@ -146,7 +155,11 @@ static int fw_cbuf(const hd_conv_problem *p, const fw_plan *L, int fused)
  * workspace books the result buffer whenever any epilogue could need it. */
 static hd_conv_layout layout_fw(const hd_conv_problem *p, fw_plan *L)
 {
-    L->slot = L->kc * L->ncpad + (fw_cbuf(p, L, 1) ? L->mb * L->ncpad : 0);
+    L->bstride = cdiv(L->nc, 8) + 8;
+    L->buf_at = rup(L->kc * L->ncpad, 16);
+    L->seg_at = L->buf_at + rup(fw_cbuf(p, L, 1) ? L->mb * L->ncpad : 0, 16);
+    L->bits_at = L->seg_at + rup((L->nc + 1) * (int64_t)(sizeof(fw_seg) / sizeof(float)), 16);
+    L->slot = L->bits_at + rup(cdiv(p->TRS * L->bstride, (int64_t)sizeof(float)), 16);
     hd_conv_layout W = {{0}, 0};
     hd_conv_book(&W, 0, p->G * L->Mpad, L->R, sizeof(float));
     hd_conv_book(&W, 1, FW_SLOTS, L->slot, sizeof(float));
@@ -163,6 +176,8 @@ typedef struct {
     float *y;
     float *apack, *slots;
     int cbuf;
+    hd_conv_mrun_fn mrun;
+    hd_conv_cols_fn cols;
 } fw_ctx;
 
 /* Source coordinate along spatial dim j for output coordinate o and tap t; -1 outside. */
@@ -269,74 +284,108 @@ static inline void pos_advance(const hd_conv_problem *p, poscur *u, int64_t cnt)
     }
 }
 
+/* Plain C versions of the panel copies (conv_fwd_gather.h). */
+static void cols_c(float *dst, int64_t T, const float *const *src, int64_t cnt)
+{
+    for (int64_t i = 0; i < T; i++) {
+        const float *s = src[i];
+        for (int64_t k = 0; k < cnt; k++)
+            dst[k * T + i] = s ? s[k] : 0.0f;
+    }
+}
+
+static void mrun_c(float *d, const float *src, int64_t step, const uint8_t *bits, int64_t bit0, int64_t cnt)
+{
+    for (int64_t k = 0; k < cnt; k++)
+        d[k] = (bits[(bit0 + k) >> 3] >> ((bit0 + k) & 7)) & 1 ? src[k * step] : 0.0f;
+}
+
+/* Set bits [from, to) of B. */
+static void set_bits(uint8_t *b, int64_t from, int64_t to)
+{
+    for (; from < to && (from & 7); from++)
+        b[from >> 3] |= (uint8_t)(1u << (from & 7));
+    if (to - from >= 8) {
+        memset(b + (from >> 3), 0xFF, (size_t)((to - from) >> 3));
+        from += (to - from) & ~(int64_t)7;
+    }
+    for (; from < to; from++)
+        b[from >> 3] |= (uint8_t)(1u << (from & 7));
+}
+
 /*
- * NCHW-like gather: reduction rows [r0, r0+kcb) x positions [q0, q0+nq) (from image n) of
- * group channel base chb, into micro-panels NR wide: (row pp, column j) at
- * dst[(j/NR)*kcb*NR + pp*NR + j%NR].  Columns past nq in the last panel are zero.
+ * The geometry of positions [q0, q0+nq) from image n, shared by every channel: its
+ * segments (output rows, merged while the source stays affine -- a whole image for a
+ * stride-1 "same" convolution) and, per tap, one bit per position: its source lies inside
+ * x (not in the padding).  Returns the number of segments.
  */
-static void gather_b_rows(const fw_ctx *c, int64_t n, int64_t chb, int64_t r0, int64_t kcb, int64_t q0, int64_t nq,
-                          float *dst)
+static int64_t block_geometry(const fw_ctx *c, int64_t n, int64_t q0, int64_t nq, fw_seg *seg, uint8_t *bits,
+                              int64_t bstride)
 {
     const hd_conv_problem *p = c->p;
-    const int64_t NR = c->L.NR, *ss = p->xs, TRS = p->TRS, OW = p->out[2];
-    const float *xb = c->x + chb * ss[1];
-    poscur start = pos_at(p, n, q0);
+    const int64_t *ss = p->xs, step = p->str[2] * ss[4];
+    int64_t ns = 0;
+    poscur u = pos_at(p, n, q0);
+    memset(bits, 0, (size_t)(p->TRS * bstride));
+    for (int64_t j = 0; j < nq;) {
+        int64_t len = imin(p->out[2] - u.ow, nq - j);
+        int64_t off = u.n * ss[0] + (u.od * p->str[0] - p->pad[0]) * ss[2] + (u.oh * p->str[1] - p->pad[1]) * ss[3] +
+                      (u.ow * p->str[2] - p->pad[2]) * ss[4];
+        if (ns && seg[ns - 1].off + seg[ns - 1].len * step == off) {
+            seg[ns - 1].len += len;
+        } else {
+            seg[ns].j = j, seg[ns].len = len, seg[ns].off = off;
+            ns++;
+        }
+        uint8_t *b = bits;
+        for (int64_t t = 0; t < p->flt[0]; t++)
+            for (int64_t rr = 0; rr < p->flt[1]; rr++)
+                for (int64_t s = 0; s < p->flt[2]; s++, b += bstride) {
+                    if (src_coord(p, 0, u.od, t) < 0 || src_coord(p, 1, u.oh, rr) < 0)
+                        continue;
+                    int64_t base = u.ow * p->str[2] + s * p->dil[2] - p->pad[2];   /* iw of position j */
+                    int64_t lo = base >= 0 ? 0 : cdiv(-base, p->str[2]);
+                    int64_t hi = base > p->in[2] - 1 ? 0 : imin((p->in[2] - 1 - base) / p->str[2] + 1, len);
+                    set_bits(b, j + lo, j + hi);
+                }
+        j += len;
+        pos_advance(p, &u, len);
+    }
+    return ns;
+}
+
+/*
+ * NCHW-like gather: reduction rows [r0, r0+kcb) x the block's positions (geometry above) of
+ * group channel base chb, row-major: (row pp, column j) at dst[pp*ld + j]; columns from nq
+ * up to the next multiple of NR are zero.
+ */
+static void gather_b_rows(const fw_ctx *c, const fw_seg *seg, int64_t ns, const uint8_t *bits, int64_t bstride,
+                          int64_t chb, int64_t r0, int64_t kcb, int64_t nq, float *dst, int64_t ld)
+{
+    const hd_conv_problem *p = c->p;
+    const int64_t *ss = p->xs, TRS = p->TRS, step = p->str[2] * ss[4];
+    hd_conv_mrun_fn mrun = c->mrun;
+    int64_t tail = rup(nq, c->L.NR) - nq;
     for (int64_t pp = 0; pp < kcb; pp++) {
         int64_t r = r0 + pp, ch = r / TRS, tap = r % TRS;
         int64_t s = tap % p->flt[2], rr = (tap / p->flt[2]) % p->flt[1], t = tap / (p->flt[2] * p->flt[1]);
-        const float *bc = xb + ch * ss[1];
-        int64_t off = s * p->dil[2] - p->pad[2];       /* iw = ow * str + off */
-        poscur u = start;
-        int64_t id = src_coord(p, 0, u.od, t), ih = src_coord(p, 1, u.oh, rr);
-        for (int64_t j = 0; j < nq;) {
-            int64_t cnt = imin(imin(OW - u.ow, nq - j), NR - j % NR);
-            float *d = dst + (j / NR) * kcb * NR + pp * NR + j % NR;
-            if (id < 0 || ih < 0) {
-                memset(d, 0, (size_t)cnt * sizeof *d);
-            } else {
-                const float *bl = bc + u.n * ss[0] + id * ss[2] + ih * ss[3];
-                if (p->str[2] == 1) {
-                    int64_t lo = -off > u.ow ? -off : u.ow, hi = imin(p->in[2] - off, u.ow + cnt);
-                    if (lo > hi)
-                        lo = hi;
-                    int64_t k = 0;
-                    for (int64_t o = u.ow; o < lo; o++)
-                        d[k++] = 0;
-                    if (ss[4] == 1) {
-                        memcpy(d + k, bl + lo + off, (size_t)(hi - lo) * sizeof *d);
-                        k += hi - lo;
-                    } else {
-                        for (int64_t o = lo; o < hi; o++)
-                            d[k++] = bl[(o + off) * ss[4]];
-                    }
-                    for (; k < cnt; k++)
-                        d[k] = 0;
-                } else {
-                    for (int64_t k = 0; k < cnt; k++) {
-                        int64_t iw = (u.ow + k) * p->str[2] + off;
-                        d[k] = iw < 0 || iw >= p->in[2] ? 0.0f : bl[iw * ss[4]];
-                    }
-                }
-            }
-            j += cnt;
-            int64_t oh = u.oh, od = u.od;
-            pos_advance(p, &u, cnt);
-            if (u.oh != oh || u.od != od) {
-                id = src_coord(p, 0, u.od, t);
-                ih = src_coord(p, 1, u.oh, rr);
-            }
+        int64_t base = (chb + ch) * ss[1] + t * p->dil[0] * ss[2] + rr * p->dil[1] * ss[3] + s * p->dil[2] * ss[4];
+        const uint8_t *b = bits + tap * bstride;
+        float *d = dst + pp * ld;
+        for (int64_t i = 0; i < ns; i++) {
+            /* the segment's first address may lie in the padding, outside x: integer arithmetic */
+            const float *src = (const float *)((uintptr_t)c->x + (uintptr_t)((base + seg[i].off) * (int64_t)sizeof(float)));
+            mrun(d + seg[i].j, src, step, b, seg[i].j, seg[i].len);
         }
+        for (int64_t k = 0; k < tail; k++)
+            d[nq + k] = 0;
     }
-    if (nq % NR)
-        for (int64_t pp = 0; pp < kcb; pp++)
-            memset(dst + (nq / NR) * kcb * NR + pp * NR + nq % NR, 0, (size_t)(NR - nq % NR) * sizeof(float));
 }
 
 /*
  * NHWC-like gather: for each position j, the reduction rows [r0, r0+kcb) are runs of x's
- * channels (tap-major).  The element (row pp, position j) goes to
- * dst[(j/T)*kcb*T + pp*T + j%T]: a B micro-panel (T = NR) or, swapped, an A micro-panel
- * (T = MR).  Positions past nq in the last panel are zero.
+ * channels (tap-major).  Micro-panels of T positions, k-major: (row pp, position j) at
+ * dst[(j/T)*kcb*T + pp*T + j%T]; positions past nq in the last panel are zero.
  */
 static void gather_pix(const fw_ctx *c, int64_t n, int64_t chb, int64_t r0, int64_t kcb, int64_t q0, int64_t nq,
                        int64_t T, float *dst)
@@ -344,28 +393,30 @@ static void gather_pix(const fw_ctx *c, int64_t n, int64_t chb, int64_t r0, int6
     const hd_conv_problem *p = c->p;
     const int64_t *ss = p->xs, nch = p->Cg;
     const float *xb = c->x + chb * ss[1];
+    const float *src[16];
     poscur u = pos_at(p, n, q0);
-    for (int64_t j = 0; j < nq; j++, pos_advance(p, &u, 1)) {
-        float *d = dst + (j / T) * kcb * T + j % T;
+    for (int64_t j0 = 0; j0 < nq; j0 += T) {
+        poscur pu[16];
+        int64_t cntj = imin(T, nq - j0);
+        for (int64_t i = 0; i < cntj; i++, pos_advance(p, &u, 1))
+            pu[i] = u;
+        float *d = dst + (j0 / T) * kcb * T;
         for (int64_t pp = 0; pp < kcb;) {
             int64_t r = r0 + pp, tap = r / nch, ch = r % nch, cnt = imin(nch - ch, kcb - pp);
             int64_t s = tap % p->flt[2], rr = (tap / p->flt[2]) % p->flt[1], t = tap / (p->flt[2] * p->flt[1]);
-            int64_t id = src_coord(p, 0, u.od, t), ih = src_coord(p, 1, u.oh, rr), iw = src_coord(p, 2, u.ow, s);
-            float *dd = d + pp * T;
-            if (id < 0 || ih < 0 || iw < 0) {
-                for (int64_t k = 0; k < cnt; k++)
-                    dd[k * T] = 0;
-            } else {
-                const float *src = xb + u.n * ss[0] + id * ss[2] + ih * ss[3] + iw * ss[4] + ch;
-                for (int64_t k = 0; k < cnt; k++)
-                    dd[k * T] = src[k];
+            for (int64_t i = 0; i < T; i++) {
+                src[i] = NULL;
+                if (i >= cntj)
+                    continue;
+                int64_t id = src_coord(p, 0, pu[i].od, t), ih = src_coord(p, 1, pu[i].oh, rr);
+                int64_t iw = src_coord(p, 2, pu[i].ow, s);
+                if (id >= 0 && ih >= 0 && iw >= 0)
+                    src[i] = xb + pu[i].n * ss[0] + id * ss[2] + ih * ss[3] + iw * ss[4] + ch;
             }
+            c->cols(d + pp * T, T, src, cnt);
             pp += cnt;
         }
     }
-    if (nq % T)
-        for (int64_t pp = 0; pp < kcb; pp++)
-            memset(dst + (nq / T) * kcb * T + pp * T + nq % T, 0, (size_t)(T - nq % T) * sizeof(float));
 }
 
 /*
@@ -436,7 +487,12 @@ static void fw_task(void *vctx, size_t task, int thread)
     int64_t m0 = mbi * L->mb, nm = imin(L->mb, L->M - m0);
     int64_t ch0 = g * p->Kg + m0, chb = g * p->Cg;
     float *panel = c->slots + (size_t)thread * (size_t)L->slot;
-    float *buf = panel + L->kc * L->ncpad;
+    float *buf = panel + L->buf_at;
+    fw_seg *seg = (fw_seg *)(panel + L->seg_at);
+    uint8_t *bits = (uint8_t *)(panel + L->bits_at);
+    int64_t ns = 0, nfull = L->direct_b ? nq / L->NR * L->NR : 0;
+    if (!L->swap && nfull < nq)
+        ns = block_geometry(c, n, q0 + nfull, nq - nfull, seg, bits, L->bstride);
     const int64_t *os = p->ys, *xs = p->xs;
     const size_t MR = (size_t)L->MR, NR = (size_t)L->NR;
     hd_f32_gemm_ukernel_fn uk = L->kern->f32;
@@ -470,24 +526,23 @@ static void fw_task(void *vctx, size_t task, int thread)
         if (L->direct_b) {
             xdirect = c->x + n * xs[0] + (chb + r0) * xs[1] + q0;
             if (nq % (int64_t)NR)                  /* the partial last panel is copied */
-                gather_b_rows(c, n, chb, r0, kcb, q0 + nq / (int64_t)NR * (int64_t)NR, nq % (int64_t)NR, panel);
-        } else if (L->pix) {
-            gather_pix(c, n, chb, r0, kcb, q0, nq, (int64_t)NR, panel);
+                gather_b_rows(c, seg, ns, bits, L->bstride, chb, r0, kcb, nq - nfull, panel, (int64_t)NR);
         } else {
-            gather_b_rows(c, n, chb, r0, kcb, q0, nq, panel);
+            gather_b_rows(c, seg, ns, bits, L->bstride, chb, r0, kcb, nq, panel, L->ncpad);
         }
         for (int64_t ir = 0; ir < nm; ir += (int64_t)MR) {
             const float *ap = wk + ((m0 + ir) / (int64_t)MR) * kcb * (int64_t)MR;
             size_t mr = (size_t)imin((int64_t)MR, nm - ir);
             for (int64_t jr = 0; jr < nq; jr += (int64_t)NR) {
                 size_t nr = (size_t)imin((int64_t)NR, nq - jr);
-                const float *bp;
-                size_t bs = NR;
+                const float *bp = panel + jr;
+                size_t bs = (size_t)L->ncpad;
                 if (xdirect && nr == NR) {
                     bp = xdirect + jr;
                     bs = (size_t)xs[1];
-                } else {
-                    bp = panel + (xdirect ? 0 : (jr / (int64_t)NR) * kcb * (int64_t)NR);
+                } else if (xdirect) {
+                    bp = panel;
+                    bs = NR;
                 }
                 if (c->cbuf)
                     uk(mr, nr, (size_t)kcb, ap, bp, bs, buf + ir * L->ncpad + jr, (size_t)L->ncpad, al, be);
@@ -539,6 +594,9 @@ void hd_conv_fast_exec_fwd(const hd_conv_problem *p, const hd_conv_args *a)
     c.apack = (float *)((char *)a->ws + W.off[0]);
     c.slots = (float *)((char *)a->ws + W.off[1]);
     c.cbuf = fw_cbuf(p, &c.L, a->epi.fused);
+    int v512 = hd_cpu_isa() >= HD_ISA_AVX512;
+    c.mrun = v512 ? hd_conv_gather_mrun__avx512 : mrun_c;
+    c.cols = v512 ? hd_conv_gather_cols__avx512 : cols_c;
     int nt = a->nthreads < FW_SLOTS ? a->nthreads : FW_SLOTS;
     hd_parallel_for((size_t)(p->G * c.L.nkb * (c.L.Mpad / c.L.AR)), nt, pack_w_task, &c);
     int64_t per_group = c.L.cross ? c.L.npb : p->N * c.L.npb;
