@@ -98,7 +98,11 @@ static fw_plan plan_fw(const hd_conv_problem *p)
     L.P = p->P;
     L.nkb = cdiv(L.R, FW_KC);
     L.kc = cdiv(L.R, L.nkb);
-    L.cross = L.P < FW_SMALL_IMAGE && p->N > 1;
+    /* Small images, and images whose positions leave a last panel mostly empty (14x14: 196
+     * = 6 x 32 + 4) when the reduction is long enough to pay for the result buffer, are
+     * blocked across images. */
+    int64_t ppad = rup(L.P, FW_UNIT);
+    L.cross = p->N > 1 && (L.P < FW_SMALL_IMAGE || ((ppad - L.P) * 16 > ppad && L.R >= 128));
     L.swap = L.pix;
     L.AR = L.swap ? L.NR : L.MR;      /* channel side tile */
     L.BR = L.swap ? L.MR : L.NR;      /* position side tile */
@@ -137,6 +141,12 @@ static fw_plan plan_fw(const hd_conv_problem *p)
         per_group = L.cross ? L.npb : p->N * L.npb;
     }
     L.ncpad = rup(L.nc, L.BR);
+    /* x is read in place only when a block is a whole image: its rows are then one
+     * contiguous stream (the hardware prefetcher follows it); a block of a larger image
+     * would be read as short rows a channel plane apart, which missed the caches in the
+     * micro-kernel -- such blocks are copied instead (a contiguous copy per row). */
+    if (L.nc != L.P)
+        L.direct_b = 0;
     L.cbuf = 0;
     L.slot = 0;
     return L;
