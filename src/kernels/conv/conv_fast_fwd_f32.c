@@ -46,6 +46,7 @@
 #define FW_UNIT 32         /* position blocks are multiples of this (every kernel's tile width divides it) */
 #define FW_SMALL_IMAGE 128 /* images with fewer positions are blocked across images */
 #define FW_MIN_TASKS 8     /* cut small problems finer, down to this many tasks */
+#define FW_PF_ROWS 4       /* x's lines of a new channel are prefetched this many panel rows ahead */
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static int64_t rup(int64_t a, int64_t b) { return cdiv(a, b) * b; }
@@ -100,9 +101,10 @@ static fw_plan plan_fw(const hd_conv_problem *p)
     L.kc = cdiv(L.R, L.nkb);
     /* Small images, and images whose positions leave a last panel mostly empty (14x14: 196
      * = 6 x 32 + 4) when the reduction is long enough to pay for the result buffer, are
-     * blocked across images. */
+     * blocked across images.  (Not for NHWC-like x, whose positions are the 14-, 6- or 4-row
+     * side: the rule may not depend on the ISA, as the store path sets the rounding.) */
     int64_t ppad = rup(L.P, FW_UNIT);
-    L.cross = p->N > 1 && (L.P < FW_SMALL_IMAGE || ((ppad - L.P) * 16 > ppad && L.R >= 128));
+    L.cross = p->N > 1 && (L.P < FW_SMALL_IMAGE || (!L.pix && (ppad - L.P) * 16 > ppad && L.R >= 128));
     L.swap = L.pix;
     L.AR = L.swap ? L.NR : L.MR;      /* channel side tile */
     L.BR = L.swap ? L.MR : L.NR;      /* position side tile */
@@ -381,6 +383,17 @@ static void gather_b_rows(const fw_ctx *c, const fw_seg *seg, int64_t ns, const 
         int64_t s = tap % p->flt[2], rr = (tap / p->flt[2]) % p->flt[1], t = tap / (p->flt[2] * p->flt[1]);
         int64_t base = (chb + ch) * ss[1] + t * p->dil[0] * ss[2] + rr * p->dil[1] * ss[3] + s * p->dil[2] * ss[4];
         const uint8_t *b = bits + tap * bstride;
+        if (pp + FW_PF_ROWS < kcb && (r + FW_PF_ROWS) % TRS == 0) {
+            /* a new channel FW_PF_ROWS rows ahead: ask for its lines now, as the rows of a
+               block are short runs a channel plane apart that the hardware prefetcher meets
+               too late (a prefetch never faults, even where the address is in the padding) */
+            int64_t pb = (chb + (r + FW_PF_ROWS) / TRS) * ss[1];
+            for (int64_t i = 0; i < ns; i++) {
+                const char *a = (const char *)((uintptr_t)c->x + (uintptr_t)((pb + seg[i].off) * (int64_t)sizeof(float)));
+                for (int64_t o = 0; o < seg[i].len * step * (int64_t)sizeof(float); o += 64)
+                    __builtin_prefetch(a + o);
+            }
+        }
         float *d = dst + pp * ld;
         for (int64_t i = 0; i < ns; i++) {
             /* the segment's first address may lie in the padding, outside x: integer arithmetic */
