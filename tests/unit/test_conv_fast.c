@@ -10,7 +10,10 @@
  * byte less is refused with the output untouched, results are bitwise identical across
  * thread counts (1, 2, 3, 5), the reference checks pass under every HOSTDNN_MAX_ISA cap (in
  * child processes), and non-FLOAT data is refused by this solver (the next one of the enum
- * takes it).
+ * takes it).  The forward solver's own blocking (k blocks of CRS, channel tiles and blocks,
+ * position blocks inside and across images, x read in place for 1x1) has cases of its own, and
+ * its fused bias + activation epilogue (cudnnConvolutionBiasActivationForward, z apart and z == y)
+ * is checked in every layout.
  */
 #define _GNU_SOURCE
 #include <cudnn.h>

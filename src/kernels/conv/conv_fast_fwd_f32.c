@@ -79,7 +79,10 @@ typedef struct {
     int64_t buf_at, seg_at, bits_at, bstride;
 } fw_plan;
 
-static int x_pix(const hd_conv_problem *p) { return p->xs[1] == 1 && p->xs[4] != 1 && p->Cg > 1; }
+/* Reduction order (tap, channel) when x's channels are contiguous and there are enough of
+ * them to make runs worth copying; with few (conv1: 3) the (channel, tap) order and strided
+ * position runs are cheaper. */
+static int x_pix(const hd_conv_problem *p) { return p->xs[1] == 1 && p->xs[4] != 1 && p->Cg >= 8; }
 
 /* Positions of a tensor (strides s, dims d) addressed as pos * s[4]. */
 static int linear_positions(const int64_t s[5], const int64_t d[3])
@@ -244,16 +247,13 @@ static void pack_w_task(void *vctx, size_t task, int thread)
     const float *w = c->w;
     int64_t ldw = p->wst[0];
     if (filter_rows_contiguous(p, L->pix)) {
-        const float *src = w + k0 * ldw + r0;
-        if (!L->swap && L->kern->f32_pack_a_n && ldw > 0 &&
-            L->kern->f32_pack_a_n(src, (size_t)ldw, (size_t)rows, (size_t)kcb, dst))
-            return;
-        for (int64_t pp = 0; pp < kcb; pp++) {
-            float *d = dst + pp * T;
-            for (int64_t i = 0; i < rows; i++)
-                d[i] = src[i * ldw + pp];
-            for (int64_t i = rows; i < T; i++)
-                d[i] = 0;
+        /* rows of at most 16 filters at a time, transposed (in registers with AVX-512) */
+        for (int64_t i0 = 0; i0 < T; i0 += 16) {
+            const float *src[16];
+            int64_t n16 = imin(16, T - i0);
+            for (int64_t i = 0; i < n16; i++)
+                src[i] = i0 + i < rows ? w + (k0 + i0 + i) * ldw + r0 : NULL;
+            c->cols(dst + i0, T, n16, src, kcb);
         }
         return;
     }
@@ -297,12 +297,12 @@ static inline void pos_advance(const hd_conv_problem *p, poscur *u, int64_t cnt)
 }
 
 /* Plain C versions of the panel copies (conv_fwd_gather.h). */
-static void cols_c(float *dst, int64_t T, const float *const *src, int64_t cnt)
+static void cols_c(float *dst, int64_t ld, int64_t T, const float *const *src, int64_t cnt)
 {
     for (int64_t i = 0; i < T; i++) {
         const float *s = src[i];
         for (int64_t k = 0; k < cnt; k++)
-            dst[k * T + i] = s ? s[k] : 0.0f;
+            dst[k * ld + i] = s ? s[k] : 0.0f;
     }
 }
 
@@ -436,7 +436,7 @@ static void gather_pix(const fw_ctx *c, int64_t n, int64_t chb, int64_t r0, int6
                 if (id >= 0 && ih >= 0 && iw >= 0)
                     src[i] = xb + pu[i].n * ss[0] + id * ss[2] + ih * ss[3] + iw * ss[4] + ch;
             }
-            c->cols(d + pp * T, T, src, cnt);
+            c->cols(d + pp * T, T, T, src, cnt);
             pp += cnt;
         }
     }
@@ -467,7 +467,7 @@ static void store_from_buffer(const fw_ctx *c, int64_t n, int64_t ch0, int64_t n
             float *o = y + base;
             const float *vv = v + j * js;
             if (e->fused) {
-                const float *zz = z + base;
+                const float *zz = alpha2 != 0 ? z + base : NULL;
                 for (int64_t k = 0; k < cnt; k++) {
                     float r = alpha * vv[k * js] + bv;
                     if (alpha2 != 0)

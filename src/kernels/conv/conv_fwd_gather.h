@@ -15,9 +15,9 @@ typedef void (*hd_conv_mrun_fn)(float *d, const float *src, int64_t step, const 
 void hd_conv_gather_mrun__avx512(float *d, const float *src, int64_t step, const uint8_t *bits, int64_t bit0,
                                  int64_t cnt);
 
-/* Columns into a k-major micro-panel T wide (T <= 16): dst[k*T + i] = src[i][k] for k < cnt,
- * i < T, or 0 where src[i] is NULL. */
-typedef void (*hd_conv_cols_fn)(float *dst, int64_t T, const float *const *src, int64_t cnt);
-void hd_conv_gather_cols__avx512(float *dst, int64_t T, const float *const *src, int64_t cnt);
+/* Columns into a k-major micro-panel: dst[k*ld + i] = src[i][k] for k < cnt, i < T (T <= 16),
+ * or 0 where src[i] is NULL. */
+typedef void (*hd_conv_cols_fn)(float *dst, int64_t ld, int64_t T, const float *const *src, int64_t cnt);
+void hd_conv_gather_cols__avx512(float *dst, int64_t ld, int64_t T, const float *const *src, int64_t cnt);
 
 #endif
