@@ -442,9 +442,35 @@ static void gather_pix(const fw_ctx *c, int64_t n, int64_t chb, int64_t r0, int6
     }
 }
 
+/* One line of the epilogue: cnt values v[k*vs] to y elements o[k*os] (z alike), bias
+ * bias[k*bs] (bs = 0: one channel). */
+static void store_line(const hd_conv_epilogue *e, float *o, const float *zz, int64_t os, const float *v, int64_t vs,
+                       const float *bias, int64_t bs, int64_t cnt)
+{
+    float alpha = (float)e->alpha, beta = (float)e->beta, alpha2 = (float)e->alpha2;
+    if (e->fused) {
+        for (int64_t k = 0; k < cnt; k++) {
+            float r = alpha * v[k * vs] + bias[k * bs];
+            if (alpha2 != 0)
+                r += alpha2 * zz[k * os];
+            if (e->relu && !(r > 0))
+                r = 0;
+            o[k * os] = r;
+        }
+    } else if (beta == 0) {
+        for (int64_t k = 0; k < cnt; k++)
+            o[k * os] = alpha * v[k * vs];
+    } else {
+        for (int64_t k = 0; k < cnt; k++)
+            o[k * os] = alpha * v[k * vs] + beta * o[k * os];
+    }
+}
+
 /*
  * The epilogue from the buffer: buf[m * ld + j] is the sum for channel ch0 + m and position
  * q0 + j (from image n); y = alpha*v + beta*y, or the fused form.  Swapped: buf[j * ld + m].
+ * The inner loop runs along y's smaller stride (channels for NHWC-like y), so that the
+ * stores fill whole cache lines.
  */
 static void store_from_buffer(const fw_ctx *c, int64_t n, int64_t ch0, int64_t nm, int64_t q0, int64_t nq,
                               const float *buf, int64_t ld, int swap)
@@ -452,37 +478,46 @@ static void store_from_buffer(const fw_ctx *c, int64_t n, int64_t ch0, int64_t n
     const hd_conv_problem *p = c->p;
     const hd_conv_epilogue *e = &c->a->epi;
     const int64_t *os = p->ys;
-    float alpha = (float)e->alpha, beta = (float)e->beta, alpha2 = (float)e->alpha2;
-    const float *z = e->z, *bias = e->bias;
+    const float *z = e->z, *bias = e->fused ? (const float *)e->bias : NULL;
     float *y = c->y;
     int64_t ms = swap ? 1 : ld, js = swap ? ld : 1;
+    int z_used = e->fused && e->alpha2 != 0;
+    if (!swap && os[1] == 1 && !e->fused && e->alpha == 1 && e->beta == 0) {
+        /* a plain store to channels-contiguous y: 16 x 16 blocks transposed (in registers with
+           AVX-512), one output-row run of positions at a time */
+        poscur u = pos_at(p, n, q0);
+        for (int64_t j = 0; j < nq;) {
+            int64_t cnt = imin(p->out[2] - u.ow, nq - j);
+            int64_t base = u.n * os[0] + ch0 + u.od * os[2] + u.oh * os[3] + u.ow * os[4];
+            for (int64_t m0 = 0; m0 < nm; m0 += 16) {
+                const float *src[16];
+                int64_t n16 = imin(16, nm - m0);
+                for (int64_t i = 0; i < n16; i++)
+                    src[i] = buf + (m0 + i) * ld + j;
+                c->cols(y + base + m0, os[4], n16, src, cnt);
+            }
+            j += cnt;
+            pos_advance(p, &u, cnt);
+        }
+        return;
+    }
+    if ((os[1] < 0 ? -os[1] : os[1]) < (os[4] < 0 ? -os[4] : os[4])) {
+        poscur u = pos_at(p, n, q0);
+        for (int64_t j = 0; j < nq; j++, pos_advance(p, &u, 1)) {
+            int64_t base = u.n * os[0] + ch0 * os[1] + u.od * os[2] + u.oh * os[3] + u.ow * os[4];
+            store_line(e, y + base, z_used ? z + base : NULL, os[1], buf + j * js, ms,
+                       bias ? bias + ch0 * e->bias_stride : NULL, e->bias_stride, nm);
+        }
+        return;
+    }
     for (int64_t m = 0; m < nm; m++) {
         int64_t ch = ch0 + m;
-        float bv = e->fused ? bias[ch * e->bias_stride] : 0.0f;
-        const float *v = buf + m * ms;
         poscur u = pos_at(p, n, q0);
         for (int64_t j = 0; j < nq;) {
             int64_t cnt = imin(p->out[2] - u.ow, nq - j);
             int64_t base = u.n * os[0] + ch * os[1] + u.od * os[2] + u.oh * os[3] + u.ow * os[4];
-            float *o = y + base;
-            const float *vv = v + j * js;
-            if (e->fused) {
-                const float *zz = alpha2 != 0 ? z + base : NULL;
-                for (int64_t k = 0; k < cnt; k++) {
-                    float r = alpha * vv[k * js] + bv;
-                    if (alpha2 != 0)
-                        r += alpha2 * zz[k * os[4]];
-                    if (e->relu && !(r > 0))
-                        r = 0;
-                    o[k * os[4]] = r;
-                }
-            } else if (beta == 0) {
-                for (int64_t k = 0; k < cnt; k++)
-                    o[k * os[4]] = alpha * vv[k * js];
-            } else {
-                for (int64_t k = 0; k < cnt; k++)
-                    o[k * os[4]] = alpha * vv[k * js] + beta * o[k * os[4]];
-            }
+            store_line(e, y + base, z_used ? z + base : NULL, os[4], buf + m * ms + j * js, js,
+                       bias ? bias + ch * e->bias_stride : NULL, 0, cnt);
             j += cnt;
             pos_advance(p, &u, cnt);
         }
