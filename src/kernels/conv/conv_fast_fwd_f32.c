@@ -45,7 +45,9 @@
 #define FW_MC 512          /* most result channels per block */
 #define FW_UNIT 32         /* position blocks are multiples of this (every kernel's tile width divides it) */
 #define FW_SMALL_IMAGE 128 /* images with fewer positions are blocked across images */
-#define FW_MIN_TASKS 8     /* cut small problems finer, down to this many tasks */
+#define FW_MIN_TASKS 4     /* cut small problems finer, down to this many tasks (each channel
+                              block gathers the same columns again: not too fine) */
+#define FW_X_CACHED (1 << 20) /* x of at most this many bytes is read in place by 1x1 blocks */
 #define FW_PF_ROWS 4       /* x's lines of a new channel are prefetched this many panel rows ahead */
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -74,9 +76,10 @@ typedef struct {
     int64_t ncpad;                /* nc rounded up to the position side's tile */
     int cross;                    /* position blocks run across images */
     int direct_b;                 /* 1x1 NCHW: x itself is the B panel */
+    int a_late;                   /* filter tiles packed by the task that uses them, into its slot */
     int cbuf;                     /* results go through the task's buffer and the epilogue */
     int64_t slot;                 /* floats of one scratch slot: panel, result buffer, segments, bits */
-    int64_t buf_at, seg_at, bits_at, bstride;
+    int64_t buf_at, seg_at, bits_at, abuf_at, bstride;
 } fw_plan;
 
 /* Reduction order (tap, channel) when x's channels are contiguous and there are enough of
@@ -146,12 +149,17 @@ static fw_plan plan_fw(const hd_conv_problem *p)
         per_group = L.cross ? L.npb : p->N * L.npb;
     }
     L.ncpad = rup(L.nc, L.BR);
-    /* x is read in place only when a block is a whole image: its rows are then one
-     * contiguous stream (the hardware prefetcher follows it); a block of a larger image
-     * would be read as short rows a channel plane apart, which missed the caches in the
-     * micro-kernel -- such blocks are copied instead (a contiguous copy per row). */
-    if (L.nc != L.P)
+    /* x is read in place only when a block is a whole image (its rows are then one
+     * contiguous stream, which the hardware prefetcher follows) or x is small enough to stay
+     * in L2 between calls; otherwise a block of a larger image would be read as short rows a
+     * channel plane apart, which missed the caches in the micro-kernel -- such blocks are
+     * copied instead (a contiguous copy per row). */
+    if (L.nc != L.P && p->N * p->C * p->Q * (int64_t)sizeof(float) > FW_X_CACHED)
         L.direct_b = 0;
+    /* With at most two position blocks per group (batch 1) a filter tile serves one or two
+     * tasks: each task packs its tiles right before use (the filter is read once, no packed
+     * copy written and read back -- at batch 1 the filter is most of the memory traffic). */
+    L.a_late = !L.swap && per_group <= 2;
     L.cbuf = 0;
     L.slot = 0;
     return L;
@@ -174,9 +182,10 @@ static hd_conv_layout layout_fw(const hd_conv_problem *p, fw_plan *L)
     L->buf_at = rup(L->kc * L->ncpad, 16);
     L->seg_at = L->buf_at + rup(fw_cbuf(p, L, 1) ? L->mb * L->ncpad : 0, 16);
     L->bits_at = L->seg_at + rup((L->nc + 1) * (int64_t)(sizeof(fw_seg) / sizeof(float)), 16);
-    L->slot = L->bits_at + rup(cdiv(p->TRS * L->bstride, (int64_t)sizeof(float)), 16);
+    L->abuf_at = L->bits_at + rup(cdiv(p->TRS * L->bstride, (int64_t)sizeof(float)), 16);
+    L->slot = L->abuf_at + (L->a_late ? rup(L->kc * L->AR, 16) : 0);
     hd_conv_layout W = {{0}, 0};
-    hd_conv_book(&W, 0, p->G * L->Mpad, L->R, sizeof(float));
+    hd_conv_book(&W, 0, L->a_late ? 0 : p->G * L->Mpad, L->R, sizeof(float));
     hd_conv_book(&W, 1, FW_SLOTS, L->slot, sizeof(float));
     return W;
 }
@@ -227,21 +236,16 @@ static int filter_rows_contiguous(const hd_conv_problem *p, int pix)
 }
 
 /*
- * Packing task (g, k block, channel tile): channels ch0 .. ch0+tile-1 of group g, rows of
+ * Packing of (g, k block, channel tile): channels ch0 .. ch0+tile-1 of group g, rows of
  * the k block.  Not swapped: an A micro-panel, dst[p*MR + i].  Swapped: a B micro-panel,
  * dst[p*NR + j].  Both are "k-major, tile values per k step"; rows past M are zero.
  */
-static void pack_w_task(void *vctx, size_t task, int thread)
+static void pack_w_tile(const fw_ctx *c, int64_t g, int64_t kb, int64_t q, float *dst)
 {
-    (void)thread;
-    fw_ctx *c = vctx;
     const hd_conv_problem *p = c->p;
     const fw_plan *L = &c->L;
-    int64_t T = L->AR, tiles = L->Mpad / T;
-    int64_t t = (int64_t)task;
-    int64_t q = t % tiles, kb = (t / tiles) % L->nkb, g = t / (tiles * L->nkb);
+    int64_t T = L->AR;
     int64_t r0 = kb * L->kc, kcb = imin(L->kc, L->R - r0);
-    float *dst = c->apack + g * L->Mpad * L->R + r0 * L->Mpad + q * kcb * T;
     int64_t rows = imin(T, L->M - q * T);
     int64_t k0 = g * p->Kg + q * T;
     const float *w = c->w;
@@ -265,6 +269,17 @@ static void pack_w_task(void *vctx, size_t task, int thread)
         for (int64_t i = rows; i < T; i++)
             d[i] = 0;
     }
+}
+
+static void pack_w_task(void *vctx, size_t task, int thread)
+{
+    (void)thread;
+    fw_ctx *c = vctx;
+    const fw_plan *L = &c->L;
+    int64_t tiles = L->Mpad / L->AR, t = (int64_t)task;
+    int64_t q = t % tiles, kb = (t / tiles) % L->nkb, g = t / (tiles * L->nkb);
+    int64_t r0 = kb * L->kc, kcb = imin(L->kc, L->R - r0);
+    pack_w_tile(c, g, kb, q, c->apack + g * L->Mpad * L->R + r0 * L->Mpad + q * kcb * L->AR);
 }
 
 /* A position cursor: global index q (image-major when blocks cross images). */
@@ -548,6 +563,7 @@ static void fw_task(void *vctx, size_t task, int thread)
     float *buf = panel + L->buf_at;
     fw_seg *seg = (fw_seg *)(panel + L->seg_at);
     uint8_t *bits = (uint8_t *)(panel + L->bits_at);
+    float *abuf = panel + L->abuf_at;
     int64_t ns = 0, nfull = L->direct_b ? nq / L->NR * L->NR : 0;
     if (!L->swap && nfull < nq)
         ns = block_geometry(c, n, q0 + nfull, nq - nfull, seg, bits, L->bstride);
@@ -589,7 +605,13 @@ static void fw_task(void *vctx, size_t task, int thread)
             gather_b_rows(c, seg, ns, bits, L->bstride, chb, r0, kcb, nq, panel, L->ncpad);
         }
         for (int64_t ir = 0; ir < nm; ir += (int64_t)MR) {
-            const float *ap = wk + ((m0 + ir) / (int64_t)MR) * kcb * (int64_t)MR;
+            const float *ap;
+            if (L->a_late) {
+                pack_w_tile(c, g, kb, (m0 + ir) / (int64_t)MR, abuf);
+                ap = abuf;
+            } else {
+                ap = wk + ((m0 + ir) / (int64_t)MR) * kcb * (int64_t)MR;
+            }
             size_t mr = (size_t)imin((int64_t)MR, nm - ir);
             for (int64_t jr = 0; jr < nq; jr += (int64_t)NR) {
                 size_t nr = (size_t)imin((int64_t)NR, nq - jr);
@@ -656,7 +678,8 @@ void hd_conv_fast_exec_fwd(const hd_conv_problem *p, const hd_conv_args *a)
     c.mrun = v512 ? hd_conv_gather_mrun__avx512 : mrun_c;
     c.cols = v512 ? hd_conv_gather_cols__avx512 : cols_c;
     int nt = a->nthreads < FW_SLOTS ? a->nthreads : FW_SLOTS;
-    hd_parallel_for((size_t)(p->G * c.L.nkb * (c.L.Mpad / c.L.AR)), nt, pack_w_task, &c);
+    if (!c.L.a_late)
+        hd_parallel_for((size_t)(p->G * c.L.nkb * (c.L.Mpad / c.L.AR)), nt, pack_w_task, &c);
     int64_t per_group = c.L.cross ? c.L.npb : p->N * c.L.npb;
     hd_parallel_for((size_t)(p->G * per_group * c.L.nmb), nt, fw_task, &c);
 }

@@ -103,8 +103,11 @@ void hd_conv_gather_cols__avx512(float *dst, int64_t ld, int64_t T, const float 
     for (int64_t k0 = 0; k0 < cnt; k0 += 16) {
         __mmask16 cm = lanes(0, cnt - k0);
         __m512 r[16];
-        for (int i = 0; i < 16; i++)
+        for (int i = 0; i < 16; i++) {
             r[i] = i < T && src[i] ? _mm512_maskz_loadu_ps(cm, src[i] + k0) : _mm512_setzero_ps();
+            if (i < T && src[i] && k0 + 80 < cnt)   /* rows far apart (filters): help the prefetcher */
+                _mm_prefetch((const char *)(src[i] + k0 + 64), _MM_HINT_T0);
+        }
         transpose16(r);
         int64_t n = cnt - k0 < 16 ? cnt - k0 : 16;
         for (int64_t k = 0; k < n; k++)
