@@ -70,6 +70,9 @@ static const fcase cases[] = {
     {"3d across images", 3, 3, 2, 5, 1, {3, 4, 5}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"groups 2 K=600 1x1 N=1", 2, 1, 4, 600, 2, {1, 5, 6}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"stride 3 pad 2 dil 2", 2, 2, 6, 17, 1, {1, 23, 25}, {1, 3, 3}, {0, 2, 2}, {1, 3, 3}, {1, 2, 2}},
+    /* groups per task: one (large groups), two of four, all (small groups) */
+    {"groups 2, one per task", 2, 1, 64, 128, 2, {1, 6, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"groups 4, two per task", 2, 2, 1024, 128, 4, {1, 3, 4}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
 };
 #define NCASES ((int)(sizeof cases / sizeof *cases))
 

@@ -48,6 +48,7 @@
 #define FW_MIN_TASKS 4     /* cut small problems finer, down to this many tasks (each channel
                               block gathers the same columns again: not too fine) */
 #define FW_X_CACHED (1 << 20) /* x of at most this many bytes is read in place by 1x1 blocks */
+#define FW_GROUP_WORK 16384 /* groups per task: at least this many filter values (M x CRS) */
 #define FW_PF_ROWS 4       /* x's lines of a new channel are prefetched this many panel rows ahead */
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -77,6 +78,7 @@ typedef struct {
     int cross;                    /* position blocks run across images */
     int direct_b;                 /* 1x1 NCHW: x itself is the B panel */
     int a_late;                   /* filter tiles packed by the task that uses them, into its slot */
+    int64_t gpt;                  /* groups per task */
     int cbuf;                     /* results go through the task's buffer and the epilogue */
     int64_t slot;                 /* floats of one scratch slot: panel, result buffer, segments, bits */
     int64_t buf_at, seg_at, bits_at, abuf_at, bstride;
@@ -130,9 +132,11 @@ static fw_plan plan_fw(const hd_conv_problem *p)
     L.nmb = cdiv(L.M, FW_MC);
     L.mb = rup(cdiv(L.M, L.nmb), L.AR);
     L.nmb = cdiv(L.M, L.mb);
+    /* groups per task: enough that a task multiplies at least FW_GROUP_WORK filter values */
+    L.gpt = imin(p->G, cdiv(FW_GROUP_WORK, L.M * L.R));
     int64_t per_group = L.cross ? L.npb : p->N * L.npb;
     for (;;) {
-        int64_t tasks = p->G * per_group * L.nmb;
+        int64_t tasks = cdiv(p->G, L.gpt) * per_group * L.nmb;
         if (tasks >= FW_MIN_TASKS)
             break;
         if (L.mb > 128) {
@@ -539,34 +543,18 @@ static void store_from_buffer(const fw_ctx *c, int64_t n, int64_t ch0, int64_t n
     }
 }
 
-/* One task: channels [m0, m0+nm) of group g x one position block, all k blocks in order. */
-static void fw_task(void *vctx, size_t task, int thread)
+/* Channels [m0, m0+nm) of group g x one position block (geometry in seg/bits), all k
+ * blocks in order. */
+static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, int64_t nq, int64_t m0, int64_t nm,
+                     const fw_seg *seg, int64_t ns, const uint8_t *bits, int64_t nfull)
 {
-    fw_ctx *c = vctx;
     const hd_conv_problem *p = c->p;
     const fw_plan *L = &c->L;
     const hd_conv_args *a = c->a;
-    int64_t t = (int64_t)task, per_group = L->cross ? L->npb : p->N * L->npb;
-    int64_t mbi = t % L->nmb, pbi = (t / L->nmb) % per_group, g = t / (L->nmb * per_group);
-    int64_t n = 0, q0, nq;
-    if (L->cross) {
-        q0 = pbi * L->nc;
-        nq = imin(L->nc, p->N * L->P - q0);
-    } else {
-        n = pbi / L->npb;
-        q0 = (pbi % L->npb) * L->nc;
-        nq = imin(L->nc, L->P - q0);
-    }
-    int64_t m0 = mbi * L->mb, nm = imin(L->mb, L->M - m0);
     int64_t ch0 = g * p->Kg + m0, chb = g * p->Cg;
     float *panel = c->slots + (size_t)thread * (size_t)L->slot;
     float *buf = panel + L->buf_at;
-    fw_seg *seg = (fw_seg *)(panel + L->seg_at);
-    uint8_t *bits = (uint8_t *)(panel + L->bits_at);
     float *abuf = panel + L->abuf_at;
-    int64_t ns = 0, nfull = L->direct_b ? nq / L->NR * L->NR : 0;
-    if (!L->swap && nfull < nq)
-        ns = block_geometry(c, n, q0 + nfull, nq - nfull, seg, bits, L->bstride);
     const int64_t *os = p->ys, *xs = p->xs;
     const size_t MR = (size_t)L->MR, NR = (size_t)L->NR;
     hd_f32_gemm_ukernel_fn uk = L->kern->f32;
@@ -639,6 +627,35 @@ static void fw_task(void *vctx, size_t task, int thread)
     }
 }
 
+/* One task: a position block x a result-channel block x a run of groups (depthwise and
+ * other small groups share one task, and the block's geometry, across many groups). */
+static void fw_task(void *vctx, size_t task, int thread)
+{
+    fw_ctx *c = vctx;
+    const hd_conv_problem *p = c->p;
+    const fw_plan *L = &c->L;
+    int64_t t = (int64_t)task, per_group = L->cross ? L->npb : p->N * L->npb;
+    int64_t mbi = t % L->nmb, pbi = (t / L->nmb) % per_group, gc = t / (L->nmb * per_group);
+    int64_t n = 0, q0, nq;
+    if (L->cross) {
+        q0 = pbi * L->nc;
+        nq = imin(L->nc, p->N * L->P - q0);
+    } else {
+        n = pbi / L->npb;
+        q0 = (pbi % L->npb) * L->nc;
+        nq = imin(L->nc, L->P - q0);
+    }
+    int64_t m0 = mbi * L->mb, nm = imin(L->mb, L->M - m0);
+    float *panel = c->slots + (size_t)thread * (size_t)L->slot;
+    fw_seg *seg = (fw_seg *)(panel + L->seg_at);
+    uint8_t *bits = (uint8_t *)(panel + L->bits_at);
+    int64_t ns = 0, nfull = L->direct_b ? nq / L->NR * L->NR : 0;
+    if (!L->swap && nfull < nq)
+        ns = block_geometry(c, n, q0 + nfull, nq - nfull, seg, bits, L->bstride);
+    for (int64_t g = gc * L->gpt; g < imin(p->G, (gc + 1) * L->gpt); g++)
+        fw_block(c, thread, g, n, q0, nq, m0, nm, seg, ns, bits, nfull);
+}
+
 /* ---------------- the entry points ---------------- */
 
 size_t hd_conv_fast_ws_fwd(const hd_conv_problem *p)
@@ -681,5 +698,5 @@ void hd_conv_fast_exec_fwd(const hd_conv_problem *p, const hd_conv_args *a)
     if (!c.L.a_late)
         hd_parallel_for((size_t)(p->G * c.L.nkb * (c.L.Mpad / c.L.AR)), nt, pack_w_task, &c);
     int64_t per_group = c.L.cross ? c.L.npb : p->N * c.L.npb;
-    hd_parallel_for((size_t)(p->G * per_group * c.L.nmb), nt, fw_task, &c);
+    hd_parallel_for((size_t)(cdiv(p->G, c.L.gpt) * per_group * c.L.nmb), nt, fw_task, &c);
 }
