@@ -55,13 +55,13 @@ static const fcase cases[] = {
     {"kernel > input", 2, 1, 2, 3, 1, {1, 2, 3}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"3d 3x3x3", 3, 1, 3, 4, 1, {4, 5, 6}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"3d stride dil groups", 3, 2, 4, 2, 2, {5, 4, 6}, {2, 3, 2}, {1, 0, 1}, {2, 1, 2}, {1, 1, 2}},
-    /* the forward solver's blocking: k blocks of <= 256 rows (R = 261, 513), result-channel
+    /* the forward solver's blocking: k blocks of <= 256 rows (R = 513, 261), result-channel
      * tiles with remainders (K = 15, 33) and blocks past 512 (K = 530, 600 per 2 groups),
      * position blocks with remainders (323 positions), blocks across small images (2-d and
      * 3-d), the 1x1 path that reads x in place with a partial last panel, stride 2 with
      * wide padding, and batch 1 cut finer so that both threads work */
-    {"R=261 (2 k blocks) K=15", 2, 2, 29, 15, 1, {1, 9, 10}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
-    {"R=513 K=33 323 positions N=1", 2, 1, 57, 33, 1, {1, 17, 19}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"R=513 (3 k blocks) K=15", 2, 2, 57, 15, 1, {1, 9, 10}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"R=261 K=33 323 positions N=1", 2, 1, 29, 33, 1, {1, 17, 19}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"1x1 in place, partial panel, N=1", 2, 1, 20, 16, 1, {1, 9, 9}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"1x1 in place K=530 (channel blocks)", 2, 2, 12, 530, 1, {1, 12, 13}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"small images across blocks N=5", 2, 5, 8, 20, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
