@@ -1,5 +1,6 @@
 /*
- * Blocked implicit-GEMM convolution in fp32 (kernels/conv/conv_fast.h).
+ * Blocked implicit-GEMM convolution in fp32 (kernels/conv/conv_fast.h).  The forward solver
+ * has its own file (conv_fast_fwd_f32.c); exec_mm below serves backward data.
  *
  * Forward and backward data are the same computation seen from two sides: every value of
  * the result (y, or dx) is a dot product of a filter row with a "column" of the source

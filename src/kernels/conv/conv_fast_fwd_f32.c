@@ -22,6 +22,10 @@
  *    filter is the B side, NR result channels wide; results go straight into y, whose
  *    channels are contiguous.
  *
+ * At batch 1 (one or two position blocks per group) each task packs the filter tiles it uses
+ * right before use instead (the filter is then read once and not copied).  Small groups
+ * (depthwise) share a task, so that the per-block work is not repeated per group.
+ *
  * Every element of y is reduced over the same k blocks (a function of CRS only) in order,
  * each by one micro-kernel call in k order, and its epilogue does not depend on the
  * partition: results are bitwise identical for every thread count, and between the AVX2 and
