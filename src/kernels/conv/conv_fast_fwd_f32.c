@@ -40,6 +40,7 @@
 #include "kernels/conv/conv_internal.h"
 #include "kernels/gemm/gemm-ukernels.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -52,6 +53,7 @@
 #define FW_MIN_TASKS 4     /* cut small problems finer, down to this many tasks (each channel
                               block gathers the same columns again: not too fine) */
 #define FW_X_CACHED (1 << 20) /* x of at most this many bytes is read in place by 1x1 blocks */
+#define FW_SMALL_FILTER 16384 /* packed filters up to this many floats are packed by each task */
 #define FW_GROUP_WORK 16384 /* groups per task: at least this many filter values (M x CRS) */
 #define FW_PF_ROWS 4       /* x's lines of a new channel are prefetched this many panel rows ahead */
 
@@ -166,8 +168,10 @@ static fw_plan plan_fw(const hd_conv_problem *p)
         L.direct_b = 0;
     /* With at most two position blocks per group (batch 1) a filter tile serves one or two
      * tasks: each task packs its tiles right before use (the filter is read once, no packed
-     * copy written and read back -- at batch 1 the filter is most of the memory traffic). */
-    L.a_late = !L.swap && per_group <= 2;
+     * copy written and read back -- at batch 1 the filter is most of the memory traffic).
+     * A small filter is packed late too: packing it again per task costs less than the
+     * parallel pass (a fork and join) of its own. */
+    L.a_late = !L.swap && (per_group <= 2 || p->G * L.Mpad * L.R <= FW_SMALL_FILTER);
     L.cbuf = 0;
     L.slot = 0;
     return L;
@@ -210,6 +214,10 @@ typedef struct {
     int cbuf;
     hd_conv_mrun_fn mrun;
     hd_conv_cols_fn cols;
+    /* dynamic dealing of tasks to the threads (see run_dealt) */
+    atomic_size_t next;
+    size_t ntasks;
+    hd_task_fn fn;
 } fw_ctx;
 
 /* Source coordinate along spatial dim j for output coordinate o and tap t; -1 outside. */
@@ -660,6 +668,26 @@ static void fw_task(void *vctx, size_t task, int thread)
         fw_block(c, thread, g, n, q0, nq, m0, nm, seg, ns, bits, nfull);
 }
 
+/* The parallel layer deals fixed ranges of tasks to the threads; on a shared machine one
+ * preempted thread then holds up the call.  Here each thread takes the next task from a
+ * counter instead.  Which thread runs a task only picks its scratch slot, never its
+ * arithmetic, so results stay the same. */
+static void run_dealt_worker(void *vctx, size_t task, int thread)
+{
+    (void)task;
+    fw_ctx *c = vctx;
+    for (size_t t; (t = atomic_fetch_add_explicit(&c->next, 1, memory_order_relaxed)) < c->ntasks;)
+        c->fn(c, t, thread);
+}
+
+static void run_dealt(fw_ctx *c, size_t ntasks, int nt, hd_task_fn fn)
+{
+    atomic_store_explicit(&c->next, 0, memory_order_relaxed);
+    c->ntasks = ntasks;
+    c->fn = fn;
+    hd_parallel_for(ntasks < (size_t)nt ? ntasks : (size_t)nt, nt, run_dealt_worker, c);
+}
+
 /* ---------------- the entry points ---------------- */
 
 size_t hd_conv_fast_ws_fwd(const hd_conv_problem *p)
@@ -700,7 +728,7 @@ void hd_conv_fast_exec_fwd(const hd_conv_problem *p, const hd_conv_args *a)
     c.cols = v512 ? hd_conv_gather_cols__avx512 : cols_c;
     int nt = a->nthreads < FW_SLOTS ? a->nthreads : FW_SLOTS;
     if (!c.L.a_late)
-        hd_parallel_for((size_t)(p->G * c.L.nkb * (c.L.Mpad / c.L.AR)), nt, pack_w_task, &c);
+        run_dealt(&c, (size_t)(p->G * c.L.nkb * (c.L.Mpad / c.L.AR)), nt, pack_w_task);
     int64_t per_group = c.L.cross ? c.L.npb : p->N * c.L.npb;
-    hd_parallel_for((size_t)(cdiv(p->G, c.L.gpt) * per_group * c.L.nmb), nt, fw_task, &c);
+    run_dealt(&c, (size_t)(cdiv(p->G, c.L.gpt) * per_group * c.L.nmb), nt, fw_task);
 }
