@@ -101,6 +101,8 @@ static int linear_positions(const int64_t s[5], const int64_t d[3])
     return (d[1] == 1 || s[3] == d[2] * s[4]) && (d[0] == 1 || s[2] == d[1] * d[2] * s[4]);
 }
 
+static int filter_rows_contiguous(const hd_conv_problem *p, int pix);
+
 static fw_plan plan_fw(const hd_conv_problem *p)
 {
     fw_plan L;
@@ -169,9 +171,10 @@ static fw_plan plan_fw(const hd_conv_problem *p)
     /* With at most two position blocks per group (batch 1) a filter tile serves one or two
      * tasks: each task packs its tiles right before use (the filter is read once, no packed
      * copy written and read back -- at batch 1 the filter is most of the memory traffic).
-     * A small filter is packed late too: packing it again per task costs less than the
-     * parallel pass (a fork and join) of its own. */
-    L.a_late = !L.swap && (per_group <= 2 || p->G * L.Mpad * L.R <= FW_SMALL_FILTER);
+     * A small filter whose rows are contiguous is packed late too: packing it again per task
+     * costs less than a parallel pass (a fork and join) of its own. */
+    L.a_late = !L.swap && (per_group <= 2 ||
+                           (p->G * L.Mpad * L.R <= FW_SMALL_FILTER && filter_rows_contiguous(p, L.pix)));
     L.cbuf = 0;
     L.slot = 0;
     return L;
