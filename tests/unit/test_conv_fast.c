@@ -10,7 +10,10 @@
  * byte less is refused with the output untouched, results are bitwise identical across
  * thread counts (1, 2, 3, 5), the reference checks pass under every HOSTDNN_MAX_ISA cap (in
  * child processes), and non-FLOAT data is refused by this solver (the next one of the enum
- * takes it).
+ * takes it).  The forward solver's own blocking (k blocks of CRS, channel tiles and blocks,
+ * position blocks inside and across images, x read in place for 1x1) has cases of its own, and
+ * its fused bias + activation epilogue (cudnnConvolutionBiasActivationForward, z apart and z == y)
+ * is checked in every layout.
  */
 #define _GNU_SOURCE
 #include <cudnn.h>
@@ -52,6 +55,24 @@ static const fcase cases[] = {
     {"kernel > input", 2, 1, 2, 3, 1, {1, 2, 3}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"3d 3x3x3", 3, 1, 3, 4, 1, {4, 5, 6}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"3d stride dil groups", 3, 2, 4, 2, 2, {5, 4, 6}, {2, 3, 2}, {1, 0, 1}, {2, 1, 2}, {1, 1, 2}},
+    /* the forward solver's blocking: k blocks of <= 256 rows (R = 513, 261), result-channel
+     * tiles with remainders (K = 15, 33) and blocks past 512 (K = 530, 600 per 2 groups),
+     * position blocks with remainders (323 positions), blocks across small images (2-d and
+     * 3-d), the 1x1 path that reads x in place with a partial last panel, stride 2 with
+     * wide padding, and batch 1 cut finer so that both threads work */
+    {"R=513 (3 k blocks) K=15", 2, 2, 57, 15, 1, {1, 9, 10}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"R=261 K=33 323 positions N=1", 2, 1, 29, 33, 1, {1, 17, 19}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"1x1 in place, partial panel, N=1", 2, 1, 20, 16, 1, {1, 9, 9}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"1x1 in place K=530 (channel blocks)", 2, 2, 12, 530, 1, {1, 12, 13}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"small images across blocks N=5", 2, 5, 8, 20, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"7x7 stride 2 pad 3 across images", 2, 2, 3, 10, 1, {1, 21, 19}, {1, 7, 7}, {0, 3, 3}, {1, 2, 2}, {1, 1, 1}},
+    {"7x7 stride 2 pad 3 N=1", 2, 1, 3, 10, 1, {1, 31, 29}, {1, 7, 7}, {0, 3, 3}, {1, 2, 2}, {1, 1, 1}},
+    {"3d across images", 3, 3, 2, 5, 1, {3, 4, 5}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"groups 2 K=600 1x1 N=1", 2, 1, 4, 600, 2, {1, 5, 6}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"stride 3 pad 2 dil 2", 2, 2, 6, 17, 1, {1, 23, 25}, {1, 3, 3}, {0, 2, 2}, {1, 3, 3}, {1, 2, 2}},
+    /* groups per task: one (large groups), two of four, all (small groups) */
+    {"groups 2, one per task", 2, 1, 64, 128, 2, {1, 6, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"groups 4, two per task", 2, 2, 1024, 128, 4, {1, 3, 4}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
 };
 #define NCASES ((int)(sizeof cases / sizeof *cases))
 
@@ -300,13 +321,30 @@ static void check_case(cudnnHandle_t h, const fcase *c, int layout, int flip)
 
 /* ---- determinism: random (non-integer) data, outputs of all three directions ---- */
 
-static const fcase det_case = {"det", 2, 3, 70, 40, 1, {1, 13, 11}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}};
+static const fcase det_cases[] = {
+    {"det", 2, 3, 70, 40, 1, {1, 13, 11}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    /* blocks across images, result-channel blocks */
+    {"det small images", 2, 4, 8, 530, 1, {1, 5, 6}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    /* batch 1: positions and channels cut for the threads; 1x1 read in place */
+    {"det batch 1", 2, 1, 300, 70, 1, {1, 15, 14}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+};
+#define NDET ((int)(sizeof det_cases / sizeof *det_cases))
 
-/* Runs the three directions on fixed pseudo-random data; writes y, dx, dw into OUT. */
+/* Runs the three directions on fixed pseudo-random data for every det case; writes y, dx, dw
+ * into OUT. */
+static long det_run1(cudnnHandle_t h, int layout, float *out, const fcase *dc);
 static long det_run(cudnnHandle_t h, int layout, float *out)
 {
+    long n = 0;
+    for (int i = 0; i < NDET; i++)
+        n += det_run1(h, layout, out ? out + n : NULL, &det_cases[i]);
+    return n;
+}
+
+static long det_run1(cudnnHandle_t h, int layout, float *out, const fcase *dc)
+{
     prob P;
-    prob_make(&P, &det_case, layout, 0);
+    prob_make(&P, dc, layout, 0);
     unsigned save = rng;
     rng = 99;
     long n = 0;
@@ -404,6 +442,78 @@ static void check_isa(void)
     munmap(shared, sizeof(float) * 3 * (size_t)n);
 }
 
+/* cudnnConvolutionBiasActivationForward through this solver: y = act(alpha1*conv +
+ * alpha2*z + bias), with z separate and z == y (read before written), relu and identity,
+ * in every layout, including blocks across images and the 1x1 path that reads x in place. */
+static void check_fused(cudnnHandle_t h)
+{
+    SECTION("fused bias + activation epilogue");
+    static const fcase fc[] = {
+        {"fused 3x3", 2, 2, 6, 20, 1, {1, 13, 12}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+        {"fused across images", 2, 3, 5, 7, 1, {1, 5, 4}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+        {"fused 1x1", 2, 1, 9, 30, 1, {1, 12, 12}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    };
+    for (int ci = 0; ci < 3; ci++)
+        for (int layout = 0; layout < L_COUNT; layout++)
+            for (int mode = 0; mode < 4; mode++) {     /* bit 0: relu; bit 1: z is y */
+                prob P;
+                prob_make(&P, &fc[ci], layout, 0);
+                long nx = conv_ref_x_elems(&P.rs), nw = conv_ref_w_elems(&P.rs), ny = conv_ref_y_elems(&P.rs);
+                double *lx = malloc(sizeof(double) * (size_t)nx), *lw = malloc(sizeof(double) * (size_t)nw);
+                double *lz = malloc(sizeof(double) * (size_t)ny), *ref = malloc(sizeof(double) * (size_t)ny);
+                for (long i = 0; i < nx; i++)
+                    lx[i] = small_int(2);
+                for (long i = 0; i < nw; i++)
+                    lw[i] = small_int(2);
+                for (long i = 0; i < ny; i++)
+                    lz[i] = small_int(3);
+                conv_ref_fwd(&P.rs, lx, lw, ref);
+                int K = fc[ci].K;
+                float *bias = malloc(sizeof(float) * (size_t)K);
+                for (int k = 0; k < K; k++)
+                    bias[k] = (float)small_int(4);
+                tens z;
+                tens_init(&z, P.y.nb, P.y.dims, layout);
+                tens_load(&P.x, lx, 0), tens_load(&P.w, lw, 0), tens_load(&z, lz, 0);
+                tens_load(&P.y, lz, -7.0f);
+                float *zp = mode & 2 ? P.y.mem : z.mem;
+                cudnnTensorDescriptor_t bd;
+                cudnnActivationDescriptor_t ad;
+                cudnnCreateTensorDescriptor(&bd);
+                cudnnCreateActivationDescriptor(&ad);
+                int bdims[5] = {1, K, 1, 1, 1}, bstr[5] = {K, 1, 1, 1, 1};
+                cudnnSetTensorNdDescriptor(bd, CUDNN_DATA_FLOAT, P.y.nb, bdims, bstr);
+                cudnnSetActivationDescriptor(ad, mode & 1 ? CUDNN_ACTIVATION_RELU : CUDNN_ACTIVATION_IDENTITY,
+                                             CUDNN_NOT_PROPAGATE_NAN, 0);
+                size_t ws = 0;
+                cudnnGetConvolutionForwardWorkspaceSize(h, P.xd, P.wd, P.cd, P.yd,
+                                                        CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, &ws);
+                void *mem = ws ? malloc(ws) : NULL;
+                float a1 = 2, a2 = 0.5f;
+                saw_fast = 0;
+                cudnnStatus_t st = cudnnConvolutionBiasActivationForward(
+                    h, &a1, P.xd, P.x.mem, P.wd, P.w.mem, P.cd, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, mem, ws,
+                    &a2, P.yd, zp, bd, bias, ad, P.yd, P.y.mem);
+                CHECK_MSG(st == CUDNN_STATUS_SUCCESS && saw_fast, "%s layout %d mode %d: status %d, dispatched %d",
+                          fc[ci].name, layout, mode, (int)st, saw_fast);
+                long bad = 0;
+                for (long i = 0; i < ny; i++) {
+                    long per_img = ny / fc[ci].N, per_ch = per_img / K;
+                    int ch = (int)((i % per_img) / per_ch);
+                    double want = a1 * ref[i] + a2 * lz[i] + bias[ch];
+                    if ((mode & 1) && want < 0)
+                        want = 0;
+                    if (P.y.mem[tens_off(&P.y, i)] != (float)want)
+                        bad++;
+                }
+                CHECK_MSG(bad == 0, "%s layout %d mode %d: %ld wrong", fc[ci].name, layout, mode, bad);
+                free(mem), free(bias), free(lx), free(lw), free(lz), free(ref), free(z.mem);
+                cudnnDestroyTensorDescriptor(bd);
+                cudnnDestroyActivationDescriptor(ad);
+                prob_free(&P);
+            }
+}
+
 /* DOUBLE data: this solver refuses (logged), the next solver of the enum computes it. */
 static void check_refusal(cudnnHandle_t h)
 {
@@ -470,6 +580,7 @@ int main(void)
     for (int i = 0; i < NCASES; i++)
         for (int layout = 0; layout < L_COUNT; layout++)
             check_case(h, &cases[i], layout, (i + layout) & 1);
+    check_fused(h);
     check_refusal(h);
     check_heuristic(h);
     cudnnSetCallback(0, NULL, NULL);

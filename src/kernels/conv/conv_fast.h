@@ -22,8 +22,9 @@ void hd_conv_fast_exec_fwd(const hd_conv_problem *p, const hd_conv_args *a);
 void hd_conv_fast_exec_bwdd(const hd_conv_problem *p, const hd_conv_args *a);
 void hd_conv_fast_exec_bwdf(const hd_conv_problem *p, const hd_conv_args *a);
 
-/* Forward: per (image, group, output-position block, output-channel block) an input panel
- * is gathered and multiplied by the packed filter (IMPLICIT_PRECOMP_GEMM). */
+/* Forward (conv_fast_fwd_f32.c): the filter packed once into micro-kernel panels; per
+ * (position block, output-channel block, groups) the im2col columns are gathered per k block
+ * and the GEMM micro-kernels run on them directly (IMPLICIT_PRECOMP_GEMM). */
 #define HD_CONV_FAST_FWD_F32 \
     {150, "fwd.blocked_gemm_f32", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, 1, \
      hd_conv_fast_app_fwd, hd_conv_fast_ws_fwd, hd_conv_fast_exec_fwd, 0.4, NULL}

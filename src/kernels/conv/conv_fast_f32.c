@@ -1,5 +1,6 @@
 /*
- * Blocked implicit-GEMM convolution in fp32 (kernels/conv/conv_fast.h).
+ * Blocked implicit-GEMM convolution in fp32 (kernels/conv/conv_fast.h).  The forward solver
+ * has its own file (conv_fast_fwd_f32.c); exec_mm below serves backward data.
  *
  * Forward and backward data are the same computation seen from two sides: every value of
  * the result (y, or dx) is a dot product of a filter row with a "column" of the source
@@ -591,7 +592,6 @@ static void exec_bwdf_run(const hd_conv_problem *p, const hd_conv_args *a)
 
 /* ---------------- the solvers ---------------- */
 
-size_t hd_conv_fast_ws_fwd(const hd_conv_problem *p) { return layout_mm(p, 0).total; }
 size_t hd_conv_fast_ws_bwdd(const hd_conv_problem *p) { return layout_mm(p, 1).total; }
 size_t hd_conv_fast_ws_bwdf(const hd_conv_problem *p) { return layout_wf(p).total; }
 
@@ -606,11 +606,9 @@ static int app_common(const hd_conv_problem *p, size_t ws, const char **r)
     return 1;
 }
 
-int hd_conv_fast_app_fwd(const hd_conv_problem *p, const char **r) { return app_common(p, hd_conv_fast_ws_fwd(p), r); }
 int hd_conv_fast_app_bwdd(const hd_conv_problem *p, const char **r) { return app_common(p, hd_conv_fast_ws_bwdd(p), r); }
 int hd_conv_fast_app_bwdf(const hd_conv_problem *p, const char **r) { return app_common(p, hd_conv_fast_ws_bwdf(p), r); }
 
-void hd_conv_fast_exec_fwd(const hd_conv_problem *p, const hd_conv_args *a) { exec_mm(p, a, 0); }
 void hd_conv_fast_exec_bwdd(const hd_conv_problem *p, const hd_conv_args *a) { exec_mm(p, a, 1); }
 void hd_conv_fast_exec_bwdf(const hd_conv_problem *p, const hd_conv_args *a) { exec_bwdf_run(p, a); }
 

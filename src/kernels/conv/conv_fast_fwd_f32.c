@@ -1,0 +1,737 @@
+/*
+ * Forward fp32 convolution (solver 150, kernels/conv/conv_fast.h): blocked implicit GEMM
+ * that drives the GEMM micro-kernels (kernels/gemm/gemm-ukernels.h) itself.
+ *
+ * Per group, y[K x P] = w[K x CRS] * col[CRS x P].  The reduction index r runs over
+ * (channel, tap) when x's positions are contiguous (NCHW-like) and over (tap, channel)
+ * when its channels are (NHWC-like), so that a run of the gathered data is a run of x.
+ *
+ *  - The filter is packed ONCE per call into the micro-kernel's A layout: per group, per k
+ *    block, micro-panels of MR result channels (kc x MR, k-major, zero rows past K).
+ *  - Tasks are (group, position block, result-channel block).  Per k block a task gathers
+ *    its im2col columns straight into NR-wide B micro-panels (kc x NR, the layout the
+ *    micro-kernel reads) -- or, for a 1x1 unit-stride unpadded NCHW convolution, hands the
+ *    micro-kernel x itself (b_stride = channel stride, no copy at all) -- then runs the
+ *    micro-kernel over the block, A micro-panel in L1, B block and C block in L2.
+ *  - Results go straight into y when its positions are contiguous (the first k block
+ *    applies alpha and beta, later ones add).  Otherwise (NHWC-like or odd strides, blocks
+ *    that span images, the fused bias/activation epilogue) they accumulate in the task's
+ *    private buffer and the epilogue writes them once.
+ *  - NHWC-like x with NHWC-like y: the roles swap (y^T = col^T w^T).  A micro-panel of MR
+ *    positions is packed from the gathered rows of x (channels contiguous) and the packed
+ *    filter is the B side, NR result channels wide; results go straight into y, whose
+ *    channels are contiguous.
+ *
+ * At batch 1 (one or two position blocks per group) each task packs the filter tiles it uses
+ * right before use instead (the filter is then read once and not copied).  Small groups
+ * (depthwise) share a task, so that the per-block work is not repeated per group.
+ *
+ * Every element of y is reduced over the same k blocks (a function of CRS only) in order,
+ * each by one micro-kernel call in k order, and its epilogue does not depend on the
+ * partition: results are bitwise identical for every thread count, and between the AVX2 and
+ * AVX-512 kernels (both fused multiply-add).  The partition itself depends on the problem
+ * only.  Tasks take one of FW_SLOTS scratch areas by thread index, so the workspace does
+ * not depend on the thread count; at most FW_SLOTS threads are used.
+ */
+#include "kernels/conv/conv_fast.h"
+
+#include "core/parallel.h"
+#include "kernels/conv/conv_fwd_gather.h"
+#include "kernels/conv/conv_internal.h"
+#include "kernels/gemm/gemm-ukernels.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+
+#define FW_SLOTS 8
+#define FW_KC 256          /* most reduction rows per k block (sets the rounding: never ISA-dependent) */
+#define FW_NC 256          /* target positions per block */
+#define FW_MC 512          /* most result channels per block */
+#define FW_UNIT 32         /* position blocks are multiples of this (every kernel's tile width divides it) */
+#define FW_SMALL_IMAGE 128 /* images with fewer positions are blocked across images */
+#define FW_MIN_TASKS 4     /* cut small problems finer, down to this many tasks (each channel
+                              block gathers the same columns again: not too fine) */
+#define FW_X_CACHED (1 << 20) /* x of at most this many bytes is read in place by 1x1 blocks */
+#define FW_SMALL_FILTER 16384 /* packed filters up to this many floats are packed by each task */
+#define FW_GROUP_WORK 16384 /* groups per task: at least this many filter values (M x CRS) */
+#define FW_PF_ROWS 4       /* x's lines of a new channel are prefetched this many panel rows ahead */
+
+static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+static int64_t rup(int64_t a, int64_t b) { return cdiv(a, b) * b; }
+static int64_t imin(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* A piece of a position block whose source offsets are affine: positions [j, j+len) read
+ * x at off + k * str[2]*xs[4] (+ the channel and tap parts; padding not yet applied). */
+typedef struct {
+    int64_t j, len, off;
+} fw_seg;
+
+/* ---------------- the plan: a function of the problem (and the kernel's tile) ---------------- */
+
+typedef struct {
+    const hd_gemm_kernel *kern;
+    int64_t MR, NR;
+    int pix;                      /* reduction order (tap, channel): x's channels contiguous */
+    int swap;                     /* positions are the A side (NHWC-like x and y) */
+    int64_t M, R, P;              /* result channels per group, reduction length, positions per image */
+    int64_t nkb, kc;              /* k blocks: block b is rows [b*kc, min(R, (b+1)*kc)) */
+    int64_t AR, BR;               /* tile rows/cols of the (channel, position) side: MR/NR or NR/MR */
+    int64_t Mpad;                 /* M rounded up to the channel side's tile */
+    int64_t mb, nmb;              /* result channels per block (a multiple of the tile), blocks */
+    int64_t nc, npb;              /* positions per block, blocks (per image; over all images when cross) */
+    int64_t ncpad;                /* nc rounded up to the position side's tile */
+    int cross;                    /* position blocks run across images */
+    int direct_b;                 /* 1x1 NCHW: x itself is the B panel */
+    int a_late;                   /* filter tiles packed by the task that uses them, into its slot */
+    int64_t gpt;                  /* groups per task */
+    int cbuf;                     /* results go through the task's buffer and the epilogue */
+    int64_t slot;                 /* floats of one scratch slot: panel, result buffer, segments, bits */
+    int64_t buf_at, seg_at, bits_at, abuf_at, bstride;
+} fw_plan;
+
+/* Reduction order (tap, channel) when x's channels are contiguous and there are enough of
+ * them to make runs worth copying; with few (conv1: 3) the (channel, tap) order and strided
+ * position runs are cheaper. */
+static int x_pix(const hd_conv_problem *p) { return p->xs[1] == 1 && p->xs[4] != 1 && p->Cg >= 8; }
+
+/* Positions of a tensor (strides s, dims d) addressed as pos * s[4]. */
+static int linear_positions(const int64_t s[5], const int64_t d[3])
+{
+    return (d[1] == 1 || s[3] == d[2] * s[4]) && (d[0] == 1 || s[2] == d[1] * d[2] * s[4]);
+}
+
+static int filter_rows_contiguous(const hd_conv_problem *p, int pix);
+
+static fw_plan plan_fw(const hd_conv_problem *p)
+{
+    fw_plan L;
+    L.kern = hd_gemm_kernel_for(sizeof(float), hd_cpu_isa());
+    L.MR = (int64_t)L.kern->mr;
+    L.NR = (int64_t)L.kern->nr;
+    L.pix = x_pix(p);
+    L.M = p->Kg;
+    L.R = p->CRS;
+    L.P = p->P;
+    L.nkb = cdiv(L.R, FW_KC);
+    L.kc = cdiv(L.R, L.nkb);
+    /* Small images, and images whose positions leave a last panel mostly empty (14x14: 196
+     * = 6 x 32 + 4) when the reduction is long enough to pay for the result buffer, are
+     * blocked across images.  (Not for NHWC-like x, whose positions are the 14-, 6- or 4-row
+     * side: the rule may not depend on the ISA, as the store path sets the rounding.) */
+    int64_t ppad = rup(L.P, FW_UNIT);
+    L.cross = p->N > 1 && (L.P < FW_SMALL_IMAGE || (!L.pix && (ppad - L.P) * 16 > ppad && L.R >= 128));
+    L.swap = L.pix;
+    L.AR = L.swap ? L.NR : L.MR;      /* channel side tile */
+    L.BR = L.swap ? L.MR : L.NR;      /* position side tile */
+    L.Mpad = rup(L.M, L.AR);
+    L.direct_b = 0;
+    if (!L.pix && !L.cross && p->TRS == 1 && p->xs[4] == 1 && linear_positions(p->xs, p->in)) {
+        L.direct_b = 1;
+        for (int j = 0; j < 3; j++)
+            if (p->pad[j] || p->str[j] != 1 || p->in[j] != p->out[j])
+                L.direct_b = 0;
+    }
+    /* blocks */
+    int64_t Q = L.cross ? p->N * L.P : L.P;
+    L.npb = cdiv(Q, FW_NC);
+    L.nc = imin(rup(cdiv(Q, L.npb), FW_UNIT), Q);
+    L.npb = cdiv(Q, L.nc);
+    L.nmb = cdiv(L.M, FW_MC);
+    L.mb = rup(cdiv(L.M, L.nmb), L.AR);
+    L.nmb = cdiv(L.M, L.mb);
+    /* groups per task: enough that a task multiplies at least FW_GROUP_WORK filter values */
+    L.gpt = imin(p->G, cdiv(FW_GROUP_WORK, L.M * L.R));
+    int64_t per_group = L.cross ? L.npb : p->N * L.npb;
+    for (;;) {
+        int64_t tasks = cdiv(p->G, L.gpt) * per_group * L.nmb;
+        if (tasks >= FW_MIN_TASKS)
+            break;
+        if (L.mb > 128) {
+            L.mb = rup(cdiv(L.mb, 2), L.AR);
+        } else if (L.nc >= 128) {
+            L.nc = rup(cdiv(L.nc, 2), FW_UNIT);
+            L.npb = cdiv(Q, L.nc);
+        } else if (L.mb >= 2 * L.AR) {
+            L.mb = rup(cdiv(L.mb, 2), L.AR);
+        } else {
+            break;
+        }
+        L.nmb = cdiv(L.M, L.mb);
+        per_group = L.cross ? L.npb : p->N * L.npb;
+    }
+    L.ncpad = rup(L.nc, L.BR);
+    /* x is read in place only when a block is a whole image (its rows are then one
+     * contiguous stream, which the hardware prefetcher follows) or x is small enough to stay
+     * in L2 between calls; otherwise a block of a larger image would be read as short rows a
+     * channel plane apart, which missed the caches in the micro-kernel -- such blocks are
+     * copied instead (a contiguous copy per row). */
+    if (L.nc != L.P && p->N * p->C * p->Q * (int64_t)sizeof(float) > FW_X_CACHED)
+        L.direct_b = 0;
+    /* With at most two position blocks per group (batch 1) a filter tile serves one or two
+     * tasks: each task packs its tiles right before use (the filter is read once, no packed
+     * copy written and read back -- at batch 1 the filter is most of the memory traffic).
+     * A small filter whose rows are contiguous is packed late too: packing it again per task
+     * costs less than a parallel pass (a fork and join) of its own. */
+    L.a_late = !L.swap && (per_group <= 2 ||
+                           (p->G * L.Mpad * L.R <= FW_SMALL_FILTER && filter_rows_contiguous(p, L.pix)));
+    L.cbuf = 0;
+    L.slot = 0;
+    return L;
+}
+
+/* Whether results go through the buffer: positions not contiguous in y (or channels, when
+ * swapped), blocks across images, or the fused epilogue (z may be y itself). */
+static int fw_cbuf(const hd_conv_problem *p, const fw_plan *L, int fused)
+{
+    if (fused || L->cross || !linear_positions(p->ys, p->out))
+        return 1;
+    return L->swap ? p->ys[1] != 1 : p->ys[4] != 1;
+}
+
+/* Packed filter (G x Mpad x R), then FW_SLOTS x (gathered panel, result buffer).  The
+ * workspace books the result buffer whenever any epilogue could need it. */
+static hd_conv_layout layout_fw(const hd_conv_problem *p, fw_plan *L)
+{
+    L->bstride = cdiv(L->nc, 8) + 8;
+    L->buf_at = rup(L->kc * L->ncpad, 16);
+    L->seg_at = L->buf_at + rup(fw_cbuf(p, L, 1) ? L->mb * L->ncpad : 0, 16);
+    L->bits_at = L->seg_at + rup((L->nc + 1) * (int64_t)(sizeof(fw_seg) / sizeof(float)), 16);
+    L->abuf_at = L->bits_at + rup(cdiv(p->TRS * L->bstride, (int64_t)sizeof(float)), 16);
+    L->slot = L->abuf_at + (L->a_late ? rup(L->kc * L->AR, 16) : 0);
+    hd_conv_layout W = {{0}, 0};
+    hd_conv_book(&W, 0, L->a_late ? 0 : p->G * L->Mpad, L->R, sizeof(float));
+    hd_conv_book(&W, 1, FW_SLOTS, L->slot, sizeof(float));
+    return W;
+}
+
+/* ---------------- the execution context ---------------- */
+
+typedef struct {
+    const hd_conv_problem *p;
+    const hd_conv_args *a;
+    fw_plan L;
+    const float *x, *w;
+    float *y;
+    float *apack, *slots;
+    int cbuf;
+    hd_conv_mrun_fn mrun;
+    hd_conv_cols_fn cols;
+    /* dynamic dealing of tasks to the threads (see run_dealt) */
+    atomic_size_t next;
+    size_t ntasks;
+    hd_task_fn fn;
+} fw_ctx;
+
+/* Source coordinate along spatial dim j for output coordinate o and tap t; -1 outside. */
+static inline int64_t src_coord(const hd_conv_problem *p, int j, int64_t o, int64_t t)
+{
+    int64_t i = o * p->str[j] - p->pad[j] + t * p->dil[j];
+    return i >= 0 && i < p->in[j] ? i : -1;
+}
+
+/* Filter offset of reduction row r (channel and tap of the group, flip applied) for k = 0. */
+static int64_t w_row_off(const hd_conv_problem *p, int pix, int64_t r)
+{
+    int64_t ch, tap;
+    if (pix)
+        tap = r / p->Cg, ch = r % p->Cg;
+    else
+        ch = r / p->TRS, tap = r % p->TRS;
+    int64_t s = tap % p->flt[2], rr = (tap / p->flt[2]) % p->flt[1], t = tap / (p->flt[2] * p->flt[1]);
+    return hd_conv_w_off(p, 0, ch, t, rr, s);
+}
+
+/* The filter rows are contiguous in the reduction order (no flip): row k at w + k*wst[0]. */
+static int filter_rows_contiguous(const hd_conv_problem *p, int pix)
+{
+    const int64_t *ws = p->wst;
+    int64_t S = p->flt[2], RS = p->flt[1] * S;
+    if (p->flip)
+        return 0;
+    if (!pix)
+        return ws[4] == 1 && ws[3] == S && ws[2] == RS && ws[1] == p->TRS;
+    return ws[1] == 1 && ws[4] == p->Cg && ws[3] == S * p->Cg && ws[2] == RS * p->Cg;
+}
+
+/*
+ * Packing of (g, k block, channel tile): channels ch0 .. ch0+tile-1 of group g, rows of
+ * the k block.  Not swapped: an A micro-panel, dst[p*MR + i].  Swapped: a B micro-panel,
+ * dst[p*NR + j].  Both are "k-major, tile values per k step"; rows past M are zero.
+ */
+static void pack_w_tile(const fw_ctx *c, int64_t g, int64_t kb, int64_t q, float *dst)
+{
+    const hd_conv_problem *p = c->p;
+    const fw_plan *L = &c->L;
+    int64_t T = L->AR;
+    int64_t r0 = kb * L->kc, kcb = imin(L->kc, L->R - r0);
+    int64_t rows = imin(T, L->M - q * T);
+    int64_t k0 = g * p->Kg + q * T;
+    const float *w = c->w;
+    int64_t ldw = p->wst[0];
+    if (filter_rows_contiguous(p, L->pix)) {
+        /* rows of at most 16 filters at a time, transposed (in registers with AVX-512) */
+        for (int64_t i0 = 0; i0 < T; i0 += 16) {
+            const float *src[16];
+            int64_t n16 = imin(16, T - i0);
+            for (int64_t i = 0; i < n16; i++)
+                src[i] = i0 + i < rows ? w + (k0 + i0 + i) * ldw + r0 : NULL;
+            c->cols(dst + i0, T, n16, src, kcb);
+        }
+        return;
+    }
+    for (int64_t pp = 0; pp < kcb; pp++) {
+        const float *src = w + k0 * ldw + w_row_off(p, L->pix, r0 + pp);
+        float *d = dst + pp * T;
+        for (int64_t i = 0; i < rows; i++)
+            d[i] = src[i * ldw];
+        for (int64_t i = rows; i < T; i++)
+            d[i] = 0;
+    }
+}
+
+static void pack_w_task(void *vctx, size_t task, int thread)
+{
+    (void)thread;
+    fw_ctx *c = vctx;
+    const fw_plan *L = &c->L;
+    int64_t tiles = L->Mpad / L->AR, t = (int64_t)task;
+    int64_t q = t % tiles, kb = (t / tiles) % L->nkb, g = t / (tiles * L->nkb);
+    int64_t r0 = kb * L->kc, kcb = imin(L->kc, L->R - r0);
+    pack_w_tile(c, g, kb, q, c->apack + g * L->Mpad * L->R + r0 * L->Mpad + q * kcb * L->AR);
+}
+
+/* A position cursor: global index q (image-major when blocks cross images). */
+typedef struct {
+    int64_t n, od, oh, ow;
+} poscur;
+
+static poscur pos_at(const hd_conv_problem *p, int64_t n, int64_t q)
+{
+    poscur u;
+    u.n = n + q / p->P;
+    q %= p->P;
+    u.ow = q % p->out[2];
+    u.oh = (q / p->out[2]) % p->out[1];
+    u.od = q / (p->out[2] * p->out[1]);
+    return u;
+}
+
+static inline void pos_advance(const hd_conv_problem *p, poscur *u, int64_t cnt)
+{
+    u->ow += cnt;
+    if (u->ow == p->out[2]) {
+        u->ow = 0;
+        if (++u->oh == p->out[1]) {
+            u->oh = 0;
+            if (++u->od == p->out[0])
+                u->od = 0, u->n++;
+        }
+    }
+}
+
+/* Plain C versions of the panel copies (conv_fwd_gather.h). */
+static void cols_c(float *dst, int64_t ld, int64_t T, const float *const *src, int64_t cnt)
+{
+    for (int64_t i = 0; i < T; i++) {
+        const float *s = src[i];
+        for (int64_t k = 0; k < cnt; k++)
+            dst[k * ld + i] = s ? s[k] : 0.0f;
+    }
+}
+
+static void mrun_c(float *d, const float *src, int64_t step, const uint8_t *bits, int64_t bit0, int64_t cnt)
+{
+    for (int64_t k = 0; k < cnt; k++)
+        d[k] = (bits[(bit0 + k) >> 3] >> ((bit0 + k) & 7)) & 1 ? src[k * step] : 0.0f;
+}
+
+/* Set bits [from, to) of B. */
+static void set_bits(uint8_t *b, int64_t from, int64_t to)
+{
+    for (; from < to && (from & 7); from++)
+        b[from >> 3] |= (uint8_t)(1u << (from & 7));
+    if (to - from >= 8) {
+        memset(b + (from >> 3), 0xFF, (size_t)((to - from) >> 3));
+        from += (to - from) & ~(int64_t)7;
+    }
+    for (; from < to; from++)
+        b[from >> 3] |= (uint8_t)(1u << (from & 7));
+}
+
+/*
+ * The geometry of positions [q0, q0+nq) from image n, shared by every channel: its
+ * segments (output rows, merged while the source stays affine -- a whole image for a
+ * stride-1 "same" convolution) and, per tap, one bit per position: its source lies inside
+ * x (not in the padding).  Returns the number of segments.
+ */
+static int64_t block_geometry(const fw_ctx *c, int64_t n, int64_t q0, int64_t nq, fw_seg *seg, uint8_t *bits,
+                              int64_t bstride)
+{
+    const hd_conv_problem *p = c->p;
+    const int64_t *ss = p->xs, step = p->str[2] * ss[4];
+    int64_t ns = 0;
+    poscur u = pos_at(p, n, q0);
+    memset(bits, 0, (size_t)(p->TRS * bstride));
+    for (int64_t j = 0; j < nq;) {
+        int64_t len = imin(p->out[2] - u.ow, nq - j);
+        int64_t off = u.n * ss[0] + (u.od * p->str[0] - p->pad[0]) * ss[2] + (u.oh * p->str[1] - p->pad[1]) * ss[3] +
+                      (u.ow * p->str[2] - p->pad[2]) * ss[4];
+        if (ns && seg[ns - 1].off + seg[ns - 1].len * step == off) {
+            seg[ns - 1].len += len;
+        } else {
+            seg[ns].j = j, seg[ns].len = len, seg[ns].off = off;
+            ns++;
+        }
+        uint8_t *b = bits;
+        for (int64_t t = 0; t < p->flt[0]; t++)
+            for (int64_t rr = 0; rr < p->flt[1]; rr++)
+                for (int64_t s = 0; s < p->flt[2]; s++, b += bstride) {
+                    if (src_coord(p, 0, u.od, t) < 0 || src_coord(p, 1, u.oh, rr) < 0)
+                        continue;
+                    int64_t base = u.ow * p->str[2] + s * p->dil[2] - p->pad[2];   /* iw of position j */
+                    int64_t lo = base >= 0 ? 0 : cdiv(-base, p->str[2]);
+                    int64_t hi = base > p->in[2] - 1 ? 0 : imin((p->in[2] - 1 - base) / p->str[2] + 1, len);
+                    set_bits(b, j + lo, j + hi);
+                }
+        j += len;
+        pos_advance(p, &u, len);
+    }
+    return ns;
+}
+
+/*
+ * NCHW-like gather: reduction rows [r0, r0+kcb) x the block's positions (geometry above) of
+ * group channel base chb, row-major: (row pp, column j) at dst[pp*ld + j]; columns from nq
+ * up to the next multiple of NR are zero.
+ */
+static void gather_b_rows(const fw_ctx *c, const fw_seg *seg, int64_t ns, const uint8_t *bits, int64_t bstride,
+                          int64_t chb, int64_t r0, int64_t kcb, int64_t nq, float *dst, int64_t ld)
+{
+    const hd_conv_problem *p = c->p;
+    const int64_t *ss = p->xs, TRS = p->TRS, step = p->str[2] * ss[4];
+    hd_conv_mrun_fn mrun = c->mrun;
+    int64_t tail = rup(nq, c->L.NR) - nq;
+    for (int64_t pp = 0; pp < kcb; pp++) {
+        int64_t r = r0 + pp, ch = r / TRS, tap = r % TRS;
+        int64_t s = tap % p->flt[2], rr = (tap / p->flt[2]) % p->flt[1], t = tap / (p->flt[2] * p->flt[1]);
+        int64_t base = (chb + ch) * ss[1] + t * p->dil[0] * ss[2] + rr * p->dil[1] * ss[3] + s * p->dil[2] * ss[4];
+        const uint8_t *b = bits + tap * bstride;
+        if (pp + FW_PF_ROWS < kcb && (r + FW_PF_ROWS) % TRS == 0) {
+            /* a new channel FW_PF_ROWS rows ahead: ask for its lines now, as the rows of a
+               block are short runs a channel plane apart that the hardware prefetcher meets
+               too late (a prefetch never faults, even where the address is in the padding) */
+            int64_t pb = (chb + (r + FW_PF_ROWS) / TRS) * ss[1];
+            for (int64_t i = 0; i < ns; i++) {
+                const char *a = (const char *)((uintptr_t)c->x + (uintptr_t)((pb + seg[i].off) * (int64_t)sizeof(float)));
+                for (int64_t o = 0; o < seg[i].len * step * (int64_t)sizeof(float); o += 64)
+                    __builtin_prefetch(a + o);
+            }
+        }
+        float *d = dst + pp * ld;
+        for (int64_t i = 0; i < ns; i++) {
+            /* the segment's first address may lie in the padding, outside x: integer arithmetic */
+            const float *src = (const float *)((uintptr_t)c->x + (uintptr_t)((base + seg[i].off) * (int64_t)sizeof(float)));
+            mrun(d + seg[i].j, src, step, b, seg[i].j, seg[i].len);
+        }
+        for (int64_t k = 0; k < tail; k++)
+            d[nq + k] = 0;
+    }
+}
+
+/*
+ * NHWC-like gather: for each position j, the reduction rows [r0, r0+kcb) are runs of x's
+ * channels (tap-major).  Micro-panels of T positions, k-major: (row pp, position j) at
+ * dst[(j/T)*kcb*T + pp*T + j%T]; positions past nq in the last panel are zero.
+ */
+static void gather_pix(const fw_ctx *c, int64_t n, int64_t chb, int64_t r0, int64_t kcb, int64_t q0, int64_t nq,
+                       int64_t T, float *dst)
+{
+    const hd_conv_problem *p = c->p;
+    const int64_t *ss = p->xs, nch = p->Cg;
+    const float *xb = c->x + chb * ss[1];
+    const float *src[16];
+    poscur u = pos_at(p, n, q0);
+    for (int64_t j0 = 0; j0 < nq; j0 += T) {
+        poscur pu[16];
+        int64_t cntj = imin(T, nq - j0);
+        for (int64_t i = 0; i < cntj; i++, pos_advance(p, &u, 1))
+            pu[i] = u;
+        float *d = dst + (j0 / T) * kcb * T;
+        for (int64_t pp = 0; pp < kcb;) {
+            int64_t r = r0 + pp, tap = r / nch, ch = r % nch, cnt = imin(nch - ch, kcb - pp);
+            int64_t s = tap % p->flt[2], rr = (tap / p->flt[2]) % p->flt[1], t = tap / (p->flt[2] * p->flt[1]);
+            for (int64_t i = 0; i < T; i++) {
+                src[i] = NULL;
+                if (i >= cntj)
+                    continue;
+                int64_t id = src_coord(p, 0, pu[i].od, t), ih = src_coord(p, 1, pu[i].oh, rr);
+                int64_t iw = src_coord(p, 2, pu[i].ow, s);
+                if (id >= 0 && ih >= 0 && iw >= 0)
+                    src[i] = xb + pu[i].n * ss[0] + id * ss[2] + ih * ss[3] + iw * ss[4] + ch;
+            }
+            c->cols(d + pp * T, T, T, src, cnt);
+            pp += cnt;
+        }
+    }
+}
+
+/* One line of the epilogue: cnt values v[k*vs] to y elements o[k*os] (z alike), bias
+ * bias[k*bs] (bs = 0: one channel). */
+static void store_line(const hd_conv_epilogue *e, float *o, const float *zz, int64_t os, const float *v, int64_t vs,
+                       const float *bias, int64_t bs, int64_t cnt)
+{
+    float alpha = (float)e->alpha, beta = (float)e->beta, alpha2 = (float)e->alpha2;
+    if (e->fused) {
+        for (int64_t k = 0; k < cnt; k++) {
+            float r = alpha * v[k * vs] + bias[k * bs];
+            if (alpha2 != 0)
+                r += alpha2 * zz[k * os];
+            if (e->relu && !(r > 0))
+                r = 0;
+            o[k * os] = r;
+        }
+    } else if (beta == 0) {
+        for (int64_t k = 0; k < cnt; k++)
+            o[k * os] = alpha * v[k * vs];
+    } else {
+        for (int64_t k = 0; k < cnt; k++)
+            o[k * os] = alpha * v[k * vs] + beta * o[k * os];
+    }
+}
+
+/*
+ * The epilogue from the buffer: buf[m * ld + j] is the sum for channel ch0 + m and position
+ * q0 + j (from image n); y = alpha*v + beta*y, or the fused form.  Swapped: buf[j * ld + m].
+ * The inner loop runs along y's smaller stride (channels for NHWC-like y), so that the
+ * stores fill whole cache lines.
+ */
+static void store_from_buffer(const fw_ctx *c, int64_t n, int64_t ch0, int64_t nm, int64_t q0, int64_t nq,
+                              const float *buf, int64_t ld, int swap)
+{
+    const hd_conv_problem *p = c->p;
+    const hd_conv_epilogue *e = &c->a->epi;
+    const int64_t *os = p->ys;
+    const float *z = e->z, *bias = e->fused ? (const float *)e->bias : NULL;
+    float *y = c->y;
+    int64_t ms = swap ? 1 : ld, js = swap ? ld : 1;
+    int z_used = e->fused && e->alpha2 != 0;
+    if (!swap && os[1] == 1 && !e->fused && e->alpha == 1 && e->beta == 0) {
+        /* a plain store to channels-contiguous y: 16 x 16 blocks transposed (in registers with
+           AVX-512), one output-row run of positions at a time */
+        poscur u = pos_at(p, n, q0);
+        for (int64_t j = 0; j < nq;) {
+            int64_t cnt = imin(p->out[2] - u.ow, nq - j);
+            int64_t base = u.n * os[0] + ch0 + u.od * os[2] + u.oh * os[3] + u.ow * os[4];
+            for (int64_t m0 = 0; m0 < nm; m0 += 16) {
+                const float *src[16];
+                int64_t n16 = imin(16, nm - m0);
+                for (int64_t i = 0; i < n16; i++)
+                    src[i] = buf + (m0 + i) * ld + j;
+                c->cols(y + base + m0, os[4], n16, src, cnt);
+            }
+            j += cnt;
+            pos_advance(p, &u, cnt);
+        }
+        return;
+    }
+    if ((os[1] < 0 ? -os[1] : os[1]) < (os[4] < 0 ? -os[4] : os[4])) {
+        poscur u = pos_at(p, n, q0);
+        for (int64_t j = 0; j < nq; j++, pos_advance(p, &u, 1)) {
+            int64_t base = u.n * os[0] + ch0 * os[1] + u.od * os[2] + u.oh * os[3] + u.ow * os[4];
+            store_line(e, y + base, z_used ? z + base : NULL, os[1], buf + j * js, ms,
+                       bias ? bias + ch0 * e->bias_stride : NULL, e->bias_stride, nm);
+        }
+        return;
+    }
+    for (int64_t m = 0; m < nm; m++) {
+        int64_t ch = ch0 + m;
+        poscur u = pos_at(p, n, q0);
+        for (int64_t j = 0; j < nq;) {
+            int64_t cnt = imin(p->out[2] - u.ow, nq - j);
+            int64_t base = u.n * os[0] + ch * os[1] + u.od * os[2] + u.oh * os[3] + u.ow * os[4];
+            store_line(e, y + base, z_used ? z + base : NULL, os[4], buf + m * ms + j * js, js,
+                       bias ? bias + ch * e->bias_stride : NULL, 0, cnt);
+            j += cnt;
+            pos_advance(p, &u, cnt);
+        }
+    }
+}
+
+/* Channels [m0, m0+nm) of group g x one position block (geometry in seg/bits), all k
+ * blocks in order. */
+static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, int64_t nq, int64_t m0, int64_t nm,
+                     const fw_seg *seg, int64_t ns, const uint8_t *bits, int64_t nfull)
+{
+    const hd_conv_problem *p = c->p;
+    const fw_plan *L = &c->L;
+    const hd_conv_args *a = c->a;
+    int64_t ch0 = g * p->Kg + m0, chb = g * p->Cg;
+    float *panel = c->slots + (size_t)thread * (size_t)L->slot;
+    float *buf = panel + L->buf_at;
+    float *abuf = panel + L->abuf_at;
+    const int64_t *os = p->ys, *xs = p->xs;
+    const size_t MR = (size_t)L->MR, NR = (size_t)L->NR;
+    hd_f32_gemm_ukernel_fn uk = L->kern->f32;
+    float alpha = (float)a->epi.alpha, beta = (float)a->epi.beta;
+    const float *wg = c->apack + g * L->Mpad * L->R;
+    float *ybase = c->cbuf ? NULL : c->y + n * os[0] + ch0 * os[1] + q0 * os[4];
+
+    for (int64_t kb = 0; kb < L->nkb; kb++) {
+        int64_t r0 = kb * L->kc, kcb = imin(L->kc, L->R - r0);
+        float al = c->cbuf ? 1.0f : alpha;
+        float be = kb > 0 ? 1.0f : c->cbuf ? 0.0f : beta;
+        const float *wk = wg + r0 * L->Mpad;
+        if (L->swap) {
+            /* A: MR positions per micro-panel, gathered; B: NR channels of the packed filter. */
+            gather_pix(c, n, chb, r0, kcb, q0, nq, (int64_t)MR, panel);
+            for (int64_t ir = 0; ir < nq; ir += (int64_t)MR) {
+                const float *ap = panel + (ir / (int64_t)MR) * kcb * (int64_t)MR;
+                size_t mr = (size_t)imin((int64_t)MR, nq - ir);
+                for (int64_t jr = 0; jr < nm; jr += (int64_t)NR) {
+                    const float *bp = wk + ((m0 + jr) / (int64_t)NR) * kcb * (int64_t)NR;
+                    size_t nr = (size_t)imin((int64_t)NR, nm - jr);
+                    if (c->cbuf)
+                        uk(mr, nr, (size_t)kcb, ap, bp, NR, buf + ir * L->mb + jr, (size_t)L->mb, al, be);
+                    else
+                        uk(mr, nr, (size_t)kcb, ap, bp, NR, ybase + ir * os[4] + jr, (size_t)os[4], al, be);
+                }
+            }
+            continue;
+        }
+        const float *xdirect = NULL;
+        if (L->direct_b) {
+            xdirect = c->x + n * xs[0] + (chb + r0) * xs[1] + q0;
+            if (nq % (int64_t)NR)                  /* the partial last panel is copied */
+                gather_b_rows(c, seg, ns, bits, L->bstride, chb, r0, kcb, nq - nfull, panel, (int64_t)NR);
+        } else {
+            gather_b_rows(c, seg, ns, bits, L->bstride, chb, r0, kcb, nq, panel, L->ncpad);
+        }
+        for (int64_t ir = 0; ir < nm; ir += (int64_t)MR) {
+            const float *ap;
+            if (L->a_late) {
+                pack_w_tile(c, g, kb, (m0 + ir) / (int64_t)MR, abuf);
+                ap = abuf;
+            } else {
+                ap = wk + ((m0 + ir) / (int64_t)MR) * kcb * (int64_t)MR;
+            }
+            size_t mr = (size_t)imin((int64_t)MR, nm - ir);
+            for (int64_t jr = 0; jr < nq; jr += (int64_t)NR) {
+                size_t nr = (size_t)imin((int64_t)NR, nq - jr);
+                const float *bp = panel + jr;
+                size_t bs = (size_t)L->ncpad;
+                if (xdirect && nr == NR) {
+                    bp = xdirect + jr;
+                    bs = (size_t)xs[1];
+                } else if (xdirect) {
+                    bp = panel;
+                    bs = NR;
+                }
+                if (c->cbuf)
+                    uk(mr, nr, (size_t)kcb, ap, bp, bs, buf + ir * L->ncpad + jr, (size_t)L->ncpad, al, be);
+                else
+                    uk(mr, nr, (size_t)kcb, ap, bp, bs, ybase + ir * os[1] + jr, (size_t)os[1], al, be);
+            }
+        }
+    }
+    if (c->cbuf) {
+        if (L->swap)
+            store_from_buffer(c, n, ch0, nm, q0, nq, buf, L->mb, 1);
+        else
+            store_from_buffer(c, n, ch0, nm, q0, nq, buf, L->ncpad, 0);
+    }
+}
+
+/* One task: a position block x a result-channel block x a run of groups (depthwise and
+ * other small groups share one task, and the block's geometry, across many groups). */
+static void fw_task(void *vctx, size_t task, int thread)
+{
+    fw_ctx *c = vctx;
+    const hd_conv_problem *p = c->p;
+    const fw_plan *L = &c->L;
+    int64_t t = (int64_t)task, per_group = L->cross ? L->npb : p->N * L->npb;
+    int64_t mbi = t % L->nmb, pbi = (t / L->nmb) % per_group, gc = t / (L->nmb * per_group);
+    int64_t n = 0, q0, nq;
+    if (L->cross) {
+        q0 = pbi * L->nc;
+        nq = imin(L->nc, p->N * L->P - q0);
+    } else {
+        n = pbi / L->npb;
+        q0 = (pbi % L->npb) * L->nc;
+        nq = imin(L->nc, L->P - q0);
+    }
+    int64_t m0 = mbi * L->mb, nm = imin(L->mb, L->M - m0);
+    float *panel = c->slots + (size_t)thread * (size_t)L->slot;
+    fw_seg *seg = (fw_seg *)(panel + L->seg_at);
+    uint8_t *bits = (uint8_t *)(panel + L->bits_at);
+    int64_t ns = 0, nfull = L->direct_b ? nq / L->NR * L->NR : 0;
+    if (!L->swap && nfull < nq)
+        ns = block_geometry(c, n, q0 + nfull, nq - nfull, seg, bits, L->bstride);
+    for (int64_t g = gc * L->gpt; g < imin(p->G, (gc + 1) * L->gpt); g++)
+        fw_block(c, thread, g, n, q0, nq, m0, nm, seg, ns, bits, nfull);
+}
+
+/* The parallel layer deals fixed ranges of tasks to the threads; on a shared machine one
+ * preempted thread then holds up the call.  Here each thread takes the next task from a
+ * counter instead.  Which thread runs a task only picks its scratch slot, never its
+ * arithmetic, so results stay the same. */
+static void run_dealt_worker(void *vctx, size_t task, int thread)
+{
+    (void)task;
+    fw_ctx *c = vctx;
+    for (size_t t; (t = atomic_fetch_add_explicit(&c->next, 1, memory_order_relaxed)) < c->ntasks;)
+        c->fn(c, t, thread);
+}
+
+static void run_dealt(fw_ctx *c, size_t ntasks, int nt, hd_task_fn fn)
+{
+    atomic_store_explicit(&c->next, 0, memory_order_relaxed);
+    c->ntasks = ntasks;
+    c->fn = fn;
+    hd_parallel_for(ntasks < (size_t)nt ? ntasks : (size_t)nt, nt, run_dealt_worker, c);
+}
+
+/* ---------------- the entry points ---------------- */
+
+size_t hd_conv_fast_ws_fwd(const hd_conv_problem *p)
+{
+    fw_plan L = plan_fw(p);
+    return layout_fw(p, &L).total;
+}
+
+int hd_conv_fast_app_fwd(const hd_conv_problem *p, const char **r)
+{
+    if (p->xdt != CUDNN_DATA_FLOAT || p->wdt != CUDNN_DATA_FLOAT || p->ydt != CUDNN_DATA_FLOAT || p->dbl ||
+        p->int8) {
+        *r = "the blocked GEMM solvers take FLOAT x, w and y only";
+        return 0;
+    }
+    if (hd_conv_fast_ws_fwd(p) == SIZE_MAX) {
+        *r = "its workspace would not fit in size_t";
+        return 0;
+    }
+    return 1;
+}
+
+void hd_conv_fast_exec_fwd(const hd_conv_problem *p, const hd_conv_args *a)
+{
+    fw_ctx c;
+    c.p = p;
+    c.a = a;
+    c.L = plan_fw(p);
+    hd_conv_layout W = layout_fw(p, &c.L);
+    c.x = a->x;
+    c.w = a->w;
+    c.y = a->out;
+    c.apack = (float *)((char *)a->ws + W.off[0]);
+    c.slots = (float *)((char *)a->ws + W.off[1]);
+    c.cbuf = fw_cbuf(p, &c.L, a->epi.fused);
+    int v512 = hd_cpu_isa() >= HD_ISA_AVX512;
+    c.mrun = v512 ? hd_conv_gather_mrun__avx512 : mrun_c;
+    c.cols = v512 ? hd_conv_gather_cols__avx512 : cols_c;
+    int nt = a->nthreads < FW_SLOTS ? a->nthreads : FW_SLOTS;
+    if (!c.L.a_late)
+        run_dealt(&c, (size_t)(p->G * c.L.nkb * (c.L.Mpad / c.L.AR)), nt, pack_w_task);
+    int64_t per_group = c.L.cross ? c.L.npb : p->N * c.L.npb;
+    run_dealt(&c, (size_t)(cdiv(p->G, c.L.gpt) * per_group * c.L.nmb), nt, fw_task);
+}
