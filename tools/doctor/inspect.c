@@ -16,7 +16,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define MARKER_SCAN_MAX (16ll << 20)
+/* hostdnn's libraries carry the marker string; only files up to this size are scanned for
+ * it (NVIDIA's are hundreds of MiB).  A sanitizer build of ops_infer passes 16 MiB. */
+#define MARKER_SCAN_MAX (64ll << 20)
 
 static const char *const SUB8[] = {"ops_infer", "ops_train", "cnn_infer", "cnn_train", "adv_infer", "adv_train"};
 static const char *const SUB9[] = {"graph", "ops", "cnn", "adv", "heuristic", "engines_precompiled",
