@@ -39,7 +39,8 @@ def main():
          "`onednn blocked` is oneDNN in its own layouts with no reorders (its best case). **ratio NHWC** is",
          "the same from NHWC tensors (oneDNN's native NHWC path). **heuristic / Find**: the time of",
          "cudnnGetConvolution*Algorithm_v7's first choice over that of cudnnFind's pick (both hostdnn,",
-         "NCHW). `% of peak` is against the 2-thread AVX-512 FMA peak probed right after the run.", ""]
+         "NCHW); `same` when both pick the same algorithm. `% of peak` is against the 2-thread AVX-512",
+         "FMA peak probed right after the run.", ""]
     chart = []
     fmt = lambda x: "%.2f" % x if x is not None else "-"
     gmean = lambda v: math.exp(sum(math.log(x) for x in v) / len(v))
@@ -64,7 +65,10 @@ def main():
             tn = med.get((s, d, "torch-nchw"))
             r = od / h if od else None
             rn = odn / hn if odn and hn else None
-            hr = h / hf if hf else None
+            # Same algorithm chosen: the heuristic matches Find by definition (a timing ratio of
+            # two runs of the same method would only show the machine's noise).
+            same = hf is not None and algo.get((s, d, "hostdnn-nchw")) == algo.get((s, d, "hostdnn-nchw_find"))
+            hr = 1.0 if same else (h / hf if hf else None)
             if r:
                 ratios.append(r)
             if rn:
@@ -80,7 +84,7 @@ def main():
             gf = flops / (h * 1e6)
             o.append("| `%s` | %s (%s) | %s | **%s** | %s | %s | **%s** | %s | %s | %s (%s) | %s | %.1f |%s" % (
                 s, fmt(h), algo.get((s, d, "hostdnn-nchw"), "?"), fmt(od), fmt(r), fmt(hn), fmt(odn), fmt(rn),
-                fmt(ob), fmt(tn), fmt(hf), algo.get((s, d, "hostdnn-nchw_find"), "-"), fmt(hr), gf,
+                fmt(ob), fmt(tn), fmt(hf), algo.get((s, d, "hostdnn-nchw_find"), "-"), "same" if same else fmt(hr), gf,
                 (" %.0f%% |" % (100 * gf / peak)) if peak else ""))
             chart.append((d, s, r))
         o.append("")
