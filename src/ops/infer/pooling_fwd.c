@@ -176,6 +176,7 @@ static void nhwc_task(void *vctx, size_t t, int thread)
  * window's input rows into the padded column row, then the horizontal max along it.  (Doing
  * both in registers for 3x3/2 measured no faster: the passes are as many instructions.) */
 #define ROW_BLOCK 16
+#define PF_AHEAD 4   /* output rows of input prefetched ahead of the vertical pass */
 
 /* floats of one padded column row (LC used + the kernels' slack), a multiple of 16 */
 static size_t row_col_stride(int64_t lc)
@@ -234,6 +235,15 @@ static void rows_task(void *vctx, size_t t, int thread)
             hd_pool_span sh = hd_pool_span_of(oh, k->x.dims[2], p->window[0], p->pad[0], p->stride[0]);
             float *col = cols[(oh - oh0) & 1] + q_lo;
             const float *xr = x + (int64_t)sh.lo * k->x.strides[2];
+            /* Prefetch the input rows PF_AHEAD output rows ahead (reads only; past the plane they are
+             * harmless hints): out of cache the row streams are short and the hardware
+             * prefetcher starts late on each task's first rows. */
+            if (k->x.strides[2] > 0) {
+                size_t row = (size_t)k->x.strides[2] * sizeof(float);
+                uintptr_t pf = (uintptr_t)xr + (size_t)(sh.hi - sh.lo + PF_AHEAD * p->stride[0]) * row;
+                for (size_t off = 0; off < (size_t)p->stride[0] * row; off += 64)
+                    __builtin_prefetch((const void *)(pf + off), 0, 3);
+            }
             if (avg) {
                 k->pool_vsum(col, xr, (ptrdiff_t)k->x.strides[2], sh.hi - sh.lo, (size_t)(q_hi - q_lo));
                 vdiv[(oh - oh0) & 1] = (float)(incl ? sh.incl : sh.hi - sh.lo);
