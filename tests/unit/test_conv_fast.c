@@ -26,15 +26,12 @@
 #include <unistd.h>
 #include "harness.h"
 #include "ref/conv_ref.h"
+#define CONV_CASE_SEED 777
+#include "conv_case.h"
 
-enum { L_NCHW, L_NHWC, L_PADDED, L_COUNT };
 enum { D_FWD, D_BWDD, D_BWDF };
 
-typedef struct {
-    const char *name;
-    int nsp, N, C, K, G;
-    int in[3], flt[3], pad[3], str[3], dil[3];
-} fcase;
+typedef conv_case fcase;
 
 static const fcase cases[] = {
     {"1x1", 2, 2, 8, 12, 1, {1, 6, 5}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
@@ -77,132 +74,6 @@ static const fcase cases[] = {
 #define NCASES ((int)(sizeof cases / sizeof *cases))
 
 /* ---- a strided FLOAT tensor and its packed logical mirror ---- */
-
-typedef struct {
-    int nb, dims[5], strides[5];
-    long span;
-    float *mem;
-} tens;
-
-static void tens_init(tens *t, int nb, const int *dims, int layout)
-{
-    t->nb = nb;
-    memcpy(t->dims, dims, sizeof(int) * (size_t)nb);
-    int *s = t->strides;
-    if (layout == L_NHWC) {
-        long acc = dims[1];
-        s[1] = 1;
-        for (int i = nb - 1; i >= 2; i--) {
-            s[i] = (int)acc;
-            acc *= dims[i];
-        }
-        s[0] = (int)acc;
-    } else {
-        long acc = 1;
-        for (int i = nb - 1; i >= 0; i--) {
-            s[i] = (int)acc;
-            acc = acc * dims[i] + (layout == L_PADDED ? 1 : 0);
-        }
-    }
-    long last = 0;
-    for (int i = 0; i < nb; i++)
-        last += (long)(dims[i] - 1) * s[i];
-    t->span = last + 1;
-    t->mem = malloc((size_t)t->span * sizeof(float));
-}
-
-static long tens_off(const tens *t, long li)
-{
-    long off = 0;
-    for (int i = t->nb - 1; i >= 0; i--) {
-        off += (li % t->dims[i]) * t->strides[i];
-        li /= t->dims[i];
-    }
-    return off;
-}
-
-static long tens_elems(const tens *t)
-{
-    long n = 1;
-    for (int i = 0; i < t->nb; i++)
-        n *= t->dims[i];
-    return n;
-}
-
-static unsigned rng = 777;
-static int small_int(int range)
-{
-    rng = rng * 1103515245u + 12345u;
-    return (int)((rng >> 16) % (unsigned)(2 * range + 1)) - range;
-}
-
-static float rnd_float(void)
-{
-    rng = rng * 1103515245u + 12345u;
-    return (float)((rng >> 8) & 0xffff) / 65536.0f - 0.5f;
-}
-
-/* ---- one problem ---- */
-
-typedef struct {
-    conv_ref_shape rs;
-    cudnnTensorDescriptor_t xd, yd;
-    cudnnFilterDescriptor_t wd;
-    cudnnConvolutionDescriptor_t cd;
-    tens x, w, y;
-} prob;
-
-static void prob_make(prob *P, const fcase *c, int layout, int flip)
-{
-    memset(P, 0, sizeof *P);
-    conv_ref_shape *s = &P->rs;
-    s->N = c->N, s->C = c->C, s->K = c->K, s->G = c->G, s->flip = flip;
-    for (int j = 0; j < 3; j++) {
-        s->in[j] = c->in[j], s->flt[j] = c->flt[j], s->pad[j] = c->pad[j];
-        s->str[j] = c->str[j], s->dil[j] = c->dil[j];
-    }
-    conv_ref_out_dims(s);
-    int nb = c->nsp + 2, o = 3 - c->nsp;
-    int xdims[5] = {c->N, c->C}, ydims[5] = {c->N, c->K}, wdims[5] = {c->K, c->C / c->G};
-    int pad[3], str[3], dil[3];
-    for (int j = 0; j < c->nsp; j++) {
-        xdims[2 + j] = c->in[o + j], ydims[2 + j] = s->out[o + j], wdims[2 + j] = c->flt[o + j];
-        pad[j] = c->pad[o + j], str[j] = c->str[o + j], dil[j] = c->dil[o + j];
-    }
-    tens_init(&P->x, nb, xdims, layout);
-    tens_init(&P->y, nb, ydims, layout);
-    tens_init(&P->w, nb, wdims, layout == L_NHWC ? L_NHWC : L_NCHW);
-    cudnnCreateTensorDescriptor(&P->xd);
-    cudnnCreateTensorDescriptor(&P->yd);
-    cudnnCreateFilterDescriptor(&P->wd);
-    cudnnCreateConvolutionDescriptor(&P->cd);
-    cudnnSetTensorNdDescriptor(P->xd, CUDNN_DATA_FLOAT, nb, xdims, P->x.strides);
-    cudnnSetTensorNdDescriptor(P->yd, CUDNN_DATA_FLOAT, nb, ydims, P->y.strides);
-    cudnnSetFilterNdDescriptor(P->wd, CUDNN_DATA_FLOAT, layout == L_NHWC ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW, nb,
-                               wdims);
-    cudnnSetConvolutionNdDescriptor(P->cd, c->nsp, pad, str, dil, flip ? CUDNN_CONVOLUTION : CUDNN_CROSS_CORRELATION,
-                                    CUDNN_DATA_FLOAT);
-    cudnnSetConvolutionGroupCount(P->cd, c->G);
-}
-
-static void prob_free(prob *P)
-{
-    free(P->x.mem), free(P->w.mem), free(P->y.mem);
-    cudnnDestroyTensorDescriptor(P->xd);
-    cudnnDestroyTensorDescriptor(P->yd);
-    cudnnDestroyFilterDescriptor(P->wd);
-    cudnnDestroyConvolutionDescriptor(P->cd);
-}
-
-/* Fill every element of T (padding too) with FILL, then the logical elements from L. */
-static void tens_load(tens *t, const double *l, float fill)
-{
-    for (long i = 0; i < t->span; i++)
-        t->mem[i] = fill;
-    long n = tens_elems(t);
-    for (long i = 0; i < n; i++)
-        t->mem[tens_off(t, i)] = (float)l[i];
-}
 
 /* Run direction DIR with exactly the workspace its query gave. */
 static cudnnStatus_t run_dir(cudnnHandle_t h, prob *P, int dir, float alpha, float beta, long ws_delta)
