@@ -3,22 +3,115 @@
  * (2-d or 3-d, groups, padding, stride, dilation), a strided FLOAT tensor with its packed
  * logical mirror in NCHW-like, NHWC-like or padded layouts, the descriptors of one problem,
  * and a small deterministic generator (define CONV_CASE_SEED before including to pick the
- * stream).  Header-only, included by one test program each.
+ * stream).  Header-only, included by one test program each (which defines _GNU_SOURCE
+ * first, for MAP_ANONYMOUS).
  */
 #ifndef HD_TESTS_CONV_CASE_H
 #define HD_TESTS_CONV_CASE_H
 
 #include <cudnn.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "harness.h"
 #include "ref/conv_ref.h"
 
 #ifndef CONV_CASE_SEED
 #define CONV_CASE_SEED 777
+/* Run direction DIR of P with ALGO and exactly the workspace its query gives (one byte less
+ * with SHORT_WS); the queried size goes to *WS_OUT when given. */
+static inline cudnnStatus_t conv_case_run(cudnnHandle_t h, prob *P, int dir, int algo, float alpha, float beta,
+                                          int short_ws, size_t *ws_out)
+{
+    size_t ws = 0;
+    cudnnStatus_t st;
+    if (dir == D_FWD)
+        st = cudnnGetConvolutionForwardWorkspaceSize(h, P->xd, P->wd, P->cd, P->yd, (cudnnConvolutionFwdAlgo_t)algo, &ws);
+    else if (dir == D_BWDD)
+        st = cudnnGetConvolutionBackwardDataWorkspaceSize(h, P->wd, P->yd, P->cd, P->xd,
+                                                          (cudnnConvolutionBwdDataAlgo_t)algo, &ws);
+    else
+        st = cudnnGetConvolutionBackwardFilterWorkspaceSize(h, P->xd, P->yd, P->cd, P->wd,
+                                                            (cudnnConvolutionBwdFilterAlgo_t)algo, &ws);
+    if (st != CUDNN_STATUS_SUCCESS)
+        return st;
+    if (ws_out)
+        *ws_out = ws;
+    size_t give = short_ws && ws > 0 ? ws - 1 : ws;
+    void *mem = give ? malloc(give) : NULL;
+    if (dir == D_FWD)
+        st = cudnnConvolutionForward(h, &alpha, P->xd, P->x.mem, P->wd, P->w.mem, P->cd, (cudnnConvolutionFwdAlgo_t)algo,
+                                     mem, give, &beta, P->yd, P->y.mem);
+    else if (dir == D_BWDD)
+        st = cudnnConvolutionBackwardData(h, &alpha, P->wd, P->w.mem, P->yd, P->y.mem, P->cd,
+                                          (cudnnConvolutionBwdDataAlgo_t)algo, mem, give, &beta, P->xd, P->x.mem);
+    else
+        st = cudnnConvolutionBackwardFilter(h, &alpha, P->xd, P->x.mem, P->yd, P->y.mem, P->cd,
+                                            (cudnnConvolutionBwdFilterAlgo_t)algo, mem, give, &beta, P->wd, P->w.mem);
+    free(mem);
+    return st;
+}
+
+/* A handle whose computations use NT threads. */
+static inline cudnnHandle_t conv_case_handle(int nt)
+{
+    char v[16];
+    snprintf(v, sizeof v, "%d", nt);
+    setenv("HOSTDNN_NUM_THREADS", v, 1);
+    cudnnHandle_t h = NULL;
+    cudnnCreate(&h);
+    unsetenv("HOSTDNN_NUM_THREADS");
+    return h;
+}
+
+/* Run CHILD once per HOSTDNN_MAX_ISA cap (scalar, avx2, avx512; index CAP), each in its own
+ * process with a 2-thread handle; a child's failed checks fail this section.  CHILD may
+ * write N floats of results to OUT: avx2 and avx512 must then agree bit for bit, and scalar
+ * (separately rounded multiply and add) within 1e-4 relative.  Call it before the process
+ * starts worker threads (fork copies only the calling thread). */
+static inline void conv_case_check_isa(long n, void (*child)(cudnnHandle_t h, int cap, float *out))
+{
+    SECTION("every HOSTDNN_MAX_ISA cap");
+    const char *caps[3] = {"scalar", "avx2", "avx512"};
+    size_t bytes = sizeof(float) * 3 * (size_t)(n > 0 ? n : 1);
+    float *shared = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (shared == MAP_FAILED) {
+        CHECK(0);
+        return;
+    }
+    for (int i = 0; i < 3; i++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            setenv("HOSTDNN_MAX_ISA", caps[i], 1);
+            cudnnHandle_t h = conv_case_handle(2);
+            child(h, i, shared + (size_t)i * (size_t)n);
+            cudnnDestroy(h);
+            _exit(hd_t_failed ? 1 : 0);
+        }
+        int st = 0;
+        waitpid(pid, &st, 0);
+        CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "checks failed under HOSTDNN_MAX_ISA=%s", caps[i]);
+    }
+    if (n > 0) {
+        CHECK_MSG(!memcmp(shared + n, shared + 2 * n, sizeof(float) * (size_t)n), "avx2 and avx512 results differ");
+        long far = 0;
+        for (long i = 0; i < n; i++)
+            if (!(fabsf(shared[i] - shared[n + i]) <= 1e-4f * (1 + fabsf(shared[i]))))
+                far++;
+        CHECK_MSG(far == 0, "%ld scalar results differ from avx2 beyond rounding", far);
+    }
+    munmap(shared, bytes);
+}
+
 #endif
 
 enum { L_NCHW, L_NHWC, L_PADDED, L_COUNT };
+enum { D_FWD, D_BWDD, D_BWDF };
 
 typedef struct {
     const char *name;
@@ -150,6 +243,91 @@ static void tens_load(tens *t, const double *l, float fill)
     long n = tens_elems(t);
     for (long i = 0; i < n; i++)
         t->mem[tens_off(t, i)] = (float)l[i];
+}
+
+/* Run direction DIR of P with ALGO and exactly the workspace its query gives (one byte less
+ * with SHORT_WS); the queried size goes to *WS_OUT when given. */
+static inline cudnnStatus_t conv_case_run(cudnnHandle_t h, prob *P, int dir, int algo, float alpha, float beta,
+                                          int short_ws, size_t *ws_out)
+{
+    size_t ws = 0;
+    cudnnStatus_t st;
+    if (dir == D_FWD)
+        st = cudnnGetConvolutionForwardWorkspaceSize(h, P->xd, P->wd, P->cd, P->yd, (cudnnConvolutionFwdAlgo_t)algo, &ws);
+    else if (dir == D_BWDD)
+        st = cudnnGetConvolutionBackwardDataWorkspaceSize(h, P->wd, P->yd, P->cd, P->xd,
+                                                          (cudnnConvolutionBwdDataAlgo_t)algo, &ws);
+    else
+        st = cudnnGetConvolutionBackwardFilterWorkspaceSize(h, P->xd, P->yd, P->cd, P->wd,
+                                                            (cudnnConvolutionBwdFilterAlgo_t)algo, &ws);
+    if (st != CUDNN_STATUS_SUCCESS)
+        return st;
+    if (ws_out)
+        *ws_out = ws;
+    size_t give = short_ws && ws > 0 ? ws - 1 : ws;
+    void *mem = give ? malloc(give) : NULL;
+    if (dir == D_FWD)
+        st = cudnnConvolutionForward(h, &alpha, P->xd, P->x.mem, P->wd, P->w.mem, P->cd, (cudnnConvolutionFwdAlgo_t)algo,
+                                     mem, give, &beta, P->yd, P->y.mem);
+    else if (dir == D_BWDD)
+        st = cudnnConvolutionBackwardData(h, &alpha, P->wd, P->w.mem, P->yd, P->y.mem, P->cd,
+                                          (cudnnConvolutionBwdDataAlgo_t)algo, mem, give, &beta, P->xd, P->x.mem);
+    else
+        st = cudnnConvolutionBackwardFilter(h, &alpha, P->xd, P->x.mem, P->yd, P->y.mem, P->cd,
+                                            (cudnnConvolutionBwdFilterAlgo_t)algo, mem, give, &beta, P->wd, P->w.mem);
+    free(mem);
+    return st;
+}
+
+/* A handle whose computations use NT threads. */
+static inline cudnnHandle_t conv_case_handle(int nt)
+{
+    char v[16];
+    snprintf(v, sizeof v, "%d", nt);
+    setenv("HOSTDNN_NUM_THREADS", v, 1);
+    cudnnHandle_t h = NULL;
+    cudnnCreate(&h);
+    unsetenv("HOSTDNN_NUM_THREADS");
+    return h;
+}
+
+/* Run CHILD once per HOSTDNN_MAX_ISA cap (scalar, avx2, avx512; index CAP), each in its own
+ * process with a 2-thread handle; a child's failed checks fail this section.  CHILD may
+ * write N floats of results to OUT: avx2 and avx512 must then agree bit for bit, and scalar
+ * (separately rounded multiply and add) within 1e-4 relative.  Call it before the process
+ * starts worker threads (fork copies only the calling thread). */
+static inline void conv_case_check_isa(long n, void (*child)(cudnnHandle_t h, int cap, float *out))
+{
+    SECTION("every HOSTDNN_MAX_ISA cap");
+    const char *caps[3] = {"scalar", "avx2", "avx512"};
+    size_t bytes = sizeof(float) * 3 * (size_t)(n > 0 ? n : 1);
+    float *shared = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (shared == MAP_FAILED) {
+        CHECK(0);
+        return;
+    }
+    for (int i = 0; i < 3; i++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            setenv("HOSTDNN_MAX_ISA", caps[i], 1);
+            cudnnHandle_t h = conv_case_handle(2);
+            child(h, i, shared + (size_t)i * (size_t)n);
+            cudnnDestroy(h);
+            _exit(hd_t_failed ? 1 : 0);
+        }
+        int st = 0;
+        waitpid(pid, &st, 0);
+        CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "checks failed under HOSTDNN_MAX_ISA=%s", caps[i]);
+    }
+    if (n > 0) {
+        CHECK_MSG(!memcmp(shared + n, shared + 2 * n, sizeof(float) * (size_t)n), "avx2 and avx512 results differ");
+        long far = 0;
+        for (long i = 0; i < n; i++)
+            if (!(fabsf(shared[i] - shared[n + i]) <= 1e-4f * (1 + fabsf(shared[i]))))
+                far++;
+        CHECK_MSG(far == 0, "%ld scalar results differ from avx2 beyond rounding", far);
+    }
+    munmap(shared, bytes);
 }
 
 #endif

@@ -55,23 +55,6 @@ static const fcase cases[] = {
 
 /* ---- a strided FLOAT tensor and its packed logical mirror ---- */
 
-/* Run backward filter ALGO_1 with the workspace its query gives (one byte less when SHORT). */
-static cudnnStatus_t run_bwdf(cudnnHandle_t h, prob *P, float alpha, float beta, int shortws, size_t *ws_out)
-{
-    size_t ws = 0;
-    cudnnStatus_t st = cudnnGetConvolutionBackwardFilterWorkspaceSize(h, P->xd, P->yd, P->cd, P->wd,
-                                                                      CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, &ws);
-    if (st != CUDNN_STATUS_SUCCESS)
-        return st;
-    if (ws_out)
-        *ws_out = ws;
-    size_t give = shortws && ws > 0 ? ws - 1 : ws;
-    void *mem = give ? malloc(give) : NULL;
-    st = cudnnConvolutionBackwardFilter(h, &alpha, P->xd, P->x.mem, P->yd, P->y.mem, P->cd,
-                                        CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, mem, give, &beta, P->wd, P->w.mem);
-    free(mem);
-    return st;
-}
 
 /* ---- the dispatch log ---- */
 
@@ -112,7 +95,7 @@ static void check_case(cudnnHandle_t h, const fcase *c, int layout, int flip)
             prev[i] = (double)small_int(3);
         tens_load(&P.w, prev, beta == 0 ? NAN : -7.0f);   /* elements outside the tensor must survive */
         saw_uk = saw_other = 0;
-        cudnnStatus_t st = run_bwdf(h, &P, alpha, beta, 0, NULL);
+        cudnnStatus_t st = conv_case_run(h, &P, D_BWDF, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, alpha, beta, 0, NULL);
         CHECK_MSG(st == CUDNN_STATUS_SUCCESS, "%s layout %d: status %d", c->name, layout, (int)st);
         CHECK_MSG(saw_uk && !saw_other, "%s layout %d: the micro-kernel solver was not dispatched", c->name, layout);
         long bad = 0;
@@ -136,7 +119,7 @@ static void check_case(cudnnHandle_t h, const fcase *c, int layout, int flip)
     for (long i = 0; i < P.w.span; i++)
         P.w.mem[i] = 12345.0f;
     size_t ws = 0;
-    cudnnStatus_t st = run_bwdf(h, &P, 1, 0, 1, &ws);
+    cudnnStatus_t st = conv_case_run(h, &P, D_BWDF, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, 1, 0, 1, &ws);
     long touched = 0;
     for (long i = 0; i < P.w.span; i++)
         touched += P.w.mem[i] != 12345.0f;
@@ -171,7 +154,7 @@ static long det_run(cudnnHandle_t h, int layout, float *out)
         for (long j = 0; j < P.y.span; j++)
             P.y.mem[j] = rnd_float();
         if (h)
-            run_bwdf(h, &P, 1, 0.25f, 0, NULL);
+            conv_case_run(h, &P, D_BWDF, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, 1, 0.25f, 0, NULL);
         if (out)
             memcpy(out + n, P.w.mem, sizeof(float) * (size_t)P.w.span);
         n += P.w.span;
@@ -181,16 +164,6 @@ static long det_run(cudnnHandle_t h, int layout, float *out)
     return n;
 }
 
-static cudnnHandle_t handle_with_threads(int nt)
-{
-    char v[16];
-    snprintf(v, sizeof v, "%d", nt);
-    setenv("HOSTDNN_NUM_THREADS", v, 1);
-    cudnnHandle_t h = NULL;
-    cudnnCreate(&h);
-    unsetenv("HOSTDNN_NUM_THREADS");
-    return h;
-}
 
 static void check_threads(void)
 {
@@ -198,12 +171,12 @@ static void check_threads(void)
     for (int layout = 0; layout < L_COUNT; layout++) {
         long n = det_run(NULL, layout, NULL);
         float *a = malloc(sizeof(float) * (size_t)n), *b = malloc(sizeof(float) * (size_t)n);
-        cudnnHandle_t h1 = handle_with_threads(1);
+        cudnnHandle_t h1 = conv_case_handle(1);
         det_run(h1, layout, a);
         cudnnDestroy(h1);
         static const int counts[] = {2, 3, 5};
         for (int i = 0; i < 3; i++) {
-            cudnnHandle_t h = handle_with_threads(counts[i]);
+            cudnnHandle_t h = conv_case_handle(counts[i]);
             det_run(h, layout, b);
             cudnnDestroy(h);
             CHECK_MSG(!memcmp(a, b, sizeof(float) * (size_t)n), "layout %d: %d threads differ from 1", layout,
@@ -216,42 +189,20 @@ static void check_threads(void)
 /* Each ISA cap in a fresh child (the cap is read once per process): the exact reference checks
  * pass there too; AVX2 and AVX-512 (fused multiply-adds in the same order) give bitwise the
  * same dW, the scalar kernels (separate multiply and add) agree to rounding. */
+static void isa_child(cudnnHandle_t h, int cap, float *out)
+{
+    (void)cap;
+    cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, log_cb);
+    for (int c = 0; c < NCASES; c++)
+        check_case(h, &cases[c], c % L_COUNT, c & 1);
+    cudnnSetCallback(0, NULL, NULL);
+    long m = det_run(h, L_NCHW, out);
+    det_run(h, L_NHWC, out + m);
+}
+
 static void check_isa(void)
 {
-    SECTION("every HOSTDNN_MAX_ISA cap");
-    const char *caps[3] = {"scalar", "avx2", "avx512"};
-    long n = det_run(NULL, L_NCHW, NULL) + det_run(NULL, L_NHWC, NULL);
-    float *shared = mmap(NULL, sizeof(float) * 3 * (size_t)n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (shared == MAP_FAILED) {
-        CHECK(0);
-        return;
-    }
-    for (int i = 0; i < 3; i++) {
-        pid_t pid = fork();
-        if (pid == 0) {
-            setenv("HOSTDNN_MAX_ISA", caps[i], 1);
-            cudnnHandle_t h = handle_with_threads(2);
-            cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, log_cb);
-            for (int c = 0; c < NCASES; c++)
-                check_case(h, &cases[c], c % L_COUNT, c & 1);
-            cudnnSetCallback(0, NULL, NULL);
-            float *base = shared + (size_t)i * (size_t)n;
-            long m = det_run(h, L_NCHW, base);
-            det_run(h, L_NHWC, base + m);
-            cudnnDestroy(h);
-            _exit(hd_t_failed ? 1 : 0);
-        }
-        int st = 0;
-        waitpid(pid, &st, 0);
-        CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "checks failed under HOSTDNN_MAX_ISA=%s", caps[i]);
-    }
-    CHECK_MSG(!memcmp(shared + n, shared + 2 * n, sizeof(float) * (size_t)n), "avx2 and avx512 results differ");
-    long far = 0;
-    for (long i = 0; i < n; i++)
-        if (!(fabsf(shared[i] - shared[n + i]) <= 1e-4f * (1 + fabsf(shared[i]))))
-            far++;
-    CHECK_MSG(far == 0, "%ld scalar results differ from avx2 beyond rounding", far);
-    munmap(shared, sizeof(float) * 3 * (size_t)n);
+    conv_case_check_isa(det_run(NULL, L_NCHW, NULL) + det_run(NULL, L_NHWC, NULL), isa_child);
 }
 
 /* What the solver does not take goes to the next solver of ALGO_1, and is still right. */
@@ -271,7 +222,7 @@ static void check_refusal(cudnnHandle_t h)
     conv_ref_bwd_filter(&P.rs, lx, ly, ref);
     tens_load(&P.x, lx, 0), tens_load(&P.y, ly, 0);
     saw_uk = saw_other = 0;
-    CHECK_OK(run_bwdf(h, &P, 1, 0, 0, NULL));
+    CHECK_OK(conv_case_run(h, &P, D_BWDF, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, 1, 0, 0, NULL));
     CHECK(!saw_uk && saw_other);
     long bad = 0;
     for (long i = 0; i < nw; i++)
@@ -336,7 +287,7 @@ static void check_heuristic(cudnnHandle_t h)
 int main(void)
 {
     check_isa();                                   /* first: fork before this process starts threads */
-    cudnnHandle_t h = handle_with_threads(2);
+    cudnnHandle_t h = conv_case_handle(2);
     cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, log_cb);
     SECTION("against the float64 reference");
     for (int i = 0; i < NCASES; i++)

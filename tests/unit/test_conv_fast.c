@@ -29,7 +29,8 @@
 #define CONV_CASE_SEED 777
 #include "conv_case.h"
 
-enum { D_FWD, D_BWDD, D_BWDF };
+static const int algo_of[3] = {CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1,
+                               CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1};
 
 typedef conv_case fcase;
 
@@ -75,37 +76,6 @@ static const fcase cases[] = {
 
 /* ---- a strided FLOAT tensor and its packed logical mirror ---- */
 
-/* Run direction DIR with exactly the workspace its query gave. */
-static cudnnStatus_t run_dir(cudnnHandle_t h, prob *P, int dir, float alpha, float beta, long ws_delta)
-{
-    size_t ws = 0;
-    cudnnStatus_t st;
-    if (dir == D_FWD)
-        st = cudnnGetConvolutionForwardWorkspaceSize(h, P->xd, P->wd, P->cd, P->yd,
-                                                     CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, &ws);
-    else if (dir == D_BWDD)
-        st = cudnnGetConvolutionBackwardDataWorkspaceSize(h, P->wd, P->yd, P->cd, P->xd,
-                                                          CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, &ws);
-    else
-        st = cudnnGetConvolutionBackwardFilterWorkspaceSize(h, P->xd, P->yd, P->cd, P->wd,
-                                                            CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, &ws);
-    if (st != CUDNN_STATUS_SUCCESS)
-        return st;
-    size_t give = ws_delta < 0 && ws > 0 ? ws - 1 : ws;
-    void *mem = give ? malloc(give) : NULL;
-    if (dir == D_FWD)
-        st = cudnnConvolutionForward(h, &alpha, P->xd, P->x.mem, P->wd, P->w.mem, P->cd,
-                                     CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, mem, give, &beta, P->yd,
-                                     P->y.mem);
-    else if (dir == D_BWDD)
-        st = cudnnConvolutionBackwardData(h, &alpha, P->wd, P->w.mem, P->yd, P->y.mem, P->cd,
-                                          CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, mem, give, &beta, P->xd, P->x.mem);
-    else
-        st = cudnnConvolutionBackwardFilter(h, &alpha, P->xd, P->x.mem, P->yd, P->y.mem, P->cd,
-                                            CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, mem, give, &beta, P->wd, P->w.mem);
-    free(mem);
-    return st;
-}
 
 /* ---- the dispatch log ---- */
 
@@ -152,7 +122,7 @@ static void check_case(cudnnHandle_t h, const fcase *c, int layout, int flip)
                 prev[i] = (double)small_int(3);
             tens_load(out, prev, beta == 0 ? NAN : -7.0f);   /* padding elements must survive */
             saw_fast = 0;
-            cudnnStatus_t st = run_dir(h, &P, dir, alpha, beta, 0);
+            cudnnStatus_t st = conv_case_run(h, &P, dir, algo_of[dir], alpha, beta, 0, NULL);
             CHECK_MSG(st == CUDNN_STATUS_SUCCESS, "%s layout %d dir %d: status %d", c->name, layout, dir, (int)st);
             CHECK_MSG(saw_fast, "%s layout %d dir %d: blocked solver not dispatched", c->name, layout, dir);
             long bad = 0;
@@ -177,7 +147,7 @@ static void check_case(cudnnHandle_t h, const fcase *c, int layout, int flip)
         /* one byte less workspace: BAD_PARAM, output untouched */
         float before = out->mem[0];
         out->mem[0] = 12345.0f;
-        cudnnStatus_t st = run_dir(h, &P, dir, 1, 0, -1);
+        cudnnStatus_t st = conv_case_run(h, &P, dir, algo_of[dir], 1, 0, 1, NULL);
         size_t ws = 0;
         if (dir == D_FWD)
             cudnnGetConvolutionForwardWorkspaceSize(h, P.xd, P.wd, P.cd, P.yd,
@@ -227,7 +197,7 @@ static long det_run1(cudnnHandle_t h, int layout, float *out, const fcase *dc)
         for (long i = 0; i < P.y.span; i++)
             P.y.mem[i] = rnd_float();
         tens *o = dir == D_FWD ? &P.y : dir == D_BWDD ? &P.x : &P.w;
-        run_dir(h, &P, dir, 1, 0.25f, 0);
+        conv_case_run(h, &P, dir, algo_of[dir], 1, 0.25f, 0, NULL);
         if (out)
             memcpy(out + n, o->mem, sizeof(float) * (size_t)o->span);
         n += o->span;
@@ -237,16 +207,6 @@ static long det_run1(cudnnHandle_t h, int layout, float *out, const fcase *dc)
     return n;
 }
 
-static cudnnHandle_t handle_with_threads(int nt)
-{
-    char v[16];
-    snprintf(v, sizeof v, "%d", nt);
-    setenv("HOSTDNN_NUM_THREADS", v, 1);
-    cudnnHandle_t h = NULL;
-    cudnnCreate(&h);
-    unsetenv("HOSTDNN_NUM_THREADS");
-    return h;
-}
 
 static void check_threads(void)
 {
@@ -254,12 +214,12 @@ static void check_threads(void)
     for (int layout = 0; layout < 2; layout++) {
         long n = det_run(NULL, layout, NULL);
         float *a = malloc(sizeof(float) * (size_t)n), *b = malloc(sizeof(float) * (size_t)n);
-        cudnnHandle_t h1 = handle_with_threads(1);
+        cudnnHandle_t h1 = conv_case_handle(1);
         det_run(h1, layout, a);
         cudnnDestroy(h1);
         static const int counts[] = {2, 3, 5};
         for (int i = 0; i < 3; i++) {
-            cudnnHandle_t h = handle_with_threads(counts[i]);
+            cudnnHandle_t h = conv_case_handle(counts[i]);
             det_run(h, layout, b);
             cudnnDestroy(h);
             CHECK_MSG(!memcmp(a, b, sizeof(float) * (size_t)n), "layout %d: %d threads differ from 1", layout,
@@ -275,42 +235,20 @@ static void log_cb(cudnnSeverity_t sev, void *ud, const cudnnDebug_t *dbg, const
 /* Each ISA cap in a fresh child (the cap is read once per process): the exact reference
  * checks of every case must pass there too; AVX2 and AVX-512 (both FMA kernels) give bitwise
  * the same results, the scalar kernels (separate multiply and add) agree to rounding. */
+static void isa_child(cudnnHandle_t h, int cap, float *out)
+{
+    (void)cap;
+    cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, log_cb);
+    for (int c = 0; c < NCASES; c++)
+        check_case(h, &cases[c], c % L_COUNT, c & 1);
+    cudnnSetCallback(0, NULL, NULL);
+    long m = det_run(h, L_NCHW, out);
+    det_run(h, L_NHWC, out + m);
+}
+
 static void check_isa(void)
 {
-    SECTION("every HOSTDNN_MAX_ISA cap");
-    const char *caps[3] = {"scalar", "avx2", "avx512"};
-    long n = det_run(NULL, L_NCHW, NULL) + det_run(NULL, L_NHWC, NULL);
-    float *shared = mmap(NULL, sizeof(float) * 3 * (size_t)n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (shared == MAP_FAILED) {
-        CHECK(0);
-        return;
-    }
-    for (int i = 0; i < 3; i++) {
-        pid_t pid = fork();
-        if (pid == 0) {
-            setenv("HOSTDNN_MAX_ISA", caps[i], 1);
-            cudnnHandle_t h = handle_with_threads(2);
-            cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, log_cb);
-            for (int c = 0; c < NCASES; c++)
-                check_case(h, &cases[c], c % L_COUNT, c & 1);
-            cudnnSetCallback(0, NULL, NULL);
-            float *base = shared + (size_t)i * (size_t)n;
-            long m = det_run(h, L_NCHW, base);
-            det_run(h, L_NHWC, base + m);
-            cudnnDestroy(h);
-            _exit(hd_t_failed ? 1 : 0);
-        }
-        int st = 0;
-        waitpid(pid, &st, 0);
-        CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "checks failed under HOSTDNN_MAX_ISA=%s", caps[i]);
-    }
-    CHECK_MSG(!memcmp(shared + n, shared + 2 * n, sizeof(float) * (size_t)n), "avx2 and avx512 results differ");
-    long far = 0;
-    for (long i = 0; i < n; i++)
-        if (!(fabsf(shared[i] - shared[n + i]) <= 1e-4f * (1 + fabsf(shared[i]))))
-            far++;
-    CHECK_MSG(far == 0, "%ld scalar results differ from avx2 beyond rounding", far);
-    munmap(shared, sizeof(float) * 3 * (size_t)n);
+    conv_case_check_isa(det_run(NULL, L_NCHW, NULL) + det_run(NULL, L_NHWC, NULL), isa_child);
 }
 
 /* cudnnConvolutionBiasActivationForward through this solver: y = act(alpha1*conv +
@@ -445,7 +383,7 @@ static void check_heuristic(cudnnHandle_t h)
 int main(void)
 {
     check_isa();                                   /* first: fork before this process starts OpenMP threads */
-    cudnnHandle_t h = handle_with_threads(2);
+    cudnnHandle_t h = conv_case_handle(2);
     cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, log_cb);
     SECTION("against the float64 reference");
     for (int i = 0; i < NCASES; i++)
