@@ -3,7 +3,9 @@
 # side in one run, then docs/performance.md (the "Convolution" section) and docs/perf-chart.png.
 #
 #   bench/compare.sh BUILD_DIR [shape-file...]     (default: bench/shapes/report.txt)
-#   env: DIRS="fwd bwd_d bwd_w"  ROUNDS=3  REPS=5  BATCH=16  LIMIT=<first N shapes>  THREADS=2
+#   env: DIRS="fwd bwd_d bwd_w"  ROUNDS=3  REPS=5  BATCHES="16 1"  LIMIT=<first N shapes>  THREADS=2
+#        BATCHES: each shape is run at each of these batch sizes (its n is replaced); "keep" runs
+#        the shape files' own batch sizes (BATCH=N is the older spelling of BATCHES=N)
 #        ALGO=heuristic|find  (how hostdnn picks its algorithm: the _v7 first choice, as most
 #        programs do, or cudnnFind's measured best)
 #        FIND=1  also time hostdnn's cudnnFind choice on NCHW (the heuristic-vs-Find column);
@@ -20,7 +22,7 @@ files=("$@")
 DIRS=${DIRS:-fwd bwd_d bwd_w}
 ROUNDS=${ROUNDS:-3}
 REPS=${REPS:-5}
-BATCH=${BATCH:-}
+BATCHES=${BATCHES:-${BATCH:-16 1}}
 LIMIT=${LIMIT:-1000}
 THREADS=${THREADS:-2}
 ALGO=${ALGO:-heuristic}
@@ -44,15 +46,22 @@ fi
 
 out=$build/bench-compare.txt
 : > "$out"
+base=()
 shapes=()
 for f in "${files[@]}"; do
   while read -r s; do
     [ -z "$s" ] || [ "${s#\#}" != "$s" ] && continue
-    [ -n "$BATCH" ] && s=$(echo "$s" | sed -E "s/n[0-9]+/n$BATCH/")
-    shapes+=("$s")
+    base+=("$s")
   done < "$f"
 done
-shapes=("${shapes[@]:0:$LIMIT}")
+base=("${base[@]:0:$LIMIT}")
+if [ "$BATCHES" = keep ]; then
+  shapes=("${base[@]}")
+else
+  for b in $BATCHES; do
+    for s in "${base[@]}"; do shapes+=("$(echo "$s" | sed -E "s/n[0-9]+/n$b/")"); done
+  done
+fi
 total=$(( ${#shapes[@]} * $(echo $DIRS | wc -w) * ROUNDS ))
 i=0
 for round in $(seq 1 "$ROUNDS"); do

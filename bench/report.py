@@ -9,6 +9,7 @@ The section between the markers <!-- conv:begin --> and <!-- conv:end --> is rep
 import collections
 import math
 import os
+import re
 import statistics
 import sys
 
@@ -40,63 +41,87 @@ def main():
          "the same from NHWC tensors (oneDNN's native NHWC path). **heuristic / Find**: the time of",
          "cudnnGetConvolution*Algorithm_v7's first choice over that of cudnnFind's pick (both hostdnn,",
          "NCHW); `same` when both pick the same algorithm. `% of peak` is against the 2-thread AVX-512",
-         "FMA peak probed right after the run.", ""]
+         "FMA peak probed right after the run. Every shape runs at each batch size of BATCHES (default",
+         "16 and 1): one table per direction and batch, and the summary first.", ""]
     chart = []
     fmt = lambda x: "%.2f" % x if x is not None else "-"
     gmean = lambda v: math.exp(sum(math.log(x) for x in v) / len(v))
-    for d in dirs:
-        o.append("### %s" % names[d])
-        o.append("")
-        o.append("| shape | hostdnn NCHW ms (algo) | oneDNN from NCHW ms | **ratio NCHW** | hostdnn NHWC ms | oneDNN NHWC ms |"
-                 " **ratio NHWC** | oneDNN blocked ms | torch NCHW ms | hostdnn Find ms (algo) | heuristic / Find |"
-                 " hostdnn GFLOP/s |%s" % (" % of peak |" if peak else ""))
-        o.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|%s" % ("---:|" if peak else ""))
-        ratios, ratios_nhwc, heur = [], [], []
-        for s in shapes:
-            h = med.get((s, d, "hostdnn-nchw"))
-            if h is None:
-                continue
-            hn = med.get((s, d, "hostdnn-nhwc"))
-            hf = med.get((s, d, "hostdnn-nchw_find"))
-            user = [med[k] for k in ((s, d, "onednn-nchw"), (s, d, "onednn-nchw_r")) if k in med]
-            od = min(user) if user else None
-            odn = med.get((s, d, "onednn-nhwc"))
-            ob = med.get((s, d, "onednn-blocked"))
-            tn = med.get((s, d, "torch-nchw"))
-            r = od / h if od else None
-            rn = odn / hn if odn and hn else None
-            # Same algorithm chosen: the heuristic matches Find by definition (a timing ratio of
-            # two runs of the same method would only show the machine's noise).
-            same = hf is not None and algo.get((s, d, "hostdnn-nchw")) == algo.get((s, d, "hostdnn-nchw_find"))
-            hr = 1.0 if same else (h / hf if hf else None)
-            if r:
-                ratios.append(r)
-            if rn:
-                ratios_nhwc.append(rn)
-            if hr:
-                heur.append(hr)
-            p = s.split("_")[0]
-            kv = dict((c, int(v)) for c, v in __import__("re").findall(r"([gnchwkrspud])(\d+)", p))
-            g, u, dd, pad = kv.get("g", 1), kv.get("u", 1), kv.get("d", 1), kv.get("p", 0)
-            oh = (kv["h"] + 2 * pad - (dd * (kv["r"] - 1) + 1)) // u + 1
-            ow = (kv["w"] + 2 * pad - (dd * (kv["s"] - 1) + 1)) // u + 1
-            flops = 2.0 * kv["n"] * kv["k"] * oh * ow * (kv["c"] // g) * kv["r"] * kv["s"]
-            gf = flops / (h * 1e6)
-            o.append("| `%s` | %s (%s) | %s | **%s** | %s | %s | **%s** | %s | %s | %s (%s) | %s | %.1f |%s" % (
-                s, fmt(h), algo.get((s, d, "hostdnn-nchw"), "?"), fmt(od), fmt(r), fmt(hn), fmt(odn), fmt(rn),
-                fmt(ob), fmt(tn), fmt(hf), algo.get((s, d, "hostdnn-nchw_find"), "-"), "same" if same else fmt(hr), gf,
-                (" %.0f%% |" % (100 * gf / peak)) if peak else ""))
-            chart.append((d, s, r))
-        o.append("")
-        if ratios:
-            o.append("NCHW: geometric mean ratio **%.2f** (goal >= 1.0); lowest **%.2f** (goal >= 0.8)." %
-                     (gmean(ratios), min(ratios)))
-        if ratios_nhwc:
-            o.append("NHWC: geometric mean ratio **%.2f**; lowest **%.2f**." % (gmean(ratios_nhwc), min(ratios_nhwc)))
-        if heur:
-            o.append("Heuristic first choice vs Find's pick (time ratio, goal <= 1.10): worst **%.2f**, %d of %d "
-                     "shapes within 10%%." % (max(heur), sum(1 for x in heur if x <= 1.10), len(heur)))
-        o.append("")
+    batch_of = lambda s: int(re.search(r"n(\d+)", s.split("_")[0]).group(1))
+    batches = []
+    for s in shapes:
+        if batch_of(s) not in batches:
+            batches.append(batch_of(s))
+    summary = []  # (batch, dir, nchw gmean, nchw min, nhwc gmean, nhwc min, heuristic worst, within, count)
+    body = []
+    for b in batches:
+        for d in dirs:
+            body.append("### %s, batch %d" % (names[d], b))
+            body.append("")
+            body.append("| shape | hostdnn NCHW ms (algo) | oneDNN from NCHW ms | **ratio NCHW** | hostdnn NHWC ms |"
+                        " oneDNN NHWC ms | **ratio NHWC** | oneDNN blocked ms | torch NCHW ms | hostdnn Find ms (algo) |"
+                        " heuristic / Find | hostdnn GFLOP/s |%s" % (" % of peak |" if peak else ""))
+            body.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|%s" % ("---:|" if peak else ""))
+            ratios, ratios_nhwc, heur = [], [], []
+            for s in shapes:
+                if batch_of(s) != b:
+                    continue
+                h = med.get((s, d, "hostdnn-nchw"))
+                if h is None:
+                    continue
+                hn = med.get((s, d, "hostdnn-nhwc"))
+                hf = med.get((s, d, "hostdnn-nchw_find"))
+                user = [med[k] for k in ((s, d, "onednn-nchw"), (s, d, "onednn-nchw_r")) if k in med]
+                od = min(user) if user else None
+                odn = med.get((s, d, "onednn-nhwc"))
+                ob = med.get((s, d, "onednn-blocked"))
+                tn = med.get((s, d, "torch-nchw"))
+                r = od / h if od else None
+                rn = odn / hn if odn and hn else None
+                # Same algorithm chosen: the heuristic matches Find by definition (a timing ratio of
+                # two runs of the same method would only show the machine's noise).
+                same = hf is not None and algo.get((s, d, "hostdnn-nchw")) == algo.get((s, d, "hostdnn-nchw_find"))
+                hr = 1.0 if same else (h / hf if hf else None)
+                if r:
+                    ratios.append(r)
+                if rn:
+                    ratios_nhwc.append(rn)
+                if hr:
+                    heur.append(hr)
+                kv = dict((c, int(v)) for c, v in re.findall(r"([gnchwkrspud])(\d+)", s.split("_")[0]))
+                g, u, dd, pad = kv.get("g", 1), kv.get("u", 1), kv.get("d", 1), kv.get("p", 0)
+                oh = (kv["h"] + 2 * pad - (dd * (kv["r"] - 1) + 1)) // u + 1
+                ow = (kv["w"] + 2 * pad - (dd * (kv["s"] - 1) + 1)) // u + 1
+                flops = 2.0 * kv["n"] * kv["k"] * oh * ow * (kv["c"] // g) * kv["r"] * kv["s"]
+                gf = flops / (h * 1e6)
+                body.append("| `%s` | %s (%s) | %s | **%s** | %s | %s | **%s** | %s | %s | %s (%s) | %s | %.1f |%s" % (
+                    s, fmt(h), algo.get((s, d, "hostdnn-nchw"), "?"), fmt(od), fmt(r), fmt(hn), fmt(odn), fmt(rn),
+                    fmt(ob), fmt(tn), fmt(hf), algo.get((s, d, "hostdnn-nchw_find"), "-"),
+                    "same" if same else fmt(hr), gf, (" %.0f%% |" % (100 * gf / peak)) if peak else ""))
+                chart.append((d, s, r, rn))
+            body.append("")
+            if ratios:
+                body.append("NCHW: geometric mean ratio **%.2f** (goal >= 1.0); lowest **%.2f** (goal >= 0.8)." %
+                            (gmean(ratios), min(ratios)))
+            if ratios_nhwc:
+                body.append("NHWC: geometric mean ratio **%.2f**; lowest **%.2f**." %
+                            (gmean(ratios_nhwc), min(ratios_nhwc)))
+            if heur:
+                body.append("Heuristic first choice vs Find's pick (time ratio, goal <= 1.10): worst **%.2f**, %d of %d "
+                            "shapes within 10%%." % (max(heur), sum(1 for x in heur if x <= 1.10), len(heur)))
+            body.append("")
+            summary.append((b, d, gmean(ratios) if ratios else None, min(ratios) if ratios else None,
+                            gmean(ratios_nhwc) if ratios_nhwc else None, min(ratios_nhwc) if ratios_nhwc else None,
+                            max(heur) if heur else None, sum(1 for x in heur if x <= 1.10), len(heur)))
+    o.append("### Summary (ratio = oneDNN's best time from the user's tensors / hostdnn's; geometric means)")
+    o.append("")
+    o.append("| direction | batch | NCHW geo-mean | NCHW lowest | NHWC geo-mean | NHWC lowest |"
+             " heuristic / Find worst | shapes within 10% of Find |")
+    o.append("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for (b, d, g1, m1, g2, m2, hw, hin, hn) in summary:
+        o.append("| %s | %d | **%s** | %s | **%s** | %s | %s | %s |" % (
+            names[d], b, fmt(g1), fmt(m1), fmt(g2), fmt(m2), fmt(hw), ("%d of %d" % (hin, hn)) if hn else "-"))
+    o.append("")
+    o.extend(body)
     o.append("![hostdnn / oneDNN speed ratio per shape](perf-chart.png)")
     o.append("<!-- conv:end -->")
     section = "\n".join(o) + "\n"
@@ -113,16 +138,19 @@ def main():
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-        fig, ax = plt.subplots(figsize=(12, 5))
-        labels = ["%s %s" % (d, s.split("_", 1)[-1]) for d, s, r in chart if r]
-        vals = [r for d, s, r in chart if r]
-        colors = ["#2a7" if v >= 1 else ("#da2" if v >= 0.8 else "#c33") for v in vals]
-        ax.bar(range(len(vals)), vals, color=colors)
+        fig, ax = plt.subplots(figsize=(14, 5.5))
+        rows = [(d, sh, r, rn) for d, sh, r, rn in chart if r or rn]
+        labels = ["%s n%d %s" % (d, batch_of(sh), sh.split("_", 1)[-1]) for d, sh, r, rn in rows]
+        xs = range(len(rows))
+        ax.bar([x - 0.2 for x in xs], [r or 0 for _, _, r, _ in rows], width=0.4, color="#2a7", label="from NCHW")
+        ax.bar([x + 0.2 for x in xs], [rn or 0 for _, _, _, rn in rows], width=0.4, color="#37c", label="from NHWC")
         ax.axhline(1.0, color="k", lw=0.8)
-        ax.set_xticks(range(len(vals)))
+        ax.axhline(0.8, color="#c33", lw=0.6, ls="--")
+        ax.set_xticks(list(xs))
         ax.set_xticklabels(labels, rotation=90, fontsize=6)
         ax.set_ylabel("oneDNN time / hostdnn time (>1: hostdnn faster)")
-        ax.set_title("hostdnn vs oneDNN 2.6, fp32, user NCHW tensors, %s threads" % threads)
+        ax.set_title("hostdnn vs oneDNN 2.6, fp32, %s threads (dashed: 0.8)" % threads)
+        ax.legend(fontsize=7)
         fig.tight_layout()
         fig.savefig(os.path.join(docs, "perf-chart.png"), dpi=110)
     except Exception as e:  # no matplotlib: the tables are still written
