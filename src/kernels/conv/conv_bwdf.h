@@ -29,6 +29,15 @@ void hd_conv_bwdf_copy_runs_avx2(float *dst, int64_t dstride, const float *src, 
 /* out[j * ldo + i] = in[i * ldi + j] for i < rows, j < cols (16 x 16 register blocks). */
 void hd_conv_bwdf_transpose_avx512(int64_t rows, int64_t cols, const float *in, int64_t ldi, float *out, int64_t ldo);
 
+/* Store of a block of sums into dW: for e < ne and k < nk,
+ *     dw[k * ldw + e] = alpha * (rows[e][k] + rows[e][k + plane] + ... (nchunk terms, in order))
+ *                       (+ beta * dw[k * ldw + e] unless beta == 0: dw is then not read),
+ * the products rounded separately.  ne, nk <= 16 (AVX-512) or 8 (AVX2). */
+void hd_conv_bwdf_store_avx512(const float *const *rows, int64_t ne, int64_t nk, int64_t plane, int64_t nchunk,
+                               float *dw, int64_t ldw, float alpha, float beta);
+void hd_conv_bwdf_store_avx2(const float *const *rows, int64_t ne, int64_t nk, int64_t plane, int64_t nchunk,
+                             float *dw, int64_t ldw, float alpha, float beta);
+
 /* Listed before the blocked-GEMM solver of ALGO_1 (350), which takes what this one refuses.
  * The name keeps "blocked_gemm_f32": it is the same method, blocked for the micro-kernels. */
 #define HD_CONV_BWDF_UKERNEL_F32 \

@@ -433,45 +433,64 @@ static const float *panel_b(const bw_ctx *c, int64_t g, int64_t k0, int64_t nr, 
 /* ---------------- storing a tile: chunks in order, then alpha and beta ---------------- */
 
 #define ST_K 16                           /* output channels per task of the separate store */
-#define ST_TAPS 1024                      /* filter offsets of the taps kept on the stack up to this */
 
-/* Offset of tap (t, r, s) in the filter, the flip of CONVOLUTION mode applied. */
-static int64_t tap_off(const hd_conv_problem *p, int64_t tap)
+typedef void (*store_fn)(const float *const *rows, int64_t ne, int64_t nk, int64_t plane, int64_t nchunk, float *dw,
+                         int64_t ldw, float alpha, float beta);
+
+/* The contract of hd_conv_bwdf_store_avx512 (conv_bwdf.h) in plain C. */
+static void store_scalar(const float *const *rows, int64_t ne, int64_t nk, int64_t plane, int64_t nchunk, float *dw,
+                         int64_t ldw, float alpha, float beta)
 {
-    int64_t S = p->flt[2], s = tap % S, r = (tap / S) % p->flt[1], t = tap / (S * p->flt[1]);
-    if (p->flip)
-        t = p->flt[0] - 1 - t, r = p->flt[1] - 1 - r, s = p->flt[2] - 1 - s;
-    return t * p->wst[2] + r * p->wst[3] + s * p->wst[4];
+    for (int64_t k = 0; k < nk; k++)
+        for (int64_t e = 0; e < ne; e++) {
+            float sum = rows[e][k];
+            for (int64_t i = 1; i < nchunk; i++)
+                sum += rows[e][k + i * plane];
+            float *o = dw + k * ldw + e;
+            *o = beta == 0 ? alpha * sum : alpha * sum + beta * *o;
+        }
 }
 
-/* Output channels [k0, k0+nk) of row tile rbi of group g, whose sums for k0 are at tp (rows
- * ld apart, chunks plane apart): each row of dW is written in the filter's memory order
- * (channel-major for KCRS, tap-major for KRSC). */
+/* Output channels [k0, k0+nk) of row tile rbi of group g, whose sums for k0 are at tp (row
+ * tap * cbw + c - c0, rows ld apart, chunks plane apart), into dW in its memory order: blocks
+ * of BS filter columns x BS output channels transposed in registers, BS dW rows written as
+ * sequential streams.  Filters are packed (conv_problem.c): a KCRS tile is one run of
+ * cbw * TRS floats per output channel, a KRSC tile one run of cbw floats per tap. */
 static void store_tile(const hd_conv_problem *p, const hd_conv_args *a, const bw_plan *L, const float *tp, int64_t ld,
                        int64_t plane, int64_t g, int64_t rbi, int64_t k0, int64_t nk)
 {
-    int64_t TRS = p->TRS, c0 = rbi * L->CB, cbw = min64(L->CB, p->Cg - c0);
-    float alpha = (float)a->epi.alpha, beta = (float)a->epi.beta;
-    int64_t toff[ST_TAPS];
-    int table = TRS <= ST_TAPS;
-    for (int64_t i = 0; table && i < TRS; i++)
-        toff[i] = tap_off(p, i);
-    int chan_major = p->wst[1] != 1;
-    for (int64_t kb = k0; kb < k0 + nk; kb += ST_K) {   /* one line of each partial row at a time */
-        int64_t nb = min64(ST_K, k0 + nk - kb);
-        float *dw = (float *)a->out + (g * p->Kg + kb) * p->wst[0] + c0 * p->wst[1];
-        for (int64_t e = 0; e < TRS * cbw; e++) {
-            int64_t tap = chan_major ? e % TRS : e / cbw, cl = chan_major ? e / TRS : e % cbw;
-            const float *v = tp + (tap * cbw + cl) * ld + kb - k0;
-            float sum[ST_K];
-            for (int64_t j = 0; j < nb; j++)
-                sum[j] = v[j];
-            for (int64_t i = 1; i < L->nchunk; i++)
-                for (int64_t j = 0; j < nb; j++)
-                    sum[j] += v[i * plane + j];
-            float *o = dw + (table ? toff[tap] : tap_off(p, tap)) + cl * p->wst[1];
-            for (int64_t j = 0; j < nb; j++, o += p->wst[0])
-                *o = beta == 0 ? alpha * sum[j] : alpha * sum[j] + beta * *o;
+    const int64_t TRS = p->TRS, c0 = rbi * L->CB, cbw = min64(L->CB, p->Cg - c0), ldw = p->wst[0];
+    const float alpha = (float)a->epi.alpha, beta = (float)a->epi.beta;
+    hd_isa_t isa = hd_cpu_isa();
+    store_fn st = isa >= HD_ISA_AVX512 ? hd_conv_bwdf_store_avx512 : isa >= HD_ISA_AVX2 ? hd_conv_bwdf_store_avx2
+                                                                                        : store_scalar;
+    const int64_t BS = isa >= HD_ISA_AVX512 ? 16 : 8;
+    const float *rows[16];
+    float *dwk = (float *)a->out + (g * p->Kg + k0) * ldw;
+    for (int64_t kb = 0; kb < nk; kb += BS) {
+        int64_t nb = min64(BS, nk - kb);
+        if (p->wst[1] != 1) {                            /* KCRS: m = cl * TRS + memory tap */
+            int64_t E = TRS * cbw, cl = 0, tm = 0;
+            for (int64_t m0 = 0; m0 < E; m0 += BS) {
+                int64_t ne = min64(BS, E - m0);
+                for (int64_t j = 0; j < ne; j++) {
+                    int64_t tap = p->flip ? TRS - 1 - tm : tm;
+                    rows[j] = tp + (tap * cbw + cl) * ld + kb;
+                    if (++tm == TRS)
+                        tm = 0, cl++;
+                }
+                st(rows, ne, nb, plane, L->nchunk, dwk + kb * ldw + c0 * TRS + m0, ldw, alpha, beta);
+            }
+        } else {                                         /* KRSC: tap-major, channels contiguous */
+            for (int64_t tm = 0; tm < TRS; tm++) {
+                int64_t tap = p->flip ? TRS - 1 - tm : tm;
+                for (int64_t j0 = 0; j0 < cbw; j0 += BS) {
+                    int64_t ne = min64(BS, cbw - j0);
+                    for (int64_t j = 0; j < ne; j++)
+                        rows[j] = tp + (tap * cbw + j0 + j) * ld + kb;
+                    st(rows, ne, nb, plane, L->nchunk, dwk + kb * ldw + tm * p->Cg + c0 + j0, ldw, alpha, beta);
+                }
+            }
         }
     }
 }
