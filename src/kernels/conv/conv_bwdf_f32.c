@@ -66,7 +66,25 @@ typedef struct {
     int64_t CB, nrb, rows;        /* row tiles: blocks of CB channels, all taps of each (rows = TRS * CB) */
     int64_t ncols, ncb;           /* column tiles: about ncols output channels (before rounding to NR) */
     int local;                    /* one wave and one chunk: a task's tile lives in its scratch area */
+    int km;                       /* k-major tiles (KM_RUNS, KM_ROWS; 0: the tiles above) */
+    int64_t npos;                 /* k-major: the positions of all images, one block */
+    int64_t nkt, nmt;             /* k-major: tiles of output channels x filter columns per group */
 } bw_plan;
+
+enum { KM_RUNS = 1, KM_ROWS = 2 };
+
+/* The k-major tiles take problems whose whole reduction is one block of positions and whose
+ * filter columns, in dW's memory order, are cheap to gather from x: runs of channels of one
+ * tap (KRSC, or 1x1) from a channel-contiguous x, or im2col rows of one channel and tap
+ * (KCRS, or 1x1) from any other x.  The rest keeps the row tiles. */
+static int km_mode(const hd_conv_problem *p)
+{
+    if (p->N * p->P > BW_KC)
+        return 0;
+    int xchan = p->xs[1] == 1 || p->C == 1;
+    int krsc = p->wst[1] == 1 || p->TRS == 1, kcrs = (p->wst[4] == 1 && p->wst[1] == p->TRS) || p->TRS == 1;
+    return xchan && krsc ? KM_RUNS : !xchan && kcrs ? KM_ROWS : 0;
+}
 
 static bw_plan plan_bw(const hd_conv_problem *p)
 {
@@ -104,6 +122,23 @@ static bw_plan plan_bw(const hd_conv_problem *p)
     while (tiles * L.nchunk < BW_MIN_TASKS && L.nchunk * 2 <= blocks && part * L.nchunk * 2 <= BW_PART_BYTES)
         L.nchunk *= 2;
     L.local = L.nwave == 1 && L.nchunk == 1;
+    L.km = km_mode(p);
+    L.npos = p->N * p->P;
+    L.nkt = L.nmt = 1;
+    if (L.km) {
+        /* about 256 output channels x 512 filter columns, cut finer until there are 16 tasks
+           (tiles, not chunks: dynamic dealing then balances the threads) */
+        L.tx = L.local = 0;
+        L.nchunk = L.nwave = 1;
+        L.wave = p->N;
+        L.xdirect = L.km == KM_ROWS && L.xdirect;
+        L.nkt = cdiv(p->Kg, 256);
+        L.nmt = cdiv(p->CRS, 512);
+        while (p->G * L.nkt * L.nmt < 2 * BW_MIN_TASKS && p->CRS / (L.nmt * 2) >= 64)
+            L.nmt *= 2;
+        while (p->G * L.nkt * L.nmt < 2 * BW_MIN_TASKS && p->Kg / (L.nkt * 2) >= 28)
+            L.nkt *= 2;
+    }
     return L;
 }
 
@@ -116,10 +151,22 @@ static size_t slot_floats(const bw_plan *L)
     return (size_t)((L->rows + BW_MR_MAX - 1) * BW_KC + cols * BW_KC + (L->local ? L->rows * cols : 0));
 }
 
+/* k-major: B panels of one tile (the largest, kernel-independent bound) and the im2col rows
+ * of one panel before their transpose. */
+static size_t km_slot_floats(const bw_plan *L, const hd_conv_problem *p)
+{
+    return (size_t)((cdiv(p->CRS, L->nmt) + BW_NR_MAX - 1) * L->npos + BW_NR_MAX * L->npos);
+}
+
 static hd_conv_layout layout_bw(const hd_conv_problem *p)
 {
     bw_plan L = plan_bw(p);
     hd_conv_layout W = {{0}, 0};
+    if (L.km) {            /* dy packed into A panels (any kernel's MR), the slots */
+        hd_conv_book(&W, 0, p->G * (p->Kg + BW_MR_MAX - 1), L.npos, sizeof(float));
+        hd_conv_book(&W, 2, BW_SLOTS, (int64_t)km_slot_floats(&L, p), sizeof(float));
+        return W;
+    }
     hd_conv_book(&W, 0, L.local ? 0 : L.nchunk * p->K, L.R, sizeof(float));
     hd_conv_book(&W, 1, L.tx ? L.wave * p->Q : 0, p->C, sizeof(float));
     hd_conv_book(&W, 2, BW_SLOTS, (int64_t)slot_floats(&L), sizeof(float));
@@ -215,11 +262,15 @@ typedef struct {
     bw_src X, Y;
     int ylin;                     /* dy's positions are one stride apart: 1 within an image, 2 across the wave */
     int merge;                    /* consecutive taps along w continue a run of channels */
-    int64_t wave, nimg, npos, nblk;
+    int64_t wave, nimg, npos, nblk;   /* k-major: npos is every position */
     float *part, *slots;
     size_t slot_floats;
     const hd_conv_args *a;
     int fuse_store;               /* one chunk: each task stores its tile after the last wave */
+    int tapmem;                   /* k-major tiles: gathered taps are in dW's memory order */
+    const float *apack;           /* k-major tiles: dy packed into A panels, per group kpan panels */
+    int64_t kpan;
+    int xlin;                     /* k-major, 1x1: x's positions are one stride apart (B read in place) */
 } bw_ctx;
 
 /* A run of filter columns of one panel: taps (t, r, s0 .. s1) of one filter row, from
@@ -229,15 +280,20 @@ typedef struct {
 } bw_seg;
 
 /* The runs of rows [r0, r0+mr) of a row tile (channels cb0 .. cb0+cbw-1 of the group, row
- * tap * cbw + c - cb0). */
+ * tap * cbw + c - cb0).  With c->tapmem the row's tap is a tap of dW's memory order (the
+ * k-major tiles: CONVOLUTION mode's flip applied here, so taps then run backwards and are
+ * not merged). */
 static int make_segs(const bw_ctx *c, int64_t cb0, int64_t cbw, int64_t r0, int64_t mr, bw_seg *segs)
 {
     const hd_conv_problem *p = c->p;
     int64_t S = p->flt[2], RS = p->flt[1] * S;
-    int merge = c->merge && cbw == p->Cg;
+    int rev = c->tapmem && p->flip;
+    int merge = c->merge && cbw == p->Cg && !rev;
     int ns = 0;
     for (int64_t r = r0; r < r0 + mr;) {
         int64_t tap = r / cbw, cl = r % cbw, len = min64(cbw - cl, r0 + mr - r);
+        if (rev)
+            tap = p->TRS - 1 - tap;
         int64_t t = tap / RS, rr = (tap / S) % p->flt[1], s = tap % S;
         bw_seg *prev = ns ? &segs[ns - 1] : NULL;
         if (prev && merge && cl == 0 && prev->t == t && prev->r == rr && prev->s1 + 1 == s &&
@@ -266,10 +322,10 @@ static void copy_runs_scalar(float *dst, int64_t dstride, const float *src, int6
 /* gather_a for xdirect problems: the panel's channels are rows of x over the positions, so
  * each image's run of positions is one transpose into the panel. */
 static void gather_a_transposed(const bw_ctx *c, int64_t g, int64_t ch0, int64_t mr, int64_t q0, int64_t kcur,
-                                float *dst)
+                                float *dst, int64_t MR)
 {
     const hd_conv_problem *p = c->p;
-    const int64_t MR = c->MR, P = p->P, cs = p->xs[1];
+    const int64_t P = p->P, cs = p->xs[1];
     for (int64_t j = 0; j < kcur;) {
         int64_t img = (q0 + j) / P, pos = (q0 + j) % P, cnt = min64(P - pos, kcur - j);
         const float *src = c->X.base + img * c->X.sn + (g * p->Cg + ch0) * cs + pos;
@@ -286,19 +342,19 @@ static void gather_a_transposed(const bw_ctx *c, int64_t g, int64_t ch0, int64_t
 }
 
 static void gather_a(const bw_ctx *c, int64_t g, int64_t cb0, int64_t cbw, int64_t r0, int64_t mr, int64_t q0,
-                     int64_t kcur, float *dst)
+                     int64_t kcur, float *dst, int64_t MR)
 {
     if (c->L.xdirect) {
         (void)cbw;
-        gather_a_transposed(c, g, cb0 + r0, mr, q0, kcur, dst);
+        gather_a_transposed(c, g, cb0 + r0, mr, q0, kcur, dst, MR);
         return;
     }
     const hd_conv_problem *p = c->p;
-    const int64_t MR = c->MR, Cg = p->Cg;
+    const int64_t Cg = p->Cg;
     const int64_t OW = p->out[2], OH = p->out[1], P = p->P;
     const int64_t sw = c->X.sw, sh = c->X.sh, sd = c->X.sd, IW = p->in[2];
     const int64_t stw = p->str[2], pw = p->pad[2], dw = p->dil[2];
-    bw_seg segs[BW_MR_MAX];
+    bw_seg segs[BW_NR_MAX];            /* a panel of either side (k-major B panels are NR wide) */
     int ns = make_segs(c, cb0, cbw, r0, mr, segs);
     int64_t img = q0 / P, pos = q0 % P;
     int64_t ow = pos % OW, oh = (pos / OW) % OH, od = pos / (OW * OH);
@@ -333,7 +389,7 @@ static void gather_a(const bw_ctx *c, int64_t g, int64_t cb0, int64_t cbw, int64
                     break;
                 float *dd = d + o * MR;
                 for (int64_t e = 0; e < sg->len; e++) {         /* a border: tap by tap */
-                    int64_t ce = sg->c0 + e, s = sg->s0 + ce / Cg, ch = ce % Cg;
+                    int64_t ce = sg->c0 + e, s = sg->s0 + ce / Cg, ch = ce % Cg;   /* (merged runs go forwards) */
                     int64_t iw = (ow + o) * stw - pw + s * dw;
                     dd[e] = iw < 0 || iw >= IW ? 0.0f : row[iw * sw + ch];
                 }
@@ -359,10 +415,10 @@ static void gather_a(const bw_ctx *c, int64_t g, int64_t cb0, int64_t cbw, int64
  * from a dy whose channels are not contiguous (NCHW): each image's run of positions is
  * transposed into the panel (kcur x NR, zero-padded), so dy is read once per row tile. */
 static const float *panel_b_transposed(const bw_ctx *c, int64_t g, int64_t k0, int64_t nr, int64_t q0, int64_t kcur,
-                                       float *buf, size_t *bs)
+                                       float *buf, size_t *bs, int64_t NR)
 {
     const hd_conv_problem *p = c->p;
-    const int64_t NR = c->NR, P = p->P, cs = p->ys[1];
+    const int64_t P = p->P, cs = p->ys[1];
     const int64_t OW = p->out[2], OH = p->out[1];
     for (int64_t j = 0; j < kcur;) {
         int64_t img = (q0 + j) / P, pos = (q0 + j) % P, cnt = min64(P - pos, kcur - j);
@@ -391,16 +447,18 @@ static const float *panel_b_transposed(const bw_ctx *c, int64_t g, int64_t k0, i
 }
 
 /* The B panel of output channels [k0, k0+nr) of group g for kcur positions from q0: in place
- * when it can be, else packed into buf (kcur x NR, zero-padded).  Returns it; *bs its stride. */
+ * when it can be (and `inplace` allows it), else packed into buf (kcur x NR, zero-padded).
+ * Returns it; *bs its stride.  The k-major tiles pack their A panels (NR = MR) with it. */
 static const float *panel_b(const bw_ctx *c, int64_t g, int64_t k0, int64_t nr, int64_t q0, int64_t kcur, float *buf,
-                            size_t *bs)
+                            size_t *bs, int64_t NR, int inplace)
 {
     const hd_conv_problem *p = c->p;
-    const int64_t NR = c->NR, P = p->P;
+    const int64_t P = p->P;
     if (c->L.ty)
-        return panel_b_transposed(c, g, k0, nr, q0, kcur, buf, bs);
+        return panel_b_transposed(c, g, k0, nr, q0, kcur, buf, bs, NR);
     const float *yb = c->Y.base + g * p->Kg + k0;
-    if (nr == NR && c->Y.sw <= BW_INPLACE_MAX && (c->ylin == 2 || (c->ylin == 1 && q0 / P == (q0 + kcur - 1) / P))) {
+    if (inplace && nr == NR && c->Y.sw <= BW_INPLACE_MAX &&
+        (c->ylin == 2 || (c->ylin == 1 && q0 / P == (q0 + kcur - 1) / P))) {
         int64_t img = q0 / P, pos = q0 % P;
         *bs = (size_t)c->Y.sw;
         return yb + img * c->Y.sn + pos * c->Y.sw;
@@ -540,11 +598,12 @@ static void bw_task(void *vctx, size_t task, int thread)
         int64_t q0 = b * BW_KC, kcur = min64(BW_KC, c->npos - q0);
         float beta = c->wave == 0 && b == b0 ? 0.0f : 1.0f;
         for (int64_t ip = 0; ip < apan; ip++)
-            gather_a(c, g, cb0, cbw, ip * MR, min64(MR, nrow - ip * MR), q0, kcur, A + ip * MR * kcur);
+            gather_a(c, g, cb0, cbw, ip * MR, min64(MR, nrow - ip * MR), q0, kcur, A + ip * MR * kcur, MR);
         const float *B[BW_COLS / 4 + 1];
         size_t bs[BW_COLS / 4 + 1];
         for (int64_t jp = 0; jp < bpan; jp++)
-            B[jp] = panel_b(c, g, k0 + jp * NR, min64(NR, nk - jp * NR), q0, kcur, Bt + jp * NR * BW_KC, &bs[jp]);
+            B[jp] = panel_b(c, g, k0 + jp * NR, min64(NR, nk - jp * NR), q0, kcur, Bt + jp * NR * BW_KC, &bs[jp], NR,
+                            1);
         for (int64_t ip = 0; ip < apan; ip++)
             for (int64_t jp = 0; jp < bpan; jp++)
                 uk((size_t)min64(MR, nrow - ip * MR), (size_t)min64(NR, nk - jp * NR), (size_t)kcur,
@@ -552,6 +611,159 @@ static void bw_task(void *vctx, size_t task, int thread)
     }
     if (c->fuse_store && c->wave == c->L.nwave - 1)   /* the tile's sums are complete and still in cache */
         store_tile(p, c->a, &c->L, C, (int64_t)ldc, 0, g, rbi, k0, nk);
+}
+
+/* ---------------- k-major tiles: one block, results straight into dW ---------------- */
+
+/* The B panel of filter columns [m0, m0+nr) (KCRS order: m = c * TRS + memory tap) of group
+ * g over all npos positions, from a position-contiguous x: each column is an im2col row,
+ * built in T (nr x npos) with its zero borders, then transposed into the panel (npos x NR,
+ * zero-padded). For 1x1, unit-stride, unpadded problems the rows are x's own rows. */
+static void km_gather_rows(const bw_ctx *c, int64_t g, int64_t m0, int64_t nr, float *T, float *dst)
+{
+    const hd_conv_problem *p = c->p;
+    const int64_t NR = c->NR, npos = c->npos, P = p->P, TRS = p->TRS, S = p->flt[2], R = p->flt[1];
+    const int64_t OW = p->out[2], OH = p->out[1], IW = p->in[2];
+    const int64_t *xs = p->xs;
+    const float *xg = (const float *)c->a->x + g * p->Cg * xs[1];
+    hd_f32_tile_fn tile = c->isa >= HD_ISA_AVX2 ? hd_f32_tile_avx2 : hd_f32_tile_scalar;
+    if (c->L.xdirect) {                                  /* rows of x, image by image */
+        for (int64_t img = 0; img < p->N; img++) {
+            const float *src = xg + img * xs[0] + m0 * xs[1];
+            if (c->isa >= HD_ISA_AVX512)
+                hd_conv_bwdf_transpose_avx512(nr, P, src, xs[1], dst + img * P * NR, NR);
+            else
+                tile(nr, P, src, xs[1], dst + img * P * NR, NR, 1.0f, 0.0f);
+        }
+    } else {
+        for (int64_t j = 0; j < nr; j++) {
+            int64_t m = m0 + j, ch = m / TRS, tap = m % TRS;
+            if (p->flip)
+                tap = TRS - 1 - tap;
+            int64_t t = tap / (R * S), r = (tap / S) % R, s = tap % S;
+            const float *xc = xg + ch * xs[1];
+            float *d = T + j * npos;
+            int64_t off = s * p->dil[2] - p->pad[2], stw = p->str[2];     /* iw = ow * stw + off */
+            int64_t lo = 0, hi = OW;                                       /* ow with iw inside */
+            while (lo < OW && lo * stw + off < 0)
+                lo++;
+            while (hi > lo && (hi - 1) * stw + off >= IW)
+                hi--;
+            memset(d, 0, (size_t)npos * sizeof(float));
+            if (hi <= lo)
+                continue;
+            /* output rows whose input row is inside: oh in [h0, h1) */
+            int64_t offh = r * p->dil[1] - p->pad[1], h0 = 0, h1 = OH;
+            while (h0 < OH && h0 * p->str[1] + offh < 0)
+                h0++;
+            while (h1 > h0 && (h1 - 1) * p->str[1] + offh >= p->in[1])
+                h1--;
+            for (int64_t q = 0; q < npos && h1 > h0; q += OW * OH) {      /* one output plane at a time */
+                int64_t img = q / P, od = (q % P) / (OW * OH);
+                int64_t id = od * p->str[0] - p->pad[0] + t * p->dil[0];
+                if (id < 0 || id >= p->in[0])
+                    continue;
+                const float *src = xc + img * xs[0] + id * xs[2] + (h0 * p->str[1] + offh) * xs[3] + (lo * stw + off) * xs[4];
+                float *dr = d + q + h0 * OW + lo;
+                if (stw == 1 && xs[4] == 1) {                              /* a run per output row */
+                    c->copy(dr, OW, src, p->str[1] * xs[3], hi - lo, h1 - h0);
+                } else {
+                    for (int64_t h = 0; h < h1 - h0; h++)
+                        for (int64_t o = 0; o < hi - lo; o++)
+                            dr[h * OW + o] = src[h * p->str[1] * xs[3] + o * stw * xs[4]];
+                }
+            }
+        }
+        if (c->isa >= HD_ISA_AVX512)
+            hd_conv_bwdf_transpose_avx512(nr, npos, T, npos, dst, NR);
+        else
+            tile(nr, npos, T, npos, dst, NR, 1.0f, 0.0f);
+    }
+    if (nr < NR)
+        for (int64_t q = 0; q < npos; q++)
+            memset(dst + q * NR + nr, 0, (size_t)(NR - nr) * sizeof(float));
+}
+
+/* dy into A panels (npos x MR each, zero-padded), all output channels of every group. */
+static void km_pack_task(void *vctx, size_t task, int thread)
+{
+    (void)thread;
+    const bw_ctx *c = vctx;
+    int64_t g = (int64_t)task / c->kpan, ip = (int64_t)task % c->kpan, k0 = ip * c->MR;
+    size_t bs;
+    float *dst = (float *)c->apack + (g * c->kpan + ip) * c->MR * c->npos;
+    panel_b(c, g, k0, min64(c->MR, c->p->Kg - k0), 0, c->npos, dst, &bs, c->MR, 0);
+}
+
+/* One (group, tile of output channels, tile of filter columns): its B panels, then every
+ * (A panel, B panel) pair over the whole reduction, stored with alpha and beta into dW. */
+static void km_task(void *vctx, size_t task, int thread)
+{
+    const bw_ctx *c = vctx;
+    const hd_conv_problem *p = c->p;
+    const int64_t MR = c->MR, NR = c->NR, npos = c->npos, M = p->CRS, ldw = p->wst[0];
+    int64_t nmt = cdiv(M, c->cb), t = (int64_t)task;
+    int64_t mti = t % nmt, kti = (t / nmt) % c->ncb, g = t / (nmt * c->ncb);
+    int64_t m0 = mti * c->cb, nm = min64(c->cb, M - m0), kt = cdiv(cdiv(p->Kg, c->L.nkt), MR) * MR;
+    int64_t k0 = kti * kt, nk = min64(kt, p->Kg - k0);
+    if (nm <= 0 || nk <= 0)
+        return;
+    float *Bt = c->slots + (size_t)thread * c->slot_floats, *T = Bt + c->cb * npos;
+    int64_t bpan = cdiv(nm, NR);
+    const float *B[512 / 4 + 2];
+    size_t bs[512 / 4 + 2];
+    const int inplace = c->L.km == KM_RUNS && c->xlin;
+    for (int64_t jp = 0; jp < bpan; jp++) {
+        int64_t mm = m0 + jp * NR, nr = min64(NR, nm - jp * NR);
+        float *dst = Bt + jp * NR * npos;
+        bs[jp] = (size_t)NR;
+        if (inplace && mm + NR <= M && c->X.sw <= BW_INPLACE_MAX) {
+            B[jp] = c->X.base + g * p->Cg + mm;
+            bs[jp] = (size_t)c->X.sw;
+            continue;
+        }
+        if (c->L.km == KM_RUNS)
+            gather_a(c, g, 0, p->Cg, mm, nr, 0, npos, dst, NR);
+        else
+            km_gather_rows(c, g, mm, nr, T, dst);
+        B[jp] = dst;
+    }
+    hd_f32_gemm_ukernel_fn uk = c->kern->f32;
+    float alpha = (float)c->a->epi.alpha, beta = (float)c->a->epi.beta;
+    for (int64_t k = k0; k < k0 + nk; k += MR) {
+        const float *A = c->apack + (g * c->kpan + k / MR) * MR * npos;
+        float *dw = (float *)c->a->out + (g * p->Kg + k) * ldw + m0;
+        for (int64_t jp = 0; jp < bpan; jp++)
+            uk((size_t)min64(MR, k0 + nk - k), (size_t)min64(NR, nm - jp * NR), (size_t)npos, A, B[jp], bs[jp],
+               dw + jp * NR, (size_t)ldw, alpha, beta);
+    }
+}
+
+static void km_exec(bw_ctx *c, const hd_conv_problem *p, const hd_conv_args *a, hd_conv_layout W, int nt)
+{
+    c->npos = c->L.npos;
+    c->tapmem = 1;
+    c->kpan = cdiv(p->Kg, c->MR);
+    c->apack = (const float *)((char *)a->ws + W.off[0]);
+    c->slot_floats = km_slot_floats(&c->L, p);
+    c->cb = cdiv(cdiv(p->CRS, c->L.nmt), c->NR) * c->NR;              /* filter columns per tile */
+    int64_t kt = cdiv(cdiv(p->Kg, c->L.nkt), c->MR) * c->MR;
+    c->ncb = cdiv(p->Kg, kt);                                         /* tiles of output channels */
+    c->X = src_user(a->x, p->xs, 0);
+    c->Y = src_user(a->y, p->ys, 0);
+    c->merge = p->dil[2] * c->X.sw == p->Cg;
+    c->ylin = (p->out[1] == 1 || c->Y.sh == p->out[2] * c->Y.sw) &&
+              (p->out[0] == 1 || c->Y.sd == p->out[1] * p->out[2] * c->Y.sw);
+    if (c->ylin && (p->N == 1 || c->Y.sn == p->P * c->Y.sw))
+        c->ylin = 2;
+    hd_parallel_for((size_t)(p->G * c->kpan), nt, km_pack_task, c);
+    /* x read in place as B (1x1, unit stride, no padding): its positions one stride apart */
+    int xlin = (p->in[1] == 1 || c->X.sh == p->in[2] * c->X.sw) && (p->in[0] == 1 || c->X.sd == p->in[1] * p->in[2] * c->X.sw) &&
+               (p->N == 1 || c->X.sn == p->Q * c->X.sw);
+    for (int j = 0; j < 3; j++)
+        xlin = xlin && p->str[j] == 1 && p->pad[j] == 0;
+    c->xlin = xlin && p->TRS == 1;
+    hd_parallel_for((size_t)(p->G * c->ncb * cdiv(p->CRS, c->cb)), nt, km_task, c);
 }
 
 /* ---------------- the solver ---------------- */
@@ -579,6 +791,10 @@ void hd_conv_bwdf_uk_exec(const hd_conv_problem *p, const hd_conv_args *a)
                                            : copy_runs_scalar;
     float *xt = (float *)((char *)a->ws + W.off[1]);
     int nt = a->nthreads < BW_SLOTS ? a->nthreads : BW_SLOTS;
+    if (c.L.km) {
+        km_exec(&c, p, a, W, nt);
+        return;
+    }
     for (int64_t w = 0; w < c.L.nwave; w++) {
         int64_t img0 = w * c.L.wave, nimg = min64(c.L.wave, p->N - img0);
         if (c.L.tx)
