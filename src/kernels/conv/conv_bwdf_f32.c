@@ -126,13 +126,14 @@ static bw_plan plan_bw(const hd_conv_problem *p)
     L.npos = p->N * p->P;
     L.nkt = L.nmt = 1;
     if (L.km) {
-        /* about 256 output channels x 512 filter columns, cut finer until there are 16 tasks
-           (tiles, not chunks: dynamic dealing then balances the threads) */
+        /* up to 512 output channels (the packed dy is shared, only B is gathered per task)
+           x 512 filter columns, cut finer until there are 16 tasks (dynamic dealing then
+           balances the threads) */
         L.tx = L.local = 0;
         L.nchunk = L.nwave = 1;
         L.wave = p->N;
         L.xdirect = L.km == KM_ROWS && L.xdirect;
-        L.nkt = cdiv(p->Kg, 256);
+        L.nkt = cdiv(p->Kg, 512);
         L.nmt = cdiv(p->CRS, 512);
         while (p->G * L.nkt * L.nmt < 2 * BW_MIN_TASKS && p->CRS / (L.nmt * 2) >= 64)
             L.nmt *= 2;
@@ -148,7 +149,7 @@ static bw_plan plan_bw(const hd_conv_problem *p)
 static size_t slot_floats(const bw_plan *L)
 {
     int64_t cols = L->ncols + BW_NR_MAX - 1;
-    return (size_t)((L->rows + BW_MR_MAX - 1) * BW_KC + cols * BW_KC + (L->local ? L->rows * cols : 0));
+    return (size_t)(BW_MR_MAX * BW_KC + cols * BW_KC + (L->local ? L->rows * cols : 0));
 }
 
 /* k-major: B panels of one tile (the largest, kernel-independent bound) and the im2col rows
@@ -388,7 +389,11 @@ static void gather_a(const bw_ctx *c, int64_t g, int64_t cb0, int64_t cbw, int64
                 if (o >= run)
                     break;
                 float *dd = d + o * MR;
-                for (int64_t e = 0; e < sg->len; e++) {         /* a border: tap by tap */
+                if (sg->s0 == sg->s1) {                         /* one tap: it lies in the padding */
+                    memset(dd, 0, (size_t)sg->len * sizeof(float));
+                    continue;
+                }
+                for (int64_t e = 0; e < sg->len; e++) {         /* a border of merged taps: tap by tap */
                     int64_t ce = sg->c0 + e, s = sg->s0 + ce / Cg, ch = ce % Cg;   /* (merged runs go forwards) */
                     int64_t iw = (ow + o) * stw - pw + s * dw;
                     dd[e] = iw < 0 || iw >= IW ? 0.0f : row[iw * sw + ch];
@@ -588,7 +593,7 @@ static void bw_task(void *vctx, size_t task, int thread)
     const int64_t MR = c->MR, NR = c->NR;
     int64_t apan = cdiv(nrow, MR), bpan = cdiv(nk, NR);
     float *A = c->slots + (size_t)thread * c->slot_floats;
-    float *Bt = A + (c->L.rows + BW_MR_MAX - 1) * BW_KC;
+    float *Bt = A + BW_MR_MAX * BW_KC;
     size_t ldc = (size_t)(c->L.local ? c->cb : p->Kg);
     float *C = c->L.local ? Bt + (c->L.ncols + BW_NR_MAX - 1) * BW_KC
                           : c->part + chunk * p->K * c->L.R + (g * c->L.R + cb0 * p->TRS) * p->Kg + k0;
@@ -597,17 +602,17 @@ static void bw_task(void *vctx, size_t task, int thread)
     for (int64_t b = b0; b < b1; b++) {
         int64_t q0 = b * BW_KC, kcur = min64(BW_KC, c->npos - q0);
         float beta = c->wave == 0 && b == b0 ? 0.0f : 1.0f;
-        for (int64_t ip = 0; ip < apan; ip++)
-            gather_a(c, g, cb0, cbw, ip * MR, min64(MR, nrow - ip * MR), q0, kcur, A + ip * MR * kcur, MR);
         const float *B[BW_COLS / 4 + 1];
         size_t bs[BW_COLS / 4 + 1];
         for (int64_t jp = 0; jp < bpan; jp++)
             B[jp] = panel_b(c, g, k0 + jp * NR, min64(NR, nk - jp * NR), q0, kcur, Bt + jp * NR * BW_KC, &bs[jp], NR,
                             1);
-        for (int64_t ip = 0; ip < apan; ip++)
+        for (int64_t ip = 0; ip < apan; ip++) {       /* each A panel used while it is in L1 */
+            gather_a(c, g, cb0, cbw, ip * MR, min64(MR, nrow - ip * MR), q0, kcur, A, MR);
             for (int64_t jp = 0; jp < bpan; jp++)
-                uk((size_t)min64(MR, nrow - ip * MR), (size_t)min64(NR, nk - jp * NR), (size_t)kcur,
-                   A + ip * MR * kcur, B[jp], bs[jp], C + ip * MR * (int64_t)ldc + jp * NR, ldc, 1.0f, beta);
+                uk((size_t)min64(MR, nrow - ip * MR), (size_t)min64(NR, nk - jp * NR), (size_t)kcur, A, B[jp], bs[jp],
+                   C + ip * MR * (int64_t)ldc + jp * NR, ldc, 1.0f, beta);
+        }
     }
     if (c->fuse_store && c->wave == c->L.nwave - 1)   /* the tile's sums are complete and still in cache */
         store_tile(p, c->a, &c->L, C, (int64_t)ldc, 0, g, rbi, k0, nk);
