@@ -35,6 +35,7 @@
 #include "kernels/gemm/gemm-ukernels.h"
 #include "kernels/transpose/transpose.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 #define BW_SLOTS 8                        /* scratch areas; at most this many threads */
@@ -53,6 +54,32 @@
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Tasks dealt one at a time from a shared counter (hd_parallel_for deals fixed ranges): on a
+ * shared machine a preempted thread then holds up one task, not a range.  Which task computes
+ * what does not depend on who runs it, so results stay the same. */
+typedef struct {
+    hd_task_fn fn;
+    void *ctx;
+    size_t ntasks;
+    atomic_size_t next;
+} bw_deal;
+
+static void deal_worker(void *vctx, size_t task, int thread)
+{
+    (void)task;
+    bw_deal *d = vctx;
+    for (size_t t; (t = atomic_fetch_add_explicit(&d->next, 1, memory_order_relaxed)) < d->ntasks;)
+        d->fn(d->ctx, t, thread);
+}
+
+static void run_dealt(size_t ntasks, int nt, hd_task_fn fn, void *ctx)
+{
+    bw_deal d;
+    d.fn = fn, d.ctx = ctx, d.ntasks = ntasks;
+    atomic_init(&d.next, 0);
+    hd_parallel_for(ntasks < (size_t)nt ? ntasks : (size_t)nt, nt, deal_worker, &d);
+}
 
 /* ---------------- the plan: a function of the problem only ---------------- */
 
@@ -245,7 +272,7 @@ static void transpose_wave(const hd_conv_problem *p, const float *src, const int
 {
     tr_ctx c = {p, src, ss, dims, ch, dims[0] * dims[1] * dims[2], img0, dst, 0};
     c.pblocks = cdiv(c.npos, TR_POS);
-    hd_parallel_for((size_t)(nimg * c.pblocks), nt, tr_task, &c);
+    run_dealt((size_t)(nimg * c.pblocks), nt, tr_task, &c);
 }
 
 /* ---------------- the GEMM tasks ---------------- */
@@ -761,14 +788,14 @@ static void km_exec(bw_ctx *c, const hd_conv_problem *p, const hd_conv_args *a, 
               (p->out[0] == 1 || c->Y.sd == p->out[1] * p->out[2] * c->Y.sw);
     if (c->ylin && (p->N == 1 || c->Y.sn == p->P * c->Y.sw))
         c->ylin = 2;
-    hd_parallel_for((size_t)(p->G * c->kpan), nt, km_pack_task, c);
+    run_dealt((size_t)(p->G * c->kpan), nt, km_pack_task, c);
     /* x read in place as B (1x1, unit stride, no padding): its positions one stride apart */
     int xlin = (p->in[1] == 1 || c->X.sh == p->in[2] * c->X.sw) && (p->in[0] == 1 || c->X.sd == p->in[1] * p->in[2] * c->X.sw) &&
                (p->N == 1 || c->X.sn == p->Q * c->X.sw);
     for (int j = 0; j < 3; j++)
         xlin = xlin && p->str[j] == 1 && p->pad[j] == 0;
     c->xlin = xlin && p->TRS == 1;
-    hd_parallel_for((size_t)(p->G * c->ncb * cdiv(p->CRS, c->cb)), nt, km_task, c);
+    run_dealt((size_t)(p->G * c->ncb * cdiv(p->CRS, c->cb)), nt, km_task, c);
 }
 
 /* ---------------- the solver ---------------- */
@@ -815,11 +842,11 @@ void hd_conv_bwdf_uk_exec(const hd_conv_problem *p, const hd_conv_args *a)
         c.nimg = nimg;
         c.npos = nimg * p->P;
         c.nblk = cdiv(c.npos, BW_KC);
-        hd_parallel_for((size_t)(c.L.nchunk * p->G * c.L.nrb * c.ncb), nt, bw_task, &c);
+        run_dealt((size_t)(c.L.nchunk * p->G * c.L.nrb * c.ncb), nt, bw_task, &c);
     }
     if (!c.fuse_store) {
         st_ctx sc = {p, a, &c.L, c.part};
-        hd_parallel_for((size_t)(p->G * c.L.nrb * cdiv(p->Kg, ST_K)), nt, st_task, &sc);
+        run_dealt((size_t)(p->G * c.L.nrb * cdiv(p->Kg, ST_K)), nt, st_task, &sc);
     }
 }
 
