@@ -230,7 +230,7 @@ typedef struct {
     int64_t pblocks;              /* position blocks per image */
 } tr_ctx;
 
-#define TR_POS 4096
+#define TR_POS 1024                       /* positions per transpose task (enough tasks at batch 1) */
 #define TR_CH 16
 #define TR_SUB 32
 
