@@ -94,26 +94,46 @@ typedef struct {
     int64_t ncols, ncb;           /* column tiles: about ncols output channels (before rounding to NR) */
     int local;                    /* one wave and one chunk: a task's tile lives in its scratch area */
     int km;                       /* k-major tiles (KM_RUNS, KM_ROWS; 0: the tiles above) */
-    int64_t npos;                 /* k-major: the positions of all images, one block */
+    int single;                   /* k-major: one wave, one block: the micro-kernel writes dW itself */
+    int64_t npos;                 /* k-major: positions of a (full) wave */
+    int64_t kcmax;                /* k-major: positions of one block, at most */
     int64_t nkt, nmt;             /* k-major: tiles of output channels x filter columns per group */
 } bw_plan;
 
 enum { KM_RUNS = 1, KM_ROWS = 2 };
 
-/* The k-major tiles take problems whose whole reduction is one block of positions and whose
- * filter columns, in dW's memory order, are cheap to gather from x: runs of channels of one
- * tap (KRSC, or 1x1) from a channel-contiguous x, or im2col rows of one channel and tap
- * (KCRS, or 1x1) from any other x.  The rest keeps the row tiles. */
+/* The k-major tiles can take problems whose filter columns, in dW's memory order, are cheap
+ * to gather from x: runs of channels of one tap (KRSC, or 1x1) from a channel-contiguous x,
+ * or im2col rows of one channel and tap (KCRS, or 1x1) from any other x. */
 static int km_mode(const hd_conv_problem *p)
 {
-    if (p->N * p->P > BW_KC)
-        return 0;
     int xchan = p->xs[1] == 1 || p->C == 1;
     int krsc = p->wst[1] == 1 || p->TRS == 1, kcrs = (p->wst[4] == 1 && p->wst[1] == p->TRS) || p->TRS == 1;
     return xchan && krsc ? KM_RUNS : !xchan && kcrs ? KM_ROWS : 0;
 }
 
-static bw_plan plan_bw(const hd_conv_problem *p)
+/* Floats moved per output position besides the micro-kernel's own reads, for the row tiles
+ * (x gathered into A panels once per column tile, NCHW x copied, NCHW dy transposed once per
+ * row tile) and for the k-major tiles (dy packed once, x gathered once per tile of output
+ * channels unless read in place, im2col rows of an NCHW x written then transposed, strided
+ * ones element by element).  Measured on ResNet-50 layers (1 thread): the side that moves
+ * less was the faster one, within the noise where the two are close. */
+static double row_moves(const hd_conv_problem *p, int tx, int ty, int64_t nrb, int64_t ncb)
+{
+    return (double)(p->G * ncb) * (double)p->CRS + (tx ? (double)p->C * (double)p->Q / (double)p->P : 0.0) +
+           (ty ? (double)nrb * (double)p->K : 0.0);
+}
+
+static double km_moves(const hd_conv_problem *p, int mode, int xdirect, int64_t nkt)
+{
+    int inplace = mode == KM_RUNS && p->TRS == 1 && p->xs[1] == 1;
+    for (int j = 0; j < 3; j++)
+        inplace = inplace && p->str[j] == 1 && p->pad[j] == 0;
+    double w = inplace ? 0.0 : mode == KM_RUNS || xdirect ? 1.0 : p->str[2] == 1 ? 1.5 : 3.0;
+    return (double)p->K + (double)(p->G * nkt) * w * (double)p->CRS;
+}
+
+static bw_plan plan_bw(const hd_conv_problem *p, int kmajor)
 {
     bw_plan L;
     L.tx = p->xs[1] != 1 && p->C > 1;
@@ -149,23 +169,43 @@ static bw_plan plan_bw(const hd_conv_problem *p)
     while (tiles * L.nchunk < BW_MIN_TASKS && L.nchunk * 2 <= blocks && part * L.nchunk * 2 <= BW_PART_BYTES)
         L.nchunk *= 2;
     L.local = L.nwave == 1 && L.nchunk == 1;
-    L.km = km_mode(p);
+    L.km = kmajor ? km_mode(p) : 0;
+    /* one block in all: k-major (the kernel then writes dW itself); else the side moving less */
+    if (L.km && p->N * p->P > BW_KC &&
+        !(km_moves(p, L.km, L.km == KM_ROWS && L.xdirect, cdiv(p->Kg, 512)) < row_moves(p, L.tx, L.ty, L.nrb, L.ncb)))
+        L.km = 0;
     L.npos = p->N * p->P;
     L.nkt = L.nmt = 1;
     if (L.km) {
-        /* up to 512 output channels (the packed dy is shared, only B is gathered per task)
-           x 512 filter columns, cut finer until there are 16 tasks (dynamic dealing then
-           balances the threads) */
-        L.tx = L.local = 0;
-        L.nchunk = L.nwave = 1;
-        L.wave = p->N;
+        L.tx = 0;
         L.xdirect = L.km == KM_ROWS && L.xdirect;
-        L.nkt = cdiv(p->Kg, 512);
-        L.nmt = cdiv(p->CRS, 512);
-        while (p->G * L.nkt * L.nmt < 2 * BW_MIN_TASKS && p->CRS / (L.nmt * 2) >= 64)
-            L.nmt *= 2;
-        while (p->G * L.nkt * L.nmt < 2 * BW_MIN_TASKS && p->Kg / (L.nkt * 2) >= 28)
-            L.nkt *= 2;
+        /* waves: dy of a wave packed into A panels, about BW_WAVE_BYTES */
+        int64_t per_img = p->G * (p->Kg + BW_MR_MAX - 1) * p->P * 4;
+        L.wave = BW_WAVE_BYTES / per_img;
+        L.wave = L.wave < 1 ? 1 : L.wave > p->N ? p->N : L.wave;
+        L.nwave = cdiv(p->N, L.wave);
+        L.wave = cdiv(p->N, L.nwave);
+        L.npos = L.wave * p->P;
+        L.kcmax = min64(L.npos, BW_KC);
+        L.single = L.nwave == 1 && L.npos <= BW_KC;
+        L.nkt = cdiv(p->Kg, 512);    /* the packed dy is shared: only B is gathered per task */
+        L.nchunk = 1;
+        if (L.single) {
+            /* up to 512 filter columns, cut finer until there are 16 tasks */
+            L.nmt = cdiv(p->CRS, 512);
+            while (p->G * L.nkt * L.nmt < 2 * BW_MIN_TASKS && p->CRS / (L.nmt * 2) >= 64)
+                L.nmt *= 2;
+            while (p->G * L.nkt * L.nmt < 2 * BW_MIN_TASKS && p->Kg / (L.nkt * 2) >= 28)
+                L.nkt *= 2;
+        } else {
+            /* B panels of one tile (kc x 256 columns, 512 KiB) stay in L2 across the tile's A panels */
+            L.nmt = cdiv(p->CRS, 256);
+            int64_t lastw = p->N - (L.nwave - 1) * L.wave;
+            int64_t blocks = cdiv(lastw * p->P, BW_KC), tiles = p->G * L.nkt * L.nmt;
+            while (tiles * L.nchunk < BW_MIN_TASKS && L.nchunk * 2 <= blocks && part * L.nchunk * 2 <= BW_PART_BYTES)
+                L.nchunk *= 2;
+        }
+        L.local = !L.single && L.nwave == 1 && L.nchunk == 1;
     }
     return L;
 }
@@ -179,19 +219,21 @@ static size_t slot_floats(const bw_plan *L)
     return (size_t)(BW_MR_MAX * BW_KC + cols * BW_KC + (L->local ? L->rows * cols : 0));
 }
 
-/* k-major: B panels of one tile (the largest, kernel-independent bound) and the im2col rows
- * of one panel before their transpose. */
+/* k-major: B panels of one tile (the largest, kernel-independent bound), the im2col rows of
+ * one panel before their transpose, the tile's sums when local. */
 static size_t km_slot_floats(const bw_plan *L, const hd_conv_problem *p)
 {
-    return (size_t)((cdiv(p->CRS, L->nmt) + BW_NR_MAX - 1) * L->npos + BW_NR_MAX * L->npos);
+    int64_t mt = cdiv(p->CRS, L->nmt) + BW_NR_MAX - 1, kt = cdiv(p->Kg, L->nkt) + BW_MR_MAX - 1;
+    return (size_t)(mt * L->kcmax + BW_NR_MAX * L->kcmax + (L->local ? kt * mt : 0));
 }
 
-static hd_conv_layout layout_bw(const hd_conv_problem *p)
+static hd_conv_layout layout_bw(const hd_conv_problem *p, int kmajor)
 {
-    bw_plan L = plan_bw(p);
+    bw_plan L = plan_bw(p, kmajor);
     hd_conv_layout W = {{0}, 0};
-    if (L.km) {            /* dy packed into A panels (any kernel's MR), the slots */
+    if (L.km) {            /* dy of a wave packed into A panels (any kernel's MR), partial sums, the slots */
         hd_conv_book(&W, 0, p->G * (p->Kg + BW_MR_MAX - 1), L.npos, sizeof(float));
+        hd_conv_book(&W, 1, L.single || L.local ? 0 : L.nchunk * p->K, p->CRS, sizeof(float));
         hd_conv_book(&W, 2, BW_SLOTS, (int64_t)km_slot_floats(&L, p), sizeof(float));
         return W;
     }
@@ -297,7 +339,7 @@ typedef struct {
     int fuse_store;               /* one chunk: each task stores its tile after the last wave */
     int tapmem;                   /* k-major tiles: gathered taps are in dW's memory order */
     const float *apack;           /* k-major tiles: dy packed into A panels, per group kpan panels */
-    int64_t kpan;
+    int64_t kpan, kt;             /* k-major: A panels per group, output channels per tile */
     int xlin;                     /* k-major, 1x1: x's positions are one stride apart (B read in place) */
 } bw_ctx;
 
@@ -645,78 +687,90 @@ static void bw_task(void *vctx, size_t task, int thread)
         store_tile(p, c->a, &c->L, C, (int64_t)ldc, 0, g, rbi, k0, nk);
 }
 
-/* ---------------- k-major tiles: one block, results straight into dW ---------------- */
+/* ---------------- k-major tiles ---------------- */
 
 /* The B panel of filter columns [m0, m0+nr) (KCRS order: m = c * TRS + memory tap) of group
- * g over all npos positions, from a position-contiguous x: each column is an im2col row,
- * built in T (nr x npos) with its zero borders, then transposed into the panel (npos x NR,
- * zero-padded). For 1x1, unit-stride, unpadded problems the rows are x's own rows. */
-static void km_gather_rows(const bw_ctx *c, int64_t g, int64_t m0, int64_t nr, float *T, float *dst)
+ * g for the kcur positions of the wave from q0 on, from a position-contiguous x: each column
+ * is an im2col row, built in T (nr x kcur) with its zero borders, one run per output row,
+ * then transposed into the panel (kcur x NR, zero-padded).  For 1x1, unit-stride, unpadded
+ * problems the rows are x's own rows. */
+static void km_gather_rows(const bw_ctx *c, int64_t g, int64_t m0, int64_t nr, int64_t q0, int64_t kcur, float *T,
+                           float *dst)
 {
     const hd_conv_problem *p = c->p;
-    const int64_t NR = c->NR, npos = c->npos, P = p->P, TRS = p->TRS, S = p->flt[2], R = p->flt[1];
-    const int64_t OW = p->out[2], OH = p->out[1], IW = p->in[2];
+    const int64_t NR = c->NR, P = p->P, TRS = p->TRS, S = p->flt[2], R = p->flt[1];
+    const int64_t OW = p->out[2], OH = p->out[1], IW = p->in[2], qend = q0 + kcur;
     const int64_t *xs = p->xs;
-    const float *xg = (const float *)c->a->x + g * p->Cg * xs[1];
+    const float *xg = c->X.base + g * p->Cg * xs[1];
     hd_f32_tile_fn tile = c->isa >= HD_ISA_AVX2 ? hd_f32_tile_avx2 : hd_f32_tile_scalar;
     if (c->L.xdirect) {                                  /* rows of x, image by image */
-        for (int64_t img = 0; img < p->N; img++) {
-            const float *src = xg + img * xs[0] + m0 * xs[1];
+        for (int64_t q = q0; q < qend;) {
+            int64_t img = q / P, pos = q % P, cnt = min64(P - pos, qend - q);
+            const float *src = xg + img * xs[0] + m0 * xs[1] + pos;
             if (c->isa >= HD_ISA_AVX512)
-                hd_conv_bwdf_transpose_avx512(nr, P, src, xs[1], dst + img * P * NR, NR);
+                hd_conv_bwdf_transpose_avx512(nr, cnt, src, xs[1], dst + (q - q0) * NR, NR);
             else
-                tile(nr, P, src, xs[1], dst + img * P * NR, NR, 1.0f, 0.0f);
+                tile(nr, cnt, src, xs[1], dst + (q - q0) * NR, NR, 1.0f, 0.0f);
+            q += cnt;
         }
     } else {
+        const int64_t stw = p->str[2], sth = p->str[1];
         for (int64_t j = 0; j < nr; j++) {
             int64_t m = m0 + j, ch = m / TRS, tap = m % TRS;
             if (p->flip)
                 tap = TRS - 1 - tap;
             int64_t t = tap / (R * S), r = (tap / S) % R, s = tap % S;
             const float *xc = xg + ch * xs[1];
-            float *d = T + j * npos;
-            int64_t off = s * p->dil[2] - p->pad[2], stw = p->str[2];     /* iw = ow * stw + off */
-            int64_t lo = 0, hi = OW;                                       /* ow with iw inside */
+            float *d = T + j * kcur;
+            memset(d, 0, (size_t)kcur * sizeof(float));
+            int64_t off = s * p->dil[2] - p->pad[2];              /* iw = ow * stw + off */
+            int64_t lo = 0, hi = OW;                               /* ow with iw inside */
             while (lo < OW && lo * stw + off < 0)
                 lo++;
             while (hi > lo && (hi - 1) * stw + off >= IW)
                 hi--;
-            memset(d, 0, (size_t)npos * sizeof(float));
-            if (hi <= lo)
-                continue;
-            /* output rows whose input row is inside: oh in [h0, h1) */
-            int64_t offh = r * p->dil[1] - p->pad[1], h0 = 0, h1 = OH;
-            while (h0 < OH && h0 * p->str[1] + offh < 0)
+            int64_t offh = r * p->dil[1] - p->pad[1], h0 = 0, h1 = OH;   /* oh with ih inside */
+            while (h0 < OH && h0 * sth + offh < 0)
                 h0++;
-            while (h1 > h0 && (h1 - 1) * p->str[1] + offh >= p->in[1])
+            while (h1 > h0 && (h1 - 1) * sth + offh >= p->in[1])
                 h1--;
-            for (int64_t q = 0; q < npos && h1 > h0; q += OW * OH) {      /* one output plane at a time */
-                int64_t img = q / P, od = (q % P) / (OW * OH);
+            if (hi <= lo || h1 <= h0)
+                continue;
+            /* pieces of the block: a partial first row, whole rows of one plane, a partial last row */
+            for (int64_t q = q0; q < qend;) {
+                int64_t img = q / P, pos = q % P, ow = pos % OW, oh = (pos / OW) % OH, od = pos / (OW * OH);
+                int64_t nrow = 1, w0 = ow, w1 = min64(OW, ow + qend - q);
+                if (ow == 0 && qend - q >= OW)
+                    nrow = min64(OH - oh, (qend - q) / OW), w1 = OW;
+                int64_t used = ow == 0 && nrow > 1 ? nrow * OW : w1 - w0;
                 int64_t id = od * p->str[0] - p->pad[0] + t * p->dil[0];
-                if (id < 0 || id >= p->in[0])
-                    continue;
-                const float *src = xc + img * xs[0] + id * xs[2] + (h0 * p->str[1] + offh) * xs[3] + (lo * stw + off) * xs[4];
-                float *dr = d + q + h0 * OW + lo;
-                if (stw == 1 && xs[4] == 1) {                              /* a run per output row */
-                    c->copy(dr, OW, src, p->str[1] * xs[3], hi - lo, h1 - h0);
-                } else {
-                    for (int64_t h = 0; h < h1 - h0; h++)
-                        for (int64_t o = 0; o < hi - lo; o++)
-                            dr[h * OW + o] = src[h * p->str[1] * xs[3] + o * stw * xs[4]];
+                int64_t ra = oh > h0 ? oh : h0, rb = oh + nrow < h1 ? oh + nrow : h1;
+                int64_t wa = w0 > lo ? w0 : lo, wb = w1 < hi ? w1 : hi;
+                if (id >= 0 && id < p->in[0] && ra < rb && wa < wb) {
+                    const float *src = xc + img * xs[0] + id * xs[2] + (ra * sth + offh) * xs[3] + (wa * stw + off) * xs[4];
+                    float *dr = d + (q - q0) + (ra - oh) * OW + (wa - w0);
+                    if (stw == 1 && xs[4] == 1)
+                        c->copy(dr, OW, src, sth * xs[3], wb - wa, rb - ra);
+                    else
+                        for (int64_t h = 0; h < rb - ra; h++)
+                            for (int64_t o = 0; o < wb - wa; o++)
+                                dr[h * OW + o] = src[h * sth * xs[3] + o * stw * xs[4]];
                 }
+                q += used;
             }
         }
         if (c->isa >= HD_ISA_AVX512)
-            hd_conv_bwdf_transpose_avx512(nr, npos, T, npos, dst, NR);
+            hd_conv_bwdf_transpose_avx512(nr, kcur, T, kcur, dst, NR);
         else
-            tile(nr, npos, T, npos, dst, NR, 1.0f, 0.0f);
+            tile(nr, kcur, T, kcur, dst, NR, 1.0f, 0.0f);
     }
     if (nr < NR)
-        for (int64_t q = 0; q < npos; q++)
+        for (int64_t q = 0; q < kcur; q++)
             memset(dst + q * NR + nr, 0, (size_t)(NR - nr) * sizeof(float));
 }
 
-/* dy into A panels (npos x MR each, zero-padded), all output channels of every group. */
+/* dy of the wave into A panels (npos x MR each, zero-padded), all output channels of every
+ * group. */
 static void km_pack_task(void *vctx, size_t task, int thread)
 {
     (void)thread;
@@ -727,86 +781,147 @@ static void km_pack_task(void *vctx, size_t task, int thread)
     panel_b(c, g, k0, min64(c->MR, c->p->Kg - k0), 0, c->npos, dst, &bs, c->MR, 0);
 }
 
-/* One (group, tile of output channels, tile of filter columns): its B panels, then every
- * (A panel, B panel) pair over the whole reduction, stored with alpha and beta into dW. */
+/* Rows [k0, k0+nk) x columns [m0, m0+nm) of dW from sums at tp (rows ld apart, chunks plane
+ * apart), in dW's memory order already: dW = alpha * (sum of the chunks, in order) + beta * dW. */
+static void km_store(const hd_conv_problem *p, const hd_conv_args *a, int64_t nchunk, const float *tp, int64_t ld,
+                     int64_t plane, int64_t k0, int64_t nk, int64_t m0, int64_t nm)
+{
+    const float alpha = (float)a->epi.alpha, beta = (float)a->epi.beta;
+    for (int64_t k = 0; k < nk; k++) {
+        const float *v = tp + k * ld;
+        float *o = (float *)a->out + (k0 + k) * p->wst[0] + m0;
+        if (nchunk == 1 && beta == 0) {
+            for (int64_t m = 0; m < nm; m++)
+                o[m] = alpha * v[m];
+            continue;
+        }
+        for (int64_t m = 0; m < nm; m++) {
+            float sum = v[m];
+            for (int64_t i = 1; i < nchunk; i++)
+                sum += v[i * plane + m];
+            o[m] = beta == 0 ? alpha * sum : alpha * sum + beta * o[m];
+        }
+    }
+}
+
+static void km_store_task(void *vctx, size_t task, int thread)
+{
+    (void)thread;
+    const bw_ctx *c = vctx;
+    const hd_conv_problem *p = c->p;
+    int64_t k0 = (int64_t)task * ST_K, nk = min64(ST_K, p->K - k0);
+    km_store(p, c->a, c->L.nchunk, c->part + k0 * p->CRS, p->CRS, p->K * p->CRS, k0, nk, 0, p->CRS);
+}
+
+/* One (chunk, group, tile of output channels, tile of filter columns): for each block of the
+ * chunk, its B panels, then every (A panel, B panel) pair.  One block in all: the kernel
+ * stores with alpha and beta straight into dW; else the sums build up in the local tile (then
+ * stored) or in the chunk's partial sums. */
 static void km_task(void *vctx, size_t task, int thread)
 {
     const bw_ctx *c = vctx;
     const hd_conv_problem *p = c->p;
-    const int64_t MR = c->MR, NR = c->NR, npos = c->npos, M = p->CRS, ldw = p->wst[0];
+    const int64_t MR = c->MR, NR = c->NR, M = p->CRS;
     int64_t nmt = cdiv(M, c->cb), t = (int64_t)task;
-    int64_t mti = t % nmt, kti = (t / nmt) % c->ncb, g = t / (nmt * c->ncb);
-    int64_t m0 = mti * c->cb, nm = min64(c->cb, M - m0), kt = cdiv(cdiv(p->Kg, c->L.nkt), MR) * MR;
-    int64_t k0 = kti * kt, nk = min64(kt, p->Kg - k0);
+    int64_t mti = t % nmt, kti = (t / nmt) % c->ncb, g = (t / (nmt * c->ncb)) % p->G;
+    int64_t chunk = t / (nmt * c->ncb * p->G);
+    int64_t m0 = mti * c->cb, nm = min64(c->cb, M - m0);
+    int64_t k0 = kti * c->kt, nk = min64(c->kt, p->Kg - k0);
     if (nm <= 0 || nk <= 0)
         return;
-    float *Bt = c->slots + (size_t)thread * c->slot_floats, *T = Bt + c->cb * npos;
+    float *Bt = c->slots + (size_t)thread * c->slot_floats, *T = Bt + c->cb * c->L.kcmax;
+    float *C;
+    size_t ldc;
+    float alpha = 1.0f;
+    if (c->L.single)
+        C = (float *)c->a->out + (g * p->Kg + k0) * p->wst[0] + m0, ldc = (size_t)p->wst[0], alpha = (float)c->a->epi.alpha;
+    else if (c->L.local)
+        C = T + NR * c->L.kcmax, ldc = (size_t)c->cb;
+    else
+        C = c->part + chunk * p->K * M + (g * p->Kg + k0) * M + m0, ldc = (size_t)M;
     int64_t bpan = cdiv(nm, NR);
     const float *B[512 / 4 + 2];
     size_t bs[512 / 4 + 2];
-    const int inplace = c->L.km == KM_RUNS && c->xlin;
-    for (int64_t jp = 0; jp < bpan; jp++) {
-        int64_t mm = m0 + jp * NR, nr = min64(NR, nm - jp * NR);
-        float *dst = Bt + jp * NR * npos;
-        bs[jp] = (size_t)NR;
-        if (inplace && mm + NR <= M && c->X.sw <= BW_INPLACE_MAX) {
-            B[jp] = c->X.base + g * p->Cg + mm;
-            bs[jp] = (size_t)c->X.sw;
-            continue;
-        }
-        if (c->L.km == KM_RUNS)
-            gather_a(c, g, 0, p->Cg, mm, nr, 0, npos, dst, NR);
-        else
-            km_gather_rows(c, g, mm, nr, T, dst);
-        B[jp] = dst;
-    }
     hd_f32_gemm_ukernel_fn uk = c->kern->f32;
-    float alpha = (float)c->a->epi.alpha, beta = (float)c->a->epi.beta;
-    for (int64_t k = k0; k < k0 + nk; k += MR) {
-        const float *A = c->apack + (g * c->kpan + k / MR) * MR * npos;
-        float *dw = (float *)c->a->out + (g * p->Kg + k) * ldw + m0;
-        for (int64_t jp = 0; jp < bpan; jp++)
-            uk((size_t)min64(MR, k0 + nk - k), (size_t)min64(NR, nm - jp * NR), (size_t)npos, A, B[jp], bs[jp],
-               dw + jp * NR, (size_t)ldw, alpha, beta);
+    int64_t b0 = c->nblk * chunk / c->L.nchunk, b1 = c->nblk * (chunk + 1) / c->L.nchunk;
+    for (int64_t b = b0; b < b1; b++) {
+        int64_t q0 = b * BW_KC, kcur = min64(BW_KC, c->npos - q0);
+        float beta = c->L.single ? (float)c->a->epi.beta : c->wave == 0 && b == b0 ? 0.0f : 1.0f;
+        int inplace = c->L.km == KM_RUNS && (c->xlin == 2 || (c->xlin == 1 && q0 / p->P == (q0 + kcur - 1) / p->P));
+        for (int64_t jp = 0; jp < bpan; jp++) {
+            int64_t mm = m0 + jp * NR, nr = min64(NR, nm - jp * NR);
+            float *dst = Bt + jp * NR * kcur;
+            bs[jp] = (size_t)NR;
+            B[jp] = dst;
+            if (inplace && mm + NR <= M) {
+                B[jp] = c->X.base + (q0 / p->P) * c->X.sn + (q0 % p->P) * c->X.sw + g * p->Cg + mm;
+                bs[jp] = (size_t)c->X.sw;
+            } else if (c->L.km == KM_RUNS) {
+                gather_a(c, g, 0, p->Cg, mm, nr, q0, kcur, dst, NR);
+            } else {
+                km_gather_rows(c, g, mm, nr, q0, kcur, T, dst);
+            }
+        }
+        for (int64_t k = k0; k < k0 + nk; k += MR) {
+            const float *A = c->apack + ((g * c->kpan + k / MR) * c->npos + q0) * MR;
+            float *Ck = C + (k - k0) * (int64_t)ldc;
+            for (int64_t jp = 0; jp < bpan; jp++)
+                uk((size_t)min64(MR, k0 + nk - k), (size_t)min64(NR, nm - jp * NR), (size_t)kcur, A, B[jp], bs[jp],
+                   Ck + jp * NR, ldc, alpha, beta);
+        }
     }
+    if (c->L.local)
+        km_store(p, c->a, 1, C, (int64_t)ldc, 0, g * p->Kg + k0, nk, m0, nm);
 }
 
 static void km_exec(bw_ctx *c, const hd_conv_problem *p, const hd_conv_args *a, hd_conv_layout W, int nt)
 {
-    c->npos = c->L.npos;
     c->tapmem = 1;
     c->kpan = cdiv(p->Kg, c->MR);
     c->apack = (const float *)((char *)a->ws + W.off[0]);
+    c->part = (float *)((char *)a->ws + W.off[1]);
     c->slot_floats = km_slot_floats(&c->L, p);
     c->cb = cdiv(cdiv(p->CRS, c->L.nmt), c->NR) * c->NR;              /* filter columns per tile */
-    int64_t kt = cdiv(cdiv(p->Kg, c->L.nkt), c->MR) * c->MR;
-    c->ncb = cdiv(p->Kg, kt);                                         /* tiles of output channels */
-    c->X = src_user(a->x, p->xs, 0);
-    c->Y = src_user(a->y, p->ys, 0);
-    c->merge = p->dil[2] * c->X.sw == p->Cg;
-    c->ylin = (p->out[1] == 1 || c->Y.sh == p->out[2] * c->Y.sw) &&
-              (p->out[0] == 1 || c->Y.sd == p->out[1] * p->out[2] * c->Y.sw);
-    if (c->ylin && (p->N == 1 || c->Y.sn == p->P * c->Y.sw))
-        c->ylin = 2;
-    run_dealt((size_t)(p->G * c->kpan), nt, km_pack_task, c);
-    /* x read in place as B (1x1, unit stride, no padding): its positions one stride apart */
-    int xlin = (p->in[1] == 1 || c->X.sh == p->in[2] * c->X.sw) && (p->in[0] == 1 || c->X.sd == p->in[1] * p->in[2] * c->X.sw) &&
-               (p->N == 1 || c->X.sn == p->Q * c->X.sw);
-    for (int j = 0; j < 3; j++)
-        xlin = xlin && p->str[j] == 1 && p->pad[j] == 0;
-    c->xlin = xlin && p->TRS == 1;
-    run_dealt((size_t)(p->G * c->ncb * cdiv(p->CRS, c->cb)), nt, km_task, c);
+    c->kt = cdiv(cdiv(p->Kg, c->L.nkt), c->MR) * c->MR;               /* output channels per tile */
+    c->ncb = cdiv(p->Kg, c->kt);
+    for (int64_t w = 0; w < c->L.nwave; w++) {
+        int64_t img0 = w * c->L.wave, nimg = min64(c->L.wave, p->N - img0);
+        c->X = src_user(a->x, p->xs, img0);
+        c->Y = src_user(a->y, p->ys, img0);
+        c->merge = p->dil[2] * c->X.sw == p->Cg;
+        c->ylin = (p->out[1] == 1 || c->Y.sh == p->out[2] * c->Y.sw) &&
+                  (p->out[0] == 1 || c->Y.sd == p->out[1] * p->out[2] * c->Y.sw);
+        if (c->ylin && (nimg == 1 || c->Y.sn == p->P * c->Y.sw))
+            c->ylin = 2;
+        /* x read in place as B (1x1, unit stride, no padding): its positions one stride apart */
+        c->xlin = p->TRS == 1 && (p->in[1] == 1 || c->X.sh == p->in[2] * c->X.sw) &&
+                  (p->in[0] == 1 || c->X.sd == p->in[1] * p->in[2] * c->X.sw) && c->X.sw <= BW_INPLACE_MAX;
+        for (int j = 0; j < 3; j++)
+            c->xlin = c->xlin && p->str[j] == 1 && p->pad[j] == 0;
+        if (c->xlin && (nimg == 1 || c->X.sn == p->Q * c->X.sw))
+            c->xlin = 2;
+        c->wave = w;
+        c->nimg = nimg;
+        c->npos = nimg * p->P;
+        c->nblk = cdiv(c->npos, BW_KC);
+        run_dealt((size_t)(p->G * c->kpan), nt, km_pack_task, c);
+        run_dealt((size_t)(c->L.nchunk * p->G * c->ncb * cdiv(p->CRS, c->cb)), nt, km_task, c);
+    }
+    if (!c->L.single && !c->L.local)
+        run_dealt((size_t)cdiv(p->K, ST_K), nt, km_store_task, c);
 }
 
 /* ---------------- the solver ---------------- */
 
-void hd_conv_bwdf_uk_exec(const hd_conv_problem *p, const hd_conv_args *a)
+/* The two solvers share the plan: 351 always takes the row tiles, 352 the k-major tiles
+ * where the plan picks them (and refuses the rest). */
+static void exec_bw(const hd_conv_problem *p, const hd_conv_args *a, int kmajor)
 {
-    hd_conv_layout W = layout_bw(p);
+    hd_conv_layout W = layout_bw(p, kmajor);
     bw_ctx c;
     memset(&c, 0, sizeof c);
     c.p = p;
-    c.L = plan_bw(p);
+    c.L = plan_bw(p, kmajor);
     c.kern = hd_gemm_kernel_for(sizeof(float), hd_cpu_isa());
     c.isa = hd_cpu_isa();
     c.MR = (int64_t)c.kern->mr;
@@ -850,9 +965,12 @@ void hd_conv_bwdf_uk_exec(const hd_conv_problem *p, const hd_conv_args *a)
     }
 }
 
-size_t hd_conv_bwdf_uk_ws(const hd_conv_problem *p) { return layout_bw(p).total; }
+void hd_conv_bwdf_uk_exec(const hd_conv_problem *p, const hd_conv_args *a) { exec_bw(p, a, 0); }
+void hd_conv_bwdf_km_exec(const hd_conv_problem *p, const hd_conv_args *a) { exec_bw(p, a, 1); }
+size_t hd_conv_bwdf_uk_ws(const hd_conv_problem *p) { return layout_bw(p, 0).total; }
+size_t hd_conv_bwdf_km_ws(const hd_conv_problem *p) { return layout_bw(p, 1).total; }
 
-int hd_conv_bwdf_uk_app(const hd_conv_problem *p, const char **reason)
+static int app_bw(const hd_conv_problem *p, const char **reason, int kmajor)
 {
     if (p->xdt != CUDNN_DATA_FLOAT || p->wdt != CUDNN_DATA_FLOAT || p->ydt != CUDNN_DATA_FLOAT || p->dbl ||
         p->int8 || p->xv != 1 || p->yv != 1 || p->wv != 1) {
@@ -863,7 +981,12 @@ int hd_conv_bwdf_uk_app(const hd_conv_problem *p, const char **reason)
         *reason = "too few output channels or filter columns per group for the micro-kernel tiles";
         return 0;
     }
-    size_t ws = hd_conv_bwdf_uk_ws(p);
+    if (kmajor && !plan_bw(p, 1).km) {
+        *reason = "the row tiles (351) move less data for this problem (or its filter order does not suit the "
+                  "k-major gathers)";
+        return 0;
+    }
+    size_t ws = layout_bw(p, kmajor).total;
     size_t xbytes = (size_t)(p->N * p->C) * (size_t)p->Q * sizeof(float);
     if (ws == SIZE_MAX || ws > (xbytes > BW_MAX_WS ? xbytes : BW_MAX_WS)) {
         *reason = "its workspace would pass max(x, 64 MiB)";
@@ -871,6 +994,9 @@ int hd_conv_bwdf_uk_app(const hd_conv_problem *p, const char **reason)
     }
     return 1;
 }
+
+int hd_conv_bwdf_uk_app(const hd_conv_problem *p, const char **reason) { return app_bw(p, reason, 0); }
+int hd_conv_bwdf_km_app(const hd_conv_problem *p, const char **reason) { return app_bw(p, reason, 1); }
 
 double hd_conv_bwdf_uk_cost(const hd_conv_problem *p)
 {
