@@ -50,6 +50,8 @@
 #define BW_MIN_TASKS 8
 #define BW_INPLACE_MAX 256                /* dy read in place as B when its positions are at most this many floats
                                              apart (wider strides: packing measured faster, K = 512) */
+#define KM_INPLACE_MAX 4096               /* x read in place as the k-major B up to this position stride (1x1 NHWC
+                                             with C = 512..2048: as fast as packing or faster) */
 #define BW_MAX_WS ((size_t)64 << 20)
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -126,7 +128,7 @@ static double row_moves(const hd_conv_problem *p, int tx, int ty, int64_t nrb, i
 
 static double km_moves(const hd_conv_problem *p, int mode, int xdirect, int64_t nkt)
 {
-    int inplace = mode == KM_RUNS && p->TRS == 1 && p->xs[1] == 1;
+    int inplace = mode == KM_RUNS && p->TRS == 1 && p->xs[1] == 1 && p->xs[4] <= KM_INPLACE_MAX;
     for (int j = 0; j < 3; j++)
         inplace = inplace && p->str[j] == 1 && p->pad[j] == 0;
     double w = inplace ? 0.0 : mode == KM_RUNS || xdirect ? 1.0 : p->str[2] == 1 ? 1.5 : 3.0;
@@ -895,7 +897,7 @@ static void km_exec(bw_ctx *c, const hd_conv_problem *p, const hd_conv_args *a, 
             c->ylin = 2;
         /* x read in place as B (1x1, unit stride, no padding): its positions one stride apart */
         c->xlin = p->TRS == 1 && (p->in[1] == 1 || c->X.sh == p->in[2] * c->X.sw) &&
-                  (p->in[0] == 1 || c->X.sd == p->in[1] * p->in[2] * c->X.sw) && c->X.sw <= BW_INPLACE_MAX;
+                  (p->in[0] == 1 || c->X.sd == p->in[1] * p->in[2] * c->X.sw) && c->X.sw <= KM_INPLACE_MAX;
         for (int j = 0; j < 3; j++)
             c->xlin = c->xlin && p->str[j] == 1 && p->pad[j] == 0;
         if (c->xlin && (nimg == 1 || c->X.sn == p->Q * c->X.sw))
