@@ -1,19 +1,22 @@
 /*
- * The micro-kernel backward-filter solver (src/kernels/conv/conv_bwdf_f32.c, id 351), through
- * the public API: FLOAT cudnnConvolutionBackwardFilter with ALGO_1, where it comes first,
- * against the float64 reference (tests/ref/conv_ref.c).  The shapes cross every block
- * boundary of its plan: output channels beyond one B panel and beyond one column tile (256),
- * filter columns beyond one A panel and beyond one row tile (640), positions beyond one block
- * (512) with a remainder, several reduction chunks, several waves of images for the
- * channel-contiguous copies, blocks that straddle images; strides, padding, dilation, groups,
- * 3-d, the tap-merging gather (C = 3, 7x7 stride 2), NCHW, NHWC and padded strides, both
- * modes, alpha/beta with beta = 0 over NaN.  Fills are small integers, so results are exact
- * and compared with zero tolerance.  Then: the dispatch log names the solver, the exact
- * workspace is enough and one byte less is refused with dW untouched, results are bitwise
- * identical across thread counts (1, 2, 3, 5) on random data, the checks pass under every
- * HOSTDNN_MAX_ISA cap in child processes (AVX2 and AVX-512 bitwise equal), the solver refuses
- * what it does not take (DOUBLE data, depthwise) and the next solver of ALGO_1 computes it,
- * and the heuristic ranks ALGO_1 first for ResNet-like layers.
+ * The micro-kernel backward-filter solvers (src/kernels/conv/conv_bwdf_f32.c: 352, the k-major
+ * tiles, and 351, the row tiles), through the public API: FLOAT cudnnConvolutionBackwardFilter
+ * with ALGO_1, where they come first, against the float64 reference (tests/ref/conv_ref.c).
+ * Every case runs twice: as dispatched, then with 352 disabled so 351 takes it.  The shapes
+ * cross every block boundary of the plans: output channels beyond one B panel and beyond one
+ * column tile (256), filter columns beyond one A panel and beyond one row tile (640), positions
+ * beyond one block (512) with a remainder, several reduction chunks, several waves of images,
+ * blocks that straddle images; batch-1 problems whose one block 352 writes straight into dW
+ * (16 tiles, tails of both tiles), k-major chunks, local tiles and waves; strides, padding,
+ * dilation, groups, 3-d, the tap-merging gather (C = 3, 7x7 stride 2), NCHW, NHWC and padded
+ * strides, both modes, alpha/beta with beta = 0 over NaN.  Fills are small integers, so
+ * results are exact and compared with zero tolerance.  Then: the dispatch log names the
+ * solver, the exact workspace is enough and one byte less is refused with dW untouched,
+ * results are bitwise identical across thread counts (1, 2, 3, 5) on random data for both
+ * solvers, the checks pass under every HOSTDNN_MAX_ISA cap in child processes (AVX2 and
+ * AVX-512 bitwise equal), the solvers refuse what they do not take (DOUBLE data, depthwise)
+ * and the next solver of ALGO_1 computes it, and the heuristic ranks ALGO_1 first for
+ * ResNet-like layers.
  */
 #define _GNU_SOURCE
 #include <cudnn.h>

@@ -1,5 +1,8 @@
 /*
- * Backward filter in fp32 on the GEMM micro-kernels (kernels/conv/conv_bwdf.h).
+ * Backward filter in fp32 on the GEMM micro-kernels (kernels/conv/conv_bwdf.h): solver 351 (the
+ * row tiles, described first) and 352 (the k-major tiles, section "k-major tiles" below: dW's
+ * rows are the tile rows, dy is packed once per wave into A panels, x gathered or read in place
+ * as B; with one block of positions in all, the kernel writes dW itself).
  *
  * For one group, with the filter columns ordered (tap, channel) -- r = tap * Cg + c --
  *
@@ -21,8 +24,8 @@
  * cache while the reduction walks through blocks of BW_KC positions (beta = 1 after the first
  * block), and the task that completes a tile writes it to dW while it is still hot.
  *
- * Determinism: the positions of each wave are cut into BW_KC blocks and the blocks into a
- * number of chunks that depends on the problem only; a task owns one (chunk, group, tile) and
+ * Determinism (both solvers): the positions of each wave are cut into BW_KC blocks and the
+ * blocks into a number of chunks that depends on the problem only; a task owns one (chunk, group, tile) and
  * accumulates its blocks in order into the chunk's own partial sums, wave after wave; the
  * final store adds the chunks in chunk order and applies alpha and beta.  Neither the thread
  * count nor the kernel's tile shape changes any sum, and AVX2 and AVX-512 kernels (one fused
