@@ -25,8 +25,8 @@
  * block), and the task that completes a tile writes it to dW while it is still hot.
  *
  * Determinism (both solvers): the positions of each wave are cut into BW_KC blocks and the
- * blocks into a number of chunks that depends on the problem only; a task owns one (chunk, group, tile) and
- * accumulates its blocks in order into the chunk's own partial sums, wave after wave; the
+ * blocks into a number of chunks that depends on the problem only; a task owns one (chunk,
+ * group, tile) and accumulates its blocks in order into the chunk's own partial sums, wave after wave; the
  * final store adds the chunks in chunk order and applies alpha and beta.  Neither the thread
  * count nor the kernel's tile shape changes any sum, and AVX2 and AVX-512 kernels (one fused
  * multiply-add per position, in order) give the same bits.
@@ -752,7 +752,8 @@ static void km_gather_rows(const bw_ctx *c, int64_t g, int64_t m0, int64_t nr, i
                 int64_t ra = oh > h0 ? oh : h0, rb = oh + nrow < h1 ? oh + nrow : h1;
                 int64_t wa = w0 > lo ? w0 : lo, wb = w1 < hi ? w1 : hi;
                 if (id >= 0 && id < p->in[0] && ra < rb && wa < wb) {
-                    const float *src = xc + img * xs[0] + id * xs[2] + (ra * sth + offh) * xs[3] + (wa * stw + off) * xs[4];
+                    const float *src =
+                        xc + img * xs[0] + id * xs[2] + (ra * sth + offh) * xs[3] + (wa * stw + off) * xs[4];
                     float *dr = d + (q - q0) + (ra - oh) * OW + (wa - w0);
                     if (stw == 1 && xs[4] == 1)
                         c->copy(dr, OW, src, sth * xs[3], wb - wa, rb - ra);
@@ -838,12 +839,14 @@ static void km_task(void *vctx, size_t task, int thread)
     float *C;
     size_t ldc;
     float alpha = 1.0f;
-    if (c->L.single)
-        C = (float *)c->a->out + (g * p->Kg + k0) * p->wst[0] + m0, ldc = (size_t)p->wst[0], alpha = (float)c->a->epi.alpha;
-    else if (c->L.local)
+    if (c->L.single) {
+        C = (float *)c->a->out + (g * p->Kg + k0) * p->wst[0] + m0, ldc = (size_t)p->wst[0];
+        alpha = (float)c->a->epi.alpha;
+    } else if (c->L.local) {
         C = T + NR * c->L.kcmax, ldc = (size_t)c->cb;
-    else
+    } else {
         C = c->part + chunk * p->K * M + (g * p->Kg + k0) * M + m0, ldc = (size_t)M;
+    }
     int64_t bpan = cdiv(nm, NR);
     const float *B[512 / 4 + 2];
     size_t bs[512 / 4 + 2];
