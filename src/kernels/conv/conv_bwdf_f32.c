@@ -134,7 +134,9 @@ static double km_moves(const hd_conv_problem *p, int mode, int xdirect, int64_t 
     int inplace = mode == KM_RUNS && p->TRS == 1 && p->xs[1] == 1 && p->xs[4] <= KM_INPLACE_MAX;
     for (int j = 0; j < 3; j++)
         inplace = inplace && p->str[j] == 1 && p->pad[j] == 0;
-    double w = inplace ? 0.0 : mode == KM_RUNS || xdirect ? 1.0 : p->str[2] == 1 ? 1.5 : 3.0;
+    /* strided im2col rows go element by element (AVX-512 gathers measured slower still); for
+       1x1 layers the row tiles' copy of x is then the cheaper way (res4a_proj NCHW) */
+    double w = inplace ? 0.0 : mode == KM_RUNS || xdirect ? 1.0 : p->str[2] == 1 ? 1.5 : p->TRS > 1 ? 3.0 : 8.0;
     return (double)p->K + (double)(p->G * nkt) * w * (double)p->CRS;
 }
 
