@@ -49,7 +49,6 @@
 #define BW_MR_MAX 14                      /* the largest micro-kernel tile in the table */
 #define BW_NR_MAX 32
 #define BW_WAVE_BYTES ((int64_t)4 << 20)  /* channel-contiguous copies of one wave of images: cache-sized */
-#define KM_WAVE_BYTES ((int64_t)16 << 20) /* k-major: packed dy of one wave (L3-sized) */
 #define BW_PART_BYTES ((int64_t)16 << 20) /* partial sums of the extra chunks, at most */
 #define BW_MIN_TASKS 8
 #define BW_INPLACE_MAX 256                /* dy read in place as B when its positions are at most this many floats
@@ -190,11 +189,9 @@ static bw_plan plan_bw(const hd_conv_problem *p, int kmajor)
     if (L.km) {
         L.tx = 0;
         L.xdirect = L.km == KM_ROWS && L.xdirect;
-        /* waves: dy of a wave packed into A panels, at most KM_WAVE_BYTES (each wave ends in a
-           partial block and costs two parallel regions: res3_expand NCHW at batch 16 ran 10%
-           slower with 4 MiB waves of 2 images) */
+        /* waves: dy of a wave packed into A panels, about BW_WAVE_BYTES */
         int64_t per_img = p->G * (p->Kg + BW_MR_MAX - 1) * p->P * 4;
-        L.wave = KM_WAVE_BYTES / per_img;
+        L.wave = BW_WAVE_BYTES / per_img;
         L.wave = L.wave < 1 ? 1 : L.wave > p->N ? p->N : L.wave;
         L.nwave = cdiv(p->N, L.wave);
         L.wave = cdiv(p->N, L.nwave);
