@@ -1,19 +1,22 @@
 /*
- * The micro-kernel backward-filter solver (src/kernels/conv/conv_bwdf_f32.c, id 351), through
- * the public API: FLOAT cudnnConvolutionBackwardFilter with ALGO_1, where it comes first,
- * against the float64 reference (tests/ref/conv_ref.c).  The shapes cross every block
- * boundary of its plan: output channels beyond one B panel and beyond one column tile (256),
- * filter columns beyond one A panel and beyond one row tile (640), positions beyond one block
- * (512) with a remainder, several reduction chunks, several waves of images for the
- * channel-contiguous copies, blocks that straddle images; strides, padding, dilation, groups,
- * 3-d, the tap-merging gather (C = 3, 7x7 stride 2), NCHW, NHWC and padded strides, both
- * modes, alpha/beta with beta = 0 over NaN.  Fills are small integers, so results are exact
- * and compared with zero tolerance.  Then: the dispatch log names the solver, the exact
- * workspace is enough and one byte less is refused with dW untouched, results are bitwise
- * identical across thread counts (1, 2, 3, 5) on random data, the checks pass under every
- * HOSTDNN_MAX_ISA cap in child processes (AVX2 and AVX-512 bitwise equal), the solver refuses
- * what it does not take (DOUBLE data, depthwise) and the next solver of ALGO_1 computes it,
- * and the heuristic ranks ALGO_1 first for ResNet-like layers.
+ * The micro-kernel backward-filter solvers (src/kernels/conv/conv_bwdf_f32.c: 352, the k-major
+ * tiles, and 351, the row tiles), through the public API: FLOAT cudnnConvolutionBackwardFilter
+ * with ALGO_1, where they come first, against the float64 reference (tests/ref/conv_ref.c).
+ * Every case runs twice: as dispatched, then with 352 disabled so 351 takes it.  The shapes
+ * cross every block boundary of the plans: output channels beyond one B panel and beyond one
+ * column tile (256), filter columns beyond one A panel and beyond one row tile (640), positions
+ * beyond one block (512) with a remainder, several reduction chunks, several waves of images,
+ * blocks that straddle images; batch-1 problems whose one block 352 writes straight into dW
+ * (16 tiles, tails of both tiles), k-major chunks, local tiles and waves; strides, padding,
+ * dilation, groups, 3-d, the tap-merging gather (C = 3, 7x7 stride 2), NCHW, NHWC and padded
+ * strides, both modes, alpha/beta with beta = 0 over NaN.  Fills are small integers, so
+ * results are exact and compared with zero tolerance.  Then: the dispatch log names the
+ * solver, the exact workspace is enough and one byte less is refused with dW untouched,
+ * results are bitwise identical across thread counts (1, 2, 3, 5) on random data for both
+ * solvers, the checks pass under every HOSTDNN_MAX_ISA cap in child processes (AVX2 and
+ * AVX-512 bitwise equal), the solvers refuse what they do not take (DOUBLE data, depthwise)
+ * and the next solver of ALGO_1 computes it, and the heuristic ranks ALGO_1 first for
+ * ResNet-like layers.
  */
 #define _GNU_SOURCE
 #include <cudnn.h>
@@ -38,7 +41,8 @@ static const fcase cases[] = {
     {"1x1 C=29 (A panel remainder)", 2, 3, 29, 8, 1, {1, 7, 6}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"positions: 2 blocks + tail, across images", 2, 3, 5, 9, 1, {1, 19, 17}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"positions: 8 chunks", 2, 2, 3, 10, 1, {1, 46, 44}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
-    {"waves of images (NCHW x: 3 images a wave)", 2, 4, 8, 8, 1, {1, 192, 192}, {1, 1, 1}, {0, 1, 1}, {1, 3, 3}, {1, 1, 1}},
+    {"waves of images (1x1 stride 3 pad 1; NCHW: k-major strided im2col rows, 8 chunks)", 2, 4, 8, 8, 1,
+     {1, 192, 192}, {1, 1, 1}, {0, 1, 1}, {1, 3, 3}, {1, 1, 1}},
     {"conv1-like C=3 7x7 stride 2 (merged taps)", 2, 2, 3, 16, 1, {1, 23, 21}, {1, 7, 7}, {0, 3, 3}, {1, 2, 2}, {1, 1, 1}},
     {"5x5 pad 2 C=2", 2, 1, 2, 12, 1, {1, 11, 9}, {1, 5, 5}, {0, 2, 2}, {1, 1, 1}, {1, 1, 1}},
     {"3x3 stride 2", 2, 2, 4, 12, 1, {1, 9, 10}, {1, 3, 3}, {0, 1, 1}, {1, 2, 2}, {1, 1, 1}},
@@ -50,6 +54,17 @@ static const fcase cases[] = {
     {"kernel > input", 2, 1, 2, 9, 1, {1, 2, 3}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"3d 3x3x3", 3, 1, 3, 10, 1, {4, 5, 6}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"3d stride dilation groups", 3, 2, 4, 16, 2, {5, 4, 6}, {2, 3, 2}, {1, 0, 1}, {2, 1, 2}, {1, 1, 2}},
+    /* k-major tiles (dW rows = output channels, written by the kernel when one block holds
+       every position) */
+    {"batch 1 output split (k-major, one block, 16 tiles)", 2, 1, 64, 64, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1},
+     {1, 1, 1}, {1, 1, 1}},
+    {"batch 1 k-major K=45 C=37 stride 2 (tails of both tiles)", 2, 1, 37, 45, 1, {1, 13, 11}, {1, 3, 3}, {0, 1, 0},
+     {1, 2, 2}, {1, 1, 1}},
+    {"k-major 1x1 C>K, 2 blocks, 2 chunks", 2, 3, 40, 12, 1, {1, 16, 15}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"3x3 K=300, 2 blocks, 2 chunks, two column tiles", 2, 2, 8, 300, 1, {1, 20, 20}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1},
+     {1, 1, 1}},
+    {"k-major groups 8, local tiles", 2, 1, 128, 64, 8, {1, 24, 24}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"k-major two waves of one image", 2, 2, 16, 8, 1, {1, 160, 160}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
 };
 #define NCASES ((int)(sizeof cases / sizeof *cases))
 
@@ -58,17 +73,22 @@ static const fcase cases[] = {
 
 /* ---- the dispatch log ---- */
 
-static int saw_uk, saw_other;
+static int saw_uk, saw_km, saw_other;
 static void log_cb(cudnnSeverity_t sev, void *ud, const cudnnDebug_t *dbg, const char *msg)
 {
     (void)sev, (void)ud, (void)dbg;
     if (msg && strstr(msg, "dispatch")) {
         if (strstr(msg, "ukernel_blocked_gemm_f32"))
             saw_uk = 1;
+        else if (strstr(msg, "ukernel_kmajor_blocked_gemm_f32"))
+            saw_km = 1;
         else
             saw_other = 1;
     }
 }
+
+/* Set by the second pass of the reference checks: 352 disabled, every case on 351's row tiles. */
+static int rows_only;
 
 /* ---- correctness against the reference ---- */
 
@@ -94,10 +114,17 @@ static void check_case(cudnnHandle_t h, const fcase *c, int layout, int flip)
         for (long i = 0; i < nw; i++)
             prev[i] = (double)small_int(3);
         tens_load(&P.w, prev, beta == 0 ? NAN : -7.0f);   /* elements outside the tensor must survive */
-        saw_uk = saw_other = 0;
+        saw_uk = saw_km = saw_other = 0;
         cudnnStatus_t st = conv_case_run(h, &P, D_BWDF, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, alpha, beta, 0, NULL);
         CHECK_MSG(st == CUDNN_STATUS_SUCCESS, "%s layout %d: status %d", c->name, layout, (int)st);
-        CHECK_MSG(saw_uk && !saw_other, "%s layout %d: the micro-kernel solver was not dispatched", c->name, layout);
+        CHECK_MSG((saw_uk || saw_km) && !saw_other && !(saw_uk && saw_km),
+                  "%s layout %d: a micro-kernel solver was not dispatched", c->name, layout);
+        /* one block of positions in all: the k-major tiles, in every layout */
+        if (!strncmp(c->name, "batch 1", 7))
+            CHECK_MSG(rows_only ? saw_uk : saw_km, "%s layout %d: %s tiles expected", c->name, layout,
+                      rows_only ? "row" : "k-major");
+        if (rows_only)
+            CHECK_MSG(saw_uk, "%s layout %d: 352 disabled, 351 expected", c->name, layout);
         long bad = 0;
         for (long i = 0; i < nw; i++) {
             double want = alpha * ref[i] + (beta == 0 ? 0 : beta * prev[i]);
@@ -135,6 +162,9 @@ static const fcase det_cases[] = {
     {"det chunks", 2, 3, 20, 40, 1, {1, 23, 21}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"det waves", 2, 4, 8, 8, 1, {1, 192, 192}, {1, 3, 3}, {0, 1, 1}, {1, 3, 3}, {1, 1, 1}},
     {"det tiles", 2, 1, 80, 270, 1, {1, 9, 9}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"det batch 1 output split", 2, 1, 64, 64, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"det K=300 2 blocks", 2, 2, 8, 300, 1, {1, 20, 20}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"det k-major local", 2, 1, 128, 64, 8, {1, 24, 24}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
 };
 #define NDET ((int)(sizeof det_cases / sizeof *det_cases))
 
@@ -168,22 +198,27 @@ static long det_run(cudnnHandle_t h, int layout, float *out)
 static void check_threads(void)
 {
     SECTION("bitwise identical across thread counts");
-    for (int layout = 0; layout < L_COUNT; layout++) {
-        long n = det_run(NULL, layout, NULL);
-        float *a = malloc(sizeof(float) * (size_t)n), *b = malloc(sizeof(float) * (size_t)n);
-        cudnnHandle_t h1 = conv_case_handle(1);
-        det_run(h1, layout, a);
-        cudnnDestroy(h1);
-        static const int counts[] = {2, 3, 5};
-        for (int i = 0; i < 3; i++) {
-            cudnnHandle_t h = conv_case_handle(counts[i]);
-            det_run(h, layout, b);
-            cudnnDestroy(h);
-            CHECK_MSG(!memcmp(a, b, sizeof(float) * (size_t)n), "layout %d: %d threads differ from 1", layout,
-                      counts[i]);
+    for (int pass = 0; pass < 2; pass++) {          /* as dispatched, then on 351's row tiles alone */
+        if (pass)
+            setenv("HOSTDNN_CONV_DISABLE", "352", 1);
+        for (int layout = 0; layout < L_COUNT; layout++) {
+            long n = det_run(NULL, layout, NULL);
+            float *a = malloc(sizeof(float) * (size_t)n), *b = malloc(sizeof(float) * (size_t)n);
+            cudnnHandle_t h1 = conv_case_handle(1);
+            det_run(h1, layout, a);
+            cudnnDestroy(h1);
+            static const int counts[] = {2, 3, 5};
+            for (int i = 0; i < 3; i++) {
+                cudnnHandle_t h = conv_case_handle(counts[i]);
+                det_run(h, layout, b);
+                cudnnDestroy(h);
+                CHECK_MSG(!memcmp(a, b, sizeof(float) * (size_t)n), "pass %d layout %d: %d threads differ from 1", pass,
+                          layout, counts[i]);
+            }
+            free(a), free(b);
         }
-        free(a), free(b);
     }
+    unsetenv("HOSTDNN_CONV_DISABLE");
 }
 
 /* Each ISA cap in a fresh child (the cap is read once per process): the exact reference checks
@@ -221,9 +256,9 @@ static void check_refusal(cudnnHandle_t h)
         ly[i] = small_int(2);
     conv_ref_bwd_filter(&P.rs, lx, ly, ref);
     tens_load(&P.x, lx, 0), tens_load(&P.y, ly, 0);
-    saw_uk = saw_other = 0;
+    saw_uk = saw_km = saw_other = 0;
     CHECK_OK(conv_case_run(h, &P, D_BWDF, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, 1, 0, 0, NULL));
-    CHECK(!saw_uk && saw_other);
+    CHECK(!saw_uk && !saw_km && saw_other);
     long bad = 0;
     for (long i = 0; i < nw; i++)
         bad += P.w.mem[tens_off(&P.w, i)] != (float)ref[i];
@@ -250,10 +285,10 @@ static void check_refusal(cudnnHandle_t h)
     size_t ws = 0;
     CHECK_OK(cudnnGetConvolutionBackwardFilterWorkspaceSize(h, xd, yd, cd, wd, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, &ws));
     void *mem = malloc(ws + 1);
-    saw_uk = saw_other = 0;
+    saw_uk = saw_km = saw_other = 0;
     CHECK_OK(cudnnConvolutionBackwardFilter(h, &alpha, xd, x, yd, y, cd, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, mem, ws,
                                             &beta, wd, w));
-    CHECK(!saw_uk && saw_other);
+    CHECK(!saw_uk && !saw_km && saw_other);
     free(mem);
     cudnnDestroyTensorDescriptor(xd);
     cudnnDestroyTensorDescriptor(yd);
@@ -294,6 +329,14 @@ int main(void)
         for (int layout = 0; layout < L_COUNT; layout++)
             check_case(h, &cases[i], layout, (i + layout) & 1);
     check_refusal(h);
+    SECTION("the row tiles alone (352 disabled)");
+    setenv("HOSTDNN_CONV_DISABLE", "352", 1);
+    rows_only = 1;
+    for (int i = 0; i < NCASES; i++)
+        for (int layout = 0; layout < L_COUNT; layout++)
+            check_case(h, &cases[i], layout, (i + layout + 1) & 1);
+    rows_only = 0;
+    unsetenv("HOSTDNN_CONV_DISABLE");
     cudnnSetCallback(0, NULL, NULL);
     check_heuristic(h);
     check_threads();

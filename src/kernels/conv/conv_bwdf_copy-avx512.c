@@ -1,6 +1,6 @@
 /* kernels/conv/conv_bwdf_copy-avx512.c -- the strided run copies of the micro-kernel backward
  * filter (conv_bwdf.h) with masked AVX-512 loads and stores: one instruction pair per run of
- * up to 16 floats. */
+ * up to 16 floats; its register transposes (panels, and the store of the sums into dW). */
 #include <immintrin.h>
 
 #include "kernels/conv/conv_bwdf.h"
@@ -92,3 +92,37 @@ void hd_conv_bwdf_transpose_avx512(int64_t rows, int64_t cols, const float *in, 
         for (int64_t i = r16; i < rows; i++)
             out[j * ldo + i] = in[i * ldi + j];
 }
+
+/* The epilogue rounds alpha * sum and beta * dw separately, as the scalar store does: no
+ * contraction into a fused multiply-add (GCC would fuse the intrinsics otherwise). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC optimize("fp-contract=off")
+#endif
+void hd_conv_bwdf_store_avx512(const float *const *rows, int64_t ne, int64_t nk, int64_t plane, int64_t nchunk,
+                               float *dw, int64_t ldw, float alpha, float beta)
+{
+    const __mmask16 mk = (__mmask16)((1u << nk) - 1u), me = (__mmask16)((1u << ne) - 1u);
+    __m512 v[16];
+    for (int e = 0; e < 16; e++) {
+        if (e >= ne) {
+            v[e] = _mm512_setzero_ps();
+            continue;
+        }
+        v[e] = _mm512_maskz_loadu_ps(mk, rows[e]);
+        for (int64_t i = 1; i < nchunk; i++)             /* the chunks in order */
+            v[e] = _mm512_add_ps(v[e], _mm512_maskz_loadu_ps(mk, rows[e] + i * plane));
+    }
+    tr16(v);
+    const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+    for (int k = 0; k < nk; k++) {
+        float *o = dw + k * ldw;
+        __m512 r = _mm512_mul_ps(va, v[k]);
+        if (beta != 0.0f)
+            r = _mm512_add_ps(r, _mm512_mul_ps(vb, _mm512_maskz_loadu_ps(me, o)));
+        _mm512_mask_storeu_ps(o, me, r);
+    }
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif

@@ -1,5 +1,8 @@
 /*
- * Backward filter in fp32 on the GEMM micro-kernels (kernels/conv/conv_bwdf.h).
+ * Backward filter in fp32 on the GEMM micro-kernels (kernels/conv/conv_bwdf.h): solver 351 (the
+ * row tiles, described first) and 352 (the k-major tiles, section "k-major tiles" below: dW's
+ * rows are the tile rows, dy is packed once per wave into A panels, x gathered or read in place
+ * as B; with one block of positions in all, the kernel writes dW itself).
  *
  * For one group, with the filter columns ordered (tap, channel) -- r = tap * Cg + c --
  *
@@ -21,9 +24,9 @@
  * cache while the reduction walks through blocks of BW_KC positions (beta = 1 after the first
  * block), and the task that completes a tile writes it to dW while it is still hot.
  *
- * Determinism: the positions of each wave are cut into BW_KC blocks and the blocks into a
- * number of chunks that depends on the problem only; a task owns one (chunk, group, tile) and
- * accumulates its blocks in order into the chunk's own partial sums, wave after wave; the
+ * Determinism (both solvers): the positions of each wave are cut into BW_KC blocks and the
+ * blocks into a number of chunks that depends on the problem only; a task owns one (chunk,
+ * group, tile) and accumulates its blocks in order into the chunk's own partial sums, wave after wave; the
  * final store adds the chunks in chunk order and applies alpha and beta.  Neither the thread
  * count nor the kernel's tile shape changes any sum, and AVX2 and AVX-512 kernels (one fused
  * multiply-add per position, in order) give the same bits.
@@ -35,6 +38,7 @@
 #include "kernels/gemm/gemm-ukernels.h"
 #include "kernels/transpose/transpose.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 #define BW_SLOTS 8                        /* scratch areas; at most this many threads */
@@ -49,10 +53,38 @@
 #define BW_MIN_TASKS 8
 #define BW_INPLACE_MAX 256                /* dy read in place as B when its positions are at most this many floats
                                              apart (wider strides: packing measured faster, K = 512) */
+#define KM_INPLACE_MAX 4096               /* x read in place as the k-major B up to this position stride (1x1 NHWC
+                                             with C = 512..2048: as fast as packing or faster) */
 #define BW_MAX_WS ((size_t)64 << 20)
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Tasks dealt one at a time from a shared counter (hd_parallel_for deals fixed ranges): on a
+ * shared machine a preempted thread then holds up one task, not a range.  Which task computes
+ * what does not depend on who runs it, so results stay the same. */
+typedef struct {
+    hd_task_fn fn;
+    void *ctx;
+    size_t ntasks;
+    atomic_size_t next;
+} bw_deal;
+
+static void deal_worker(void *vctx, size_t task, int thread)
+{
+    (void)task;
+    bw_deal *d = vctx;
+    for (size_t t; (t = atomic_fetch_add_explicit(&d->next, 1, memory_order_relaxed)) < d->ntasks;)
+        d->fn(d->ctx, t, thread);
+}
+
+static void run_dealt(size_t ntasks, int nt, hd_task_fn fn, void *ctx)
+{
+    bw_deal d;
+    d.fn = fn, d.ctx = ctx, d.ntasks = ntasks;
+    atomic_init(&d.next, 0);
+    hd_parallel_for(ntasks < (size_t)nt ? ntasks : (size_t)nt, nt, deal_worker, &d);
+}
 
 /* ---------------- the plan: a function of the problem only ---------------- */
 
@@ -66,9 +98,52 @@ typedef struct {
     int64_t CB, nrb, rows;        /* row tiles: blocks of CB channels, all taps of each (rows = TRS * CB) */
     int64_t ncols, ncb;           /* column tiles: about ncols output channels (before rounding to NR) */
     int local;                    /* one wave and one chunk: a task's tile lives in its scratch area */
+    int km;                       /* k-major tiles (KM_RUNS, KM_ROWS; 0: the tiles above) */
+    int single;                   /* k-major: one wave, one block: the micro-kernel writes dW itself */
+    int64_t npos;                 /* k-major: positions of a (full) wave */
+    int64_t kcmax;                /* k-major: positions of one block, at most */
+    int64_t nkt, nmt;             /* k-major: tiles of output channels x filter columns per group */
 } bw_plan;
 
-static bw_plan plan_bw(const hd_conv_problem *p)
+enum { KM_RUNS = 1, KM_ROWS = 2 };
+
+/* The k-major tiles can take problems whose filter columns, in dW's memory order, are cheap
+ * to gather from x: runs of channels of one tap (KRSC, or 1x1) from a channel-contiguous x,
+ * or im2col rows of one channel and tap (KCRS, or 1x1) from any other x. */
+static int km_mode(const hd_conv_problem *p)
+{
+    int xchan = p->xs[1] == 1 || p->C == 1;
+    int krsc = p->wst[1] == 1 || p->TRS == 1, kcrs = (p->wst[4] == 1 && p->wst[1] == p->TRS) || p->TRS == 1;
+    return xchan && krsc ? KM_RUNS : !xchan && kcrs ? KM_ROWS : 0;
+}
+
+/* Floats moved per output position besides the micro-kernel's own reads, for the row tiles
+ * (x gathered into A panels once per column tile, NCHW x copied, NCHW dy transposed once per
+ * row tile) and for the k-major tiles (dy packed once, x gathered once per tile of output
+ * channels unless read in place, im2col rows of an NCHW x written then transposed, strided
+ * ones element by element).  Measured on ResNet-50 layers (1 thread): the side that moves
+ * less was the faster one, within the noise where the two are close. */
+static double row_moves(const hd_conv_problem *p, int tx, int ty, int64_t nrb, int64_t ncb)
+{
+    return (double)(p->G * ncb) * (double)p->CRS + (tx ? (double)p->C * (double)p->Q / (double)p->P : 0.0) +
+           (ty ? (double)nrb * (double)p->K : 0.0);
+}
+
+static double km_moves(const hd_conv_problem *p, int mode, int xdirect, int64_t nkt)
+{
+    int inplace = mode == KM_RUNS && p->TRS == 1 && p->xs[1] == 1 && p->xs[4] <= KM_INPLACE_MAX;
+    for (int j = 0; j < 3; j++)
+        inplace = inplace && p->str[j] == 1 && p->pad[j] == 0;
+    /* strided im2col rows go element by element (AVX-512 gathers measured slower still); for
+       1x1 layers the row tiles' copy of x is then the cheaper way (res4a_proj NCHW) */
+    double w = inplace ? 0.0 : mode == KM_RUNS || xdirect ? 1.0 : p->str[2] == 1 ? 1.5 : p->TRS > 1 ? 3.0 : 8.0;
+    /* an NCHW dy is transposed into the A panels: counted twice (expand layers NCHW, batch 16:
+       the row tiles measured 10-28% faster where the plain count called a tie) */
+    double pack = p->ys[1] != 1 && p->K > 1 ? 2.0 : 1.0;
+    return pack * (double)p->K + (double)(p->G * nkt) * w * (double)p->CRS;
+}
+
+static bw_plan plan_bw(const hd_conv_problem *p, int kmajor)
 {
     bw_plan L;
     L.tx = p->xs[1] != 1 && p->C > 1;
@@ -104,6 +179,44 @@ static bw_plan plan_bw(const hd_conv_problem *p)
     while (tiles * L.nchunk < BW_MIN_TASKS && L.nchunk * 2 <= blocks && part * L.nchunk * 2 <= BW_PART_BYTES)
         L.nchunk *= 2;
     L.local = L.nwave == 1 && L.nchunk == 1;
+    L.km = kmajor ? km_mode(p) : 0;
+    /* one block in all: k-major (the kernel then writes dW itself); else the side moving less */
+    if (L.km && p->N * p->P > BW_KC &&
+        !(km_moves(p, L.km, L.km == KM_ROWS && L.xdirect, cdiv(p->Kg, 512)) < row_moves(p, L.tx, L.ty, L.nrb, L.ncb)))
+        L.km = 0;
+    L.npos = p->N * p->P;
+    L.nkt = L.nmt = 1;
+    if (L.km) {
+        L.tx = 0;
+        L.xdirect = L.km == KM_ROWS && L.xdirect;
+        /* waves: dy of a wave packed into A panels, about BW_WAVE_BYTES */
+        int64_t per_img = p->G * (p->Kg + BW_MR_MAX - 1) * p->P * 4;
+        L.wave = BW_WAVE_BYTES / per_img;
+        L.wave = L.wave < 1 ? 1 : L.wave > p->N ? p->N : L.wave;
+        L.nwave = cdiv(p->N, L.wave);
+        L.wave = cdiv(p->N, L.nwave);
+        L.npos = L.wave * p->P;
+        L.kcmax = min64(L.npos, BW_KC);
+        L.single = L.nwave == 1 && L.npos <= BW_KC;
+        L.nkt = cdiv(p->Kg, 512);    /* the packed dy is shared: only B is gathered per task */
+        L.nchunk = 1;
+        if (L.single) {
+            /* up to 512 filter columns, cut finer until there are 16 tasks */
+            L.nmt = cdiv(p->CRS, 512);
+            while (p->G * L.nkt * L.nmt < 2 * BW_MIN_TASKS && p->CRS / (L.nmt * 2) >= 64)
+                L.nmt *= 2;
+            while (p->G * L.nkt * L.nmt < 2 * BW_MIN_TASKS && p->Kg / (L.nkt * 2) >= 28)
+                L.nkt *= 2;
+        } else {
+            /* B panels of one tile (kc x 256 columns, 512 KiB) stay in L2 across the tile's A panels */
+            L.nmt = cdiv(p->CRS, 256);
+            int64_t lastw = p->N - (L.nwave - 1) * L.wave;
+            int64_t blocks = cdiv(lastw * p->P, BW_KC), tiles = p->G * L.nkt * L.nmt;
+            while (tiles * L.nchunk < BW_MIN_TASKS && L.nchunk * 2 <= blocks && part * L.nchunk * 2 <= BW_PART_BYTES)
+                L.nchunk *= 2;
+        }
+        L.local = !L.single && L.nwave == 1 && L.nchunk == 1;
+    }
     return L;
 }
 
@@ -113,13 +226,27 @@ static bw_plan plan_bw(const hd_conv_problem *p)
 static size_t slot_floats(const bw_plan *L)
 {
     int64_t cols = L->ncols + BW_NR_MAX - 1;
-    return (size_t)((L->rows + BW_MR_MAX - 1) * BW_KC + cols * BW_KC + (L->local ? L->rows * cols : 0));
+    return (size_t)(BW_MR_MAX * BW_KC + cols * BW_KC + (L->local ? L->rows * cols : 0));
 }
 
-static hd_conv_layout layout_bw(const hd_conv_problem *p)
+/* k-major: B panels of one tile (the largest, kernel-independent bound), the im2col rows of
+ * one panel before their transpose, the tile's sums when local. */
+static size_t km_slot_floats(const bw_plan *L, const hd_conv_problem *p)
 {
-    bw_plan L = plan_bw(p);
+    int64_t mt = cdiv(p->CRS, L->nmt) + BW_NR_MAX - 1, kt = cdiv(p->Kg, L->nkt) + BW_MR_MAX - 1;
+    return (size_t)(mt * L->kcmax + BW_NR_MAX * L->kcmax + (L->local ? kt * mt : 0));
+}
+
+static hd_conv_layout layout_bw(const hd_conv_problem *p, int kmajor)
+{
+    bw_plan L = plan_bw(p, kmajor);
     hd_conv_layout W = {{0}, 0};
+    if (L.km) {            /* dy of a wave packed into A panels (any kernel's MR), partial sums, the slots */
+        hd_conv_book(&W, 0, p->G * (p->Kg + BW_MR_MAX - 1), L.npos, sizeof(float));
+        hd_conv_book(&W, 1, L.single || L.local ? 0 : L.nchunk * p->K, p->CRS, sizeof(float));
+        hd_conv_book(&W, 2, BW_SLOTS, (int64_t)km_slot_floats(&L, p), sizeof(float));
+        return W;
+    }
     hd_conv_book(&W, 0, L.local ? 0 : L.nchunk * p->K, L.R, sizeof(float));
     hd_conv_book(&W, 1, L.tx ? L.wave * p->Q : 0, p->C, sizeof(float));
     hd_conv_book(&W, 2, BW_SLOTS, (int64_t)slot_floats(&L), sizeof(float));
@@ -155,7 +282,7 @@ typedef struct {
     int64_t pblocks;              /* position blocks per image */
 } tr_ctx;
 
-#define TR_POS 4096
+#define TR_POS 1024                       /* positions per transpose task (enough tasks at batch 1) */
 #define TR_CH 16
 #define TR_SUB 32
 
@@ -197,7 +324,7 @@ static void transpose_wave(const hd_conv_problem *p, const float *src, const int
 {
     tr_ctx c = {p, src, ss, dims, ch, dims[0] * dims[1] * dims[2], img0, dst, 0};
     c.pblocks = cdiv(c.npos, TR_POS);
-    hd_parallel_for((size_t)(nimg * c.pblocks), nt, tr_task, &c);
+    run_dealt((size_t)(nimg * c.pblocks), nt, tr_task, &c);
 }
 
 /* ---------------- the GEMM tasks ---------------- */
@@ -215,11 +342,15 @@ typedef struct {
     bw_src X, Y;
     int ylin;                     /* dy's positions are one stride apart: 1 within an image, 2 across the wave */
     int merge;                    /* consecutive taps along w continue a run of channels */
-    int64_t wave, nimg, npos, nblk;
+    int64_t wave, nimg, npos, nblk;   /* k-major: npos is every position */
     float *part, *slots;
     size_t slot_floats;
     const hd_conv_args *a;
     int fuse_store;               /* one chunk: each task stores its tile after the last wave */
+    int tapmem;                   /* k-major tiles: gathered taps are in dW's memory order */
+    const float *apack;           /* k-major tiles: dy packed into A panels, per group kpan panels */
+    int64_t kpan, kt;             /* k-major: A panels per group, output channels per tile */
+    int xlin;                     /* k-major, 1x1: x's positions are one stride apart (B read in place) */
 } bw_ctx;
 
 /* A run of filter columns of one panel: taps (t, r, s0 .. s1) of one filter row, from
@@ -229,15 +360,20 @@ typedef struct {
 } bw_seg;
 
 /* The runs of rows [r0, r0+mr) of a row tile (channels cb0 .. cb0+cbw-1 of the group, row
- * tap * cbw + c - cb0). */
+ * tap * cbw + c - cb0).  With c->tapmem the row's tap is a tap of dW's memory order (the
+ * k-major tiles: CONVOLUTION mode's flip applied here, so taps then run backwards and are
+ * not merged). */
 static int make_segs(const bw_ctx *c, int64_t cb0, int64_t cbw, int64_t r0, int64_t mr, bw_seg *segs)
 {
     const hd_conv_problem *p = c->p;
     int64_t S = p->flt[2], RS = p->flt[1] * S;
-    int merge = c->merge && cbw == p->Cg;
+    int rev = c->tapmem && p->flip;
+    int merge = c->merge && cbw == p->Cg && !rev;
     int ns = 0;
     for (int64_t r = r0; r < r0 + mr;) {
         int64_t tap = r / cbw, cl = r % cbw, len = min64(cbw - cl, r0 + mr - r);
+        if (rev)
+            tap = p->TRS - 1 - tap;
         int64_t t = tap / RS, rr = (tap / S) % p->flt[1], s = tap % S;
         bw_seg *prev = ns ? &segs[ns - 1] : NULL;
         if (prev && merge && cl == 0 && prev->t == t && prev->r == rr && prev->s1 + 1 == s &&
@@ -266,10 +402,10 @@ static void copy_runs_scalar(float *dst, int64_t dstride, const float *src, int6
 /* gather_a for xdirect problems: the panel's channels are rows of x over the positions, so
  * each image's run of positions is one transpose into the panel. */
 static void gather_a_transposed(const bw_ctx *c, int64_t g, int64_t ch0, int64_t mr, int64_t q0, int64_t kcur,
-                                float *dst)
+                                float *dst, int64_t MR)
 {
     const hd_conv_problem *p = c->p;
-    const int64_t MR = c->MR, P = p->P, cs = p->xs[1];
+    const int64_t P = p->P, cs = p->xs[1];
     for (int64_t j = 0; j < kcur;) {
         int64_t img = (q0 + j) / P, pos = (q0 + j) % P, cnt = min64(P - pos, kcur - j);
         const float *src = c->X.base + img * c->X.sn + (g * p->Cg + ch0) * cs + pos;
@@ -286,19 +422,19 @@ static void gather_a_transposed(const bw_ctx *c, int64_t g, int64_t ch0, int64_t
 }
 
 static void gather_a(const bw_ctx *c, int64_t g, int64_t cb0, int64_t cbw, int64_t r0, int64_t mr, int64_t q0,
-                     int64_t kcur, float *dst)
+                     int64_t kcur, float *dst, int64_t MR)
 {
     if (c->L.xdirect) {
         (void)cbw;
-        gather_a_transposed(c, g, cb0 + r0, mr, q0, kcur, dst);
+        gather_a_transposed(c, g, cb0 + r0, mr, q0, kcur, dst, MR);
         return;
     }
     const hd_conv_problem *p = c->p;
-    const int64_t MR = c->MR, Cg = p->Cg;
+    const int64_t Cg = p->Cg;
     const int64_t OW = p->out[2], OH = p->out[1], P = p->P;
     const int64_t sw = c->X.sw, sh = c->X.sh, sd = c->X.sd, IW = p->in[2];
     const int64_t stw = p->str[2], pw = p->pad[2], dw = p->dil[2];
-    bw_seg segs[BW_MR_MAX];
+    bw_seg segs[BW_NR_MAX];            /* a panel of either side (k-major B panels are NR wide) */
     int ns = make_segs(c, cb0, cbw, r0, mr, segs);
     int64_t img = q0 / P, pos = q0 % P;
     int64_t ow = pos % OW, oh = (pos / OW) % OH, od = pos / (OW * OH);
@@ -332,8 +468,12 @@ static void gather_a(const bw_ctx *c, int64_t g, int64_t cb0, int64_t cbw, int64
                 if (o >= run)
                     break;
                 float *dd = d + o * MR;
-                for (int64_t e = 0; e < sg->len; e++) {         /* a border: tap by tap */
-                    int64_t ce = sg->c0 + e, s = sg->s0 + ce / Cg, ch = ce % Cg;
+                if (sg->s0 == sg->s1) {                         /* one tap: it lies in the padding */
+                    memset(dd, 0, (size_t)sg->len * sizeof(float));
+                    continue;
+                }
+                for (int64_t e = 0; e < sg->len; e++) {         /* a border of merged taps: tap by tap */
+                    int64_t ce = sg->c0 + e, s = sg->s0 + ce / Cg, ch = ce % Cg;   /* (merged runs go forwards) */
                     int64_t iw = (ow + o) * stw - pw + s * dw;
                     dd[e] = iw < 0 || iw >= IW ? 0.0f : row[iw * sw + ch];
                 }
@@ -359,10 +499,10 @@ static void gather_a(const bw_ctx *c, int64_t g, int64_t cb0, int64_t cbw, int64
  * from a dy whose channels are not contiguous (NCHW): each image's run of positions is
  * transposed into the panel (kcur x NR, zero-padded), so dy is read once per row tile. */
 static const float *panel_b_transposed(const bw_ctx *c, int64_t g, int64_t k0, int64_t nr, int64_t q0, int64_t kcur,
-                                       float *buf, size_t *bs)
+                                       float *buf, size_t *bs, int64_t NR)
 {
     const hd_conv_problem *p = c->p;
-    const int64_t NR = c->NR, P = p->P, cs = p->ys[1];
+    const int64_t P = p->P, cs = p->ys[1];
     const int64_t OW = p->out[2], OH = p->out[1];
     for (int64_t j = 0; j < kcur;) {
         int64_t img = (q0 + j) / P, pos = (q0 + j) % P, cnt = min64(P - pos, kcur - j);
@@ -391,16 +531,18 @@ static const float *panel_b_transposed(const bw_ctx *c, int64_t g, int64_t k0, i
 }
 
 /* The B panel of output channels [k0, k0+nr) of group g for kcur positions from q0: in place
- * when it can be, else packed into buf (kcur x NR, zero-padded).  Returns it; *bs its stride. */
+ * when it can be (and `inplace` allows it), else packed into buf (kcur x NR, zero-padded).
+ * Returns it; *bs its stride.  The k-major tiles pack their A panels (NR = MR) with it. */
 static const float *panel_b(const bw_ctx *c, int64_t g, int64_t k0, int64_t nr, int64_t q0, int64_t kcur, float *buf,
-                            size_t *bs)
+                            size_t *bs, int64_t NR, int inplace)
 {
     const hd_conv_problem *p = c->p;
-    const int64_t NR = c->NR, P = p->P;
+    const int64_t P = p->P;
     if (c->L.ty)
-        return panel_b_transposed(c, g, k0, nr, q0, kcur, buf, bs);
+        return panel_b_transposed(c, g, k0, nr, q0, kcur, buf, bs, NR);
     const float *yb = c->Y.base + g * p->Kg + k0;
-    if (nr == NR && c->Y.sw <= BW_INPLACE_MAX && (c->ylin == 2 || (c->ylin == 1 && q0 / P == (q0 + kcur - 1) / P))) {
+    if (inplace && nr == NR && c->Y.sw <= BW_INPLACE_MAX &&
+        (c->ylin == 2 || (c->ylin == 1 && q0 / P == (q0 + kcur - 1) / P))) {
         int64_t img = q0 / P, pos = q0 % P;
         *bs = (size_t)c->Y.sw;
         return yb + img * c->Y.sn + pos * c->Y.sw;
@@ -433,45 +575,64 @@ static const float *panel_b(const bw_ctx *c, int64_t g, int64_t k0, int64_t nr, 
 /* ---------------- storing a tile: chunks in order, then alpha and beta ---------------- */
 
 #define ST_K 16                           /* output channels per task of the separate store */
-#define ST_TAPS 1024                      /* filter offsets of the taps kept on the stack up to this */
 
-/* Offset of tap (t, r, s) in the filter, the flip of CONVOLUTION mode applied. */
-static int64_t tap_off(const hd_conv_problem *p, int64_t tap)
+typedef void (*store_fn)(const float *const *rows, int64_t ne, int64_t nk, int64_t plane, int64_t nchunk, float *dw,
+                         int64_t ldw, float alpha, float beta);
+
+/* The contract of hd_conv_bwdf_store_avx512 (conv_bwdf.h) in plain C. */
+static void store_scalar(const float *const *rows, int64_t ne, int64_t nk, int64_t plane, int64_t nchunk, float *dw,
+                         int64_t ldw, float alpha, float beta)
 {
-    int64_t S = p->flt[2], s = tap % S, r = (tap / S) % p->flt[1], t = tap / (S * p->flt[1]);
-    if (p->flip)
-        t = p->flt[0] - 1 - t, r = p->flt[1] - 1 - r, s = p->flt[2] - 1 - s;
-    return t * p->wst[2] + r * p->wst[3] + s * p->wst[4];
+    for (int64_t k = 0; k < nk; k++)
+        for (int64_t e = 0; e < ne; e++) {
+            float sum = rows[e][k];
+            for (int64_t i = 1; i < nchunk; i++)
+                sum += rows[e][k + i * plane];
+            float *o = dw + k * ldw + e;
+            *o = beta == 0 ? alpha * sum : alpha * sum + beta * *o;
+        }
 }
 
-/* Output channels [k0, k0+nk) of row tile rbi of group g, whose sums for k0 are at tp (rows
- * ld apart, chunks plane apart): each row of dW is written in the filter's memory order
- * (channel-major for KCRS, tap-major for KRSC). */
+/* Output channels [k0, k0+nk) of row tile rbi of group g, whose sums for k0 are at tp (row
+ * tap * cbw + c - c0, rows ld apart, chunks plane apart), into dW in its memory order: blocks
+ * of BS filter columns x BS output channels transposed in registers, BS dW rows written as
+ * sequential streams.  Filters are packed (conv_problem.c): a KCRS tile is one run of
+ * cbw * TRS floats per output channel, a KRSC tile one run of cbw floats per tap. */
 static void store_tile(const hd_conv_problem *p, const hd_conv_args *a, const bw_plan *L, const float *tp, int64_t ld,
                        int64_t plane, int64_t g, int64_t rbi, int64_t k0, int64_t nk)
 {
-    int64_t TRS = p->TRS, c0 = rbi * L->CB, cbw = min64(L->CB, p->Cg - c0);
-    float alpha = (float)a->epi.alpha, beta = (float)a->epi.beta;
-    int64_t toff[ST_TAPS];
-    int table = TRS <= ST_TAPS;
-    for (int64_t i = 0; table && i < TRS; i++)
-        toff[i] = tap_off(p, i);
-    int chan_major = p->wst[1] != 1;
-    for (int64_t kb = k0; kb < k0 + nk; kb += ST_K) {   /* one line of each partial row at a time */
-        int64_t nb = min64(ST_K, k0 + nk - kb);
-        float *dw = (float *)a->out + (g * p->Kg + kb) * p->wst[0] + c0 * p->wst[1];
-        for (int64_t e = 0; e < TRS * cbw; e++) {
-            int64_t tap = chan_major ? e % TRS : e / cbw, cl = chan_major ? e / TRS : e % cbw;
-            const float *v = tp + (tap * cbw + cl) * ld + kb - k0;
-            float sum[ST_K];
-            for (int64_t j = 0; j < nb; j++)
-                sum[j] = v[j];
-            for (int64_t i = 1; i < L->nchunk; i++)
-                for (int64_t j = 0; j < nb; j++)
-                    sum[j] += v[i * plane + j];
-            float *o = dw + (table ? toff[tap] : tap_off(p, tap)) + cl * p->wst[1];
-            for (int64_t j = 0; j < nb; j++, o += p->wst[0])
-                *o = beta == 0 ? alpha * sum[j] : alpha * sum[j] + beta * *o;
+    const int64_t TRS = p->TRS, c0 = rbi * L->CB, cbw = min64(L->CB, p->Cg - c0), ldw = p->wst[0];
+    const float alpha = (float)a->epi.alpha, beta = (float)a->epi.beta;
+    hd_isa_t isa = hd_cpu_isa();
+    store_fn st = isa >= HD_ISA_AVX512 ? hd_conv_bwdf_store_avx512 : isa >= HD_ISA_AVX2 ? hd_conv_bwdf_store_avx2
+                                                                                        : store_scalar;
+    const int64_t BS = isa >= HD_ISA_AVX512 ? 16 : 8;
+    const float *rows[16];
+    float *dwk = (float *)a->out + (g * p->Kg + k0) * ldw;
+    for (int64_t kb = 0; kb < nk; kb += BS) {
+        int64_t nb = min64(BS, nk - kb);
+        if (p->wst[1] != 1) {                            /* KCRS: m = cl * TRS + memory tap */
+            int64_t E = TRS * cbw, cl = 0, tm = 0;
+            for (int64_t m0 = 0; m0 < E; m0 += BS) {
+                int64_t ne = min64(BS, E - m0);
+                for (int64_t j = 0; j < ne; j++) {
+                    int64_t tap = p->flip ? TRS - 1 - tm : tm;
+                    rows[j] = tp + (tap * cbw + cl) * ld + kb;
+                    if (++tm == TRS)
+                        tm = 0, cl++;
+                }
+                st(rows, ne, nb, plane, L->nchunk, dwk + kb * ldw + c0 * TRS + m0, ldw, alpha, beta);
+            }
+        } else {                                         /* KRSC: tap-major, channels contiguous */
+            for (int64_t tm = 0; tm < TRS; tm++) {
+                int64_t tap = p->flip ? TRS - 1 - tm : tm;
+                for (int64_t j0 = 0; j0 < cbw; j0 += BS) {
+                    int64_t ne = min64(BS, cbw - j0);
+                    for (int64_t j = 0; j < ne; j++)
+                        rows[j] = tp + (tap * cbw + j0 + j) * ld + kb;
+                    st(rows, ne, nb, plane, L->nchunk, dwk + kb * ldw + tm * p->Cg + c0 + j0, ldw, alpha, beta);
+                }
+            }
         }
     }
 }
@@ -511,7 +672,7 @@ static void bw_task(void *vctx, size_t task, int thread)
     const int64_t MR = c->MR, NR = c->NR;
     int64_t apan = cdiv(nrow, MR), bpan = cdiv(nk, NR);
     float *A = c->slots + (size_t)thread * c->slot_floats;
-    float *Bt = A + (c->L.rows + BW_MR_MAX - 1) * BW_KC;
+    float *Bt = A + BW_MR_MAX * BW_KC;
     size_t ldc = (size_t)(c->L.local ? c->cb : p->Kg);
     float *C = c->L.local ? Bt + (c->L.ncols + BW_NR_MAX - 1) * BW_KC
                           : c->part + chunk * p->K * c->L.R + (g * c->L.R + cb0 * p->TRS) * p->Kg + k0;
@@ -520,30 +681,260 @@ static void bw_task(void *vctx, size_t task, int thread)
     for (int64_t b = b0; b < b1; b++) {
         int64_t q0 = b * BW_KC, kcur = min64(BW_KC, c->npos - q0);
         float beta = c->wave == 0 && b == b0 ? 0.0f : 1.0f;
-        for (int64_t ip = 0; ip < apan; ip++)
-            gather_a(c, g, cb0, cbw, ip * MR, min64(MR, nrow - ip * MR), q0, kcur, A + ip * MR * kcur);
         const float *B[BW_COLS / 4 + 1];
         size_t bs[BW_COLS / 4 + 1];
         for (int64_t jp = 0; jp < bpan; jp++)
-            B[jp] = panel_b(c, g, k0 + jp * NR, min64(NR, nk - jp * NR), q0, kcur, Bt + jp * NR * BW_KC, &bs[jp]);
-        for (int64_t ip = 0; ip < apan; ip++)
+            B[jp] = panel_b(c, g, k0 + jp * NR, min64(NR, nk - jp * NR), q0, kcur, Bt + jp * NR * BW_KC, &bs[jp], NR,
+                            1);
+        for (int64_t ip = 0; ip < apan; ip++) {       /* each A panel used while it is in L1 */
+            gather_a(c, g, cb0, cbw, ip * MR, min64(MR, nrow - ip * MR), q0, kcur, A, MR);
             for (int64_t jp = 0; jp < bpan; jp++)
-                uk((size_t)min64(MR, nrow - ip * MR), (size_t)min64(NR, nk - jp * NR), (size_t)kcur,
-                   A + ip * MR * kcur, B[jp], bs[jp], C + ip * MR * (int64_t)ldc + jp * NR, ldc, 1.0f, beta);
+                uk((size_t)min64(MR, nrow - ip * MR), (size_t)min64(NR, nk - jp * NR), (size_t)kcur, A, B[jp], bs[jp],
+                   C + ip * MR * (int64_t)ldc + jp * NR, ldc, 1.0f, beta);
+        }
     }
     if (c->fuse_store && c->wave == c->L.nwave - 1)   /* the tile's sums are complete and still in cache */
         store_tile(p, c->a, &c->L, C, (int64_t)ldc, 0, g, rbi, k0, nk);
 }
 
+/* ---------------- k-major tiles ---------------- */
+
+/* The B panel of filter columns [m0, m0+nr) (KCRS order: m = c * TRS + memory tap) of group
+ * g for the kcur positions of the wave from q0 on, from a position-contiguous x: each column
+ * is an im2col row, built in T (nr x kcur) with its zero borders, one run per output row,
+ * then transposed into the panel (kcur x NR, zero-padded).  For 1x1, unit-stride, unpadded
+ * problems the rows are x's own rows. */
+static void km_gather_rows(const bw_ctx *c, int64_t g, int64_t m0, int64_t nr, int64_t q0, int64_t kcur, float *T,
+                           float *dst)
+{
+    const hd_conv_problem *p = c->p;
+    const int64_t NR = c->NR, P = p->P, TRS = p->TRS, S = p->flt[2], R = p->flt[1];
+    const int64_t OW = p->out[2], OH = p->out[1], IW = p->in[2], qend = q0 + kcur;
+    const int64_t *xs = p->xs;
+    const float *xg = c->X.base + g * p->Cg * xs[1];
+    hd_f32_tile_fn tile = c->isa >= HD_ISA_AVX2 ? hd_f32_tile_avx2 : hd_f32_tile_scalar;
+    if (c->L.xdirect) {                                  /* rows of x, image by image */
+        for (int64_t q = q0; q < qend;) {
+            int64_t img = q / P, pos = q % P, cnt = min64(P - pos, qend - q);
+            const float *src = xg + img * xs[0] + m0 * xs[1] + pos;
+            if (c->isa >= HD_ISA_AVX512)
+                hd_conv_bwdf_transpose_avx512(nr, cnt, src, xs[1], dst + (q - q0) * NR, NR);
+            else
+                tile(nr, cnt, src, xs[1], dst + (q - q0) * NR, NR, 1.0f, 0.0f);
+            q += cnt;
+        }
+    } else {
+        const int64_t stw = p->str[2], sth = p->str[1];
+        for (int64_t j = 0; j < nr; j++) {
+            int64_t m = m0 + j, ch = m / TRS, tap = m % TRS;
+            if (p->flip)
+                tap = TRS - 1 - tap;
+            int64_t t = tap / (R * S), r = (tap / S) % R, s = tap % S;
+            const float *xc = xg + ch * xs[1];
+            float *d = T + j * kcur;
+            memset(d, 0, (size_t)kcur * sizeof(float));
+            int64_t off = s * p->dil[2] - p->pad[2];              /* iw = ow * stw + off */
+            int64_t lo = 0, hi = OW;                               /* ow with iw inside */
+            while (lo < OW && lo * stw + off < 0)
+                lo++;
+            while (hi > lo && (hi - 1) * stw + off >= IW)
+                hi--;
+            int64_t offh = r * p->dil[1] - p->pad[1], h0 = 0, h1 = OH;   /* oh with ih inside */
+            while (h0 < OH && h0 * sth + offh < 0)
+                h0++;
+            while (h1 > h0 && (h1 - 1) * sth + offh >= p->in[1])
+                h1--;
+            if (hi <= lo || h1 <= h0)
+                continue;
+            /* pieces of the block: a partial first row, whole rows of one plane, a partial last row */
+            for (int64_t q = q0; q < qend;) {
+                int64_t img = q / P, pos = q % P, ow = pos % OW, oh = (pos / OW) % OH, od = pos / (OW * OH);
+                int64_t nrow = 1, w0 = ow, w1 = min64(OW, ow + qend - q);
+                if (ow == 0 && qend - q >= OW)
+                    nrow = min64(OH - oh, (qend - q) / OW), w1 = OW;
+                int64_t used = ow == 0 && nrow > 1 ? nrow * OW : w1 - w0;
+                int64_t id = od * p->str[0] - p->pad[0] + t * p->dil[0];
+                int64_t ra = oh > h0 ? oh : h0, rb = oh + nrow < h1 ? oh + nrow : h1;
+                int64_t wa = w0 > lo ? w0 : lo, wb = w1 < hi ? w1 : hi;
+                if (id >= 0 && id < p->in[0] && ra < rb && wa < wb) {
+                    const float *src =
+                        xc + img * xs[0] + id * xs[2] + (ra * sth + offh) * xs[3] + (wa * stw + off) * xs[4];
+                    float *dr = d + (q - q0) + (ra - oh) * OW + (wa - w0);
+                    if (stw == 1 && xs[4] == 1)
+                        c->copy(dr, OW, src, sth * xs[3], wb - wa, rb - ra);
+                    else
+                        for (int64_t h = 0; h < rb - ra; h++)
+                            for (int64_t o = 0; o < wb - wa; o++)
+                                dr[h * OW + o] = src[h * sth * xs[3] + o * stw * xs[4]];
+                }
+                q += used;
+            }
+        }
+        if (c->isa >= HD_ISA_AVX512)
+            hd_conv_bwdf_transpose_avx512(nr, kcur, T, kcur, dst, NR);
+        else
+            tile(nr, kcur, T, kcur, dst, NR, 1.0f, 0.0f);
+    }
+    if (nr < NR)
+        for (int64_t q = 0; q < kcur; q++)
+            memset(dst + q * NR + nr, 0, (size_t)(NR - nr) * sizeof(float));
+}
+
+/* dy of the wave into A panels (npos x MR each, zero-padded), all output channels of every
+ * group. */
+static void km_pack_task(void *vctx, size_t task, int thread)
+{
+    (void)thread;
+    const bw_ctx *c = vctx;
+    int64_t g = (int64_t)task / c->kpan, ip = (int64_t)task % c->kpan, k0 = ip * c->MR;
+    size_t bs;
+    float *dst = (float *)c->apack + (g * c->kpan + ip) * c->MR * c->npos;
+    panel_b(c, g, k0, min64(c->MR, c->p->Kg - k0), 0, c->npos, dst, &bs, c->MR, 0);
+}
+
+/* Rows [k0, k0+nk) x columns [m0, m0+nm) of dW from sums at tp (rows ld apart, chunks plane
+ * apart), in dW's memory order already: dW = alpha * (sum of the chunks, in order) + beta * dW. */
+static void km_store(const hd_conv_problem *p, const hd_conv_args *a, int64_t nchunk, const float *tp, int64_t ld,
+                     int64_t plane, int64_t k0, int64_t nk, int64_t m0, int64_t nm)
+{
+    const float alpha = (float)a->epi.alpha, beta = (float)a->epi.beta;
+    for (int64_t k = 0; k < nk; k++) {
+        const float *v = tp + k * ld;
+        float *o = (float *)a->out + (k0 + k) * p->wst[0] + m0;
+        if (nchunk == 1 && beta == 0) {
+            for (int64_t m = 0; m < nm; m++)
+                o[m] = alpha * v[m];
+            continue;
+        }
+        for (int64_t m = 0; m < nm; m++) {
+            float sum = v[m];
+            for (int64_t i = 1; i < nchunk; i++)
+                sum += v[i * plane + m];
+            o[m] = beta == 0 ? alpha * sum : alpha * sum + beta * o[m];
+        }
+    }
+}
+
+static void km_store_task(void *vctx, size_t task, int thread)
+{
+    (void)thread;
+    const bw_ctx *c = vctx;
+    const hd_conv_problem *p = c->p;
+    int64_t k0 = (int64_t)task * ST_K, nk = min64(ST_K, p->K - k0);
+    km_store(p, c->a, c->L.nchunk, c->part + k0 * p->CRS, p->CRS, p->K * p->CRS, k0, nk, 0, p->CRS);
+}
+
+/* One (chunk, group, tile of output channels, tile of filter columns): for each block of the
+ * chunk, its B panels, then every (A panel, B panel) pair.  One block in all: the kernel
+ * stores with alpha and beta straight into dW; else the sums build up in the local tile (then
+ * stored) or in the chunk's partial sums. */
+static void km_task(void *vctx, size_t task, int thread)
+{
+    const bw_ctx *c = vctx;
+    const hd_conv_problem *p = c->p;
+    const int64_t MR = c->MR, NR = c->NR, M = p->CRS;
+    int64_t nmt = cdiv(M, c->cb), t = (int64_t)task;
+    int64_t mti = t % nmt, kti = (t / nmt) % c->ncb, g = (t / (nmt * c->ncb)) % p->G;
+    int64_t chunk = t / (nmt * c->ncb * p->G);
+    int64_t m0 = mti * c->cb, nm = min64(c->cb, M - m0);
+    int64_t k0 = kti * c->kt, nk = min64(c->kt, p->Kg - k0);
+    if (nm <= 0 || nk <= 0)
+        return;
+    float *Bt = c->slots + (size_t)thread * c->slot_floats, *T = Bt + c->cb * c->L.kcmax;
+    float *C;
+    size_t ldc;
+    float alpha = 1.0f;
+    if (c->L.single) {
+        C = (float *)c->a->out + (g * p->Kg + k0) * p->wst[0] + m0, ldc = (size_t)p->wst[0];
+        alpha = (float)c->a->epi.alpha;
+    } else if (c->L.local) {
+        C = T + NR * c->L.kcmax, ldc = (size_t)c->cb;
+    } else {
+        C = c->part + chunk * p->K * M + (g * p->Kg + k0) * M + m0, ldc = (size_t)M;
+    }
+    int64_t bpan = cdiv(nm, NR);
+    const float *B[512 / 4 + 2];
+    size_t bs[512 / 4 + 2];
+    hd_f32_gemm_ukernel_fn uk = c->kern->f32;
+    int64_t b0 = c->nblk * chunk / c->L.nchunk, b1 = c->nblk * (chunk + 1) / c->L.nchunk;
+    for (int64_t b = b0; b < b1; b++) {
+        int64_t q0 = b * BW_KC, kcur = min64(BW_KC, c->npos - q0);
+        float beta = c->L.single ? (float)c->a->epi.beta : c->wave == 0 && b == b0 ? 0.0f : 1.0f;
+        int inplace = c->L.km == KM_RUNS && (c->xlin == 2 || (c->xlin == 1 && q0 / p->P == (q0 + kcur - 1) / p->P));
+        for (int64_t jp = 0; jp < bpan; jp++) {
+            int64_t mm = m0 + jp * NR, nr = min64(NR, nm - jp * NR);
+            float *dst = Bt + jp * NR * kcur;
+            bs[jp] = (size_t)NR;
+            B[jp] = dst;
+            if (inplace && mm + NR <= M) {
+                B[jp] = c->X.base + (q0 / p->P) * c->X.sn + (q0 % p->P) * c->X.sw + g * p->Cg + mm;
+                bs[jp] = (size_t)c->X.sw;
+            } else if (c->L.km == KM_RUNS) {
+                gather_a(c, g, 0, p->Cg, mm, nr, q0, kcur, dst, NR);
+            } else {
+                km_gather_rows(c, g, mm, nr, q0, kcur, T, dst);
+            }
+        }
+        for (int64_t k = k0; k < k0 + nk; k += MR) {
+            const float *A = c->apack + ((g * c->kpan + k / MR) * c->npos + q0) * MR;
+            float *Ck = C + (k - k0) * (int64_t)ldc;
+            for (int64_t jp = 0; jp < bpan; jp++)
+                uk((size_t)min64(MR, k0 + nk - k), (size_t)min64(NR, nm - jp * NR), (size_t)kcur, A, B[jp], bs[jp],
+                   Ck + jp * NR, ldc, alpha, beta);
+        }
+    }
+    if (c->L.local)
+        km_store(p, c->a, 1, C, (int64_t)ldc, 0, g * p->Kg + k0, nk, m0, nm);
+}
+
+static void km_exec(bw_ctx *c, const hd_conv_problem *p, const hd_conv_args *a, hd_conv_layout W, int nt)
+{
+    c->tapmem = 1;
+    c->kpan = cdiv(p->Kg, c->MR);
+    c->apack = (const float *)((char *)a->ws + W.off[0]);
+    c->part = (float *)((char *)a->ws + W.off[1]);
+    c->slot_floats = km_slot_floats(&c->L, p);
+    c->cb = cdiv(cdiv(p->CRS, c->L.nmt), c->NR) * c->NR;              /* filter columns per tile */
+    c->kt = cdiv(cdiv(p->Kg, c->L.nkt), c->MR) * c->MR;               /* output channels per tile */
+    c->ncb = cdiv(p->Kg, c->kt);
+    for (int64_t w = 0; w < c->L.nwave; w++) {
+        int64_t img0 = w * c->L.wave, nimg = min64(c->L.wave, p->N - img0);
+        c->X = src_user(a->x, p->xs, img0);
+        c->Y = src_user(a->y, p->ys, img0);
+        c->merge = p->dil[2] * c->X.sw == p->Cg;
+        c->ylin = (p->out[1] == 1 || c->Y.sh == p->out[2] * c->Y.sw) &&
+                  (p->out[0] == 1 || c->Y.sd == p->out[1] * p->out[2] * c->Y.sw);
+        if (c->ylin && (nimg == 1 || c->Y.sn == p->P * c->Y.sw))
+            c->ylin = 2;
+        /* x read in place as B (1x1, unit stride, no padding): its positions one stride apart */
+        c->xlin = p->TRS == 1 && (p->in[1] == 1 || c->X.sh == p->in[2] * c->X.sw) &&
+                  (p->in[0] == 1 || c->X.sd == p->in[1] * p->in[2] * c->X.sw) && c->X.sw <= KM_INPLACE_MAX;
+        for (int j = 0; j < 3; j++)
+            c->xlin = c->xlin && p->str[j] == 1 && p->pad[j] == 0;
+        if (c->xlin && (nimg == 1 || c->X.sn == p->Q * c->X.sw))
+            c->xlin = 2;
+        c->wave = w;
+        c->nimg = nimg;
+        c->npos = nimg * p->P;
+        c->nblk = cdiv(c->npos, BW_KC);
+        run_dealt((size_t)(p->G * c->kpan), nt, km_pack_task, c);
+        run_dealt((size_t)(c->L.nchunk * p->G * c->ncb * cdiv(p->CRS, c->cb)), nt, km_task, c);
+    }
+    if (!c->L.single && !c->L.local)
+        run_dealt((size_t)cdiv(p->K, ST_K), nt, km_store_task, c);
+}
+
 /* ---------------- the solver ---------------- */
 
-void hd_conv_bwdf_uk_exec(const hd_conv_problem *p, const hd_conv_args *a)
+/* The two solvers share the plan: 351 always takes the row tiles, 352 the k-major tiles
+ * where the plan picks them (and refuses the rest). */
+static void exec_bw(const hd_conv_problem *p, const hd_conv_args *a, int kmajor)
 {
-    hd_conv_layout W = layout_bw(p);
+    hd_conv_layout W = layout_bw(p, kmajor);
     bw_ctx c;
     memset(&c, 0, sizeof c);
     c.p = p;
-    c.L = plan_bw(p);
+    c.L = plan_bw(p, kmajor);
     c.kern = hd_gemm_kernel_for(sizeof(float), hd_cpu_isa());
     c.isa = hd_cpu_isa();
     c.MR = (int64_t)c.kern->mr;
@@ -560,6 +951,10 @@ void hd_conv_bwdf_uk_exec(const hd_conv_problem *p, const hd_conv_args *a)
                                            : copy_runs_scalar;
     float *xt = (float *)((char *)a->ws + W.off[1]);
     int nt = a->nthreads < BW_SLOTS ? a->nthreads : BW_SLOTS;
+    if (c.L.km) {
+        km_exec(&c, p, a, W, nt);
+        return;
+    }
     for (int64_t w = 0; w < c.L.nwave; w++) {
         int64_t img0 = w * c.L.wave, nimg = min64(c.L.wave, p->N - img0);
         if (c.L.tx)
@@ -575,17 +970,20 @@ void hd_conv_bwdf_uk_exec(const hd_conv_problem *p, const hd_conv_args *a)
         c.nimg = nimg;
         c.npos = nimg * p->P;
         c.nblk = cdiv(c.npos, BW_KC);
-        hd_parallel_for((size_t)(c.L.nchunk * p->G * c.L.nrb * c.ncb), nt, bw_task, &c);
+        run_dealt((size_t)(c.L.nchunk * p->G * c.L.nrb * c.ncb), nt, bw_task, &c);
     }
     if (!c.fuse_store) {
         st_ctx sc = {p, a, &c.L, c.part};
-        hd_parallel_for((size_t)(p->G * c.L.nrb * cdiv(p->Kg, ST_K)), nt, st_task, &sc);
+        run_dealt((size_t)(p->G * c.L.nrb * cdiv(p->Kg, ST_K)), nt, st_task, &sc);
     }
 }
 
-size_t hd_conv_bwdf_uk_ws(const hd_conv_problem *p) { return layout_bw(p).total; }
+void hd_conv_bwdf_uk_exec(const hd_conv_problem *p, const hd_conv_args *a) { exec_bw(p, a, 0); }
+void hd_conv_bwdf_km_exec(const hd_conv_problem *p, const hd_conv_args *a) { exec_bw(p, a, 1); }
+size_t hd_conv_bwdf_uk_ws(const hd_conv_problem *p) { return layout_bw(p, 0).total; }
+size_t hd_conv_bwdf_km_ws(const hd_conv_problem *p) { return layout_bw(p, 1).total; }
 
-int hd_conv_bwdf_uk_app(const hd_conv_problem *p, const char **reason)
+static int app_bw(const hd_conv_problem *p, const char **reason, int kmajor)
 {
     if (p->xdt != CUDNN_DATA_FLOAT || p->wdt != CUDNN_DATA_FLOAT || p->ydt != CUDNN_DATA_FLOAT || p->dbl ||
         p->int8 || p->xv != 1 || p->yv != 1 || p->wv != 1) {
@@ -596,7 +994,12 @@ int hd_conv_bwdf_uk_app(const hd_conv_problem *p, const char **reason)
         *reason = "too few output channels or filter columns per group for the micro-kernel tiles";
         return 0;
     }
-    size_t ws = hd_conv_bwdf_uk_ws(p);
+    if (kmajor && !plan_bw(p, 1).km) {
+        *reason = "the row tiles (351) move less data for this problem (or its filter order does not suit the "
+                  "k-major gathers)";
+        return 0;
+    }
+    size_t ws = layout_bw(p, kmajor).total;
     size_t xbytes = (size_t)(p->N * p->C) * (size_t)p->Q * sizeof(float);
     if (ws == SIZE_MAX || ws > (xbytes > BW_MAX_WS ? xbytes : BW_MAX_WS)) {
         *reason = "its workspace would pass max(x, 64 MiB)";
@@ -604,6 +1007,9 @@ int hd_conv_bwdf_uk_app(const hd_conv_problem *p, const char **reason)
     }
     return 1;
 }
+
+int hd_conv_bwdf_uk_app(const hd_conv_problem *p, const char **reason) { return app_bw(p, reason, 0); }
+int hd_conv_bwdf_km_app(const hd_conv_problem *p, const char **reason) { return app_bw(p, reason, 1); }
 
 double hd_conv_bwdf_uk_cost(const hd_conv_problem *p)
 {

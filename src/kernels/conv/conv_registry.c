@@ -225,6 +225,7 @@ static const hd_conv_solver bwdf_solvers[] = {
     HD_CONV_DW_BWDF_F32,
     {301, "bwd_filter.im2col_gemm", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0, 1, app_bwdf_gemm,
      ws_bwdf_gemm, exec_bwdf_gemm, 1.0, NULL},
+    HD_CONV_BWDF_KMAJOR_F32,
     HD_CONV_BWDF_UKERNEL_F32,
     HD_CONV_FAST_BWDF_F32,
     {302, "bwd_filter.direct", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, 1, always, ws_zero,
