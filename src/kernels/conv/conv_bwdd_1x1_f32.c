@@ -4,27 +4,32 @@
  * micro-kernels (kernels/gemm/gemm-ukernels.h) directly, so nothing is copied twice.
  *
  *  - Channel planes in dy (NCHW-like): C = dx (rows = channels, columns = positions), A =
- *    W^T in MR-channel micro-panels (packed once per call, or by each task right before use
- *    at batch 1 and for small filters), B = a block of dy rows copied into the task's panel
- *    (one streaming pass per row, prefetched a few rows ahead: reading the rows in place
- *    a plane apart missed the caches).  The micro-kernel then stores straight into dx.
+ *    W^T in MR-channel micro-panels (packed by the task; a thread keeps its last block), B =
+ *    a sub-block of dy rows copied into the task's panel (one streaming pass per row; the
+ *    next sub-block's lines are prefetched while this one is multiplied -- reading the rows
+ *    in place, a plane apart, measured slower).  The micro-kernel stores straight into dx.
  *  - Channels contiguous in dy (NHWC-like): the roles swap, dx^T = dy^T W.  A = MR dy pixels
- *    transposed into a micro-panel (the task's panel holds the block's), B = W itself (its
- *    rows are the Kg dy channels, Cg contiguous dx channels each; only a partial last panel
- *    is copied), C = dx pixels, stored straight into dx when they are packed.
+ *    transposed into micro-panels (the block's, in the task's panel), B = W itself (its rows
+ *    are the Kg dy channels, Cg contiguous dx channels each; only a partial last panel is
+ *    copied), C = dx pixels, stored straight into dx when they are packed.
  *  - Stride s > 1 (the ResNet downsample projections): the dy positions are the GEMM's
- *    columns as before; the results go through the task's buffer, and its epilogue writes
- *    every dx element of the s x s cell of each dy position once (the cell's corner gets the
- *    product, the rest beta*dx), so dx is written in one pass instead of one per phase.
+ *    columns as before; the products go to the task's buffer, and its epilogue writes every
+ *    dx element of the s x s cell of each dy position once (the corner gets the product, the
+ *    rest beta*dx), so dx is written in one pass instead of one per stride phase.
  *
- * Blocks: k blocks of at most 256 (a function of Kg only: they set the rounding), position
- * blocks (across images for small images and NHWC), dx-channel blocks of at most 256; while
- * there are fewer than 8 tasks (batch 1) channel or position blocks are halved so that every
- * thread works.  Each dx element is computed by one micro-kernel call per k block, in k
- * order, and its store path (straight into dx, or the buffer and the epilogue) is a function
- * of the problem only, never of the ISA or the threads: results are bitwise identical for
- * every thread count and between AVX2 and AVX-512.  Tasks are dealt to the threads from a
- * counter; each uses the scratch slot of its thread (at most 8 threads).
+ * A tile that cannot be stored straight into dx (a panel across two images, strided or
+ * scattered dx) goes through the buffer in a way that rounds exactly as the direct store:
+ * the buffer starts as beta*dx (unless beta = 0), the kernels run with the same alpha and
+ * beta = 1, and the result is copied out.  So every dx element is, whatever the tiling,
+ * round(alpha*acc_0 + beta*dx), then round(alpha*acc_b + previous) for each further k block
+ * (k blocks of at most 256, a function of Kg only), one fused kernel call each: bitwise the
+ * same for every thread count and partition, and between AVX2 and AVX-512.
+ *
+ * Blocks: position blocks (across images for small images and NHWC), dx-channel blocks of
+ * at most 256; while there are fewer than 8 tasks (batch 1) they are cut finer so that
+ * every thread works, channels first when the filter outweighs an image of dy.  Tasks are
+ * dealt to the threads from a counter; each uses the scratch slot of its thread (at most 8
+ * threads, so the workspace does not depend on the thread count).
  */
 #include "kernels/conv/conv_bwdd.h"
 
@@ -36,13 +41,14 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
+#include <xmmintrin.h>
 
 #define SLOTS 8             /* scratch slots, taken by thread index: at most 8 threads */
 #define KC 256              /* most k (dy channels) per block: sets the rounding */
 #define MC 256              /* most dx channels per block */
-#define UNIT 32             /* NCHW position blocks are multiples of this (ISA-independent) */
+#define UNIT 32             /* NCHW position blocks are multiples of this */
+#define SUBS 4              /* NCHW: most sub-blocks (panels) per position block */
 #define MIN_TASKS 8         /* cut small problems finer, down to this many tasks */
-#define SMALL_FILTER 16384  /* W^T of at most this many floats is packed by each task */
 #define PF_ROWS 4           /* dy rows are prefetched this many rows ahead of the copy */
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -67,16 +73,15 @@ typedef struct {
     const hd_gemm_kernel *kern;
     int64_t MR, NR;
     int pix;                      /* NHWC-like: dx^T = dy^T W */
-    int direct;                   /* results straight into dx (else buffer + epilogue) */
+    int direct;                   /* tiles within one image go straight into dx */
     int cross;                    /* position blocks run across images */
     int64_t nkb, kc;              /* k block b: dy channels [b*kc, min(Kg, (b+1)*kc)) */
     int64_t nc, npb;              /* positions per block, blocks (per image, or over N*P when cross) */
+    int64_t sb;                   /* NCHW: positions per sub-block (one panel) of a block */
     int64_t mb, nmb;              /* dx channels per block, blocks */
     int64_t CT;                   /* tile of the channel side: MR (NCHW) or NR (NHWC) */
-    int64_t Cpad;                 /* Cg rounded up to CT */
-    int a_late;                   /* NCHW: W^T micro-panels packed by the task right before use */
-    int64_t ld;                   /* panel row length (NCHW: nc rounded to NR) */
-    int64_t buf_at, aux_at, slot; /* floats: result buffer, (A micro-panel | W tail panel), slot size */
+    int64_t ld;                   /* NCHW: panel and buffer row length (sb rounded up to NR) */
+    int64_t buf_at, aux_at, slot; /* floats: result buffer, (W^T block | W tail panel), slot size */
 } x1_plan;
 
 static x1_plan plan_x1(const hd_conv_problem *p)
@@ -90,39 +95,42 @@ static x1_plan plan_x1(const hd_conv_problem *p)
     L.kc = cdiv(p->Kg, L.nkb);
     int64_t P = p->P;
     if (L.pix) {
-        /* dx pixels packed (channels contiguous, positions linear across images): the
-           micro-kernel stores whole tiles of pixels into dx */
-        int lin = p->xs[1] == 1 && linear_positions(p->xs, p->in);
-        L.direct = unit_stride(p) && lin;
-        L.cross = !L.direct || p->N == 1 || p->xs[0] == p->Q * p->xs[4];
+        /* dx pixels packed (channels contiguous, positions linear across images): tiles of
+           MR pixels are stored straight into dx */
+        L.direct = unit_stride(p) && p->xs[1] == 1 && linear_positions(p->xs, p->in) &&
+                   (p->N == 1 || p->xs[0] == p->Q * p->xs[4]);
+        L.cross = 1;
         L.CT = L.NR;
     } else {
         /* small images, or images whose last 32-wide panel would be mostly empty (14x14:
-           196 = 6 x 32 + 4) with a reduction long enough to pay for the buffer */
+           196 = 6 x 32 + 4): blocks across images, the panels that cross go through the
+           buffer */
         int64_t pp = rup(P, UNIT);
-        L.cross = p->N > 1 && (P < 128 || ((pp - P) * 16 > pp && p->Kg >= 128));
-        L.direct = unit_stride(p) && !L.cross && p->xs[4] == 1 && linear_positions(p->xs, p->in);
+        L.cross = p->N > 1 && (P < 128 || (pp - P) * 16 > pp);
+        L.direct = unit_stride(p) && p->xs[4] == 1 && linear_positions(p->xs, p->in);
         L.CT = L.MR;
     }
-    /* position blocks: the panel (kc x nc) about 64 Ki floats */
+    /* position blocks: NCHW, up to SUBS sub-blocks whose panel (kc x sb) is about 64 Ki
+       floats; NHWC, the block's panel about 32 Ki floats */
     int64_t Qt = L.cross ? p->N * P : P;
-    int64_t nc = imax(128, imin(512, 65536 / L.kc));
+    int64_t sb = imax(128, imin(512, 65536 / L.kc)), nc = SUBS * sb;
     if (L.pix)
-        nc = imax(64, imin(512, 32768 / L.kc));
+        nc = sb = imax(64, imin(512, 32768 / L.kc));
     L.npb = cdiv(Qt, nc);
     L.nc = imin(rup(cdiv(Qt, L.npb), UNIT), Qt);
     L.npb = cdiv(Qt, L.nc);
     L.nmb = cdiv(p->Cg, MC);
     L.mb = rup(cdiv(p->Cg, L.nmb), L.CT);
     L.nmb = cdiv(p->Cg, L.mb);
-    /* enough tasks for the threads: split the larger operand's side first (channels when the
-       filter outweighs an image of dy, else positions) */
+    /* enough tasks for the threads: fewer sub-blocks per block, then split the larger
+       operand's side first (channels when the filter outweighs an image of dy) */
     for (;;) {
         int64_t per_group = L.cross ? L.npb : p->N * L.npb;
         if (p->G * L.nmb * per_group >= MIN_TASKS)
             break;
-        int chan_first = p->Cg >= P;
-        if (chan_first && L.mb >= 2 * L.CT)
+        if (L.nc > sb)
+            L.nc = imax(sb, rup(cdiv(L.nc, 2), UNIT));
+        else if (p->Cg >= P && L.mb >= 2 * L.CT)
             L.mb = rup(cdiv(L.mb, 2), L.CT);
         else if (L.nc >= 2 * UNIT)
             L.nc = rup(cdiv(L.nc, 2), UNIT);
@@ -133,30 +141,29 @@ static x1_plan plan_x1(const hd_conv_problem *p)
         L.nmb = cdiv(p->Cg, L.mb);
         L.npb = cdiv(Qt, L.nc);
     }
-    L.Cpad = rup(p->Cg, L.CT);
-    int64_t per_group = L.cross ? L.npb : p->N * L.npb;
-    L.a_late = !L.pix && (per_group <= 2 || p->G * L.Cpad * p->Kg <= SMALL_FILTER);
-    /* slot: panel, result buffer, then the A micro-panel (late packing) or W's tail panel */
+    L.sb = imin(rup(cdiv(L.nc, cdiv(L.nc, sb)), UNIT), L.nc);
+    /* slot: panel, result buffer (when some tile can need it), then the W^T block (NCHW) or
+       W's tail panel (NHWC) */
+    int bufd = !unit_stride(p) || !L.direct || L.cross;
     if (L.pix) {
         L.ld = 0;
         L.buf_at = rup(rup(L.nc, L.MR) * L.kc, 16);
         L.aux_at = L.buf_at + (L.direct ? 0 : rup(L.nc * L.mb, 16));
         L.slot = L.aux_at + rup(L.kc * L.NR, 16);
     } else {
-        L.ld = rup(L.nc, L.NR);
+        L.ld = rup(L.sb, L.NR);
         L.buf_at = rup(L.kc * L.ld, 16);
-        L.aux_at = L.buf_at + (L.direct ? 0 : rup(L.mb * L.ld, 16));
-        L.slot = L.aux_at + (L.a_late ? rup(L.kc * L.MR, 16) : 0);
+        L.aux_at = L.buf_at + (bufd ? rup(L.mb * L.ld, 16) : 0);
+        L.slot = L.aux_at + rup(L.mb * L.kc, 16);
     }
     return L;
 }
 
-/* Packed W^T (NCHW, not late: G x Cpad x Kg), then SLOTS scratch slots. */
-static hd_conv_layout layout_x1(const hd_conv_problem *p, const x1_plan *L)
+/* SLOTS scratch slots. */
+static hd_conv_layout layout_x1(const x1_plan *L)
 {
     hd_conv_layout W = {{0}, 0};
-    hd_conv_book(&W, 0, L->pix || L->a_late ? 0 : p->G * L->Cpad, p->Kg, sizeof(float));
-    hd_conv_book(&W, 1, SLOTS, L->slot, sizeof(float));
+    hd_conv_book(&W, 0, SLOTS, L->slot, sizeof(float));
     return W;
 }
 
@@ -167,11 +174,11 @@ typedef struct {
     const hd_conv_args *a;
     x1_plan L;
     const float *dy, *w;
-    float *dx, *apack, *slots;
+    float *dx, *slots;
     hd_conv_cols_fn cols;
+    int64_t tag[SLOTS];           /* NCHW, one k block: the (group, channel block) whose W^T the slot holds */
     atomic_size_t next;
     size_t ntasks;
-    hd_task_fn fn;
 } x1_ctx;
 
 /* Plain C version of the k-major transpose (conv_fwd_gather.h). */
@@ -184,34 +191,29 @@ static void cols_c(float *dst, int64_t ld, int64_t T, const float *const *src, i
     }
 }
 
-/* W^T micro-panel of group g, k block kb, dx channels [c0, c0 + MR) (zero past Cg):
- * dst[pp * MR + i] = W[k0 + pp][c0 + i]. */
-static void pack_wt(const x1_ctx *c, int64_t g, int64_t kb, int64_t c0, float *dst)
+/* W^T of group g, k block kb, dx channels [m0, m0 + nm) of the group, as MR-channel
+ * micro-panels (zero past nm): tile q at dst[q * kcb * MR], (k pp, channel i) at
+ * [pp * MR + i].  Row pp of a tile is a run of W's row k0 + pp. */
+static void pack_wt(const x1_ctx *c, int64_t g, int64_t kb, int64_t m0, int64_t nm, float *dst)
 {
     const hd_conv_problem *p = c->p;
-    int64_t MR = c->L.MR, r0 = kb * c->L.kc, kcb = imin(c->L.kc, p->Kg - r0), rows = imin(MR, p->Cg - c0);
-    const float *w = c->w + (g * p->Kg + r0) * p->wst[0] + c0 * p->wst[1];
-    for (int64_t pp = 0; pp < kcb; pp++, w += p->wst[0]) {
-        float *d = dst + pp * MR;
-        for (int64_t i = 0; i < rows; i++)
-            d[i] = w[i * p->wst[1]];
-        for (int64_t i = rows; i < MR; i++)
-            d[i] = 0;
-    }
+    int64_t MR = c->L.MR, r0 = kb * c->L.kc, kcb = imin(c->L.kc, p->Kg - r0), ws1 = p->wst[1];
+    const float *w = c->w + (g * p->Kg + r0) * p->wst[0] + m0 * ws1;
+    for (int64_t pp = 0; pp < kcb; pp++, w += p->wst[0])
+        for (int64_t i0 = 0; i0 < nm; i0 += MR) {
+            float *d = dst + i0 * kcb + pp * MR;
+            int64_t rows = imin(MR, nm - i0);
+            if (ws1 == 1)
+                memcpy(d, w + i0, sizeof(float) * (size_t)rows);
+            else
+                for (int64_t i = 0; i < rows; i++)
+                    d[i] = w[(i0 + i) * ws1];
+            for (int64_t i = rows; i < MR; i++)
+                d[i] = 0;
+        }
 }
 
-static void pack_wt_task(void *vctx, size_t task, int thread)
-{
-    (void)thread;
-    x1_ctx *c = vctx;
-    const x1_plan *L = &c->L;
-    int64_t tiles = L->Cpad / L->MR, t = (int64_t)task;
-    int64_t q = t % tiles, kb = (t / tiles) % L->nkb, g = t / (tiles * L->nkb);
-    int64_t r0 = kb * L->kc, kcb = imin(L->kc, c->p->Kg - r0);
-    pack_wt(c, g, kb, q * L->MR, c->apack + (g * L->Cpad * c->p->Kg + r0 * L->Cpad + q * kcb * L->MR));
-}
-
-/* dy position q of image n (q < P) as (od, oh, ow). */
+/* dy position q of an image (q < P) as (od, oh, ow). */
 static void pos3(const hd_conv_problem *p, int64_t q, int64_t o[3])
 {
     o[2] = q % p->out[2];
@@ -219,8 +221,8 @@ static void pos3(const hd_conv_problem *p, int64_t q, int64_t o[3])
     o[0] = q / (p->out[2] * p->out[1]);
 }
 
-/* NCHW panel: dy rows (channels r0 .. r0+kcb of group g) x the block's positions [q0, q0+nq)
- * (global over images), row pp at dst[pp * ld], zero up to the next multiple of NR. */
+/* NCHW panel: dy rows (channels r0 .. r0+kcb of group g) x positions [q0, q0+nq) (global
+ * over images), row pp at dst[pp * ld], zero up to the next multiple of NR. */
 static void copy_rows(const x1_ctx *c, int64_t g, int64_t r0, int64_t kcb, int64_t q0, int64_t nq, float *dst,
                       int64_t ld)
 {
@@ -236,7 +238,7 @@ static void copy_rows(const x1_ctx *c, int64_t g, int64_t r0, int64_t kcb, int64
                 /* rows are a plane apart: the hardware prefetcher meets each one late */
                 const char *f = (const char *)(src + (pp + PF_ROWS) * ys[1]);
                 for (int64_t o = 0; o < cnt * (int64_t)sizeof(float); o += 64)
-                    __builtin_prefetch(f + o);
+                    _mm_prefetch(f + o, _MM_HINT_T0);
             }
             memcpy(d + pp * ld, src + pp * ys[1], sizeof(float) * (size_t)cnt);
         }
@@ -247,39 +249,116 @@ static void copy_rows(const x1_ctx *c, int64_t g, int64_t r0, int64_t kcb, int64
             memset(dst + pp * ld + nq, 0, sizeof(float) * (size_t)tail);
 }
 
+/* Part PART of PARTS of the lines copy_rows will read for (g, r0, kcb, q0, nq), into L2:
+ * issued while the previous panel is multiplied, so that its copy finds them there. */
+static void prefetch_rows(const x1_ctx *c, int64_t g, int64_t r0, int64_t kcb, int64_t q0, int64_t nq, int64_t part,
+                          int64_t parts)
+{
+    const hd_conv_problem *p = c->p;
+    const int64_t *ys = p->ys, P = p->P;
+    int64_t lo = kcb * part / parts, hi = kcb * (part + 1) / parts;
+    for (int64_t q = q0; q < q0 + nq;) {
+        int64_t n = q / P, i = q % P, cnt = imin(P - i, q0 + nq - q);
+        const char *src = (const char *)(c->dy + n * ys[0] + (g * p->Kg + r0) * ys[1] + i);
+        for (int64_t pp = lo; pp < hi; pp++)
+            for (int64_t o = 0; o < cnt * (int64_t)sizeof(float); o += 64)
+                _mm_prefetch(src + pp * ys[1] * (int64_t)sizeof(float) + o, _MM_HINT_T1);
+        q += cnt;
+    }
+}
+
 /* NHWC panel: micro-panels of MR positions, k-major: (k pp, position j) at
- * dst[(j / MR) * kcb * MR + pp * MR + j % MR]; positions past nq are zero. */
+ * dst[(j / MR) * kcb * MR + pp * MR + j % MR]; positions past nq are zero.  The position
+ * cursor advances without divisions (a division per pixel cost as much as the copy). */
 static void pack_pix(const x1_ctx *c, int64_t g, int64_t r0, int64_t kcb, int64_t q0, int64_t nq, float *dst)
 {
     const hd_conv_problem *p = c->p;
-    const int64_t *ys = p->ys, P = p->P, MR = c->L.MR;
+    const int64_t *ys = p->ys, MR = c->L.MR;
     const float *src[16];
+    int64_t n = q0 / p->P, o[3];
+    pos3(p, q0 % p->P, o);
+    const float *at = c->dy + n * ys[0] + (g * p->Kg + r0) + o[0] * ys[2] + o[1] * ys[3] + o[2] * ys[4];
     for (int64_t j0 = 0; j0 < nq; j0 += MR) {
         int64_t cnt = imin(MR, nq - j0);
         for (int64_t i = 0; i < MR; i++) {
             src[i] = NULL;
-            if (i < cnt) {
-                int64_t q = q0 + j0 + i, n = q / P, o[3];
-                pos3(p, q % P, o);
-                src[i] = c->dy + n * ys[0] + (g * p->Kg + r0) + o[0] * ys[2] + o[1] * ys[3] + o[2] * ys[4];
+            if (i >= cnt)
+                continue;
+            src[i] = at;
+            /* next position: along the row, then the next row, plane, image */
+            at += ys[4];
+            if (++o[2] == p->out[2]) {
+                o[2] = 0;
+                at += ys[3] - p->out[2] * ys[4];
+                if (++o[1] == p->out[1]) {
+                    o[1] = 0;
+                    at += ys[2] - p->out[1] * ys[3];
+                    if (++o[0] == p->out[0]) {
+                        o[0] = 0;
+                        at += ys[0] - p->out[0] * ys[2];
+                    }
+                }
             }
+        }
+        /* the pixels two micro-panels ahead (about; a prefetch never faults): the panel
+           reads 16-channel strips across MR pixels, whose lines the hardware prefetcher
+           met too late (5x slower out of L3) */
+        for (int64_t i = 0; i < cnt; i++) {
+            const char *f = (const char *)((uintptr_t)src[i] + (uintptr_t)(2 * MR * ys[4] * (int64_t)sizeof(float)));
+            for (int64_t off = 0; off < kcb * (int64_t)sizeof(float); off += 64)
+                _mm_prefetch(f + off, _MM_HINT_T0);
         }
         c->cols(dst + j0 * kcb, MR, MR, src, kcb);
     }
 }
 
+/* d[i*ds] = alpha * v[i*vs] + beta * d[i*ds] for i < n (beta == 0: d not read). */
+static void line_av(float *d, int64_t ds, const float *v, int64_t vs, int64_t n, float alpha, float beta)
+{
+    if (ds == 1 && vs == 1) {
+        if (beta == 0)
+            for (int64_t i = 0; i < n; i++)
+                d[i] = alpha * v[i];
+        else
+            for (int64_t i = 0; i < n; i++)
+                d[i] = alpha * v[i] + beta * d[i];
+        return;
+    }
+    if (beta == 0)
+        for (int64_t i = 0; i < n; i++)
+            d[i * ds] = alpha * v[i * vs];
+    else
+        for (int64_t i = 0; i < n; i++)
+            d[i * ds] = alpha * v[i * vs] + beta * d[i * ds];
+}
+
+/* d[i*ds] = beta * d[i*ds] for i < n (beta == 0: zeros, d not read). */
+static void line_b(float *d, int64_t ds, int64_t n, float beta)
+{
+    if (beta == 0 && ds == 1) {
+        memset(d, 0, sizeof(float) * (size_t)n);
+        return;
+    }
+    for (int64_t i = 0; i < n; i++)
+        d[i * ds] = beta == 0 ? 0.0f : beta * d[i * ds];
+}
+
 /*
- * The epilogue from the buffer: the products for dx channels [ch0, ch0+nm) (of the whole
- * tensor) and dy positions [q0, q0+nq), buf[m * ms + j * js].  Each dy position o owns the
- * dx cell [s*o, s*o + s) (clipped to dx) along every dimension: its corner gets
- * alpha*v + beta*dx, the rest beta*dx.  With unit stride the cell is the position itself.
+ * Between the buffer and dx, for dx channels [ch0, ch0+nm) (of the whole tensor) and dy
+ * positions [q0, q0+nq), buf[m * ms + j * js].  Each dy position o owns the dx cell
+ * [s*o, s*o + s) (clipped to dx) along every dimension (with unit stride, the position
+ * itself).  LOAD: the corners to the buffer, times beta (not called when beta = 0).
+ * STORE: the buffer to the corners, beta*dx to the rest of the cells.
  */
-static void store_cells(const x1_ctx *c, int64_t ch0, int64_t nm, int64_t q0, int64_t nq, const float *buf,
-                        int64_t ms, int64_t js)
+enum { CELLS_LOAD, CELLS_STORE };
+
+static void cells(const x1_ctx *c, int mode, int64_t ch0, int64_t nm, int64_t q0, int64_t nq, float *buf, int64_t ms,
+                  int64_t js)
 {
     const hd_conv_problem *p = c->p;
     const int64_t *xs = p->xs, *s = p->str, P = p->P;
-    float alpha = (float)c->a->epi.alpha, beta = (float)c->a->epi.beta;
+    float beta = (float)c->a->epi.beta;
+    int chan_inner = xs[1] == 1 && xs[4] != 1;
     for (int64_t j = 0; j < nq;) {
         /* a run of dy positions along one dy row (ow varies) */
         int64_t q = q0 + j, n = q / P, o[3];
@@ -288,40 +367,40 @@ static void store_cells(const x1_ctx *c, int64_t ch0, int64_t nm, int64_t q0, in
         int64_t iw0 = o[2] * s[2], iw1 = imin((o[2] + cnt) * s[2], p->in[2]);
         for (int64_t a0 = 0; a0 < s[0] && o[0] * s[0] + a0 < p->in[0]; a0++)
             for (int64_t a1 = 0; a1 < s[1] && o[1] * s[1] + a1 < p->in[1]; a1++) {
-                int corner_row = a0 == 0 && a1 == 0;
+                int corner = a0 == 0 && a1 == 0;
+                if (mode == CELLS_LOAD && !corner)
+                    continue;
                 float *row = c->dx + n * xs[0] + ch0 * xs[1] + (o[0] * s[0] + a0) * xs[2] + (o[1] * s[1] + a1) * xs[3];
-                if (xs[4] == 1 || xs[1] != 1) {
-                    /* positions inner (channel planes) */
+                if (!chan_inner) {
+                    /* positions inner (channel planes): per channel, the corners of the run
+                       (every s-th dx element) and the rest */
                     for (int64_t m = 0; m < nm; m++) {
-                        float *d = row + m * xs[1];
-                        const float *v = buf + m * ms + j * js;
-                        for (int64_t iw = iw0; iw < iw1; iw++) {
-                            int64_t k = iw - iw0;
-                            float b = beta == 0 ? 0.0f : beta * d[iw * xs[4]];
-                            if (corner_row && k % s[2] == 0)
-                                d[iw * xs[4]] = beta == 0 ? alpha * v[(k / s[2]) * js] : alpha * v[(k / s[2]) * js] + b;
-                            else
-                                d[iw * xs[4]] = b;
+                        float *d = row + m * xs[1] + iw0 * xs[4], *v = buf + m * ms + j * js;
+                        if (mode == CELLS_LOAD) {
+                            line_av(v, js, d, s[2] * xs[4], cnt, beta, 0.0f);
+                            continue;
                         }
+                        if (!corner) {
+                            line_b(d, xs[4], iw1 - iw0, beta);
+                            continue;
+                        }
+                        line_av(d, s[2] * xs[4], v, js, cnt, 1.0f, 0.0f);
+                        for (int64_t b = 1; b < s[2] && iw0 + b < iw1; b++)
+                            line_b(d + b * xs[4], s[2] * xs[4], (iw1 - iw0 - b + s[2] - 1) / s[2], beta);
                     }
                 } else {
                     /* channels inner (pixels) */
                     for (int64_t iw = iw0; iw < iw1; iw++) {
                         int64_t k = iw - iw0;
                         float *d = row + iw * xs[4];
-                        if (corner_row && k % s[2] == 0) {
-                            const float *v = buf + (j + k / s[2]) * js;
-                            if (beta == 0)
-                                for (int64_t m = 0; m < nm; m++)
-                                    d[m] = alpha * v[m * ms];
+                        if (corner && k % s[2] == 0) {
+                            float *v = buf + (j + k / s[2]) * js;
+                            if (mode == CELLS_LOAD)
+                                line_av(v, ms, d, 1, nm, beta, 0.0f);
                             else
-                                for (int64_t m = 0; m < nm; m++)
-                                    d[m] = alpha * v[m * ms] + beta * d[m];
-                        } else if (beta == 0) {
-                            memset(d, 0, sizeof(float) * (size_t)nm);
-                        } else {
-                            for (int64_t m = 0; m < nm; m++)
-                                d[m] = beta * d[m];
+                                line_av(d, 1, v, ms, nm, 1.0f, 0.0f);
+                        } else if (mode == CELLS_STORE) {
+                            line_b(d, 1, nm, beta);
                         }
                     }
                 }
@@ -351,6 +430,30 @@ static void task_geom(const x1_ctx *c, int64_t t, int64_t *g, int64_t *m0, int64
     }
 }
 
+/* NCHW: a panel of positions [q, q + nr) goes straight into dx when it lies in one image. */
+static int panel_direct(const x1_ctx *c, int64_t q, int64_t nr)
+{
+    return c->L.direct && q / c->p->P == (q + nr - 1) / c->p->P;
+}
+
+/* Runs of consecutive buffered panels of the sub-block [s0, s0+ns): MODE to or from dx. */
+static void nchw_cells(const x1_ctx *c, int mode, int64_t ch0, int64_t nm, int64_t s0, int64_t ns, float *buf)
+{
+    const int64_t NR = c->L.NR;
+    for (int64_t jr = 0; jr < ns;) {
+        if (panel_direct(c, s0 + jr, imin(NR, ns - jr))) {
+            jr += NR;
+            continue;
+        }
+        int64_t je = jr;
+        while (je < ns && !panel_direct(c, s0 + je, imin(NR, ns - je)))
+            je += NR;
+        je = imin(je, ns);
+        cells(c, mode, ch0, nm, s0 + jr, je - jr, buf + jr, c->L.ld, 1);
+        jr = je;
+    }
+}
+
 static void nchw_task(x1_ctx *c, size_t task, int thread)
 {
     const hd_conv_problem *p = c->p;
@@ -360,34 +463,47 @@ static void nchw_task(x1_ctx *c, size_t task, int thread)
     float *panel = c->slots + (size_t)thread * (size_t)L->slot, *buf = panel + L->buf_at, *abuf = panel + L->aux_at;
     hd_f32_gemm_ukernel_fn uk = L->kern->f32;
     float alpha = (float)c->a->epi.alpha, beta = (float)c->a->epi.beta;
-    int64_t ch0 = g * p->Cg + m0;
-    float *dxb = L->direct ? c->dx + (q0 / p->P) * p->xs[0] + ch0 * p->xs[1] + q0 % p->P : NULL;
-    for (int64_t kb = 0; kb < L->nkb; kb++) {
-        int64_t r0 = kb * L->kc, kcb = imin(L->kc, p->Kg - r0);
-        float al = L->direct ? alpha : 1.0f, be = kb > 0 ? 1.0f : L->direct ? beta : 0.0f;
-        copy_rows(c, g, r0, kcb, q0, nq, panel, L->ld);
-        for (int64_t ir = 0; ir < nm; ir += L->MR) {
-            const float *ap;
-            if (L->a_late) {
-                pack_wt(c, g, kb, m0 + ir, abuf);
-                ap = abuf;
-            } else {
-                ap = c->apack + g * L->Cpad * p->Kg + r0 * L->Cpad + (m0 + ir) * kcb;
+    int64_t ch0 = g * p->Cg + m0, ntiles = cdiv(nm, L->MR), P = p->P;
+    /* steps: (sub-block, k block), k blocks inner so that the sub-block's results stay in
+       L2; each step prefetches the next one's dy rows while it multiplies */
+    for (int64_t s0 = q0; s0 < q0 + nq; s0 += L->sb) {
+        int64_t ns = imin(L->sb, q0 + nq - s0);
+        if (beta != 0)
+            nchw_cells(c, CELLS_LOAD, ch0, nm, s0, ns, buf);
+        for (int64_t kb = 0; kb < L->nkb; kb++) {
+            int64_t r0 = kb * L->kc, kcb = imin(L->kc, p->Kg - r0);
+            float bd = kb > 0 ? 1.0f : beta, bb = kb > 0 || beta != 0 ? 1.0f : 0.0f;   /* direct, buffered */
+            /* W^T of this channel block: packed again only when the thread's last step (with a
+               single k block) did not leave it in the slot -- a copy, so which thread ran
+               what never changes a result */
+            int64_t tag = (g * L->nmb + m0 / L->mb) + 1;
+            if (L->nkb > 1 || c->tag[thread] != tag) {
+                pack_wt(c, g, kb, m0, nm, abuf);
+                c->tag[thread] = L->nkb > 1 ? 0 : tag;
             }
-            size_t mr = (size_t)imin(L->MR, nm - ir);
-            for (int64_t jr = 0; jr < nq; jr += L->NR) {
-                size_t nr = (size_t)imin(L->NR, nq - jr);
-                if (dxb)
-                    uk(mr, nr, (size_t)kcb, ap, panel + jr, (size_t)L->ld, dxb + ir * p->xs[1] + jr, (size_t)p->xs[1],
-                       al, be);
-                else
-                    uk(mr, nr, (size_t)kcb, ap, panel + jr, (size_t)L->ld, buf + ir * L->ld + jr, (size_t)L->ld, al,
-                       be);
+            copy_rows(c, g, r0, kcb, s0, ns, panel, L->ld);
+            /* the next step */
+            int last_kb = kb + 1 == L->nkb;
+            int64_t xr0 = last_kb ? 0 : r0 + kcb, xkcb = imin(L->kc, p->Kg - xr0);
+            int64_t xs0 = last_kb ? s0 + L->sb : s0, xns = imin(L->sb, q0 + nq - xs0);
+            for (int64_t ir = 0; ir < nm; ir += L->MR) {
+                const float *ap = abuf + ir * kcb;
+                size_t mr = (size_t)imin(L->MR, nm - ir);
+                if (xns > 0)
+                    prefetch_rows(c, g, xr0, xkcb, xs0, xns, ir / L->MR, ntiles);
+                for (int64_t jr = 0; jr < ns; jr += L->NR) {
+                    int64_t q = s0 + jr, nr = imin(L->NR, ns - jr);
+                    if (panel_direct(c, q, nr))
+                        uk(mr, (size_t)nr, (size_t)kcb, ap, panel + jr, (size_t)L->ld,
+                           c->dx + (q / P) * p->xs[0] + (ch0 + ir) * p->xs[1] + q % P, (size_t)p->xs[1], alpha, bd);
+                    else
+                        uk(mr, (size_t)nr, (size_t)kcb, ap, panel + jr, (size_t)L->ld, buf + ir * L->ld + jr,
+                           (size_t)L->ld, alpha, bb);
+                }
             }
         }
+        nchw_cells(c, CELLS_STORE, ch0, nm, s0, ns, buf);
     }
-    if (!L->direct)
-        store_cells(c, ch0, nm, q0, nq, buf, L->ld, 1);
 }
 
 static void nhwc_task(x1_ctx *c, size_t task, int thread)
@@ -403,16 +519,18 @@ static void nhwc_task(x1_ctx *c, size_t task, int thread)
     int64_t nfull = nm / NR * NR;
     /* dx pixels packed across images (direct): pixel q at dx + q * xs[4] */
     float *dxb = L->direct ? c->dx + (q0 / p->P) * p->xs[0] + (q0 % p->P) * p->xs[4] + ch0 : NULL;
+    if (!dxb && beta != 0)
+        cells(c, CELLS_LOAD, ch0, nm, q0, nq, buf, 1, L->mb);
     for (int64_t kb = 0; kb < L->nkb; kb++) {
         int64_t r0 = kb * L->kc, kcb = imin(L->kc, p->Kg - r0);
-        float al = L->direct ? alpha : 1.0f, be = kb > 0 ? 1.0f : L->direct ? beta : 0.0f;
+        float be = kb > 0 ? 1.0f : dxb ? beta : beta != 0 ? 1.0f : 0.0f;
         const float *wk = c->w + (g * p->Kg + r0) * ldw + m0 * p->wst[1];
         pack_pix(c, g, r0, kcb, q0, nq, panel);
         if (nfull < nm) {
             /* the partial last channel panel: its rows would run past W's end */
             for (int64_t pp = 0; pp < kcb; pp++) {
                 for (int64_t j = 0; j < nm - nfull; j++)
-                    wtail[pp * NR + j] = wk[pp * ldw + (nfull + j) * p->wst[1]];
+                    wtail[pp * NR + j] = wk[pp * ldw + nfull + j];
                 for (int64_t j = nm - nfull; j < NR; j++)
                     wtail[pp * NR + j] = 0;
             }
@@ -422,26 +540,17 @@ static void nhwc_task(x1_ctx *c, size_t task, int thread)
             size_t mr = (size_t)imin(MR, nq - ir);
             for (int64_t jr = 0; jr < nm; jr += NR) {
                 size_t nr = (size_t)imin(NR, nm - jr);
-                const float *bp = jr < nfull ? wk + jr * p->wst[1] : wtail;
+                const float *bp = jr < nfull ? wk + jr : wtail;
                 size_t bs = jr < nfull ? (size_t)ldw : (size_t)NR;
                 if (dxb)
-                    uk(mr, nr, (size_t)kcb, ap, bp, bs, dxb + ir * p->xs[4] + jr, (size_t)p->xs[4], al, be);
+                    uk(mr, nr, (size_t)kcb, ap, bp, bs, dxb + ir * p->xs[4] + jr, (size_t)p->xs[4], alpha, be);
                 else
-                    uk(mr, nr, (size_t)kcb, ap, bp, bs, buf + ir * L->mb + jr, (size_t)L->mb, al, be);
+                    uk(mr, nr, (size_t)kcb, ap, bp, bs, buf + ir * L->mb + jr, (size_t)L->mb, alpha, be);
             }
         }
     }
-    if (!L->direct)
-        store_cells(c, ch0, nm, q0, nq, buf, 1, L->mb);
-}
-
-static void x1_task(void *vctx, size_t task, int thread)
-{
-    x1_ctx *c = vctx;
-    if (c->L.pix)
-        nhwc_task(c, task, thread);
-    else
-        nchw_task(c, task, thread);
+    if (!dxb)
+        cells(c, CELLS_STORE, ch0, nm, q0, nq, buf, 1, L->mb);
 }
 
 /* Tasks taken from a counter (a preempted thread does not hold up the call); which thread
@@ -450,16 +559,12 @@ static void dealt_worker(void *vctx, size_t task, int thread)
 {
     (void)task;
     x1_ctx *c = vctx;
-    for (size_t t; (t = atomic_fetch_add_explicit(&c->next, 1, memory_order_relaxed)) < c->ntasks;)
-        c->fn(c, t, thread);
-}
-
-static void run_dealt(x1_ctx *c, size_t ntasks, int nt, hd_task_fn fn)
-{
-    atomic_store_explicit(&c->next, 0, memory_order_relaxed);
-    c->ntasks = ntasks;
-    c->fn = fn;
-    hd_parallel_for(ntasks < (size_t)nt ? ntasks : (size_t)nt, nt, dealt_worker, c);
+    for (size_t t; (t = atomic_fetch_add_explicit(&c->next, 1, memory_order_relaxed)) < c->ntasks;) {
+        if (c->L.pix)
+            nhwc_task(c, t, thread);
+        else
+            nchw_task(c, t, thread);
+    }
 }
 
 /* ---------------- the solver ---------------- */
@@ -470,7 +575,7 @@ static int planes(const int64_t s[5], const int64_t d[3]) { return s[4] == 1 && 
 size_t hd_conv_bwdd_1x1_ws(const hd_conv_problem *p)
 {
     x1_plan L = plan_x1(p);
-    return layout_x1(p, &L).total;
+    return layout_x1(&L).total;
 }
 
 int hd_conv_bwdd_1x1_app(const hd_conv_problem *p, const char **reason)
@@ -489,8 +594,8 @@ int hd_conv_bwdd_1x1_app(const hd_conv_problem *p, const char **reason)
         *reason = "needs packed channel planes (NCHW-like) or contiguous channels (NHWC-like) in dy";
         return 0;
     }
-    if (dy_pix(p) && p->wst[1] != 1) {
-        *reason = "NHWC-like: needs the filter's channels contiguous";
+    if (p->wst[1] != 1) {
+        *reason = "needs the filter's channels contiguous";
         return 0;
     }
     if (p->Cg * p->Kg < 64) {
@@ -516,18 +621,20 @@ void hd_conv_bwdd_1x1_exec(const hd_conv_problem *p, const hd_conv_args *a)
     c.p = p;
     c.a = a;
     c.L = plan_x1(p);
-    hd_conv_layout W = layout_x1(p, &c.L);
+    hd_conv_layout W = layout_x1(&c.L);
     c.dy = a->y;
     c.w = a->w;
     c.dx = a->out;
-    c.apack = (float *)((char *)a->ws + W.off[0]);
-    c.slots = (float *)((char *)a->ws + W.off[1]);
+    c.slots = (float *)((char *)a->ws + W.off[0]);
     c.cols = hd_cpu_isa() >= HD_ISA_AVX512 ? hd_conv_gather_cols__avx512 : cols_c;
+    for (int i = 0; i < SLOTS; i++)
+        c.tag[i] = 0;
+    int64_t per_group = c.L.cross ? c.L.npb : p->N * c.L.npb;
+    size_t ntasks = (size_t)(p->G * c.L.nmb * per_group);
     int nt = a->nthreads < SLOTS ? a->nthreads : SLOTS;
     if (nt < 1)
         nt = 1;
-    if (!c.L.pix && !c.L.a_late)
-        run_dealt(&c, (size_t)(p->G * c.L.nkb * (c.L.Cpad / c.L.MR)), nt, pack_wt_task);
-    int64_t per_group = c.L.cross ? c.L.npb : p->N * c.L.npb;
-    run_dealt(&c, (size_t)(p->G * c.L.nmb * per_group), nt, x1_task);
+    atomic_store_explicit(&c.next, 0, memory_order_relaxed);
+    c.ntasks = ntasks;
+    hd_parallel_for(ntasks < (size_t)nt ? ntasks : (size_t)nt, nt, dealt_worker, &c);
 }
