@@ -36,6 +36,7 @@
 #include "core/parallel.h"
 #include "kernels/conv/conv_fwd_gather.h"
 #include "kernels/conv/conv_internal.h"
+#include "kernels/gemm.h"
 #include "kernels/gemm/gemm-ukernels.h"
 
 #include <stdatomic.h>
@@ -67,12 +68,24 @@ static int dy_pix(const hd_conv_problem *p) { return p->ys[1] == 1 && p->ys[4] !
 
 static int unit_stride(const hd_conv_problem *p) { return p->str[0] == 1 && p->str[1] == 1 && p->str[2] == 1; }
 
+/* dx and dy with channels contiguous and pixels linear across images, the filter's
+ * channels contiguous: the batch is one GEMM in place, dx (N*Q x Cg) = dy (N*Q x Kg) W. */
+static int whole_ok(const hd_conv_problem *p)
+{
+    const int64_t *xs = p->xs, *ys = p->ys;
+    int lx = xs[1] == 1 && xs[4] >= p->C && linear_positions(xs, p->in) && (p->N == 1 || xs[0] == p->Q * xs[4]);
+    int ly = ys[1] == 1 && ys[4] >= p->K && linear_positions(ys, p->out) && (p->N == 1 || ys[0] == p->P * ys[4]);
+    return lx && ly && p->wst[1] == 1 && p->wst[0] >= p->Cg;
+}
+
 /* ---------------- the plan: a function of the problem (and the kernel's tile) ---------------- */
 
 typedef struct {
     const hd_gemm_kernel *kern;
     int64_t MR, NR;
-    int pix;                      /* NHWC-like: dx^T = dy^T W */
+    int pix;                      /* dy's channels contiguous (NHWC-like) */
+    int swap;                     /* positions are the A side: dx^T = dy^T W */
+    int whole;                    /* NHWC, small images, long reduction: one hd_sgemm in place */
     int direct;                   /* tiles within one image go straight into dx */
     int cross;                    /* position blocks run across images */
     int64_t nkb, kc;              /* k block b: dy channels [b*kc, min(Kg, (b+1)*kc)) */
@@ -94,7 +107,17 @@ static x1_plan plan_x1(const hd_conv_problem *p)
     L.nkb = cdiv(p->Kg, KC);
     L.kc = cdiv(p->Kg, L.nkb);
     int64_t P = p->P;
-    if (L.pix) {
+    int64_t pp = rup(P, UNIT);
+    /* NCHW-like dy with small images (7x7: 49 = 32 + 17 wastes a third of the 32-wide
+       tiles), or awkward ones (14x14: 196 = 6 x 32 + 4) when the reduction outweighs the
+       dx channels (the buffered epilogue then costs little), also swap: pixels are then
+       the 14-row side and blocks run across images (measured on the ResNet-50 1x1 layers) */
+    L.swap = L.pix || (P < 128 || ((pp - P) * 16 > pp && p->Kg > p->Cg));
+    /* NHWC-like 7x7 and 14x14 images with 512 and more dy channels: hd_sgemm over the whole
+       batch in place (it packs W and dy once per k chunk, where the tasks here would pack
+       each again per k block; measured faster on those ResNet-50 layers) */
+    L.whole = L.pix && unit_stride(p) && whole_ok(p) && P < 256 && p->Kg >= 512;
+    if (L.swap) {
         /* dx pixels packed (channels contiguous, positions linear across images): tiles of
            MR pixels are stored straight into dx */
         L.direct = unit_stride(p) && p->xs[1] == 1 && linear_positions(p->xs, p->in) &&
@@ -102,11 +125,7 @@ static x1_plan plan_x1(const hd_conv_problem *p)
         L.cross = 1;
         L.CT = L.NR;
     } else {
-        /* small images, or images whose last 32-wide panel would be mostly empty (14x14:
-           196 = 6 x 32 + 4): blocks across images, the panels that cross go through the
-           buffer */
-        int64_t pp = rup(P, UNIT);
-        L.cross = p->N > 1 && (P < 128 || (pp - P) * 16 > pp);
+        L.cross = 0;
         L.direct = unit_stride(p) && p->xs[4] == 1 && linear_positions(p->xs, p->in);
         L.CT = L.MR;
     }
@@ -114,7 +133,7 @@ static x1_plan plan_x1(const hd_conv_problem *p)
        floats; NHWC, the block's panel about 32 Ki floats */
     int64_t Qt = L.cross ? p->N * P : P;
     int64_t sb = imax(128, imin(512, 65536 / L.kc)), nc = SUBS * sb;
-    if (L.pix)
+    if (L.swap)
         nc = sb = imax(64, imin(512, 32768 / L.kc));
     L.npb = cdiv(Qt, nc);
     L.nc = imin(rup(cdiv(Qt, L.npb), UNIT), Qt);
@@ -145,11 +164,11 @@ static x1_plan plan_x1(const hd_conv_problem *p)
     /* slot: panel, result buffer (when some tile can need it), then the W^T block (NCHW) or
        W's tail panel (NHWC) */
     int bufd = !unit_stride(p) || !L.direct || L.cross;
-    if (L.pix) {
+    if (L.swap) {
         L.ld = 0;
         L.buf_at = rup(rup(L.nc, L.MR) * L.kc, 16);
         L.aux_at = L.buf_at + (L.direct ? 0 : rup(L.nc * L.mb, 16));
-        L.slot = L.aux_at + rup(L.kc * L.NR, 16);
+        L.slot = L.aux_at + rup(L.kc * rup(L.mb, L.NR), 16);
     } else {
         L.ld = rup(L.sb, L.NR);
         L.buf_at = rup(L.kc * L.ld, 16);
@@ -163,7 +182,7 @@ static x1_plan plan_x1(const hd_conv_problem *p)
 static hd_conv_layout layout_x1(const x1_plan *L)
 {
     hd_conv_layout W = {{0}, 0};
-    hd_conv_book(&W, 0, SLOTS, L->slot, sizeof(float));
+    hd_conv_book(&W, 0, L->whole ? 0 : SLOTS, L->slot, sizeof(float));
     return W;
 }
 
@@ -176,10 +195,24 @@ typedef struct {
     const float *dy, *w;
     float *dx, *slots;
     hd_conv_cols_fn cols;
-    int64_t tag[SLOTS];           /* NCHW, one k block: the (group, channel block) whose W^T the slot holds */
+    int64_t tag[SLOTS];           /* one k block: the (group, channel block) whose packed W the slot holds */
     atomic_size_t next;
     size_t ntasks;
 } x1_ctx;
+
+/* n floats from s to d: the tile widths are constant-size copies (inlined moves; a
+ * memcpy call per 14- or 32-float run cost more than the run). */
+static inline void copy_f(float *d, const float *s, int64_t n)
+{
+    switch (n) {
+    case 32: memcpy(d, s, 32 * sizeof(float)); return;
+    case 16: memcpy(d, s, 16 * sizeof(float)); return;
+    case 14: memcpy(d, s, 14 * sizeof(float)); return;
+    case 6: memcpy(d, s, 6 * sizeof(float)); return;
+    case 4: memcpy(d, s, 4 * sizeof(float)); return;
+    default: memcpy(d, s, (size_t)n * sizeof(float)); return;
+    }
+}
 
 /* Plain C version of the k-major transpose (conv_fwd_gather.h). */
 static void cols_c(float *dst, int64_t ld, int64_t T, const float *const *src, int64_t cnt)
@@ -204,7 +237,7 @@ static void pack_wt(const x1_ctx *c, int64_t g, int64_t kb, int64_t m0, int64_t 
             float *d = dst + i0 * kcb + pp * MR;
             int64_t rows = imin(MR, nm - i0);
             if (ws1 == 1)
-                memcpy(d, w + i0, sizeof(float) * (size_t)rows);
+                copy_f(d, w + i0, rows);
             else
                 for (int64_t i = 0; i < rows; i++)
                     d[i] = w[(i0 + i) * ws1];
@@ -222,17 +255,19 @@ static void pos3(const hd_conv_problem *p, int64_t q, int64_t o[3])
 }
 
 /* NCHW panel: dy rows (channels r0 .. r0+kcb of group g) x positions [q0, q0+nq) (global
- * over images), row pp at dst[pp * ld], zero up to the next multiple of NR. */
+ * over images) as NR-wide micro-panels (the B side; MR-wide, the A side, when swapped), k-major: (k pp, position j) at
+ * dst[(j / NR) * kcb * NR + pp * NR + j % NR], zero up to the next multiple of NR (so the
+ * micro-kernel reads each panel as one contiguous stream). */
 static void copy_rows(const x1_ctx *c, int64_t g, int64_t r0, int64_t kcb, int64_t q0, int64_t nq, float *dst,
-                      int64_t ld)
+                      int64_t NR)
 {
     const hd_conv_problem *p = c->p;
     const int64_t *ys = p->ys, P = p->P;
-    int64_t tail = rup(nq, c->L.NR) - nq;
+    int64_t tail = rup(nq, NR) - nq;
     for (int64_t q = q0; q < q0 + nq;) {           /* one run per image */
         int64_t n = q / P, i = q % P, cnt = imin(P - i, q0 + nq - q);
         const float *src = c->dy + n * ys[0] + (g * p->Kg + r0) * ys[1] + i;
-        float *d = dst + (q - q0);
+        int64_t mp0 = (q - q0) / NR, off0 = (q - q0) % NR;
         for (int64_t pp = 0; pp < kcb; pp++) {
             if (pp + PF_ROWS < kcb) {
                 /* rows are a plane apart: the hardware prefetcher meets each one late */
@@ -240,13 +275,27 @@ static void copy_rows(const x1_ctx *c, int64_t g, int64_t r0, int64_t kcb, int64
                 for (int64_t o = 0; o < cnt * (int64_t)sizeof(float); o += 64)
                     _mm_prefetch(f + o, _MM_HINT_T0);
             }
-            memcpy(d + pp * ld, src + pp * ys[1], sizeof(float) * (size_t)cnt);
+            /* runs within one micro-panel; no division per run (they dominated 7x7 images) */
+            const float *sr = src + pp * ys[1];
+            float *d = dst + mp0 * kcb * NR + pp * NR + off0;
+            for (int64_t left = cnt, off = off0; left > 0;) {
+                int64_t run = imin(NR - off, left);
+                copy_f(d, sr, run);
+                sr += run;
+                left -= run;
+                d += run;
+                off += run;
+                if (off == NR) {
+                    off = 0;
+                    d += (kcb - 1) * NR;
+                }
+            }
         }
         q += cnt;
     }
     if (tail)
         for (int64_t pp = 0; pp < kcb; pp++)
-            memset(dst + pp * ld + nq, 0, sizeof(float) * (size_t)tail);
+            memset(dst + (nq / NR) * kcb * NR + pp * NR + nq % NR, 0, sizeof(float) * (size_t)tail);
 }
 
 /* Part PART of PARTS of the lines copy_rows will read for (g, r0, kcb, q0, nq), into L2:
@@ -481,7 +530,7 @@ static void nchw_task(x1_ctx *c, size_t task, int thread)
                 pack_wt(c, g, kb, m0, nm, abuf);
                 c->tag[thread] = L->nkb > 1 ? 0 : tag;
             }
-            copy_rows(c, g, r0, kcb, s0, ns, panel, L->ld);
+            copy_rows(c, g, r0, kcb, s0, ns, panel, L->NR);
             /* the next step */
             int last_kb = kb + 1 == L->nkb;
             int64_t xr0 = last_kb ? 0 : r0 + kcb, xkcb = imin(L->kc, p->Kg - xr0);
@@ -494,10 +543,10 @@ static void nchw_task(x1_ctx *c, size_t task, int thread)
                 for (int64_t jr = 0; jr < ns; jr += L->NR) {
                     int64_t q = s0 + jr, nr = imin(L->NR, ns - jr);
                     if (panel_direct(c, q, nr))
-                        uk(mr, (size_t)nr, (size_t)kcb, ap, panel + jr, (size_t)L->ld,
+                        uk(mr, (size_t)nr, (size_t)kcb, ap, panel + jr * kcb, (size_t)L->NR,
                            c->dx + (q / P) * p->xs[0] + (ch0 + ir) * p->xs[1] + q % P, (size_t)p->xs[1], alpha, bd);
                     else
-                        uk(mr, (size_t)nr, (size_t)kcb, ap, panel + jr, (size_t)L->ld, buf + ir * L->ld + jr,
+                        uk(mr, (size_t)nr, (size_t)kcb, ap, panel + jr * kcb, (size_t)L->NR, buf + ir * L->ld + jr,
                            (size_t)L->ld, alpha, bb);
                 }
             }
@@ -512,11 +561,10 @@ static void nhwc_task(x1_ctx *c, size_t task, int thread)
     const x1_plan *L = &c->L;
     int64_t g, m0, nm, q0, nq;
     task_geom(c, (int64_t)task, &g, &m0, &nm, &q0, &nq);
-    float *panel = c->slots + (size_t)thread * (size_t)L->slot, *buf = panel + L->buf_at, *wtail = panel + L->aux_at;
+    float *panel = c->slots + (size_t)thread * (size_t)L->slot, *buf = panel + L->buf_at, *wpk = panel + L->aux_at;
     hd_f32_gemm_ukernel_fn uk = L->kern->f32;
     float alpha = (float)c->a->epi.alpha, beta = (float)c->a->epi.beta;
     int64_t ch0 = g * p->Cg + m0, MR = L->MR, NR = L->NR, ldw = p->wst[0];
-    int64_t nfull = nm / NR * NR;
     /* dx pixels packed across images (direct): pixel q at dx + q * xs[4] */
     float *dxb = L->direct ? c->dx + (q0 / p->P) * p->xs[0] + (q0 % p->P) * p->xs[4] + ch0 : NULL;
     if (!dxb && beta != 0)
@@ -524,24 +572,33 @@ static void nhwc_task(x1_ctx *c, size_t task, int thread)
     for (int64_t kb = 0; kb < L->nkb; kb++) {
         int64_t r0 = kb * L->kc, kcb = imin(L->kc, p->Kg - r0);
         float be = kb > 0 ? 1.0f : dxb ? beta : beta != 0 ? 1.0f : 0.0f;
-        const float *wk = c->w + (g * p->Kg + r0) * ldw + m0 * p->wst[1];
-        pack_pix(c, g, r0, kcb, q0, nq, panel);
-        if (nfull < nm) {
-            /* the partial last channel panel: its rows would run past W's end */
-            for (int64_t pp = 0; pp < kcb; pp++) {
-                for (int64_t j = 0; j < nm - nfull; j++)
-                    wtail[pp * NR + j] = wk[pp * ldw + nfull + j];
-                for (int64_t j = nm - nfull; j < NR; j++)
-                    wtail[pp * NR + j] = 0;
-            }
+        const float *wk = c->w + (g * p->Kg + r0) * ldw + m0;
+        /* W's channel block as NR-wide panels (k-major, contiguous): in place, rows a
+           channel count apart (4 KiB for 1024 channels) all fell into a few cache sets.
+           Packed again only when the thread's last task (one k block) left another. */
+        int64_t tag = (g * L->nmb + m0 / L->mb) + 1;
+        if (L->nkb > 1 || c->tag[thread] != tag) {
+            for (int64_t pp = 0; pp < kcb; pp++)
+                for (int64_t jr = 0; jr < nm; jr += NR) {
+                    float *d = wpk + jr * kcb + pp * NR;
+                    int64_t cnt = imin(NR, nm - jr);
+                    copy_f(d, wk + pp * ldw + jr, cnt);
+                    for (int64_t j = cnt; j < NR; j++)
+                        d[j] = 0;
+                }
+            c->tag[thread] = L->nkb > 1 ? 0 : tag;
         }
+        if (L->pix)
+            pack_pix(c, g, r0, kcb, q0, nq, panel);
+        else
+            copy_rows(c, g, r0, kcb, q0, nq, panel, MR);
         for (int64_t ir = 0; ir < nq; ir += MR) {
             const float *ap = panel + ir * kcb;
             size_t mr = (size_t)imin(MR, nq - ir);
             for (int64_t jr = 0; jr < nm; jr += NR) {
                 size_t nr = (size_t)imin(NR, nm - jr);
-                const float *bp = jr < nfull ? wk + jr : wtail;
-                size_t bs = jr < nfull ? (size_t)ldw : (size_t)NR;
+                const float *bp = wpk + jr * kcb;
+                size_t bs = (size_t)NR;
                 if (dxb)
                     uk(mr, nr, (size_t)kcb, ap, bp, bs, dxb + ir * p->xs[4] + jr, (size_t)p->xs[4], alpha, be);
                 else
@@ -560,7 +617,7 @@ static void dealt_worker(void *vctx, size_t task, int thread)
     (void)task;
     x1_ctx *c = vctx;
     for (size_t t; (t = atomic_fetch_add_explicit(&c->next, 1, memory_order_relaxed)) < c->ntasks;) {
-        if (c->L.pix)
+        if (c->L.swap)
             nhwc_task(c, t, thread);
         else
             nchw_task(c, t, thread);
@@ -621,6 +678,13 @@ void hd_conv_bwdd_1x1_exec(const hd_conv_problem *p, const hd_conv_args *a)
     c.p = p;
     c.a = a;
     c.L = plan_x1(p);
+    if (c.L.whole) {                               /* its result does not depend on the threads */
+        for (int64_t g = 0; g < p->G; g++)
+            hd_sgemm(a->nthreads, 'N', 'N', (size_t)(p->N * p->Q), (size_t)p->Cg, (size_t)p->Kg, (float)a->epi.alpha,
+                     (const float *)a->y + g * p->Kg, (size_t)p->ys[4], (const float *)a->w + g * p->Kg * p->wst[0],
+                     (size_t)p->wst[0], (float)a->epi.beta, (float *)a->out + g * p->Cg, (size_t)p->xs[4]);
+        return;
+    }
     hd_conv_layout W = layout_x1(&c.L);
     c.dy = a->y;
     c.w = a->w;
