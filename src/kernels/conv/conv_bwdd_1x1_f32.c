@@ -113,10 +113,10 @@ static x1_plan plan_x1(const hd_conv_problem *p)
        dx channels (the buffered epilogue then costs little), also swap: pixels are then
        the 14-row side and blocks run across images (measured on the ResNet-50 1x1 layers) */
     L.swap = L.pix || (P < 128 || ((pp - P) * 16 > pp && p->Kg > p->Cg));
-    /* NHWC-like 7x7 and 14x14 images with 512 and more dy channels: hd_sgemm over the whole
+    /* NHWC-like 7x7 and 14x14 images: hd_sgemm over the whole
        batch in place (it packs W and dy once per k chunk, where the tasks here would pack
        each again per k block; measured faster on those ResNet-50 layers) */
-    L.whole = L.pix && unit_stride(p) && whole_ok(p) && P < 256 && p->Kg >= 512;
+    L.whole = L.pix && unit_stride(p) && whole_ok(p) && P < 256;
     if (L.swap) {
         /* dx pixels packed (channels contiguous, positions linear across images): tiles of
            MR pixels are stored straight into dx */
