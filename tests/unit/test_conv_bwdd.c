@@ -49,6 +49,17 @@ static const bcase named[] = {
     {"1x1 GEMM groups 2", 2, 3, 16, 16, 2, {1, 5, 7}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"1x1 GEMM position blocks", 2, 1, 300, 3, 1, {1, 50, 40}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"3d 1x1x1 GEMM", 3, 2, 8, 16, 1, {3, 4, 5}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    /* the 1x1 solver on the micro-kernels: strided cells, swapped small images, k blocks,
+       batch-1 splits, channels not multiples of the tiles, sub-blocks, the whole-batch GEMM */
+    {"1x1 stride 2 odd sizes (cells)", 2, 2, 20, 24, 1, {1, 9, 7}, {1, 1, 1}, {0, 0, 0}, {1, 2, 2}, {1, 1, 1}},
+    {"1x1 stride 3x2 groups 2", 2, 2, 32, 48, 2, {1, 8, 9}, {1, 1, 1}, {0, 0, 0}, {1, 3, 2}, {1, 1, 1}},
+    {"1x1 3d strides 2,3,3", 3, 1, 8, 16, 1, {5, 7, 8}, {1, 1, 1}, {0, 0, 0}, {2, 3, 3}, {1, 1, 1}},
+    {"1x1 stride 2 sub-blocks", 2, 2, 24, 16, 1, {1, 40, 41}, {1, 1, 1}, {0, 0, 0}, {1, 2, 2}, {1, 1, 1}},
+    {"1x1 swapped small images, 2 k blocks", 2, 3, 40, 300, 1, {1, 5, 6}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"1x1 N=1 channel split, C=300", 2, 1, 300, 20, 1, {1, 16, 16}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"1x1 3 k blocks, C=30", 2, 2, 30, 520, 1, {1, 10, 16}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"1x1 awkward 12x12 images", 2, 3, 17, 40, 1, {1, 12, 12}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"1x1 whole-batch GEMM (NHWC, K=512)", 2, 2, 16, 512, 1, {1, 5, 6}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"batched small images", 2, 3, 64, 64, 1, {1, 6, 5}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"batched 2 image blocks, stride 2", 2, 10, 64, 64, 1, {1, 7, 6}, {1, 3, 3}, {0, 1, 1}, {1, 2, 2}, {1, 1, 1}},
     {"batched groups 2, 5x5 pad 1", 2, 2, 64, 128, 2, {1, 6, 7}, {1, 5, 5}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
@@ -181,6 +192,9 @@ static const bcase det_cases[] = {
     {"det col2im bands", 2, 1, 3, 24, 1, {1, 40, 21}, {1, 5, 5}, {0, 2, 2}, {1, 1, 1}, {1, 1, 1}},
     {"det phases s2", 2, 2, 20, 24, 1, {1, 13, 11}, {1, 3, 3}, {0, 1, 1}, {1, 2, 2}, {1, 1, 1}},
     {"det 1x1", 2, 2, 40, 24, 1, {1, 17, 13}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"det 1x1 stride 2", 2, 2, 40, 24, 1, {1, 17, 13}, {1, 1, 1}, {0, 0, 0}, {1, 2, 2}, {1, 1, 1}},
+    {"det 1x1 swapped, k blocks", 2, 3, 40, 300, 1, {1, 7, 7}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"det 1x1 N=1 split", 2, 1, 300, 40, 1, {1, 16, 16}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"det batched", 2, 9, 64, 70, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"det phases s1", 2, 3, 40, 70, 1, {1, 13, 11}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
 };
@@ -273,7 +287,7 @@ int main(void)
     cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, log_cb);
     SECTION("against the float64 reference");
     check_all(h);
-    CHECK_MSG(count_phase > 100 && count_col2im > 100 && count_1x1 >= 8 && count_batched >= 18,
+    CHECK_MSG(count_phase > 100 && count_col2im > 100 && count_1x1 >= 48 && count_batched >= 18,
               "solvers seen: phases %ld, col2im %ld, 1x1 %ld, batched %ld", count_phase, count_col2im, count_1x1,
               count_batched);
     check_heuristic(h);

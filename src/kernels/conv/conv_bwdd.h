@@ -7,8 +7,9 @@
  *    a unit-stride forward convolution of dy with a transposed, flipped sub-filter, run by
  *    the forward blocked GEMM solver (conv_fast.h) with dx addressed through multiplied
  *    strides.  At stride 1 there is one phase: backward data IS that forward convolution.
- *  - bwd_data.1x1: 1x1, unit stride, no padding, channel planes (NCHW-like): per image dx =
- *    W^T dy, multiplied between private copies so dy and dx are each streamed once.
+ *  - bwd_data.1x1: 1x1, no padding, any stride: dx = W^T dy (or dx^T = dy^T W for pixel
+ *    layouts and small images) on the GEMM micro-kernels, results straight into dx; a
+ *    stride's dx cells written in one pass.
  *  - bwd_data.col2im: for few input channels per group (conv1, C = 3), where the phases'
  *    GEMMs would have 3 rows: dcol = W^T dy per block of dy rows (C*R*S rows, K deep),
  *    scattered into a private band of dx rows.
