@@ -107,6 +107,7 @@ typedef struct {
     int64_t nph, taps;            /* phases of a result row, packed taps per filter row */
     blk_phase ph[DW_MAXPH];
     int64_t qlo, Wp, qf0, qf1;    /* blocked row pixel i holds source column qlo + i (zero outside [qf0, qf1)) */
+    int64_t Wa;                   /* pixels of a ring row: Wp, or more for the kernels' reads past the row */
     int64_t M;                    /* ring rows (per channel block) */
     int64_t G, cbg;               /* channel groups per image row block, channel blocks per group */
     size_t off_scr, off_w, off_tag, off_ptr;   /* within a slot */
@@ -189,6 +190,12 @@ static int blk_geometry(dw_plan *P)
             P->ph[k].b0 -= lo;
     }
     P->Wp = qhi - P->qlo;
+    P->Wa = P->Wp;
+    for (int64_t k = 0; k < P->nph; k++) {
+        const blk_phase *f = &P->ph[k];
+        if (f->S > 0)
+            P->Wa = max64(P->Wa, f->b0 + (cdiv(f->n, 16) * 16 - 1) * f->cs + (f->S - 1) * f->cd + 1);
+    }
     P->qf0 = max64(0, P->qlo);
     P->qf1 = max64(P->qf0, min64(P->Hz.src, qhi));
     return 1;
@@ -207,7 +214,7 @@ static int use_blk(const hd_conv_problem *p, const dw_plan *P)
 /* Tasks: (image, block of result rows, group of channel blocks).  Fewer than BLK_SPLITS images:
  * split rows (at least 4 per block, the halo rows are copied again per block), then channels.
  * A function of the problem only: backward filter keeps one partial sum per task. */
-static void plan_blk(dw_plan *P, hd_conv_layout *L)
+static void plan_blk(dw_plan *P, hd_conv_layout *L, int chan_contig)
 {
     P->M = min64((P->R - 1) * P->V.d + 1, P->V.src);
     if (P->M < 1)
@@ -220,9 +227,11 @@ static void plan_blk(dw_plan *P, hd_conv_layout *L)
         while (P->rb < P->OH && (size_t)(P->N * cdiv(P->OH, P->rb) * P->CB * RS16) * sizeof(float) > PART_BYTES)
             P->rb *= 2;
     P->nrb = cdiv(P->OH, P->rb);
-    int64_t ringb = P->M * P->Wp * 16 * (int64_t)sizeof(float);
+    int64_t ringb = P->M * P->Wa * 16 * (int64_t)sizeof(float);
     P->G = min64(P->CB, cdiv(s, P->nrb));
     P->G = max64(P->G, cdiv(P->CB, max64(1, BLK_RING_BYTES / ringb)));
+    if (!chan_contig)             /* NCHW: one block of 16 planes per task, read plane by plane */
+        P->G = P->CB;
     P->cbg = cdiv(P->CB, P->G);
     P->G = cdiv(P->CB, P->cbg);
     size_t ring = (size_t)(P->cbg * ringb);
@@ -257,7 +266,7 @@ static dw_plan make_plan(const hd_conv_problem *p, int dir)
     hd_conv_layout L = {{0}, 0};
     P.blk = use_blk(p, &P) && blk_geometry(&P);
     if (P.blk) {
-        plan_blk(&P, &L);
+        plan_blk(&P, &L, p->xs[1] == 1 && p->ys[1] == 1);
     } else {
         P.ptr_bytes = up64((size_t)(P.R + 1) * 3 * sizeof(void *));
         P.BW = (P.Hz.s * cdiv(P.OW, 16) * 16 + (P.S - 1) * P.Hz.d + 32 + 15) / 16 * 16;
@@ -347,6 +356,7 @@ typedef struct {
     dw_plan P;
     hd_dw_kernels k;
     const float *src;             /* x, or dy for backward data */
+    const float *src_end, *dy_end;/* one past the last element of src and of dy */
     const int64_t *ss;
     float *dst;                   /* y or dx (unused for backward filter) */
     const int64_t *ds;
@@ -354,6 +364,12 @@ typedef struct {
     char *slots;
     int slot_ready[DW_SLOTS];     /* the slot's buffer rows are zeroed (each thread its own) */
 } dw_ctx;
+
+/* Elements from the first to one past the last of an N x C x dims[1] x dims[2] tensor. */
+static int64_t tensor_span(const int64_t *dims, const int64_t *st, int64_t N, int64_t C)
+{
+    return (N - 1) * st[0] + (C - 1) * st[1] + (dims[1] - 1) * st[3] + (dims[2] - 1) * st[4] + 1;
+}
 
 static void ctx_init(dw_ctx *c, const hd_conv_problem *p, const hd_conv_args *a, int dir)
 {
@@ -365,6 +381,8 @@ static void ctx_init(dw_ctx *c, const hd_conv_problem *p, const hd_conv_args *a,
     c->ss = dir == DIR_BWDD ? p->ys : p->xs;
     c->dst = dir == DIR_BWDF ? NULL : a->out;
     c->ds = dir == DIR_FWD ? p->ys : dir == DIR_BWDD ? p->xs : p->ys;
+    c->src_end = c->src + tensor_span(dir == DIR_BWDD ? p->out : p->in, c->ss, p->N, p->C);
+    c->dy_end = (const float *)a->y + tensor_span(p->out, p->ys, p->N, p->C);
     char *base = (char *)(((uintptr_t)a->ws + 63) & ~(uintptr_t)63);
     c->wpk = (float *)(void *)(base + c->P.L.off[0]);
     c->slots = base + c->P.L.off[1];
@@ -386,7 +404,7 @@ static inline float fuse(const hd_conv_epilogue *e, float v, int64_t off, int64_
 /* ---------------- blocked work ---------------- */
 
 typedef struct {
-    float *ring, *scr, *w;        /* ring: [channel block][M][Wp][16]; scr: [block][OW][16]; w: [block][R][taps][16] */
+    float *ring, *scr, *w;        /* ring: [channel block][M][Wa][16]; scr: [block][OW][16]; w: [block][R][taps][16] */
     int64_t *tag;                 /* source row in each ring row, -1: none */
     const float **rows, **rowsf, **wf;
     float **acc;
@@ -406,7 +424,7 @@ static blk_slot blk_slot_of(dw_ctx *c, int thread)
     s.wf = s.rowsf + P->R;
     s.acc = (float **)(void *)(s.wf + P->R);
     if (!c->slot_ready[thread]) {          /* ring row borders: zero, never written */
-        int64_t l = 16 * (P->qf0 - P->qlo), h = 16 * (P->qf1 - P->qlo), W16 = 16 * P->Wp;
+        int64_t l = 16 * (P->qf0 - P->qlo), h = 16 * (P->qf1 - P->qlo), W16 = 16 * P->Wa;
         for (int64_t r = 0; r < P->cbg * P->M; r++) {
             memset(s.ring + r * W16, 0, (size_t)l * sizeof(float));
             memset(s.ring + r * W16 + h, 0, (size_t)(W16 - h) * sizeof(float));
@@ -425,8 +443,9 @@ static int64_t ring_row(const dw_ctx *c, const blk_slot *s, const float *src, in
     int64_t m = q % P->M;
     if (s->tag[m] != q) {
         if (P->qf1 > P->qf0)
-            c->k.gather(s->ring + (m * P->Wp + P->qf0 - P->qlo) * 16, P->M * P->Wp * 16,
-                        src + q * c->ss[3] + P->qf0 * c->ss[4], (size_t)(P->qf1 - P->qf0), c->ss[1], c->ss[4], nc);
+            c->k.gather(s->ring + (m * P->Wa + P->qf0 - P->qlo) * 16, P->M * P->Wa * 16,
+                        src + q * c->ss[3] + P->qf0 * c->ss[4], (size_t)(P->qf1 - P->qf0), c->ss[1], c->ss[4], nc,
+                        c->src_end);
         s->tag[m] = q;
     }
     return m;
@@ -440,39 +459,68 @@ static void prefetch_part(const float *p, int64_t cstr, int64_t pstr, int64_t nc
         for (int64_t i = i0; i < i1; i++)
             for (int64_t ch = 0; ch < nc; ch += 16)
                 __builtin_prefetch(p + i * pstr + ch, 0, 3);
-    } else if (pstr == 1) {
-        for (int64_t ch = 0; ch < nc; ch++)
+    } else if (pstr == 1 && i0 < i1) {
+        for (int64_t ch = 0; ch < nc; ch++) {
             for (int64_t i = i0; i < i1; i += 16)
                 __builtin_prefetch(p + ch * cstr + i, 0, 3);
+            __builtin_prefetch(p + ch * cstr + i1 - 1, 0, 3);
+        }
     }
 }
 
-/* Part b of nparts of the source row the next result row will copy first (none: qn < 0). */
-static void prefetch_next(const dw_ctx *c, const float *src, int64_t qn, int64_t nc, int64_t b, int64_t nparts)
+/* Part b of nparts of the source rows qn[0..nq) the next result row will copy. */
+static void prefetch_next(const dw_ctx *c, const float *src, const int64_t *qn, int nq, int64_t nc, int64_t b,
+                          int64_t nparts)
 {
     const dw_plan *P = &c->P;
-    if (qn < 0)
-        return;
     int64_t n = P->qf1 - P->qf0, i0 = P->qf0 + n * b / nparts, i1 = P->qf0 + n * (b + 1) / nparts;
-    prefetch_part(src + qn * c->ss[3], c->ss[1], c->ss[4], nc, i0, i1);
+    for (int k = 0; k < nq; k++)
+        prefetch_part(src + qn[k] * c->ss[3], c->ss[1], c->ss[4], nc, i0, i1);
 }
 
-/* The newest source row result row o reads, if the ring does not hold it yet; else -1. */
-static int64_t next_new_row(const dw_plan *P, const blk_slot *s, int64_t o, int64_t o1)
+/* The source rows result row o reads that the ring does not hold yet (at most 4 listed). */
+static int next_new_rows(const dw_plan *P, const blk_slot *s, int64_t o, int64_t o1, int64_t *qn)
 {
+    int nq = 0;
     if (o >= o1)
-        return -1;
-    for (int64_t r = P->R - 1; r >= 0; r--) {
+        return 0;
+    for (int64_t r = P->R - 1; r >= 0 && nq < 4; r--) {
         int64_t q = axis_src(&P->V, o, r);
-        if (q >= 0)
-            return s->tag[q % P->M] == q ? -1 : q;
+        if (q >= 0 && s->tag[q % P->M] != q)
+            qn[nq++] = q;
     }
-    return -1;
+    return nq;
+}
+
+/* Pixels contiguous (NCHW): part k of nk of the source region of task t (its 16-plane block,
+ * the rows its result rows read), prefetched while the task before it runs.  The copies read
+ * 16 planes at once, which the hardware prefetcher does not follow. */
+static void prefetch_task(const dw_ctx *c, const float *base, int64_t t, int64_t k, int64_t nk)
+{
+    const dw_plan *P = &c->P;
+    if (c->ss[1] == 1 || c->ss[4] != 1 || t >= P->N * P->nrb * P->G)
+        return;
+    int64_t g = t % P->G, rbi = t / P->G % P->nrb, n = t / (P->G * P->nrb);
+    int64_t c0 = g * P->cbg * 16, nc = min64(16 * P->cbg, P->C - c0);
+    int64_t o0 = rbi * P->rb, o1 = min64(o0 + P->rb, P->OH), qa = P->V.src, qb = -1;
+    for (int64_t o = o0; o < o1; o += o1 - 1 - o0 > 0 ? o1 - 1 - o0 : 1)
+        for (int64_t r = 0; r < P->R; r++) {
+            int64_t q = axis_src(&P->V, o, r);
+            if (q >= 0)
+                qa = min64(qa, q), qb = max64(qb, q);
+        }
+    if (qb < qa)
+        return;
+    int64_t len = (qb - qa) * c->ss[3] + P->Hz.src, l0 = len * k / nk, l1 = len * (k + 1) / nk;
+    const float *p = base + n * c->ss[0] + c0 * c->ss[1] + qa * c->ss[3];
+    for (int64_t ch = 0; ch < nc; ch++)
+        for (int64_t i = l0; i < l1; i += 16)
+            __builtin_prefetch(p + ch * c->ss[1] + i, 0, 3);
 }
 
 static const float *ring_at(const dw_plan *P, const blk_slot *s, int64_t b, int64_t m)
 {
-    return s->ring + (b * P->M + m) * P->Wp * 16;
+    return s->ring + (b * P->M + m) * P->Wa * 16;
 }
 
 /* The weights of channel block cb, [filter row][packed tap][16] (zero past C). */
@@ -525,9 +573,11 @@ static void blk_task(void *vctx, size_t task, int thread)
                 wr[nr++] = r;
             }
         }
-        int64_t qn = next_new_row(P, &sl, o + 1, o1);
+        int64_t qn[4];
+        int nq = next_new_rows(P, &sl, o + 1, o1, qn);
+        prefetch_task(c, c->src, t + 1, o - o0, o1 - o0);
         for (int64_t b = 0; b < nb; b++) {
-            prefetch_next(c, src, qn, (int64_t)nc, b, nb);
+            prefetch_next(c, src, qn, nq, (int64_t)nc, b, nb);
             int64_t doff = n * c->ds[0] + (c0 + 16 * b) * c->ds[1] + o * c->ds[3];
             size_t nl = (size_t)min64(16, P->C - c0 - 16 * b);
             float *out = direct ? c->dst + doff : sl.scr;
@@ -585,10 +635,11 @@ static void blk_wtask(void *vctx, size_t task, int thread)
         }
         if (!nr)
             continue;
-        c->k.gather(sl.scr, P->OW * 16, dy + o * p->ys[3], (size_t)P->OW, p->ys[1], p->ys[4], nc);
-        int64_t qn = next_new_row(P, &sl, o + 1, o1);
+        c->k.gather(sl.scr, P->OW * 16, dy + o * p->ys[3], (size_t)P->OW, p->ys[1], p->ys[4], nc, c->dy_end);
+        int64_t qn[4];
+        int nq = next_new_rows(P, &sl, o + 1, o1, qn);
         for (int64_t b = 0; b < nb; b++) {
-            prefetch_next(c, src, qn, (int64_t)nc, b, nb);
+            prefetch_next(c, src, qn, nq, (int64_t)nc, b, nb);
             if (o + 1 < o1)
                 prefetch_part(dy + (o + 1) * p->ys[3], p->ys[1], p->ys[4], (int64_t)nc, P->OW * b / nb,
                               P->OW * (b + 1) / nb);

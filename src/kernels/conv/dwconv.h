@@ -56,7 +56,9 @@ typedef struct {
  *   alpha * sum_{i < nr} sum_{s < S} w[i][16*s + l] * rows[i][16*(o*cs + s*cd) + l]
  *   (+ beta * its old value when beta != 0; not read when beta == 0).
  * Per result the terms are summed row by row, tap by tap, whatever the pixel blocking, so a
- * result depends on the ISA only. */
+ * result depends on the ISA only.  Every row must be readable (any values) for
+ * 16 * ((round_up(n, 16) - 1)*cs + (S-1)*cd + 1) floats: the 3x3 kernels compute a last
+ * partial block of pixels whole and store only its first pixels. */
 typedef struct {
     float *out;
     int64_t ops;
@@ -79,9 +81,11 @@ typedef struct {
 
 /* Channels c < nc of n pixels into blocked rows, 16 channels per block: block b = c / 16 at
  * dst + b*dbs, dst[b*dbs + 16*i + c%16] = src[c*cstr + i*pstr]; lanes past nc are set to 0.
- * Channels contiguous: pixel by pixel, all blocks (the source is read in order). */
+ * Channels contiguous: pixel by pixel, all blocks (the source is read in order).  Pixels
+ * contiguous: 16x16 transposes, whose loads may read past a row (not past end, the end of
+ * the source tensor): masked loads measured several times slower when they miss the cache. */
 typedef void (*hd_dw_gather_fn)(float *dst, int64_t dbs, const float *src, size_t n, int64_t cstr, int64_t pstr,
-                                size_t nc);
+                                size_t nc, const float *end);
 
 /* d = dst[l*cstr + i*pstr] becomes alpha * src[16*i + l] + beta * d (d not read when beta == 0),
  * i < n, l < nl. */
@@ -102,7 +106,7 @@ void hd_f32_dw_wrow__scalar(const hd_dw_wrow_args *a);
 void hd_f32_dw_brow__scalar(const hd_dw_brow_args *a);
 void hd_f32_dw_bwrow__scalar(const hd_dw_bwrow_args *a);
 void hd_f32_dw_gather__scalar(float *dst, int64_t dbs, const float *src, size_t n, int64_t cstr, int64_t pstr,
-                              size_t nc);
+                              size_t nc, const float *end);
 void hd_f32_dw_scatter__scalar(float *dst, int64_t cstr, int64_t pstr, const float *src, size_t n, size_t nl,
                                float alpha, float beta);
 void hd_f32_dw_row__avx2(const hd_dw_row_args *a);
@@ -114,9 +118,9 @@ void hd_f32_dw_wrow__avx512(const hd_dw_wrow_args *a);
 void hd_f32_dw_brow__avx512(const hd_dw_brow_args *a);
 void hd_f32_dw_bwrow__avx512(const hd_dw_bwrow_args *a);
 void hd_f32_dw_gather__avx512(float *dst, int64_t dbs, const float *src, size_t n, int64_t cstr, int64_t pstr,
-                              size_t nc);
+                              size_t nc, const float *end);
 void hd_f32_dw_gather__avx2(float *dst, int64_t dbs, const float *src, size_t n, int64_t cstr, int64_t pstr,
-                            size_t nc);
+                            size_t nc, const float *end);
 void hd_f32_dw_scatter__avx512(float *dst, int64_t cstr, int64_t pstr, const float *src, size_t n, size_t nl,
                                float alpha, float beta);
 

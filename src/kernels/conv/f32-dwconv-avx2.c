@@ -204,10 +204,11 @@ void hd_f32_dw_bwrow__avx2(const hd_dw_bwrow_args *a)
 /* ---------------- gather ---------------- */
 
 void hd_f32_dw_gather__avx2(float *dst, int64_t dbs, const float *src, size_t n, int64_t cstr, int64_t pstr,
-                            size_t nc)
+                            size_t nc, const float *end)
 {
+    (void)end;
     if (cstr != 1) {
-        hd_f32_dw_gather__scalar(dst, dbs, src, n, cstr, pstr, nc);
+        hd_f32_dw_gather__scalar(dst, dbs, src, n, cstr, pstr, nc, end);
         return;
     }
     size_t nh = (nc + 7) / 8, nfull = nc / 8;

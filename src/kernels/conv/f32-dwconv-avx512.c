@@ -303,9 +303,39 @@ INL void brow_tpl(const hd_dw_brow_args *a, size_t S, size_t NR, int CS, int CD,
         brow_body(a, o, 1, S, nr, CS, CD, va, k, full);
 }
 
-/* 3x3, three rows, stride CS along the row, dilation 1: the nine weights stay in registers for
- * the whole row and 16 results are summed at a time; the pixels past the last block of 16
- * go through brow_tpl (same order of terms). */
+/* 3x3, three rows, stride CS along the row, dilation 1: NB results from pixel o with the nine
+ * weights in registers; only the first cnt are stored (the rows are readable past the row). */
+INL void brow33_body(const hd_dw_brow_args *a, const __m512 *w, size_t o, int NB, int CS, size_t cnt, __m512 va,
+                     __mmask16 k, int full)
+{
+    __m512 acc[16];
+#pragma GCC unroll 16
+    for (int j = 0; j < NB; j++)
+        acc[j] = _mm512_setzero_ps();
+    size_t b = 16 * o * (size_t)CS;
+#pragma GCC unroll 3
+    for (int i = 0; i < 3; i++) {
+        const float *p = a->rows[i] + b;
+#pragma GCC unroll 64
+        for (int m = 0; m <= (NB - 1) * CS + 2; m++) {
+            __m512 xv = _mm512_loadu_ps(p + 16 * m);
+#pragma GCC unroll 3
+            for (int t = 0; t < 3; t++) {
+                int r = m - t;
+                if (r >= 0 && r % CS == 0 && r / CS < NB)
+                    acc[r / CS] = _mm512_fmadd_ps(w[3 * i + t], xv, acc[r / CS]);
+            }
+        }
+    }
+#pragma GCC unroll 16
+    for (int j = 0; j < NB; j++)
+        if ((size_t)j < cnt)
+            st_blk(a->out + (int64_t)(o + (size_t)j) * a->ops, k, full, acc[j], va, a->beta);
+}
+
+/* 16 results at a time (16 independent sums cover the multiply-add latency); the last block
+ * is computed whole (8 or 16 wide) and stored in part, so short rows (7, 14 pixels) cost one
+ * block each. */
 INL void brow33(const hd_dw_brow_args *a, int CS, int full)
 {
     __m512 w[9];
@@ -316,40 +346,13 @@ INL void brow33(const hd_dw_brow_args *a, int CS, int full)
             w[3 * i + t] = _mm512_loadu_ps(a->w[i] + 16 * t);
     __m512 va = _mm512_set1_ps(a->alpha);
     __mmask16 k = (__mmask16)a->mask;
-    const float *r0 = a->rows[0], *r1 = a->rows[1], *r2 = a->rows[2];
-    size_t o = 0;
-    for (; o + 16 <= a->n; o += 16) {
-        __m512 acc[16];
-#pragma GCC unroll 16
-        for (int j = 0; j < 16; j++)
-            acc[j] = _mm512_setzero_ps();
-        size_t b = 16 * o * (size_t)CS;
-#pragma GCC unroll 3
-        for (int i = 0; i < 3; i++) {
-            const float *p = (i == 0 ? r0 : i == 1 ? r1 : r2) + b;
-#pragma GCC unroll 64
-            for (int m = 0; m <= 15 * CS + 2; m++) {
-                __m512 xv = _mm512_loadu_ps(p + 16 * m);
-#pragma GCC unroll 3
-                for (int t = 0; t < 3; t++) {
-                    int r = m - t;
-                    if (r >= 0 && r % CS == 0 && r / CS < 16)
-                        acc[r / CS] = _mm512_fmadd_ps(w[3 * i + t], xv, acc[r / CS]);
-                }
-            }
-        }
-#pragma GCC unroll 16
-        for (int j = 0; j < 16; j++)
-            st_blk(a->out + (int64_t)(o + (size_t)j) * a->ops, k, full, acc[j], va, a->beta);
-    }
-    if (o < a->n) {
-        hd_dw_brow_args t = *a;
-        const float *rows[3] = {r0 + 16 * o * (size_t)CS, r1 + 16 * o * (size_t)CS, r2 + 16 * o * (size_t)CS};
-        t.rows = rows;
-        t.out = a->out + (int64_t)o * a->ops;
-        t.n = a->n - o;
-        brow_tpl(&t, 3, 3, CS, 1, full);
-    }
+    size_t o = 0, n = a->n;
+    for (; o + 16 <= n; o += 16)
+        brow33_body(a, w, o, 16, CS, 16, va, k, full);
+    if (n - o > 8)
+        brow33_body(a, w, o, 16, CS, n - o, va, k, full);
+    else if (o < n)
+        brow33_body(a, w, o, 8, CS, n - o, va, k, full);
 }
 
 INL void brow_any(const hd_dw_brow_args *a, int full)
@@ -506,7 +509,7 @@ INL void transpose16(__m512 *r)
 }
 
 void hd_f32_dw_gather__avx512(float *dst, int64_t dbs, const float *src, size_t n, int64_t cstr, int64_t pstr,
-                              size_t nc)
+                              size_t nc, const float *end)
 {
     size_t nb = (nc + 15) / 16, nfull = nc / 16;
     __mmask16 kt = tail_mask(nc % 16);
@@ -523,7 +526,7 @@ void hd_f32_dw_gather__avx512(float *dst, int64_t dbs, const float *src, size_t 
         return;
     }
     if (pstr != 1) {
-        hd_f32_dw_gather__scalar(dst, dbs, src, n, cstr, pstr, nc);
+        hd_f32_dw_gather__scalar(dst, dbs, src, n, cstr, pstr, nc, end);
         return;
     }
     for (size_t b = 0; b < nb; b++) {
@@ -535,10 +538,11 @@ void hd_f32_dw_gather__avx512(float *dst, int64_t dbs, const float *src, size_t 
             __mmask16 km = tail_mask(m);
             __m512 r[16];
 #pragma GCC unroll 16
-            for (size_t l = 0; l < 16; l++)
+            for (size_t l = 0; l < 16; l++) {
+                const float *q = sb + (int64_t)l * cstr + (int64_t)i0;
                 r[l] = l >= nl ? _mm512_setzero_ps()
-                     : m == 16 ? _mm512_loadu_ps(sb + (int64_t)l * cstr + (int64_t)i0)
-                               : _mm512_maskz_loadu_ps(km, sb + (int64_t)l * cstr + (int64_t)i0);
+                     : m == 16 || q + 16 <= end ? _mm512_loadu_ps(q) : _mm512_maskz_loadu_ps(km, q);
+            }
             transpose16(r);
             for (size_t t = 0; t < m; t++)
                 _mm512_storeu_ps(db + 16 * (i0 + t), r[t]);

@@ -57,8 +57,9 @@ void hd_f32_dw_bwrow__scalar(const hd_dw_bwrow_args *a)
 }
 
 void hd_f32_dw_gather__scalar(float *dst, int64_t dbs, const float *src, size_t n, int64_t cstr, int64_t pstr,
-                              size_t nc)
+                              size_t nc, const float *end)
 {
+    (void)end;
     for (size_t b = 0; b * 16 < nc; b++)
         for (size_t i = 0; i < n; i++)
             for (size_t l = 0; l < 16; l++) {
