@@ -12,12 +12,15 @@
  *
  * Two layouts of work:
  *   blocked (the default: NHWC, and NCHW with narrow rows): a task is (image, block of result
- *     rows, block of 16 channels).  Source rows are copied, as they are first needed, into a
- *     ring of zero-bordered blocked rows (16 channels per pixel: one vector load per pixel
- *     from NHWC, 16x16 transposes from NCHW), each source row once per task; the blocked row
- *     kernel then has no border tests, masks or misaligned loads.  Results go straight to
- *     NHWC, or through one blocked row transposed back.  Strided backward data splits each
- *     result row into phases (see dw_phase) instead of multiplying the zeros.
+ *     rows, group of 16-channel blocks: all of them from NHWC at batch >= 8, one from NCHW).
+ *     It first copies the source rows its results read into a band of zero-bordered blocked
+ *     rows (16 channels per pixel; from NHWC one vector per pixel and block, the source read
+ *     in order; from NCHW 16x16 transposes), sized to stay in L2, then computes block by
+ *     block, row by row, so consecutive result rows find their rows in L1.  The blocked row
+ *     kernels have no border tests, masks or misaligned loads.  Results go straight to NHWC,
+ *     or through one blocked row transposed back.  Strided backward data splits each result
+ *     row into phases (see dw_phase) instead of multiplying the zeros.  While a task
+ *     computes, it prefetches the source region of the next task.
  *   plane (NCHW with wide rows, odd layouts, C < 4): a task is (image, channel, block of
  *     result rows); it copies the source rows the block needs into zeroed buffer rows wide
  *     enough that the row kernel vectorises along the output columns without border tests
@@ -42,7 +45,7 @@
 #define BUF_FLOATS (1 << 20)          /* source rows a plane task buffers: at most 4 MiB */
 #define PART_BYTES ((size_t)32 << 20) /* backward-filter partial sums */
 #define DW_MAXPH 8                    /* blocked backward data: at most this stride along a row */
-#define BLK_RING_BYTES ((int64_t)512 << 10) /* the ring of one blocked task (all its channel blocks) */
+#define BLK_BAND_BYTES ((int64_t)512 << 10) /* the band of blocked source rows of one task (L2) */
 #define BLK_SPLITS 8                  /* blocked tasks per batch wanted (both threads need work at batch 1) */
 #define BLK_NCHW_MAXW 40              /* NCHW: result rows wider than this stay plane work */
 
@@ -107,10 +110,10 @@ typedef struct {
     int64_t nph, taps;            /* phases of a result row, packed taps per filter row */
     blk_phase ph[DW_MAXPH];
     int64_t qlo, Wp, qf0, qf1;    /* blocked row pixel i holds source column qlo + i (zero outside [qf0, qf1)) */
-    int64_t Wa;                   /* pixels of a ring row: Wp, or more for the kernels' reads past the row */
-    int64_t M;                    /* ring rows (per channel block) */
+    int64_t Wa;                   /* pixels of a band row: Wp, or more for the kernels' reads past the row */
+    int64_t BR;                   /* source rows of a task's band (per channel block) */
     int64_t G, cbg;               /* channel groups per image row block, channel blocks per group */
-    size_t off_scr, off_w, off_tag, off_ptr;   /* within a slot */
+    size_t off_dyb, off_scr, off_w, off_ptr;   /* within a slot */
     size_t ptr_bytes, slot_bytes;
     hd_conv_layout L;
 } dw_plan;
@@ -212,33 +215,36 @@ static int use_blk(const hd_conv_problem *p, const dw_plan *P)
 }
 
 /* Tasks: (image, block of result rows, group of channel blocks).  Fewer than BLK_SPLITS images:
- * split rows (at least 4 per block, the halo rows are copied again per block), then channels.
- * A function of the problem only: backward filter keeps one partial sum per task. */
+ * split rows (at least 4 per block), then channels; then more row blocks (or groups) until a
+ * task's band of source rows fits BLK_BAND_BYTES.  A function of the problem only: backward
+ * filter keeps one partial sum per task and channel block. */
 static void plan_blk(dw_plan *P, hd_conv_layout *L, int chan_contig)
 {
-    P->M = min64((P->R - 1) * P->V.d + 1, P->V.src);
-    if (P->M < 1)
-        P->M = 1;
-    int64_t s = cdiv(BLK_SPLITS, P->N);
-    P->nrb = min64(s, max64(1, P->OH / 4));
-    P->rb = cdiv(P->OH, P->nrb);
-    int64_t RS16 = P->R * P->S * 16;
-    if (P->dir == DIR_BWDF)
-        while (P->rb < P->OH && (size_t)(P->N * cdiv(P->OH, P->rb) * P->CB * RS16) * sizeof(float) > PART_BYTES)
-            P->rb *= 2;
+    int64_t s = cdiv(BLK_SPLITS, P->N), rowb = P->Wa * 16 * (int64_t)sizeof(float);
+    int64_t nrb = min64(s, max64(1, P->OH / 4));
+    int64_t G = chan_contig ? min64(P->CB, cdiv(s, nrb)) : P->CB;   /* NCHW: one block of 16 planes */
+    for (;;) {
+        int64_t rb = cdiv(P->OH, nrb), cbg = cdiv(P->CB, G);
+        int64_t bytes = cbg * (rows_needed(P, rb) * rowb + (P->dir == DIR_BWDF ? rb * P->OW * 64 : 0));
+        if (bytes <= BLK_BAND_BYTES)
+            break;
+        if (rb > 2)
+            nrb++;
+        else if (cbg > 1)
+            G++;
+        else
+            break;
+    }
+    P->rb = cdiv(P->OH, nrb);
     P->nrb = cdiv(P->OH, P->rb);
-    int64_t ringb = P->M * P->Wa * 16 * (int64_t)sizeof(float);
-    P->G = min64(P->CB, cdiv(s, P->nrb));
-    P->G = max64(P->G, cdiv(P->CB, max64(1, BLK_RING_BYTES / ringb)));
-    if (!chan_contig)             /* NCHW: one block of 16 planes per task, read plane by plane */
-        P->G = P->CB;
-    P->cbg = cdiv(P->CB, P->G);
+    P->cbg = cdiv(P->CB, G);
     P->G = cdiv(P->CB, P->cbg);
-    size_t ring = (size_t)(P->cbg * ringb);
-    P->off_scr = up64(ring);
-    P->off_w = P->off_scr + up64((size_t)(P->cbg * P->OW * 16) * sizeof(float));
-    P->off_tag = P->off_w + up64((size_t)(P->cbg * P->R * P->taps * 16) * sizeof(float));
-    P->off_ptr = P->off_tag + up64((size_t)P->M * sizeof(int64_t));
+    P->BR = rows_needed(P, P->rb);
+    int64_t RS16 = P->R * P->S * 16;
+    P->off_dyb = up64((size_t)(P->cbg * P->BR * P->Wa * 16) * sizeof(float));
+    P->off_scr = P->off_dyb + (P->dir == DIR_BWDF ? up64((size_t)(P->cbg * P->rb * P->OW * 16) * sizeof(float)) : 0);
+    P->off_w = P->off_scr + up64((size_t)(P->OW * 16) * sizeof(float));
+    P->off_ptr = P->off_w + up64((size_t)(P->cbg * P->R * P->taps * 16) * sizeof(float));
     P->slot_bytes = P->off_ptr + up64((size_t)P->R * 4 * sizeof(void *));
     if (P->dir == DIR_BWDF) {
         P->nch = P->N * P->nrb;
@@ -404,8 +410,9 @@ static inline float fuse(const hd_conv_epilogue *e, float v, int64_t off, int64_
 /* ---------------- blocked work ---------------- */
 
 typedef struct {
-    float *ring, *scr, *w;        /* ring: [channel block][M][Wa][16]; scr: [block][OW][16]; w: [block][R][taps][16] */
-    int64_t *tag;                 /* source row in each ring row, -1: none */
+    float *band;                  /* [channel block][BR][Wa][16]: source rows qa.. of the task */
+    float *dyb;                   /* backward filter: [channel block][rb][OW][16], the task's dy rows */
+    float *scr, *w;               /* one result row [OW][16]; weights [block][R][taps][16] */
     const float **rows, **rowsf, **wf;
     float **acc;
 } blk_slot;
@@ -415,112 +422,76 @@ static blk_slot blk_slot_of(dw_ctx *c, int thread)
     const dw_plan *P = &c->P;
     char *b = c->slots + (size_t)thread * P->slot_bytes;
     blk_slot s;
-    s.ring = (float *)(void *)b;
+    s.band = (float *)(void *)b;
+    s.dyb = (float *)(void *)(b + P->off_dyb);
     s.scr = (float *)(void *)(b + P->off_scr);
     s.w = (float *)(void *)(b + P->off_w);
-    s.tag = (int64_t *)(void *)(b + P->off_tag);
     s.rows = (const float **)(void *)(b + P->off_ptr);
     s.rowsf = s.rows + P->R;
     s.wf = s.rowsf + P->R;
     s.acc = (float **)(void *)(s.wf + P->R);
-    if (!c->slot_ready[thread]) {          /* ring row borders: zero, never written */
+    if (!c->slot_ready[thread]) {          /* band row borders: zero, never written */
         int64_t l = 16 * (P->qf0 - P->qlo), h = 16 * (P->qf1 - P->qlo), W16 = 16 * P->Wa;
-        for (int64_t r = 0; r < P->cbg * P->M; r++) {
-            memset(s.ring + r * W16, 0, (size_t)l * sizeof(float));
-            memset(s.ring + r * W16 + h, 0, (size_t)(W16 - h) * sizeof(float));
+        for (int64_t r = 0; r < P->cbg * P->BR; r++) {
+            memset(s.band + r * W16, 0, (size_t)l * sizeof(float));
+            memset(s.band + r * W16 + h, 0, (size_t)(W16 - h) * sizeof(float));
         }
         c->slot_ready[thread] = 1;
     }
-    for (int64_t m = 0; m < P->M; m++)
-        s.tag[m] = -1;
     return s;
 }
 
-/* Ring row of source row q (all nc channels at src, copied once per task); returns its slot. */
-static int64_t ring_row(const dw_ctx *c, const blk_slot *s, const float *src, int64_t q, size_t nc)
+/* Source rows [*qa, *qb] that result rows [o0, o1) read (*qa > *qb: none). */
+static void band_span(const dw_plan *P, int64_t o0, int64_t o1, int64_t *qa, int64_t *qb)
 {
-    const dw_plan *P = &c->P;
-    int64_t m = q % P->M;
-    if (s->tag[m] != q) {
-        if (P->qf1 > P->qf0)
-            c->k.gather(s->ring + (m * P->Wa + P->qf0 - P->qlo) * 16, P->M * P->Wa * 16,
-                        src + q * c->ss[3] + P->qf0 * c->ss[4], (size_t)(P->qf1 - P->qf0), c->ss[1], c->ss[4], nc,
-                        c->src_end);
-        s->tag[m] = q;
-    }
-    return m;
-}
-
-/* Prefetch pixels [i0, i1) of a source row of nc channels (element (c, i) at p[c*cstr + i*pstr]):
- * the copies into the ring are otherwise bound by the memory latency of one row at a time. */
-static void prefetch_part(const float *p, int64_t cstr, int64_t pstr, int64_t nc, int64_t i0, int64_t i1)
-{
-    if (cstr == 1) {
-        for (int64_t i = i0; i < i1; i++)
-            for (int64_t ch = 0; ch < nc; ch += 16)
-                __builtin_prefetch(p + i * pstr + ch, 0, 3);
-    } else if (pstr == 1 && i0 < i1) {
-        for (int64_t ch = 0; ch < nc; ch++) {
-            for (int64_t i = i0; i < i1; i += 16)
-                __builtin_prefetch(p + ch * cstr + i, 0, 3);
-            __builtin_prefetch(p + ch * cstr + i1 - 1, 0, 3);
-        }
-    }
-}
-
-/* Part b of nparts of the source rows qn[0..nq) the next result row will copy. */
-static void prefetch_next(const dw_ctx *c, const float *src, const int64_t *qn, int nq, int64_t nc, int64_t b,
-                          int64_t nparts)
-{
-    const dw_plan *P = &c->P;
-    int64_t n = P->qf1 - P->qf0, i0 = P->qf0 + n * b / nparts, i1 = P->qf0 + n * (b + 1) / nparts;
-    for (int k = 0; k < nq; k++)
-        prefetch_part(src + qn[k] * c->ss[3], c->ss[1], c->ss[4], nc, i0, i1);
-}
-
-/* The source rows result row o reads that the ring does not hold yet (at most 4 listed). */
-static int next_new_rows(const dw_plan *P, const blk_slot *s, int64_t o, int64_t o1, int64_t *qn)
-{
-    int nq = 0;
-    if (o >= o1)
-        return 0;
-    for (int64_t r = P->R - 1; r >= 0 && nq < 4; r--) {
-        int64_t q = axis_src(&P->V, o, r);
-        if (q >= 0 && s->tag[q % P->M] != q)
-            qn[nq++] = q;
-    }
-    return nq;
-}
-
-/* Pixels contiguous (NCHW): part k of nk of the source region of task t (its 16-plane block,
- * the rows its result rows read), prefetched while the task before it runs.  The copies read
- * 16 planes at once, which the hardware prefetcher does not follow. */
-static void prefetch_task(const dw_ctx *c, const float *base, int64_t t, int64_t k, int64_t nk)
-{
-    const dw_plan *P = &c->P;
-    if (c->ss[1] == 1 || c->ss[4] != 1 || t >= P->N * P->nrb * P->G)
-        return;
-    int64_t g = t % P->G, rbi = t / P->G % P->nrb, n = t / (P->G * P->nrb);
-    int64_t c0 = g * P->cbg * 16, nc = min64(16 * P->cbg, P->C - c0);
-    int64_t o0 = rbi * P->rb, o1 = min64(o0 + P->rb, P->OH), qa = P->V.src, qb = -1;
-    for (int64_t o = o0; o < o1; o += o1 - 1 - o0 > 0 ? o1 - 1 - o0 : 1)
+    *qa = INT64_MAX, *qb = -1;
+    for (int64_t o = o0; o < o1; o++)
         for (int64_t r = 0; r < P->R; r++) {
             int64_t q = axis_src(&P->V, o, r);
             if (q >= 0)
-                qa = min64(qa, q), qb = max64(qb, q);
+                *qa = min64(*qa, q), *qb = max64(*qb, q);
         }
-    if (qb < qa)
-        return;
-    int64_t len = (qb - qa) * c->ss[3] + P->Hz.src, l0 = len * k / nk, l1 = len * (k + 1) / nk;
-    const float *p = base + n * c->ss[0] + c0 * c->ss[1] + qa * c->ss[3];
-    for (int64_t ch = 0; ch < nc; ch++)
-        for (int64_t i = l0; i < l1; i += 16)
-            __builtin_prefetch(p + ch * c->ss[1] + i, 0, 3);
 }
 
-static const float *ring_at(const dw_plan *P, const blk_slot *s, int64_t b, int64_t m)
+/* Copy source rows [qa, qb] (all nc channels at src) into the band, the source read in order. */
+static void fill_band(const dw_ctx *c, const blk_slot *s, const float *src, int64_t qa, int64_t qb, size_t nc)
 {
-    return s->ring + (b * P->M + m) * P->Wa * 16;
+    const dw_plan *P = &c->P;
+    if (P->qf1 <= P->qf0)
+        return;
+    for (int64_t q = qa; q <= qb; q++)
+        c->k.gather(s->band + ((q - qa) * P->Wa + P->qf0 - P->qlo) * 16, P->BR * P->Wa * 16,
+                    src + q * c->ss[3] + P->qf0 * c->ss[4], (size_t)(P->qf1 - P->qf0), c->ss[1], c->ss[4], nc,
+                    c->src_end);
+}
+
+/* Part k of nk of the source region of task t (the rows and channels it will copy), prefetched
+ * while the task before it computes, so its copies find the rows in cache. */
+static void prefetch_task(const dw_ctx *c, int64_t t, int64_t k, int64_t nk)
+{
+    const dw_plan *P = &c->P;
+    if (t >= P->N * P->nrb * P->G || P->qf1 <= P->qf0)
+        return;
+    int64_t g = t % P->G, rbi = t / P->G % P->nrb, n = t / (P->G * P->nrb), qa, qb;
+    int64_t c0 = g * P->cbg * 16, nc = min64(16 * P->cbg, P->C - c0), np = P->qf1 - P->qf0;
+    band_span(P, rbi * P->rb, min64(rbi * P->rb + P->rb, P->OH), &qa, &qb);
+    if (qb < qa)
+        return;
+    const float *p = c->src + n * c->ss[0] + c0 * c->ss[1] + P->qf0 * c->ss[4];
+    int64_t rows = qb - qa + 1;
+    if (c->ss[1] == 1) {                  /* lines: rows x pixels x blocks of 16 channels */
+        int64_t nbk = cdiv(nc, 16), tot = rows * np * nbk;
+        for (int64_t i = tot * k / nk; i < tot * (k + 1) / nk; i++) {
+            int64_t bk = i % nbk, px = i / nbk % np, q = qa + i / (nbk * np);
+            __builtin_prefetch(p + q * c->ss[3] + px * c->ss[4] + 16 * bk, 0, 3);
+        }
+    } else if (c->ss[4] == 1) {           /* planes: each channel's rows are contiguous */
+        int64_t len = (rows - 1) * c->ss[3] + np, per = cdiv(len, 16) + 1, tot = nc * per;
+        for (int64_t i = tot * k / nk; i < tot * (k + 1) / nk; i++) {
+            int64_t ch = i / per, off = min64(16 * (i % per), len - 1);
+            __builtin_prefetch(p + ch * c->ss[1] + qa * c->ss[3] + off, 0, 3);
+        }
+    }
 }
 
 /* The weights of channel block cb, [filter row][packed tap][16] (zero past C). */
@@ -547,7 +518,9 @@ static void pack_blk(const dw_ctx *c, int64_t cb, float *w)
         }
 }
 
-/* Task (image, result row block, channel group) of forward or backward data. */
+/* Task (image, result row block, channel group) of forward or backward data: copy the band,
+ * then channel block by channel block, result row by row (consecutive rows share band rows,
+ * in L1). */
 static void blk_task(void *vctx, size_t task, int thread)
 {
     dw_ctx *c = vctx;
@@ -555,37 +528,38 @@ static void blk_task(void *vctx, size_t task, int thread)
     blk_slot sl = blk_slot_of(c, thread);
     int64_t t = (int64_t)task, g = t % P->G, rbi = t / P->G % P->nrb, n = t / (P->G * P->nrb);
     int64_t cb0 = g * P->cbg, nb = min64(P->cbg, P->CB - cb0), c0 = cb0 * 16;
-    int64_t o0 = rbi * P->rb, o1 = min64(o0 + P->rb, P->OH), RT16 = P->R * P->taps * 16;
+    int64_t o0 = rbi * P->rb, o1 = min64(o0 + P->rb, P->OH), RT16 = P->R * P->taps * 16, qa, qb;
     size_t nc = (size_t)min64(16 * nb, P->C - c0);
     for (int64_t b = 0; b < nb; b++)
         pack_blk(c, cb0 + b, sl.w + b * RT16);
     const float *src = c->src + n * c->ss[0] + c0 * c->ss[1];
+    band_span(P, o0, o1, &qa, &qb);
+    fill_band(c, &sl, src, qa, qb, nc);
     const hd_conv_epilogue *e = &c->a->epi;
     int direct = c->ds[1] == 1 && !e->fused;
     float alpha = (float)e->alpha, beta = (float)e->beta;
-    for (int64_t o = o0; o < o1; o++) {
-        size_t nr = 0;
-        int64_t slot[64], wr[64];
-        for (int64_t r = 0; r < P->R; r++) {
-            int64_t q = axis_src(&P->V, o, r);
-            if (q >= 0 && nr < 64) {
-                slot[nr] = ring_row(c, &sl, src, q, nc);
-                wr[nr++] = r;
+    int64_t k = 0, nk = nb * (o1 - o0);
+    for (int64_t b = 0; b < nb; b++) {
+        size_t nl = (size_t)min64(16, P->C - c0 - 16 * b);
+        const float *bb = sl.band + b * P->BR * P->Wa * 16;
+        for (int64_t o = o0; o < o1; o++, k++) {
+            prefetch_task(c, t + 1, k, nk);
+            size_t nr = 0;
+            int64_t wr[64];
+            for (int64_t r = 0; r < P->R; r++) {
+                int64_t q = axis_src(&P->V, o, r);
+                if (q >= 0 && nr < 64) {
+                    sl.rows[nr] = bb + (q - qa) * P->Wa * 16;
+                    wr[nr++] = r;
+                }
             }
-        }
-        int64_t qn[4];
-        int nq = next_new_rows(P, &sl, o + 1, o1, qn);
-        prefetch_task(c, c->src, t + 1, o - o0, o1 - o0);
-        for (int64_t b = 0; b < nb; b++) {
-            prefetch_next(c, src, qn, nq, (int64_t)nc, b, nb);
             int64_t doff = n * c->ds[0] + (c0 + 16 * b) * c->ds[1] + o * c->ds[3];
-            size_t nl = (size_t)min64(16, P->C - c0 - 16 * b);
             float *out = direct ? c->dst + doff : sl.scr;
             int64_t ops = direct ? c->ds[4] : 16;
-            for (int64_t k = 0; k < P->nph; k++) {
-                const blk_phase *f = &P->ph[k];
+            for (int64_t ph = 0; ph < P->nph; ph++) {
+                const blk_phase *f = &P->ph[ph];
                 for (size_t i = 0; i < nr; i++) {
-                    sl.rowsf[i] = ring_at(P, &sl, b, slot[i]) + 16 * f->b0;
+                    sl.rowsf[i] = sl.rows[i] + 16 * f->b0;
                     sl.wf[i] = sl.w + b * RT16 + (wr[i] * P->taps + f->tap0) * 16;
                 }
                 hd_dw_brow_args ba = {out + f->ooff * ops, ops * f->ostep, (size_t)f->n, sl.rowsf, sl.wf,
@@ -608,7 +582,8 @@ static void blk_task(void *vctx, size_t task, int thread)
 }
 
 /* Backward filter, task (image, dy row block, channel group): partial sums of its own, per
- * channel block at part[(chunk*CB + cb)*RS*16] with chunk = image*nrb + row block. */
+ * channel block at part[(chunk*CB + cb)*RS*16] with chunk = image*nrb + row block; each sum
+ * runs over the dy rows of the task in order, each row's pixels in order. */
 static void blk_wtask(void *vctx, size_t task, int thread)
 {
     dw_ctx *c = vctx;
@@ -617,38 +592,34 @@ static void blk_wtask(void *vctx, size_t task, int thread)
     blk_slot sl = blk_slot_of(c, thread);
     int64_t t = (int64_t)task, g = t % P->G, chunk = t / P->G, rbi = chunk % P->nrb, n = chunk / P->nrb;
     int64_t cb0 = g * P->cbg, nb = min64(P->cbg, P->CB - cb0), c0 = cb0 * 16;
-    int64_t o0 = rbi * P->rb, o1 = min64(o0 + P->rb, P->OH), RS16 = P->R * P->S * 16;
+    int64_t o0 = rbi * P->rb, o1 = min64(o0 + P->rb, P->OH), RS16 = P->R * P->S * 16, qa, qb;
     size_t nc = (size_t)min64(16 * nb, P->C - c0);
     float *acc = c->wpk + (chunk * P->CB + cb0) * RS16;
     memset(acc, 0, (size_t)(nb * RS16) * sizeof *acc);
     const float *src = c->src + n * c->ss[0] + c0 * c->ss[1];
     const float *dy = (const float *)c->a->y + n * p->ys[0] + c0 * p->ys[1];
-    for (int64_t o = o0; o < o1; o++) {
-        size_t nr = 0;
-        int64_t slot[64], wr[64];
-        for (int64_t r = 0; r < P->R; r++) {
-            int64_t q = axis_src(&P->V, o, r);
-            if (q >= 0 && nr < 64) {
-                slot[nr] = ring_row(c, &sl, src, q, nc);
-                wr[nr++] = r;
+    band_span(P, o0, o1, &qa, &qb);
+    fill_band(c, &sl, src, qa, qb, nc);
+    for (int64_t o = o0; o < o1; o++)
+        c->k.gather(sl.dyb + (o - o0) * P->OW * 16, P->rb * P->OW * 16, dy + o * p->ys[3], (size_t)P->OW, p->ys[1],
+                    p->ys[4], nc, c->dy_end);
+    int64_t k = 0, nk = nb * (o1 - o0);
+    for (int64_t b = 0; b < nb; b++) {
+        const float *bb = sl.band + b * P->BR * P->Wa * 16;
+        for (int64_t o = o0; o < o1; o++, k++) {
+            prefetch_task(c, t + 1, k, nk);
+            size_t nr = 0;
+            for (int64_t r = 0; r < P->R; r++) {
+                int64_t q = axis_src(&P->V, o, r);
+                if (q >= 0) {
+                    sl.rows[nr] = bb + (q - qa) * P->Wa * 16;
+                    sl.acc[nr++] = acc + b * RS16 + r * P->S * 16;
+                }
             }
-        }
-        if (!nr)
-            continue;
-        c->k.gather(sl.scr, P->OW * 16, dy + o * p->ys[3], (size_t)P->OW, p->ys[1], p->ys[4], nc, c->dy_end);
-        int64_t qn[4];
-        int nq = next_new_rows(P, &sl, o + 1, o1, qn);
-        for (int64_t b = 0; b < nb; b++) {
-            prefetch_next(c, src, qn, nq, (int64_t)nc, b, nb);
-            if (o + 1 < o1)
-                prefetch_part(dy + (o + 1) * p->ys[3], p->ys[1], p->ys[4], (int64_t)nc, P->OW * b / nb,
-                              P->OW * (b + 1) / nb);
-            for (size_t i = 0; i < nr; i++) {
-                sl.rows[i] = ring_at(P, &sl, b, slot[i]);
-                sl.acc[i] = acc + b * RS16 + wr[i] * P->S * 16;
-            }
-            hd_dw_bwrow_args wa = {sl.acc, sl.scr + b * P->OW * 16, (size_t)P->OW, sl.rows, nr, (size_t)P->S,
-                                   (size_t)P->Hz.s, (size_t)P->Hz.d};
+            if (!nr)
+                continue;
+            hd_dw_bwrow_args wa = {sl.acc, sl.dyb + (b * P->rb + o - o0) * P->OW * 16, (size_t)P->OW, sl.rows, nr,
+                                   (size_t)P->S, (size_t)P->Hz.s, (size_t)P->Hz.d};
             c->k.bwrow(&wa);
         }
     }
