@@ -55,6 +55,19 @@ static const dcase cases[] = {
     {"kernel > input", 1, 3, 2, 3, 5, 5, 2, 2, 1, 1, 1, 1},
     {"width 1", 2, 16, 6, 1, 3, 3, 1, 1, 1, 1, 1, 1},
     {"many rows, N=1", 1, 2, 70, 33, 3, 3, 1, 1, 1, 1, 1, 1},
+    /* blocked work (NHWC; NCHW with rows up to 40 wide): full and partial 16-channel blocks,
+     * the 3x3 kernel's 16-pixel blocks and partial last block, bands split by rows and by
+     * channel groups at small batches */
+    {"blocked 3x3 s1 p1 C=32 W=40", 2, 32, 5, 40, 3, 3, 1, 1, 1, 1, 1, 1},
+    {"blocked 3x3 s2 p1 C=48 W=35", 1, 48, 7, 35, 3, 3, 1, 1, 2, 2, 1, 1},
+    {"blocked 3x3 p0 C=16 W=20", 2, 16, 6, 20, 3, 3, 0, 0, 1, 1, 1, 1},
+    {"blocked 3x3 p2 C=24", 1, 24, 5, 17, 3, 3, 2, 2, 1, 1, 1, 1},
+    {"blocked 5x5 s1 p2 C=16 W=33", 1, 16, 6, 33, 5, 5, 2, 2, 1, 1, 1, 1},
+    {"blocked tiny 1x1 image C=16", 2, 16, 1, 1, 3, 3, 1, 1, 1, 1, 1, 1},
+    {"blocked tiny 2x3 image C=20", 1, 20, 2, 3, 3, 3, 1, 1, 1, 1, 1, 1},
+    {"blocked N=1 C=96 (channel groups)", 1, 96, 3, 5, 3, 3, 1, 1, 1, 1, 1, 1},
+    {"blocked N=3 C=70 rows split", 3, 70, 13, 9, 3, 3, 1, 1, 1, 1, 1, 1},
+    {"blocked 3x3 s3 p1 C=17", 1, 17, 8, 13, 3, 3, 1, 1, 3, 3, 1, 1},
 };
 #define NCASES ((int)(sizeof cases / sizeof *cases))
 
@@ -286,8 +299,8 @@ static void check_case(cudnnHandle_t h, const dcase *c, int layout, int flip)
     prob_free(&P);
 }
 
-/* A forward NHWC result of 16 MiB, beta = 0 over NaN: the AVX-512 pixel kernels store it
- * non-temporally (forward only, to keep the test fast). */
+/* A forward NHWC result of 16 MiB, beta = 0 over NaN: many tasks, bands split by rows
+ * (forward only, to keep the test fast). */
 static void check_big(cudnnHandle_t h)
 {
     const dcase c = {"big NHWC", 1, 64, 256, 256, 3, 3, 1, 1, 1, 1, 1, 1};
@@ -384,7 +397,9 @@ static void check_fused(cudnnHandle_t h, int layout)
 static const dcase det_cases[] = {
     {"det 3x3", 3, 37, 13, 29, 3, 3, 1, 1, 1, 1, 1, 1},
     {"det 5x5 s2", 2, 20, 11, 19, 5, 5, 2, 2, 2, 2, 1, 1},
+    {"det N=1 C=80 (row blocks and channel groups)", 1, 80, 21, 33, 3, 3, 1, 1, 1, 1, 1, 1},
 };
+#define NDET ((int)(sizeof det_cases / sizeof *det_cases))
 
 static long det_run(cudnnHandle_t h, const dcase *c, int layout, float *out)
 {
@@ -412,11 +427,11 @@ static long det_run(cudnnHandle_t h, const dcase *c, int layout, float *out)
     return n;
 }
 
-/* All det runs (both cases, NCHW and NHWC) into OUT; returns the count. */
+/* All det runs (every case, NCHW and NHWC) into OUT; returns the count. */
 static long det_all(cudnnHandle_t h, float *out)
 {
     long n = 0;
-    for (int c = 0; c < 2; c++)
+    for (int c = 0; c < NDET; c++)
         for (int layout = 0; layout < 2; layout++)
             n += det_run(h, &det_cases[c], layout, out ? out + n : NULL);
     return n;
@@ -534,6 +549,59 @@ static void check_refusal(cudnnHandle_t h)
     }
 }
 
+/* Channel multiplier 2 (K = 2C, groups = C): refused with a reason, the next solver of each
+ * direction computes it (against the reference, forward). */
+static void check_multiplier(cudnnHandle_t h)
+{
+    SECTION("channel multiplier 2: the next solver");
+    const int N = 1, C = 4, K = 8, H = 5, W = 6;
+    cudnnTensorDescriptor_t xd, yd;
+    cudnnFilterDescriptor_t wd;
+    cudnnConvolutionDescriptor_t cd;
+    cudnnCreateTensorDescriptor(&xd);
+    cudnnCreateTensorDescriptor(&yd);
+    cudnnCreateFilterDescriptor(&wd);
+    cudnnCreateConvolutionDescriptor(&cd);
+    cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, N, C, H, W);
+    cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, N, K, H, W);
+    cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, K, 1, 3, 3);
+    cudnnSetConvolution2dDescriptor(cd, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT);
+    cudnnSetConvolutionGroupCount(cd, C);
+    float x[N * C * H * W], w[K * 9], y[N * K * H * W];
+    for (int i = 0; i < N * C * H * W; i++)
+        x[i] = (float)small_int(2);
+    for (int i = 0; i < K * 9; i++)
+        w[i] = (float)small_int(2);
+    size_t ws = 0;
+    CHECK_OK(cudnnGetConvolutionForwardWorkspaceSize(h, xd, wd, cd, yd, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, &ws));
+    void *mem = malloc(ws + 1);
+    float one = 1, zero = 0;
+    saw_dw = 0;
+    CHECK_OK(cudnnConvolutionForward(h, &one, xd, x, wd, w, cd, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, mem, ws, &zero,
+                                     yd, y));
+    CHECK(!saw_dw);
+    long bad = 0;
+    for (int k = 0; k < K; k++)               /* output channel k reads input channel k / 2 */
+        for (int i = 0; i < H; i++)
+            for (int j = 0; j < W; j++) {
+                float want = 0;
+                for (int r = 0; r < 3; r++)
+                    for (int t = 0; t < 3; t++) {
+                        int ii = i + r - 1, jj = j + t - 1;
+                        if (ii >= 0 && ii < H && jj >= 0 && jj < W)
+                            want += w[k * 9 + r * 3 + t] * x[(k / 2) * H * W + ii * W + jj];
+                    }
+                if (y[(k * H + i) * W + j] != want)
+                    bad++;
+            }
+    CHECK_MSG(bad == 0, "multiplier 2 forward: %ld wrong", bad);
+    free(mem);
+    cudnnDestroyTensorDescriptor(xd);
+    cudnnDestroyTensorDescriptor(yd);
+    cudnnDestroyFilterDescriptor(wd);
+    cudnnDestroyConvolutionDescriptor(cd);
+}
+
 /* The heuristic ranks these solvers' algorithms first for MobileNet-v2 depthwise layers
  * (stride 1 and 2, batch 16 and 1, NCHW and NHWC); only descriptors, nothing runs. */
 static void check_heuristic(cudnnHandle_t h)
@@ -589,7 +657,7 @@ int main(void)
     for (int i = 0; i < NCASES; i++)
         for (int layout = 0; layout < L_COUNT; layout++)
             check_case(h, &cases[i], layout, (i + layout) & 1);
-    SECTION("16 MiB output (non-temporal stores)");
+    SECTION("16 MiB output");
     check_big(h);
     SECTION("every output width 1..40");
     check_widths(h);
@@ -598,6 +666,7 @@ int main(void)
     check_fused(h, L_NHWC);
     check_fused(h, L_PADDED);
     check_refusal(h);
+    check_multiplier(h);
     check_heuristic(h);
     cudnnSetCallback(0, NULL, NULL);
     check_threads();

@@ -8,16 +8,23 @@
  * result index o and tap t is b / up with b = o*s - pad + t*d, taken when b >= 0, b % up == 0
  * and b / up is inside the source.  Forward: source x, w' = w, up = 1.  Backward data:
  * source dy, stride 1 over the zero-upsampled dy (up = the convolution stride), w' = the
- * flipped filter, pad' = (R-1)*dil - pad.  Rows of zeros of the upsampled dy are skipped;
- * columns of zeros are multiplied (strided backward data does up x the needed work along a
- * row).
+ * flipped filter, pad' = (R-1)*dil - pad.  Rows of zeros of the upsampled dy are skipped.
  *
  * Two layouts of work:
- *   plane (NCHW-like, or any strides): a task is (image, channel, block of result rows); it
- *     copies the source rows the block needs into zeroed buffer rows wide enough that the
- *     row kernel vectorises along the output columns without border tests;
- *   pixel (channels contiguous in x and y, C > 1): a task is (image, block of result rows);
- *     the pixel kernel vectorises over 16 channels with the filter packed [block][tap][16].
+ *   blocked (the default: NHWC, and NCHW with narrow rows): a task is (image, block of result
+ *     rows, group of 16-channel blocks: all of them from NHWC at batch >= 8, one from NCHW).
+ *     It first copies the source rows its results read into a band of zero-bordered blocked
+ *     rows (16 channels per pixel; from NHWC one vector per pixel and block, the source read
+ *     in order; from NCHW 16x16 transposes), sized to stay in L2, then computes block by
+ *     block, row by row, so consecutive result rows find their rows in L1.  The blocked row
+ *     kernels have no border tests, masks or misaligned loads.  Results go straight to NHWC,
+ *     or through one blocked row transposed back.  Strided backward data splits each result
+ *     row into phases (see dw_phase) instead of multiplying the zeros.  While a task
+ *     computes, it prefetches the source region of the next task.
+ *   plane (NCHW with wide rows, odd layouts, C < 4): a task is (image, channel, block of
+ *     result rows); it copies the source rows the block needs into zeroed buffer rows wide
+ *     enough that the row kernel vectorises along the output columns without border tests
+ *     (strided backward data multiplies the zeros along a row).
  * Backward filter sums x * dy over the images and positions of fixed chunks (a function of
  * the problem only) into partial sums in the workspace, then adds the chunks in chunk order,
  * so its result does not depend on the thread count either.
@@ -37,17 +44,22 @@
 #define DW_SLOTS 8
 #define BUF_FLOATS (1 << 20)          /* source rows a plane task buffers: at most 4 MiB */
 #define PART_BYTES ((size_t)32 << 20) /* backward-filter partial sums */
+#define DW_MAXPH 8                    /* blocked backward data: at most this stride along a row */
+#define BLK_BAND_BYTES ((int64_t)512 << 10) /* the band of blocked source rows of one task (L2) */
+#define BLK_SPLITS 8                  /* blocked tasks per batch wanted (both threads need work at batch 1) */
+#define BLK_NCHW_MAXW 40              /* NCHW: result rows wider than this stay plane work */
 
 hd_dw_kernels hd_f32_dw_select(int isa)
 {
-    hd_dw_kernels k = {hd_f32_dw_row__scalar, hd_f32_dw_wrow__scalar, hd_f32_dw_px__scalar, hd_f32_dw_pxw__scalar,
-                       NULL};
+    hd_dw_kernels k = {hd_f32_dw_row__scalar, hd_f32_dw_wrow__scalar, hd_f32_dw_brow__scalar,
+                       hd_f32_dw_bwrow__scalar, hd_f32_dw_gather__scalar, hd_f32_dw_scatter__scalar};
     if (isa >= HD_ISA_AVX512) {
-        hd_dw_kernels v = {hd_f32_dw_row__avx512, hd_f32_dw_wrow__avx512, hd_f32_dw_px__avx512,
-                           hd_f32_dw_pxw__avx512, hd_f32_dw_px2__avx512};
+        hd_dw_kernels v = {hd_f32_dw_row__avx512, hd_f32_dw_wrow__avx512, hd_f32_dw_brow__avx512,
+                           hd_f32_dw_bwrow__avx512, hd_f32_dw_gather__avx512, hd_f32_dw_scatter__avx512};
         k = v;
     } else if (isa >= HD_ISA_AVX2) {
-        hd_dw_kernels v = {hd_f32_dw_row__avx2, hd_f32_dw_wrow__avx2, hd_f32_dw_px__avx2, hd_f32_dw_pxw__avx2, NULL};
+        hd_dw_kernels v = {hd_f32_dw_row__avx2, hd_f32_dw_wrow__avx2, hd_f32_dw_brow__avx2,
+                           hd_f32_dw_bwrow__avx2, hd_f32_dw_gather__avx2, hd_f32_dw_scatter__scalar};
         k = v;
     }
     return k;
@@ -61,22 +73,47 @@ typedef struct {
 
 static inline int64_t axis_src(const dw_axis *A, int64_t o, int64_t t)
 {
-    return hd_dw_src(o, t, A->s, A->pad, A->d, A->up, A->src);
+    int64_t b = o * A->s - A->pad + t * A->d;
+    if (b < 0)
+        return -1;
+    if (A->up > 1) {
+        if (b % A->up)
+            return -1;
+        b /= A->up;
+    }
+    return b < A->src ? b : -1;
 }
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+static size_t up64(size_t b) { return (b + 63) & ~(size_t)63; }
+
+/* One phase of a blocked result row: result columns ooff + ostep*j (j < n), S taps read at
+ * blocked-row pixel b0 + j*cs + t*cd; their weights are packed from tap tap0 on and are the
+ * filter columns s0 + t*step (of the flipped filter for backward data). */
+typedef struct {
+    int64_t n, ostep, ooff, S, cs, cd, b0, tap0, s0, step;
+} blk_phase;
 
 /* ---------------- the plan: one function for the workspace size and the execution ---------------- */
 
 typedef struct {
-    int dir, pix;
+    int dir, blk;
     dw_axis V, Hz;                /* rows and columns of the source, per result row / column */
     int64_t OH, OW;               /* result rows and columns (dy's for backward filter) */
-    int64_t N, C, R, S, CB;       /* CB: channel blocks of 16 (pixel: CB + 1 are booked, for the
-                                   * blocks shifted to 64-byte boundaries, see chan_shift) */
+    int64_t N, C, R, S, CB;       /* CB: channel blocks of 16 */
     int64_t rb, nrb;              /* result rows per block, blocks per image */
     int64_t rows_cap, BW;         /* plane: source rows a block buffers, buffer row width */
     int64_t nch;                  /* backward filter: reduction chunks */
+    /* blocked */
+    int64_t nph, taps;            /* phases of a result row, packed taps per filter row */
+    blk_phase ph[DW_MAXPH];
+    int64_t qlo, Wp, qf0, qf1;    /* blocked row pixel i holds source column qlo + i (zero outside [qf0, qf1)) */
+    int64_t Wa;                   /* pixels of a band row: Wp, or more for the kernels' reads past the row */
+    int64_t BR;                   /* source rows of a task's band (per channel block) */
+    int64_t G, cbg;               /* channel groups per image row block, channel blocks per group */
+    size_t off_dyb, off_scr, off_w, off_ptr;   /* within a slot */
     size_t ptr_bytes, slot_bytes;
     hd_conv_layout L;
 } dw_plan;
@@ -85,6 +122,136 @@ static int64_t rows_needed(const dw_plan *P, int64_t rb)
 {
     int64_t span = ((rb - 1) * P->V.s + (P->R - 1) * P->V.d) / P->V.up + 1;
     return span < P->V.src ? span : P->V.src;
+}
+
+/* Backward data along a row (blocked work): the result columns of one phase (o = ph + up*j)
+ * meet the same taps s = s0, s0 + up/g, ... (g = gcd(d, up)) of the flipped filter, which read
+ * source columns j - pad + t*d' with d' = d/g: a stride-1 correlation with fewer taps and no
+ * zeros.  dw_phase describes phase ph. */
+typedef struct {
+    int64_t s0, ns, step;         /* first tap, number of taps, tap index step */
+    int64_t pad, d;               /* the stride-1 correlation over j */
+    int64_t n;                    /* result columns of the phase */
+} dw_phase;
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t t = a % b;
+        a = b, b = t;
+    }
+    return a;
+}
+
+static dw_phase phase_of(const dw_plan *P, int64_t ph)
+{
+    const dw_axis *A = &P->Hz;
+    dw_phase f = {0, 0, A->up / gcd64(A->d, A->up), 0, A->d / gcd64(A->d, A->up), 0};
+    f.n = ph < P->OW ? (P->OW - ph + A->up - 1) / A->up : 0;
+    for (f.s0 = 0; f.s0 < P->S; f.s0++) {
+        int64_t b = ph - A->pad + f.s0 * A->d;
+        if (((b % A->up) + A->up) % A->up == 0)
+            break;
+    }
+    if (f.s0 < P->S) {
+        f.ns = (P->S - f.s0 + f.step - 1) / f.step;
+        int64_t b = ph - A->pad + f.s0 * A->d;   /* source column of j = 0, tap 0 (may be negative) */
+        f.pad = -(b >= 0 ? b / A->up : -((-b) / A->up));
+    }
+    return f;
+}
+
+
+/* Phases and blocked-row geometry; 0 when blocked work cannot take the problem. */
+static int blk_geometry(dw_plan *P)
+{
+    int64_t qhi;
+    if (P->dir != DIR_BWDD) {
+        P->nph = 1, P->taps = P->S;
+        P->ph[0] = (blk_phase){P->OW, 1, 0, P->S, P->Hz.s, P->Hz.d, 0, 0, 0, 1};
+        P->qlo = -P->Hz.pad;
+        qhi = P->qlo + (P->OW - 1) * P->Hz.s + (P->S - 1) * P->Hz.d + 1;
+    } else {
+        if (P->Hz.up > DW_MAXPH)
+            return 0;
+        P->nph = min64(P->Hz.up, P->OW), P->taps = 0;
+        int64_t lo = INT64_MAX, hi = INT64_MIN;
+        for (int64_t k = 0; k < P->nph; k++) {
+            dw_phase f = phase_of(P, k);
+            int64_t ns = f.s0 < P->S ? f.ns : 0;
+            P->ph[k] = (blk_phase){f.n, P->Hz.up, k, ns, 1, f.d, -f.pad, P->taps, f.s0, f.step};
+            P->taps += ns;
+            if (ns > 0) {
+                lo = min64(lo, -f.pad);
+                hi = max64(hi, -f.pad + (f.n - 1) + (ns - 1) * f.d + 1);
+            }
+        }
+        if (lo > hi)
+            lo = 0, hi = 1;
+        P->qlo = lo, qhi = hi;
+        for (int64_t k = 0; k < P->nph; k++)
+            P->ph[k].b0 -= lo;
+    }
+    P->Wp = qhi - P->qlo;
+    P->Wa = P->Wp;
+    for (int64_t k = 0; k < P->nph; k++) {
+        const blk_phase *f = &P->ph[k];
+        if (f->S > 0)
+            P->Wa = max64(P->Wa, f->b0 + (cdiv(f->n, 16) * 16 - 1) * f->cs + (f->S - 1) * f->cd + 1);
+    }
+    P->qf0 = max64(0, P->qlo);
+    P->qf1 = max64(P->qf0, min64(P->Hz.src, qhi));
+    return 1;
+}
+
+/* Blocked work: channels contiguous (NHWC), or narrow rows with contiguous pixels (NCHW). */
+static int use_blk(const hd_conv_problem *p, const dw_plan *P)
+{
+    if (P->C < 4)
+        return 0;
+    if (p->xs[1] == 1 && p->ys[1] == 1)
+        return 1;
+    return p->xs[4] == 1 && p->ys[4] == 1 && P->OW <= BLK_NCHW_MAXW;
+}
+
+/* Tasks: (image, block of result rows, group of channel blocks).  Fewer than BLK_SPLITS images:
+ * split rows (at least 4 per block), then channels; then more row blocks (or groups) until a
+ * task's band of source rows fits BLK_BAND_BYTES.  A function of the problem only: backward
+ * filter keeps one partial sum per task and channel block. */
+static void plan_blk(dw_plan *P, hd_conv_layout *L, int chan_contig)
+{
+    int64_t s = cdiv(BLK_SPLITS, P->N), rowb = P->Wa * 16 * (int64_t)sizeof(float);
+    int64_t nrb = min64(s, max64(1, P->OH / 4));
+    int64_t G = chan_contig ? min64(P->CB, cdiv(s, nrb)) : P->CB;   /* NCHW: one block of 16 planes */
+    for (;;) {
+        int64_t rb = cdiv(P->OH, nrb), cbg = cdiv(P->CB, G);
+        int64_t bytes = cbg * (rows_needed(P, rb) * rowb + (P->dir == DIR_BWDF ? rb * P->OW * 64 : 0));
+        if (bytes <= BLK_BAND_BYTES)
+            break;
+        if (rb > 2)
+            nrb++;
+        else if (cbg > 1)
+            G++;
+        else
+            break;
+    }
+    P->rb = cdiv(P->OH, nrb);
+    P->nrb = cdiv(P->OH, P->rb);
+    P->cbg = cdiv(P->CB, G);
+    P->G = cdiv(P->CB, P->cbg);
+    P->BR = rows_needed(P, P->rb);
+    int64_t RS16 = P->R * P->S * 16;
+    P->off_dyb = up64((size_t)(P->cbg * P->BR * P->Wa * 16) * sizeof(float));
+    P->off_scr = P->off_dyb + (P->dir == DIR_BWDF ? up64((size_t)(P->cbg * P->rb * P->OW * 16) * sizeof(float)) : 0);
+    P->off_w = P->off_scr + up64((size_t)(P->OW * 16) * sizeof(float));
+    P->off_ptr = P->off_w + up64((size_t)(P->cbg * P->R * P->taps * 16) * sizeof(float));
+    P->slot_bytes = P->off_ptr + up64((size_t)P->R * 4 * sizeof(void *));
+    if (P->dir == DIR_BWDF) {
+        P->nch = P->N * P->nrb;
+        hd_conv_book(L, 0, P->nch * P->CB, RS16, sizeof(float));
+    } else {
+        hd_conv_book(L, 0, 0, 0, 1);
+    }
 }
 
 static dw_plan make_plan(const hd_conv_problem *p, int dir)
@@ -102,26 +269,12 @@ static dw_plan make_plan(const hd_conv_problem *p, int dir)
         P.V = (dw_axis){p->str[1], p->pad[1], p->dil[1], 1, p->in[1]};
         P.Hz = (dw_axis){p->str[2], p->pad[2], p->dil[2], 1, p->in[2]};
     }
-    P.pix = p->C > 1 && p->xs[1] == 1 && p->ys[1] == 1;
-    P.ptr_bytes = ((size_t)(P.R + 1) * 3 * sizeof(void *) + 63) & ~(size_t)63;
     hd_conv_layout L = {{0}, 0};
-    if (P.pix) {
-        P.nrb = P.OH < cdiv(32, P.N) ? P.OH : cdiv(32, P.N);
-        P.rb = cdiv(P.OH, P.nrb);
-        P.nrb = cdiv(P.OH, P.rb);
-        /* forward: one result row of every channel, for the fused bias-activation epilogue */
-        size_t fl = dir == DIR_FWD ? (size_t)(P.OW * P.C) * sizeof(float) : 0;
-        P.slot_bytes = P.ptr_bytes + ((fl + 63) & ~(size_t)63);
-        if (dir == DIR_BWDF) {
-            int64_t steps = P.N * P.OH;       /* chunks of at least 4 dy rows, at most 32 */
-            P.nch = steps / 4 < 1 ? 1 : steps / 4 > 32 ? 32 : steps / 4;
-            while (P.nch > 1 && (size_t)(P.nch * (P.CB + 1) * 16 * P.R * P.S) * sizeof(float) > PART_BYTES)
-                P.nch /= 2;
-            hd_conv_book(&L, 0, P.nch * (P.CB + 1) * 16, P.R * P.S, sizeof(float));
-        } else {
-            hd_conv_book(&L, 0, (P.CB + 1) * 16, P.R * P.S, sizeof(float));
-        }
+    P.blk = use_blk(p, &P) && blk_geometry(&P);
+    if (P.blk) {
+        plan_blk(&P, &L, p->xs[1] == 1 && p->ys[1] == 1);
     } else {
+        P.ptr_bytes = up64((size_t)(P.R + 1) * 3 * sizeof(void *));
         P.BW = (P.Hz.s * cdiv(P.OW, 16) * 16 + (P.S - 1) * P.Hz.d + 32 + 15) / 16 * 16;
         P.rb = P.OH;
         int64_t planes = dir == DIR_BWDF ? P.C : P.N * P.C;
@@ -132,7 +285,7 @@ static dw_plan make_plan(const hd_conv_problem *p, int dir)
         P.nrb = cdiv(P.OH, P.rb);
         P.rows_cap = rows_needed(&P, P.rb);
         size_t fl = (size_t)((P.rows_cap + 1) * P.BW) * sizeof(float);
-        P.slot_bytes = P.ptr_bytes + ((fl + 63) & ~(size_t)63);
+        P.slot_bytes = P.ptr_bytes + up64(fl);
         if (dir == DIR_BWDF) {
             P.nch = 1;
             while (P.C * P.nch < 16 && P.nch * 2 <= P.N &&
@@ -144,6 +297,8 @@ static dw_plan make_plan(const hd_conv_problem *p, int dir)
         }
     }
     hd_conv_book(&L, 1, DW_SLOTS, (int64_t)P.slot_bytes, 1);
+    if (L.total != SIZE_MAX)
+        L.total += 64;            /* the regions start at the first 64-byte boundary of ws */
     P.L = L;
     return P;
 }
@@ -207,46 +362,311 @@ typedef struct {
     dw_plan P;
     hd_dw_kernels k;
     const float *src;             /* x, or dy for backward data */
+    const float *src_end, *dy_end;/* one past the last element of src and of dy */
     const int64_t *ss;
     float *dst;                   /* y or dx (unused for backward filter) */
     const int64_t *ds;
-    float *wpk;                   /* packed filter, or the backward-filter partial sums */
+    float *wpk;                   /* plane: packed filter, or the backward-filter partial sums */
     char *slots;
-    int slot_ready[DW_SLOTS];     /* plane: the slot's buffer rows are zeroed (each thread its own) */
-    size_t sh;                    /* pixel: channel shift of the packed blocks (chan_shift) */
-    int nt;                       /* pixel: non-temporal stores of the result (see exec_data) */
+    int slot_ready[DW_SLOTS];     /* the slot's buffer rows are zeroed (each thread its own) */
 } dw_ctx;
 
-/* Pixel work with the AVX-512 kernels: shift the channel blocks so that they start on 64-byte
- * boundaries of the source (every pixel and row of it then alike), instead of splitting every
- * vector access across two cache lines when the tensor is not 64-byte aligned (malloc'd
- * buffers usually are not).  Sums per channel are the same either way. */
-static size_t chan_shift(const dw_plan *P, const float *src, const int64_t *ss)
+/* Elements from the first to one past the last of an N x C x dims[1] x dims[2] tensor. */
+static int64_t tensor_span(const int64_t *dims, const int64_t *st, int64_t N, int64_t C)
 {
-    if (!P->pix || hd_cpu_isa() < HD_ISA_AVX512 || ss[0] % 16 || ss[3] % 16 || ss[4] % 16)
-        return 0;
-    return (size_t)(((uintptr_t)src / sizeof(float)) % 16);
+    return (N - 1) * st[0] + (C - 1) * st[1] + (dims[1] - 1) * st[3] + (dims[2] - 1) * st[4] + 1;
 }
+
+static void ctx_init(dw_ctx *c, const hd_conv_problem *p, const hd_conv_args *a, int dir)
+{
+    c->p = p;
+    c->a = a;
+    c->P = make_plan(p, dir);
+    c->k = hd_f32_dw_select(hd_cpu_isa());
+    c->src = dir == DIR_BWDD ? a->y : a->x;
+    c->ss = dir == DIR_BWDD ? p->ys : p->xs;
+    c->dst = dir == DIR_BWDF ? NULL : a->out;
+    c->ds = dir == DIR_FWD ? p->ys : dir == DIR_BWDD ? p->xs : p->ys;
+    c->src_end = c->src + tensor_span(dir == DIR_BWDD ? p->out : p->in, c->ss, p->N, p->C);
+    c->dy_end = (const float *)a->y + tensor_span(p->out, p->ys, p->N, p->C);
+    char *base = (char *)(((uintptr_t)a->ws + 63) & ~(uintptr_t)63);
+    c->wpk = (float *)(void *)(base + c->P.L.off[0]);
+    c->slots = base + c->P.L.off[1];
+    memset(c->slot_ready, 0, sizeof c->slot_ready);
+}
+
+/* The fused bias-activation epilogue (forward only): v is alpha * the sum; off indexes y and z. */
+static inline float fuse(const hd_conv_epilogue *e, float v, int64_t off, int64_t ch)
+{
+    float r = v + ((const float *)e->bias)[ch * e->bias_stride];
+    float alpha2 = (float)e->alpha2;
+    if (alpha2 != 0)
+        r += alpha2 * ((const float *)e->z)[off];
+    if (e->relu && !(r > 0))
+        r = 0;
+    return r;
+}
+
+/* ---------------- blocked work ---------------- */
+
+typedef struct {
+    float *band;                  /* [channel block][BR][Wa][16]: source rows qa.. of the task */
+    float *dyb;                   /* backward filter: [channel block][rb][OW][16], the task's dy rows */
+    float *scr, *w;               /* one result row [OW][16]; weights [block][R][taps][16] */
+    const float **rows, **rowsf, **wf;
+    float **acc;
+} blk_slot;
+
+static blk_slot blk_slot_of(dw_ctx *c, int thread)
+{
+    const dw_plan *P = &c->P;
+    char *b = c->slots + (size_t)thread * P->slot_bytes;
+    blk_slot s;
+    s.band = (float *)(void *)b;
+    s.dyb = (float *)(void *)(b + P->off_dyb);
+    s.scr = (float *)(void *)(b + P->off_scr);
+    s.w = (float *)(void *)(b + P->off_w);
+    s.rows = (const float **)(void *)(b + P->off_ptr);
+    s.rowsf = s.rows + P->R;
+    s.wf = s.rowsf + P->R;
+    s.acc = (float **)(void *)(s.wf + P->R);
+    if (!c->slot_ready[thread]) {          /* band row borders: zero, never written */
+        int64_t l = 16 * (P->qf0 - P->qlo), h = 16 * (P->qf1 - P->qlo), W16 = 16 * P->Wa;
+        for (int64_t r = 0; r < P->cbg * P->BR; r++) {
+            memset(s.band + r * W16, 0, (size_t)l * sizeof(float));
+            memset(s.band + r * W16 + h, 0, (size_t)(W16 - h) * sizeof(float));
+        }
+        c->slot_ready[thread] = 1;
+    }
+    return s;
+}
+
+/* Source rows [*qa, *qb] that result rows [o0, o1) read (*qa > *qb: none). */
+static void band_span(const dw_plan *P, int64_t o0, int64_t o1, int64_t *qa, int64_t *qb)
+{
+    *qa = INT64_MAX, *qb = -1;
+    for (int64_t o = o0; o < o1; o++)
+        for (int64_t r = 0; r < P->R; r++) {
+            int64_t q = axis_src(&P->V, o, r);
+            if (q >= 0)
+                *qa = min64(*qa, q), *qb = max64(*qb, q);
+        }
+}
+
+/* Copy source rows [qa, qb] (all nc channels at src) into the band, the source read in order. */
+static void fill_band(const dw_ctx *c, const blk_slot *s, const float *src, int64_t qa, int64_t qb, size_t nc)
+{
+    const dw_plan *P = &c->P;
+    if (P->qf1 <= P->qf0)
+        return;
+    for (int64_t q = qa; q <= qb; q++)
+        c->k.gather(s->band + ((q - qa) * P->Wa + P->qf0 - P->qlo) * 16, P->BR * P->Wa * 16,
+                    src + q * c->ss[3] + P->qf0 * c->ss[4], (size_t)(P->qf1 - P->qf0), c->ss[1], c->ss[4], nc,
+                    c->src_end);
+}
+
+/* Part k of nk of the source region of task t (the rows and channels it will copy), prefetched
+ * while the task before it computes, so its copies find the rows in cache. */
+static void prefetch_task(const dw_ctx *c, int64_t t, int64_t k, int64_t nk)
+{
+    const dw_plan *P = &c->P;
+    if (t >= P->N * P->nrb * P->G || P->qf1 <= P->qf0)
+        return;
+    int64_t g = t % P->G, rbi = t / P->G % P->nrb, n = t / (P->G * P->nrb), qa, qb;
+    int64_t c0 = g * P->cbg * 16, nc = min64(16 * P->cbg, P->C - c0), np = P->qf1 - P->qf0;
+    band_span(P, rbi * P->rb, min64(rbi * P->rb + P->rb, P->OH), &qa, &qb);
+    if (qb < qa)
+        return;
+    const float *p = c->src + n * c->ss[0] + c0 * c->ss[1] + P->qf0 * c->ss[4];
+    int64_t rows = qb - qa + 1;
+    if (c->ss[1] == 1) {                  /* lines: rows x pixels x blocks of 16 channels */
+        int64_t nbk = cdiv(nc, 16), tot = rows * np * nbk;
+        for (int64_t i = tot * k / nk; i < tot * (k + 1) / nk; i++) {
+            int64_t bk = i % nbk, px = i / nbk % np, q = qa + i / (nbk * np);
+            __builtin_prefetch(p + q * c->ss[3] + px * c->ss[4] + 16 * bk, 0, 3);
+        }
+    } else if (c->ss[4] == 1) {           /* planes: each channel's rows are contiguous */
+        int64_t len = (rows - 1) * c->ss[3] + np, per = cdiv(len, 16) + 1, tot = nc * per;
+        for (int64_t i = tot * k / nk; i < tot * (k + 1) / nk; i++) {
+            int64_t ch = i / per, off = min64(16 * (i % per), len - 1);
+            __builtin_prefetch(p + ch * c->ss[1] + qa * c->ss[3] + off, 0, 3);
+        }
+    }
+}
+
+/* The weights of channel block cb, [filter row][packed tap][16] (zero past C). */
+static void pack_blk(const dw_ctx *c, int64_t cb, float *w)
+{
+    const hd_conv_problem *p = c->p;
+    const dw_plan *P = &c->P;
+    const float *wt = c->a->w;
+    int bwd = P->dir == DIR_BWDD;
+    int64_t c0 = cb * 16, nl = min64(16, P->C - c0);
+    for (int64_t r = 0; r < P->R; r++)
+        for (int64_t k = 0; k < P->nph; k++) {
+            const blk_phase *f = &P->ph[k];
+            for (int64_t t = 0; t < f->S; t++) {
+                int64_t s = f->s0 + t * f->step;
+                int64_t off = hd_conv_w_off(p, c0, 0, 0, bwd ? P->R - 1 - r : r, bwd ? P->S - 1 - s : s);
+                float *d = w + (r * P->taps + f->tap0 + t) * 16;
+                int64_t l = 0;
+                for (; l < nl; l++)
+                    d[l] = wt[off + l * p->wst[0]];
+                for (; l < 16; l++)
+                    d[l] = 0.0f;
+            }
+        }
+}
+
+/* Task (image, result row block, channel group) of forward or backward data: copy the band,
+ * then channel block by channel block, result row by row (consecutive rows share band rows,
+ * in L1). */
+static void blk_task(void *vctx, size_t task, int thread)
+{
+    dw_ctx *c = vctx;
+    const dw_plan *P = &c->P;
+    blk_slot sl = blk_slot_of(c, thread);
+    int64_t t = (int64_t)task, g = t % P->G, rbi = t / P->G % P->nrb, n = t / (P->G * P->nrb);
+    int64_t cb0 = g * P->cbg, nb = min64(P->cbg, P->CB - cb0), c0 = cb0 * 16;
+    int64_t o0 = rbi * P->rb, o1 = min64(o0 + P->rb, P->OH), RT16 = P->R * P->taps * 16, qa, qb;
+    size_t nc = (size_t)min64(16 * nb, P->C - c0);
+    for (int64_t b = 0; b < nb; b++)
+        pack_blk(c, cb0 + b, sl.w + b * RT16);
+    const float *src = c->src + n * c->ss[0] + c0 * c->ss[1];
+    band_span(P, o0, o1, &qa, &qb);
+    fill_band(c, &sl, src, qa, qb, nc);
+    const hd_conv_epilogue *e = &c->a->epi;
+    int direct = c->ds[1] == 1 && !e->fused;
+    float alpha = (float)e->alpha, beta = (float)e->beta;
+    int64_t k = 0, nk = nb * (o1 - o0);
+    for (int64_t b = 0; b < nb; b++) {
+        size_t nl = (size_t)min64(16, P->C - c0 - 16 * b);
+        const float *bb = sl.band + b * P->BR * P->Wa * 16;
+        for (int64_t o = o0; o < o1; o++, k++) {
+            prefetch_task(c, t + 1, k, nk);
+            size_t nr = 0;
+            int64_t wr[64];
+            for (int64_t r = 0; r < P->R; r++) {
+                int64_t q = axis_src(&P->V, o, r);
+                if (q >= 0 && nr < 64) {
+                    sl.rows[nr] = bb + (q - qa) * P->Wa * 16;
+                    wr[nr++] = r;
+                }
+            }
+            int64_t doff = n * c->ds[0] + (c0 + 16 * b) * c->ds[1] + o * c->ds[3];
+            float *out = direct ? c->dst + doff : sl.scr;
+            int64_t ops = direct ? c->ds[4] : 16;
+            for (int64_t ph = 0; ph < P->nph; ph++) {
+                const blk_phase *f = &P->ph[ph];
+                for (size_t i = 0; i < nr; i++) {
+                    sl.rowsf[i] = sl.rows[i] + 16 * f->b0;
+                    sl.wf[i] = sl.w + b * RT16 + (wr[i] * P->taps + f->tap0) * 16;
+                }
+                hd_dw_brow_args ba = {out + f->ooff * ops, ops * f->ostep, (size_t)f->n, sl.rowsf, sl.wf,
+                                      f->S ? nr : 0, (size_t)f->S, (size_t)f->cs, (size_t)f->cd,
+                                      direct || e->fused ? alpha : 1.0f, direct ? beta : 0.0f,
+                                      direct ? (1u << nl) - 1u : 0xffffu};
+                c->k.brow(&ba);
+            }
+            if (e->fused) {
+                for (int64_t j = 0; j < P->OW; j++)
+                    for (size_t l = 0; l < nl; l++) {
+                        int64_t off = doff + j * c->ds[4] + (int64_t)l * c->ds[1];
+                        c->dst[off] = fuse(e, sl.scr[16 * j + (int64_t)l], off, c0 + 16 * b + (int64_t)l);
+                    }
+            } else if (!direct) {
+                c->k.scatter(c->dst + doff, c->ds[1], c->ds[4], sl.scr, (size_t)P->OW, nl, alpha, beta);
+            }
+        }
+    }
+}
+
+/* Backward filter, task (image, dy row block, channel group): partial sums of its own, per
+ * channel block at part[(chunk*CB + cb)*RS*16] with chunk = image*nrb + row block; each sum
+ * runs over the dy rows of the task in order, each row's pixels in order. */
+static void blk_wtask(void *vctx, size_t task, int thread)
+{
+    dw_ctx *c = vctx;
+    const dw_plan *P = &c->P;
+    const hd_conv_problem *p = c->p;
+    blk_slot sl = blk_slot_of(c, thread);
+    int64_t t = (int64_t)task, g = t % P->G, chunk = t / P->G, rbi = chunk % P->nrb, n = chunk / P->nrb;
+    int64_t cb0 = g * P->cbg, nb = min64(P->cbg, P->CB - cb0), c0 = cb0 * 16;
+    int64_t o0 = rbi * P->rb, o1 = min64(o0 + P->rb, P->OH), RS16 = P->R * P->S * 16, qa, qb;
+    size_t nc = (size_t)min64(16 * nb, P->C - c0);
+    float *acc = c->wpk + (chunk * P->CB + cb0) * RS16;
+    memset(acc, 0, (size_t)(nb * RS16) * sizeof *acc);
+    const float *src = c->src + n * c->ss[0] + c0 * c->ss[1];
+    const float *dy = (const float *)c->a->y + n * p->ys[0] + c0 * p->ys[1];
+    band_span(P, o0, o1, &qa, &qb);
+    fill_band(c, &sl, src, qa, qb, nc);
+    for (int64_t o = o0; o < o1; o++)
+        c->k.gather(sl.dyb + (o - o0) * P->OW * 16, P->rb * P->OW * 16, dy + o * p->ys[3], (size_t)P->OW, p->ys[1],
+                    p->ys[4], nc, c->dy_end);
+    int64_t k = 0, nk = nb * (o1 - o0);
+    for (int64_t b = 0; b < nb; b++) {
+        const float *bb = sl.band + b * P->BR * P->Wa * 16;
+        for (int64_t o = o0; o < o1; o++, k++) {
+            prefetch_task(c, t + 1, k, nk);
+            size_t nr = 0;
+            for (int64_t r = 0; r < P->R; r++) {
+                int64_t q = axis_src(&P->V, o, r);
+                if (q >= 0) {
+                    sl.rows[nr] = bb + (q - qa) * P->Wa * 16;
+                    sl.acc[nr++] = acc + b * RS16 + r * P->S * 16;
+                }
+            }
+            if (!nr)
+                continue;
+            hd_dw_bwrow_args wa = {sl.acc, sl.dyb + (b * P->rb + o - o0) * P->OW * 16, (size_t)P->OW, sl.rows, nr,
+                                   (size_t)P->S, (size_t)P->Hz.s, (size_t)P->Hz.d};
+            c->k.bwrow(&wa);
+        }
+    }
+}
+
+/* dw of channel block `task`: the partial sums of its chunks added in chunk order. */
+static void blk_wstore(void *vctx, size_t task, int thread)
+{
+    (void)thread;
+    const dw_ctx *c = vctx;
+    const dw_plan *P = &c->P;
+    int64_t cb = (int64_t)task, RS = P->R * P->S, c0 = cb * 16, nl = min64(16, P->C - c0);
+    float alpha = (float)c->a->epi.alpha, beta = (float)c->a->epi.beta;
+    float *dw = c->a->out;
+    for (int64_t tap = 0; tap < RS; tap++) {
+        float sums[16];
+        const float *q = c->wpk + cb * RS * 16 + tap * 16;
+        for (int l = 0; l < 16; l++)
+            sums[l] = q[l];
+        for (int64_t k = 1; k < P->nch; k++)
+            for (int l = 0; l < 16; l++)
+                sums[l] += q[k * P->CB * RS * 16 + l];
+        for (int64_t l = 0; l < nl; l++) {
+            float *d = dw + hd_conv_w_off(c->p, c0 + l, 0, 0, tap / P->S, tap % P->S);
+            *d = beta == 0 ? alpha * sums[l] : alpha * sums[l] + beta * *d;
+        }
+    }
+}
+
+/* ---------------- plane work ---------------- */
 
 typedef struct {
     const float **rows;
     const float **w;
-    size_t *rtap;
-    float *buf;                   /* plane: rows_cap buffer rows, then one spare row; pixel
-                                   * forward: one result row of all channels */
+    float *buf;                   /* rows_cap buffer rows, then one spare row */
 } dw_slot;
 
 static dw_slot slot_of(dw_ctx *c, int thread)
 {
     char *b = c->slots + (size_t)thread * c->P.slot_bytes;
-    if (!c->P.pix && !c->slot_ready[thread]) {
+    if (!c->slot_ready[thread]) {
         memset(b + c->P.ptr_bytes, 0, (size_t)(c->P.rows_cap * c->P.BW) * sizeof(float));
         c->slot_ready[thread] = 1;
     }
     dw_slot s;
     s.rows = (const float **)(void *)b;
     s.w = (const float **)(void *)(b + (size_t)(c->P.R + 1) * sizeof(void *));
-    s.rtap = (size_t *)(void *)(b + (size_t)(c->P.R + 1) * 2 * sizeof(void *));
     s.buf = (float *)(void *)(b + c->P.ptr_bytes);
     return s;
 }
@@ -295,92 +715,17 @@ static int64_t buffer_rows(dw_ctx *c, const dw_slot *sl, const float *plane, int
     return lo;
 }
 
-/* ---------------- forward and backward data ---------------- */
-
-/* Strided backward data with channels contiguous: the result columns of one phase
- * (o = ph + up*j) meet the same taps s = s0, s0 + up/g, ... (g = gcd(d, up)), which read source
- * columns j - pad + t*d' with d' = d/g: a stride-1 correlation with fewer taps and no zeros.
- * dw_phase describes phase ph; its taps' weights are packed after those of the earlier phases. */
-typedef struct {
-    int64_t s0, ns, step;         /* first tap, number of taps, tap index step */
-    int64_t pad, d;               /* the stride-1 correlation over j */
-    int64_t n;                    /* result columns of the phase */
-} dw_phase;
-
-static int64_t gcd64(int64_t a, int64_t b)
-{
-    while (b) {
-        int64_t t = a % b;
-        a = b, b = t;
-    }
-    return a;
-}
-
-static int use_phases(const dw_plan *P) { return P->pix && P->dir == DIR_BWDD && P->Hz.up > 1; }
-
-static dw_phase phase_of(const dw_plan *P, int64_t ph)
-{
-    const dw_axis *A = &P->Hz;
-    dw_phase f = {0, 0, A->up / gcd64(A->d, A->up), 0, A->d / gcd64(A->d, A->up), 0};
-    f.n = ph < P->OW ? (P->OW - ph + A->up - 1) / A->up : 0;
-    for (f.s0 = 0; f.s0 < P->S; f.s0++) {
-        int64_t b = ph - A->pad + f.s0 * A->d;
-        if (((b % A->up) + A->up) % A->up == 0)
-            break;
-    }
-    if (f.s0 < P->S) {
-        f.ns = (P->S - f.s0 + f.step - 1) / f.step;
-        int64_t b = ph - A->pad + f.s0 * A->d;   /* source column of j = 0, tap 0 (may be negative) */
-        f.pad = -(b >= 0 ? b / A->up : -((-b) / A->up));
-    }
-    return f;
-}
 
 static void pack_filter(const dw_ctx *c, float *wpk)
 {
     const hd_conv_problem *p = c->p;
     const dw_plan *P = &c->P;
     int bwd = P->dir == DIR_BWDD;
-    int64_t sh = (int64_t)c->sh, blk = (P->CB + 1) * 16;
-    if (P->pix)
-        memset(wpk, 0, (size_t)(blk * P->R * P->S) * sizeof *wpk);
-    if (use_phases(P)) {
-        float *base = wpk;
-        for (int64_t ph = 0; ph < P->Hz.up && ph < P->OW; ph++) {
-            dw_phase f = phase_of(P, ph);
-            for (int64_t ch = 0; ch < P->C; ch++)
-                for (int64_t r = 0; r < P->R; r++)
-                    for (int64_t t = 0; t < f.ns; t++) {
-                        int64_t s = f.s0 + t * f.step;
-                        base[(((ch + sh) / 16 * P->R + r) * f.ns + t) * 16 + (ch + sh) % 16] =
-                            ((const float *)c->a->w)[hd_conv_w_off(p, ch, 0, 0, P->R - 1 - r, P->S - 1 - s)];
-                    }
-            base += blk * P->R * f.ns;
-        }
-        return;
-    }
     for (int64_t ch = 0; ch < P->C; ch++)
         for (int64_t r = 0; r < P->R; r++)
-            for (int64_t s = 0; s < P->S; s++) {
-                float v = ((const float *)c->a->w)[hd_conv_w_off(p, ch, 0, 0, bwd ? P->R - 1 - r : r,
-                                                                 bwd ? P->S - 1 - s : s)];
-                if (P->pix)
-                    wpk[(((ch + sh) / 16 * P->R + r) * P->S + s) * 16 + (ch + sh) % 16] = v;
-                else
-                    wpk[(ch * P->R + r) * P->S + s] = v;
-            }
-}
-
-/* The fused bias-activation epilogue (forward only): v is alpha * the sum; off indexes y and z. */
-static inline float fuse(const hd_conv_epilogue *e, float v, int64_t off, int64_t ch)
-{
-    float r = v + ((const float *)e->bias)[ch * e->bias_stride];
-    float alpha2 = (float)e->alpha2;
-    if (alpha2 != 0)
-        r += alpha2 * ((const float *)e->z)[off];
-    if (e->relu && !(r > 0))
-        r = 0;
-    return r;
+            for (int64_t s = 0; s < P->S; s++)
+                wpk[(ch * P->R + r) * P->S + s] = ((const float *)c->a->w)[hd_conv_w_off(
+                    p, ch, 0, 0, bwd ? P->R - 1 - r : r, bwd ? P->S - 1 - s : s)];
 }
 
 static void plane_task(void *vctx, size_t task, int thread)
@@ -423,105 +768,18 @@ static void plane_task(void *vctx, size_t task, int thread)
     }
 }
 
-/* One result row of strided backward data, phase by phase (see dw_phase). */
-static void phase_rows(const dw_ctx *c, const dw_slot *sl, size_t nr, float *out)
-{
-    const dw_plan *P = &c->P;
-    const hd_conv_epilogue *e = &c->a->epi;
-    float beta = (float)e->beta;
-    const float *w = c->wpk;
-    for (int64_t ph = 0; ph < P->Hz.up && ph < P->OW; ph++) {
-        dw_phase f = phase_of(P, ph);
-        if (f.ns == 0) {               /* no tap reaches these columns: alpha * 0 + beta * dx */
-            for (int64_t j = 0; j < f.n; j++)
-                for (int64_t ch = 0; ch < P->C; ch++) {
-                    float *d = out + (ph + j * P->Hz.up) * c->ds[4] + ch;
-                    *d = beta == 0 ? 0.0f : beta * *d;
-                }
-            continue;
-        }
-        hd_dw_px_args pa = {out + ph * c->ds[4], c->ds[4] * P->Hz.up, (size_t)f.n, (size_t)P->C, sl->rows, sl->rtap,
-                            nr, c->ss[4], P->Hz.src, w, (size_t)(P->R * f.ns), (size_t)f.ns, 1, f.pad, f.d, 1,
-                            (float)e->alpha, beta, c->sh, 0};
-        c->k.px(&pa);
-        w += (P->CB + 1) * 16 * P->R * f.ns;
-    }
-}
-
-/* Result row o reads every filter row, at vertical stride 1 (a pair of rows can share loads). */
-static int full_unit_row(const dw_plan *P, int64_t o)
-{
-    return P->V.s == 1 && P->V.up == 1 && P->V.d == 1 && axis_src(&P->V, o, 0) >= 0 &&
-           axis_src(&P->V, o, P->R - 1) >= 0;
-}
-
-static void pixel_task(void *vctx, size_t task, int thread)
-{
-    dw_ctx *c = vctx;
-    const dw_plan *P = &c->P;
-    dw_slot sl = slot_of(c, thread);
-    int64_t t = (int64_t)task, rbi = t % P->nrb, n = t / P->nrb;
-    int64_t o0 = rbi * P->rb, o1 = o0 + P->rb < P->OH ? o0 + P->rb : P->OH;
-    const hd_conv_epilogue *e = &c->a->epi;
-    for (int64_t o = o0; o < o1;) {
-        int pair = c->k.px2 && !e->fused && !use_phases(P) && o + 1 < o1 && full_unit_row(P, o) && full_unit_row(P, o + 1);
-        size_t nr = 0;
-        for (int64_t r = 0; r < P->R + pair; r++) {
-            int64_t q = pair ? axis_src(&P->V, o, 0) + r : axis_src(&P->V, o, r);
-            if (q >= 0) {
-                sl.rows[nr] = c->src + n * c->ss[0] + q * c->ss[3];
-                sl.rtap[nr++] = (size_t)r;
-            }
-        }
-        int64_t off = n * c->ds[0] + o * c->ds[3];
-        if (use_phases(P)) {
-            phase_rows(c, &sl, nr, c->dst + off);
-            o++;
-            continue;
-        }
-        hd_dw_px_args pa = {e->fused ? sl.buf : c->dst + off, e->fused ? P->C : c->ds[4], (size_t)P->OW,
-                            (size_t)P->C, sl.rows, sl.rtap, nr - (size_t)pair, c->ss[4], P->Hz.src, c->wpk,
-                            (size_t)(P->R * P->S), (size_t)P->S, P->Hz.s, P->Hz.pad, P->Hz.d, P->Hz.up,
-                            (float)e->alpha, e->fused ? 0.0f : (float)e->beta, c->sh, c->nt && !e->fused};
-        if (pair) {
-            c->k.px2(&pa, c->dst + off + c->ds[3]);
-            o += 2;
-            continue;
-        }
-        c->k.px(&pa);
-        if (e->fused)
-            for (int64_t j = 0; j < P->OW; j++)
-                for (int64_t ch = 0; ch < P->C; ch++)
-                    c->dst[off + j * c->ds[4] + ch] = fuse(e, sl.buf[j * P->C + ch], off + j * c->ds[4] + ch, ch);
-        o++;
-    }
-}
 
 static void exec_data(const hd_conv_problem *p, const hd_conv_args *a, int dir)
 {
     dw_ctx c;
-    c.p = p;
-    c.a = a;
-    c.P = make_plan(p, dir);
-    c.k = hd_f32_dw_select(hd_cpu_isa());
-    c.src = dir == DIR_FWD ? a->x : a->y;
-    c.ss = dir == DIR_FWD ? p->xs : p->ys;
-    c.dst = a->out;
-    c.ds = dir == DIR_FWD ? p->ys : p->xs;
-    c.wpk = (float *)(void *)((char *)a->ws + c.P.L.off[0]);
-    c.slots = (char *)a->ws + c.P.L.off[1];
-    memset(c.slot_ready, 0, sizeof c.slot_ready);
-    c.sh = chan_shift(&c.P, c.src, c.ss);
-    /* a result of 16 MiB or more, not blended: store it past the caches (AVX-512 only), its
-     * write-allocate reads would cost as much again as the stores */
-    c.nt = c.sh == chan_shift(&c.P, c.dst, c.ds) && c.P.pix && hd_cpu_isa() >= HD_ISA_AVX512 &&
-           a->epi.beta == 0 && (double)c.P.N * (double)c.P.C * (double)c.P.OH * (double)c.P.OW * 4 >= 16.0 * (1 << 20);
-    pack_filter(&c, c.wpk);
+    ctx_init(&c, p, a, dir);
     int nt = a->nthreads < DW_SLOTS ? a->nthreads : DW_SLOTS;
-    if (c.P.pix)
-        hd_parallel_for((size_t)(c.P.N * c.P.nrb), nt, pixel_task, &c);
-    else
-        hd_parallel_for((size_t)(c.P.N * c.P.C * c.P.nrb), nt, plane_task, &c);
+    if (c.P.blk) {
+        hd_parallel_for((size_t)(c.P.N * c.P.nrb * c.P.G), nt, blk_task, &c);
+        return;
+    }
+    pack_filter(&c, c.wpk);
+    hd_parallel_for((size_t)(c.P.N * c.P.C * c.P.nrb), nt, plane_task, &c);
 }
 
 void hd_conv_dw_exec_fwd(const hd_conv_problem *p, const hd_conv_args *a) { exec_data(p, a, DIR_FWD); }
@@ -569,97 +827,41 @@ static void wplane_task(void *vctx, size_t task, int thread)
         }
 }
 
-/* Pixel: task = chunk of (image, dy row) steps, all channels; partials packed like the filter. */
-static void wpixel_task(void *vctx, size_t task, int thread)
-{
-    dw_ctx *c = vctx;
-    const dw_plan *P = &c->P;
-    const hd_conv_problem *p = c->p;
-    dw_slot sl = slot_of(c, thread);
-    int64_t chunk = (int64_t)task, RSC = P->R * P->S * (P->CB + 1) * 16, steps = P->N * P->OH;
-    float *acc = c->wpk + chunk * RSC;
-    memset(acc, 0, (size_t)RSC * sizeof *acc);
-    const float *dy = c->a->y;
-    for (int64_t st = steps * chunk / P->nch; st < steps * (chunk + 1) / P->nch; st++) {
-        int64_t n = st / P->OH, o = st % P->OH;
-        size_t nr = 0;
-        for (int64_t r = 0; r < P->R; r++) {
-            int64_t q = axis_src(&P->V, o, r);
-            if (q >= 0) {
-                sl.rows[nr] = c->src + n * c->ss[0] + q * c->ss[3];
-                sl.rtap[nr++] = (size_t)r;
-            }
-        }
-        hd_dw_pxw_args wa = {acc, dy + n * p->ys[0] + o * p->ys[3], p->ys[4], (size_t)P->OW, (size_t)P->C, sl.rows,
-                             sl.rtap, nr, c->ss[4], P->Hz.src, (size_t)(P->R * P->S), (size_t)P->S, P->Hz.s,
-                             P->Hz.pad, P->Hz.d, c->sh};
-        c->k.pxw(&wa);
-    }
-}
 
-/* Store the channels of one task of dw: pixel, the 16 channels of packed block `task`, their
- * sums over the chunks added in chunk order (16 lanes at a time); plane, channel `task`, its
- * chunks in chunk order and each chunk's 16 lanes in lane order.  One parallel call after the
- * accumulation, so a busy machine costs one more barrier only. */
+/* Plane: dw of channel `task`, its chunks in chunk order and each chunk's 16 lanes in lane
+ * order. */
 static void wstore_task(void *vctx, size_t task, int thread)
 {
     (void)thread;
     const dw_ctx *c = vctx;
     const dw_plan *P = &c->P;
-    int64_t RS = P->R * P->S;
+    int64_t RS = P->R * P->S, b = (int64_t)task;
     float alpha = (float)c->a->epi.alpha, beta = (float)c->a->epi.beta;
     float *dw = c->a->out;
-    int64_t b = (int64_t)task, len = RS * (P->CB + 1) * 16;
-    float sums[16];
     for (int64_t r = 0; r < P->R; r++)
         for (int64_t s = 0; s < P->S; s++) {
-            int64_t tap = r * P->S + s;
-            if (P->pix) {
-                const float *p = c->wpk + (b * RS + tap) * 16;
+            float sum = 0.0f;
+            for (int64_t k = 0; k < P->nch; k++) {
+                const float *l = c->wpk + ((k * P->C + b) * RS + r * P->S + s) * 16;
                 for (int i = 0; i < 16; i++)
-                    sums[i] = p[i];
-                for (int64_t k = 1; k < P->nch; k++)
-                    for (int i = 0; i < 16; i++)
-                        sums[i] += p[k * len + i];
-                for (int i = 0; i < 16; i++) {
-                    int64_t ch = b * 16 + i - (int64_t)c->sh;
-                    if (ch < 0 || ch >= P->C)
-                        continue;
-                    float *d = dw + hd_conv_w_off(c->p, ch, 0, 0, r, s);
-                    *d = beta == 0 ? alpha * sums[i] : alpha * sums[i] + beta * *d;
-                }
-            } else {
-                float sum = 0.0f;
-                for (int64_t k = 0; k < P->nch; k++) {
-                    const float *l = c->wpk + ((k * P->C + b) * RS + tap) * 16;
-                    for (int i = 0; i < 16; i++)
-                        sum += l[i];
-                }
-                float *d = dw + hd_conv_w_off(c->p, b, 0, 0, r, s);
-                *d = beta == 0 ? alpha * sum : alpha * sum + beta * *d;
+                    sum += l[i];
             }
+            float *d = dw + hd_conv_w_off(c->p, b, 0, 0, r, s);
+            *d = beta == 0 ? alpha * sum : alpha * sum + beta * *d;
         }
 }
 
+/* Two parallel calls: the partial sums, then dw (a busy machine costs one more barrier only). */
 void hd_conv_dw_exec_bwdf(const hd_conv_problem *p, const hd_conv_args *a)
 {
     dw_ctx c;
-    c.p = p;
-    c.a = a;
-    c.P = make_plan(p, DIR_BWDF);
-    c.k = hd_f32_dw_select(hd_cpu_isa());
-    c.src = a->x;
-    c.ss = p->xs;
-    c.dst = NULL;
-    c.ds = p->ys;
-    c.wpk = (float *)(void *)((char *)a->ws + c.P.L.off[0]);
-    c.slots = (char *)a->ws + c.P.L.off[1];
-    memset(c.slot_ready, 0, sizeof c.slot_ready);
-    c.sh = chan_shift(&c.P, c.src, c.ss);
+    ctx_init(&c, p, a, DIR_BWDF);
     int nt = a->nthreads < DW_SLOTS ? a->nthreads : DW_SLOTS;
-    if (c.P.pix)
-        hd_parallel_for((size_t)c.P.nch, nt, wpixel_task, &c);
-    else
-        hd_parallel_for((size_t)(c.P.C * c.P.nch), nt, wplane_task, &c);
-    hd_parallel_for((size_t)(c.P.pix ? c.P.CB + 1 : c.P.C), nt, wstore_task, &c);
+    if (c.P.blk) {
+        hd_parallel_for((size_t)(c.P.N * c.P.nrb * c.P.G), nt, blk_wtask, &c);
+        hd_parallel_for((size_t)c.P.CB, nt, blk_wstore, &c);
+        return;
+    }
+    hd_parallel_for((size_t)(c.P.C * c.P.nch), nt, wplane_task, &c);
+    hd_parallel_for((size_t)c.P.C, nt, wstore_task, &c);
 }

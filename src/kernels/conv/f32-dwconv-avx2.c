@@ -1,5 +1,5 @@
 /* Depthwise convolution micro-kernels, AVX2 + FMA: 8 output positions (plane kernels) or 8
- * channels (pixel kernels) per vector, masked tails (see dwconv.h).  Same loop structure as
+ * channels (blocked kernels: two halves of a 16-channel block) per vector, masked tails (see dwconv.h).  Same loop structure as
  * the AVX-512 variant, with constant-width templates for 3x3 and 5x5 at strides 1 and 2. */
 #include <immintrin.h>
 #include "kernels/conv/dwconv.h"
@@ -110,100 +110,116 @@ void hd_f32_dw_wrow__avx2(const hd_dw_wrow_args *a)
         wrow_tpl(a, S, cs, cd);
 }
 
-/* ---------------- pixel row ---------------- */
+/* ---------------- blocked rows ---------------- */
 
-INL void px_inside(const hd_dw_px_args *a, int64_t o, int NB, size_t S)
+/* Lanes 8h..8h+7 of a 16-lane mask as an AVX2 mask. */
+INL __m256i half_mask(unsigned mask, int h)
+{
+    __m256i bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    __m256i m = _mm256_set1_epi32((int)((mask >> (8 * h)) & 0xffu));
+    return _mm256_cmpeq_epi32(_mm256_and_si256(m, bits), bits);
+}
+
+/* NB result pixels from o, one half (8 lanes) of the block; per result rows, then taps. */
+INL void brow_body(const hd_dw_brow_args *a, size_t o, int NB, size_t S, int h, __m256i k, __m256 va)
+{
+    __m256 acc[6];
+#pragma GCC unroll 6
+    for (int j = 0; j < NB; j++)
+        acc[j] = _mm256_setzero_ps();
+    for (size_t i = 0; i < a->nr; i++) {
+        const float *p = a->rows[i] + 16 * o * a->cs + 8 * h, *w = a->w[i] + 8 * h;
+#pragma GCC unroll 8
+        for (size_t s = 0; s < S; s++) {
+            __m256 wv = _mm256_loadu_ps(w + 16 * s);
+            const float *q = p + 16 * s * a->cd;
+#pragma GCC unroll 6
+            for (int j = 0; j < NB; j++)
+                acc[j] = _mm256_fmadd_ps(wv, _mm256_loadu_ps(q + 16 * (size_t)j * a->cs), acc[j]);
+        }
+    }
+#pragma GCC unroll 6
+    for (int j = 0; j < NB; j++)
+        store_ab(a->out + (int64_t)(o + (size_t)j) * a->ops + 8 * h, k, acc[j], va, a->beta);
+}
+
+INL void brow_tpl(const hd_dw_brow_args *a, size_t S)
 {
     __m256 va = _mm256_set1_ps(a->alpha);
-    int64_t step = a->cs * a->ips;
-    for (size_t c0 = 0; c0 < a->C; c0 += 8) {
-        __m256i k = tail_mask(a->C - c0);
-        __m256 acc[8];
-        #pragma GCC unroll 8
-        for (int j = 0; j < NB; j++)
-            acc[j] = _mm256_setzero_ps();
-        for (size_t i = 0; i < a->nr; i++) {
-            const float *wt = a->w + (c0 / 16 * a->RS + a->rtap[i] * S) * 16 + c0 % 16;
-            const float *p = a->rows[i] + c0 + (o * a->cs - a->pad) * a->ips;
-            #pragma GCC unroll 8
-            for (size_t s = 0; s < S; s++) {
-                __m256 wv = _mm256_loadu_ps(wt + s * 16);
-                const float *q = p + (int64_t)s * a->cd * a->ips;
-                #pragma GCC unroll 8
-                for (int j = 0; j < NB; j++)
-                    acc[j] = _mm256_fmadd_ps(wv, _mm256_maskload_ps(q + j * step, k), acc[j]);
-            }
-        }
-        #pragma GCC unroll 8
-        for (int j = 0; j < NB; j++)
-            store_ab(a->out + (o + j) * a->ops + c0, k, acc[j], va, a->beta);
+    for (int h = 0; h < 2; h++) {
+        if (!((a->mask >> (8 * h)) & 0xffu))
+            continue;
+        __m256i k = half_mask(a->mask, h);
+        size_t o = 0;
+        for (; o + 6 <= a->n; o += 6)
+            brow_body(a, o, 6, S, h, k, va);
+        for (; o < a->n; o++)
+            brow_body(a, o, 1, S, h, k, va);
     }
 }
 
-static void px_edge(const hd_dw_px_args *a, int64_t o)
-{
-    __m256 va = _mm256_set1_ps(a->alpha);
-    for (size_t c0 = 0; c0 < a->C; c0 += 8) {
-        __m256i k = tail_mask(a->C - c0);
-        __m256 acc = _mm256_setzero_ps();
-        for (size_t i = 0; i < a->nr; i++) {
-            const float *wt = a->w + (c0 / 16 * a->RS + a->rtap[i] * a->S) * 16 + c0 % 16;
-            for (size_t s = 0; s < a->S; s++) {
-                int64_t q = hd_dw_src(o, (int64_t)s, a->cs, a->pad, a->cd, a->up, a->W);
-                if (q >= 0)
-                    acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + s * 16),
-                                          _mm256_maskload_ps(a->rows[i] + c0 + q * a->ips, k), acc);
-            }
-        }
-        store_ab(a->out + o * a->ops + c0, k, acc, va, a->beta);
-    }
-}
-
-INL void px_tpl(const hd_dw_px_args *a, size_t S)
-{
-    int64_t n = (int64_t)a->n, lo = n, hi = n;
-    if (a->up == 1)
-        hd_dw_inside(n, a->W, (int64_t)S, a->cs, a->pad, a->cd, &lo, &hi);
-    int64_t o = 0;
-    for (; o < lo; o++)
-        px_edge(a, o);
-    for (; o + 6 <= hi; o += 6)
-        px_inside(a, o, 6, S);
-    for (; o < hi; o++)
-        px_inside(a, o, 1, S);
-    for (; o < n; o++)
-        px_edge(a, o);
-}
-
-void hd_f32_dw_px__avx2(const hd_dw_px_args *a)
+void hd_f32_dw_brow__avx2(const hd_dw_brow_args *a)
 {
     if (a->S == 3)
-        px_tpl(a, 3);
+        brow_tpl(a, 3);
     else if (a->S == 5)
-        px_tpl(a, 5);
+        brow_tpl(a, 5);
     else
-        px_tpl(a, a->S);
+        brow_tpl(a, a->S);
 }
 
-/* ---------------- pixel weight row ---------------- */
+/* ---------------- blocked weight rows ---------------- */
 
-void hd_f32_dw_pxw__avx2(const hd_dw_pxw_args *a)
+INL void bwrow_tpl(const hd_dw_bwrow_args *a, size_t S)
 {
-    int64_t n = (int64_t)a->n, S = (int64_t)a->S;
-    for (size_t c0 = 0; c0 < a->C; c0 += 8) {
-        __m256i k = tail_mask(a->C - c0);
+    for (int h = 0; h < 2; h++)
         for (size_t i = 0; i < a->nr; i++) {
-            float *acc = a->acc + (c0 / 16 * a->RS + a->rtap[i] * a->S) * 16 + c0 % 16;
-            const float *row = a->rows[i] + c0;
-            for (int64_t s = 0; s < S; s++) {
-                int64_t l, h;
-                hd_dw_inside(n, a->W, 1, a->cs, a->pad - s * a->cd, a->cd, &l, &h);
-                __m256 v = _mm256_loadu_ps(acc + s * 16);
-                for (int64_t o = l; o < h; o++)
-                    v = _mm256_fmadd_ps(_mm256_maskload_ps(a->dy + o * a->dps + c0, k),
-                                        _mm256_maskload_ps(row + (o * a->cs - a->pad + s * a->cd) * a->ips, k), v);
-                _mm256_storeu_ps(acc + s * 16, v);
+            const float *p = a->rows[i] + 8 * h;
+            __m256 v[8];
+#pragma GCC unroll 8
+            for (size_t s = 0; s < S; s++)
+                v[s] = _mm256_loadu_ps(a->acc[i] + 16 * s + 8 * h);
+            for (size_t o = 0; o < a->n; o++) {
+                __m256 dv = _mm256_loadu_ps(a->dy + 16 * o + 8 * h);
+#pragma GCC unroll 8
+                for (size_t s = 0; s < S; s++)
+                    v[s] = _mm256_fmadd_ps(dv, _mm256_loadu_ps(p + 16 * (o * a->cs + s * a->cd)), v[s]);
             }
+#pragma GCC unroll 8
+            for (size_t s = 0; s < S; s++)
+                _mm256_storeu_ps(a->acc[i] + 16 * s + 8 * h, v[s]);
+        }
+}
+
+void hd_f32_dw_bwrow__avx2(const hd_dw_bwrow_args *a)
+{
+    if (a->S == 3)
+        bwrow_tpl(a, 3);
+    else if (a->S == 5)
+        bwrow_tpl(a, 5);
+    else
+        hd_f32_dw_bwrow__scalar(a);
+}
+
+/* ---------------- gather ---------------- */
+
+void hd_f32_dw_gather__avx2(float *dst, int64_t dbs, const float *src, size_t n, int64_t cstr, int64_t pstr,
+                            size_t nc, const float *end)
+{
+    (void)end;
+    if (cstr != 1) {
+        hd_f32_dw_gather__scalar(dst, dbs, src, n, cstr, pstr, nc, end);
+        return;
+    }
+    size_t nh = (nc + 7) / 8, nfull = nc / 8;
+    __m256i kt = tail_mask(nc % 8);
+    for (size_t i = 0; i < n; i++) {
+        const float *p = src + (int64_t)i * pstr;
+        float *d = dst + 16 * i;
+        for (size_t h = 0; h < 2 * ((nc + 15) / 16); h++) {
+            __m256 v = h < nfull ? _mm256_loadu_ps(p + 8 * h) : h < nh ? _mm256_maskload_ps(p + 8 * h, kt)
+                                                                         : _mm256_setzero_ps();
+            _mm256_storeu_ps(d + (int64_t)(h / 2) * dbs + 8 * (h % 2), v);
         }
     }
 }

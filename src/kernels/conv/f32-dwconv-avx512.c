@@ -1,5 +1,5 @@
 /* Depthwise convolution micro-kernels, AVX-512: 16 output positions (plane kernels) or 16
- * channels (pixel kernels) per vector, masked tails (see dwconv.h).  The templates below are
+ * channels (blocked kernels) per vector (see dwconv.h).  The templates below are
  * always inlined with constant filter widths and strides, so the 3x3 and 5x5, stride 1 and 2
  * cases get their own unrolled loops; stride-2 rows are de-interleaved with a two-source
  * permute, larger strides gathered. */
@@ -9,23 +9,6 @@
 #define INL static inline __attribute__((always_inline))
 
 INL __mmask16 tail_mask(size_t left) { return left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1u); }
-
-/* Lanes of the channel block starting at channel c0 (negative for a shifted first block) that
- * fall inside [0, C). */
-INL __mmask16 blk_mask(int64_t c0, size_t C)
-{
-    int64_t lo = c0 < 0 ? -c0 : 0, hi = (int64_t)C - c0;
-    if (hi > 16)
-        hi = 16;
-    return (__mmask16)(((1u << hi) - 1u) & ~((1u << lo) - 1u));
-}
-
-/* Channel blocks of a row of C channels shifted by sh. */
-INL size_t blk_count(size_t C, size_t sh) { return (C + sh + 15) / 16; }
-
-/* A masked load only where the mask is not full: masked loads measured about half the
- * throughput of plain ones on the development machine. */
-INL __m512 load_k(__mmask16 k, const float *p, int full) { return full ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(k, p); }
 
 /* 16 source elements p[0], p[cs], ..., p[15*cs]. */
 INL __m512 load_cs(const float *p, size_t cs, __m512i gidx)
@@ -54,16 +37,6 @@ INL void store_ab(float *dst, __mmask16 k, __m512 acc, __m512 va, float beta)
         _mm512_storeu_ps(dst, r);
     else
         _mm512_mask_storeu_ps(dst, k, r);
-}
-
-/* Pixel kernels' store: non-temporal for a full vector on a cache line of its own when asked
- * (hd_dw_px_args.nt; the kernel ends with sfence). */
-INL void store_px(float *dst, __mmask16 k, __m512 acc, __m512 va, float beta, int nt)
-{
-    if (nt && k == (__mmask16)0xffff && ((uintptr_t)dst & 63) == 0)
-        _mm512_stream_ps(dst, _mm512_mul_ps(va, acc));
-    else
-        store_ab(dst, k, acc, va, beta);
 }
 
 /* ---------------- plane row ---------------- */
@@ -247,32 +220,42 @@ void hd_f32_dw_wrow__avx512(const hd_dw_wrow_args *a)
         wrow_any(a);
 }
 
-/* ---------------- pixel row ---------------- */
 
-/* NB pixels, all inside (no border test), one channel block: source row i from rows[i] + xoff,
- * its weights from w + wo[i]; everything the loop needs is in locals. */
-INL void px_body(const float *const *rows, const size_t *wo, size_t nrows, const float *w, int64_t xoff,
-                 int64_t step, int64_t sd, int NB, size_t S, int full, __mmask16 k, float *dst, int64_t ops,
-                 __m512 va, float beta, int CS, int CD, int64_t ips, int nt)
+/* ---------------- blocked rows ---------------- */
+
+INL void st_blk(float *dst, __mmask16 k, int full, __m512 acc, __m512 va, float beta)
 {
-    __m512 acc[8];
-#pragma GCC unroll 8
+    __m512 r = _mm512_mul_ps(va, acc);
+    if (beta != 0.0f)
+        r = _mm512_fmadd_ps(_mm512_set1_ps(beta), full ? _mm512_loadu_ps(dst) : _mm512_maskz_loadu_ps(k, dst), r);
+    if (full)
+        _mm512_storeu_ps(dst, r);
+    else
+        _mm512_mask_storeu_ps(dst, k, r);
+}
+
+/* NB result pixels from o.  With a constant stride CS and dilation CD (> 0) every source vector
+ * is loaded once and feeds each (pixel, tap) that reads it: source pixel m serves tap t of
+ * result j when m = j*CS + t*CD, so per result the taps still arrive in increasing order. */
+INL void brow_body(const hd_dw_brow_args *a, size_t o, int NB, size_t S, size_t nr, int CS, int CD, __m512 va,
+                   __mmask16 k, int full)
+{
+    __m512 acc[16];
+#pragma GCC unroll 16
     for (int j = 0; j < NB; j++)
         acc[j] = _mm512_setzero_ps();
+    size_t cs = CS ? (size_t)CS : a->cs, cd = CD ? (size_t)CD : a->cd;
 #pragma GCC unroll 4
-    for (size_t i = 0; i < nrows; i++) {
-        const float *p = rows[i] + xoff, *wt = w + wo[i];
+    for (size_t i = 0; i < nr; i++) {
+        const float *p = a->rows[i] + 16 * o * cs, *w = a->w[i];
         if (CS) {
-            /* constant stride and dilation: source pixel m serves tap s of pixel j when
-             * m = j*CS + s*CD, so each source vector is loaded once per block (taps of every
-             * accumulator still arrive in increasing s) */
             __m512 wv[8];
 #pragma GCC unroll 8
             for (size_t t = 0; t < S; t++)
-                wv[t] = _mm512_loadu_ps(wt + t * 16);
-#pragma GCC unroll 32
+                wv[t] = _mm512_loadu_ps(w + 16 * t);
+#pragma GCC unroll 64
             for (int m = 0; m <= (NB - 1) * CS + ((int)S - 1) * CD; m++) {
-                __m512 xv = load_k(k, p + m * ips, full);
+                __m512 xv = _mm512_loadu_ps(p + 16 * m);
 #pragma GCC unroll 8
                 for (int t = 0; t < (int)S; t++) {
                     int r = m - t * CD;
@@ -282,372 +265,314 @@ INL void px_body(const float *const *rows, const size_t *wo, size_t nrows, const
             }
             continue;
         }
-#pragma GCC unroll 8
         for (size_t s = 0; s < S; s++) {
-            __m512 wv = _mm512_loadu_ps(wt + s * 16);
-            const float *q = p + (int64_t)s * sd;
-#pragma GCC unroll 8
+            __m512 wv = _mm512_loadu_ps(w + 16 * s);
+            const float *q = p + 16 * s * cd;
+#pragma GCC unroll 16
             for (int j = 0; j < NB; j++)
-                acc[j] = _mm512_fmadd_ps(wv, load_k(k, q + j * step, full), acc[j]);
+                acc[j] = _mm512_fmadd_ps(wv, _mm512_loadu_ps(q + 16 * (size_t)j * cs), acc[j]);
         }
     }
-#pragma GCC unroll 8
+#pragma GCC unroll 16
     for (int j = 0; j < NB; j++)
-        store_px(dst + j * ops, k, acc[j], va, beta, nt);
+        st_blk(a->out + (int64_t)(o + (size_t)j) * a->ops, k, full, acc[j], va, a->beta);
 }
 
-/* NB pixels from o, all inside, every channel block.  NR: the number of source rows when it
- * is a compile-time constant (0: a->nr). */
-INL void px_inside(const hd_dw_px_args *a, const size_t *wo, int64_t o, int NB, size_t S, size_t NR, int CS, int CD)
+/* S, NR (0: a->nr), CS and CD (0: a->cs, a->cd) constant where given; pixels 16 at a time
+ * (16 independent sums cover the multiply-add latency), then 8, 4, 2, 1. */
+INL void brow_tpl(const hd_dw_brow_args *a, size_t S, size_t NR, int CS, int CD, int full)
 {
-    size_t nrows = NR ? NR : a->nr;
-    int64_t step = a->cs * a->ips, sd = a->cd * a->ips, xoff = (o * a->cs - a->pad) * a->ips;
+    size_t nr = NR ? NR : a->nr, n = a->n, o = 0;
     __m512 va = _mm512_set1_ps(a->alpha);
-    float *dst = a->out + o * a->ops;
-    const float *w = a->w;
-    size_t nb = blk_count(a->C, a->sh);
-    for (size_t b = 0; b < nb; b++, w += a->RS * 16) {
-        int64_t c0 = (int64_t)(b * 16) - (int64_t)a->sh;
-        if (c0 >= 0 && c0 + 16 <= (int64_t)a->C)
-            px_body(a->rows, wo, nrows, w, xoff + c0, step, sd, NB, S, 1, 0xffff, dst + c0, a->ops, va, a->beta, CS,
-                    CD, a->ips, a->nt);
-        else
-            px_body(a->rows, wo, nrows, w, xoff + c0, step, sd, NB, S, 0, blk_mask(c0, a->C), dst + c0, a->ops, va,
-                    a->beta, CS, CD, a->ips, 0);
+    __mmask16 k = (__mmask16)a->mask;
+    for (; o + 16 <= n; o += 16)
+        brow_body(a, o, 16, S, nr, CS, CD, va, k, full);
+    if (o + 8 <= n) {
+        brow_body(a, o, 8, S, nr, CS, CD, va, k, full);
+        o += 8;
     }
-}
-
-/* One pixel with a border test per tap, every channel block: four blocks at a time, so four
- * independent sums hide the multiply-add latency. */
-static void px_edge_all(const hd_dw_px_args *a, int64_t o)
-{
-    __m512 va = _mm512_set1_ps(a->alpha);
-    size_t nb = blk_count(a->C, a->sh);
-    for (size_t b0 = 0; b0 < nb; b0 += 4) {
-        size_t m = nb - b0 < 4 ? nb - b0 : 4;
-        __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
-        __mmask16 k[4];
-        int64_t c0[4];
-        for (size_t u = 0; u < 4; u++) {
-            c0[u] = (int64_t)((b0 + u) * 16) - (int64_t)a->sh;
-            k[u] = u < m ? blk_mask(c0[u], a->C) : 0;
-        }
-        for (size_t i = 0; i < a->nr; i++) {
-            const float *wt = a->w + (b0 * a->RS + a->rtap[i] * a->S) * 16;
-            for (size_t s = 0; s < a->S; s++) {
-                int64_t q = hd_dw_src(o, (int64_t)s, a->cs, a->pad, a->cd, a->up, a->W);
-                if (q < 0)
-                    continue;
-                const float *x = a->rows[i] + q * a->ips;
-                for (size_t u = 0; u < m; u++)
-                    acc[u] = _mm512_fmadd_ps(_mm512_loadu_ps(wt + (u * a->RS + s) * 16),
-                                             _mm512_maskz_loadu_ps(k[u], x + c0[u]), acc[u]);
-            }
-        }
-        for (size_t u = 0; u < m; u++)
-            store_ab(a->out + o * a->ops + c0[u], k[u], acc[u], va, a->beta);
-    }
-}
-
-/* Pixel blocks outside, channel blocks inside (measured faster than the other order). */
-INL void px_tpl(const hd_dw_px_args *a, size_t S, size_t NR, int CS, int CD)
-{
-    int64_t n = (int64_t)a->n, lo = n, hi = n;
-    size_t wo[16];
-    if (a->up == 1 && a->nr <= 16) {
-        hd_dw_inside(n, a->W, (int64_t)S, a->cs, a->pad, a->cd, &lo, &hi);
-        for (size_t i = 0; i < a->nr; i++)
-            wo[i] = a->rtap[i] * S * 16;
-    }
-    int64_t o = 0;
-    for (; o < lo; o++)
-        px_edge_all(a, o);
-    for (; o + 8 <= hi; o += 8)
-        px_inside(a, wo, o, 8, S, NR, CS, CD);
-    if (o + 4 <= hi) {          /* the rest in 4, 2, 1: independent accumulators, not one chain */
-        px_inside(a, wo, o, 4, S, NR, CS, CD);
+    if (o + 4 <= n) {
+        brow_body(a, o, 4, S, nr, CS, CD, va, k, full);
         o += 4;
     }
-    if (o + 2 <= hi) {
-        px_inside(a, wo, o, 2, S, NR, CS, CD);
+    if (o + 2 <= n) {
+        brow_body(a, o, 2, S, nr, CS, CD, va, k, full);
         o += 2;
     }
-    if (o < hi) {
-        px_inside(a, wo, o, 1, S, NR, CS, CD);
-        o++;
-    }
-    for (; o < n; o++)
-        px_edge_all(a, o);
+    if (o < n)
+        brow_body(a, o, 1, S, nr, CS, CD, va, k, full);
 }
 
-void hd_f32_dw_px__avx512(const hd_dw_px_args *a)
+/* 3x3, three rows, stride CS along the row, dilation 1: NB results from pixel o with the nine
+ * weights in registers; only the first cnt are stored (the rows are readable past the row). */
+INL void brow33_body(const hd_dw_brow_args *a, const __m512 *w, size_t o, int NB, int CS, size_t cnt, __m512 va,
+                     __mmask16 k, int full)
+{
+    __m512 acc[16];
+#pragma GCC unroll 16
+    for (int j = 0; j < NB; j++)
+        acc[j] = _mm512_setzero_ps();
+    size_t b = 16 * o * (size_t)CS;
+#pragma GCC unroll 3
+    for (int i = 0; i < 3; i++) {
+        const float *p = a->rows[i] + b;
+#pragma GCC unroll 64
+        for (int m = 0; m <= (NB - 1) * CS + 2; m++) {
+            __m512 xv = _mm512_loadu_ps(p + 16 * m);
+#pragma GCC unroll 3
+            for (int t = 0; t < 3; t++) {
+                int r = m - t;
+                if (r >= 0 && r % CS == 0 && r / CS < NB)
+                    acc[r / CS] = _mm512_fmadd_ps(w[3 * i + t], xv, acc[r / CS]);
+            }
+        }
+    }
+#pragma GCC unroll 16
+    for (int j = 0; j < NB; j++)
+        if ((size_t)j < cnt)
+            st_blk(a->out + (int64_t)(o + (size_t)j) * a->ops, k, full, acc[j], va, a->beta);
+}
+
+/* 16 results at a time (16 independent sums cover the multiply-add latency); the last block
+ * is computed whole (8 or 16 wide) and stored in part, so short rows (7, 14 pixels) cost one
+ * block each. */
+INL void brow33(const hd_dw_brow_args *a, int CS, int full)
+{
+    __m512 w[9];
+#pragma GCC unroll 3
+    for (int i = 0; i < 3; i++)
+#pragma GCC unroll 3
+        for (int t = 0; t < 3; t++)
+            w[3 * i + t] = _mm512_loadu_ps(a->w[i] + 16 * t);
+    __m512 va = _mm512_set1_ps(a->alpha);
+    __mmask16 k = (__mmask16)a->mask;
+    size_t o = 0, n = a->n;
+    for (; o + 16 <= n; o += 16)
+        brow33_body(a, w, o, 16, CS, 16, va, k, full);
+    if (n - o > 8)
+        brow33_body(a, w, o, 16, CS, n - o, va, k, full);
+    else if (o < n)
+        brow33_body(a, w, o, 8, CS, n - o, va, k, full);
+}
+
+INL void brow_any(const hd_dw_brow_args *a, int full)
 {
     int s1 = a->cs == 1 && a->cd == 1, s2 = a->cs == 2 && a->cd == 1;
     if (a->S == 3 && a->nr == 3 && s1)
-        px_tpl(a, 3, 3, 1, 1);
+        brow33(a, 1, full);
     else if (a->S == 3 && a->nr == 3 && s2)
-        px_tpl(a, 3, 3, 2, 1);
+        brow33(a, 2, full);
     else if (a->S == 3 && s1)
-        px_tpl(a, 3, 0, 1, 1);
+        brow_tpl(a, 3, 0, 1, 1, full);
     else if (a->S == 3 && s2)
-        px_tpl(a, 3, 0, 2, 1);
+        brow_tpl(a, 3, 0, 2, 1, full);
+    else if (a->S == 2 && s1)       /* backward data at stride 2: the phases of a 3-wide filter */
+        brow_tpl(a, 2, 0, 1, 1, full);
+    else if (a->S == 1 && a->cs == 1)
+        brow_tpl(a, 1, 0, 1, 1, full);
     else if (a->S == 5 && s1)
-        px_tpl(a, 5, 0, 1, 1);
+        brow_tpl(a, 5, 0, 1, 1, full);
     else if (a->S == 5 && s2)
-        px_tpl(a, 5, 0, 2, 1);
-    else if (a->S == 3)
-        px_tpl(a, 3, 0, 0, 0);
+        brow_tpl(a, 5, 0, 2, 1, full);
     else
-        px_tpl(a, a->S, 0, 0, 0);
-    if (a->nt)
-        _mm_sfence();
+        brow_tpl(a, a->S, 0, 0, 0, full);
 }
 
-/* ---------------- pixel weight row ---------------- */
-
-/* Tap s of source row i over pixels [o0, o1) (all inside for that tap). */
-INL __m512 pxw_run(const hd_dw_pxw_args *a, __m512 v, const float *row, int64_t c0, __mmask16 k, int64_t s, int64_t o0,
-                   int64_t o1)
+void hd_f32_dw_brow__avx512(const hd_dw_brow_args *a)
 {
-    for (int64_t o = o0; o < o1; o++)
-        v = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(k, a->dy + o * a->dps + c0),
-                            _mm512_maskz_loadu_ps(k, row + c0 + (o * a->cs - a->pad + s * a->cd) * a->ips), v);
-    return v;
+    if (a->mask == 0xffffu)
+        brow_any(a, 1);
+    else
+        brow_any(a, 0);
 }
 
-/* The three taps of a 3-wide filter over pixels [lo, hi), inside for all three: each dy
- * load serves three multiply-adds. */
-INL void pxw3_inside(const hd_dw_pxw_args *a, __m512 *v, const float *row, int64_t c0, __mmask16 k, int64_t lo,
-                     int64_t hi, int full)
-{
-    int64_t step = a->cs * a->ips, sd = a->cd * a->ips;
-    const float *p = row + c0 + (lo * a->cs - a->pad) * a->ips, *d = a->dy + lo * a->dps + c0;
-    __m512 v0 = v[0], v1 = v[1], v2 = v[2];
-    for (int64_t o = lo; o < hi; o++, p += step, d += a->dps) {
-        __m512 dv = load_k(k, d, full);
-        v0 = _mm512_fmadd_ps(dv, load_k(k, p, full), v0);
-        v1 = _mm512_fmadd_ps(dv, load_k(k, p + sd, full), v1);
-        v2 = _mm512_fmadd_ps(dv, load_k(k, p + 2 * sd, full), v2);
-    }
-    v[0] = v0, v[1] = v1, v[2] = v2;
-}
+/* ---------------- blocked weight rows ---------------- */
 
-/* Stride and dilation 1, full channel block: source pixel q serves taps 0, 1, 2 of outputs
- * q, q-1, q-2, so a sliding window of three source vectors needs one new load per pixel. */
-static void pxw3_slide(const hd_dw_pxw_args *a, __m512 *v, const float *row, int64_t c0, int64_t lo, int64_t hi)
+/* 3x3 with three rows at stride CS (1 or 2), dilation 1: nine sums, one dy load per pixel for
+ * the three rows, source vectors shared between neighbouring pixels (stride 1: a window of
+ * three; stride 2: the last tap of a pixel is the first of the next). */
+INL void bwrow33(const hd_dw_bwrow_args *a, int CS)
 {
-    if (lo >= hi)
-        return;
-    int64_t ips = a->ips, dps = a->dps;
-    const float *p = row + c0 + (lo - a->pad) * ips, *d = a->dy + lo * dps + c0;
-    __m512 v0 = v[0], v1 = v[1], v2 = v[2];
-    __m512 xa = _mm512_loadu_ps(p), xb = _mm512_loadu_ps(p + ips);
-    for (int64_t o = lo; o < hi; o++, p += ips, d += dps) {
-        __m512 dv = _mm512_loadu_ps(d), xc = _mm512_loadu_ps(p + 2 * ips);
-        v0 = _mm512_fmadd_ps(dv, xa, v0);
-        v1 = _mm512_fmadd_ps(dv, xb, v1);
-        v2 = _mm512_fmadd_ps(dv, xc, v2);
-        xa = xb, xb = xc;
-    }
-    v[0] = v0, v[1] = v1, v[2] = v2;
-}
-
-/* 3x3 at stride CS (1 or 2) and dilation 1 with all three source rows, one channel block
- * (masked loads only when it is partial): nine sums, one dy load per pixel for the three rows, and the source vectors shared
- * between neighbouring pixels (stride 1: a window of three; stride 2: the last tap of a pixel
- * is the first of the next).  The border pixels of each tap are added before and after, so
- * every sum still runs over the pixels in increasing order. */
-INL void pxw33_rows(const hd_dw_pxw_args *a, size_t b, int64_t c0, int64_t lo, int64_t hi, int CS, __mmask16 k,
-                    int full)
-{
-    int64_t n = (int64_t)a->n, ips = a->ips, dps = a->dps;
-    int64_t l[3], h[3];
-    for (int s = 0; s < 3; s++)
-        hd_dw_inside(n, a->W, 1, CS, a->pad - s, 1, &l[s], &h[s]);
-    float *acc[3];
-    const float *p[3];
     __m512 v[9], xa[3], xb[3];
+    const float *p[3];
+#pragma GCC unroll 3
     for (int i = 0; i < 3; i++) {
-        acc[i] = a->acc + (b * a->RS + a->rtap[i] * 3) * 16;
+        p[i] = a->rows[i];
+#pragma GCC unroll 3
         for (int s = 0; s < 3; s++)
-            v[i * 3 + s] = pxw_run(a, _mm512_loadu_ps(acc[i] + s * 16), a->rows[i], c0, k, s, l[s], lo);
-        p[i] = a->rows[i] + c0 + (lo * CS - a->pad) * ips;
-        xa[i] = load_k(k, p[i], full);
-        xb[i] = load_k(k, p[i] + ips, full);
+            v[3 * i + s] = _mm512_loadu_ps(a->acc[i] + 16 * s);
+        xa[i] = _mm512_loadu_ps(p[i]);
+        xb[i] = _mm512_loadu_ps(p[i] + 16);
     }
-    const float *d = a->dy + lo * dps + c0;
-    for (int64_t o = lo; o < hi; o++, d += dps) {
-        __m512 dv = load_k(k, d, full);
-        int64_t off = (o - lo) * CS * ips;
+    const float *d = a->dy;
+    for (size_t o = 0; o < a->n; o++, d += 16) {
+        __m512 dv = _mm512_loadu_ps(d);
+        size_t off = 16 * o * (size_t)CS;
 #pragma GCC unroll 3
         for (int i = 0; i < 3; i++) {
-            __m512 x1 = CS == 1 ? xb[i] : load_k(k, p[i] + off + ips, full);
-            __m512 x2 = load_k(k, p[i] + off + 2 * ips, full);
-            v[i * 3] = _mm512_fmadd_ps(dv, xa[i], v[i * 3]);
-            v[i * 3 + 1] = _mm512_fmadd_ps(dv, x1, v[i * 3 + 1]);
-            v[i * 3 + 2] = _mm512_fmadd_ps(dv, x2, v[i * 3 + 2]);
+            __m512 x1 = CS == 1 ? xb[i] : _mm512_loadu_ps(p[i] + off + 16);
+            __m512 x2 = _mm512_loadu_ps(p[i] + off + 32);
+            v[3 * i] = _mm512_fmadd_ps(dv, xa[i], v[3 * i]);
+            v[3 * i + 1] = _mm512_fmadd_ps(dv, x1, v[3 * i + 1]);
+            v[3 * i + 2] = _mm512_fmadd_ps(dv, x2, v[3 * i + 2]);
             if (CS == 1)
                 xa[i] = xb[i], xb[i] = x2;
             else
                 xa[i] = x2;
         }
     }
+#pragma GCC unroll 3
     for (int i = 0; i < 3; i++)
+#pragma GCC unroll 3
         for (int s = 0; s < 3; s++)
-            _mm512_storeu_ps(acc[i] + s * 16, pxw_run(a, v[i * 3 + s], a->rows[i], c0, k, s, hi, h[s]));
+            _mm512_storeu_ps(a->acc[i] + 16 * s, v[3 * i + s]);
 }
 
-void hd_f32_dw_pxw__avx512(const hd_dw_pxw_args *a)
+/* Constant S <= 8: a row's S sums stay in registers over the row. */
+INL void bwrow_tpl(const hd_dw_bwrow_args *a, size_t S)
 {
-    int64_t n = (int64_t)a->n, S = (int64_t)a->S;
-    int64_t lo, hi;
-    hd_dw_inside(n, a->W, S, a->cs, a->pad, a->cd, &lo, &hi);
-    for (size_t b = 0; b < blk_count(a->C, a->sh); b++) {
-        int64_t c0 = (int64_t)(b * 16) - (int64_t)a->sh;
-        __mmask16 k = blk_mask(c0, a->C);
-        int full = c0 >= 0 && c0 + 16 <= (int64_t)a->C;
-        if (S == 3 && a->nr == 3 && a->cs <= 2 && a->cd == 1 && lo < hi) {
-            if (a->cs == 1 && full)
-                pxw33_rows(a, b, c0, lo, hi, 1, k, 1);
-            else if (a->cs == 1)
-                pxw33_rows(a, b, c0, lo, hi, 1, k, 0);
-            else if (full)
-                pxw33_rows(a, b, c0, lo, hi, 2, k, 1);
-            else
-                pxw33_rows(a, b, c0, lo, hi, 2, k, 0);
-            continue;
+    size_t cs = a->cs, cd = a->cd;
+    for (size_t i = 0; i < a->nr; i++) {
+        const float *p = a->rows[i];
+        __m512 v[8];
+#pragma GCC unroll 8
+        for (size_t s = 0; s < S; s++)
+            v[s] = _mm512_loadu_ps(a->acc[i] + 16 * s);
+        for (size_t o = 0; o < a->n; o++) {
+            __m512 dv = _mm512_loadu_ps(a->dy + 16 * o);
+#pragma GCC unroll 8
+            for (size_t s = 0; s < S; s++)
+                v[s] = _mm512_fmadd_ps(dv, _mm512_loadu_ps(p + 16 * (o * cs + s * cd)), v[s]);
         }
-        for (size_t i = 0; i < a->nr; i++) {
-            float *acc = a->acc + (b * a->RS + a->rtap[i] * a->S) * 16;
-            const float *row = a->rows[i];
-            if (S == 3 && lo < hi) {            /* the three taps share each dy load inside */
-                int64_t l[3], h[3];
-                __m512 v[3];
-                #pragma GCC unroll 8
-                for (int s = 0; s < 3; s++) {
-                    hd_dw_inside(n, a->W, 1, a->cs, a->pad - s * a->cd, a->cd, &l[s], &h[s]);
-                    v[s] = pxw_run(a, _mm512_loadu_ps(acc + s * 16), row, c0, k, s, l[s], lo);
-                }
-                if (full && a->cs == 1 && a->cd == 1)
-                    pxw3_slide(a, v, row, c0, lo, hi);
-                else if (full)
-                    pxw3_inside(a, v, row, c0, k, lo, hi, 1);
-                else
-                    pxw3_inside(a, v, row, c0, k, lo, hi, 0);
-                for (int s = 0; s < 3; s++)
-                    _mm512_storeu_ps(acc + s * 16, pxw_run(a, v[s], row, c0, k, s, hi, h[s]));
-                continue;
-            }
-            for (int64_t s = 0; s < S; s++) {
-                int64_t l, h;
-                hd_dw_inside(n, a->W, 1, a->cs, a->pad - s * a->cd, a->cd, &l, &h);
-                _mm512_storeu_ps(acc + s * 16, pxw_run(a, _mm512_loadu_ps(acc + s * 16), row, c0, k, s, l, h));
-            }
-        }
+#pragma GCC unroll 8
+        for (size_t s = 0; s < S; s++)
+            _mm512_storeu_ps(a->acc[i] + 16 * s, v[s]);
     }
 }
 
-/* ---------------- two pixel rows ---------------- */
-
-/* Two output rows, 3x3 filter, constant stride CS along the row: the four source rows each feed
- * row A (filter row k) and row B (filter row k - 1); per accumulator the terms arrive in the
- * order of the one-row kernel (filter rows, then taps), so the sums are bitwise the same. */
-INL void px2_body(const float *const *rows, const float *w, int64_t xoff, int NB, int CS, int full, __mmask16 k,
-                  float *da, float *db, int64_t ops, __m512 va, float beta, int64_t ips, int nt)
+static void bwrow_wide(const hd_dw_bwrow_args *a)
 {
-    __m512 aa[8], ab[8];
+    for (size_t i = 0; i < a->nr; i++)
+        for (size_t s = 0; s < a->S; s++) {
+            const float *p = a->rows[i] + 16 * s * a->cd;
+            __m512 v = _mm512_loadu_ps(a->acc[i] + 16 * s);
+            for (size_t o = 0; o < a->n; o++)
+                v = _mm512_fmadd_ps(_mm512_loadu_ps(a->dy + 16 * o), _mm512_loadu_ps(p + 16 * o * a->cs), v);
+            _mm512_storeu_ps(a->acc[i] + 16 * s, v);
+        }
+}
+
+void hd_f32_dw_bwrow__avx512(const hd_dw_bwrow_args *a)
+{
+    if (a->S == 3 && a->nr == 3 && a->cd == 1 && a->cs == 1)
+        bwrow33(a, 1);
+    else if (a->S == 3 && a->nr == 3 && a->cd == 1 && a->cs == 2)
+        bwrow33(a, 2);
+    else if (a->S == 3)
+        bwrow_tpl(a, 3);
+    else if (a->S == 5)
+        bwrow_tpl(a, 5);
+    else
+        bwrow_wide(a);
+}
+
+/* ---------------- gather / scatter ---------------- */
+
+/* In place: lane i of r[j] becomes lane j of r[i] (a 16x16 transpose in four shuffle stages). */
+INL void transpose16(__m512 *r)
+{
+    __m512 t[16], u[16];
 #pragma GCC unroll 8
-    for (int j = 0; j < NB; j++)
-        aa[j] = _mm512_setzero_ps(), ab[j] = _mm512_setzero_ps();
+    for (int k = 0; k < 8; k++) {          /* pairs of rows: a0 b0 a1 b1 | a2 b2 a3 b3 per 128 bits */
+        t[2 * k] = _mm512_unpacklo_ps(r[2 * k], r[2 * k + 1]);
+        t[2 * k + 1] = _mm512_unpackhi_ps(r[2 * k], r[2 * k + 1]);
+    }
 #pragma GCC unroll 4
-    for (int kr = 0; kr < 4; kr++) {
-        const float *p = rows[kr] + xoff;
-        __m512 wa[3], wb[3];
-#pragma GCC unroll 3
-        for (int t = 0; t < 3; t++) {
-            wa[t] = kr < 3 ? _mm512_loadu_ps(w + (kr * 3 + t) * 16) : _mm512_setzero_ps();
-            wb[t] = kr > 0 ? _mm512_loadu_ps(w + ((kr - 1) * 3 + t) * 16) : _mm512_setzero_ps();
+    for (int g = 0; g < 4; g++) {          /* quads: u[4g + e] holds column 4L + e of rows 4g..4g+3 in 128-bit lane L */
+        __m512d t0 = _mm512_castps_pd(t[4 * g]), t1 = _mm512_castps_pd(t[4 * g + 1]);
+        __m512d t2 = _mm512_castps_pd(t[4 * g + 2]), t3 = _mm512_castps_pd(t[4 * g + 3]);
+        u[4 * g] = _mm512_castpd_ps(_mm512_unpacklo_pd(t0, t2));
+        u[4 * g + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(t0, t2));
+        u[4 * g + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(t1, t3));
+        u[4 * g + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(t1, t3));
+    }
+#pragma GCC unroll 4
+    for (int e = 0; e < 4; e++) {          /* the 128-bit lanes of the four quads, transposed */
+        __m512 v0 = _mm512_shuffle_f32x4(u[e], u[4 + e], 0x44), v1 = _mm512_shuffle_f32x4(u[e], u[4 + e], 0xee);
+        __m512 v2 = _mm512_shuffle_f32x4(u[8 + e], u[12 + e], 0x44);
+        __m512 v3 = _mm512_shuffle_f32x4(u[8 + e], u[12 + e], 0xee);
+        r[e] = _mm512_shuffle_f32x4(v0, v2, 0x88);
+        r[4 + e] = _mm512_shuffle_f32x4(v0, v2, 0xdd);
+        r[8 + e] = _mm512_shuffle_f32x4(v1, v3, 0x88);
+        r[12 + e] = _mm512_shuffle_f32x4(v1, v3, 0xdd);
+    }
+}
+
+void hd_f32_dw_gather__avx512(float *dst, int64_t dbs, const float *src, size_t n, int64_t cstr, int64_t pstr,
+                              size_t nc, const float *end)
+{
+    size_t nb = (nc + 15) / 16, nfull = nc / 16;
+    __mmask16 kt = tail_mask(nc % 16);
+    if (cstr == 1) {
+        for (size_t i = 0; i < n; i++) {
+            const float *p = src + (int64_t)i * pstr;
+            float *d = dst + 16 * i;
+            size_t b = 0;
+            for (; b < nfull; b++)
+                _mm512_storeu_ps(d + (int64_t)b * dbs, _mm512_loadu_ps(p + 16 * b));
+            if (b < nb)
+                _mm512_storeu_ps(d + (int64_t)b * dbs, _mm512_maskz_loadu_ps(kt, p + 16 * b));
         }
-#pragma GCC unroll 32
-        for (int m = 0; m <= (NB - 1) * CS + 2; m++) {
-            __m512 xv = load_k(k, p + m * ips, full);
-#pragma GCC unroll 3
-            for (int t = 0; t < 3; t++) {
-                int r = m - t;
-                if (r >= 0 && r % CS == 0 && r / CS < NB) {
-                    if (kr < 3)
-                        aa[r / CS] = _mm512_fmadd_ps(wa[t], xv, aa[r / CS]);
-                    if (kr > 0)
-                        ab[r / CS] = _mm512_fmadd_ps(wb[t], xv, ab[r / CS]);
-                }
+        return;
+    }
+    if (pstr != 1) {
+        hd_f32_dw_gather__scalar(dst, dbs, src, n, cstr, pstr, nc, end);
+        return;
+    }
+    for (size_t b = 0; b < nb; b++) {
+        size_t nl = b < nfull ? 16 : nc % 16;
+        const float *sb = src + (int64_t)(16 * b) * cstr;
+        float *db = dst + (int64_t)b * dbs;
+        for (size_t i0 = 0; i0 < n; i0 += 16) {
+            size_t m = n - i0 < 16 ? n - i0 : 16;
+            __mmask16 km = tail_mask(m);
+            __m512 r[16];
+#pragma GCC unroll 16
+            for (size_t l = 0; l < 16; l++) {
+                const float *q = sb + (int64_t)l * cstr + (int64_t)i0;
+                r[l] = l >= nl ? _mm512_setzero_ps()
+                     : m == 16 || q + 16 <= end ? _mm512_loadu_ps(q) : _mm512_maskz_loadu_ps(km, q);
             }
+            transpose16(r);
+            for (size_t t = 0; t < m; t++)
+                _mm512_storeu_ps(db + 16 * (i0 + t), r[t]);
         }
     }
-#pragma GCC unroll 8
-    for (int j = 0; j < NB; j++) {
-        store_px(da + j * ops, k, aa[j], va, beta, nt);
-        store_px(db + j * ops, k, ab[j], va, beta, nt);
-    }
 }
 
-INL void px2_inside(const hd_dw_px_args *a, float *out2, int64_t o, int NB, int CS)
+void hd_f32_dw_scatter__avx512(float *dst, int64_t cstr, int64_t pstr, const float *src, size_t n, size_t nl,
+                               float alpha, float beta)
 {
-    int64_t xoff = (o * CS - a->pad) * a->ips;
-    __m512 va = _mm512_set1_ps(a->alpha);
-    float *da = a->out + o * a->ops, *db = out2 + o * a->ops;
-    const float *w = a->w;
-    size_t nb = blk_count(a->C, a->sh);
-    for (size_t b = 0; b < nb; b++, w += 9 * 16) {
-        int64_t c0 = (int64_t)(b * 16) - (int64_t)a->sh;
-        if (c0 >= 0 && c0 + 16 <= (int64_t)a->C)
-            px2_body(a->rows, w, xoff + c0, NB, CS, 1, 0xffff, da + c0, db + c0, a->ops, va, a->beta, a->ips, a->nt);
-        else
-            px2_body(a->rows, w, xoff + c0, NB, CS, 0, blk_mask(c0, a->C), da + c0, db + c0, a->ops, va, a->beta,
-                     a->ips, 0);
+    __m512 va = _mm512_set1_ps(alpha);
+    if (cstr == 1) {
+        __mmask16 k = tail_mask(nl);
+        for (size_t i = 0; i < n; i++)
+            st_blk(dst + (int64_t)i * pstr, k, nl == 16, _mm512_loadu_ps(src + 16 * i), va, beta);
+        return;
     }
-}
-
-INL void px2_tpl(const hd_dw_px_args *a, float *out2, int CS)
-{
-    hd_dw_px_args b = *a;              /* the second row, for the border pixels */
-    b.rows = a->rows + 1;
-    b.out = out2;
-    int64_t n = (int64_t)a->n, lo, hi;
-    hd_dw_inside(n, a->W, 3, CS, a->pad, 1, &lo, &hi);
-    int64_t o = 0;
-    for (; o < lo; o++)
-        px_edge_all(a, o), px_edge_all(&b, o);
-    for (; o + 8 <= hi; o += 8)
-        px2_inside(a, out2, o, 8, CS);
-    if (o + 4 <= hi) {
-        px2_inside(a, out2, o, 4, CS);
-        o += 4;
+    if (pstr != 1) {
+        hd_f32_dw_scatter__scalar(dst, cstr, pstr, src, n, nl, alpha, beta);
+        return;
     }
-    if (o + 2 <= hi) {
-        px2_inside(a, out2, o, 2, CS);
-        o += 2;
+    for (size_t i0 = 0; i0 < n; i0 += 16) {
+        size_t m = n - i0 < 16 ? n - i0 : 16;
+        __mmask16 km = tail_mask(m);
+        __m512 r[16];
+#pragma GCC unroll 16
+        for (size_t t = 0; t < 16; t++)
+            r[t] = t < m ? _mm512_loadu_ps(src + 16 * (i0 + t)) : _mm512_setzero_ps();
+        transpose16(r);
+        for (size_t l = 0; l < nl; l++)
+            st_blk(dst + (int64_t)l * cstr + (int64_t)i0, km, m == 16, r[l], va, beta);
     }
-    if (o < hi) {
-        px2_inside(a, out2, o, 1, CS);
-        o++;
-    }
-    for (; o < n; o++)
-        px_edge_all(a, o), px_edge_all(&b, o);
-}
-
-void hd_f32_dw_px2__avx512(const hd_dw_px_args *a, float *out2)
-{
-    if (a->S == 3 && a->nr == 3 && a->up == 1 && a->cd == 1 && a->cs == 1) {
-        px2_tpl(a, out2, 1);
-    } else if (a->S == 3 && a->nr == 3 && a->up == 1 && a->cd == 1 && a->cs == 2) {
-        px2_tpl(a, out2, 2);
-    } else {
-        hd_dw_px_args b = *a;
-        hd_f32_dw_px__avx512(a);
-        b.rows = a->rows + 1;
-        b.out = out2;
-        hd_f32_dw_px__avx512(&b);
-    }
-    if (a->nt)
-        _mm_sfence();
 }

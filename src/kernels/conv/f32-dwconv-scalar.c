@@ -28,36 +28,52 @@ void hd_f32_dw_wrow__scalar(const hd_dw_wrow_args *a)
     }
 }
 
-void hd_f32_dw_px__scalar(const hd_dw_px_args *a)
+void hd_f32_dw_brow__scalar(const hd_dw_brow_args *a)
 {
     for (size_t o = 0; o < a->n; o++) {
         float *out = a->out + (int64_t)o * a->ops;
-        for (size_t c = 0; c < a->C; c++) {
-            const float *w = a->w + (c / 16) * a->RS * 16 + c % 16;
+        for (unsigned l = 0; l < 16; l++) {
+            if (!(a->mask >> l & 1u))
+                continue;
             float acc = 0.0f;
             for (size_t i = 0; i < a->nr; i++)
-                for (size_t s = 0; s < a->S; s++) {
-                    int64_t q = hd_dw_src((int64_t)o, (int64_t)s, a->cs, a->pad, a->cd, a->up, a->W);
-                    if (q >= 0)
-                        acc += w[(a->rtap[i] * a->S + s) * 16] * a->rows[i][q * a->ips + (int64_t)c];
-                }
-            out[c] = a->beta == 0.0f ? a->alpha * acc : a->alpha * acc + a->beta * out[c];
+                for (size_t s = 0; s < a->S; s++)
+                    acc += a->w[i][16 * s + l] * a->rows[i][16 * (o * a->cs + s * a->cd) + l];
+            out[l] = a->beta == 0.0f ? a->alpha * acc : a->alpha * acc + a->beta * out[l];
         }
     }
 }
 
-void hd_f32_dw_pxw__scalar(const hd_dw_pxw_args *a)
+void hd_f32_dw_bwrow__scalar(const hd_dw_bwrow_args *a)
 {
-    for (size_t c = 0; c < a->C; c++) {
-        float *acc = a->acc + (c / 16) * a->RS * 16 + c % 16;
-        for (size_t i = 0; i < a->nr; i++)
-            for (size_t s = 0; s < a->S; s++) {
-                float *t = acc + (a->rtap[i] * a->S + s) * 16;
-                for (size_t o = 0; o < a->n; o++) {
-                    int64_t q = hd_dw_src((int64_t)o, (int64_t)s, a->cs, a->pad, a->cd, 1, a->W);
-                    if (q >= 0)
-                        *t += a->dy[(int64_t)o * a->dps + (int64_t)c] * a->rows[i][q * a->ips + (int64_t)c];
-                }
+    for (size_t i = 0; i < a->nr; i++)
+        for (size_t s = 0; s < a->S; s++)
+            for (unsigned l = 0; l < 16; l++) {
+                float acc = a->acc[i][16 * s + l];
+                for (size_t o = 0; o < a->n; o++)
+                    acc += a->dy[16 * o + l] * a->rows[i][16 * (o * a->cs + s * a->cd) + l];
+                a->acc[i][16 * s + l] = acc;
             }
-    }
+}
+
+void hd_f32_dw_gather__scalar(float *dst, int64_t dbs, const float *src, size_t n, int64_t cstr, int64_t pstr,
+                              size_t nc, const float *end)
+{
+    (void)end;
+    for (size_t b = 0; b * 16 < nc; b++)
+        for (size_t i = 0; i < n; i++)
+            for (size_t l = 0; l < 16; l++) {
+                size_t c = 16 * b + l;
+                dst[(int64_t)b * dbs + (int64_t)(16 * i + l)] = c < nc ? src[(int64_t)c * cstr + (int64_t)i * pstr] : 0.0f;
+            }
+}
+
+void hd_f32_dw_scatter__scalar(float *dst, int64_t cstr, int64_t pstr, const float *src, size_t n, size_t nl,
+                               float alpha, float beta)
+{
+    for (size_t l = 0; l < nl; l++)
+        for (size_t i = 0; i < n; i++) {
+            float *d = dst + (int64_t)l * cstr + (int64_t)i * pstr;
+            *d = beta == 0.0f ? alpha * src[16 * i + l] : alpha * src[16 * i + l] + beta * *d;
+        }
 }
