@@ -171,43 +171,56 @@ static void check_out(const hd_wino4_kernels *ref, const hd_wino4_kernels *k, in
 
 /* ---- filter ---- */
 
+/* Filters read through (ks, cs, tap): NCHW-like (taps contiguous), NHWC-like (channels
+ * contiguous), the lanes contiguous (backward data's transposed NHWC filter) and reversed taps. */
 static void check_filter(const hd_wino4_kernels *ref, const hd_wino4_kernels *k)
 {
-    enum { PS = 21 };                              /* 36 runs of PS floats, at most 16 written */
-    float g[9][HD_WINO4_LANES], u0[36 * PS], u1[36 * PS];
-    for (int n = 1; n <= HD_WINO4_LANES; n++) {
-        for (int e = 0; e < 9; e++)
-            for (int i = 0; i < HD_WINO4_LANES; i++)
-                g[e][i] = rnd() * (n == 7 ? 1e30f : 1.0f);
-        for (int i = 0; i < 36 * PS; i++)
-            u0[i] = u1[i] = GUARD;
-        ref->filter((const float(*)[HD_WINO4_LANES])g, n, u0, PS);
-        k->filter((const float(*)[HD_WINO4_LANES])g, n, u1, PS);
-        CHECK_MSG(!memcmp(u0, u1, sizeof u0), "%s filter (n = %d) differs from scalar", k->name, n);
-        if (k == ref) {   /* within one float rounding (plus double noise) of G g G^T */
+    enum { PS = 61, NC = 3, CST = 19 };            /* 36 runs of PS floats: NC channels CST apart */
+    static float w[16 * NC * 9 * 2 + 64], u0[36 * PS], u1[36 * PS];
+    static const struct { int64_t ks, cs, te; int rev; } lay[] = {
+        {NC * 9, 9, 1, 0},      /* KCRS */
+        {9 * NC, 1, NC, 0},     /* KRSC */
+        {1, 16 * 9, 16, 1},     /* lanes contiguous, taps reversed */
+        {NC * 9 + 5, 11, 1, 1}, /* padded */
+    };
+    for (size_t li = 0; li < sizeof lay / sizeof *lay; li++)
+        for (int n = 1; n <= HD_WINO4_LANES; n++) {
+            for (size_t i = 0; i < sizeof w / sizeof *w; i++)
+                w[i] = rnd() * (n == 7 ? 1e30f : 1.0f);
+            int64_t tap[9];
+            for (int e = 0; e < 9; e++)
+                tap[e] = (lay[li].rev ? 8 - e : e) * lay[li].te;
+            for (int i = 0; i < 36 * PS; i++)
+                u0[i] = u1[i] = GUARD;
+            ref->filter(w, lay[li].ks, lay[li].cs, tap, n, NC, u0, PS, CST);
+            k->filter(w, lay[li].ks, lay[li].cs, tap, n, NC, u1, PS, CST);
+            CHECK_MSG(!memcmp(u0, u1, sizeof u0), "%s filter (layout %zu, n = %d) differs from scalar", k->name, li, n);
+            if (k != ref)
+                continue;
+            /* within one float rounding (plus double noise) of G g G^T */
             double worst = 0;
             long guards = 0;
-            for (int i = 0; i < PS; i++)
-                for (int a = 0; a < 6; a++)
-                    for (int b = 0; b < 6; b++) {
-                        float got = u0[(6 * a + b) * PS + i];
-                        if (i >= n) {
-                            guards += got != GUARD;
-                            continue;
-                        }
-                        double v = 0, mag = 0;
-                        for (int r = 0; r < 3; r++)
-                            for (int s = 0; s < 3; s++) {
-                                double e = GM[a][r] * g[3 * r + s][i] * GM[b][s];
-                                v += e, mag += fabs(e);
+            for (int c = 0; c < NC; c++)
+                for (int i = 0; i < CST; i++)
+                    for (int a = 0; a < 6; a++)
+                        for (int b = 0; b < 6; b++) {
+                            float got = u0[(6 * a + b) * PS + c * CST + i];
+                            if (i >= n) {
+                                guards += got != GUARD;
+                                continue;
                             }
-                        double err = fabs(got - v) / mag;
-                        worst = err > worst ? err : worst;
-                    }
+                            double v = 0, mag = 0;
+                            for (int r = 0; r < 3; r++)
+                                for (int s = 0; s < 3; s++) {
+                                    double e = GM[a][r] * w[i * lay[li].ks + c * lay[li].cs + tap[3 * r + s]] * GM[b][s];
+                                    v += e, mag += fabs(e);
+                                }
+                            double err = fabs(got - v) / mag;
+                            worst = err > worst ? err : worst;
+                        }
             CHECK_MSG(worst <= 0x1p-24 * 1.001, "scalar filter transform: error %g of the absolute sum", worst);
             CHECK_MSG(guards == 0, "scalar filter transform wrote %ld values past n = %d", guards, n);
         }
-    }
 }
 
 int main(void)

@@ -25,16 +25,38 @@ static inline W4D w4d_sub(W4D a, W4D b) { return _mm512_sub_pd(a, b); }
 static inline W4D w4d_mulc(W4D a, double c) { return _mm512_mul_pd(a, _mm512_set1_pd(c)); }
 #include "kernels/conv/wino4-transform.inc"
 
-void hd_f32_wino4_filter__avx512(const float g[9][HD_WINO4_LANES], int n, float *u, size_t pos_stride)
+/* Per channel: the 9 taps of the 16 lanes are 9 masked gathers (or loads when the lanes are
+ * contiguous), then each half of 8 lanes is transformed in double and U stored row by row. */
+void hd_f32_wino4_filter__avx512(const float *w, int64_t ks, int64_t cs, const int64_t tap[9], int nk, int64_t nc,
+                                 float *u, size_t pos_stride, size_t c_stride)
 {
-    for (int h = 0; h < n; h += 8) {
-        __mmask8 m = (__mmask8)(n - h >= 8 ? 0xFF : (1u << (n - h)) - 1u);
-        W4D gd[9], ud[36];
+    const __mmask16 m = (__mmask16)(nk >= 16 ? 0xFFFF : (1u << nk) - 1u);
+    const __m512i idx = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                           _mm512_set1_epi32((int)ks));
+    const __m512 zero = _mm512_setzero_ps();
+    for (int64_t c = 0; c < nc; c++) {
+        const float *wc = w + c * cs;
+        float *uc = u + (size_t)c * c_stride;
+        __m512 gv[9];
+        #pragma GCC unroll 9
         for (int e = 0; e < 9; e++)
-            gd[e] = _mm512_cvtps_pd(_mm256_loadu_ps(&g[e][h]));
-        w4_filter_2d(gd, ud);
-        for (int pos = 0; pos < 36; pos++)
-            _mm256_mask_storeu_ps(u + pos * pos_stride + h, m, _mm512_cvtpd_ps(ud[pos]));
+            gv[e] = ks == 1 ? _mm512_maskz_loadu_ps(m, wc + tap[e]) : _mm512_mask_i32gather_ps(zero, m, idx, wc + tap[e], 4);
+        for (int h = 0; h < nk; h += 8) {
+            const __mmask8 mh = (__mmask8)(nk - h >= 8 ? 0xFF : (1u << (nk - h)) - 1u);
+            W4D gd[9], t[18];
+            #pragma GCC unroll 9
+            for (int e = 0; e < 9; e++)
+                gd[e] = _mm512_cvtps_pd(h ? _mm512_extractf32x8_ps(gv[e], 1) : _mm512_castps512_ps256(gv[e]));
+            w4_filter_cols(gd, t);
+            #pragma GCC unroll 6
+            for (int i = 0; i < 6; i++) {
+                W4D row[6];
+                w4_filter_1d(t + 3 * i, row);
+                #pragma GCC unroll 6
+                for (int j = 0; j < 6; j++)
+                    _mm256_mask_storeu_ps(uc + (size_t)(6 * i + j) * pos_stride + h, mh, _mm512_cvtpd_ps(row[j]));
+            }
+        }
     }
 }
 
@@ -46,8 +68,10 @@ static void in_rows(const float *x, int64_t cs, int64_t nc, const hd_wino4_in_ti
 {
     __mmask8 rm[16][6];
     intptr_t off[16];
+    #pragma GCC unroll 16
     for (int i = 0; i < 16; i++) {
         off[i] = i < t->lanes ? t->off[i] : 0;
+        #pragma GCC unroll 6
         for (int r = 0; r < 6; r++)
             rm[i][r] = (__mmask8)(i < t->lanes && (t->rmask[i] >> r & 1) ? t->cmask[i] : 0);
     }
@@ -56,8 +80,10 @@ static void in_rows(const float *x, int64_t cs, int64_t nc, const hd_wino4_in_ti
         const float *xc = x + c * cs;
         float *dc = dst + (size_t)c * c_stride;
         W4 d[36], v[36];
+        #pragma GCC unroll 6
         for (int r = 0; r < 6; r++) {
             __m512 z[8];
+            #pragma GCC unroll 8
             for (int i = 0; i < 8; i++) {
                 /* masked loads never touch the left-out elements, wherever they would be */
                 const float *p0 = (const float *)((uintptr_t)xc + (uintptr_t)((off[i] + (intptr_t)r * t->hs) * 4));
@@ -88,9 +114,11 @@ static void in_rows(const float *x, int64_t cs, int64_t nc, const hd_wino4_in_ti
         }
         w4_in_2d(d, v);
         if (t->lanes == 16)
+            #pragma GCC unroll 36
             for (int pos = 0; pos < 36; pos++)
                 _mm512_storeu_ps(dc + pos * pos_stride, v[pos]);
         else
+            #pragma GCC unroll 36
             for (int pos = 0; pos < 36; pos++)
                 _mm512_mask_storeu_ps(dc + pos * pos_stride, lanes, v[pos]);
     }
@@ -109,11 +137,14 @@ void hd_f32_wino4_in__avx512(const float *x, int64_t cs, int64_t nc, const hd_wi
     __m512i off = _mm512_maskz_loadu_epi32(lanes, t->off);
     unsigned rm[6] = {0}, cm[6] = {0};
     for (int i = 0; i < t->lanes; i++)
+        #pragma GCC unroll 6
         for (int j = 0; j < 6; j++) {
             rm[j] |= (unsigned)(t->rmask[i] >> j & 1) << i;
             cm[j] |= (unsigned)(t->cmask[i] >> j & 1) << i;
         }
+    #pragma GCC unroll 6
     for (int r = 0; r < 6; r++)
+        #pragma GCC unroll 6
         for (int s = 0; s < 6; s++) {
             idx[6 * r + s] = _mm512_add_epi32(off, _mm512_set1_epi32(r * t->hs + s * t->ws));
             msk[6 * r + s] = (__mmask16)(rm[r] & cm[s]);
@@ -123,13 +154,16 @@ void hd_f32_wino4_in__avx512(const float *x, int64_t cs, int64_t nc, const hd_wi
         const float *xc = x + c * cs;
         float *dc = dst + (size_t)c * c_stride;
         W4 d[36], v[36];
+        #pragma GCC unroll 36
         for (int e = 0; e < 36; e++)
             d[e] = _mm512_mask_i32gather_ps(zero, msk[e], idx[e], xc, 4);
         w4_in_2d(d, v);
         if (t->lanes == 16)
+            #pragma GCC unroll 36
             for (int pos = 0; pos < 36; pos++)
                 _mm512_storeu_ps(dc + pos * pos_stride, v[pos]);
         else
+            #pragma GCC unroll 36
             for (int pos = 0; pos < 36; pos++)
                 _mm512_mask_storeu_ps(dc + pos * pos_stride, lanes, v[pos]);
     }
@@ -145,22 +179,27 @@ void hd_f32_wino4_out__avx512(const float *m, size_t pos_stride, size_t k_stride
     for (int64_t k = 0; k < nk; k++) {
         const float *mk = m + (size_t)k * k_stride;
         W4 v[36], o[16];
+        #pragma GCC unroll 36
         for (int pos = 0; pos < 36; pos++)
             v[pos] = _mm512_maskz_loadu_ps(lanes, mk + pos * pos_stride);
         w4_out_2d(v, o);
         if (!y) {
             float buf[16][16];
+            #pragma GCC unroll 16
             for (int e = 0; e < 16; e++)
                 _mm512_storeu_ps(buf[e], o[e]);
             for (int i = 0; i < t->lanes; i++)
+                #pragma GCC unroll 16
                 for (int e = 0; e < 16; e++)
                     raw[(k * HD_WINO4_LANES + i) * 16 + e] = buf[e][i];
             continue;
         }
         float *yk = y + k * ks;
+        #pragma GCC unroll 16
         for (int e = 0; e < 16; e++)
             o[e] = _mm512_mul_ps(va, o[e]);
         if (rowwise) {
+            #pragma GCC unroll 4
             for (int a = 0; a < 4; a++) {
                 /* transpose rows (o[4a+b], lanes 0..15) into 16 runs of 4: run i = tile i */
                 __m512 lo01 = _mm512_unpacklo_ps(o[4 * a], o[4 * a + 1]);
@@ -188,6 +227,7 @@ void hd_f32_wino4_out__avx512(const float *m, size_t pos_stride, size_t k_stride
             }
         } else {
             float buf[16][16];
+            #pragma GCC unroll 16
             for (int e = 0; e < 16; e++)
                 _mm512_storeu_ps(buf[e], o[e]);
             for (int i = 0; i < t->lanes; i++)

@@ -14,16 +14,19 @@ static inline W4D w4d_sub(W4D a, W4D b) { return a - b; }
 static inline W4D w4d_mulc(W4D a, double c) { return a * c; }
 #include "kernels/conv/wino4-transform.inc"
 
-void hd_f32_wino4_filter__scalar(const float g[9][HD_WINO4_LANES], int n, float *u, size_t pos_stride)
+void hd_f32_wino4_filter__scalar(const float *w, int64_t ks, int64_t cs, const int64_t tap[9], int nk, int64_t nc,
+                                 float *u, size_t pos_stride, size_t c_stride)
 {
-    for (int i = 0; i < n; i++) {
-        W4D gd[9], ud[36];
-        for (int e = 0; e < 9; e++)
-            gd[e] = g[e][i];
-        w4_filter_2d(gd, ud);
-        for (int pos = 0; pos < 36; pos++)
-            u[pos * pos_stride + (size_t)i] = (float)ud[pos];
-    }
+    for (int64_t c = 0; c < nc; c++)
+        for (int i = 0; i < nk; i++) {
+            const float *wi = w + i * ks + c * cs;
+            W4D gd[9], ud[36];
+            for (int e = 0; e < 9; e++)
+                gd[e] = wi[tap[e]];
+            w4_filter_2d(gd, ud);
+            for (int pos = 0; pos < 36; pos++)
+                u[pos * pos_stride + (size_t)c * c_stride + (size_t)i] = (float)ud[pos];
+        }
 }
 
 void hd_f32_wino4_in__scalar(const float *x, int64_t cs, int64_t nc, const hd_wino4_in_tiles *t, float *dst,

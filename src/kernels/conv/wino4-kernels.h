@@ -61,14 +61,21 @@ void hd_f32_wino4_in__avx512(const float *x, int64_t cs, int64_t nc, const hd_wi
 void hd_f32_wino4_out__avx512(const float *m, size_t pos_stride, size_t k_stride, int64_t nk,
                               const hd_wino4_out_tiles *t, float *y, int64_t ks, float alpha, float beta, float *raw);
 
-/* Filter transform of n <= HD_WINO4_LANES filters, one per lane: g[e][i] is tap e (3*r + s)
- * of filter i; U = G g G^T, computed in double and rounded once to float, goes to
- * u[pos*pos_stride + i] for i < n (nothing else is written). */
-typedef void (*hd_wino4_filter_fn)(const float g[9][HD_WINO4_LANES], int n, float *u, size_t pos_stride);
+/* Filter transform of nk <= HD_WINO4_LANES filters (one per lane) over nc channels: tap e
+ * (3*r + s) of filter i, channel c is w[i*ks + c*cs + tap[e]] (any strides: the caller's
+ * filter layout, flips and transposes are all in ks, cs and tap); U = G g G^T, computed in
+ * double and rounded once to float, goes to u[pos*pos_stride + c*c_stride + i] for i < nk
+ * (nothing else is written).  The vector kernels gather the lanes (ks != 1) or load them
+ * (ks == 1); they need 15*ks + max tap + (nc-1)*cs below 2^31. */
+typedef void (*hd_wino4_filter_fn)(const float *w, int64_t ks, int64_t cs, const int64_t tap[9], int nk, int64_t nc,
+                                   float *u, size_t pos_stride, size_t c_stride);
 
-void hd_f32_wino4_filter__scalar(const float g[9][HD_WINO4_LANES], int n, float *u, size_t pos_stride);
-void hd_f32_wino4_filter__avx2(const float g[9][HD_WINO4_LANES], int n, float *u, size_t pos_stride);
-void hd_f32_wino4_filter__avx512(const float g[9][HD_WINO4_LANES], int n, float *u, size_t pos_stride);
+void hd_f32_wino4_filter__scalar(const float *w, int64_t ks, int64_t cs, const int64_t tap[9], int nk, int64_t nc,
+                                 float *u, size_t pos_stride, size_t c_stride);
+void hd_f32_wino4_filter__avx2(const float *w, int64_t ks, int64_t cs, const int64_t tap[9], int nk, int64_t nc,
+                               float *u, size_t pos_stride, size_t c_stride);
+void hd_f32_wino4_filter__avx512(const float *w, int64_t ks, int64_t cs, const int64_t tap[9], int nk, int64_t nc,
+                                 float *u, size_t pos_stride, size_t c_stride);
 
 /* The transform kernels of one ISA; width = tiles per call (scalar: any up to 16). */
 typedef struct {
