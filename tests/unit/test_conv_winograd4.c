@@ -305,16 +305,28 @@ static void abs_bound_bwdd(const conv_ref_shape *s, const double *dy, const doub
 
 /* ---- the dispatch log ---- */
 
-static int saw_w4, saw_other;
+static int saw_w4, saw_other, saw_cl;
 static void log_cb(cudnnSeverity_t sev, void *ud, const cudnnDebug_t *dbg, const char *msg)
 {
     (void)sev, (void)ud, (void)dbg;
+    if (msg && strstr(msg, "plan: channel lanes"))
+        saw_cl = 1;
     if (msg && strstr(msg, "dispatch")) {
         if (strstr(msg, "winograd_f4x3"))
             saw_w4 = 1;
         else
             saw_other = 1;
     }
+}
+
+/* Whether the AVX-512 kernels run here (the CPU and HOSTDNN_MAX_ISA allow them). */
+static int isa_avx512(void)
+{
+    const char *cap = getenv("HOSTDNN_MAX_ISA");
+    if (cap && (!strcmp(cap, "scalar") || !strcmp(cap, "avx2")))
+        return 0;
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
 }
 
 /* ---- accuracy statistics (printed at the end) ---- */
@@ -357,10 +369,15 @@ static void check_case_dir(cudnnHandle_t h, const wcase *c, int layout, int flip
         for (long i = 0; i < nout; i++)
             prev[i] = rnd();
         tens_load(tout, prev, beta == 0 ? NAN : -7.0f);   /* padding elements must survive */
-        saw_w4 = 0;
+        saw_w4 = saw_cl = 0;
         cudnnStatus_t st = run_dir(h, &P, dir, alpha, beta, 0);
         CHECK_MSG(st == CUDNN_STATUS_SUCCESS, "%s %s layout %d: status %d", dn, c->name, layout, (int)st);
         CHECK_MSG(saw_w4, "%s %s layout %d: the F(4x4,3x3) solver not dispatched", dn, c->name, layout);
+        /* AVX-512 with contiguous channels (NHWC), 8 or more per group on both sides: the
+         * channel-lane form (tile lanes otherwise) */
+        int want_cl = layout == L_NHWC && c->C / c->G >= 8 && c->K / c->G >= 8 && isa_avx512();
+        CHECK_MSG(saw_cl == want_cl, "%s %s layout %d: channel lanes %d, expected %d", dn, c->name, layout, saw_cl,
+                  want_cl);
         long bad = 0, first = -1, gaps = 0;
         for (long i = 0; i < nout; i++) {
             double want = alpha * ref[i] + (beta == 0 ? 0 : beta * prev[i]);
@@ -512,52 +529,58 @@ static void check_isa(void)
 
 /* ---- the fused call: y = relu(alpha1 * conv + alpha2 * z + bias) ---- */
 
-static void check_fused(cudnnHandle_t h)
+static void check_fused(cudnnHandle_t h, int layout)
 {
-    SECTION("ConvolutionBiasActivationForward");
-    const wcase c = {"fused", 2, 6, 9, 1, 9, 10, 1, 1};
+    SECTION(layout == L_NCHW ? "ConvolutionBiasActivationForward NCHW" : "ConvolutionBiasActivationForward NHWC");
+    const wcase c = {"fused", 2, 10, 20, 1, 9, 10, 1, 1};
+    enum { K = 20 };
     prob P;
-    prob_make(&P, &c, L_NCHW, 1, 1);
+    prob_make(&P, &c, layout, 1, 1);
     long nx = conv_ref_x_elems(&P.rs), nw = conv_ref_w_elems(&P.rs), ny = conv_ref_y_elems(&P.rs);
     double *lx = malloc(sizeof(double) * (size_t)nx), *lw = malloc(sizeof(double) * (size_t)nw);
     double *ref = malloc(sizeof(double) * (size_t)ny), *S = malloc(sizeof(double) * (size_t)ny);
-    float *z = malloc(sizeof(float) * (size_t)ny), bias[9];
+    double *lz = malloc(sizeof(double) * (size_t)ny);
+    float bias[K];
     for (long i = 0; i < nx; i++)
         lx[i] = rnd();
     for (long i = 0; i < nw; i++)
         lw[i] = rnd();
     for (long i = 0; i < ny; i++)
-        z[i] = (float)rnd();
-    for (int k = 0; k < 9; k++)
+        lz[i] = rnd();
+    for (int k = 0; k < K; k++)
         bias[k] = (float)rnd();
+    tens z;
+    tens_init(&z, P.y.dims, layout);
+    tens_load(&z, lz, 0);
     tens_load(&P.x, lx, 0), tens_load(&P.w, lw, 0);
     conv_ref_fwd(&P.rs, lx, lw, ref);
     abs_bound(&P.rs, lx, lw, S);
     cudnnTensorDescriptor_t bd;
     cudnnActivationDescriptor_t ad;
     cudnnCreateTensorDescriptor(&bd);
-    cudnnSetTensor4dDescriptor(bd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 9, 1, 1);
+    cudnnSetTensor4dDescriptor(bd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, K, 1, 1);
     cudnnCreateActivationDescriptor(&ad);
     cudnnSetActivationDescriptor(ad, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0);
     cudnnStatus_t st;
     size_t ws = ws_query(h, &P, &st);
     void *mem = malloc(ws);
     float a1 = 1.5f, a2 = 0.5f;
-    saw_w4 = 0;
+    saw_w4 = saw_cl = 0;
     CHECK_OK(cudnnConvolutionBiasActivationForward(h, &a1, P.xd, P.x.mem, P.wd, P.w.mem, P.cd, ALGO, mem, ws, &a2, P.yd,
-                                                   z, bd, bias, ad, P.yd, P.y.mem));
+                                                   z.mem, bd, bias, ad, P.yd, P.y.mem));
     CHECK(saw_w4);
+    CHECK(saw_cl == (layout == L_NHWC && isa_avx512()));
     long bad = 0;
     for (long i = 0; i < ny; i++) {
-        long k = (i / (P.rs.out[1] * P.rs.out[2])) % 9;
-        double want = a1 * ref[i] + a2 * (double)z[i] + bias[k];
+        long k = (i / (P.rs.out[1] * P.rs.out[2])) % K;
+        double want = a1 * ref[i] + a2 * lz[i] + bias[k];
         want = want > 0 ? want : 0;
-        double tol = (double)(6 + 18) * 0x1p-24 * (a1 * S[i] + fabs(a2 * z[i]) + fabs(bias[k]));
-        if (!(fabs(P.y.mem[i] - want) <= tol))
+        double tol = (double)(10 + 18) * 0x1p-24 * (a1 * S[i] + fabs(a2 * lz[i]) + fabs(bias[k]));
+        if (!(fabs(P.y.mem[tens_off(&P.y, i)] - want) <= tol))
             bad++;
     }
     CHECK_MSG(bad == 0, "%ld fused results beyond the bound", bad);
-    free(mem), free(lx), free(lw), free(ref), free(S), free(z);
+    free(mem), free(lx), free(lw), free(ref), free(S), free(lz), free(z.mem);
     cudnnDestroyTensorDescriptor(bd);
     cudnnDestroyActivationDescriptor(ad);
     prob_free(&P);
@@ -669,7 +692,8 @@ int main(void)
     for (int i = 0; i < NCASES; i++)
         for (int layout = 0; layout < L_COUNT; layout++)
             check_case(h, &cases[i], layout, (i + layout) & 1);
-    check_fused(h);
+    check_fused(h, L_NCHW);
+    check_fused(h, L_NHWC);
     check_refusals(h);
     cudnnSetCallback(0, NULL, NULL);
     check_workspace_and_rank(h);

@@ -223,6 +223,112 @@ static void check_filter(const hd_wino4_kernels *ref, const hd_wino4_kernels *k)
         }
 }
 
+/* ---- the channels-contiguous form ---- */
+
+#define CC 21   /* channels: a full vector and a remainder */
+
+/* in_c against the scalar in_c (bitwise) and against the tile-lane scalar kernel (the same
+ * values, laid out per tile instead of per lane). */
+static void check_in_c(const hd_wino4_kernels *ref, const hd_wino4_kernels *k, const float *x)
+{
+    enum { PS = CC + 3, TS = 36 * PS + 5, NT = 5 };
+    static float d0[NT * TS], d1[NT * TS], dl[36 * 16 * CC];
+    int hs = XW * CC, ws = CC;
+    for (int nc = 1; nc <= CC; nc += 4) {
+        hd_wino4_in_tiles t;
+        make_in_tiles(&t, NT, hs, ws);
+        for (int i = 0; i < NT * TS; i++)
+            d0[i] = d1[i] = GUARD;
+        ref->in_c(x, nc, &t, d0, PS, TS);
+        k->in_c(x, nc, &t, d1, PS, TS);
+        CHECK_MSG(!memcmp(d0, d1, sizeof d0), "%s in_c: nc %d differs from scalar", k->name, nc);
+        if (k != ref)
+            continue;
+        ref->in(x, 1, nc, &t, dl, 16 * CC, 16);   /* lanes = tiles, channel c at x + c */
+        long bad = 0;
+        for (int i = 0; i < NT; i++)
+            for (int pos = 0; pos < 36; pos++)
+                for (int c = 0; c < PS; c++) {
+                    float got = d0[i * TS + pos * PS + c];
+                    if (c >= nc ? got != GUARD : memcmp(&got, &dl[pos * 16 * CC + c * 16 + i], sizeof got))
+                        bad++;
+                }
+        CHECK_MSG(bad == 0, "scalar in_c: %ld values differ from the tile-lane kernel or past nc (nc %d)", bad, nc);
+    }
+}
+
+static void check_out_c(const hd_wino4_kernels *ref, const hd_wino4_kernels *k, float alpha, float beta)
+{
+    enum { NT = 4, PS = CC + 2, TS = 36 * PS + 3, YH = 14, YW = 13 };
+    static float m[NT * TS], ml[36 * CC * 16], y0[YH * YW * CC + 64], y1[YH * YW * CC + 64], yl[YH * YW * CC + 64];
+    static float raw0[NT * 16 * CC], raw1[NT * 16 * CC];
+    for (int i = 0; i < NT * TS; i++)
+        m[i] = rnd();
+    int hs = YW * CC, ws = CC;
+    for (int nk = 1; nk <= CC; nk += 5) {
+        hd_wino4_out_tiles t;
+        memset(&t, 0, sizeof t);
+        t.lanes = NT, t.hs = hs, t.ws = ws;
+        for (int i = 0; i < NT; i++) {   /* distinct tiles, some cut by the image edge */
+            int ti = i == 3 ? 3 : i, tj = i == 3 ? 3 : (int)rnd_u(4);
+            t.off[i] = 4 * ti * hs + 4 * tj * ws;
+            t.nrow[i] = (uint8_t)(YH - 4 * ti < 4 ? YH - 4 * ti : 4);
+            t.ncol[i] = (uint8_t)(YW - 4 * tj < 4 ? YW - 4 * tj : 4);
+        }
+        size_t ny = sizeof y0 / sizeof *y0;
+        for (size_t i = 0; i < ny; i++)
+            y0[i] = y1[i] = yl[i] = beta == 0 ? NAN : (float)(i % 7) - 3;
+        ref->out_c(m, PS, TS, nk, &t, y0, alpha, beta, NULL);
+        k->out_c(m, PS, TS, nk, &t, y1, alpha, beta, NULL);
+        int same = 1;
+        for (size_t i = 0; i < ny; i++)
+            if (memcmp(&y0[i], &y1[i], sizeof(float)) && !(isnan(y0[i]) && isnan(y1[i])))
+                same = 0;
+        CHECK_MSG(same, "%s out_c: nk %d alpha %g beta %g differ from scalar", k->name, nk, alpha, beta);
+        for (size_t i = 0; i < sizeof raw0 / sizeof *raw0; i++)
+            raw0[i] = raw1[i] = GUARD;
+        ref->out_c(m, PS, TS, nk, &t, NULL, 1, 0, raw0);
+        k->out_c(m, PS, TS, nk, &t, NULL, 1, 0, raw1);
+        CHECK_MSG(!memcmp(raw0, raw1, sizeof raw0), "%s raw out_c: nk %d differs from scalar", k->name, nk);
+        if (k != ref)
+            continue;
+        /* the tile-lane kernel on the same products gives the same y */
+        for (int i = 0; i < NT; i++)
+            for (int pos = 0; pos < 36; pos++)
+                for (int c = 0; c < nk; c++)
+                    ml[pos * CC * 16 + c * 16 + i] = m[i * TS + pos * PS + c];
+        ref->out(ml, CC * 16, 16, nk, &t, yl, 1, alpha, beta, NULL);
+        same = 1;
+        for (size_t i = 0; i < ny; i++)
+            if (memcmp(&y0[i], &yl[i], sizeof(float)) && !(isnan(y0[i]) && isnan(yl[i])))
+                same = 0;
+        CHECK_MSG(same, "scalar out_c: nk %d differs from the tile-lane kernel", nk);
+    }
+}
+
+/* The GEMM kernel against the scalar one (fmaf), bitwise; rows of A lda apart, guard values
+ * around C. */
+static void check_gemm(const hd_wino4_kernels *ref, const hd_wino4_kernels *k)
+{
+    enum { KC = 37, LDA = 41, BS = 70, LDC = 75 };
+    static float a[HD_WINO4_GEMM_MR * LDA], b[KC * BS + 16], c0[HD_WINO4_GEMM_MR * LDC], c1[HD_WINO4_GEMM_MR * LDC];
+    for (size_t i = 0; i < sizeof a / sizeof *a; i++)
+        a[i] = rnd();
+    for (size_t i = 0; i < sizeof b / sizeof *b; i++)
+        b[i] = rnd();
+    static const int nrs[] = {1, 15, 16, 17, 33, 50, 64};
+    for (int mr = 1; mr <= HD_WINO4_GEMM_MR; mr++)
+        for (size_t ni = 0; ni < sizeof nrs / sizeof *nrs; ni++)
+            for (int kc = 1; kc <= KC; kc += 12) {
+                for (int i = 0; i < HD_WINO4_GEMM_MR * LDC; i++)
+                    c0[i] = c1[i] = GUARD;
+                ref->gemm((size_t)mr, (size_t)nrs[ni], (size_t)kc, a, LDA, b, BS, c0, LDC);
+                k->gemm((size_t)mr, (size_t)nrs[ni], (size_t)kc, a, LDA, b, BS, c1, LDC);
+                CHECK_MSG(!memcmp(c0, c1, sizeof c0), "%s gemm: mr %d nr %d kc %d differs from scalar", k->name, mr,
+                          nrs[ni], kc);
+            }
+}
+
 int main(void)
 {
     size_t n;
@@ -247,6 +353,15 @@ int main(void)
             check_out(&tab[0], k, 3, ab[i][0], ab[i][1]);
         }
         check_filter(&tab[0], k);
+        if (k->in_c) {
+            static float xc[XH * XW * CC];
+            for (size_t i = 0; i < sizeof xc / sizeof *xc; i++)
+                xc[i] = rnd();
+            check_in_c(&tab[0], k, xc);
+            check_out_c(&tab[0], k, 1, 0);
+            check_out_c(&tab[0], k, -0.75f, 1);
+            check_gemm(&tab[0], k);
+        }
     }
     return hd_test_finish();
 }

@@ -52,11 +52,12 @@
 
 static const hd_wino4_kernels w4_kernels[] = {
     {"f32-wino4-scalar", HD_ISA_SCALAR, 1, hd_f32_wino4_in__scalar, hd_f32_wino4_out__scalar,
-     hd_f32_wino4_filter__scalar},
-    {"f32-wino4-avx2", HD_ISA_AVX2, 8, hd_f32_wino4_in__avx2, hd_f32_wino4_out__avx2,
-     hd_f32_wino4_filter__avx2},
+     hd_f32_wino4_filter__scalar, hd_f32_wino4_in_c__scalar, hd_f32_wino4_out_c__scalar, hd_f32_wino4_gemm__scalar},
+    {"f32-wino4-avx2", HD_ISA_AVX2, 8, hd_f32_wino4_in__avx2, hd_f32_wino4_out__avx2, hd_f32_wino4_filter__avx2, NULL,
+     NULL, NULL},
     {"f32-wino4-avx512", HD_ISA_AVX512, 16, hd_f32_wino4_in__avx512, hd_f32_wino4_out__avx512,
-     hd_f32_wino4_filter__avx512},
+     hd_f32_wino4_filter__avx512, hd_f32_wino4_in_c__avx512, hd_f32_wino4_out_c__avx512,
+     hd_f32_wino4_gemm_6x64__avx512},
 };
 
 const hd_wino4_kernels *hd_wino4_kernel_table(size_t *count)
@@ -108,14 +109,24 @@ static void view_bwdd(const hd_conv_problem *p, w4_view *v)
 
 /* ---------------- the plan ---------------- */
 
+/* Two forms of the same computation (bitwise the same results on AVX-512):
+ *  - tile lanes (any layout): the transforms take 16 (8) tiles per vector; U is the GEMM's A
+ *    side (panels of MR filters, SGEMM micro-kernel), V the B side (panels of NR tiles);
+ *  - channel lanes (x and y with contiguous channels, AVX-512): the transforms take 16
+ *    channels of one tile per vector, so each window element is one load and each output
+ *    one store; V^T (rows = tiles, channels contiguous) is read in place as the A side of the
+ *    6 x 64 kernel of wino4-kernels.h, U^T (panels of 64 filters) is the B side. */
 typedef struct {
     const hd_gemm_kernel *gk;
     const hd_wino4_kernels *wk;
-    int64_t MR, NR, gs;           /* micro-kernel tile; tiles per transform call */
+    int cl;                       /* 1: channel lanes */
+    int64_t FP, TP;               /* filters per U panel (MR, or 64), tiles per GEMM block (NR, or 6) */
+    int64_t gs;                   /* tiles per transform call */
     int64_t TH, TW, ntiles;       /* tile rows and columns per image, tiles in all */
-    int64_t Kpan;                 /* panels of MR filters per group */
-    int64_t T, ntb;               /* tiles per block (a multiple of NR), blocks */
+    int64_t Kpan;                 /* panels of FP filters per group */
+    int64_t T, ntb;               /* tiles per block (a multiple of TP), blocks */
     int64_t nkq, kbp;             /* K ranges per block (tasks), panels per M sub-block */
+    int64_t ldv, ldm;             /* channel lanes: floats between the positions of a tile in V^T, M^T */
     int otf;                      /* 1: each task transforms its filter panels itself */
     int shared;                   /* 1: one tile block, split over K: its input is transformed
                                    * once, into a V shared by the tasks */
@@ -129,21 +140,39 @@ static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
  * multiple of 4 KiB would put them all into one set, 12 ways for 36 lines). */
 static int64_t pos_stride(int64_t floats) { return cdiv(floats, 1024) * 1024 + 16; }
 
-/* One slot: V (36 x Cg x T; shared by all tasks when there is one block), M (36 x kbp*MR x T) and, transforming on the fly, U (36 x
- * kbp*MR x Cg). */
+/* Channel lanes: a tile's positions n floats apart (n a multiple of 16), one line more when
+ * a tile (36 positions) would be a whole number of 4 KiB pages: the 6 A rows of a GEMM block
+ * would share their L1 sets. */
+static int64_t cl_ld(int64_t n)
+{
+    n = cdiv(n, 16) * 16;
+    return (36 * n * 4) % 4096 ? n : n + 16;
+}
+
+/* V of one tile block, M of one sub-block, U of one task's sub-block (floats). */
+static int64_t v_floats(const w4_view *v, const w4_plan *L)
+{
+    return L->cl ? L->T * 36 * L->ldv : 36 * pos_stride(v->Cg * L->T);
+}
+static int64_t m_floats(const w4_plan *L)
+{
+    return L->cl ? L->T * 36 * L->ldm : 36 * pos_stride(L->kbp * L->FP * L->T);
+}
+static int64_t u_sub_floats(const w4_view *v, const w4_plan *L) { return 36 * pos_stride(L->kbp * L->FP * v->Cg); }
+
+/* One slot: V (unless shared by all tasks), M and, transforming on the fly, U. */
 static int64_t slot_floats(const w4_view *v, const w4_plan *L)
 {
-    int64_t u = L->otf ? pos_stride(L->kbp * L->MR * v->Cg) : 0;
-    int64_t vb = L->shared ? 0 : pos_stride(v->Cg * L->T);
-    return 36 * (vb + pos_stride(L->kbp * L->MR * L->T) + u);
+    return (L->shared ? 0 : v_floats(v, L)) + m_floats(L) + (L->otf ? u_sub_floats(v, L) : 0);
 }
 
 static void w4_book(const w4_view *v, w4_plan *L)
 {
     hd_conv_layout W = {{0}, 0};
     L->shared = L->ntb == 1 && L->nkq > 1;
-    hd_conv_book(&W, 2, L->shared ? v->G * 36 : 0, pos_stride(v->Cg * L->T), sizeof(float));
-    hd_conv_book(&W, 0, L->otf ? 0 : v->G * 36, pos_stride(L->Kpan * v->Cg * L->MR), sizeof(float));
+    L->ldm = L->cl ? cl_ld(L->kbp * L->FP) : 0;
+    hd_conv_book(&W, 2, L->shared ? v->G : 0, v_floats(v, L), sizeof(float));
+    hd_conv_book(&W, 0, L->otf ? 0 : v->G * 36, pos_stride(L->Kpan * v->Cg * L->FP), sizeof(float));
     hd_conv_book(&W, 1, W4_SLOTS, slot_floats(v, L), sizeof(float));
     L->W = W;
 }
@@ -158,27 +187,43 @@ static int w4_plan_make(const w4_view *v, w4_plan *L)
     for (size_t i = 0; i < sizeof w4_kernels / sizeof *w4_kernels; i++)
         if (w4_kernels[i].isa <= isa)
             L->wk = &w4_kernels[i];
-    L->MR = (int64_t)L->gk->mr;
-    L->NR = (int64_t)L->gk->nr;
-    if (L->MR > HD_WINO4_LANES)   /* the filter transform takes one A panel per call */
-        return 0;
-    L->gs = L->wk->width == 1 ? L->NR : L->wk->width;
-    if (L->gs > HD_WINO4_LANES || L->NR % L->gs)
-        L->gs = 1;
+    /* channel lanes: both tensors' channels contiguous, enough of them to fill the vectors */
+    L->cl = L->wk->in_c && L->wk->isa >= HD_ISA_AVX512 && v->xs[1] == 1 && v->ys[1] == 1 && v->Cg >= 8 &&
+            v->Kg >= 8;
+    if (L->cl) {
+        L->FP = HD_WINO4_GEMM_NR;
+        L->TP = HD_WINO4_GEMM_MR;
+        L->gs = HD_WINO4_LANES;
+    } else {
+        L->FP = (int64_t)L->gk->mr;
+        L->TP = (int64_t)L->gk->nr;
+        if (L->FP > HD_WINO4_LANES)   /* the filter transform takes one A panel per call */
+            return 0;
+        L->gs = L->wk->width == 1 ? L->TP : L->wk->width;
+        if (L->gs > HD_WINO4_LANES || L->TP % L->gs)
+            L->gs = 1;
+    }
+    L->ldv = L->cl ? cl_ld(v->Cg) : 0;
     L->TH = cdiv(v->OH, 4);
     L->TW = cdiv(v->OW, 4);
     L->ntiles = v->N * L->TH * L->TW;
-    L->Kpan = cdiv(v->Kg, L->MR);
-    int64_t NR = L->NR, Cg = v->Cg;
-    int64_t T = T_MAX / NR * NR > NR ? T_MAX / NR * NR : NR;
-    while (T > NR && 36 * Cg * T * 4 > V_BUDGET)
-        T -= NR;
-    if (T > cdiv(L->ntiles, NR) * NR)
-        T = cdiv(L->ntiles, NR) * NR;
-    while (T > NR && v->G * cdiv(L->ntiles, T) < MIN_TASKS)
-        T -= NR;
+    L->Kpan = cdiv(v->Kg, L->FP);
+    int64_t TP = L->TP, Cg = v->Cg;
+    int64_t T = T_MAX / TP * TP > TP ? T_MAX / TP * TP : TP;
+    L->kbp = 1;
+    L->ldm = L->cl ? cl_ld(L->FP) : 0;
+    for (;;) {
+        L->T = T;
+        if (T <= TP || (v_floats(v, L) * 4 <= V_BUDGET && (!L->cl || m_floats(L) * 4 <= M_BUDGET)))
+            break;
+        T -= TP;
+    }
+    if (T > cdiv(L->ntiles, TP) * TP)
+        T = cdiv(L->ntiles, TP) * TP;
+    while (T > TP && v->G * cdiv(L->ntiles, T) < MIN_TASKS)
+        T -= TP;
     if (L->ntiles <= T_MAX)       /* one block: the tasks split K, the filter is transformed once */
-        T = cdiv(L->ntiles, NR) * NR;
+        T = cdiv(L->ntiles, TP) * TP;
     L->T = T;
     L->ntb = cdiv(L->ntiles, T);
     L->nkq = 1;
@@ -187,11 +232,13 @@ static int w4_plan_make(const w4_view *v, w4_plan *L)
     /* Few tile blocks: transforming each block's filters again costs less than a round trip
      * of the whole transformed filter (4x the filter) through memory. */
     L->otf = L->ntb <= OTF_BLOCKS;
-    int64_t kbp = cdiv(L->Kpan, L->nkq);
-    while (kbp > 1 && (36 * kbp * L->MR * T * 4 > M_BUDGET || (L->otf && 36 * kbp * L->MR * Cg * 4 > U_BUDGET)))
-        kbp--;
-    L->kbp = kbp;
-    size_t xbytes = (size_t)(v->N * v->G * v->Cg * v->H * v->W) * sizeof(float);
+    L->kbp = cdiv(L->Kpan, L->nkq);
+    L->ldm = L->cl ? cl_ld(L->kbp * L->FP) : 0;
+    while (L->kbp > 1 && (m_floats(L) * 4 > M_BUDGET || (L->otf && u_sub_floats(v, L) * 4 > U_BUDGET))) {
+        L->kbp--;
+        L->ldm = L->cl ? cl_ld(L->kbp * L->FP) : 0;
+    }
+    size_t xbytes = (size_t)(v->N * v->G * Cg * v->H * v->W) * sizeof(float);
     size_t cap = xbytes > ((size_t)64 << 20) ? xbytes : ((size_t)64 << 20);
     for (;;) {
         w4_book(v, L);
@@ -199,8 +246,8 @@ static int w4_plan_make(const w4_view *v, w4_plan *L)
             break;
         if (L->kbp > 1)
             L->kbp = (L->kbp + 1) / 2;
-        else if (L->T > NR)
-            L->T -= NR;
+        else if (L->T > TP)
+            L->T -= TP;
         else
             return 0;
         L->ntb = cdiv(L->ntiles, L->T);
@@ -265,7 +312,7 @@ static double w4_cost(const w4_view *v)
     if (!w4_plan_make(v, &L))
         return 1e9;
     double blocks = (double)(L.ntb * L.T), kc = (double)(v->G * v->Kg * v->Cg);
-    double gemm = 36.0 * (double)(L.Kpan * L.MR) * (double)v->Cg * blocks * (double)v->G;
+    double gemm = 36.0 * (double)(L.Kpan * L.FP) * (double)v->Cg * blocks * (double)v->G;
     double in = 200.0 * blocks * (double)(v->G * v->Cg * (L.shared ? 1 : L.nkq));
     double out = 700.0 * (double)(cdiv(L.ntiles, HD_WINO4_LANES) * HD_WINO4_LANES) * (double)(v->G * v->Kg);
     double filt = L.otf ? 600.0 * kc * (double)L.ntb : 2000.0 * kc;
@@ -285,16 +332,21 @@ typedef struct {
     size_t slot_floats;
 } w4_ctx;
 
-/* The A panel kp of group g at all 36 positions (upos floats apart): per channel, the MR
- * filters of the panel, one per lane, stored as 36 runs of MR values.  Rows of the last
- * panel past Kg are not written: the GEMM rows they feed are never stored. */
+/* Filter panel kp of group g at all 36 positions (upos floats apart), per channel:
+ *  - tile lanes: the A panel of the MR filters, 36 runs of MR values per channel (rows of the
+ *    last panel past Kg are not written: the GEMM rows they feed are never stored);
+ *  - channel lanes: the B panel of 64 filters, 36 rows of 64 values per channel, in 4 calls of
+ *    16 lanes (columns past Kg are not written: never stored either). */
 static void transform_panel(const w4_ctx *c, int64_t g, int64_t kp, float *base, size_t upos)
 {
     const w4_view *v = c->v;
-    int64_t MR = c->L.MR;
-    int64_t nk = v->Kg - kp * MR < MR ? v->Kg - kp * MR : MR;
-    const float *w = c->w + g * v->wg + kp * MR * v->wk;
-    c->L.wk->filter(w, v->wk, v->wc, v->tap, (int)nk, v->Cg, base, upos, (size_t)MR);
+    int64_t FP = c->L.FP;
+    int64_t nk = v->Kg - kp * FP < FP ? v->Kg - kp * FP : FP;
+    const float *w = c->w + g * v->wg + kp * FP * v->wk;
+    for (int64_t q = 0; q < nk; q += HD_WINO4_LANES) {
+        int n = (int)(nk - q < HD_WINO4_LANES ? nk - q : HD_WINO4_LANES);
+        c->L.wk->filter(w + q * v->wk, v->wk, v->wc, v->tap, n, v->Cg, base + q, upos, (size_t)FP);
+    }
 }
 
 /* Task (g, kp) of the whole transformed filter U. */
@@ -302,10 +354,10 @@ static void w4_filter_task(void *vctx, size_t task, int thread)
 {
     (void)thread;
     w4_ctx *c = vctx;
-    int64_t Kpan = c->L.Kpan, CgMR = c->v->Cg * c->L.MR;
+    int64_t Kpan = c->L.Kpan, CgFP = c->v->Cg * c->L.FP;
     int64_t g = (int64_t)task / Kpan, kp = (int64_t)task % Kpan;
-    size_t upos = (size_t)pos_stride(Kpan * CgMR);
-    transform_panel(c, g, kp, c->U + (size_t)(g * 36) * upos + (size_t)(kp * CgMR), upos);
+    size_t upos = (size_t)pos_stride(Kpan * CgFP);
+    transform_panel(c, g, kp, c->U + (size_t)(g * 36) * upos + (size_t)(kp * CgFP), upos);
 }
 
 static void in_tiles(const w4_view *v, const w4_plan *L, int64_t t0, int64_t count, int lanes, hd_wino4_in_tiles *it)
@@ -347,48 +399,49 @@ static void out_tiles(const w4_view *v, const w4_plan *L, int64_t t0, int lanes,
     }
 }
 
-/* The fused epilogue (bias, z, activation) on raw tile values, element by element. */
-static void store_fused(const w4_view *v, const hd_conv_args *a, const hd_wino4_out_tiles *ot, int64_t ch,
-                        const float *raw)
+/* The fused epilogue (bias, z, activation) on one raw value of output channel ch at y offset off. */
+static void store_fused1(const hd_conv_args *a, int64_t ch, int64_t off, float raw)
 {
     const hd_conv_epilogue *e = &a->epi;
     float alpha = (float)e->alpha, alpha2 = (float)e->alpha2;
-    float bias = ((const float *)e->bias)[ch * e->bias_stride];
-    const float *z = e->z;
-    float *y = a->out;
-    for (int i = 0; i < ot->lanes; i++)
-        for (int r = 0; r < ot->nrow[i]; r++)
-            for (int s = 0; s < ot->ncol[i]; s++) {
-                int64_t off = ch * v->ys[1] + ot->off[i] + r * ot->hs + s * ot->ws;
-                float val = alpha * raw[i * 16 + 4 * r + s] + bias;
-                if (alpha2 != 0)
-                    val += alpha2 * z[off];
-                if (e->relu && !(val > 0))
-                    val = 0;
-                y[off] = val;
-            }
+    float val = alpha * raw + ((const float *)e->bias)[ch * e->bias_stride];
+    if (alpha2 != 0)
+        val += alpha2 * ((const float *)e->z)[off];
+    if (e->relu && !(val > 0))
+        val = 0;
+    ((float *)a->out)[off] = val;
 }
 
-/* Input transform of channels c0..c1 of group g, tile block tb: the B panels of the block
- * (tiles past the end are zero) in V (positions pos_stride(Cg*T) apart). */
+/* Input transform of channels c0..c1 of group g, tile block tb, into V: the B panels of the
+ * block (tile lanes; positions pos_stride(Cg*T) apart, tiles past the end zero) or V^T (channel
+ * lanes; tiles past the end not written: the GEMM rows they feed are never stored). */
 static void transform_input(const w4_ctx *c, int64_t g, int64_t tb, int64_t c0, int64_t c1, float *V)
 {
     const w4_view *v = c->v;
     const w4_plan *L = &c->L;
-    int64_t NR = L->NR, T = L->T, Cg = v->Cg, gs = L->gs;
-    int64_t t0 = tb * T, nt = L->ntiles - t0 < T ? L->ntiles - t0 : T, ntp = cdiv(nt, NR);
-    size_t vpos = (size_t)pos_stride(Cg * T);
+    int64_t T = L->T, Cg = v->Cg, gs = L->gs;
+    int64_t t0 = tb * T, nt = L->ntiles - t0 < T ? L->ntiles - t0 : T;
     const float *xg = c->src + g * Cg * v->xs[1];
-    hd_wino4_in_tiles it[T_MAX];
+    hd_wino4_in_tiles it;
+    if (L->cl) {
+        for (int64_t j = 0; j < nt; j += gs) {
+            in_tiles(v, L, t0 + j, nt - j, (int)(nt - j < gs ? nt - j : gs), &it);
+            L->wk->in_c(xg + c0, c1 - c0, &it, V + j * 36 * L->ldv + c0, (size_t)L->ldv, (size_t)(36 * L->ldv));
+        }
+        return;
+    }
+    int64_t NR = L->TP, ntp = cdiv(nt, NR);
+    size_t vpos = (size_t)pos_stride(Cg * T);
+    hd_wino4_in_tiles its[T_MAX];
     int64_t ngrp = ntp * NR / gs;
     for (int64_t j = 0; j < ngrp; j++)
-        in_tiles(v, L, t0 + j * gs, nt - j * gs, (int)gs, &it[j]);
+        in_tiles(v, L, t0 + j * gs, nt - j * gs, (int)gs, &its[j]);
     /* a few channels at a time over all tiles: the block's rows of those channels stay in L1 */
     for (int64_t ch = c0; ch < c1; ch += IN_CHANNELS) {
         int64_t nc = c1 - ch < IN_CHANNELS ? c1 - ch : IN_CHANNELS;
         for (int64_t j = 0; j < ngrp; j++) {
             int64_t col = j * gs;
-            L->wk->in(xg + ch * v->xs[1], v->xs[1], nc, &it[j], V + (col / NR) * Cg * NR + ch * NR + col % NR, vpos,
+            L->wk->in(xg + ch * v->xs[1], v->xs[1], nc, &its[j], V + (col / NR) * Cg * NR + ch * NR + col % NR, vpos,
                       (size_t)NR);
         }
     }
@@ -401,68 +454,138 @@ static void w4_input_task(void *vctx, size_t task, int thread)
     w4_ctx *c = vctx;
     int64_t nch = cdiv(c->v->Cg, SHARED_CHANNELS), g = (int64_t)task / nch, ch = (int64_t)task % nch;
     int64_t c0 = ch * SHARED_CHANNELS, c1 = c0 + SHARED_CHANNELS < c->v->Cg ? c0 + SHARED_CHANNELS : c->v->Cg;
-    float *V = c->vshared + (size_t)(g * 36) * (size_t)pos_stride(c->v->Cg * c->L.T);
-    transform_input(c, g, 0, c0, c1, V);
+    transform_input(c, g, 0, c0, c1, c->vshared + (size_t)g * (size_t)v_floats(c->v, &c->L));
+}
+
+/* The 36 GEMMs of filter panels s0..s1 (tile lanes).  Ap: panel s0 at position 0 (positions
+ * upos apart); M: 36 x (s1-s0)*MR x T. */
+static void gemm_t(const w4_ctx *c, const float *Ap, size_t upos, const float *V, float *M, int64_t s0, int64_t s1,
+                   int64_t nt)
+{
+    const w4_plan *L = &c->L;
+    int64_t MR = L->FP, NR = L->TP, T = L->T, Cg = c->v->Cg, Kg = c->v->Kg, ntp = cdiv(nt, NR);
+    size_t vpos = (size_t)pos_stride(Cg * T), mpos = (size_t)pos_stride(L->kbp * MR * T);
+    for (int pos = 0; pos < 36; pos++) {
+        const float *A = Ap + (size_t)pos * upos, *B = V + (size_t)pos * vpos;
+        float *Mp = M + (size_t)pos * mpos;
+        for (int64_t kp = s0; kp < s1; kp++) {
+            size_t mr = (size_t)(Kg - kp * MR < MR ? Kg - kp * MR : MR);
+            for (int64_t tp = 0; tp < ntp; tp++) {
+                size_t nr = (size_t)(nt - tp * NR < NR ? nt - tp * NR : NR);
+                L->gk->f32(mr, nr, (size_t)Cg, A + (kp - s0) * Cg * MR, B + tp * Cg * NR, (size_t)NR,
+                           Mp + (kp - s0) * MR * T + tp * NR, (size_t)T, 1.0f, 0.0f);
+            }
+        }
+    }
+}
+
+/* The same, channel lanes: M^T[tile][pos][k] (tiles 36*ldm apart), V^T[tile][pos][c]; each B
+ * panel (one position, 64 filters) serves every 6-tile block in turn, from L2. */
+static void gemm_c(const w4_ctx *c, const float *Bp, size_t upos, const float *V, float *M, int64_t s0, int64_t s1,
+                   int64_t nt)
+{
+    const w4_plan *L = &c->L;
+    int64_t NRc = L->FP, MRc = L->TP, Cg = c->v->Cg, Kg = c->v->Kg, ldv = L->ldv, ldm = L->ldm;
+    for (int pos = 0; pos < 36; pos++)
+        for (int64_t kp = s0; kp < s1; kp++) {
+            const float *B = Bp + (size_t)pos * upos + (kp - s0) * Cg * NRc;
+            size_t nr = (size_t)(Kg - kp * NRc < NRc ? Kg - kp * NRc : NRc);
+            for (int64_t t = 0; t < nt; t += MRc) {
+                size_t mr = (size_t)(nt - t < MRc ? nt - t : MRc);
+                L->wk->gemm(mr, nr, (size_t)Cg, V + (t * 36 + pos) * ldv, (size_t)(36 * ldv), B, (size_t)NRc,
+                            M + (t * 36 + pos) * ldm + (kp - s0) * NRc, (size_t)(36 * ldm));
+            }
+        }
+}
+
+/* Output transform of filters k0..k1 of group g from M (tiles t0.. of the block, nt of them). */
+static void transform_output(const w4_ctx *c, int64_t g, const float *M, int64_t k0, int64_t k1, int64_t t0, int64_t nt)
+{
+    const w4_view *v = c->v;
+    const w4_plan *L = &c->L;
+    const hd_conv_args *a = c->a;
+    int64_t gs = L->gs, T = L->T;
+    float alpha = (float)a->epi.alpha, beta = (float)a->epi.beta;
+    int fused = !v->bwd && a->epi.fused;
+    float *yg = c->dst + (g * v->Kg + k0) * v->ys[1];
+    for (int64_t j = 0; j < nt; j += gs) {
+        hd_wino4_out_tiles ot;
+        int lanes = (int)(nt - j < gs ? nt - j : gs);
+        out_tiles(v, L, t0 + j, lanes, &ot);
+        if (L->cl) {
+            const float *Mj = M + j * 36 * L->ldm;
+            size_t ts = (size_t)(36 * L->ldm);
+            if (!fused) {
+                L->wk->out_c(Mj, (size_t)L->ldm, ts, k1 - k0, &ot, yg, alpha, beta, NULL);
+                continue;
+            }
+            for (int i = 0; i < lanes; i++) {   /* one tile at a time through a raw buffer */
+                float raw[16 * 64];
+                hd_wino4_out_tiles o1 = ot;
+                o1.lanes = 1, o1.off[0] = ot.off[i], o1.nrow[0] = ot.nrow[i], o1.ncol[0] = ot.ncol[i];
+                for (int64_t k = k0; k < k1; k += 64) {
+                    int64_t nk = k1 - k < 64 ? k1 - k : 64;
+                    L->wk->out_c(Mj + (size_t)i * ts + (k - k0), (size_t)L->ldm, ts, nk, &o1, NULL, 1.0f, 0.0f, raw);
+                    for (int r = 0; r < o1.nrow[0]; r++)
+                        for (int s = 0; s < o1.ncol[0]; s++)
+                            for (int64_t kk = 0; kk < nk; kk++) {
+                                int64_t ch = g * v->Kg + k + kk;
+                                store_fused1(a, ch, ch * v->ys[1] + o1.off[0] + r * ot.hs + s * ot.ws,
+                                             raw[(4 * r + s) * nk + kk]);
+                            }
+                }
+            }
+            continue;
+        }
+        size_t mpos = (size_t)pos_stride(L->kbp * L->FP * T);
+        if (!fused) {
+            L->wk->out(M + j, mpos, (size_t)T, k1 - k0, &ot, yg, v->ys[1], alpha, beta, NULL);
+            continue;
+        }
+        for (int64_t k = k0; k < k1; k++) {
+            float raw[HD_WINO4_LANES * 16];
+            L->wk->out(M + (k - k0) * T + j, mpos, (size_t)T, 1, &ot, NULL, 0, 1.0f, 0.0f, raw);
+            int64_t ch = g * v->Kg + k;
+            for (int i = 0; i < ot.lanes; i++)
+                for (int r = 0; r < ot.nrow[i]; r++)
+                    for (int s = 0; s < ot.ncol[i]; s++)
+                        store_fused1(a, ch, ch * v->ys[1] + ot.off[i] + r * ot.hs + s * ot.ws, raw[i * 16 + 4 * r + s]);
+        }
+    }
 }
 
 static void w4_task(void *vctx, size_t task, int thread)
 {
     w4_ctx *c = vctx;
     const w4_view *v = c->v;
-    const hd_conv_args *a = c->a;
     const w4_plan *L = &c->L;
     int64_t kq = (int64_t)task % L->nkq, tb = ((int64_t)task / L->nkq) % L->ntb, g = (int64_t)task / (L->nkq * L->ntb);
-    int64_t MR = L->MR, NR = L->NR, T = L->T, Cg = v->Cg, Kg = v->Kg, gs = L->gs;
-    int64_t vpos = pos_stride(Cg * T);
-    size_t mpos = (size_t)pos_stride(L->kbp * MR * T);
-    size_t upos = (size_t)(L->otf ? pos_stride(L->kbp * MR * Cg) : pos_stride(L->Kpan * Cg * MR));
-    float *V = c->slots + (size_t)thread * c->slot_floats, *M = V + (L->shared ? 0 : 36 * vpos), *Ub = M + 36 * mpos;
-    int64_t t0 = tb * T, nt = L->ntiles - t0 < T ? L->ntiles - t0 : T, ntp = cdiv(nt, NR);
+    int64_t FP = L->FP, T = L->T, Cg = v->Cg, Kg = v->Kg;
+    float *V = c->slots + (size_t)thread * c->slot_floats;
+    float *M = V + (L->shared ? 0 : v_floats(v, L)), *Ub = M + m_floats(L);
+    size_t upos = (size_t)(L->otf ? pos_stride(L->kbp * FP * Cg) : pos_stride(L->Kpan * Cg * FP));
+    int64_t t0 = tb * T, nt = L->ntiles - t0 < T ? L->ntiles - t0 : T;
 
     if (L->shared)
-        V = c->vshared + (size_t)(g * 36) * (size_t)vpos;
+        V = c->vshared + (size_t)g * (size_t)v_floats(v, L);
     else
         transform_input(c, g, tb, 0, Cg, V);
 
     int64_t q0 = L->Kpan * kq / L->nkq, q1 = L->Kpan * (kq + 1) / L->nkq;
     int64_t nsub = cdiv(q1 - q0, L->kbp);
-    float alpha = (float)a->epi.alpha, beta = (float)a->epi.beta;
     for (int64_t sb = 0; sb < nsub; sb++) {
         int64_t s0 = q0 + (q1 - q0) * sb / nsub, s1 = q0 + (q1 - q0) * (sb + 1) / nsub;
-        int64_t k0 = s0 * MR, k1 = s1 * MR < Kg ? s1 * MR : Kg;
+        int64_t k0 = s0 * FP, k1 = s1 * FP < Kg ? s1 * FP : Kg;
         if (L->otf)
             for (int64_t kp = s0; kp < s1; kp++)
-                transform_panel(c, g, kp, Ub + (kp - s0) * Cg * MR, upos);
-        for (int pos = 0; pos < 36; pos++) {
-            /* panel s0 of this position: in the task's own U, or in the whole one */
-            const float *Ap = L->otf ? Ub + (size_t)pos * upos : c->U + (size_t)(g * 36 + pos) * upos + s0 * Cg * MR;
-            const float *Bp = V + (size_t)pos * (size_t)vpos;
-            float *Mp = M + (size_t)pos * mpos;
-            for (int64_t kp = s0; kp < s1; kp++) {
-                size_t mr = (size_t)(Kg - kp * MR < MR ? Kg - kp * MR : MR);
-                for (int64_t tp = 0; tp < ntp; tp++) {
-                    size_t nr = (size_t)(nt - tp * NR < NR ? nt - tp * NR : NR);
-                    L->gk->f32(mr, nr, (size_t)Cg, Ap + (kp - s0) * Cg * MR, Bp + tp * Cg * NR, (size_t)NR,
-                               Mp + (kp - s0) * MR * T + tp * NR, (size_t)T, 1.0f, 0.0f);
-                }
-            }
-        }
-        /* output transform of filters k0..k1 */
-        float *yg = c->dst + (g * Kg + k0) * v->ys[1];
-        for (int64_t j = 0; j < nt; j += gs) {
-            hd_wino4_out_tiles ot;
-            int lanes = (int)(nt - j < gs ? nt - j : gs);
-            out_tiles(v, L, t0 + j, lanes, &ot);
-            if (v->bwd || !a->epi.fused) {
-                L->wk->out(M + j, mpos, (size_t)T, k1 - k0, &ot, yg, v->ys[1], alpha, beta, NULL);
-                continue;
-            }
-            for (int64_t k = k0; k < k1; k++) {
-                float raw[HD_WINO4_LANES * 16];
-                L->wk->out(M + (k - k0) * T + j, mpos, (size_t)T, 1, &ot, NULL, 0, 1.0f, 0.0f, raw);
-                store_fused(v, a, &ot, g * Kg + k, raw);
-            }
-        }
+                transform_panel(c, g, kp, Ub + (kp - s0) * Cg * FP, upos);
+        /* panel s0 at position 0: in the task's own U, or in the whole one */
+        const float *Up = L->otf ? Ub : c->U + (size_t)(g * 36) * upos + s0 * Cg * FP;
+        if (L->cl)
+            gemm_c(c, Up, upos, V, M, s0, s1, nt);
+        else
+            gemm_t(c, Up, upos, V, M, s0, s1, nt);
+        transform_output(c, g, M, k0, k1, t0, nt);
     }
 }
 
@@ -481,6 +604,12 @@ static void w4_exec(const w4_view *v, const hd_conv_args *a, const float *src, f
     c.slot_floats = (size_t)slot_floats(v, &c.L);
     c.vshared = (float *)((char *)a->ws + c.L.W.off[2]);
     int nt = a->nthreads < W4_SLOTS ? a->nthreads : W4_SLOTS;
+    if (hd_log_enabled(CUDNN_SEV_INFO))
+        hd_logf(CUDNN_SEV_INFO, v->bwd ? "bwd_data.winograd_f4x3_f32" : "fwd.winograd_f4x3_f32", CUDNN_STATUS_SUCCESS,
+                "plan: %s lanes, %lld tiles in %lld blocks of %lld, %lld K ranges, %lld panels of %lld filters per "
+                "sub-block%s%s", c.L.cl ? "channel" : "tile", (long long)c.L.ntiles, (long long)c.L.ntb,
+                (long long)c.L.T, (long long)c.L.nkq, (long long)c.L.kbp, (long long)c.L.FP,
+                c.L.otf ? ", filters per task" : "", c.L.shared ? ", shared input" : "");
     if (!c.L.otf)
         hd_parallel_for((size_t)(v->G * c.L.Kpan), nt, w4_filter_task, &c);
     if (c.L.shared)

@@ -244,3 +244,64 @@ void hd_f32_wino4_out__avx512(const float *m, size_t pos_stride, size_t k_stride
         }
     }
 }
+
+/* ---- the channels-contiguous form: one tile at a time, 16 channels per vector ---- */
+
+/* Each window element of the tile is a masked load of 16 channels (zero outside the image
+ * or past nc), so the 36 values of a channel run are 36 loads and 36 stores. */
+void hd_f32_wino4_in_c__avx512(const float *x, int64_t nc, const hd_wino4_in_tiles *t, float *dst, size_t pos_stride,
+                               size_t t_stride)
+{
+    for (int i = 0; i < t->lanes; i++) {
+        const float *xt = x + t->off[i];
+        float *dt = dst + (size_t)i * t_stride;
+        unsigned rm = t->rmask[i], cm = t->cmask[i];
+        for (int64_t c = 0; c < nc; c += 16) {
+            const __mmask16 m = (__mmask16)(nc - c >= 16 ? 0xFFFF : (1u << (nc - c)) - 1u);
+            W4 d[36], v[36];
+#pragma GCC unroll 6
+            for (int r = 0; r < 6; r++)
+#pragma GCC unroll 6
+                for (int s = 0; s < 6; s++)
+                    d[6 * r + s] = (rm >> r & cm >> s & 1)
+                                       ? _mm512_maskz_loadu_ps(m, xt + (intptr_t)r * t->hs + (intptr_t)s * t->ws + c)
+                                       : _mm512_setzero_ps();
+            w4_in_2d(d, v);
+#pragma GCC unroll 36
+            for (int pos = 0; pos < 36; pos++)
+                _mm512_mask_storeu_ps(dt + pos * pos_stride + c, m, v[pos]);
+        }
+    }
+}
+
+void hd_f32_wino4_out_c__avx512(const float *m, size_t pos_stride, size_t t_stride, int64_t nk,
+                                const hd_wino4_out_tiles *t, float *y, float alpha, float beta, float *raw)
+{
+    const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+    for (int i = 0; i < t->lanes; i++) {
+        const float *mt = m + (size_t)i * t_stride;
+        for (int64_t k = 0; k < nk; k += 16) {
+            const __mmask16 mk = (__mmask16)(nk - k >= 16 ? 0xFFFF : (1u << (nk - k)) - 1u);
+            W4 v[36], o[16];
+#pragma GCC unroll 36
+            for (int pos = 0; pos < 36; pos++)
+                v[pos] = _mm512_maskz_loadu_ps(mk, mt + pos * pos_stride + k);
+            w4_out_2d(v, o);
+            if (!y) {
+#pragma GCC unroll 16
+                for (int e = 0; e < 16; e++)
+                    _mm512_mask_storeu_ps(raw + (16 * i + e) * nk + k, mk, o[e]);
+                continue;
+            }
+            float *yt = y + t->off[i] + k;
+            for (int a = 0; a < t->nrow[i]; a++)
+                for (int b = 0; b < t->ncol[i]; b++) {
+                    float *q = yt + a * t->hs + b * t->ws;
+                    __m512 r = _mm512_mul_ps(va, o[4 * a + b]);
+                    if (beta != 0.0f)
+                        r = _mm512_add_ps(r, _mm512_mul_ps(vb, _mm512_maskz_loadu_ps(mk, q)));
+                    _mm512_mask_storeu_ps(q, mk, r);
+                }
+        }
+    }
+}

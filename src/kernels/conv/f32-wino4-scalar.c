@@ -4,6 +4,8 @@
  */
 #include "kernels/conv/wino4-kernels.h"
 
+#include <math.h>
+
 typedef float W4;
 static inline W4 w4_add(W4 a, W4 b) { return a + b; }
 static inline W4 w4_sub(W4 a, W4 b) { return a - b; }
@@ -77,4 +79,63 @@ void hd_f32_wino4_out__scalar(const float *m, size_t pos_stride, size_t k_stride
                 }
         }
     }
+}
+
+/* ---- the channels-contiguous form: the same per-element computation ---- */
+
+void hd_f32_wino4_in_c__scalar(const float *x, int64_t nc, const hd_wino4_in_tiles *t, float *dst, size_t pos_stride,
+                               size_t t_stride)
+{
+    for (int i = 0; i < t->lanes; i++)
+        for (int64_t c = 0; c < nc; c++) {
+            W4 d[36], v[36];
+            for (int r = 0; r < 6; r++)
+                for (int s = 0; s < 6; s++) {
+                    int in = (t->rmask[i] >> r & 1) && (t->cmask[i] >> s & 1);
+                    d[6 * r + s] = in ? x[(int64_t)t->off[i] + (int64_t)r * t->hs + (int64_t)s * t->ws + c] : 0.0f;
+                }
+            w4_in_2d(d, v);
+            for (int pos = 0; pos < 36; pos++)
+                dst[(size_t)i * t_stride + pos * pos_stride + (size_t)c] = v[pos];
+        }
+}
+
+void hd_f32_wino4_out_c__scalar(const float *m, size_t pos_stride, size_t t_stride, int64_t nk,
+                                const hd_wino4_out_tiles *t, float *y, float alpha, float beta, float *raw)
+{
+    for (int i = 0; i < t->lanes; i++)
+        for (int64_t k = 0; k < nk; k++) {
+            W4 v[36], o[16];
+            for (int pos = 0; pos < 36; pos++)
+                v[pos] = m[(size_t)i * t_stride + pos * pos_stride + (size_t)k];
+            w4_out_2d(v, o);
+            if (!y) {
+                for (int e = 0; e < 16; e++)
+                    raw[(16 * i + e) * nk + k] = o[e];
+                continue;
+            }
+            for (int a = 0; a < t->nrow[i]; a++)
+                for (int b = 0; b < t->ncol[i]; b++) {
+                    float *q = y + t->off[i] + a * t->hs + b * t->ws + k;
+                    float r = alpha * o[4 * a + b];
+                    if (beta != 0.0f) {
+                        float u = beta * *q;   /* separate statements: never fused */
+                        r = r + u;
+                    }
+                    *q = r;
+                }
+        }
+}
+
+/* fmaf: the exact fused multiply-add, so the result is bitwise that of the vector kernels */
+void hd_f32_wino4_gemm__scalar(size_t mr, size_t nr, size_t kc, const float *a, size_t lda, const float *b,
+                               size_t b_stride, float *c, size_t ldc)
+{
+    for (size_t i = 0; i < mr; i++)
+        for (size_t j = 0; j < nr; j++) {
+            float acc = 0.0f;
+            for (size_t p = 0; p < kc; p++)
+                acc = fmaf(a[i * lda + p], b[p * b_stride + j], acc);
+            c[i * ldc + j] = acc;
+        }
 }

@@ -77,7 +77,50 @@ void hd_f32_wino4_filter__avx2(const float *w, int64_t ks, int64_t cs, const int
 void hd_f32_wino4_filter__avx512(const float *w, int64_t ks, int64_t cs, const int64_t tap[9], int nk, int64_t nc,
                                  float *u, size_t pos_stride, size_t c_stride);
 
-/* The transform kernels of one ISA; width = tiles per call (scalar: any up to 16). */
+/* ---- channels-contiguous forms (NHWC-like tensors): one tile at a time, lanes = channels ----
+ * The same transforms, vectorised over channels instead of tiles, for tensors whose channels
+ * are contiguous (channel stride 1): each window element of a tile is a run of channels.
+ * They give bitwise the values of the tile-lane kernels (same operations, same order). */
+
+/* Input: tile i (< t->lanes) reads its 6x6 window at x + off[i] (masks and strides as for
+ * hd_wino4_in_tiles), channels 0..nc-1 contiguous; V of channel c, position pos goes to
+ * dst[i*t_stride + pos*pos_stride + c]. */
+typedef void (*hd_wino4_in_c_fn)(const float *x, int64_t nc, const hd_wino4_in_tiles *t, float *dst,
+                                 size_t pos_stride, size_t t_stride);
+
+/* Output: tile i's products of channel k (< nk) are m[i*t_stride + pos*pos_stride + k]; Y is
+ * stored at y + off[i] + a*hs + b*ws + k as alpha*Y + beta*y (beta == 0: y is not read), or
+ * with y NULL the raw Y goes to raw[(16*i + 4*a + b)*nk + k]. */
+typedef void (*hd_wino4_out_c_fn)(const float *m, size_t pos_stride, size_t t_stride, int64_t nk,
+                                  const hd_wino4_out_tiles *t, float *y, float alpha, float beta, float *raw);
+
+/* The 36 GEMMs of the channels-contiguous form, one MR x NR tile: for i < mr, j < nr,
+ *     c[i*ldc + j] = sum over p = 0 .. kc-1, in that order, of a[i*lda + p] * b[p*b_stride + j]
+ * with one fused multiply-add per p from 0 (as the fused SGEMM micro-kernels: the same bits).
+ * A rows are tiles (read in place, channels contiguous), B is a packed panel of filters. */
+typedef void (*hd_wino4_gemm_fn)(size_t mr, size_t nr, size_t kc, const float *a, size_t lda, const float *b,
+                                 size_t b_stride, float *c, size_t ldc);
+
+#define HD_WINO4_GEMM_MR 6
+#define HD_WINO4_GEMM_NR 64
+
+void hd_f32_wino4_in_c__scalar(const float *x, int64_t nc, const hd_wino4_in_tiles *t, float *dst, size_t pos_stride,
+                               size_t t_stride);
+void hd_f32_wino4_out_c__scalar(const float *m, size_t pos_stride, size_t t_stride, int64_t nk,
+                                const hd_wino4_out_tiles *t, float *y, float alpha, float beta, float *raw);
+void hd_f32_wino4_gemm__scalar(size_t mr, size_t nr, size_t kc, const float *a, size_t lda, const float *b,
+                               size_t b_stride, float *c, size_t ldc);
+void hd_f32_wino4_in_c__avx512(const float *x, int64_t nc, const hd_wino4_in_tiles *t, float *dst, size_t pos_stride,
+                               size_t t_stride);
+void hd_f32_wino4_out_c__avx512(const float *m, size_t pos_stride, size_t t_stride, int64_t nk,
+                                const hd_wino4_out_tiles *t, float *y, float alpha, float beta, float *raw);
+void hd_f32_wino4_gemm_6x64__avx512(size_t mr, size_t nr, size_t kc, const float *a, size_t lda, const float *b,
+                                    size_t b_stride, float *c, size_t ldc);
+
+/* The transform kernels of one ISA; width = tiles per call (scalar: any up to 16).  in_c,
+ * out_c and gemm are the channels-contiguous form (NULL where the ISA has none: the solver
+ * then takes the tile-lane form for every layout); the scalar ones are the reference of the
+ * tests (gemm with fmaf: exact, slow). */
 typedef struct {
     const char *name;
     hd_isa_t isa;
@@ -85,6 +128,9 @@ typedef struct {
     hd_wino4_in_fn in;
     hd_wino4_out_fn out;
     hd_wino4_filter_fn filter;
+    hd_wino4_in_c_fn in_c;
+    hd_wino4_out_c_fn out_c;
+    hd_wino4_gemm_fn gemm;
 } hd_wino4_kernels;
 
 /* All kernel sets, scalar first; *count receives the number. */
