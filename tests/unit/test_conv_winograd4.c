@@ -65,6 +65,7 @@ static const wcase cases[] = {
     {"tile blocks", 2, 4, 6, 1, 40, 36, 1, 1},
     {"K ranges", 1, 5, 130, 1, 6, 6, 1, 1},
     {"C 512", 1, 512, 8, 1, 10, 10, 1, 1},
+    {"K 512", 1, 8, 512, 1, 9, 7, 1, 1},
 };
 #define NCASES ((int)(sizeof cases / sizeof *cases))
 

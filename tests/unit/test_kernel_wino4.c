@@ -172,19 +172,24 @@ static void check_out(const hd_wino4_kernels *ref, const hd_wino4_kernels *k, in
 /* ---- filter ---- */
 
 /* Filters read through (ks, cs, tap): NCHW-like (taps contiguous), NHWC-like (channels
- * contiguous), the lanes contiguous (backward data's transposed NHWC filter) and reversed taps. */
+ * contiguous; 19 channels: a block of 16 and a remainder), the lanes contiguous (backward
+ * data's transposed NHWC filter), reversed taps, padded, and taps too far apart for one
+ * window (the gathers). */
 static void check_filter(const hd_wino4_kernels *ref, const hd_wino4_kernels *k)
 {
-    enum { PS = 61, NC = 3, CST = 19 };            /* 36 runs of PS floats: NC channels CST apart */
-    static float w[16 * NC * 9 * 2 + 64], u0[36 * PS], u1[36 * PS];
-    static const struct { int64_t ks, cs, te; int rev; } lay[] = {
-        {NC * 9, 9, 1, 0},      /* KCRS */
-        {9 * NC, 1, NC, 0},     /* KRSC */
-        {1, 16 * 9, 16, 1},     /* lanes contiguous, taps reversed */
-        {NC * 9 + 5, 11, 1, 1}, /* padded */
+    enum { CST = 19, MAXC = 19, PS = MAXC * CST + 3, WN = 4096 };
+    static float w[WN], u0[36 * PS], u1[36 * PS];
+    static const struct { int64_t ks, cs, te; int rev, nc; } lay[] = {
+        {3 * 9, 9, 1, 0, 3},        /* KCRS */
+        {9 * 3, 1, 3, 0, 3},        /* KRSC */
+        {9 * 19, 1, 19, 0, 19},     /* KRSC, more channels than lanes */
+        {1, 16 * 9, 16, 1, 3},      /* lanes contiguous, taps reversed */
+        {3 * 9 + 5, 11, 1, 1, 3},   /* padded */
+        {50, 2, 5, 0, 3},           /* taps 5 apart: gathered */
     };
     for (size_t li = 0; li < sizeof lay / sizeof *lay; li++)
         for (int n = 1; n <= HD_WINO4_LANES; n++) {
+            int nc = lay[li].nc;
             for (size_t i = 0; i < sizeof w / sizeof *w; i++)
                 w[i] = rnd() * (n == 7 ? 1e30f : 1.0f);
             int64_t tap[9];
@@ -192,15 +197,15 @@ static void check_filter(const hd_wino4_kernels *ref, const hd_wino4_kernels *k)
                 tap[e] = (lay[li].rev ? 8 - e : e) * lay[li].te;
             for (int i = 0; i < 36 * PS; i++)
                 u0[i] = u1[i] = GUARD;
-            ref->filter(w, lay[li].ks, lay[li].cs, tap, n, NC, u0, PS, CST);
-            k->filter(w, lay[li].ks, lay[li].cs, tap, n, NC, u1, PS, CST);
+            ref->filter(w, lay[li].ks, lay[li].cs, tap, n, nc, u0, PS, CST);
+            k->filter(w, lay[li].ks, lay[li].cs, tap, n, nc, u1, PS, CST);
             CHECK_MSG(!memcmp(u0, u1, sizeof u0), "%s filter (layout %zu, n = %d) differs from scalar", k->name, li, n);
             if (k != ref)
                 continue;
             /* within one float rounding (plus double noise) of G g G^T */
             double worst = 0;
             long guards = 0;
-            for (int c = 0; c < NC; c++)
+            for (int c = 0; c < nc; c++)
                 for (int i = 0; i < CST; i++)
                     for (int a = 0; a < 6; a++)
                         for (int b = 0; b < 6; b++) {
@@ -322,9 +327,17 @@ static void check_gemm(const hd_wino4_kernels *ref, const hd_wino4_kernels *k)
             for (int kc = 1; kc <= KC; kc += 12) {
                 for (int i = 0; i < HD_WINO4_GEMM_MR * LDC; i++)
                     c0[i] = c1[i] = GUARD;
-                ref->gemm((size_t)mr, (size_t)nrs[ni], (size_t)kc, a, LDA, b, BS, c0, LDC);
-                k->gemm((size_t)mr, (size_t)nrs[ni], (size_t)kc, a, LDA, b, BS, c1, LDC);
+                ref->gemm((size_t)mr, (size_t)nrs[ni], (size_t)kc, a, LDA, b, BS, c0, LDC, 0);
+                k->gemm((size_t)mr, (size_t)nrs[ni], (size_t)kc, a, LDA, b, BS, c1, LDC, 0);
                 CHECK_MSG(!memcmp(c0, c1, sizeof c0), "%s gemm: mr %d nr %d kc %d differs from scalar", k->name, mr,
+                          nrs[ni], kc);
+                /* the reduction in two pieces, the second accumulating: the bits of one call */
+                int k1 = kc / 2;
+                for (int i = 0; i < HD_WINO4_GEMM_MR * LDC; i++)
+                    c1[i] = GUARD;
+                k->gemm((size_t)mr, (size_t)nrs[ni], (size_t)k1, a, LDA, b, BS, c1, LDC, 0);
+                k->gemm((size_t)mr, (size_t)nrs[ni], (size_t)(kc - k1), a + k1, LDA, b + k1 * BS, BS, c1, LDC, 1);
+                CHECK_MSG(!memcmp(c0, c1, sizeof c0), "%s gemm: mr %d nr %d kc %d in two pieces differs", k->name, mr,
                           nrs[ni], kc);
             }
 }

@@ -46,7 +46,7 @@
 #define M_BUDGET ((int64_t)512 << 10)   /* bytes of one product sub-block (L2) */
 #define T_MAX 128                       /* tiles per block */
 #define OTF_BLOCKS 4                    /* tile blocks up to which filters are transformed per task */
-#define U_BUDGET ((int64_t)1 << 20)     /* bytes of one task's transformed filter panels */
+#define U_BUDGET ((int64_t)512 << 10)   /* bytes of one chunk of a task's transformed filter panels */
 #define SHARED_CHANNELS 32              /* channels per task of the shared input transform */
 #define IN_CHANNELS 8                   /* channels per input transform call */
 
@@ -127,6 +127,7 @@ typedef struct {
     int64_t T, ntb;               /* tiles per block (a multiple of TP), blocks */
     int64_t nkq, kbp;             /* K ranges per block (tasks), panels per M sub-block */
     int64_t ldv, ldm;             /* channel lanes: floats between the positions of a tile in V^T, M^T */
+    int64_t cc;                   /* channels per chunk of the filters a task transforms (Cg if not) */
     int otf;                      /* 1: each task transforms its filter panels itself */
     int shared;                   /* 1: one tile block, split over K: its input is transformed
                                    * once, into a V shared by the tasks */
@@ -158,12 +159,12 @@ static int64_t m_floats(const w4_plan *L)
 {
     return L->cl ? L->T * 36 * L->ldm : 36 * pos_stride(L->kbp * L->FP * L->T);
 }
-static int64_t u_sub_floats(const w4_view *v, const w4_plan *L) { return 36 * pos_stride(L->kbp * L->FP * v->Cg); }
+static int64_t u_sub_floats(const w4_plan *L) { return 36 * pos_stride(L->kbp * L->FP * L->cc); }
 
 /* One slot: V (unless shared by all tasks), M and, transforming on the fly, U. */
 static int64_t slot_floats(const w4_view *v, const w4_plan *L)
 {
-    return (L->shared ? 0 : v_floats(v, L)) + m_floats(L) + (L->otf ? u_sub_floats(v, L) : 0);
+    return (L->shared ? 0 : v_floats(v, L)) + m_floats(L) + (L->otf ? u_sub_floats(L) : 0);
 }
 
 static void w4_book(const w4_view *v, w4_plan *L)
@@ -171,6 +172,12 @@ static void w4_book(const w4_view *v, w4_plan *L)
     hd_conv_layout W = {{0}, 0};
     L->shared = L->ntb == 1 && L->nkq > 1;
     L->ldm = L->cl ? cl_ld(L->kbp * L->FP) : 0;
+    /* a task's filter panels in chunks of channels that stay in L2 (16 at least) */
+    L->cc = v->Cg;
+    if (L->otf) {
+        int64_t cc = U_BUDGET / (36 * 4 * L->kbp * L->FP) / 16 * 16;
+        L->cc = cc < 16 ? 16 : cc < v->Cg ? cc : v->Cg;
+    }
     hd_conv_book(&W, 2, L->shared ? v->G : 0, v_floats(v, L), sizeof(float));
     hd_conv_book(&W, 0, L->otf ? 0 : v->G * 36, pos_stride(L->Kpan * v->Cg * L->FP), sizeof(float));
     hd_conv_book(&W, 1, W4_SLOTS, slot_floats(v, L), sizeof(float));
@@ -234,7 +241,7 @@ static int w4_plan_make(const w4_view *v, w4_plan *L)
     L->otf = L->ntb <= OTF_BLOCKS;
     L->kbp = cdiv(L->Kpan, L->nkq);
     L->ldm = L->cl ? cl_ld(L->kbp * L->FP) : 0;
-    while (L->kbp > 1 && (m_floats(L) * 4 > M_BUDGET || (L->otf && u_sub_floats(v, L) * 4 > U_BUDGET))) {
+    while (L->kbp > 1 && m_floats(L) * 4 > M_BUDGET) {
         L->kbp--;
         L->ldm = L->cl ? cl_ld(L->kbp * L->FP) : 0;
     }
@@ -337,15 +344,20 @@ typedef struct {
  *    last panel past Kg are not written: the GEMM rows they feed are never stored);
  *  - channel lanes: the B panel of 64 filters, 36 rows of 64 values per channel, in 4 calls of
  *    16 lanes (columns past Kg are not written: never stored either). */
-static void transform_panel(const w4_ctx *c, int64_t g, int64_t kp, float *base, size_t upos)
+static void transform_panel(const w4_ctx *c, int64_t g, int64_t kp, int64_t c0, int64_t c1, float *base, size_t upos)
 {
     const w4_view *v = c->v;
     int64_t FP = c->L.FP;
     int64_t nk = v->Kg - kp * FP < FP ? v->Kg - kp * FP : FP;
-    const float *w = c->w + g * v->wg + kp * FP * v->wk;
-    for (int64_t q = 0; q < nk; q += HD_WINO4_LANES) {
-        int n = (int)(nk - q < HD_WINO4_LANES ? nk - q : HD_WINO4_LANES);
-        c->L.wk->filter(w + q * v->wk, v->wk, v->wc, v->tap, n, v->Cg, base + q, upos, (size_t)FP);
+    const float *w = c->w + g * v->wg + kp * FP * v->wk + c0 * v->wc;
+    /* 16 channels at a time over all lane groups: the groups' filter lines are neighbours */
+    for (int64_t ch = 0; ch < c1 - c0; ch += 16) {
+        int64_t nc = c1 - c0 - ch < 16 ? c1 - c0 - ch : 16;
+        for (int64_t q = 0; q < nk; q += HD_WINO4_LANES) {
+            int n = (int)(nk - q < HD_WINO4_LANES ? nk - q : HD_WINO4_LANES);
+            c->L.wk->filter(w + q * v->wk + ch * v->wc, v->wk, v->wc, v->tap, n, nc, base + ch * FP + q, upos,
+                            (size_t)FP);
+        }
     }
 }
 
@@ -357,7 +369,7 @@ static void w4_filter_task(void *vctx, size_t task, int thread)
     int64_t Kpan = c->L.Kpan, CgFP = c->v->Cg * c->L.FP;
     int64_t g = (int64_t)task / Kpan, kp = (int64_t)task % Kpan;
     size_t upos = (size_t)pos_stride(Kpan * CgFP);
-    transform_panel(c, g, kp, c->U + (size_t)(g * 36) * upos + (size_t)(kp * CgFP), upos);
+    transform_panel(c, g, kp, 0, c->v->Cg, c->U + (size_t)(g * 36) * upos + (size_t)(kp * CgFP), upos);
 }
 
 static void in_tiles(const w4_view *v, const w4_plan *L, int64_t t0, int64_t count, int lanes, hd_wino4_in_tiles *it)
@@ -457,23 +469,25 @@ static void w4_input_task(void *vctx, size_t task, int thread)
     transform_input(c, g, 0, c0, c1, c->vshared + (size_t)g * (size_t)v_floats(c->v, &c->L));
 }
 
-/* The 36 GEMMs of filter panels s0..s1 (tile lanes).  Ap: panel s0 at position 0 (positions
- * upos apart); M: 36 x (s1-s0)*MR x T. */
-static void gemm_t(const w4_ctx *c, const float *Ap, size_t upos, const float *V, float *M, int64_t s0, int64_t s1,
-                   int64_t nt)
+/* The 36 GEMMs of filter panels s0..s1 (tile lanes) over channels c0..c1 (added to M unless
+ * c0 == 0).  Ap: panel s0 at position 0 (positions upos apart, panels pst apart, starting at
+ * channel c0); M: 36 x (s1-s0)*MR x T. */
+static void gemm_t(const w4_ctx *c, const float *Ap, size_t upos, int64_t pst, const float *V, float *M, int64_t s0,
+                   int64_t s1, int64_t nt, int64_t c0, int64_t c1)
 {
     const w4_plan *L = &c->L;
     int64_t MR = L->FP, NR = L->TP, T = L->T, Cg = c->v->Cg, Kg = c->v->Kg, ntp = cdiv(nt, NR);
     size_t vpos = (size_t)pos_stride(Cg * T), mpos = (size_t)pos_stride(L->kbp * MR * T);
+    float beta = c0 > 0 ? 1.0f : 0.0f;
     for (int pos = 0; pos < 36; pos++) {
-        const float *A = Ap + (size_t)pos * upos, *B = V + (size_t)pos * vpos;
+        const float *A = Ap + (size_t)pos * upos, *B = V + (size_t)pos * vpos + c0 * NR;
         float *Mp = M + (size_t)pos * mpos;
         for (int64_t kp = s0; kp < s1; kp++) {
             size_t mr = (size_t)(Kg - kp * MR < MR ? Kg - kp * MR : MR);
             for (int64_t tp = 0; tp < ntp; tp++) {
                 size_t nr = (size_t)(nt - tp * NR < NR ? nt - tp * NR : NR);
-                L->gk->f32(mr, nr, (size_t)Cg, A + (kp - s0) * Cg * MR, B + tp * Cg * NR, (size_t)NR,
-                           Mp + (kp - s0) * MR * T + tp * NR, (size_t)T, 1.0f, 0.0f);
+                L->gk->f32(mr, nr, (size_t)(c1 - c0), A + (kp - s0) * pst, B + tp * Cg * NR, (size_t)NR,
+                           Mp + (kp - s0) * MR * T + tp * NR, (size_t)T, 1.0f, beta);
             }
         }
     }
@@ -481,19 +495,19 @@ static void gemm_t(const w4_ctx *c, const float *Ap, size_t upos, const float *V
 
 /* The same, channel lanes: M^T[tile][pos][k] (tiles 36*ldm apart), V^T[tile][pos][c]; each B
  * panel (one position, 64 filters) serves every 6-tile block in turn, from L2. */
-static void gemm_c(const w4_ctx *c, const float *Bp, size_t upos, const float *V, float *M, int64_t s0, int64_t s1,
-                   int64_t nt)
+static void gemm_c(const w4_ctx *c, const float *Bp, size_t upos, int64_t pst, const float *V, float *M, int64_t s0,
+                   int64_t s1, int64_t nt, int64_t c0, int64_t c1)
 {
     const w4_plan *L = &c->L;
-    int64_t NRc = L->FP, MRc = L->TP, Cg = c->v->Cg, Kg = c->v->Kg, ldv = L->ldv, ldm = L->ldm;
+    int64_t NRc = L->FP, MRc = L->TP, Kg = c->v->Kg, ldv = L->ldv, ldm = L->ldm;
     for (int pos = 0; pos < 36; pos++)
         for (int64_t kp = s0; kp < s1; kp++) {
-            const float *B = Bp + (size_t)pos * upos + (kp - s0) * Cg * NRc;
+            const float *B = Bp + (size_t)pos * upos + (kp - s0) * pst;
             size_t nr = (size_t)(Kg - kp * NRc < NRc ? Kg - kp * NRc : NRc);
             for (int64_t t = 0; t < nt; t += MRc) {
                 size_t mr = (size_t)(nt - t < MRc ? nt - t : MRc);
-                L->wk->gemm(mr, nr, (size_t)Cg, V + (t * 36 + pos) * ldv, (size_t)(36 * ldv), B, (size_t)NRc,
-                            M + (t * 36 + pos) * ldm + (kp - s0) * NRc, (size_t)(36 * ldm));
+                L->wk->gemm(mr, nr, (size_t)(c1 - c0), V + (t * 36 + pos) * ldv + c0, (size_t)(36 * ldv), B,
+                            (size_t)NRc, M + (t * 36 + pos) * ldm + (kp - s0) * NRc, (size_t)(36 * ldm), c0 > 0);
             }
         }
 }
@@ -563,7 +577,7 @@ static void w4_task(void *vctx, size_t task, int thread)
     int64_t FP = L->FP, T = L->T, Cg = v->Cg, Kg = v->Kg;
     float *V = c->slots + (size_t)thread * c->slot_floats;
     float *M = V + (L->shared ? 0 : v_floats(v, L)), *Ub = M + m_floats(L);
-    size_t upos = (size_t)(L->otf ? pos_stride(L->kbp * FP * Cg) : pos_stride(L->Kpan * Cg * FP));
+    size_t upos = (size_t)(L->otf ? pos_stride(L->kbp * FP * L->cc) : pos_stride(L->Kpan * Cg * FP));
     int64_t t0 = tb * T, nt = L->ntiles - t0 < T ? L->ntiles - t0 : T;
 
     if (L->shared)
@@ -576,15 +590,19 @@ static void w4_task(void *vctx, size_t task, int thread)
     for (int64_t sb = 0; sb < nsub; sb++) {
         int64_t s0 = q0 + (q1 - q0) * sb / nsub, s1 = q0 + (q1 - q0) * (sb + 1) / nsub;
         int64_t k0 = s0 * FP, k1 = s1 * FP < Kg ? s1 * FP : Kg;
-        if (L->otf)
-            for (int64_t kp = s0; kp < s1; kp++)
-                transform_panel(c, g, kp, Ub + (kp - s0) * Cg * FP, upos);
-        /* panel s0 at position 0: in the task's own U, or in the whole one */
-        const float *Up = L->otf ? Ub : c->U + (size_t)(g * 36) * upos + s0 * Cg * FP;
-        if (L->cl)
-            gemm_c(c, Up, upos, V, M, s0, s1, nt);
-        else
-            gemm_t(c, Up, upos, V, M, s0, s1, nt);
+        /* the task's own filter panels chunk by chunk (kept in L2), or the whole U at once */
+        for (int64_t c0 = 0; c0 < Cg; c0 += L->cc) {
+            int64_t c1 = c0 + L->cc < Cg ? c0 + L->cc : Cg, pst = (L->otf ? c1 - c0 : Cg) * FP;
+            if (L->otf)
+                for (int64_t kp = s0; kp < s1; kp++)
+                    transform_panel(c, g, kp, c0, c1, Ub + (kp - s0) * pst, upos);
+            /* panel s0 at position 0 */
+            const float *Up = L->otf ? Ub : c->U + (size_t)(g * 36) * upos + s0 * Cg * FP;
+            if (L->cl)
+                gemm_c(c, Up, upos, pst, V, M, s0, s1, nt, c0, c1);
+            else
+                gemm_t(c, Up, upos, pst, V, M, s0, s1, nt, c0, c1);
+        }
         transform_output(c, g, M, k0, k1, t0, nt);
     }
 }

@@ -25,38 +25,121 @@ static inline W4D w4d_sub(W4D a, W4D b) { return _mm512_sub_pd(a, b); }
 static inline W4D w4d_mulc(W4D a, double c) { return _mm512_mul_pd(a, _mm512_set1_pd(c)); }
 #include "kernels/conv/wino4-transform.inc"
 
-/* Per channel: the 9 taps of the 16 lanes are 9 masked gathers (or loads when the lanes are
- * contiguous), then each half of 8 lanes is transformed in double and U stored row by row. */
+/* In-place 16 x 16 transpose: r[i] = row i in, column i out (64 shuffles). */
+static inline void tr16(__m512 r[16])
+{
+    __m512 t[16], q[16];
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++) {
+        t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    /* q[4b + j]: rows 4b..4b+3 of columns j, j+4, j+8, j+12 in its four 128-bit lanes */
+#pragma GCC unroll 4
+    for (int b = 0; b < 4; b++) {
+        q[4 * b + 0] = _mm512_shuffle_ps(t[4 * b], t[4 * b + 2], 0x44);
+        q[4 * b + 1] = _mm512_shuffle_ps(t[4 * b], t[4 * b + 2], 0xEE);
+        q[4 * b + 2] = _mm512_shuffle_ps(t[4 * b + 1], t[4 * b + 3], 0x44);
+        q[4 * b + 3] = _mm512_shuffle_ps(t[4 * b + 1], t[4 * b + 3], 0xEE);
+    }
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; j++) {
+        __m512 v0 = _mm512_shuffle_f32x4(q[j], q[4 + j], 0x88), w0 = _mm512_shuffle_f32x4(q[8 + j], q[12 + j], 0x88);
+        __m512 v1 = _mm512_shuffle_f32x4(q[j], q[4 + j], 0xDD), w1 = _mm512_shuffle_f32x4(q[8 + j], q[12 + j], 0xDD);
+        r[j] = _mm512_shuffle_f32x4(v0, w0, 0x88);
+        r[j + 8] = _mm512_shuffle_f32x4(v0, w0, 0xDD);
+        r[j + 4] = _mm512_shuffle_f32x4(v1, w1, 0x88);
+        r[j + 12] = _mm512_shuffle_f32x4(v1, w1, 0xDD);
+    }
+}
+
+/* U of one channel of up to 16 filters (lanes of gv) in double, 8 lanes at a time, each row of
+ * U stored as soon as it is computed; uoff[pos] = pos * pos_stride. */
+static inline void filter_store(const __m512 gv[9], int nk, float *uc, const size_t uoff[36])
+{
+    for (int h = 0; h < nk; h += 8) {
+        const __mmask8 mh = (__mmask8)(nk - h >= 8 ? 0xFF : (1u << (nk - h)) - 1u);
+        W4D gd[9], t[18];
+#pragma GCC unroll 9
+        for (int e = 0; e < 9; e++)
+            gd[e] = _mm512_cvtps_pd(h ? _mm512_extractf32x8_ps(gv[e], 1) : _mm512_castps512_ps256(gv[e]));
+        w4_filter_cols(gd, t);
+#pragma GCC unroll 6
+        for (int i = 0; i < 6; i++) {
+            W4D row[6];
+            w4_filter_1d(t + 3 * i, row);
+#pragma GCC unroll 6
+            for (int j = 0; j < 6; j++)
+                _mm256_mask_storeu_ps(uc + uoff[6 * i + j] + h, mh, _mm512_cvtpd_ps(row[j]));
+        }
+    }
+}
+
+/* The 16 lanes' taps of a channel come from, in order of preference:
+ *  - contiguous lanes (ks == 1): 9 masked loads;
+ *  - taps within 16 floats (KCRS-like: the 3x3 taps of a filter are adjacent): one masked load
+ *    of that window per lane, transposed 16 x 16 in registers;
+ *  - contiguous channels (cs == 1, KRSC-like): per tap, 16 channels of each lane, transposed;
+ *    done for 16 channels at once, the columns kept in a small buffer;
+ *  - otherwise 9 masked gathers. */
 void hd_f32_wino4_filter__avx512(const float *w, int64_t ks, int64_t cs, const int64_t tap[9], int nk, int64_t nc,
                                  float *u, size_t pos_stride, size_t c_stride)
 {
     const __mmask16 m = (__mmask16)(nk >= 16 ? 0xFFFF : (1u << nk) - 1u);
+    size_t uoff[36];
+    for (int pos = 0; pos < 36; pos++)
+        uoff[pos] = (size_t)pos * pos_stride;
+    int64_t tmin = tap[0], tmax = tap[0];
+    for (int e = 1; e < 9; e++) {
+        tmin = tap[e] < tmin ? tap[e] : tmin;
+        tmax = tap[e] > tmax ? tap[e] : tmax;
+    }
+    if (ks != 1 && tmax - tmin < 16) {
+        const __mmask16 wm = (__mmask16)((1u << (tmax - tmin + 1)) - 1u);
+        for (int64_t c = 0; c < nc; c++) {
+            const float *wc = w + c * cs + tmin;
+            __m512 r[16], gv[9];
+#pragma GCC unroll 16
+            for (int i = 0; i < 16; i++)
+                r[i] = _mm512_maskz_loadu_ps(i < nk ? wm : 0, wc + i * ks);
+            tr16(r);
+#pragma GCC unroll 9
+            for (int e = 0; e < 9; e++)
+                gv[e] = r[tap[e] - tmin];
+            filter_store(gv, nk, u + (size_t)c * c_stride, uoff);
+        }
+        return;
+    }
+    if (ks != 1 && cs == 1) {
+        __m512 col[16][9];
+        for (int64_t c0 = 0; c0 < nc; c0 += 16) {
+            int nb = (int)(nc - c0 < 16 ? nc - c0 : 16);
+            const __mmask16 cm = (__mmask16)((1u << nb) - 1u);
+            for (int e = 0; e < 9; e++) {
+                __m512 r[16];
+#pragma GCC unroll 16
+                for (int i = 0; i < 16; i++)
+                    r[i] = _mm512_maskz_loadu_ps(i < nk ? cm : 0, w + i * ks + tap[e] + c0);
+                tr16(r);
+#pragma GCC unroll 16
+                for (int j = 0; j < 16; j++)
+                    col[j][e] = r[j];
+            }
+            for (int j = 0; j < nb; j++)
+                filter_store(col[j], nk, u + (size_t)(c0 + j) * c_stride, uoff);
+        }
+        return;
+    }
     const __m512i idx = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
                                            _mm512_set1_epi32((int)ks));
     const __m512 zero = _mm512_setzero_ps();
     for (int64_t c = 0; c < nc; c++) {
         const float *wc = w + c * cs;
-        float *uc = u + (size_t)c * c_stride;
         __m512 gv[9];
-        #pragma GCC unroll 9
+#pragma GCC unroll 9
         for (int e = 0; e < 9; e++)
             gv[e] = ks == 1 ? _mm512_maskz_loadu_ps(m, wc + tap[e]) : _mm512_mask_i32gather_ps(zero, m, idx, wc + tap[e], 4);
-        for (int h = 0; h < nk; h += 8) {
-            const __mmask8 mh = (__mmask8)(nk - h >= 8 ? 0xFF : (1u << (nk - h)) - 1u);
-            W4D gd[9], t[18];
-            #pragma GCC unroll 9
-            for (int e = 0; e < 9; e++)
-                gd[e] = _mm512_cvtps_pd(h ? _mm512_extractf32x8_ps(gv[e], 1) : _mm512_castps512_ps256(gv[e]));
-            w4_filter_cols(gd, t);
-            #pragma GCC unroll 6
-            for (int i = 0; i < 6; i++) {
-                W4D row[6];
-                w4_filter_1d(t + 3 * i, row);
-                #pragma GCC unroll 6
-                for (int j = 0; j < 6; j++)
-                    _mm256_mask_storeu_ps(uc + (size_t)(6 * i + j) * pos_stride + h, mh, _mm512_cvtpd_ps(row[j]));
-            }
-        }
+        filter_store(gv, nk, u + (size_t)c * c_stride, uoff);
     }
 }
 

@@ -17,14 +17,21 @@
 #define PF_STEPS 8
 
 void hd_f32_wino4_gemm_6x64__avx512(size_t mr, size_t nr, size_t kc, const float *a, size_t lda, const float *b,
-                                    size_t b_stride, float *c, size_t ldc)
+                                    size_t b_stride, float *c, size_t ldc, int accumulate)
 {
+    __mmask16 mk[NV];
+#pragma GCC unroll 4
+    for (int q = 0; q < NV; q++) {
+        size_t lo = 16 * (size_t)q;
+        mk[q] = nr >= lo + 16 ? (__mmask16)0xFFFF : nr <= lo ? (__mmask16)0 : (__mmask16)((1u << (nr - lo)) - 1u);
+    }
     __m512 acc[MR][NV];
 #pragma GCC unroll 6
     for (int i = 0; i < MR; i++)
 #pragma GCC unroll 4
         for (int q = 0; q < NV; q++)
-            acc[i][q] = _mm512_setzero_ps();
+            acc[i][q] = accumulate && (size_t)i < mr ? _mm512_maskz_loadu_ps(mk[q], c + (size_t)i * ldc + 16 * q)
+                                                     : _mm512_setzero_ps();
     /* rows past mr repeat the last one: they stay inside A, and are never stored */
     const float *ar[MR];
 #pragma GCC unroll 6
@@ -47,12 +54,6 @@ void hd_f32_wino4_gemm_6x64__avx512(size_t mr, size_t nr, size_t kc, const float
                 acc[i][q] = _mm512_fmadd_ps(ai, bv[q], acc[i][q]);
         }
         b += b_stride;
-    }
-    __mmask16 mk[NV];
-#pragma GCC unroll 4
-    for (int q = 0; q < NV; q++) {
-        size_t lo = 16 * (size_t)q;
-        mk[q] = nr >= lo + 16 ? (__mmask16)0xFFFF : nr <= lo ? (__mmask16)0 : (__mmask16)((1u << (nr - lo)) - 1u);
     }
 #pragma GCC unroll 6
     for (int i = 0; i < MR; i++)

@@ -129,13 +129,13 @@ void hd_f32_wino4_out_c__scalar(const float *m, size_t pos_stride, size_t t_stri
 
 /* fmaf: the exact fused multiply-add, so the result is bitwise that of the vector kernels */
 void hd_f32_wino4_gemm__scalar(size_t mr, size_t nr, size_t kc, const float *a, size_t lda, const float *b,
-                               size_t b_stride, float *c, size_t ldc)
+                               size_t b_stride, float *c, size_t ldc, int acc)
 {
     for (size_t i = 0; i < mr; i++)
         for (size_t j = 0; j < nr; j++) {
-            float acc = 0.0f;
+            float s = acc ? c[i * ldc + j] : 0.0f;
             for (size_t p = 0; p < kc; p++)
-                acc = fmaf(a[i * lda + p], b[p * b_stride + j], acc);
-            c[i * ldc + j] = acc;
+                s = fmaf(a[i * lda + p], b[p * b_stride + j], s);
+            c[i * ldc + j] = s;
         }
 }

@@ -95,11 +95,13 @@ typedef void (*hd_wino4_out_c_fn)(const float *m, size_t pos_stride, size_t t_st
                                   const hd_wino4_out_tiles *t, float *y, float alpha, float beta, float *raw);
 
 /* The 36 GEMMs of the channels-contiguous form, one MR x NR tile: for i < mr, j < nr,
- *     c[i*ldc + j] = sum over p = 0 .. kc-1, in that order, of a[i*lda + p] * b[p*b_stride + j]
- * with one fused multiply-add per p from 0 (as the fused SGEMM micro-kernels: the same bits).
- * A rows are tiles (read in place, channels contiguous), B is a packed panel of filters. */
+ *     c[i*ldc + j] = s + sum over p = 0 .. kc-1, in that order, of a[i*lda + p] * b[p*b_stride + j]
+ * with one fused multiply-add per p, starting from s = 0 (acc == 0) or s = c[i*ldc + j] (acc
+ * == 1: a reduction cut into pieces gives bitwise the result of one call), as the fused
+ * SGEMM micro-kernels do.  A rows are tiles (read in place, channels contiguous), B is a
+ * packed panel of filters. */
 typedef void (*hd_wino4_gemm_fn)(size_t mr, size_t nr, size_t kc, const float *a, size_t lda, const float *b,
-                                 size_t b_stride, float *c, size_t ldc);
+                                 size_t b_stride, float *c, size_t ldc, int acc);
 
 #define HD_WINO4_GEMM_MR 6
 #define HD_WINO4_GEMM_NR 64
@@ -109,13 +111,13 @@ void hd_f32_wino4_in_c__scalar(const float *x, int64_t nc, const hd_wino4_in_til
 void hd_f32_wino4_out_c__scalar(const float *m, size_t pos_stride, size_t t_stride, int64_t nk,
                                 const hd_wino4_out_tiles *t, float *y, float alpha, float beta, float *raw);
 void hd_f32_wino4_gemm__scalar(size_t mr, size_t nr, size_t kc, const float *a, size_t lda, const float *b,
-                               size_t b_stride, float *c, size_t ldc);
+                               size_t b_stride, float *c, size_t ldc, int acc);
 void hd_f32_wino4_in_c__avx512(const float *x, int64_t nc, const hd_wino4_in_tiles *t, float *dst, size_t pos_stride,
                                size_t t_stride);
 void hd_f32_wino4_out_c__avx512(const float *m, size_t pos_stride, size_t t_stride, int64_t nk,
                                 const hd_wino4_out_tiles *t, float *y, float alpha, float beta, float *raw);
 void hd_f32_wino4_gemm_6x64__avx512(size_t mr, size_t nr, size_t kc, const float *a, size_t lda, const float *b,
-                                    size_t b_stride, float *c, size_t ldc);
+                                    size_t b_stride, float *c, size_t ldc, int acc);
 
 /* The transform kernels of one ISA; width = tiles per call (scalar: any up to 16).  in_c,
  * out_c and gemm are the channels-contiguous form (NULL where the ISA has none: the solver
