@@ -25,6 +25,8 @@ static inline W4D w4d_sub(W4D a, W4D b) { return _mm512_sub_pd(a, b); }
 static inline W4D w4d_mulc(W4D a, double c) { return _mm512_mul_pd(a, _mm512_set1_pd(c)); }
 #include "kernels/conv/wino4-transform.inc"
 
+#define PF_CHANNELS 4 /* channels ahead the filter loads are prefetched */
+
 /* In-place 16 x 16 transpose: r[i] = row i in, column i out (64 shuffles). */
 static inline void tr16(__m512 r[16])
 {
@@ -99,6 +101,10 @@ void hd_f32_wino4_filter__avx512(const float *w, int64_t ks, int64_t cs, const i
         for (int64_t c = 0; c < nc; c++) {
             const float *wc = w + c * cs + tmin;
             __m512 r[16], gv[9];
+            /* the hardware prefetcher does not follow channels more than a page apart */
+            if (cs > 64)
+                for (int i = 0; i < nk; i++)
+                    _mm_prefetch((const char *)(wc + PF_CHANNELS * cs + i * ks), _MM_HINT_T0);
 #pragma GCC unroll 16
             for (int i = 0; i < 16; i++)
                 r[i] = _mm512_maskz_loadu_ps(i < nk ? wm : 0, wc + i * ks);
@@ -115,6 +121,10 @@ void hd_f32_wino4_filter__avx512(const float *w, int64_t ks, int64_t cs, const i
         for (int64_t c0 = 0; c0 < nc; c0 += 16) {
             int nb = (int)(nc - c0 < 16 ? nc - c0 : 16);
             const __mmask16 cm = (__mmask16)((1u << nb) - 1u);
+            /* 9 x 16 lines in as many streams: fetch the next block's now */
+            for (int e = 0; e < 9; e++)
+                for (int i = 0; i < nk; i++)
+                    _mm_prefetch((const char *)(w + i * ks + tap[e] + c0 + 16), _MM_HINT_T0);
             for (int e = 0; e < 9; e++) {
                 __m512 r[16];
 #pragma GCC unroll 16
@@ -136,6 +146,9 @@ void hd_f32_wino4_filter__avx512(const float *w, int64_t ks, int64_t cs, const i
     for (int64_t c = 0; c < nc; c++) {
         const float *wc = w + c * cs;
         __m512 gv[9];
+        if (ks == 1 && cs > 64)
+            for (int e = 0; e < 9; e++)
+                _mm_prefetch((const char *)(wc + PF_CHANNELS * cs + tap[e]), _MM_HINT_T0);
 #pragma GCC unroll 9
         for (int e = 0; e < 9; e++)
             gv[e] = ks == 1 ? _mm512_maskz_loadu_ps(m, wc + tap[e]) : _mm512_mask_i32gather_ps(zero, m, idx, wc + tap[e], 4);
