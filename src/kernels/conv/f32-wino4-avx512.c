@@ -28,7 +28,7 @@ static inline W4D w4d_mulc(W4D a, double c) { return _mm512_mul_pd(a, _mm512_set
 #define PF_CHANNELS 4 /* channels ahead the filter loads are prefetched */
 
 /* In-place 16 x 16 transpose: r[i] = row i in, column i out (64 shuffles). */
-static inline void tr16(__m512 r[16])
+W4_INLINE void tr16(__m512 r[16])
 {
     __m512 t[16], q[16];
 #pragma GCC unroll 8
@@ -57,7 +57,7 @@ static inline void tr16(__m512 r[16])
 
 /* U of one channel of up to 16 filters (lanes of gv) in double, 8 lanes at a time, each row of
  * U stored as soon as it is computed; uoff[pos] = pos * pos_stride. */
-static inline void filter_store(const __m512 gv[9], int nk, float *uc, const size_t uoff[36])
+W4_INLINE void filter_store(const __m512 gv[9], int nk, float *uc, const size_t uoff[36])
 {
     for (int h = 0; h < nk; h += 8) {
         const __mmask8 mh = (__mmask8)(nk - h >= 8 ? 0xFF : (1u << (nk - h)) - 1u);
