@@ -172,9 +172,11 @@ static void w4_book(const w4_view *v, w4_plan *L)
     hd_conv_layout W = {{0}, 0};
     L->shared = L->ntb == 1 && L->nkq > 1;
     L->ldm = L->cl ? cl_ld(L->kbp * L->FP) : 0;
-    /* a task's filter panels in chunks of channels that stay in L2 (16 at least) */
+    /* channel lanes: a task's filter panels in chunks of channels that stay in L2 (16 at
+     * least); the tile-lane form keeps whole panels (its K sub-blocks are sized for that:
+     * cut into chunks, the SGEMM calls ran at a third of the speed) */
     L->cc = v->Cg;
-    if (L->otf) {
+    if (L->otf && L->cl) {
         int64_t cc = U_BUDGET / (36 * 4 * L->kbp * L->FP) / 16 * 16;
         L->cc = cc < 16 ? 16 : cc < v->Cg ? cc : v->Cg;
     }
@@ -241,7 +243,8 @@ static int w4_plan_make(const w4_view *v, w4_plan *L)
     L->otf = L->ntb <= OTF_BLOCKS;
     L->kbp = cdiv(L->Kpan, L->nkq);
     L->ldm = L->cl ? cl_ld(L->kbp * L->FP) : 0;
-    while (L->kbp > 1 && m_floats(L) * 4 > M_BUDGET) {
+    L->cc = Cg;
+    while (L->kbp > 1 && (m_floats(L) * 4 > M_BUDGET || (L->otf && !L->cl && u_sub_floats(L) * 4 > 2 * U_BUDGET))) {
         L->kbp--;
         L->ldm = L->cl ? cl_ld(L->kbp * L->FP) : 0;
     }
