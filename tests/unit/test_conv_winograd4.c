@@ -671,6 +671,16 @@ static void check_workspace_and_rank(cudnnHandle_t h)
         size_t cap = xbytes > ((size_t)64 << 20) ? xbytes : ((size_t)64 << 20);
         CHECK_OK(cudnnGetConvolutionForwardWorkspaceSize(h, xd, wd, cd, yd, ALGO, &ws));
         CHECK_MSG(ws <= cap || i == 4, "%s: workspace %zu over the cap %zu", c->name, ws, cap);
+        /* backward data: dy has the same size here */
+        CHECK_OK(cudnnGetConvolutionBackwardDataWorkspaceSize(h, wd, yd, cd, xd, ALGO_BWDD, &ws));
+        CHECK_MSG(ws <= cap || i == 4, "%s: backward-data workspace %zu over the cap %zu", c->name, ws, cap);
+        if (i == 0) {
+            cudnnConvolutionBwdDataAlgoPerf_t bp[6];
+            int nb = 0;
+            CHECK_OK(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, wd, yd, cd, xd, 6, &nb, bp));
+            CHECK_MSG(nb > 0 && bp[0].algo == ALGO_BWDD, "backward-data heuristic first: algo %d",
+                      nb > 0 ? (int)bp[0].algo : -1);
+        }
         if (i == 0) {
             cudnnConvolutionFwdAlgoPerf_t fp[8];
             int n = 0;

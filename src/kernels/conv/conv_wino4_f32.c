@@ -310,12 +310,15 @@ static size_t w4_ws(const w4_view *v)
 }
 
 /* Estimated time in units of one multiply-add of the blocked GEMM solver (cost factor 0.4),
- * fitted to single-thread CPU-time measurements of both solvers on the ResNet-50 and VGG-16 3x3
- * layers at batch 1 and 16 (AVX-512; docs/algorithms.md): per GEMM multiply-add 1.0 (the
- * 36 GEMMs are as fast per multiply-add as the blocked solver's), per input tile and channel
- * 200 (per K range, unless shared), per output tile and filter 700, per transformed 3x3 filter 600 for each
- * tile block that transforms it again, 2000 when it is transformed once (the 4x larger result
- * goes through memory). */
+ * first fitted to single-thread CPU-time measurements of both solvers on the ResNet-50 and
+ * VGG-16 3x3 layers at batch 1 and 16 (AVX-512; docs/algorithms.md): per GEMM multiply-add 1.0
+ * (padding of K, of the tiles and of the last block included), per input tile and channel 200
+ * (per K range, unless shared), per output tile and filter 700, per transformed 3x3 filter and
+ * tile block that transforms it again 600 (tile lanes) or 250 (channel lanes: chunks kept in
+ * L2, loads transposed in registers), 1000 when transformed once for the call (the 4x larger
+ * result goes through memory).  The filter constants were lowered after the transposed loads,
+ * so that batch-1 NHWC res4 (16 tiles) ranks Winograd first and res5 (4 tiles) does not, as
+ * measured against solvers 150 and 254. */
 static double w4_cost(const w4_view *v)
 {
     w4_plan L;
@@ -325,7 +328,7 @@ static double w4_cost(const w4_view *v)
     double gemm = 36.0 * (double)(L.Kpan * L.FP) * (double)v->Cg * blocks * (double)v->G;
     double in = 200.0 * blocks * (double)(v->G * v->Cg * (L.shared ? 1 : L.nkq));
     double out = 700.0 * (double)(cdiv(L.ntiles, HD_WINO4_LANES) * HD_WINO4_LANES) * (double)(v->G * v->Kg);
-    double filt = L.otf ? 600.0 * kc * (double)L.ntb : 2000.0 * kc;
+    double filt = L.otf ? (L.cl ? 250.0 : 600.0) * kc * (double)L.ntb : 1000.0 * kc;
     double macs = (double)(v->N * v->OH * v->OW) * (double)(v->G * v->Kg) * (double)v->Cg * 9.0;
     return 0.4 * (gemm + in + out + filt) / macs;
 }
