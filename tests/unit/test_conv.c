@@ -349,6 +349,9 @@ static void check_algo(setup *S, int dir, int algo, const char *what, double alp
      * 48^2 max|x| max|w| per input channel (derivation in docs/algorithms.md); |x|, |w| <= 2 */
     if (dir == FWD && algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED && o->dt == CUDNN_DATA_FLOAT)
         tol = (double)(r->C / r->G + 16) * 0x1p-24 * 2304.0 * (double)(r->C / r->G) * 4 * fabs(alpha);
+    /* and so does its backward-data form (solver 207): the same bound over the K / G channels */
+    if (dir == BWD_DATA && algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED && o->dt == CUDNN_DATA_FLOAT)
+        tol = (double)(r->K / r->G + 16) * 0x1p-24 * 2304.0 * (double)(r->K / r->G) * 4 * fabs(alpha);
     long bad = 0, first = -1;
     for (long i = 0; i < n; i++) {
         double want = alpha * ref[i] + (beta != 0 ? beta * old[i] : 0);

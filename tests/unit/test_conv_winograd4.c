@@ -1,7 +1,8 @@
 /*
- * The Winograd F(4x4, 3x3) fp32 forward solver (id 109, src/kernels/conv/conv_wino4_f32.c)
- * through the public API: FLOAT forward convolutions with CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_
- * NONFUSED, against the float64 reference (tests/ref/conv_ref.c).
+ * The Winograd F(4x4, 3x3) fp32 solvers (src/kernels/conv/conv_wino4_f32.c) through the
+ * public API: forward (id 109, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED) and backward data
+ * (id 207, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED), against the float64 reference
+ * (tests/ref/conv_ref.c).
  *
  * Data are random in [-1, 1), so the results round; every output element must lie within
  * its own first-order error bound (docs/algorithms.md, "Winograd F(4x4, 3x3) forward"):
@@ -9,14 +10,18 @@
  * where S is the Winograd sum evaluated in double with every matrix, filter and input
  * replaced by its absolute value, S = |A^T| (sum_c |G||g_c||G^T| .* |B^T||d_c||B|) |A|.
  * The test computes S itself, tile by tile.  It also prints the measured accuracy (largest
- * error relative to the largest |y_ref|, and relative to the bound).
+ * error relative to the largest |y_ref|, and relative to the bound).  Backward data is the
+ * forward convolution of dy with the filter rotated by 180 degrees and its k / c roles
+ * exchanged, padded by 2 - pad: its bound is S of that convolution, with Kg for Cg.
  *
  * Covered: images of 1..13 rows and columns, pads 0/1/2, K and C remainders against the
  * GEMM tiles (MR 14, 6, 4), N = 1 and 3, groups, NCHW / NHWC / padded strides, both modes,
  * alpha/beta with beta = 0 over NaN, several tile blocks and K ranges, C = 512; the dispatch
  * log; the exact workspace (one byte less is refused, y untouched) and its cap; bitwise
  * identical results for 1, 2, 3 and 5 threads; every HOSTDNN_MAX_ISA cap in a child process;
- * the fused bias/activation call; refusals (DOUBLE data, stride 2, 5x5) and the heuristic.
+ * the fused bias/activation call; refusals (DOUBLE data, stride 2, 5x5, backward data with
+ * pad 3) and the heuristic.  Backward data runs the same cases, layouts, alpha/beta, threads
+ * and ISA caps.
  */
 #define _GNU_SOURCE
 #include <cudnn.h>
@@ -31,6 +36,8 @@
 #include "ref/conv_ref.h"
 
 #define ALGO CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED
+#define ALGO_BWDD CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED
+enum { D_FWD, D_BWDD };
 enum { L_NCHW, L_NHWC, L_PADDED, L_COUNT };
 
 typedef struct {
@@ -58,6 +65,7 @@ static const wcase cases[] = {
     {"tile blocks", 2, 4, 6, 1, 40, 36, 1, 1},
     {"K ranges", 1, 5, 130, 1, 6, 6, 1, 1},
     {"C 512", 1, 512, 8, 1, 10, 10, 1, 1},
+    {"K 512", 1, 8, 512, 1, 9, 7, 1, 1},
 };
 #define NCASES ((int)(sizeof cases / sizeof *cases))
 
@@ -160,24 +168,34 @@ static void prob_free(prob *P)
     cudnnDestroyConvolutionDescriptor(P->cd);
 }
 
-static size_t ws_query(cudnnHandle_t h, prob *P, cudnnStatus_t *st)
+static size_t ws_query_dir(cudnnHandle_t h, prob *P, int dir, cudnnStatus_t *st)
 {
     size_t ws = 0;
-    *st = cudnnGetConvolutionForwardWorkspaceSize(h, P->xd, P->wd, P->cd, P->yd, ALGO, &ws);
+    if (dir == D_FWD)
+        *st = cudnnGetConvolutionForwardWorkspaceSize(h, P->xd, P->wd, P->cd, P->yd, ALGO, &ws);
+    else
+        *st = cudnnGetConvolutionBackwardDataWorkspaceSize(h, P->wd, P->yd, P->cd, P->xd, ALGO_BWDD, &ws);
     return ws;
 }
 
-/* Forward with the queried workspace, less LESS bytes. */
-static cudnnStatus_t run_fwd(cudnnHandle_t h, prob *P, float alpha, float beta, size_t less)
+static size_t ws_query(cudnnHandle_t h, prob *P, cudnnStatus_t *st) { return ws_query_dir(h, P, D_FWD, st); }
+
+/* Forward (y from x) or backward data (x = dx from y = dy) with the queried workspace, less
+ * LESS bytes. */
+static cudnnStatus_t run_dir(cudnnHandle_t h, prob *P, int dir, float alpha, float beta, size_t less)
 {
     cudnnStatus_t st;
-    size_t ws = ws_query(h, P, &st);
+    size_t ws = ws_query_dir(h, P, dir, &st);
     if (st != CUDNN_STATUS_SUCCESS)
         return st;
     size_t give = ws >= less ? ws - less : 0;
     void *mem = give ? malloc(give) : NULL;
-    st = cudnnConvolutionForward(h, &alpha, P->xd, P->x.mem, P->wd, P->w.mem, P->cd, ALGO, mem, give, &beta, P->yd,
-                                 P->y.mem);
+    if (dir == D_FWD)
+        st = cudnnConvolutionForward(h, &alpha, P->xd, P->x.mem, P->wd, P->w.mem, P->cd, ALGO, mem, give, &beta, P->yd,
+                                     P->y.mem);
+    else
+        st = cudnnConvolutionBackwardData(h, &alpha, P->wd, P->w.mem, P->yd, P->y.mem, P->cd, ALGO_BWDD, mem, give,
+                                          &beta, P->xd, P->x.mem);
     free(mem);
     return st;
 }
@@ -261,12 +279,39 @@ static void abs_bound(const conv_ref_shape *s, const double *x, const double *w,
     free(absU);
 }
 
+/* S of backward data, in dx's logical order: the bound of the equivalent forward problem
+ * (input dy with K channels, output C channels, padding 2 - pad, filter w'(c, k) = w(k, c)
+ * rotated by 180 degrees, as applied: CONVOLUTION mode's flip undoes the rotation). */
+static void abs_bound_bwdd(const conv_ref_shape *s, const double *dy, const double *w, double *S)
+{
+    conv_ref_shape f = *s;
+    f.C = s->K, f.K = s->C, f.flip = 0;
+    for (int i = 1; i < 3; i++) {
+        f.in[i] = s->out[i];
+        f.out[i] = s->in[i];
+        f.pad[i] = 2 - s->pad[i];
+    }
+    int Cg = s->C / s->G, Kg = s->K / s->G;
+    double *wf = malloc(sizeof(double) * (size_t)s->C * (size_t)Kg * 9);
+    for (int g = 0; g < s->G; g++)
+        for (int kk = 0; kk < Kg; kk++)
+            for (int c = 0; c < Cg; c++)
+                for (int e = 0; e < 9; e++) {
+                    int src = s->flip ? e : 8 - e;
+                    wf[(((long)(g * Cg + c)) * Kg + kk) * 9 + e] = w[(((long)(g * Kg + kk)) * Cg + c) * 9 + src];
+                }
+    abs_bound(&f, dy, wf, S);
+    free(wf);
+}
+
 /* ---- the dispatch log ---- */
 
-static int saw_w4, saw_other;
+static int saw_w4, saw_other, saw_cl;
 static void log_cb(cudnnSeverity_t sev, void *ud, const cudnnDebug_t *dbg, const char *msg)
 {
     (void)sev, (void)ud, (void)dbg;
+    if (msg && strstr(msg, "plan: channel lanes"))
+        saw_cl = 1;
     if (msg && strstr(msg, "dispatch")) {
         if (strstr(msg, "winograd_f4x3"))
             saw_w4 = 1;
@@ -275,44 +320,69 @@ static void log_cb(cudnnSeverity_t sev, void *ud, const cudnnDebug_t *dbg, const
     }
 }
 
+/* Whether the AVX-512 kernels run here (the CPU and HOSTDNN_MAX_ISA allow them). */
+static int isa_avx512(void)
+{
+    const char *cap = getenv("HOSTDNN_MAX_ISA");
+    if (cap && (!strcmp(cap, "scalar") || !strcmp(cap, "avx2")))
+        return 0;
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+}
+
 /* ---- accuracy statistics (printed at the end) ---- */
 
 static double worst_rel = 0, worst_bound = 0, worst_rel_c512 = 0;
 
-static void check_case(cudnnHandle_t h, const wcase *c, int layout, int flip)
+/* Direction DIR of case C: forward y = conv(x, w), or backward data dx (in P.x) from dy (in
+ * P.y). */
+static void check_case_dir(cudnnHandle_t h, const wcase *c, int layout, int flip, int dir)
 {
     prob P;
     prob_make(&P, c, layout, flip, 1);
     long nx = conv_ref_x_elems(&P.rs), nw = conv_ref_w_elems(&P.rs), ny = conv_ref_y_elems(&P.rs);
-    double *lx = malloc(sizeof(double) * (size_t)nx), *lw = malloc(sizeof(double) * (size_t)nw);
-    double *ref = malloc(sizeof(double) * (size_t)ny), *S = malloc(sizeof(double) * (size_t)ny);
-    double *prev = malloc(sizeof(double) * (size_t)ny);
-    for (long i = 0; i < nx; i++)
+    long nin = dir == D_FWD ? nx : ny, nout = dir == D_FWD ? ny : nx;
+    tens *tin = dir == D_FWD ? &P.x : &P.y, *tout = dir == D_FWD ? &P.y : &P.x;
+    double *lx = malloc(sizeof(double) * (size_t)nin), *lw = malloc(sizeof(double) * (size_t)nw);
+    double *ref = malloc(sizeof(double) * (size_t)nout), *S = malloc(sizeof(double) * (size_t)nout);
+    double *prev = malloc(sizeof(double) * (size_t)nout);
+    for (long i = 0; i < nin; i++)
         lx[i] = rnd();
     for (long i = 0; i < nw; i++)
         lw[i] = rnd();
-    conv_ref_fwd(&P.rs, lx, lw, ref);
-    abs_bound(&P.rs, lx, lw, S);
+    if (dir == D_FWD) {
+        conv_ref_fwd(&P.rs, lx, lw, ref);
+        abs_bound(&P.rs, lx, lw, S);
+    } else {
+        conv_ref_bwd_data(&P.rs, lx, lw, ref);
+        abs_bound_bwdd(&P.rs, lx, lw, S);
+    }
     double refmax = 0;
-    for (long i = 0; i < ny; i++)
+    for (long i = 0; i < nout; i++)
         refmax = fabs(ref[i]) > refmax ? fabs(ref[i]) : refmax;
-    int Cg = c->C / c->G;
-    double u = 0x1p-24, gam = (double)(Cg + 18) * u;
+    int red = dir == D_FWD ? c->C / c->G : c->K / c->G;   /* channels summed per output */
+    double u = 0x1p-24, gam = (double)(red + 18) * u;
     static const float ab[3][2] = {{1, 0}, {2, 0.5f}, {-1.5f, 1}};
-    tens_load(&P.x, lx, 0), tens_load(&P.w, lw, 0);
+    tens_load(tin, lx, 0), tens_load(&P.w, lw, 0);
+    const char *dn = dir == D_FWD ? "fwd" : "bwd data";
     for (int k = 0; k < 3; k++) {
         float alpha = ab[k][0], beta = ab[k][1];
-        for (long i = 0; i < ny; i++)
+        for (long i = 0; i < nout; i++)
             prev[i] = rnd();
-        tens_load(&P.y, prev, beta == 0 ? NAN : -7.0f);   /* padding elements must survive */
-        saw_w4 = 0;
-        cudnnStatus_t st = run_fwd(h, &P, alpha, beta, 0);
-        CHECK_MSG(st == CUDNN_STATUS_SUCCESS, "%s layout %d: status %d", c->name, layout, (int)st);
-        CHECK_MSG(saw_w4, "%s layout %d: solver 109 not dispatched", c->name, layout);
+        tens_load(tout, prev, beta == 0 ? NAN : -7.0f);   /* padding elements must survive */
+        saw_w4 = saw_cl = 0;
+        cudnnStatus_t st = run_dir(h, &P, dir, alpha, beta, 0);
+        CHECK_MSG(st == CUDNN_STATUS_SUCCESS, "%s %s layout %d: status %d", dn, c->name, layout, (int)st);
+        CHECK_MSG(saw_w4, "%s %s layout %d: the F(4x4,3x3) solver not dispatched", dn, c->name, layout);
+        /* AVX-512 with contiguous channels (NHWC), 8 or more per group on both sides: the
+         * channel-lane form (tile lanes otherwise) */
+        int want_cl = layout == L_NHWC && c->C / c->G >= 8 && c->K / c->G >= 8 && isa_avx512();
+        CHECK_MSG(saw_cl == want_cl, "%s %s layout %d: channel lanes %d, expected %d", dn, c->name, layout, saw_cl,
+                  want_cl);
         long bad = 0, first = -1, gaps = 0;
-        for (long i = 0; i < ny; i++) {
+        for (long i = 0; i < nout; i++) {
             double want = alpha * ref[i] + (beta == 0 ? 0 : beta * prev[i]);
-            double got = P.y.mem[tens_off(&P.y, i)];
+            double got = tout->mem[tens_off(tout, i)];
             double err = fabs(got - want), tol = gam * (fabs(alpha) * S[i] + fabs(beta * prev[i]));
             if (!(err <= tol)) {
                 if (first < 0)
@@ -322,35 +392,42 @@ static void check_case(cudnnHandle_t h, const wcase *c, int layout, int flip)
             if (alpha == 1 && beta == 0) {
                 if (refmax > 0 && err / refmax > worst_rel)
                     worst_rel = err / refmax;
-                if (c->C == 512 && refmax > 0 && err / refmax > worst_rel_c512)
+                if ((c->C == 512 || c->K == 512) && refmax > 0 && err / refmax > worst_rel_c512)
                     worst_rel_c512 = err / refmax;
                 if (S[i] > 0 && err / (gam * S[i]) > worst_bound)
                     worst_bound = err / (gam * S[i]);
             }
         }
         if (layout == L_PADDED) {                  /* elements outside the tensor untouched */
-            char *mark = calloc((size_t)P.y.span, 1);
-            for (long i = 0; i < ny; i++)
-                mark[tens_off(&P.y, i)] = 1;
-            for (long i = 0; i < P.y.span; i++)
-                if (!mark[i] && !(beta == 0 ? isnan(P.y.mem[i]) : P.y.mem[i] == -7.0f))
+            char *mark = calloc((size_t)tout->span, 1);
+            for (long i = 0; i < nout; i++)
+                mark[tens_off(tout, i)] = 1;
+            for (long i = 0; i < tout->span; i++)
+                if (!mark[i] && !(beta == 0 ? isnan(tout->mem[i]) : tout->mem[i] == -7.0f))
                     gaps++;
             free(mark);
         }
-        CHECK_MSG(bad == 0 && gaps == 0, "%s layout %d flip %d alpha %g beta %g: %ld beyond the bound (first %ld), %ld gaps",
-                  c->name, layout, flip, alpha, beta, bad, first, gaps);
+        CHECK_MSG(bad == 0 && gaps == 0,
+                  "%s %s layout %d flip %d alpha %g beta %g: %ld beyond the bound (first %ld), %ld gaps", dn, c->name,
+                  layout, flip, alpha, beta, bad, first, gaps);
     }
-    /* one byte less workspace: BAD_PARAM, y untouched */
+    /* one byte less workspace: BAD_PARAM, the output untouched */
     cudnnStatus_t st;
-    size_t ws = ws_query(h, &P, &st);
+    size_t ws = ws_query_dir(h, &P, dir, &st);
     CHECK(st == CUDNN_STATUS_SUCCESS && ws > 0);
-    float *saved = malloc(sizeof(float) * (size_t)P.y.span);
-    memcpy(saved, P.y.mem, sizeof(float) * (size_t)P.y.span);
-    CHECK_STATUS(run_fwd(h, &P, 1, 0, 1), CUDNN_STATUS_BAD_PARAM);
-    CHECK(!memcmp(saved, P.y.mem, sizeof(float) * (size_t)P.y.span));
+    float *saved = malloc(sizeof(float) * (size_t)tout->span);
+    memcpy(saved, tout->mem, sizeof(float) * (size_t)tout->span);
+    CHECK_STATUS(run_dir(h, &P, dir, 1, 0, 1), CUDNN_STATUS_BAD_PARAM);
+    CHECK(!memcmp(saved, tout->mem, sizeof(float) * (size_t)tout->span));
     free(saved);
     free(lx), free(lw), free(ref), free(S), free(prev);
     prob_free(&P);
+}
+
+static void check_case(cudnnHandle_t h, const wcase *c, int layout, int flip)
+{
+    check_case_dir(h, c, layout, flip, D_FWD);
+    check_case_dir(h, c, layout, flip, D_BWDD);
 }
 
 /* ---- determinism across thread counts ---- */
@@ -358,11 +435,15 @@ static void check_case(cudnnHandle_t h, const wcase *c, int layout, int flip)
 /* one tile block split over K (shared input transform, filters transformed per task) and many
  * blocks (filters transformed once per call) */
 static const wcase det_cases[2] = {{"det", 3, 40, 140, 1, 13, 11, 1, 1}, {"det blocks", 2, 16, 20, 1, 40, 36, 1, 1}};
+/* the same for backward data: its output channels are C */
+static const wcase det_cases_bwdd[2] = {{"det", 3, 140, 40, 1, 13, 11, 1, 1},
+                                        {"det blocks", 2, 20, 16, 1, 40, 36, 1, 1}};
 
-static long det_run(cudnnHandle_t h, int layout, float *out)
+/* Case layout / 2 in layout layout % 2, direction DIR; the output goes to OUT. */
+static long det_run(cudnnHandle_t h, int layout, int dir, float *out)
 {
     prob P;
-    prob_make(&P, &det_cases[layout / 2], layout % 2, 0, 1);
+    prob_make(&P, dir == D_FWD ? &det_cases[layout / 2] : &det_cases_bwdd[layout / 2], layout % 2, 0, 1);
     unsigned save = rng;
     rng = 99;
     for (long i = 0; i < P.x.span; i++)
@@ -372,10 +453,11 @@ static long det_run(cudnnHandle_t h, int layout, float *out)
     for (long i = 0; i < P.y.span; i++)
         P.y.mem[i] = (float)rnd();
     if (h)
-        run_fwd(h, &P, 1, 0.25f, 0);
+        run_dir(h, &P, dir, 1, 0.25f, 0);
+    tens *t = dir == D_FWD ? &P.y : &P.x;
     if (out)
-        memcpy(out, P.y.mem, sizeof(float) * (size_t)P.y.span);
-    long n = P.y.span;
+        memcpy(out, t->mem, sizeof(float) * (size_t)t->span);
+    long n = t->span;
     rng = save;
     prob_free(&P);
     return n;
@@ -395,21 +477,23 @@ static cudnnHandle_t handle_with_threads(int nt)
 static void check_threads(void)
 {
     SECTION("bitwise identical across thread counts");
-    for (int layout = 0; layout < 4; layout++) {   /* (case, layout) = (layout / 2, layout % 2) */
-        long n = det_run(NULL, layout, NULL);
-        float *a = malloc(sizeof(float) * (size_t)n), *b = malloc(sizeof(float) * (size_t)n);
-        cudnnHandle_t h1 = handle_with_threads(1);
-        det_run(h1, layout, a);
-        cudnnDestroy(h1);
-        static const int counts[] = {2, 3, 5};
-        for (int i = 0; i < 3; i++) {
-            cudnnHandle_t h = handle_with_threads(counts[i]);
-            det_run(h, layout, b);
-            cudnnDestroy(h);
-            CHECK_MSG(!memcmp(a, b, sizeof(float) * (size_t)n), "layout %d: %d threads differ from 1", layout, counts[i]);
+    for (int dir = D_FWD; dir <= D_BWDD; dir++)
+        for (int layout = 0; layout < 4; layout++) {   /* (case, layout) = (layout / 2, layout % 2) */
+            long n = det_run(NULL, layout, dir, NULL);
+            float *a = malloc(sizeof(float) * (size_t)n), *b = malloc(sizeof(float) * (size_t)n);
+            cudnnHandle_t h1 = handle_with_threads(1);
+            det_run(h1, layout, dir, a);
+            cudnnDestroy(h1);
+            static const int counts[] = {2, 3, 5};
+            for (int i = 0; i < 3; i++) {
+                cudnnHandle_t h = handle_with_threads(counts[i]);
+                det_run(h, layout, dir, b);
+                cudnnDestroy(h);
+                CHECK_MSG(!memcmp(a, b, sizeof(float) * (size_t)n), "dir %d layout %d: %d threads differ from 1", dir,
+                          layout, counts[i]);
+            }
+            free(a), free(b);
         }
-        free(a), free(b);
-    }
 }
 
 /* ---- every ISA cap, each in a fresh child (the cap is read once per process) ---- */
@@ -446,52 +530,58 @@ static void check_isa(void)
 
 /* ---- the fused call: y = relu(alpha1 * conv + alpha2 * z + bias) ---- */
 
-static void check_fused(cudnnHandle_t h)
+static void check_fused(cudnnHandle_t h, int layout)
 {
-    SECTION("ConvolutionBiasActivationForward");
-    const wcase c = {"fused", 2, 6, 9, 1, 9, 10, 1, 1};
+    SECTION(layout == L_NCHW ? "ConvolutionBiasActivationForward NCHW" : "ConvolutionBiasActivationForward NHWC");
+    const wcase c = {"fused", 2, 10, 20, 1, 9, 10, 1, 1};
+    enum { K = 20 };
     prob P;
-    prob_make(&P, &c, L_NCHW, 1, 1);
+    prob_make(&P, &c, layout, 1, 1);
     long nx = conv_ref_x_elems(&P.rs), nw = conv_ref_w_elems(&P.rs), ny = conv_ref_y_elems(&P.rs);
     double *lx = malloc(sizeof(double) * (size_t)nx), *lw = malloc(sizeof(double) * (size_t)nw);
     double *ref = malloc(sizeof(double) * (size_t)ny), *S = malloc(sizeof(double) * (size_t)ny);
-    float *z = malloc(sizeof(float) * (size_t)ny), bias[9];
+    double *lz = malloc(sizeof(double) * (size_t)ny);
+    float bias[K];
     for (long i = 0; i < nx; i++)
         lx[i] = rnd();
     for (long i = 0; i < nw; i++)
         lw[i] = rnd();
     for (long i = 0; i < ny; i++)
-        z[i] = (float)rnd();
-    for (int k = 0; k < 9; k++)
+        lz[i] = rnd();
+    for (int k = 0; k < K; k++)
         bias[k] = (float)rnd();
+    tens z;
+    tens_init(&z, P.y.dims, layout);
+    tens_load(&z, lz, 0);
     tens_load(&P.x, lx, 0), tens_load(&P.w, lw, 0);
     conv_ref_fwd(&P.rs, lx, lw, ref);
     abs_bound(&P.rs, lx, lw, S);
     cudnnTensorDescriptor_t bd;
     cudnnActivationDescriptor_t ad;
     cudnnCreateTensorDescriptor(&bd);
-    cudnnSetTensor4dDescriptor(bd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 9, 1, 1);
+    cudnnSetTensor4dDescriptor(bd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, K, 1, 1);
     cudnnCreateActivationDescriptor(&ad);
     cudnnSetActivationDescriptor(ad, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0);
     cudnnStatus_t st;
     size_t ws = ws_query(h, &P, &st);
     void *mem = malloc(ws);
     float a1 = 1.5f, a2 = 0.5f;
-    saw_w4 = 0;
+    saw_w4 = saw_cl = 0;
     CHECK_OK(cudnnConvolutionBiasActivationForward(h, &a1, P.xd, P.x.mem, P.wd, P.w.mem, P.cd, ALGO, mem, ws, &a2, P.yd,
-                                                   z, bd, bias, ad, P.yd, P.y.mem));
+                                                   z.mem, bd, bias, ad, P.yd, P.y.mem));
     CHECK(saw_w4);
+    CHECK(saw_cl == (layout == L_NHWC && isa_avx512()));
     long bad = 0;
     for (long i = 0; i < ny; i++) {
-        long k = (i / (P.rs.out[1] * P.rs.out[2])) % 9;
-        double want = a1 * ref[i] + a2 * (double)z[i] + bias[k];
+        long k = (i / (P.rs.out[1] * P.rs.out[2])) % K;
+        double want = a1 * ref[i] + a2 * lz[i] + bias[k];
         want = want > 0 ? want : 0;
-        double tol = (double)(6 + 18) * 0x1p-24 * (a1 * S[i] + fabs(a2 * z[i]) + fabs(bias[k]));
-        if (!(fabs(P.y.mem[i] - want) <= tol))
+        double tol = (double)(10 + 18) * 0x1p-24 * (a1 * S[i] + fabs(a2 * lz[i]) + fabs(bias[k]));
+        if (!(fabs(P.y.mem[tens_off(&P.y, i)] - want) <= tol))
             bad++;
     }
     CHECK_MSG(bad == 0, "%ld fused results beyond the bound", bad);
-    free(mem), free(lx), free(lw), free(ref), free(S), free(z);
+    free(mem), free(lx), free(lw), free(ref), free(S), free(lz), free(z.mem);
     cudnnDestroyTensorDescriptor(bd);
     cudnnDestroyActivationDescriptor(ad);
     prob_free(&P);
@@ -509,6 +599,14 @@ static void check_refusals(cudnnHandle_t h)
     cudnnStatus_t st;
     ws_query(h, &P, &st);
     CHECK_STATUS(st, CUDNN_STATUS_NOT_SUPPORTED);
+    prob_free(&P);
+    /* backward data with padding 3: neither backward-data Winograd solver applies */
+    const wcase c3 = {"pad 3", 1, 3, 4, 1, 9, 9, 3, 3};
+    prob_make(&P, &c3, L_NCHW, 0, 1);
+    ws_query_dir(h, &P, D_BWDD, &st);
+    CHECK_STATUS(st, CUDNN_STATUS_NOT_SUPPORTED);
+    ws_query_dir(h, &P, D_FWD, &st);
+    CHECK_STATUS(st, CUDNN_STATUS_SUCCESS);
     prob_free(&P);
     /* DOUBLE data: solver 109 refuses, F(2x2,3x3) (106) computes it */
     cudnnTensorDescriptor_t xd, yd;
@@ -573,6 +671,16 @@ static void check_workspace_and_rank(cudnnHandle_t h)
         size_t cap = xbytes > ((size_t)64 << 20) ? xbytes : ((size_t)64 << 20);
         CHECK_OK(cudnnGetConvolutionForwardWorkspaceSize(h, xd, wd, cd, yd, ALGO, &ws));
         CHECK_MSG(ws <= cap || i == 4, "%s: workspace %zu over the cap %zu", c->name, ws, cap);
+        /* backward data: dy has the same size here */
+        CHECK_OK(cudnnGetConvolutionBackwardDataWorkspaceSize(h, wd, yd, cd, xd, ALGO_BWDD, &ws));
+        CHECK_MSG(ws <= cap || i == 4, "%s: backward-data workspace %zu over the cap %zu", c->name, ws, cap);
+        if (i == 0) {
+            cudnnConvolutionBwdDataAlgoPerf_t bp[6];
+            int nb = 0;
+            CHECK_OK(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, wd, yd, cd, xd, 6, &nb, bp));
+            CHECK_MSG(nb > 0 && bp[0].algo == ALGO_BWDD, "backward-data heuristic first: algo %d",
+                      nb > 0 ? (int)bp[0].algo : -1);
+        }
         if (i == 0) {
             cudnnConvolutionFwdAlgoPerf_t fp[8];
             int n = 0;
@@ -595,7 +703,8 @@ int main(void)
     for (int i = 0; i < NCASES; i++)
         for (int layout = 0; layout < L_COUNT; layout++)
             check_case(h, &cases[i], layout, (i + layout) & 1);
-    check_fused(h);
+    check_fused(h, L_NCHW);
+    check_fused(h, L_NHWC);
     check_refusals(h);
     cudnnSetCallback(0, NULL, NULL);
     check_workspace_and_rank(h);

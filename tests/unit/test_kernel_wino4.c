@@ -171,43 +171,175 @@ static void check_out(const hd_wino4_kernels *ref, const hd_wino4_kernels *k, in
 
 /* ---- filter ---- */
 
+/* Filters read through (ks, cs, tap): NCHW-like (taps contiguous), NHWC-like (channels
+ * contiguous; 19 channels: a block of 16 and a remainder), the lanes contiguous (backward
+ * data's transposed NHWC filter), reversed taps, padded, and taps too far apart for one
+ * window (the gathers). */
 static void check_filter(const hd_wino4_kernels *ref, const hd_wino4_kernels *k)
 {
-    enum { PS = 21 };                              /* 36 runs of PS floats, at most 16 written */
-    float g[9][HD_WINO4_LANES], u0[36 * PS], u1[36 * PS];
-    for (int n = 1; n <= HD_WINO4_LANES; n++) {
-        for (int e = 0; e < 9; e++)
-            for (int i = 0; i < HD_WINO4_LANES; i++)
-                g[e][i] = rnd() * (n == 7 ? 1e30f : 1.0f);
-        for (int i = 0; i < 36 * PS; i++)
-            u0[i] = u1[i] = GUARD;
-        ref->filter((const float(*)[HD_WINO4_LANES])g, n, u0, PS);
-        k->filter((const float(*)[HD_WINO4_LANES])g, n, u1, PS);
-        CHECK_MSG(!memcmp(u0, u1, sizeof u0), "%s filter (n = %d) differs from scalar", k->name, n);
-        if (k == ref) {   /* within one float rounding (plus double noise) of G g G^T */
+    enum { CST = 19, MAXC = 19, PS = MAXC * CST + 3, WN = 4096 };
+    static float w[WN], u0[36 * PS], u1[36 * PS];
+    static const struct { int64_t ks, cs, te; int rev, nc; } lay[] = {
+        {3 * 9, 9, 1, 0, 3},        /* KCRS */
+        {9 * 3, 1, 3, 0, 3},        /* KRSC */
+        {9 * 19, 1, 19, 0, 19},     /* KRSC, more channels than lanes */
+        {1, 16 * 9, 16, 1, 3},      /* lanes contiguous, taps reversed */
+        {3 * 9 + 5, 11, 1, 1, 3},   /* padded */
+        {50, 2, 5, 0, 3},           /* taps 5 apart: gathered */
+    };
+    for (size_t li = 0; li < sizeof lay / sizeof *lay; li++)
+        for (int n = 1; n <= HD_WINO4_LANES; n++) {
+            int nc = lay[li].nc;
+            for (size_t i = 0; i < sizeof w / sizeof *w; i++)
+                w[i] = rnd() * (n == 7 ? 1e30f : 1.0f);
+            int64_t tap[9];
+            for (int e = 0; e < 9; e++)
+                tap[e] = (lay[li].rev ? 8 - e : e) * lay[li].te;
+            for (int i = 0; i < 36 * PS; i++)
+                u0[i] = u1[i] = GUARD;
+            ref->filter(w, lay[li].ks, lay[li].cs, tap, n, nc, u0, PS, CST);
+            k->filter(w, lay[li].ks, lay[li].cs, tap, n, nc, u1, PS, CST);
+            CHECK_MSG(!memcmp(u0, u1, sizeof u0), "%s filter (layout %zu, n = %d) differs from scalar", k->name, li, n);
+            if (k != ref)
+                continue;
+            /* within one float rounding (plus double noise) of G g G^T */
             double worst = 0;
             long guards = 0;
-            for (int i = 0; i < PS; i++)
-                for (int a = 0; a < 6; a++)
-                    for (int b = 0; b < 6; b++) {
-                        float got = u0[(6 * a + b) * PS + i];
-                        if (i >= n) {
-                            guards += got != GUARD;
-                            continue;
-                        }
-                        double v = 0, mag = 0;
-                        for (int r = 0; r < 3; r++)
-                            for (int s = 0; s < 3; s++) {
-                                double e = GM[a][r] * g[3 * r + s][i] * GM[b][s];
-                                v += e, mag += fabs(e);
+            for (int c = 0; c < nc; c++)
+                for (int i = 0; i < CST; i++)
+                    for (int a = 0; a < 6; a++)
+                        for (int b = 0; b < 6; b++) {
+                            float got = u0[(6 * a + b) * PS + c * CST + i];
+                            if (i >= n) {
+                                guards += got != GUARD;
+                                continue;
                             }
-                        double err = fabs(got - v) / mag;
-                        worst = err > worst ? err : worst;
-                    }
+                            double v = 0, mag = 0;
+                            for (int r = 0; r < 3; r++)
+                                for (int s = 0; s < 3; s++) {
+                                    double e = GM[a][r] * w[i * lay[li].ks + c * lay[li].cs + tap[3 * r + s]] * GM[b][s];
+                                    v += e, mag += fabs(e);
+                                }
+                            double err = fabs(got - v) / mag;
+                            worst = err > worst ? err : worst;
+                        }
             CHECK_MSG(worst <= 0x1p-24 * 1.001, "scalar filter transform: error %g of the absolute sum", worst);
             CHECK_MSG(guards == 0, "scalar filter transform wrote %ld values past n = %d", guards, n);
         }
+}
+
+/* ---- the channels-contiguous form ---- */
+
+#define CC 21   /* channels: a full vector and a remainder */
+
+/* in_c against the scalar in_c (bitwise) and against the tile-lane scalar kernel (the same
+ * values, laid out per tile instead of per lane). */
+static void check_in_c(const hd_wino4_kernels *ref, const hd_wino4_kernels *k, const float *x)
+{
+    enum { PS = CC + 3, TS = 36 * PS + 5, NT = 5 };
+    static float d0[NT * TS], d1[NT * TS], dl[36 * 16 * CC];
+    int hs = XW * CC, ws = CC;
+    for (int nc = 1; nc <= CC; nc += 4) {
+        hd_wino4_in_tiles t;
+        make_in_tiles(&t, NT, hs, ws);
+        for (int i = 0; i < NT * TS; i++)
+            d0[i] = d1[i] = GUARD;
+        ref->in_c(x, nc, &t, d0, PS, TS);
+        k->in_c(x, nc, &t, d1, PS, TS);
+        CHECK_MSG(!memcmp(d0, d1, sizeof d0), "%s in_c: nc %d differs from scalar", k->name, nc);
+        if (k != ref)
+            continue;
+        ref->in(x, 1, nc, &t, dl, 16 * CC, 16);   /* lanes = tiles, channel c at x + c */
+        long bad = 0;
+        for (int i = 0; i < NT; i++)
+            for (int pos = 0; pos < 36; pos++)
+                for (int c = 0; c < PS; c++) {
+                    float got = d0[i * TS + pos * PS + c];
+                    if (c >= nc ? got != GUARD : memcmp(&got, &dl[pos * 16 * CC + c * 16 + i], sizeof got))
+                        bad++;
+                }
+        CHECK_MSG(bad == 0, "scalar in_c: %ld values differ from the tile-lane kernel or past nc (nc %d)", bad, nc);
     }
+}
+
+static void check_out_c(const hd_wino4_kernels *ref, const hd_wino4_kernels *k, float alpha, float beta)
+{
+    enum { NT = 4, PS = CC + 2, TS = 36 * PS + 3, YH = 14, YW = 13 };
+    static float m[NT * TS], ml[36 * CC * 16], y0[YH * YW * CC + 64], y1[YH * YW * CC + 64], yl[YH * YW * CC + 64];
+    static float raw0[NT * 16 * CC], raw1[NT * 16 * CC];
+    for (int i = 0; i < NT * TS; i++)
+        m[i] = rnd();
+    int hs = YW * CC, ws = CC;
+    for (int nk = 1; nk <= CC; nk += 5) {
+        hd_wino4_out_tiles t;
+        memset(&t, 0, sizeof t);
+        t.lanes = NT, t.hs = hs, t.ws = ws;
+        for (int i = 0; i < NT; i++) {   /* distinct tiles, some cut by the image edge */
+            int ti = i == 3 ? 3 : i, tj = i == 3 ? 3 : (int)rnd_u(4);
+            t.off[i] = 4 * ti * hs + 4 * tj * ws;
+            t.nrow[i] = (uint8_t)(YH - 4 * ti < 4 ? YH - 4 * ti : 4);
+            t.ncol[i] = (uint8_t)(YW - 4 * tj < 4 ? YW - 4 * tj : 4);
+        }
+        size_t ny = sizeof y0 / sizeof *y0;
+        for (size_t i = 0; i < ny; i++)
+            y0[i] = y1[i] = yl[i] = beta == 0 ? NAN : (float)(i % 7) - 3;
+        ref->out_c(m, PS, TS, nk, &t, y0, alpha, beta, NULL);
+        k->out_c(m, PS, TS, nk, &t, y1, alpha, beta, NULL);
+        int same = 1;
+        for (size_t i = 0; i < ny; i++)
+            if (memcmp(&y0[i], &y1[i], sizeof(float)) && !(isnan(y0[i]) && isnan(y1[i])))
+                same = 0;
+        CHECK_MSG(same, "%s out_c: nk %d alpha %g beta %g differ from scalar", k->name, nk, alpha, beta);
+        for (size_t i = 0; i < sizeof raw0 / sizeof *raw0; i++)
+            raw0[i] = raw1[i] = GUARD;
+        ref->out_c(m, PS, TS, nk, &t, NULL, 1, 0, raw0);
+        k->out_c(m, PS, TS, nk, &t, NULL, 1, 0, raw1);
+        CHECK_MSG(!memcmp(raw0, raw1, sizeof raw0), "%s raw out_c: nk %d differs from scalar", k->name, nk);
+        if (k != ref)
+            continue;
+        /* the tile-lane kernel on the same products gives the same y */
+        for (int i = 0; i < NT; i++)
+            for (int pos = 0; pos < 36; pos++)
+                for (int c = 0; c < nk; c++)
+                    ml[pos * CC * 16 + c * 16 + i] = m[i * TS + pos * PS + c];
+        ref->out(ml, CC * 16, 16, nk, &t, yl, 1, alpha, beta, NULL);
+        same = 1;
+        for (size_t i = 0; i < ny; i++)
+            if (memcmp(&y0[i], &yl[i], sizeof(float)) && !(isnan(y0[i]) && isnan(yl[i])))
+                same = 0;
+        CHECK_MSG(same, "scalar out_c: nk %d differs from the tile-lane kernel", nk);
+    }
+}
+
+/* The GEMM kernel against the scalar one (fmaf), bitwise; rows of A lda apart, guard values
+ * around C. */
+static void check_gemm(const hd_wino4_kernels *ref, const hd_wino4_kernels *k)
+{
+    enum { KC = 37, LDA = 41, BS = 70, LDC = 75 };
+    static float a[HD_WINO4_GEMM_MR * LDA], b[KC * BS + 16], c0[HD_WINO4_GEMM_MR * LDC], c1[HD_WINO4_GEMM_MR * LDC];
+    for (size_t i = 0; i < sizeof a / sizeof *a; i++)
+        a[i] = rnd();
+    for (size_t i = 0; i < sizeof b / sizeof *b; i++)
+        b[i] = rnd();
+    static const int nrs[] = {1, 15, 16, 17, 33, 50, 64};
+    for (int mr = 1; mr <= HD_WINO4_GEMM_MR; mr++)
+        for (size_t ni = 0; ni < sizeof nrs / sizeof *nrs; ni++)
+            for (int kc = 1; kc <= KC; kc += 12) {
+                for (int i = 0; i < HD_WINO4_GEMM_MR * LDC; i++)
+                    c0[i] = c1[i] = GUARD;
+                ref->gemm((size_t)mr, (size_t)nrs[ni], (size_t)kc, a, LDA, b, BS, c0, LDC, 0);
+                k->gemm((size_t)mr, (size_t)nrs[ni], (size_t)kc, a, LDA, b, BS, c1, LDC, 0);
+                CHECK_MSG(!memcmp(c0, c1, sizeof c0), "%s gemm: mr %d nr %d kc %d differs from scalar", k->name, mr,
+                          nrs[ni], kc);
+                /* the reduction in two pieces, the second accumulating: the bits of one call */
+                int k1 = kc / 2;
+                for (int i = 0; i < HD_WINO4_GEMM_MR * LDC; i++)
+                    c1[i] = GUARD;
+                k->gemm((size_t)mr, (size_t)nrs[ni], (size_t)k1, a, LDA, b, BS, c1, LDC, 0);
+                k->gemm((size_t)mr, (size_t)nrs[ni], (size_t)(kc - k1), a + k1, LDA, b + k1 * BS, BS, c1, LDC, 1);
+                CHECK_MSG(!memcmp(c0, c1, sizeof c0), "%s gemm: mr %d nr %d kc %d in two pieces differs", k->name, mr,
+                          nrs[ni], kc);
+            }
 }
 
 int main(void)
@@ -234,6 +366,15 @@ int main(void)
             check_out(&tab[0], k, 3, ab[i][0], ab[i][1]);
         }
         check_filter(&tab[0], k);
+        if (k->in_c) {
+            static float xc[XH * XW * CC];
+            for (size_t i = 0; i < sizeof xc / sizeof *xc; i++)
+                xc[i] = rnd();
+            check_in_c(&tab[0], k, xc);
+            check_out_c(&tab[0], k, 1, 0);
+            check_out_c(&tab[0], k, -0.75f, 1);
+            check_gemm(&tab[0], k);
+        }
     }
     return hd_test_finish();
 }

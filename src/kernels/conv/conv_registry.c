@@ -213,6 +213,7 @@ static const hd_conv_solver bwdd_solvers[] = {
      exec_bwdd_direct, 2.0, NULL},
     {203, "bwd_data.winograd_f2x3_fused", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD, 1,
      app_bwdd_wino_f, ws_bwdd_wino_f, exec_bwdd_wino_fused, 0.55, NULL},
+    HD_CONV_WINO4_BWDD_F32,
     {204, "bwd_data.winograd_f2x3_nonfused", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED, 1,
      app_bwdd_wino_nf, ws_bwdd_wino_nf, exec_bwdd_wino_nonfused, 0.5, NULL},
     {205, "bwd_data.fft", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT, 1, app_bwdd_fft, ws_bwdd_fft,

@@ -17,17 +17,39 @@ static inline W4D w4d_sub(W4D a, W4D b) { return _mm256_sub_pd(a, b); }
 static inline W4D w4d_mulc(W4D a, double c) { return _mm256_mul_pd(a, _mm256_set1_pd(c)); }
 #include "kernels/conv/wino4-transform.inc"
 
-void hd_f32_wino4_filter__avx2(const float g[9][HD_WINO4_LANES], int n, float *u, size_t pos_stride)
+/* Per channel and 8 lanes: 9 masked gathers (loads when the lanes are contiguous), each half
+ * of 4 lanes transformed in double and U stored row by row. */
+void hd_f32_wino4_filter__avx2(const float *w, int64_t ks, int64_t cs, const int64_t tap[9], int nk, int64_t nc,
+                               float *u, size_t pos_stride, size_t c_stride)
 {
-    for (int h = 0; h < n; h += 4) {
-        __m128i m = _mm_cmpgt_epi32(_mm_set1_epi32(n - h), _mm_setr_epi32(0, 1, 2, 3));
-        W4D gd[9], ud[36];
-        for (int e = 0; e < 9; e++)
-            gd[e] = _mm256_cvtps_pd(_mm_loadu_ps(&g[e][h]));
-        w4_filter_2d(gd, ud);
-        for (int pos = 0; pos < 36; pos++)
-            _mm_maskstore_ps(u + pos * pos_stride + h, m, _mm256_cvtpd_ps(ud[pos]));
-    }
+    const __m256i idx = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)ks));
+    for (int64_t c = 0; c < nc; c++)
+        for (int l = 0; l < nk; l += 8) {
+            const float *wc = w + c * cs + l * ks;
+            float *uc = u + (size_t)c * c_stride + l;
+            __m256 m8 = _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(nk - l), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)));
+            __m256 gv[9];
+            #pragma GCC unroll 9
+            for (int e = 0; e < 9; e++)
+                gv[e] = ks == 1 ? _mm256_maskload_ps(wc + tap[e], _mm256_castps_si256(m8))
+                                : _mm256_mask_i32gather_ps(_mm256_setzero_ps(), wc + tap[e], idx, m8, 4);
+            for (int h = 0; h < 8 && l + h < nk; h += 4) {
+                __m128i mh = _mm_cmpgt_epi32(_mm_set1_epi32(nk - l - h), _mm_setr_epi32(0, 1, 2, 3));
+                W4D gd[9], t[18];
+                #pragma GCC unroll 9
+                for (int e = 0; e < 9; e++)
+                    gd[e] = _mm256_cvtps_pd(h ? _mm256_extractf128_ps(gv[e], 1) : _mm256_castps256_ps128(gv[e]));
+                w4_filter_cols(gd, t);
+                #pragma GCC unroll 6
+                for (int i = 0; i < 6; i++) {
+                    W4D row[6];
+                    w4_filter_1d(t + 3 * i, row);
+                    #pragma GCC unroll 6
+                    for (int j = 0; j < 6; j++)
+                        _mm_maskstore_ps(uc + (size_t)(6 * i + j) * pos_stride + h, mh, _mm256_cvtpd_ps(row[j]));
+                }
+            }
+        }
 }
 
 static inline __m256i lane_mask(unsigned bits)
@@ -48,11 +70,14 @@ void hd_f32_wino4_in__avx2(const float *x, int64_t cs, int64_t nc, const hd_wino
     __m256i off = _mm256_loadu_si256((const __m256i *)offs);
     unsigned rm[6] = {0}, cm[6] = {0};
     for (int i = 0; i < t->lanes; i++)
+        #pragma GCC unroll 6
         for (int j = 0; j < 6; j++) {
             rm[j] |= (unsigned)(t->rmask[i] >> j & 1) << i;
             cm[j] |= (unsigned)(t->cmask[i] >> j & 1) << i;
         }
+    #pragma GCC unroll 6
     for (int r = 0; r < 6; r++)
+        #pragma GCC unroll 6
         for (int s = 0; s < 6; s++) {
             idx[6 * r + s] = _mm256_add_epi32(off, _mm256_set1_epi32(r * t->hs + s * t->ws));
             msk[6 * r + s] = _mm256_castsi256_ps(lane_mask(rm[r] & cm[s]));
@@ -63,13 +88,16 @@ void hd_f32_wino4_in__avx2(const float *x, int64_t cs, int64_t nc, const hd_wino
         const float *xc = x + c * cs;
         float *dc = dst + (size_t)c * c_stride;
         W4 d[36], v[36];
+        #pragma GCC unroll 36
         for (int e = 0; e < 36; e++)
             d[e] = _mm256_mask_i32gather_ps(zero, xc, idx[e], msk[e], 4);
         w4_in_2d(d, v);
         if (t->lanes == 8)
+            #pragma GCC unroll 36
             for (int pos = 0; pos < 36; pos++)
                 _mm256_storeu_ps(dc + pos * pos_stride, v[pos]);
         else
+            #pragma GCC unroll 36
             for (int pos = 0; pos < 36; pos++)
                 _mm256_maskstore_ps(dc + pos * pos_stride, lanes, v[pos]);
     }
@@ -85,22 +113,27 @@ void hd_f32_wino4_out__avx2(const float *m, size_t pos_stride, size_t k_stride, 
     for (int64_t k = 0; k < nk; k++) {
         const float *mk = m + (size_t)k * k_stride;
         W4 v[36], o[16];
+        #pragma GCC unroll 36
         for (int pos = 0; pos < 36; pos++)
             v[pos] = _mm256_maskload_ps(mk + pos * pos_stride, lanes);
         w4_out_2d(v, o);
         if (!y) {
             float buf[16][8];
+            #pragma GCC unroll 16
             for (int e = 0; e < 16; e++)
                 _mm256_storeu_ps(buf[e], o[e]);
             for (int i = 0; i < t->lanes; i++)
+                #pragma GCC unroll 16
                 for (int e = 0; e < 16; e++)
                     raw[(k * HD_WINO4_LANES + i) * 16 + e] = buf[e][i];
             continue;
         }
         float *yk = y + k * ks;
+        #pragma GCC unroll 16
         for (int e = 0; e < 16; e++)
             o[e] = _mm256_mul_ps(va, o[e]);
         if (rowwise) {
+            #pragma GCC unroll 4
             for (int a = 0; a < 4; a++) {
                 __m256 lo01 = _mm256_unpacklo_ps(o[4 * a], o[4 * a + 1]);
                 __m256 hi01 = _mm256_unpackhi_ps(o[4 * a], o[4 * a + 1]);
@@ -131,6 +164,7 @@ void hd_f32_wino4_out__avx2(const float *m, size_t pos_stride, size_t k_stride, 
             }
         } else {
             float buf[16][8];
+            #pragma GCC unroll 16
             for (int e = 0; e < 16; e++)
                 _mm256_storeu_ps(buf[e], o[e]);
             for (int i = 0; i < t->lanes; i++)

@@ -25,16 +25,134 @@ static inline W4D w4d_sub(W4D a, W4D b) { return _mm512_sub_pd(a, b); }
 static inline W4D w4d_mulc(W4D a, double c) { return _mm512_mul_pd(a, _mm512_set1_pd(c)); }
 #include "kernels/conv/wino4-transform.inc"
 
-void hd_f32_wino4_filter__avx512(const float g[9][HD_WINO4_LANES], int n, float *u, size_t pos_stride)
+#define PF_CHANNELS 4 /* channels ahead the filter loads are prefetched */
+
+/* In-place 16 x 16 transpose: r[i] = row i in, column i out (64 shuffles). */
+W4_INLINE void tr16(__m512 r[16])
 {
-    for (int h = 0; h < n; h += 8) {
-        __mmask8 m = (__mmask8)(n - h >= 8 ? 0xFF : (1u << (n - h)) - 1u);
-        W4D gd[9], ud[36];
+    __m512 t[16], q[16];
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++) {
+        t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    /* q[4b + j]: rows 4b..4b+3 of columns j, j+4, j+8, j+12 in its four 128-bit lanes */
+#pragma GCC unroll 4
+    for (int b = 0; b < 4; b++) {
+        q[4 * b + 0] = _mm512_shuffle_ps(t[4 * b], t[4 * b + 2], 0x44);
+        q[4 * b + 1] = _mm512_shuffle_ps(t[4 * b], t[4 * b + 2], 0xEE);
+        q[4 * b + 2] = _mm512_shuffle_ps(t[4 * b + 1], t[4 * b + 3], 0x44);
+        q[4 * b + 3] = _mm512_shuffle_ps(t[4 * b + 1], t[4 * b + 3], 0xEE);
+    }
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; j++) {
+        __m512 v0 = _mm512_shuffle_f32x4(q[j], q[4 + j], 0x88), w0 = _mm512_shuffle_f32x4(q[8 + j], q[12 + j], 0x88);
+        __m512 v1 = _mm512_shuffle_f32x4(q[j], q[4 + j], 0xDD), w1 = _mm512_shuffle_f32x4(q[8 + j], q[12 + j], 0xDD);
+        r[j] = _mm512_shuffle_f32x4(v0, w0, 0x88);
+        r[j + 8] = _mm512_shuffle_f32x4(v0, w0, 0xDD);
+        r[j + 4] = _mm512_shuffle_f32x4(v1, w1, 0x88);
+        r[j + 12] = _mm512_shuffle_f32x4(v1, w1, 0xDD);
+    }
+}
+
+/* U of one channel of up to 16 filters (lanes of gv) in double, 8 lanes at a time, each row of
+ * U stored as soon as it is computed; uoff[pos] = pos * pos_stride. */
+W4_INLINE void filter_store(const __m512 gv[9], int nk, float *uc, const size_t uoff[36])
+{
+    for (int h = 0; h < nk; h += 8) {
+        const __mmask8 mh = (__mmask8)(nk - h >= 8 ? 0xFF : (1u << (nk - h)) - 1u);
+        W4D gd[9], t[18];
+#pragma GCC unroll 9
         for (int e = 0; e < 9; e++)
-            gd[e] = _mm512_cvtps_pd(_mm256_loadu_ps(&g[e][h]));
-        w4_filter_2d(gd, ud);
-        for (int pos = 0; pos < 36; pos++)
-            _mm256_mask_storeu_ps(u + pos * pos_stride + h, m, _mm512_cvtpd_ps(ud[pos]));
+            gd[e] = _mm512_cvtps_pd(h ? _mm512_extractf32x8_ps(gv[e], 1) : _mm512_castps512_ps256(gv[e]));
+        w4_filter_cols(gd, t);
+#pragma GCC unroll 6
+        for (int i = 0; i < 6; i++) {
+            W4D row[6];
+            w4_filter_1d(t + 3 * i, row);
+#pragma GCC unroll 6
+            for (int j = 0; j < 6; j++)
+                _mm256_mask_storeu_ps(uc + uoff[6 * i + j] + h, mh, _mm512_cvtpd_ps(row[j]));
+        }
+    }
+}
+
+/* The 16 lanes' taps of a channel come from, in order of preference:
+ *  - contiguous lanes (ks == 1): 9 masked loads;
+ *  - taps within 16 floats (KCRS-like: the 3x3 taps of a filter are adjacent): one masked load
+ *    of that window per lane, transposed 16 x 16 in registers;
+ *  - contiguous channels (cs == 1, KRSC-like): per tap, 16 channels of each lane, transposed;
+ *    done for 16 channels at once, the columns kept in a small buffer;
+ *  - otherwise 9 masked gathers. */
+void hd_f32_wino4_filter__avx512(const float *w, int64_t ks, int64_t cs, const int64_t tap[9], int nk, int64_t nc,
+                                 float *u, size_t pos_stride, size_t c_stride)
+{
+    const __mmask16 m = (__mmask16)(nk >= 16 ? 0xFFFF : (1u << nk) - 1u);
+    size_t uoff[36];
+    for (int pos = 0; pos < 36; pos++)
+        uoff[pos] = (size_t)pos * pos_stride;
+    int64_t tmin = tap[0], tmax = tap[0];
+    for (int e = 1; e < 9; e++) {
+        tmin = tap[e] < tmin ? tap[e] : tmin;
+        tmax = tap[e] > tmax ? tap[e] : tmax;
+    }
+    if (ks != 1 && tmax - tmin < 16) {
+        const __mmask16 wm = (__mmask16)((1u << (tmax - tmin + 1)) - 1u);
+        for (int64_t c = 0; c < nc; c++) {
+            const float *wc = w + c * cs + tmin;
+            __m512 r[16], gv[9];
+            /* the hardware prefetcher does not follow channels more than a page apart */
+            if (cs > 64)
+                for (int i = 0; i < nk; i++)
+                    _mm_prefetch((const char *)(wc + PF_CHANNELS * cs + i * ks), _MM_HINT_T0);
+#pragma GCC unroll 16
+            for (int i = 0; i < 16; i++)
+                r[i] = _mm512_maskz_loadu_ps(i < nk ? wm : 0, wc + i * ks);
+            tr16(r);
+#pragma GCC unroll 9
+            for (int e = 0; e < 9; e++)
+                gv[e] = r[tap[e] - tmin];
+            filter_store(gv, nk, u + (size_t)c * c_stride, uoff);
+        }
+        return;
+    }
+    if (ks != 1 && cs == 1) {
+        __m512 col[16][9];
+        for (int64_t c0 = 0; c0 < nc; c0 += 16) {
+            int nb = (int)(nc - c0 < 16 ? nc - c0 : 16);
+            const __mmask16 cm = (__mmask16)((1u << nb) - 1u);
+            /* 9 x 16 lines in as many streams: fetch the next block's now */
+            for (int e = 0; e < 9; e++)
+                for (int i = 0; i < nk; i++)
+                    _mm_prefetch((const char *)(w + i * ks + tap[e] + c0 + 16), _MM_HINT_T0);
+            for (int e = 0; e < 9; e++) {
+                __m512 r[16];
+#pragma GCC unroll 16
+                for (int i = 0; i < 16; i++)
+                    r[i] = _mm512_maskz_loadu_ps(i < nk ? cm : 0, w + i * ks + tap[e] + c0);
+                tr16(r);
+#pragma GCC unroll 16
+                for (int j = 0; j < 16; j++)
+                    col[j][e] = r[j];
+            }
+            for (int j = 0; j < nb; j++)
+                filter_store(col[j], nk, u + (size_t)(c0 + j) * c_stride, uoff);
+        }
+        return;
+    }
+    const __m512i idx = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                           _mm512_set1_epi32((int)ks));
+    const __m512 zero = _mm512_setzero_ps();
+    for (int64_t c = 0; c < nc; c++) {
+        const float *wc = w + c * cs;
+        __m512 gv[9];
+        if (ks == 1 && cs > 64)
+            for (int e = 0; e < 9; e++)
+                _mm_prefetch((const char *)(wc + PF_CHANNELS * cs + tap[e]), _MM_HINT_T0);
+#pragma GCC unroll 9
+        for (int e = 0; e < 9; e++)
+            gv[e] = ks == 1 ? _mm512_maskz_loadu_ps(m, wc + tap[e]) : _mm512_mask_i32gather_ps(zero, m, idx, wc + tap[e], 4);
+        filter_store(gv, nk, u + (size_t)c * c_stride, uoff);
     }
 }
 
@@ -46,8 +164,10 @@ static void in_rows(const float *x, int64_t cs, int64_t nc, const hd_wino4_in_ti
 {
     __mmask8 rm[16][6];
     intptr_t off[16];
+    #pragma GCC unroll 16
     for (int i = 0; i < 16; i++) {
         off[i] = i < t->lanes ? t->off[i] : 0;
+        #pragma GCC unroll 6
         for (int r = 0; r < 6; r++)
             rm[i][r] = (__mmask8)(i < t->lanes && (t->rmask[i] >> r & 1) ? t->cmask[i] : 0);
     }
@@ -56,8 +176,10 @@ static void in_rows(const float *x, int64_t cs, int64_t nc, const hd_wino4_in_ti
         const float *xc = x + c * cs;
         float *dc = dst + (size_t)c * c_stride;
         W4 d[36], v[36];
+        #pragma GCC unroll 6
         for (int r = 0; r < 6; r++) {
             __m512 z[8];
+            #pragma GCC unroll 8
             for (int i = 0; i < 8; i++) {
                 /* masked loads never touch the left-out elements, wherever they would be */
                 const float *p0 = (const float *)((uintptr_t)xc + (uintptr_t)((off[i] + (intptr_t)r * t->hs) * 4));
@@ -88,9 +210,11 @@ static void in_rows(const float *x, int64_t cs, int64_t nc, const hd_wino4_in_ti
         }
         w4_in_2d(d, v);
         if (t->lanes == 16)
+            #pragma GCC unroll 36
             for (int pos = 0; pos < 36; pos++)
                 _mm512_storeu_ps(dc + pos * pos_stride, v[pos]);
         else
+            #pragma GCC unroll 36
             for (int pos = 0; pos < 36; pos++)
                 _mm512_mask_storeu_ps(dc + pos * pos_stride, lanes, v[pos]);
     }
@@ -109,11 +233,14 @@ void hd_f32_wino4_in__avx512(const float *x, int64_t cs, int64_t nc, const hd_wi
     __m512i off = _mm512_maskz_loadu_epi32(lanes, t->off);
     unsigned rm[6] = {0}, cm[6] = {0};
     for (int i = 0; i < t->lanes; i++)
+        #pragma GCC unroll 6
         for (int j = 0; j < 6; j++) {
             rm[j] |= (unsigned)(t->rmask[i] >> j & 1) << i;
             cm[j] |= (unsigned)(t->cmask[i] >> j & 1) << i;
         }
+    #pragma GCC unroll 6
     for (int r = 0; r < 6; r++)
+        #pragma GCC unroll 6
         for (int s = 0; s < 6; s++) {
             idx[6 * r + s] = _mm512_add_epi32(off, _mm512_set1_epi32(r * t->hs + s * t->ws));
             msk[6 * r + s] = (__mmask16)(rm[r] & cm[s]);
@@ -123,13 +250,16 @@ void hd_f32_wino4_in__avx512(const float *x, int64_t cs, int64_t nc, const hd_wi
         const float *xc = x + c * cs;
         float *dc = dst + (size_t)c * c_stride;
         W4 d[36], v[36];
+        #pragma GCC unroll 36
         for (int e = 0; e < 36; e++)
             d[e] = _mm512_mask_i32gather_ps(zero, msk[e], idx[e], xc, 4);
         w4_in_2d(d, v);
         if (t->lanes == 16)
+            #pragma GCC unroll 36
             for (int pos = 0; pos < 36; pos++)
                 _mm512_storeu_ps(dc + pos * pos_stride, v[pos]);
         else
+            #pragma GCC unroll 36
             for (int pos = 0; pos < 36; pos++)
                 _mm512_mask_storeu_ps(dc + pos * pos_stride, lanes, v[pos]);
     }
@@ -145,22 +275,27 @@ void hd_f32_wino4_out__avx512(const float *m, size_t pos_stride, size_t k_stride
     for (int64_t k = 0; k < nk; k++) {
         const float *mk = m + (size_t)k * k_stride;
         W4 v[36], o[16];
+        #pragma GCC unroll 36
         for (int pos = 0; pos < 36; pos++)
             v[pos] = _mm512_maskz_loadu_ps(lanes, mk + pos * pos_stride);
         w4_out_2d(v, o);
         if (!y) {
             float buf[16][16];
+            #pragma GCC unroll 16
             for (int e = 0; e < 16; e++)
                 _mm512_storeu_ps(buf[e], o[e]);
             for (int i = 0; i < t->lanes; i++)
+                #pragma GCC unroll 16
                 for (int e = 0; e < 16; e++)
                     raw[(k * HD_WINO4_LANES + i) * 16 + e] = buf[e][i];
             continue;
         }
         float *yk = y + k * ks;
+        #pragma GCC unroll 16
         for (int e = 0; e < 16; e++)
             o[e] = _mm512_mul_ps(va, o[e]);
         if (rowwise) {
+            #pragma GCC unroll 4
             for (int a = 0; a < 4; a++) {
                 /* transpose rows (o[4a+b], lanes 0..15) into 16 runs of 4: run i = tile i */
                 __m512 lo01 = _mm512_unpacklo_ps(o[4 * a], o[4 * a + 1]);
@@ -188,6 +323,7 @@ void hd_f32_wino4_out__avx512(const float *m, size_t pos_stride, size_t k_stride
             }
         } else {
             float buf[16][16];
+            #pragma GCC unroll 16
             for (int e = 0; e < 16; e++)
                 _mm512_storeu_ps(buf[e], o[e]);
             for (int i = 0; i < t->lanes; i++)
@@ -201,6 +337,67 @@ void hd_f32_wino4_out__avx512(const float *m, size_t pos_stride, size_t k_stride
                         }
                         *q = r;
                     }
+        }
+    }
+}
+
+/* ---- the channels-contiguous form: one tile at a time, 16 channels per vector ---- */
+
+/* Each window element of the tile is a masked load of 16 channels (zero outside the image
+ * or past nc), so the 36 values of a channel run are 36 loads and 36 stores. */
+void hd_f32_wino4_in_c__avx512(const float *x, int64_t nc, const hd_wino4_in_tiles *t, float *dst, size_t pos_stride,
+                               size_t t_stride)
+{
+    for (int i = 0; i < t->lanes; i++) {
+        const float *xt = x + t->off[i];
+        float *dt = dst + (size_t)i * t_stride;
+        unsigned rm = t->rmask[i], cm = t->cmask[i];
+        for (int64_t c = 0; c < nc; c += 16) {
+            const __mmask16 m = (__mmask16)(nc - c >= 16 ? 0xFFFF : (1u << (nc - c)) - 1u);
+            W4 d[36], v[36];
+#pragma GCC unroll 6
+            for (int r = 0; r < 6; r++)
+#pragma GCC unroll 6
+                for (int s = 0; s < 6; s++)
+                    d[6 * r + s] = (rm >> r & cm >> s & 1)
+                                       ? _mm512_maskz_loadu_ps(m, xt + (intptr_t)r * t->hs + (intptr_t)s * t->ws + c)
+                                       : _mm512_setzero_ps();
+            w4_in_2d(d, v);
+#pragma GCC unroll 36
+            for (int pos = 0; pos < 36; pos++)
+                _mm512_mask_storeu_ps(dt + pos * pos_stride + c, m, v[pos]);
+        }
+    }
+}
+
+void hd_f32_wino4_out_c__avx512(const float *m, size_t pos_stride, size_t t_stride, int64_t nk,
+                                const hd_wino4_out_tiles *t, float *y, float alpha, float beta, float *raw)
+{
+    const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+    for (int i = 0; i < t->lanes; i++) {
+        const float *mt = m + (size_t)i * t_stride;
+        for (int64_t k = 0; k < nk; k += 16) {
+            const __mmask16 mk = (__mmask16)(nk - k >= 16 ? 0xFFFF : (1u << (nk - k)) - 1u);
+            W4 v[36], o[16];
+#pragma GCC unroll 36
+            for (int pos = 0; pos < 36; pos++)
+                v[pos] = _mm512_maskz_loadu_ps(mk, mt + pos * pos_stride + k);
+            w4_out_2d(v, o);
+            if (!y) {
+#pragma GCC unroll 16
+                for (int e = 0; e < 16; e++)
+                    _mm512_mask_storeu_ps(raw + (16 * i + e) * nk + k, mk, o[e]);
+                continue;
+            }
+            float *yt = y + t->off[i] + k;
+            for (int a = 0; a < t->nrow[i]; a++)
+                for (int b = 0; b < t->ncol[i]; b++) {
+                    float *q = yt + a * t->hs + b * t->ws;
+                    __m512 r = _mm512_mul_ps(va, o[4 * a + b]);
+                    if (beta != 0.0f)
+                        r = _mm512_add_ps(r, _mm512_mul_ps(vb, _mm512_maskz_loadu_ps(mk, q)));
+                    _mm512_mask_storeu_ps(q, mk, r);
+                }
         }
     }
 }

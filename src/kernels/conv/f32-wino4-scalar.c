@@ -4,6 +4,8 @@
  */
 #include "kernels/conv/wino4-kernels.h"
 
+#include <math.h>
+
 typedef float W4;
 static inline W4 w4_add(W4 a, W4 b) { return a + b; }
 static inline W4 w4_sub(W4 a, W4 b) { return a - b; }
@@ -14,16 +16,19 @@ static inline W4D w4d_sub(W4D a, W4D b) { return a - b; }
 static inline W4D w4d_mulc(W4D a, double c) { return a * c; }
 #include "kernels/conv/wino4-transform.inc"
 
-void hd_f32_wino4_filter__scalar(const float g[9][HD_WINO4_LANES], int n, float *u, size_t pos_stride)
+void hd_f32_wino4_filter__scalar(const float *w, int64_t ks, int64_t cs, const int64_t tap[9], int nk, int64_t nc,
+                                 float *u, size_t pos_stride, size_t c_stride)
 {
-    for (int i = 0; i < n; i++) {
-        W4D gd[9], ud[36];
-        for (int e = 0; e < 9; e++)
-            gd[e] = g[e][i];
-        w4_filter_2d(gd, ud);
-        for (int pos = 0; pos < 36; pos++)
-            u[pos * pos_stride + (size_t)i] = (float)ud[pos];
-    }
+    for (int64_t c = 0; c < nc; c++)
+        for (int i = 0; i < nk; i++) {
+            const float *wi = w + i * ks + c * cs;
+            W4D gd[9], ud[36];
+            for (int e = 0; e < 9; e++)
+                gd[e] = wi[tap[e]];
+            w4_filter_2d(gd, ud);
+            for (int pos = 0; pos < 36; pos++)
+                u[pos * pos_stride + (size_t)c * c_stride + (size_t)i] = (float)ud[pos];
+        }
 }
 
 void hd_f32_wino4_in__scalar(const float *x, int64_t cs, int64_t nc, const hd_wino4_in_tiles *t, float *dst,
@@ -74,4 +79,63 @@ void hd_f32_wino4_out__scalar(const float *m, size_t pos_stride, size_t k_stride
                 }
         }
     }
+}
+
+/* ---- the channels-contiguous form: the same per-element computation ---- */
+
+void hd_f32_wino4_in_c__scalar(const float *x, int64_t nc, const hd_wino4_in_tiles *t, float *dst, size_t pos_stride,
+                               size_t t_stride)
+{
+    for (int i = 0; i < t->lanes; i++)
+        for (int64_t c = 0; c < nc; c++) {
+            W4 d[36], v[36];
+            for (int r = 0; r < 6; r++)
+                for (int s = 0; s < 6; s++) {
+                    int in = (t->rmask[i] >> r & 1) && (t->cmask[i] >> s & 1);
+                    d[6 * r + s] = in ? x[(int64_t)t->off[i] + (int64_t)r * t->hs + (int64_t)s * t->ws + c] : 0.0f;
+                }
+            w4_in_2d(d, v);
+            for (int pos = 0; pos < 36; pos++)
+                dst[(size_t)i * t_stride + pos * pos_stride + (size_t)c] = v[pos];
+        }
+}
+
+void hd_f32_wino4_out_c__scalar(const float *m, size_t pos_stride, size_t t_stride, int64_t nk,
+                                const hd_wino4_out_tiles *t, float *y, float alpha, float beta, float *raw)
+{
+    for (int i = 0; i < t->lanes; i++)
+        for (int64_t k = 0; k < nk; k++) {
+            W4 v[36], o[16];
+            for (int pos = 0; pos < 36; pos++)
+                v[pos] = m[(size_t)i * t_stride + pos * pos_stride + (size_t)k];
+            w4_out_2d(v, o);
+            if (!y) {
+                for (int e = 0; e < 16; e++)
+                    raw[(16 * i + e) * nk + k] = o[e];
+                continue;
+            }
+            for (int a = 0; a < t->nrow[i]; a++)
+                for (int b = 0; b < t->ncol[i]; b++) {
+                    float *q = y + t->off[i] + a * t->hs + b * t->ws + k;
+                    float r = alpha * o[4 * a + b];
+                    if (beta != 0.0f) {
+                        float u = beta * *q;   /* separate statements: never fused */
+                        r = r + u;
+                    }
+                    *q = r;
+                }
+        }
+}
+
+/* fmaf: the exact fused multiply-add, so the result is bitwise that of the vector kernels */
+void hd_f32_wino4_gemm__scalar(size_t mr, size_t nr, size_t kc, const float *a, size_t lda, const float *b,
+                               size_t b_stride, float *c, size_t ldc, int acc)
+{
+    for (size_t i = 0; i < mr; i++)
+        for (size_t j = 0; j < nr; j++) {
+            float s = acc ? c[i * ldc + j] : 0.0f;
+            for (size_t p = 0; p < kc; p++)
+                s = fmaf(a[i * lda + p], b[p * b_stride + j], s);
+            c[i * ldc + j] = s;
+        }
 }

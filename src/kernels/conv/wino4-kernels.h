@@ -61,16 +61,68 @@ void hd_f32_wino4_in__avx512(const float *x, int64_t cs, int64_t nc, const hd_wi
 void hd_f32_wino4_out__avx512(const float *m, size_t pos_stride, size_t k_stride, int64_t nk,
                               const hd_wino4_out_tiles *t, float *y, int64_t ks, float alpha, float beta, float *raw);
 
-/* Filter transform of n <= HD_WINO4_LANES filters, one per lane: g[e][i] is tap e (3*r + s)
- * of filter i; U = G g G^T, computed in double and rounded once to float, goes to
- * u[pos*pos_stride + i] for i < n (nothing else is written). */
-typedef void (*hd_wino4_filter_fn)(const float g[9][HD_WINO4_LANES], int n, float *u, size_t pos_stride);
+/* Filter transform of nk <= HD_WINO4_LANES filters (one per lane) over nc channels: tap e
+ * (3*r + s) of filter i, channel c is w[i*ks + c*cs + tap[e]] (any strides: the caller's
+ * filter layout, flips and transposes are all in ks, cs and tap); U = G g G^T, computed in
+ * double and rounded once to float, goes to u[pos*pos_stride + c*c_stride + i] for i < nk
+ * (nothing else is written).  The vector kernels gather the lanes (ks != 1) or load them
+ * (ks == 1); they need 15*ks + max tap + (nc-1)*cs below 2^31. */
+typedef void (*hd_wino4_filter_fn)(const float *w, int64_t ks, int64_t cs, const int64_t tap[9], int nk, int64_t nc,
+                                   float *u, size_t pos_stride, size_t c_stride);
 
-void hd_f32_wino4_filter__scalar(const float g[9][HD_WINO4_LANES], int n, float *u, size_t pos_stride);
-void hd_f32_wino4_filter__avx2(const float g[9][HD_WINO4_LANES], int n, float *u, size_t pos_stride);
-void hd_f32_wino4_filter__avx512(const float g[9][HD_WINO4_LANES], int n, float *u, size_t pos_stride);
+void hd_f32_wino4_filter__scalar(const float *w, int64_t ks, int64_t cs, const int64_t tap[9], int nk, int64_t nc,
+                                 float *u, size_t pos_stride, size_t c_stride);
+void hd_f32_wino4_filter__avx2(const float *w, int64_t ks, int64_t cs, const int64_t tap[9], int nk, int64_t nc,
+                               float *u, size_t pos_stride, size_t c_stride);
+void hd_f32_wino4_filter__avx512(const float *w, int64_t ks, int64_t cs, const int64_t tap[9], int nk, int64_t nc,
+                                 float *u, size_t pos_stride, size_t c_stride);
 
-/* The transform kernels of one ISA; width = tiles per call (scalar: any up to 16). */
+/* ---- channels-contiguous forms (NHWC-like tensors): one tile at a time, lanes = channels ----
+ * The same transforms, vectorised over channels instead of tiles, for tensors whose channels
+ * are contiguous (channel stride 1): each window element of a tile is a run of channels.
+ * They give bitwise the values of the tile-lane kernels (same operations, same order). */
+
+/* Input: tile i (< t->lanes) reads its 6x6 window at x + off[i] (masks and strides as for
+ * hd_wino4_in_tiles), channels 0..nc-1 contiguous; V of channel c, position pos goes to
+ * dst[i*t_stride + pos*pos_stride + c]. */
+typedef void (*hd_wino4_in_c_fn)(const float *x, int64_t nc, const hd_wino4_in_tiles *t, float *dst,
+                                 size_t pos_stride, size_t t_stride);
+
+/* Output: tile i's products of channel k (< nk) are m[i*t_stride + pos*pos_stride + k]; Y is
+ * stored at y + off[i] + a*hs + b*ws + k as alpha*Y + beta*y (beta == 0: y is not read), or
+ * with y NULL the raw Y goes to raw[(16*i + 4*a + b)*nk + k]. */
+typedef void (*hd_wino4_out_c_fn)(const float *m, size_t pos_stride, size_t t_stride, int64_t nk,
+                                  const hd_wino4_out_tiles *t, float *y, float alpha, float beta, float *raw);
+
+/* The 36 GEMMs of the channels-contiguous form, one MR x NR tile: for i < mr, j < nr,
+ *     c[i*ldc + j] = s + sum over p = 0 .. kc-1, in that order, of a[i*lda + p] * b[p*b_stride + j]
+ * with one fused multiply-add per p, starting from s = 0 (acc == 0) or s = c[i*ldc + j] (acc
+ * == 1: a reduction cut into pieces gives bitwise the result of one call), as the fused
+ * SGEMM micro-kernels do.  A rows are tiles (read in place, channels contiguous), B is a
+ * packed panel of filters. */
+typedef void (*hd_wino4_gemm_fn)(size_t mr, size_t nr, size_t kc, const float *a, size_t lda, const float *b,
+                                 size_t b_stride, float *c, size_t ldc, int acc);
+
+#define HD_WINO4_GEMM_MR 6
+#define HD_WINO4_GEMM_NR 64
+
+void hd_f32_wino4_in_c__scalar(const float *x, int64_t nc, const hd_wino4_in_tiles *t, float *dst, size_t pos_stride,
+                               size_t t_stride);
+void hd_f32_wino4_out_c__scalar(const float *m, size_t pos_stride, size_t t_stride, int64_t nk,
+                                const hd_wino4_out_tiles *t, float *y, float alpha, float beta, float *raw);
+void hd_f32_wino4_gemm__scalar(size_t mr, size_t nr, size_t kc, const float *a, size_t lda, const float *b,
+                               size_t b_stride, float *c, size_t ldc, int acc);
+void hd_f32_wino4_in_c__avx512(const float *x, int64_t nc, const hd_wino4_in_tiles *t, float *dst, size_t pos_stride,
+                               size_t t_stride);
+void hd_f32_wino4_out_c__avx512(const float *m, size_t pos_stride, size_t t_stride, int64_t nk,
+                                const hd_wino4_out_tiles *t, float *y, float alpha, float beta, float *raw);
+void hd_f32_wino4_gemm_6x64__avx512(size_t mr, size_t nr, size_t kc, const float *a, size_t lda, const float *b,
+                                    size_t b_stride, float *c, size_t ldc, int acc);
+
+/* The transform kernels of one ISA; width = tiles per call (scalar: any up to 16).  in_c,
+ * out_c and gemm are the channels-contiguous form (NULL where the ISA has none: the solver
+ * then takes the tile-lane form for every layout); the scalar ones are the reference of the
+ * tests (gemm with fmaf: exact, slow). */
 typedef struct {
     const char *name;
     hd_isa_t isa;
@@ -78,6 +130,9 @@ typedef struct {
     hd_wino4_in_fn in;
     hd_wino4_out_fn out;
     hd_wino4_filter_fn filter;
+    hd_wino4_in_c_fn in_c;
+    hd_wino4_out_c_fn out_c;
+    hd_wino4_gemm_fn gemm;
 } hd_wino4_kernels;
 
 /* All kernel sets, scalar first; *count receives the number. */
