@@ -38,6 +38,7 @@
 #include "core/parallel.h"
 #include "kernels/conv/conv_fwd_gather.h"
 #include "kernels/conv/conv_internal.h"
+#include "kernels/conv/igemm-ukernels.h"
 #include "kernels/gemm/gemm-ukernels.h"
 
 #include <stdatomic.h>
@@ -88,6 +89,7 @@ typedef struct {
     int cbuf;                     /* results go through the task's buffer and the epilogue */
     int64_t slot;                 /* floats of one scratch slot: panel, result buffer, segments, bits */
     int64_t buf_at, seg_at, bits_at, abuf_at, bstride;
+    int64_t tab_at, zero_at, iseg_at; /* swapped: row-pointer table, zero row, kernel segments */
 } fw_plan;
 
 /* Reduction order (tap, channel) when x's channels are contiguous and there are enough of
@@ -189,12 +191,22 @@ static int fw_cbuf(const hd_conv_problem *p, const fw_plan *L, int fused)
     return L->swap ? p->ys[1] != 1 : p->ys[4] != 1;
 }
 
+/* Most kernel segments of one k block (swapped): runs of channels of one tap. */
+static int64_t fw_nseg_max(const hd_conv_problem *p, const fw_plan *L) { return imin(p->TRS, cdiv(L->kc, p->Cg) + 1); }
+
 /* Packed filter (G x Mpad x R), then FW_SLOTS x (gathered panel, result buffer).  The
  * workspace books the result buffer whenever any epilogue could need it. */
 static hd_conv_layout layout_fw(const hd_conv_problem *p, fw_plan *L)
 {
     L->bstride = cdiv(L->nc, 8) + 8;
-    L->buf_at = rup(L->kc * L->ncpad, 16);
+    /* swapped: no gathered panel; the kernel reads x through a table of row pointers (one per
+       position and tap, per block), rows in the padding point at a zero row of Cg floats */
+    L->tab_at = 0;
+    L->zero_at = L->swap ? rup(cdiv(p->TRS * L->ncpad * (int64_t)sizeof(float *), (int64_t)sizeof(float)), 16) : 0;
+    L->iseg_at = L->zero_at + (L->swap ? rup(p->Cg, 16) : 0);
+    int64_t panel = L->swap ? L->iseg_at + rup(fw_nseg_max(p, L) * (int64_t)(sizeof(hd_igemm_seg) / sizeof(float)), 16)
+                            : L->kc * L->ncpad;
+    L->buf_at = rup(panel, 16);
     L->seg_at = L->buf_at + rup(fw_cbuf(p, L, 1) ? L->mb * L->ncpad : 0, 16);
     L->bits_at = L->seg_at + rup((L->nc + 1) * (int64_t)(sizeof(fw_seg) / sizeof(float)), 16);
     L->abuf_at = L->bits_at + rup(cdiv(p->TRS * L->bstride, (int64_t)sizeof(float)), 16);
@@ -217,6 +229,7 @@ typedef struct {
     int cbuf;
     hd_conv_mrun_fn mrun;
     hd_conv_cols_fn cols;
+    hd_f32_igemm_fn ik;             /* the indirect kernel (swapped), tile MR x NR as kern */
     /* dynamic dealing of tasks to the threads (see run_dealt) */
     atomic_size_t next;
     size_t ntasks;
@@ -440,40 +453,58 @@ static void gather_b_rows(const fw_ctx *c, const fw_seg *seg, int64_t ns, const 
 }
 
 /*
- * NHWC-like gather: for each position j, the reduction rows [r0, r0+kcb) are runs of x's
- * channels (tap-major).  Micro-panels of T positions, k-major: (row pp, position j) at
- * dst[(j/T)*kcb*T + pp*T + j%T]; positions past nq in the last panel are zero.
+ * NHWC-like rows (swapped): the indirect kernel reads x in place.  For every tap and every
+ * position j of the block, tab[tap * ld + j] points at the position's source pixel (channel 0
+ * of group channel base chb), or at ZERO when the tap reads the padding; positions from nq up
+ * to ld (the last tile's unused rows) point at ZERO too.  A run of channels [ch, ch + cnt) of
+ * one tap is then the kernel segment {tab + tap * ld, ch, cnt}.
  */
-static void gather_pix(const fw_ctx *c, int64_t n, int64_t chb, int64_t r0, int64_t kcb, int64_t q0, int64_t nq,
-                       int64_t T, float *dst)
+static void build_rows(const fw_ctx *c, int64_t n, int64_t chb, int64_t q0, int64_t nq, int64_t ld,
+                       const float **tab, const float *zero)
 {
     const hd_conv_problem *p = c->p;
-    const int64_t *ss = p->xs, nch = p->Cg;
+    const int64_t *ss = p->xs;
     const float *xb = c->x + chb * ss[1];
-    const float *src[16];
+    int64_t TRS = p->TRS;
     poscur u = pos_at(p, n, q0);
-    for (int64_t j0 = 0; j0 < nq; j0 += T) {
-        poscur pu[16];
-        int64_t cntj = imin(T, nq - j0);
-        for (int64_t i = 0; i < cntj; i++, pos_advance(p, &u, 1))
-            pu[i] = u;
-        float *d = dst + (j0 / T) * kcb * T;
-        for (int64_t pp = 0; pp < kcb;) {
-            int64_t r = r0 + pp, tap = r / nch, ch = r % nch, cnt = imin(nch - ch, kcb - pp);
-            int64_t s = tap % p->flt[2], rr = (tap / p->flt[2]) % p->flt[1], t = tap / (p->flt[2] * p->flt[1]);
-            for (int64_t i = 0; i < T; i++) {
-                src[i] = NULL;
-                if (i >= cntj)
-                    continue;
-                int64_t id = src_coord(p, 0, pu[i].od, t), ih = src_coord(p, 1, pu[i].oh, rr);
-                int64_t iw = src_coord(p, 2, pu[i].ow, s);
-                if (id >= 0 && ih >= 0 && iw >= 0)
-                    src[i] = xb + pu[i].n * ss[0] + id * ss[2] + ih * ss[3] + iw * ss[4] + ch;
+    for (int64_t j = 0; j < nq; j++, pos_advance(p, &u, 1)) {
+        int64_t d0 = u.od * p->str[0] - p->pad[0], h0 = u.oh * p->str[1] - p->pad[1], w0 = u.ow * p->str[2] - p->pad[2];
+        const float *base = xb + u.n * ss[0];
+        int64_t tap = 0;
+        for (int64_t t = 0; t < p->flt[0]; t++) {
+            int64_t id = d0 + t * p->dil[0];
+            int din = id >= 0 && id < p->in[0];
+            for (int64_t rr = 0; rr < p->flt[1]; rr++) {
+                int64_t ih = h0 + rr * p->dil[1];
+                int hin = din && ih >= 0 && ih < p->in[1];
+                const float *rowp = base + id * ss[2] + ih * ss[3];
+                for (int64_t sx = 0; sx < p->flt[2]; sx++, tap++) {
+                    int64_t iw = w0 + sx * p->dil[2];
+                    tab[tap * ld + j] = hin && iw >= 0 && iw < p->in[2] ? rowp + iw * ss[4] : zero;
+                }
             }
-            c->cols(d + pp * T, T, T, src, cnt);
-            pp += cnt;
         }
     }
+    for (int64_t tap = 0; tap < TRS; tap++)
+        for (int64_t j = nq; j < ld; j++)
+            tab[tap * ld + j] = zero;
+}
+
+/* The kernel segments of k block [r0, r0 + kcb) in the (tap, channel) order: one per run of
+ * channels of one tap.  Returns their number. */
+static int64_t row_segments(const hd_conv_problem *p, const float *const *tab, int64_t ld, int64_t r0, int64_t kcb,
+                            hd_igemm_seg *sg)
+{
+    int64_t ns = 0;
+    for (int64_t r = r0; r < r0 + kcb;) {
+        int64_t tap = r / p->Cg, ch = r % p->Cg, cnt = imin(p->Cg - ch, r0 + kcb - r);
+        sg[ns].rows = tab + tap * ld;
+        sg[ns].off = ch;
+        sg[ns].kc = cnt;
+        ns++;
+        r += cnt;
+    }
+    return ns;
 }
 
 /* One line of the epilogue: cnt values v[k*vs] to y elements o[k*os] (z alike), bias
@@ -576,6 +607,12 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
     float alpha = (float)a->epi.alpha, beta = (float)a->epi.beta;
     const float *wg = c->apack + g * L->Mpad * L->R;
     float *ybase = c->cbuf ? NULL : c->y + n * os[0] + ch0 * os[1] + q0 * os[4];
+    const float **tab = (const float **)(void *)(panel + L->tab_at);
+    if (L->swap) {
+        float *zero = panel + L->zero_at;
+        memset(zero, 0, sizeof(float) * (size_t)p->Cg);
+        build_rows(c, n, chb, q0, nq, L->ncpad, tab, zero);
+    }
 
     for (int64_t kb = 0; kb < L->nkb; kb++) {
         int64_t r0 = kb * L->kc, kcb = imin(L->kc, L->R - r0);
@@ -583,18 +620,19 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
         float be = kb > 0 ? 1.0f : c->cbuf ? 0.0f : beta;
         const float *wk = wg + r0 * L->Mpad;
         if (L->swap) {
-            /* A: MR positions per micro-panel, gathered; B: NR channels of the packed filter. */
-            gather_pix(c, n, chb, r0, kcb, q0, nq, (int64_t)MR, panel);
+            /* A: MR positions, read from x through the row table; B: NR channels of the
+               packed filter. */
+            hd_igemm_seg *sg = (hd_igemm_seg *)(panel + L->iseg_at);
+            size_t nsg = (size_t)row_segments(p, tab, L->ncpad, r0, kcb, sg);
             for (int64_t ir = 0; ir < nq; ir += (int64_t)MR) {
-                const float *ap = panel + (ir / (int64_t)MR) * kcb * (int64_t)MR;
                 size_t mr = (size_t)imin((int64_t)MR, nq - ir);
                 for (int64_t jr = 0; jr < nm; jr += (int64_t)NR) {
                     const float *bp = wk + ((m0 + jr) / (int64_t)NR) * kcb * (int64_t)NR;
                     size_t nr = (size_t)imin((int64_t)NR, nm - jr);
                     if (c->cbuf)
-                        uk(mr, nr, (size_t)kcb, ap, bp, NR, buf + ir * L->mb + jr, (size_t)L->mb, al, be);
+                        c->ik(mr, nr, nsg, sg, (size_t)ir, bp, NR, buf + ir * L->mb + jr, (size_t)L->mb, al, be);
                     else
-                        uk(mr, nr, (size_t)kcb, ap, bp, NR, ybase + ir * os[4] + jr, (size_t)os[4], al, be);
+                        c->ik(mr, nr, nsg, sg, (size_t)ir, bp, NR, ybase + ir * os[4] + jr, (size_t)os[4], al, be);
                 }
             }
             continue;
@@ -729,6 +767,7 @@ void hd_conv_fast_exec_fwd(const hd_conv_problem *p, const hd_conv_args *a)
     int v512 = hd_cpu_isa() >= HD_ISA_AVX512;
     c.mrun = v512 ? hd_conv_gather_mrun__avx512 : mrun_c;
     c.cols = v512 ? hd_conv_gather_cols__avx512 : cols_c;
+    c.ik = hd_igemm_kernel_for(hd_cpu_isa())->fn;
     int nt = a->nthreads < FW_SLOTS ? a->nthreads : FW_SLOTS;
     if (!c.L.a_late)
         run_dealt(&c, (size_t)(p->G * c.L.nkb * (c.L.Mpad / c.L.AR)), nt, pack_w_task);
