@@ -56,11 +56,13 @@
 #define FW_X_CACHED (1 << 20) /* x of at most this many bytes is read in place by 1x1 blocks */
 #define FW_SMALL_FILTER 16384 /* packed filters up to this many floats are packed by each task */
 #define FW_GROUP_WORK 16384 /* groups per task: at least this many filter values (M x CRS) */
+#define FW_FEW 512         /* problems of at most this many positions (N x P) keep the filter as the A side */
 #define FW_PF_ROWS 4       /* x's lines of a new channel are prefetched this many panel rows ahead */
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static int64_t rup(int64_t a, int64_t b) { return cdiv(a, b) * b; }
 static int64_t imin(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t imax(int64_t a, int64_t b) { return a > b ? a : b; }
 
 /* A piece of a position block whose source offsets are affine: positions [j, j+len) read
  * x at off + k * str[2]*xs[4] (+ the channel and tap parts; padding not yet applied). */
@@ -85,11 +87,12 @@ typedef struct {
     int cross;                    /* position blocks run across images */
     int direct_b;                 /* 1x1 NCHW: x itself is the B panel */
     int a_late;                   /* filter tiles packed by the task that uses them, into its slot */
+    int a_direct;                 /* a_late, and the kernel reads the filter rows in place instead */
     int64_t gpt;                  /* groups per task */
     int cbuf;                     /* results go through the task's buffer and the epilogue */
     int64_t slot;                 /* floats of one scratch slot: panel, result buffer, segments, bits */
     int64_t buf_at, seg_at, bits_at, abuf_at, bstride;
-    int64_t tab_at, zero_at, iseg_at; /* swapped: row-pointer table, zero row, kernel segments */
+    int64_t tab_at, zero_at, iseg_at; /* pix: row-pointer table; zero row; kernel segments */
 } fw_plan;
 
 /* Reduction order (tap, channel) when x's channels are contiguous and there are enough of
@@ -104,6 +107,20 @@ static int linear_positions(const int64_t s[5], const int64_t d[3])
 }
 
 static int filter_rows_contiguous(const hd_conv_problem *p, int pix);
+
+/* Whether MR filter rows LDA floats apart, read in place, spread over the sets of a 48 KiB
+ * 12-way L1 (64 sets of 64-byte lines): with a row stride of 4 KiB all would share one set
+ * and evict each other at every step (such filters are packed per tile instead). */
+static int rows_spread(int64_t lda, int64_t MR)
+{
+    int cnt[64] = {0}, most = 0;
+    for (int64_t i = 0; i < MR; i++) {
+        int set = (int)(((uint64_t)(i * lda) * sizeof(float) >> 6) & 63);
+        if (++cnt[set] > most)
+            most = cnt[set];
+    }
+    return most <= 8;
+}
 
 static fw_plan plan_fw(const hd_conv_problem *p)
 {
@@ -123,7 +140,11 @@ static fw_plan plan_fw(const hd_conv_problem *p)
      * side: the rule may not depend on the ISA, as the store path sets the rounding.) */
     int64_t ppad = rup(L.P, FW_UNIT);
     L.cross = p->N > 1 && (L.P < FW_SMALL_IMAGE || (!L.pix && (ppad - L.P) * 16 > ppad && L.R >= 128));
-    L.swap = L.pix;
+    /* NHWC-like x: positions are the A side (MR rows read from x in place, the filter packed
+     * as B), except for problems with few positions (batch 1 of the small late layers), where
+     * the filter is most of the data: it stays the A side, read in place (or packed per tile),
+     * and the columns are transposed from x into the B panel once per block. */
+    L.swap = L.pix && p->N * L.P > FW_FEW;
     L.AR = L.swap ? L.NR : L.MR;      /* channel side tile */
     L.BR = L.swap ? L.MR : L.NR;      /* position side tile */
     L.Mpad = rup(L.M, L.AR);
@@ -177,6 +198,7 @@ static fw_plan plan_fw(const hd_conv_problem *p)
      * costs less than a parallel pass (a fork and join) of its own. */
     L.a_late = !L.swap && (per_group <= 2 ||
                            (p->G * L.Mpad * L.R <= FW_SMALL_FILTER && filter_rows_contiguous(p, L.pix)));
+    L.a_direct = L.a_late && filter_rows_contiguous(p, L.pix) && rows_spread(p->wst[0], L.MR);
     L.cbuf = 0;
     L.slot = 0;
     return L;
@@ -201,16 +223,15 @@ static hd_conv_layout layout_fw(const hd_conv_problem *p, fw_plan *L)
     L->bstride = cdiv(L->nc, 8) + 8;
     /* swapped: no gathered panel; the kernel reads x through a table of row pointers (one per
        position and tap, per block), rows in the padding point at a zero row of Cg floats */
-    L->tab_at = 0;
-    L->zero_at = L->swap ? rup(cdiv(p->TRS * L->ncpad * (int64_t)sizeof(float *), (int64_t)sizeof(float)), 16) : 0;
-    L->iseg_at = L->zero_at + (L->swap ? rup(p->Cg, 16) : 0);
-    int64_t panel = L->swap ? L->iseg_at + rup(fw_nseg_max(p, L) * (int64_t)(sizeof(hd_igemm_seg) / sizeof(float)), 16)
-                            : L->kc * L->ncpad;
-    L->buf_at = rup(panel, 16);
+    L->tab_at = L->swap ? 0 : rup(L->kc * L->ncpad, 16);
+    L->zero_at = L->tab_at + (L->pix ? rup(cdiv(p->TRS * L->ncpad * (int64_t)sizeof(float *), (int64_t)sizeof(float)), 16) : 0);
+    int64_t nzero = imax(L->pix ? p->Cg : 0, L->a_direct ? L->kc : 0);
+    L->iseg_at = L->zero_at + rup(nzero, 16);
+    L->buf_at = L->iseg_at + (L->swap ? rup(fw_nseg_max(p, L) * (int64_t)(sizeof(hd_igemm_seg) / sizeof(float)), 16) : 0);
     L->seg_at = L->buf_at + rup(fw_cbuf(p, L, 1) ? L->mb * L->ncpad : 0, 16);
     L->bits_at = L->seg_at + rup((L->nc + 1) * (int64_t)(sizeof(fw_seg) / sizeof(float)), 16);
     L->abuf_at = L->bits_at + rup(cdiv(p->TRS * L->bstride, (int64_t)sizeof(float)), 16);
-    L->slot = L->abuf_at + (L->a_late ? rup(L->kc * L->AR, 16) : 0);
+    L->slot = L->abuf_at + (L->a_late && !L->a_direct ? rup(L->kc * L->AR, 16) : 0);
     hd_conv_layout W = {{0}, 0};
     hd_conv_book(&W, 0, L->a_late ? 0 : p->G * L->Mpad, L->R, sizeof(float));
     hd_conv_book(&W, 1, FW_SLOTS, L->slot, sizeof(float));
@@ -507,6 +528,30 @@ static int64_t row_segments(const hd_conv_problem *p, const float *const *tab, i
     return ns;
 }
 
+/*
+ * NHWC-like gather for the unswapped order (few positions): reduction rows [r0, r0+kcb)
+ * (tap-major) x the block's positions into a row-major panel, (row pp, column j) at
+ * dst[pp*ld + j], through the row table (16 positions of a run of channels transposed at a
+ * time); columns from nq up to ld are zero (the table's zero rows).
+ */
+static void gather_b_pix(const fw_ctx *c, const float *const *tab, int64_t r0, int64_t kcb, float *dst, int64_t ld)
+{
+    const hd_conv_problem *p = c->p;
+    const float *src[16];
+    for (int64_t r = r0; r < r0 + kcb;) {
+        int64_t tap = r / p->Cg, ch = r % p->Cg, cnt = imin(p->Cg - ch, r0 + kcb - r);
+        const float *const *tr = tab + tap * ld;
+        float *d = dst + (r - r0) * ld;
+        for (int64_t j0 = 0; j0 < ld; j0 += 16) {
+            int64_t T = imin(16, ld - j0);
+            for (int64_t i = 0; i < T; i++)
+                src[i] = tr[j0 + i] + ch;
+            c->cols(d + j0, ld, T, src, cnt);
+        }
+        r += cnt;
+    }
+}
+
 /* One line of the epilogue: cnt values v[k*vs] to y elements o[k*os] (z alike), bias
  * bias[k*bs] (bs = 0: one channel). */
 static void store_line(const hd_conv_epilogue *e, float *o, const float *zz, int64_t os, const float *v, int64_t vs,
@@ -608,11 +653,11 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
     const float *wg = c->apack + g * L->Mpad * L->R;
     float *ybase = c->cbuf ? NULL : c->y + n * os[0] + ch0 * os[1] + q0 * os[4];
     const float **tab = (const float **)(void *)(panel + L->tab_at);
-    if (L->swap) {
-        float *zero = panel + L->zero_at;
-        memset(zero, 0, sizeof(float) * (size_t)p->Cg);
+    float *zero = panel + L->zero_at;
+    if (L->pix || L->a_direct)
+        memset(zero, 0, sizeof(float) * (size_t)imax(L->pix ? p->Cg : 0, L->a_direct ? L->kc : 0));
+    if (L->pix)
         build_rows(c, n, chb, q0, nq, L->ncpad, tab, zero);
-    }
 
     for (int64_t kb = 0; kb < L->nkb; kb++) {
         int64_t r0 = kb * L->kc, kcb = imin(L->kc, L->R - r0);
@@ -642,12 +687,24 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
             xdirect = c->x + n * xs[0] + (chb + r0) * xs[1] + q0;
             if (nq % (int64_t)NR)                  /* the partial last panel is copied */
                 gather_b_rows(c, seg, ns, bits, L->bstride, chb, r0, kcb, nq - nfull, panel, (int64_t)NR);
+        } else if (L->pix) {
+            gather_b_pix(c, tab, r0, kcb, panel, L->ncpad);
         } else {
             gather_b_rows(c, seg, ns, bits, L->bstride, chb, r0, kcb, nq, panel, L->ncpad);
         }
         for (int64_t ir = 0; ir < nm; ir += (int64_t)MR) {
             const float *ap;
-            if (L->a_late) {
+            const float *arow[16];
+            hd_igemm_seg aseg = {arow, 0, kcb};
+            if (L->a_direct) {
+                /* the filter rows themselves, contiguous in the reduction order; rows past
+                   the last channel read zeros */
+                int64_t rows = imin((int64_t)MR, nm - ir);
+                const float *w0 = c->w + (ch0 + ir) * p->wst[0] + r0;
+                for (int64_t i = 0; i < (int64_t)MR; i++)
+                    arow[i] = i < rows ? w0 + i * p->wst[0] : zero;
+                ap = NULL;
+            } else if (L->a_late) {
                 pack_w_tile(c, g, kb, (m0 + ir) / (int64_t)MR, abuf);
                 ap = abuf;
             } else {
@@ -665,10 +722,12 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
                     bp = panel;
                     bs = NR;
                 }
-                if (c->cbuf)
-                    uk(mr, nr, (size_t)kcb, ap, bp, bs, buf + ir * L->ncpad + jr, (size_t)L->ncpad, al, be);
+                float *cp = c->cbuf ? buf + ir * L->ncpad + jr : ybase + ir * os[1] + jr;
+                size_t ldc = c->cbuf ? (size_t)L->ncpad : (size_t)os[1];
+                if (L->a_direct)
+                    c->ik(mr, nr, 1, &aseg, 0, bp, bs, cp, ldc, al, be);
                 else
-                    uk(mr, nr, (size_t)kcb, ap, bp, bs, ybase + ir * os[1] + jr, (size_t)os[1], al, be);
+                    uk(mr, nr, (size_t)kcb, ap, bp, bs, cp, ldc, al, be);
             }
         }
     }
@@ -703,7 +762,7 @@ static void fw_task(void *vctx, size_t task, int thread)
     fw_seg *seg = (fw_seg *)(panel + L->seg_at);
     uint8_t *bits = (uint8_t *)(panel + L->bits_at);
     int64_t ns = 0, nfull = L->direct_b ? nq / L->NR * L->NR : 0;
-    if (!L->swap && nfull < nq)
+    if (!L->pix && nfull < nq)
         ns = block_geometry(c, n, q0 + nfull, nq - nfull, seg, bits, L->bstride);
     for (int64_t g = gc * L->gpt; g < imin(p->G, (gc + 1) * L->gpt); g++)
         fw_block(c, thread, g, n, q0, nq, m0, nm, seg, ns, bits, nfull);
