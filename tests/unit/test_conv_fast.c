@@ -85,6 +85,11 @@ static const fcase cases[] = {
     {"few positions 3x3 K=200", 2, 1, 16, 200, 1, {1, 9, 9}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"few positions 1x1 C=1024 (rows 4 KiB apart)", 2, 1, 1024, 20, 1, {1, 3, 4}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"few positions stride 2 N=2", 2, 2, 24, 30, 1, {1, 14, 14}, {1, 3, 3}, {0, 1, 1}, {1, 2, 2}, {1, 1, 1}},
+    /* NHWC with few channels: one table entry per filter row (a run of S*C floats), runs cut by
+     * the borders copied; swapped (conv1-like) and not, 3-d */
+    {"wide runs 7x7 stride 2 pad 3 (swap)", 2, 2, 3, 20, 1, {1, 45, 47}, {1, 7, 7}, {0, 3, 3}, {1, 2, 2}, {1, 1, 1}},
+    {"wide runs 5x3 pad 2x1 C=5 (swap)", 2, 1, 5, 9, 1, {1, 30, 23}, {1, 5, 3}, {0, 2, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"wide runs 3d C=2", 3, 2, 2, 6, 1, {5, 6, 7}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
 };
 #define NCASES ((int)(sizeof cases / sizeof *cases))
 
@@ -185,6 +190,7 @@ static const fcase det_cases[] = {
     /* NHWC: positions as the A side (more than 512), filter as the A side (batch 1 3x3) */
     {"det swap", 2, 2, 24, 40, 1, {1, 17, 16}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"det batch 1 3x3", 2, 1, 40, 70, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"det conv1-like", 2, 2, 3, 24, 1, {1, 33, 35}, {1, 7, 7}, {0, 3, 3}, {1, 2, 2}, {1, 1, 1}},
 };
 #define NDET ((int)(sizeof det_cases / sizeof *det_cases))
 

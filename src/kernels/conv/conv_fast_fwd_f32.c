@@ -93,12 +93,25 @@ typedef struct {
     int64_t slot;                 /* floats of one scratch slot: panel, result buffer, segments, bits */
     int64_t buf_at, seg_at, bits_at, abuf_at, bstride;
     int64_t tab_at, zero_at, iseg_at; /* pix: row-pointer table; zero row; kernel segments */
+    int64_t patch_at;             /* wide: copies of the runs that a border cuts */
+    int wide;                     /* pix with one table entry per filter row (x_wide) */
+    int64_t rl, nunits;           /* pix: run length (Cg, or S*Cg when wide) and runs per position */
 } fw_plan;
 
 /* Reduction order (tap, channel) when x's channels are contiguous and there are enough of
  * them to make runs worth copying; with few (conv1: 3) the (channel, tap) order and strided
  * position runs are cheaper. */
-static int x_pix(const hd_conv_problem *p) { return p->xs[1] == 1 && p->xs[4] != 1 && p->Cg >= 8; }
+static int x_wide(const hd_conv_problem *p);
+static int x_pix(const hd_conv_problem *p) { return p->xs[1] == 1 && p->xs[4] != 1 && (p->Cg >= 8 || x_wide(p)); }
+
+/* Few channels (conv1: 3) whose pixels are dense along w: the S taps of one filter row are
+ * one run of S*Cg floats of x, so the row table holds one pointer per filter row, not per
+ * tap (runs of 3 would make kernel segments too short).  A run that a border cuts is
+ * copied, zero-filled, into the task's scratch. */
+static int x_wide(const hd_conv_problem *p)
+{
+    return p->xs[1] == 1 && p->Cg < 16 && p->flt[2] > 1 && p->dil[2] * p->xs[4] == p->Cg && p->CRS <= 1024;
+}
 
 /* Positions of a tensor (strides s, dims d) addressed as pos * s[4]. */
 static int linear_positions(const int64_t s[5], const int64_t d[3])
@@ -129,6 +142,9 @@ static fw_plan plan_fw(const hd_conv_problem *p)
     L.MR = (int64_t)L.kern->mr;
     L.NR = (int64_t)L.kern->nr;
     L.pix = x_pix(p);
+    L.wide = L.pix && x_wide(p) && p->Cg < 8;
+    L.rl = L.wide ? p->flt[2] * p->Cg : p->Cg;
+    L.nunits = L.wide ? p->flt[0] * p->flt[1] : p->TRS;
     L.M = p->Kg;
     L.R = p->CRS;
     L.P = p->P;
@@ -214,7 +230,10 @@ static int fw_cbuf(const hd_conv_problem *p, const fw_plan *L, int fused)
 }
 
 /* Most kernel segments of one k block (swapped): runs of channels of one tap. */
-static int64_t fw_nseg_max(const hd_conv_problem *p, const fw_plan *L) { return imin(p->TRS, cdiv(L->kc, p->Cg) + 1); }
+static int64_t fw_nseg_max(const fw_plan *L) { return imin(L->nunits, cdiv(L->kc, L->rl) + 1); }
+
+/* Floats of the zero row: a run of x (pix), a k block of a filter row (a_direct). */
+static int64_t fw_nzero(const fw_plan *L) { return imax(L->pix ? L->rl : 0, L->a_direct ? L->kc : 0); }
 
 /* Packed filter (G x Mpad x R), then FW_SLOTS x (gathered panel, result buffer).  The
  * workspace books the result buffer whenever any epilogue could need it. */
@@ -224,10 +243,10 @@ static hd_conv_layout layout_fw(const hd_conv_problem *p, fw_plan *L)
     /* swapped: no gathered panel; the kernel reads x through a table of row pointers (one per
        position and tap, per block), rows in the padding point at a zero row of Cg floats */
     L->tab_at = L->swap ? 0 : rup(L->kc * L->ncpad, 16);
-    L->zero_at = L->tab_at + (L->pix ? rup(cdiv(p->TRS * L->ncpad * (int64_t)sizeof(float *), (int64_t)sizeof(float)), 16) : 0);
-    int64_t nzero = imax(L->pix ? p->Cg : 0, L->a_direct ? L->kc : 0);
-    L->iseg_at = L->zero_at + rup(nzero, 16);
-    L->buf_at = L->iseg_at + (L->swap ? rup(fw_nseg_max(p, L) * (int64_t)(sizeof(hd_igemm_seg) / sizeof(float)), 16) : 0);
+    L->zero_at = L->tab_at + (L->pix ? rup(cdiv(L->nunits * L->ncpad * (int64_t)sizeof(float *), (int64_t)sizeof(float)), 16) : 0);
+    L->iseg_at = L->zero_at + rup(fw_nzero(L), 16);
+    L->patch_at = L->iseg_at + (L->swap ? rup(fw_nseg_max(L) * (int64_t)(sizeof(hd_igemm_seg) / sizeof(float)), 16) : 0);
+    L->buf_at = L->patch_at + (L->wide ? rup(L->ncpad * L->R, 16) : 0);
     L->seg_at = L->buf_at + rup(fw_cbuf(p, L, 1) ? L->mb * L->ncpad : 0, 16);
     L->bits_at = L->seg_at + rup((L->nc + 1) * (int64_t)(sizeof(fw_seg) / sizeof(float)), 16);
     L->abuf_at = L->bits_at + rup(cdiv(p->TRS * L->bstride, (int64_t)sizeof(float)), 16);
@@ -474,53 +493,73 @@ static void gather_b_rows(const fw_ctx *c, const fw_seg *seg, int64_t ns, const 
 }
 
 /*
- * NHWC-like rows (swapped): the indirect kernel reads x in place.  For every tap and every
- * position j of the block, tab[tap * ld + j] points at the position's source pixel (channel 0
- * of group channel base chb), or at ZERO when the tap reads the padding; positions from nq up
- * to ld (the last tile's unused rows) point at ZERO too.  A run of channels [ch, ch + cnt) of
- * one tap is then the kernel segment {tab + tap * ld, ch, cnt}.
+ * NHWC-like rows: the indirect kernel (swapped) or the column transpose (few positions) reads
+ * x in place.  For every run u (a tap, or a filter row when wide) and every position j of
+ * the block, tab[u * ld + j] points at the run's first float (channel 0 of group channel
+ * base chb), or at ZERO when the run lies in the padding; a wide run that a border cuts is
+ * copied, zero-filled, to PATCH.  Positions from nq up to ld (the last tile's unused rows)
+ * point at ZERO too.  A piece [off, off + cnt) of run u is then the kernel segment
+ * {tab + u * ld, off, cnt}.
  */
 static void build_rows(const fw_ctx *c, int64_t n, int64_t chb, int64_t q0, int64_t nq, int64_t ld,
-                       const float **tab, const float *zero)
+                       const float **tab, const float *zero, float *patch)
 {
     const hd_conv_problem *p = c->p;
-    const int64_t *ss = p->xs;
+    const int64_t *ss = p->xs, S = p->flt[2];
     const float *xb = c->x + chb * ss[1];
-    int64_t TRS = p->TRS;
+    int wide = c->L.wide;
     poscur u = pos_at(p, n, q0);
     for (int64_t j = 0; j < nq; j++, pos_advance(p, &u, 1)) {
         int64_t d0 = u.od * p->str[0] - p->pad[0], h0 = u.oh * p->str[1] - p->pad[1], w0 = u.ow * p->str[2] - p->pad[2];
         const float *base = xb + u.n * ss[0];
-        int64_t tap = 0;
+        /* taps of a filter row that read inside x: [slo, shi) */
+        int64_t slo = w0 >= 0 ? 0 : cdiv(-w0, p->dil[2]);
+        int64_t shi = w0 > p->in[2] - 1 ? 0 : imin(S, (p->in[2] - 1 - w0) / p->dil[2] + 1);
+        int64_t un = 0;
         for (int64_t t = 0; t < p->flt[0]; t++) {
             int64_t id = d0 + t * p->dil[0];
             int din = id >= 0 && id < p->in[0];
             for (int64_t rr = 0; rr < p->flt[1]; rr++) {
                 int64_t ih = h0 + rr * p->dil[1];
                 int hin = din && ih >= 0 && ih < p->in[1];
-                const float *rowp = base + id * ss[2] + ih * ss[3];
-                for (int64_t sx = 0; sx < p->flt[2]; sx++, tap++) {
-                    int64_t iw = w0 + sx * p->dil[2];
-                    tab[tap * ld + j] = hin && iw >= 0 && iw < p->in[2] ? rowp + iw * ss[4] : zero;
+                /* the row may lie in the padding: integer arithmetic until used */
+                const float *rowp = (const float *)((uintptr_t)base + (uintptr_t)((id * ss[2] + ih * ss[3]) * (int64_t)sizeof(float)));
+                if (wide) {
+                    const float **e = &tab[un++ * ld + j];
+                    if (!hin || slo >= shi) {
+                        *e = zero;
+                    } else if (slo == 0 && shi == S) {
+                        *e = rowp + w0 * ss[4];
+                    } else {
+                        int64_t cg = p->Cg;
+                        for (int64_t sx = 0; sx < S; sx++)
+                            for (int64_t ch = 0; ch < cg; ch++)
+                                patch[sx * cg + ch] = sx >= slo && sx < shi ? rowp[(w0 + sx * p->dil[2]) * ss[4] + ch] : 0.0f;
+                        *e = patch;
+                        patch += S * cg;
+                    }
+                    continue;
                 }
+                for (int64_t sx = 0; sx < S; sx++)
+                    tab[un++ * ld + j] = hin && sx >= slo && sx < shi ? rowp + (w0 + sx * p->dil[2]) * ss[4] : zero;
             }
         }
     }
-    for (int64_t tap = 0; tap < TRS; tap++)
+    for (int64_t un = 0; un < c->L.nunits; un++)
         for (int64_t j = nq; j < ld; j++)
-            tab[tap * ld + j] = zero;
+            tab[un * ld + j] = zero;
 }
 
-/* The kernel segments of k block [r0, r0 + kcb) in the (tap, channel) order: one per run of
- * channels of one tap.  Returns their number. */
-static int64_t row_segments(const hd_conv_problem *p, const float *const *tab, int64_t ld, int64_t r0, int64_t kcb,
+/* The kernel segments of k block [r0, r0 + kcb) in the (tap, channel) order: one per piece
+ * of a run.  Returns their number. */
+static int64_t row_segments(const fw_plan *L, const float *const *tab, int64_t ld, int64_t r0, int64_t kcb,
                             hd_igemm_seg *sg)
 {
     int64_t ns = 0;
     for (int64_t r = r0; r < r0 + kcb;) {
-        int64_t tap = r / p->Cg, ch = r % p->Cg, cnt = imin(p->Cg - ch, r0 + kcb - r);
-        sg[ns].rows = tab + tap * ld;
-        sg[ns].off = ch;
+        int64_t un = r / L->rl, off = r % L->rl, cnt = imin(L->rl - off, r0 + kcb - r);
+        sg[ns].rows = tab + un * ld;
+        sg[ns].off = off;
         sg[ns].kc = cnt;
         ns++;
         r += cnt;
@@ -536,11 +575,10 @@ static int64_t row_segments(const hd_conv_problem *p, const float *const *tab, i
  */
 static void gather_b_pix(const fw_ctx *c, const float *const *tab, int64_t r0, int64_t kcb, float *dst, int64_t ld)
 {
-    const hd_conv_problem *p = c->p;
     const float *src[16];
     for (int64_t r = r0; r < r0 + kcb;) {
-        int64_t tap = r / p->Cg, ch = r % p->Cg, cnt = imin(p->Cg - ch, r0 + kcb - r);
-        const float *const *tr = tab + tap * ld;
+        int64_t un = r / c->L.rl, ch = r % c->L.rl, cnt = imin(c->L.rl - ch, r0 + kcb - r);
+        const float *const *tr = tab + un * ld;
         float *d = dst + (r - r0) * ld;
         for (int64_t j0 = 0; j0 < ld; j0 += 16) {
             int64_t T = imin(16, ld - j0);
@@ -655,9 +693,9 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
     const float **tab = (const float **)(void *)(panel + L->tab_at);
     float *zero = panel + L->zero_at;
     if (L->pix || L->a_direct)
-        memset(zero, 0, sizeof(float) * (size_t)imax(L->pix ? p->Cg : 0, L->a_direct ? L->kc : 0));
+        memset(zero, 0, sizeof(float) * (size_t)fw_nzero(L));
     if (L->pix)
-        build_rows(c, n, chb, q0, nq, L->ncpad, tab, zero);
+        build_rows(c, n, chb, q0, nq, L->ncpad, tab, zero, panel + L->patch_at);
 
     for (int64_t kb = 0; kb < L->nkb; kb++) {
         int64_t r0 = kb * L->kc, kcb = imin(L->kc, L->R - r0);
@@ -668,7 +706,7 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
             /* A: MR positions, read from x through the row table; B: NR channels of the
                packed filter. */
             hd_igemm_seg *sg = (hd_igemm_seg *)(panel + L->iseg_at);
-            size_t nsg = (size_t)row_segments(p, tab, L->ncpad, r0, kcb, sg);
+            size_t nsg = (size_t)row_segments(L, tab, L->ncpad, r0, kcb, sg);
             for (int64_t ir = 0; ir < nq; ir += (int64_t)MR) {
                 size_t mr = (size_t)imin((int64_t)MR, nq - ir);
                 for (int64_t jr = 0; jr < nm; jr += (int64_t)NR) {
