@@ -173,8 +173,11 @@ static fw_plan plan_fw(const hd_conv_problem *p)
     }
     /* blocks */
     int64_t Q = L.cross ? p->N * L.P : L.P;
+    /* swapped, the positions are the MR side: blocks of whole MR tiles (the blocks only pick
+       which kernel call computes a position, never its rounding) */
+    int64_t unit = L.swap ? L.BR : FW_UNIT;
     L.npb = cdiv(Q, FW_NC);
-    L.nc = imin(rup(cdiv(Q, L.npb), FW_UNIT), Q);
+    L.nc = imin(rup(cdiv(Q, L.npb), unit), Q);
     L.npb = cdiv(Q, L.nc);
     L.nmb = cdiv(L.M, FW_MC);
     L.mb = rup(cdiv(L.M, L.nmb), L.AR);
@@ -189,7 +192,7 @@ static fw_plan plan_fw(const hd_conv_problem *p)
         if (L.mb > 128) {
             L.mb = rup(cdiv(L.mb, 2), L.AR);
         } else if (L.nc >= 128) {
-            L.nc = rup(cdiv(L.nc, 2), FW_UNIT);
+            L.nc = rup(cdiv(L.nc, 2), unit);
             L.npb = cdiv(Q, L.nc);
         } else if (L.mb >= 2 * L.AR) {
             L.mb = rup(cdiv(L.mb, 2), L.AR);
