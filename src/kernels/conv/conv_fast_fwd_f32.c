@@ -88,6 +88,8 @@ typedef struct {
     int direct_b;                 /* 1x1 NCHW: x itself is the B panel */
     int a_late;                   /* filter tiles packed by the task that uses them, into its slot */
     int a_direct;                 /* a_late, and the kernel reads the filter rows in place instead */
+    int a_copy;                   /* a_late, rows contiguous but aliasing in L1: copied per tile
+                                     with a padded stride (no transpose), read by the indirect kernel */
     int64_t gpt;                  /* groups per task */
     int cbuf;                     /* results go through the task's buffer and the epilogue */
     int64_t slot;                 /* floats of one scratch slot: panel, result buffer, segments, bits */
@@ -217,7 +219,9 @@ static fw_plan plan_fw(const hd_conv_problem *p)
      * costs less than a parallel pass (a fork and join) of its own. */
     L.a_late = !L.swap && (per_group <= 2 ||
                            (p->G * L.Mpad * L.R <= FW_SMALL_FILTER && filter_rows_contiguous(p, L.pix)));
-    L.a_direct = L.a_late && filter_rows_contiguous(p, L.pix) && rows_spread(p->wst[0], L.MR);
+    int contiguous = L.a_late && filter_rows_contiguous(p, L.pix);
+    L.a_direct = contiguous && rows_spread(p->wst[0], L.MR);
+    L.a_copy = contiguous && !L.a_direct;
     L.cbuf = 0;
     L.slot = 0;
     return L;
@@ -236,7 +240,10 @@ static int fw_cbuf(const hd_conv_problem *p, const fw_plan *L, int fused)
 static int64_t fw_nseg_max(const fw_plan *L) { return imin(L->nunits, cdiv(L->kc, L->rl) + 1); }
 
 /* Floats of the zero row: a run of x (pix), a k block of a filter row (a_direct). */
-static int64_t fw_nzero(const fw_plan *L) { return imax(L->pix ? L->rl : 0, L->a_direct ? L->kc : 0); }
+static int64_t fw_nzero(const fw_plan *L) { return imax(L->pix ? L->rl : 0, L->a_direct || L->a_copy ? L->kc : 0); }
+
+/* Row stride of the copied filter rows (a_copy): off the 4 KiB multiples. */
+static int64_t fw_acopy_ld(const fw_plan *L) { return L->kc + 16; }
 
 /* Packed filter (G x Mpad x R), then FW_SLOTS x (gathered panel, result buffer).  The
  * workspace books the result buffer whenever any epilogue could need it. */
@@ -253,7 +260,7 @@ static hd_conv_layout layout_fw(const hd_conv_problem *p, fw_plan *L)
     L->seg_at = L->buf_at + rup(fw_cbuf(p, L, 1) ? L->mb * L->ncpad : 0, 16);
     L->bits_at = L->seg_at + rup((L->nc + 1) * (int64_t)(sizeof(fw_seg) / sizeof(float)), 16);
     L->abuf_at = L->bits_at + rup(cdiv(p->TRS * L->bstride, (int64_t)sizeof(float)), 16);
-    L->slot = L->abuf_at + (L->a_late && !L->a_direct ? rup(L->kc * L->AR, 16) : 0);
+    L->slot = L->abuf_at + (L->a_copy ? rup(L->AR * fw_acopy_ld(L), 16) : L->a_late && !L->a_direct ? rup(L->kc * L->AR, 16) : 0);
     hd_conv_layout W = {{0}, 0};
     hd_conv_book(&W, 0, L->a_late ? 0 : p->G * L->Mpad, L->R, sizeof(float));
     hd_conv_book(&W, 1, FW_SLOTS, L->slot, sizeof(float));
@@ -695,7 +702,7 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
     float *ybase = c->cbuf ? NULL : c->y + n * os[0] + ch0 * os[1] + q0 * os[4];
     const float **tab = (const float **)(void *)(panel + L->tab_at);
     float *zero = panel + L->zero_at;
-    if (L->pix || L->a_direct)
+    if (L->pix || L->a_direct || L->a_copy)
         memset(zero, 0, sizeof(float) * (size_t)fw_nzero(L));
     if (L->pix)
         build_rows(c, n, chb, q0, nq, L->ncpad, tab, zero, panel + L->patch_at);
@@ -737,13 +744,19 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
             const float *ap;
             const float *arow[16];
             hd_igemm_seg aseg = {arow, 0, kcb};
-            if (L->a_direct) {
-                /* the filter rows themselves, contiguous in the reduction order; rows past
+            if (L->a_direct || L->a_copy) {
+                /* the filter rows themselves, contiguous in the reduction order (or a copy of
+                   this k block of them, when in place they would share L1 sets); rows past
                    the last channel read zeros */
-                int64_t rows = imin((int64_t)MR, nm - ir);
+                int64_t rows = imin((int64_t)MR, nm - ir), ldc_ = fw_acopy_ld(L);
                 const float *w0 = c->w + (ch0 + ir) * p->wst[0] + r0;
-                for (int64_t i = 0; i < (int64_t)MR; i++)
+                for (int64_t i = 0; i < (int64_t)MR; i++) {
                     arow[i] = i < rows ? w0 + i * p->wst[0] : zero;
+                    if (L->a_copy && i < rows) {
+                        memcpy(abuf + i * ldc_, arow[i], sizeof(float) * (size_t)kcb);
+                        arow[i] = abuf + i * ldc_;
+                    }
+                }
                 ap = NULL;
             } else if (L->a_late) {
                 pack_w_tile(c, g, kb, (m0 + ir) / (int64_t)MR, abuf);
@@ -765,7 +778,7 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
                 }
                 float *cp = c->cbuf ? buf + ir * L->ncpad + jr : ybase + ir * os[1] + jr;
                 size_t ldc = c->cbuf ? (size_t)L->ncpad : (size_t)os[1];
-                if (L->a_direct)
+                if (L->a_direct || L->a_copy)
                     c->ik(mr, nr, 1, &aseg, 0, bp, bs, cp, ldc, al, be);
                 else
                     uk(mr, nr, (size_t)kcb, ap, bp, bs, cp, ldc, al, be);
