@@ -38,6 +38,7 @@
 #include "core/parallel.h"
 #include "kernels/conv/conv_fwd_gather.h"
 #include "kernels/conv/conv_internal.h"
+#include "kernels/conv/igemm-ukernels.h"
 #include "kernels/gemm/gemm-ukernels.h"
 
 #include <stdatomic.h>
@@ -55,11 +56,13 @@
 #define FW_X_CACHED (1 << 20) /* x of at most this many bytes is read in place by 1x1 blocks */
 #define FW_SMALL_FILTER 16384 /* packed filters up to this many floats are packed by each task */
 #define FW_GROUP_WORK 16384 /* groups per task: at least this many filter values (M x CRS) */
+#define FW_FEW 512         /* problems of at most this many positions (N x P) keep the filter as the A side */
 #define FW_PF_ROWS 4       /* x's lines of a new channel are prefetched this many panel rows ahead */
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static int64_t rup(int64_t a, int64_t b) { return cdiv(a, b) * b; }
 static int64_t imin(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t imax(int64_t a, int64_t b) { return a > b ? a : b; }
 
 /* A piece of a position block whose source offsets are affine: positions [j, j+len) read
  * x at off + k * str[2]*xs[4] (+ the channel and tap parts; padding not yet applied). */
@@ -84,16 +87,33 @@ typedef struct {
     int cross;                    /* position blocks run across images */
     int direct_b;                 /* 1x1 NCHW: x itself is the B panel */
     int a_late;                   /* filter tiles packed by the task that uses them, into its slot */
+    int a_direct;                 /* a_late, and the kernel reads the filter rows in place instead */
+    int a_copy;                   /* a_late, rows contiguous but aliasing in L1: copied per tile
+                                     with a padded stride (no transpose), read by the indirect kernel */
     int64_t gpt;                  /* groups per task */
     int cbuf;                     /* results go through the task's buffer and the epilogue */
     int64_t slot;                 /* floats of one scratch slot: panel, result buffer, segments, bits */
     int64_t buf_at, seg_at, bits_at, abuf_at, bstride;
+    int64_t tab_at, zero_at, iseg_at; /* pix: row-pointer table; zero row; kernel segments */
+    int64_t patch_at;             /* wide: copies of the runs that a border cuts */
+    int wide;                     /* pix with one table entry per filter row (x_wide) */
+    int64_t rl, nunits;           /* pix: run length (Cg, or S*Cg when wide) and runs per position */
 } fw_plan;
 
 /* Reduction order (tap, channel) when x's channels are contiguous and there are enough of
  * them to make runs worth copying; with few (conv1: 3) the (channel, tap) order and strided
  * position runs are cheaper. */
-static int x_pix(const hd_conv_problem *p) { return p->xs[1] == 1 && p->xs[4] != 1 && p->Cg >= 8; }
+static int x_wide(const hd_conv_problem *p);
+static int x_pix(const hd_conv_problem *p) { return p->xs[1] == 1 && p->xs[4] != 1 && (p->Cg >= 8 || x_wide(p)); }
+
+/* Few channels (conv1: 3) whose pixels are dense along w: the S taps of one filter row are
+ * one run of S*Cg floats of x, so the row table holds one pointer per filter row, not per
+ * tap (runs of 3 would make kernel segments too short).  A run that a border cuts is
+ * copied, zero-filled, into the task's scratch. */
+static int x_wide(const hd_conv_problem *p)
+{
+    return p->xs[1] == 1 && p->Cg < 16 && p->flt[2] > 1 && p->dil[2] * p->xs[4] == p->Cg && p->CRS <= 1024;
+}
 
 /* Positions of a tensor (strides s, dims d) addressed as pos * s[4]. */
 static int linear_positions(const int64_t s[5], const int64_t d[3])
@@ -103,6 +123,20 @@ static int linear_positions(const int64_t s[5], const int64_t d[3])
 
 static int filter_rows_contiguous(const hd_conv_problem *p, int pix);
 
+/* Whether MR filter rows LDA floats apart, read in place, spread over the sets of a 48 KiB
+ * 12-way L1 (64 sets of 64-byte lines): with a row stride of 4 KiB all would share one set
+ * and evict each other at every step (such filters are packed per tile instead). */
+static int rows_spread(int64_t lda, int64_t MR)
+{
+    int cnt[64] = {0}, most = 0;
+    for (int64_t i = 0; i < MR; i++) {
+        int set = (int)(((uint64_t)(i * lda) * sizeof(float) >> 6) & 63);
+        if (++cnt[set] > most)
+            most = cnt[set];
+    }
+    return most <= 8;
+}
+
 static fw_plan plan_fw(const hd_conv_problem *p)
 {
     fw_plan L;
@@ -110,6 +144,9 @@ static fw_plan plan_fw(const hd_conv_problem *p)
     L.MR = (int64_t)L.kern->mr;
     L.NR = (int64_t)L.kern->nr;
     L.pix = x_pix(p);
+    L.wide = L.pix && x_wide(p) && p->Cg < 8;
+    L.rl = L.wide ? p->flt[2] * p->Cg : p->Cg;
+    L.nunits = L.wide ? p->flt[0] * p->flt[1] : p->TRS;
     L.M = p->Kg;
     L.R = p->CRS;
     L.P = p->P;
@@ -121,7 +158,11 @@ static fw_plan plan_fw(const hd_conv_problem *p)
      * side: the rule may not depend on the ISA, as the store path sets the rounding.) */
     int64_t ppad = rup(L.P, FW_UNIT);
     L.cross = p->N > 1 && (L.P < FW_SMALL_IMAGE || (!L.pix && (ppad - L.P) * 16 > ppad && L.R >= 128));
-    L.swap = L.pix;
+    /* NHWC-like x: positions are the A side (MR rows read from x in place, the filter packed
+     * as B), except for problems with few positions (batch 1 of the small late layers), where
+     * the filter is most of the data: it stays the A side, read in place (or packed per tile),
+     * and the columns are transposed from x into the B panel once per block. */
+    L.swap = L.pix && p->N * L.P > FW_FEW;
     L.AR = L.swap ? L.NR : L.MR;      /* channel side tile */
     L.BR = L.swap ? L.MR : L.NR;      /* position side tile */
     L.Mpad = rup(L.M, L.AR);
@@ -134,8 +175,11 @@ static fw_plan plan_fw(const hd_conv_problem *p)
     }
     /* blocks */
     int64_t Q = L.cross ? p->N * L.P : L.P;
+    /* swapped, the positions are the MR side: blocks of whole MR tiles (the blocks only pick
+       which kernel call computes a position, never its rounding) */
+    int64_t unit = L.swap ? L.BR : FW_UNIT;
     L.npb = cdiv(Q, FW_NC);
-    L.nc = imin(rup(cdiv(Q, L.npb), FW_UNIT), Q);
+    L.nc = imin(rup(cdiv(Q, L.npb), unit), Q);
     L.npb = cdiv(Q, L.nc);
     L.nmb = cdiv(L.M, FW_MC);
     L.mb = rup(cdiv(L.M, L.nmb), L.AR);
@@ -150,7 +194,7 @@ static fw_plan plan_fw(const hd_conv_problem *p)
         if (L.mb > 128) {
             L.mb = rup(cdiv(L.mb, 2), L.AR);
         } else if (L.nc >= 128) {
-            L.nc = rup(cdiv(L.nc, 2), FW_UNIT);
+            L.nc = rup(cdiv(L.nc, 2), unit);
             L.npb = cdiv(Q, L.nc);
         } else if (L.mb >= 2 * L.AR) {
             L.mb = rup(cdiv(L.mb, 2), L.AR);
@@ -175,6 +219,9 @@ static fw_plan plan_fw(const hd_conv_problem *p)
      * costs less than a parallel pass (a fork and join) of its own. */
     L.a_late = !L.swap && (per_group <= 2 ||
                            (p->G * L.Mpad * L.R <= FW_SMALL_FILTER && filter_rows_contiguous(p, L.pix)));
+    int contiguous = L.a_late && filter_rows_contiguous(p, L.pix);
+    L.a_direct = contiguous && rows_spread(p->wst[0], L.MR);
+    L.a_copy = contiguous && !L.a_direct;
     L.cbuf = 0;
     L.slot = 0;
     return L;
@@ -189,16 +236,31 @@ static int fw_cbuf(const hd_conv_problem *p, const fw_plan *L, int fused)
     return L->swap ? p->ys[1] != 1 : p->ys[4] != 1;
 }
 
+/* Most kernel segments of one k block (swapped): runs of channels of one tap. */
+static int64_t fw_nseg_max(const fw_plan *L) { return imin(L->nunits, cdiv(L->kc, L->rl) + 1); }
+
+/* Floats of the zero row: a run of x (pix), a k block of a filter row (a_direct). */
+static int64_t fw_nzero(const fw_plan *L) { return imax(L->pix ? L->rl : 0, L->a_direct || L->a_copy ? L->kc : 0); }
+
+/* Row stride of the copied filter rows (a_copy): off the 4 KiB multiples. */
+static int64_t fw_acopy_ld(const fw_plan *L) { return L->kc + 16; }
+
 /* Packed filter (G x Mpad x R), then FW_SLOTS x (gathered panel, result buffer).  The
  * workspace books the result buffer whenever any epilogue could need it. */
 static hd_conv_layout layout_fw(const hd_conv_problem *p, fw_plan *L)
 {
     L->bstride = cdiv(L->nc, 8) + 8;
-    L->buf_at = rup(L->kc * L->ncpad, 16);
+    /* swapped: no gathered panel; the kernel reads x through a table of row pointers (one per
+       position and tap, per block), rows in the padding point at a zero row of Cg floats */
+    L->tab_at = L->swap ? 0 : rup(L->kc * L->ncpad, 16);
+    L->zero_at = L->tab_at + (L->pix ? rup(cdiv(L->nunits * L->ncpad * (int64_t)sizeof(float *), (int64_t)sizeof(float)), 16) : 0);
+    L->iseg_at = L->zero_at + rup(fw_nzero(L), 16);
+    L->patch_at = L->iseg_at + (L->swap ? rup(fw_nseg_max(L) * (int64_t)(sizeof(hd_igemm_seg) / sizeof(float)), 16) : 0);
+    L->buf_at = L->patch_at + (L->wide ? rup(L->ncpad * L->R, 16) : 0);
     L->seg_at = L->buf_at + rup(fw_cbuf(p, L, 1) ? L->mb * L->ncpad : 0, 16);
     L->bits_at = L->seg_at + rup((L->nc + 1) * (int64_t)(sizeof(fw_seg) / sizeof(float)), 16);
     L->abuf_at = L->bits_at + rup(cdiv(p->TRS * L->bstride, (int64_t)sizeof(float)), 16);
-    L->slot = L->abuf_at + (L->a_late ? rup(L->kc * L->AR, 16) : 0);
+    L->slot = L->abuf_at + (L->a_copy ? rup(L->AR * fw_acopy_ld(L), 16) : L->a_late && !L->a_direct ? rup(L->kc * L->AR, 16) : 0);
     hd_conv_layout W = {{0}, 0};
     hd_conv_book(&W, 0, L->a_late ? 0 : p->G * L->Mpad, L->R, sizeof(float));
     hd_conv_book(&W, 1, FW_SLOTS, L->slot, sizeof(float));
@@ -217,6 +279,7 @@ typedef struct {
     int cbuf;
     hd_conv_mrun_fn mrun;
     hd_conv_cols_fn cols;
+    hd_f32_igemm_fn ik;             /* the indirect kernel (swapped), tile MR x NR as kern */
     /* dynamic dealing of tasks to the threads (see run_dealt) */
     atomic_size_t next;
     size_t ntasks;
@@ -440,39 +503,100 @@ static void gather_b_rows(const fw_ctx *c, const fw_seg *seg, int64_t ns, const 
 }
 
 /*
- * NHWC-like gather: for each position j, the reduction rows [r0, r0+kcb) are runs of x's
- * channels (tap-major).  Micro-panels of T positions, k-major: (row pp, position j) at
- * dst[(j/T)*kcb*T + pp*T + j%T]; positions past nq in the last panel are zero.
+ * NHWC-like rows: the indirect kernel (swapped) or the column transpose (few positions) reads
+ * x in place.  For every run u (a tap, or a filter row when wide) and every position j of
+ * the block, tab[u * ld + j] points at the run's first float (channel 0 of group channel
+ * base chb), or at ZERO when the run lies in the padding; a wide run that a border cuts is
+ * copied, zero-filled, to PATCH.  Positions from nq up to ld (the last tile's unused rows)
+ * point at ZERO too.  A piece [off, off + cnt) of run u is then the kernel segment
+ * {tab + u * ld, off, cnt}.
  */
-static void gather_pix(const fw_ctx *c, int64_t n, int64_t chb, int64_t r0, int64_t kcb, int64_t q0, int64_t nq,
-                       int64_t T, float *dst)
+static void build_rows(const fw_ctx *c, int64_t n, int64_t chb, int64_t q0, int64_t nq, int64_t ld,
+                       const float **tab, const float *zero, float *patch)
 {
     const hd_conv_problem *p = c->p;
-    const int64_t *ss = p->xs, nch = p->Cg;
+    const int64_t *ss = p->xs, S = p->flt[2];
     const float *xb = c->x + chb * ss[1];
-    const float *src[16];
+    int wide = c->L.wide;
     poscur u = pos_at(p, n, q0);
-    for (int64_t j0 = 0; j0 < nq; j0 += T) {
-        poscur pu[16];
-        int64_t cntj = imin(T, nq - j0);
-        for (int64_t i = 0; i < cntj; i++, pos_advance(p, &u, 1))
-            pu[i] = u;
-        float *d = dst + (j0 / T) * kcb * T;
-        for (int64_t pp = 0; pp < kcb;) {
-            int64_t r = r0 + pp, tap = r / nch, ch = r % nch, cnt = imin(nch - ch, kcb - pp);
-            int64_t s = tap % p->flt[2], rr = (tap / p->flt[2]) % p->flt[1], t = tap / (p->flt[2] * p->flt[1]);
-            for (int64_t i = 0; i < T; i++) {
-                src[i] = NULL;
-                if (i >= cntj)
+    for (int64_t j = 0; j < nq; j++, pos_advance(p, &u, 1)) {
+        int64_t d0 = u.od * p->str[0] - p->pad[0], h0 = u.oh * p->str[1] - p->pad[1], w0 = u.ow * p->str[2] - p->pad[2];
+        const float *base = xb + u.n * ss[0];
+        /* taps of a filter row that read inside x: [slo, shi) */
+        int64_t slo = w0 >= 0 ? 0 : cdiv(-w0, p->dil[2]);
+        int64_t shi = w0 > p->in[2] - 1 ? 0 : imin(S, (p->in[2] - 1 - w0) / p->dil[2] + 1);
+        int64_t un = 0;
+        for (int64_t t = 0; t < p->flt[0]; t++) {
+            int64_t id = d0 + t * p->dil[0];
+            int din = id >= 0 && id < p->in[0];
+            for (int64_t rr = 0; rr < p->flt[1]; rr++) {
+                int64_t ih = h0 + rr * p->dil[1];
+                int hin = din && ih >= 0 && ih < p->in[1];
+                /* the row may lie in the padding: integer arithmetic until used */
+                const float *rowp = (const float *)((uintptr_t)base + (uintptr_t)((id * ss[2] + ih * ss[3]) * (int64_t)sizeof(float)));
+                if (wide) {
+                    const float **e = &tab[un++ * ld + j];
+                    if (!hin || slo >= shi) {
+                        *e = zero;
+                    } else if (slo == 0 && shi == S) {
+                        *e = rowp + w0 * ss[4];
+                    } else {
+                        int64_t cg = p->Cg;
+                        for (int64_t sx = 0; sx < S; sx++)
+                            for (int64_t ch = 0; ch < cg; ch++)
+                                patch[sx * cg + ch] = sx >= slo && sx < shi ? rowp[(w0 + sx * p->dil[2]) * ss[4] + ch] : 0.0f;
+                        *e = patch;
+                        patch += S * cg;
+                    }
                     continue;
-                int64_t id = src_coord(p, 0, pu[i].od, t), ih = src_coord(p, 1, pu[i].oh, rr);
-                int64_t iw = src_coord(p, 2, pu[i].ow, s);
-                if (id >= 0 && ih >= 0 && iw >= 0)
-                    src[i] = xb + pu[i].n * ss[0] + id * ss[2] + ih * ss[3] + iw * ss[4] + ch;
+                }
+                for (int64_t sx = 0; sx < S; sx++)
+                    tab[un++ * ld + j] = hin && sx >= slo && sx < shi ? rowp + (w0 + sx * p->dil[2]) * ss[4] : zero;
             }
-            c->cols(d + pp * T, T, T, src, cnt);
-            pp += cnt;
         }
+    }
+    for (int64_t un = 0; un < c->L.nunits; un++)
+        for (int64_t j = nq; j < ld; j++)
+            tab[un * ld + j] = zero;
+}
+
+/* The kernel segments of k block [r0, r0 + kcb) in the (tap, channel) order: one per piece
+ * of a run.  Returns their number. */
+static int64_t row_segments(const fw_plan *L, const float *const *tab, int64_t ld, int64_t r0, int64_t kcb,
+                            hd_igemm_seg *sg)
+{
+    int64_t ns = 0;
+    for (int64_t r = r0; r < r0 + kcb;) {
+        int64_t un = r / L->rl, off = r % L->rl, cnt = imin(L->rl - off, r0 + kcb - r);
+        sg[ns].rows = tab + un * ld;
+        sg[ns].off = off;
+        sg[ns].kc = cnt;
+        ns++;
+        r += cnt;
+    }
+    return ns;
+}
+
+/*
+ * NHWC-like gather for the unswapped order (few positions): reduction rows [r0, r0+kcb)
+ * (tap-major) x the block's positions into a row-major panel, (row pp, column j) at
+ * dst[pp*ld + j], through the row table (16 positions of a run of channels transposed at a
+ * time); columns from nq up to ld are zero (the table's zero rows).
+ */
+static void gather_b_pix(const fw_ctx *c, const float *const *tab, int64_t r0, int64_t kcb, float *dst, int64_t ld)
+{
+    const float *src[16];
+    for (int64_t r = r0; r < r0 + kcb;) {
+        int64_t un = r / c->L.rl, ch = r % c->L.rl, cnt = imin(c->L.rl - ch, r0 + kcb - r);
+        const float *const *tr = tab + un * ld;
+        float *d = dst + (r - r0) * ld;
+        for (int64_t j0 = 0; j0 < ld; j0 += 16) {
+            int64_t T = imin(16, ld - j0);
+            for (int64_t i = 0; i < T; i++)
+                src[i] = tr[j0 + i] + ch;
+            c->cols(d + j0, ld, T, src, cnt);
+        }
+        r += cnt;
     }
 }
 
@@ -576,6 +700,12 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
     float alpha = (float)a->epi.alpha, beta = (float)a->epi.beta;
     const float *wg = c->apack + g * L->Mpad * L->R;
     float *ybase = c->cbuf ? NULL : c->y + n * os[0] + ch0 * os[1] + q0 * os[4];
+    const float **tab = (const float **)(void *)(panel + L->tab_at);
+    float *zero = panel + L->zero_at;
+    if (L->pix || L->a_direct || L->a_copy)
+        memset(zero, 0, sizeof(float) * (size_t)fw_nzero(L));
+    if (L->pix)
+        build_rows(c, n, chb, q0, nq, L->ncpad, tab, zero, panel + L->patch_at);
 
     for (int64_t kb = 0; kb < L->nkb; kb++) {
         int64_t r0 = kb * L->kc, kcb = imin(L->kc, L->R - r0);
@@ -583,18 +713,19 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
         float be = kb > 0 ? 1.0f : c->cbuf ? 0.0f : beta;
         const float *wk = wg + r0 * L->Mpad;
         if (L->swap) {
-            /* A: MR positions per micro-panel, gathered; B: NR channels of the packed filter. */
-            gather_pix(c, n, chb, r0, kcb, q0, nq, (int64_t)MR, panel);
+            /* A: MR positions, read from x through the row table; B: NR channels of the
+               packed filter. */
+            hd_igemm_seg *sg = (hd_igemm_seg *)(panel + L->iseg_at);
+            size_t nsg = (size_t)row_segments(L, tab, L->ncpad, r0, kcb, sg);
             for (int64_t ir = 0; ir < nq; ir += (int64_t)MR) {
-                const float *ap = panel + (ir / (int64_t)MR) * kcb * (int64_t)MR;
                 size_t mr = (size_t)imin((int64_t)MR, nq - ir);
                 for (int64_t jr = 0; jr < nm; jr += (int64_t)NR) {
                     const float *bp = wk + ((m0 + jr) / (int64_t)NR) * kcb * (int64_t)NR;
                     size_t nr = (size_t)imin((int64_t)NR, nm - jr);
                     if (c->cbuf)
-                        uk(mr, nr, (size_t)kcb, ap, bp, NR, buf + ir * L->mb + jr, (size_t)L->mb, al, be);
+                        c->ik(mr, nr, nsg, sg, (size_t)ir, bp, NR, buf + ir * L->mb + jr, (size_t)L->mb, al, be);
                     else
-                        uk(mr, nr, (size_t)kcb, ap, bp, NR, ybase + ir * os[4] + jr, (size_t)os[4], al, be);
+                        c->ik(mr, nr, nsg, sg, (size_t)ir, bp, NR, ybase + ir * os[4] + jr, (size_t)os[4], al, be);
                 }
             }
             continue;
@@ -604,12 +735,30 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
             xdirect = c->x + n * xs[0] + (chb + r0) * xs[1] + q0;
             if (nq % (int64_t)NR)                  /* the partial last panel is copied */
                 gather_b_rows(c, seg, ns, bits, L->bstride, chb, r0, kcb, nq - nfull, panel, (int64_t)NR);
+        } else if (L->pix) {
+            gather_b_pix(c, tab, r0, kcb, panel, L->ncpad);
         } else {
             gather_b_rows(c, seg, ns, bits, L->bstride, chb, r0, kcb, nq, panel, L->ncpad);
         }
         for (int64_t ir = 0; ir < nm; ir += (int64_t)MR) {
             const float *ap;
-            if (L->a_late) {
+            const float *arow[16];
+            hd_igemm_seg aseg = {arow, 0, kcb};
+            if (L->a_direct || L->a_copy) {
+                /* the filter rows themselves, contiguous in the reduction order (or a copy of
+                   this k block of them, when in place they would share L1 sets); rows past
+                   the last channel read zeros */
+                int64_t rows = imin((int64_t)MR, nm - ir), ldc_ = fw_acopy_ld(L);
+                const float *w0 = c->w + (ch0 + ir) * p->wst[0] + r0;
+                for (int64_t i = 0; i < (int64_t)MR; i++) {
+                    arow[i] = i < rows ? w0 + i * p->wst[0] : zero;
+                    if (L->a_copy && i < rows) {
+                        memcpy(abuf + i * ldc_, arow[i], sizeof(float) * (size_t)kcb);
+                        arow[i] = abuf + i * ldc_;
+                    }
+                }
+                ap = NULL;
+            } else if (L->a_late) {
                 pack_w_tile(c, g, kb, (m0 + ir) / (int64_t)MR, abuf);
                 ap = abuf;
             } else {
@@ -627,10 +776,12 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
                     bp = panel;
                     bs = NR;
                 }
-                if (c->cbuf)
-                    uk(mr, nr, (size_t)kcb, ap, bp, bs, buf + ir * L->ncpad + jr, (size_t)L->ncpad, al, be);
+                float *cp = c->cbuf ? buf + ir * L->ncpad + jr : ybase + ir * os[1] + jr;
+                size_t ldc = c->cbuf ? (size_t)L->ncpad : (size_t)os[1];
+                if (L->a_direct || L->a_copy)
+                    c->ik(mr, nr, 1, &aseg, 0, bp, bs, cp, ldc, al, be);
                 else
-                    uk(mr, nr, (size_t)kcb, ap, bp, bs, ybase + ir * os[1] + jr, (size_t)os[1], al, be);
+                    uk(mr, nr, (size_t)kcb, ap, bp, bs, cp, ldc, al, be);
             }
         }
     }
@@ -665,7 +816,7 @@ static void fw_task(void *vctx, size_t task, int thread)
     fw_seg *seg = (fw_seg *)(panel + L->seg_at);
     uint8_t *bits = (uint8_t *)(panel + L->bits_at);
     int64_t ns = 0, nfull = L->direct_b ? nq / L->NR * L->NR : 0;
-    if (!L->swap && nfull < nq)
+    if (!L->pix && nfull < nq)
         ns = block_geometry(c, n, q0 + nfull, nq - nfull, seg, bits, L->bstride);
     for (int64_t g = gc * L->gpt; g < imin(p->G, (gc + 1) * L->gpt); g++)
         fw_block(c, thread, g, n, q0, nq, m0, nm, seg, ns, bits, nfull);
@@ -729,6 +880,7 @@ void hd_conv_fast_exec_fwd(const hd_conv_problem *p, const hd_conv_args *a)
     int v512 = hd_cpu_isa() >= HD_ISA_AVX512;
     c.mrun = v512 ? hd_conv_gather_mrun__avx512 : mrun_c;
     c.cols = v512 ? hd_conv_gather_cols__avx512 : cols_c;
+    c.ik = hd_igemm_kernel_for(hd_cpu_isa())->fn;
     int nt = a->nthreads < FW_SLOTS ? a->nthreads : FW_SLOTS;
     if (!c.L.a_late)
         run_dealt(&c, (size_t)(p->G * c.L.nkb * (c.L.Mpad / c.L.AR)), nt, pack_w_task);

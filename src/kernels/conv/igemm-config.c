@@ -1,0 +1,26 @@
+/*
+ * kernels/conv/igemm-config.c -- the table of indirect GEMM micro-kernels
+ * (igemm-ukernels.h).  Only function pointers here: built without ISA flags.
+ */
+#include "kernels/conv/igemm-ukernels.h"
+
+static const hd_igemm_kernel kernels[] = {
+    {"f32-igemm-4x4-scalar", HD_ISA_SCALAR, 4, 4, hd_f32_igemm_4x4__scalar},
+    {"f32-igemm-6x16-avx2", HD_ISA_AVX2, 6, 16, hd_f32_igemm_6x16__avx2},
+    {"f32-igemm-14x32-avx512", HD_ISA_AVX512, 14, 32, hd_f32_igemm_14x32__avx512},
+};
+
+const hd_igemm_kernel *hd_igemm_kernels(size_t *count)
+{
+    *count = sizeof kernels / sizeof kernels[0];
+    return kernels;
+}
+
+const hd_igemm_kernel *hd_igemm_kernel_for(hd_isa_t isa)
+{
+    const hd_igemm_kernel *best = &kernels[0];
+    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
+        if (kernels[i].isa <= isa)
+            best = &kernels[i];
+    return best;
+}

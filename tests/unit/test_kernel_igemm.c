@@ -1,0 +1,204 @@
+/*
+ * The indirect GEMM micro-kernels of the forward convolution (src/kernels/conv/
+ * igemm-ukernels.h), each on its own, against their contract written out as plain loops
+ * (FMA per step for the AVX2 / AVX-512 kernels, rounded product then sum for scalar), and
+ * against the packed kernel of the same ISA on the same reduction (the solver mixes the two:
+ * they must give the same bits).  Named edge cases: every mr and nr remainder, no segment,
+ * empty and odd segments, several segments (B runs on across them), row offsets and a row0
+ * into a longer pointer table, rows that repeat (zero rows are shared), B packed or in
+ * place with a wider unaligned stride, ldc wider than the tile (padding untouched), alpha
+ * and beta of 0, 1 and others, beta == 0 over NaN.  Kernels the CPU (or HOSTDNN_MAX_ISA)
+ * does not allow are skipped and say so.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "core/cpu.h"
+#include "kernels/conv/igemm-ukernels.h"
+#include "kernels/gemm/gemm-ukernels.h"
+
+static uint32_t rng = 4242u;
+static float rnd(void)
+{
+    rng = rng * 1664525u + 1013904223u;
+    return (float)(((rng >> 8) & 0xFFFF) / 32768.0 - 1.0);
+}
+
+#define GUARD 7.25f
+#define MAXSEG 5
+
+typedef struct {
+    size_t mr, nr, nseg, row0, bextra, ldc_extra;
+    int64_t kc[MAXSEG], off[MAXSEG];
+    float alpha, beta;
+    int nan_c, repeat_rows;
+} icase;
+
+/* Runs one case of kernel K: the contract (plain loops), the kernel, and (when the segments
+ * can be laid out as one packed A panel, which is always) the packed kernel of the ISA. */
+static int run(const hd_igemm_kernel *K, const icase *t, const char *what)
+{
+    size_t MR = K->mr, NR = K->nr, ldc = NR + t->ldc_extra, crow = MR + 1;
+    int64_t ktot = 0, span = 0;
+    for (size_t s = 0; s < t->nseg; s++) {
+        ktot += t->kc[s];
+        if (t->off[s] + t->kc[s] > span)
+            span = t->off[s] + t->kc[s];
+    }
+    size_t nrows = t->row0 + MR + 3;                  /* the pointer table is longer than a tile */
+    size_t bs = t->bextra ? NR + t->bextra : NR;
+    float *data = malloc(sizeof(float) * (size_t)(nrows * (size_t)(span + 1)));
+    float *b = malloc(sizeof(float) * ((size_t)(ktot ? ktot : 1) * bs + 1));
+    const float **rows = malloc(sizeof(float *) * nrows * (t->nseg ? t->nseg : 1));
+    hd_igemm_seg seg[MAXSEG];
+    for (size_t i = 0; i < nrows * (size_t)(span + 1); i++)
+        data[i] = rnd();
+    for (size_t i = 0; i < (size_t)(ktot ? ktot : 1) * bs + 1; i++)
+        b[i] = rnd();
+    const float *b0 = b + (bs != NR);                  /* in place: not 64-byte aligned */
+    for (size_t s = 0; s < t->nseg; s++) {
+        for (size_t r = 0; r < nrows; r++) {
+            size_t src = t->repeat_rows ? (r * 7 + s) % 3 : (r * 5 + s * 3) % nrows;
+            rows[s * nrows + r] = data + src * (size_t)(span + 1);
+        }
+        seg[s].rows = rows + s * nrows;
+        seg[s].off = t->off[s];
+        seg[s].kc = t->kc[s];
+    }
+    float *c = malloc(sizeof(float) * crow * ldc), *want = malloc(sizeof(float) * crow * ldc);
+    float *packed_c = malloc(sizeof(float) * crow * ldc);
+    for (size_t i = 0; i < crow; i++)
+        for (size_t j = 0; j < ldc; j++)
+            c[i * ldc + j] = (i < t->mr && j < t->nr) ? (t->nan_c ? NAN : rnd()) : GUARD;
+    memcpy(want, c, sizeof(float) * crow * ldc);
+    memcpy(packed_c, c, sizeof(float) * crow * ldc);
+    int fused = K->isa != HD_ISA_SCALAR;
+    for (size_t i = 0; i < t->mr; i++)
+        for (size_t j = 0; j < t->nr; j++) {
+            float acc = 0;
+            int64_t k = 0;
+            for (size_t s = 0; s < t->nseg; s++)
+                for (int64_t p = 0; p < t->kc[s]; p++, k++) {
+                    float av = seg[s].rows[t->row0 + i][seg[s].off + p], bv = b0[(size_t)k * bs + j];
+                    if (fused) {
+                        acc = fmaf(av, bv, acc);
+                    } else {
+                        float prod = av * bv;
+                        acc = acc + prod;
+                    }
+                }
+            float r = t->alpha * acc;
+            if (t->beta != 0) {
+                float u = t->beta * want[i * ldc + j];
+                r = r + u;
+            }
+            want[i * ldc + j] = r;
+        }
+    K->fn(t->mr, t->nr, t->nseg, seg, t->row0, b0, bs, c, ldc, t->alpha, t->beta);
+    int ok = memcmp(c, want, sizeof(float) * crow * ldc) == 0;
+    if (!ok)
+        for (size_t i = 0; i < crow * ldc; i++)
+            if (memcmp(&c[i], &want[i], sizeof(float))) {
+                fprintf(stderr, "  %s %s: C[%zu][%zu] = %.9g, want %.9g\n", K->name, what, i / ldc, i % ldc,
+                        (double)c[i], (double)want[i]);
+                break;
+            }
+    /* the packed kernel of the same ISA on the same A, packed k-major */
+    const hd_gemm_kernel *P = hd_gemm_kernel_for(sizeof(float), K->isa);
+    if (ok && P->mr == MR && P->nr == NR && P->isa == K->isa) {
+        float *a = malloc(sizeof(float) * MR * (size_t)(ktot ? ktot : 1));
+        int64_t k = 0;
+        for (size_t s = 0; s < t->nseg; s++)
+            for (int64_t p = 0; p < t->kc[s]; p++, k++)
+                for (size_t i = 0; i < MR; i++)
+                    a[(size_t)k * MR + i] = seg[s].rows[t->row0 + i][seg[s].off + p];
+        P->f32(t->mr, t->nr, (size_t)ktot, a, b0, bs, packed_c, ldc, t->alpha, t->beta);
+        ok = memcmp(c, packed_c, sizeof(float) * crow * ldc) == 0;
+        if (!ok)
+            fprintf(stderr, "  %s %s: differs from %s\n", K->name, what, P->name);
+        free(a);
+    }
+    free(data), free(b), free(rows), free(c), free(want), free(packed_c);
+    return ok;
+}
+
+static void test_kernel(const hd_igemm_kernel *K)
+{
+    SECTION(K->name);
+    printf("test %s\n", K->name);
+    icase t;
+    memset(&t, 0, sizeof t);
+    /* every remainder, one segment */
+    int all = 1;
+    for (size_t mr = 1; mr <= K->mr; mr++)
+        for (size_t nr = 1; nr <= K->nr; nr++) {
+            icase u = {mr, nr, 1, 2, 0, 3, {5}, {1}, 1.5f, 0.5f, 0, 0};
+            all &= run(K, &u, "remainders");
+        }
+    CHECK_MSG(all, "remainders mr 1..%zu x nr 1..%zu", K->mr, K->nr);
+    /* segments: none, empty ones, odd lengths, offsets, many; B packed and in place */
+    static const icase segs[] = {
+        {14, 32, 0, 0, 0, 0, {0}, {0}, 1, 1, 0, 0},
+        {14, 32, 1, 0, 0, 0, {0}, {0}, 1, 0, 0, 0},
+        {14, 32, 1, 0, 0, 0, {1}, {0}, 1, 0, 0, 0},
+        {14, 32, 3, 1, 0, 0, {3, 0, 7}, {2, 0, 9}, 1, 1, 0, 0},
+        {14, 32, 2, 3, 5, 1, {17, 16}, {0, 16}, -0.75f, 2, 0, 0},
+        {14, 32, 5, 0, 1, 2, {256, 9, 31, 1, 64}, {3, 0, 1, 40, 11}, 1, 1, 0, 0},
+        {14, 32, 4, 4, 0, 0, {40, 40, 40, 40}, {0, 0, 0, 0}, 1, 0, 0, 1},    /* shared rows */
+        {7, 9, 3, 2, 7, 17, {20, 21, 22}, {5, 0, 3}, 2, -0.3f, 0, 1},
+    };
+    for (size_t i = 0; i < sizeof segs / sizeof segs[0]; i++) {
+        icase u = segs[i];
+        if (u.mr > K->mr)
+            u.mr = K->mr;
+        if (u.nr > K->nr)
+            u.nr = K->nr;
+        CHECK_MSG(run(K, &u, "segments"), "segment case %zu", i);
+    }
+    /* alpha and beta: 0, 1 and others; beta 0 over NaN; wide ldc */
+    static const float alphas[] = {0, 1, -2.5f}, betas[] = {0, 1, -0.3f};
+    for (int ia = 0; ia < 3; ia++)
+        for (int ib = 0; ib < 3; ib++) {
+            icase u = {K->mr, K->nr, 2, 1, 0, 1, {13, 20}, {0, 4}, alphas[ia], betas[ib], 0, 0};
+            CHECK_MSG(run(K, &u, "alpha/beta"), "alpha=%g beta=%g", (double)alphas[ia], (double)betas[ib]);
+            u.mr = 1 + K->mr / 2, u.nr = 1 + K->nr / 2, u.ldc_extra = 17;
+            CHECK_MSG(run(K, &u, "alpha/beta half"), "half tile alpha=%g beta=%g", (double)alphas[ia],
+                      (double)betas[ib]);
+        }
+    icase n1 = {K->mr, K->nr, 2, 0, 0, 2, {19, 21}, {0, 1}, 1, 0, 1, 0};
+    CHECK_MSG(run(K, &n1, "NaN"), "beta=0 over NaN (full)");
+    icase n2 = {K->mr - 1, K->nr - 1, 1, 0, 0, 2, {40}, {0}, -1, 0, 1, 0};
+    CHECK_MSG(run(K, &n2, "NaN edge"), "beta=0 over NaN (edge)");
+    icase w = {K->mr, K->nr, 1, 0, 0, 1000, {64}, {0}, 1, 1, 0, 0};
+    CHECK_MSG(run(K, &w, "wide ldc"), "ldc = NR + 1000");
+}
+
+int main(void)
+{
+    size_t n;
+    const hd_igemm_kernel *ks = hd_igemm_kernels(&n);
+    SECTION("table");
+    CHECK(n >= 3 && ks[0].isa == HD_ISA_SCALAR);
+    for (size_t i = 0; i < n; i++) {
+        char shape[32];
+        snprintf(shape, sizeof shape, "-%zux%zu-", ks[i].mr, ks[i].nr);
+        CHECK_MSG(strstr(ks[i].name, shape) != NULL, "%s has shape %s", ks[i].name, shape);
+        const hd_gemm_kernel *P = hd_gemm_kernel_for(sizeof(float), ks[i].isa);
+        CHECK_MSG(P->mr == ks[i].mr && P->nr == ks[i].nr, "%s: the tile of %s", ks[i].name, P->name);
+        if (i > 0)
+            CHECK(ks[i].isa >= ks[i - 1].isa);
+        CHECK(hd_igemm_kernel_for(ks[i].isa) == &ks[i]);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (ks[i].isa > hd_cpu_isa()) {
+            printf("skip %s (ISA %s not available)\n", ks[i].name, hd_isa_name(ks[i].isa));
+            continue;
+        }
+        test_kernel(&ks[i]);
+    }
+    return hd_test_finish();
+}
