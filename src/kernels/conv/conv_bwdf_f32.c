@@ -189,8 +189,8 @@ static bw_plan plan_bw(const hd_conv_problem *p, int kmajor)
     /* A short reduction in one wave (at most BW_SHORT blocks: batch-1 56x56 and 28x28 layers):
        two halves of the row tile (or two tiles) without chunks, rather than
        chunks -- no partial sums, no separate store pass, each tile stored while it is hot.
-       Measured (2 threads, batch 1, NHWC): res2_3x3 0.70 -> 0.63 ms, res3_3x3 0.60 -> 0.58 ms;
-       NCHW the same or better.  The sums do not change with the row tiles, only with the
+       Measured (2 threads, batch 1): res2_3x3 NHWC 0.70 -> 0.63-0.67 ms, res3_3x3 NCHW 0.73 ->
+       0.67 ms, the others the same within the noise.  The sums do not change with the row tiles, only with the
        chunks, and neither depends on the thread count. */
     if (!L.km && L.nwave == 1 && L.nchunk > 1 && blocks <= BW_SHORT) {
         if (tiles == 1 && p->TRS * cdiv(p->Cg, 2) >= BW_SPLIT_ROWS) {
