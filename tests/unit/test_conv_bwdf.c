@@ -61,8 +61,12 @@ static const fcase cases[] = {
     {"batch 1 k-major K=45 C=37 stride 2 (tails of both tiles)", 2, 1, 37, 45, 1, {1, 13, 11}, {1, 3, 3}, {0, 1, 0},
      {1, 2, 2}, {1, 1, 1}},
     {"k-major 1x1 C>K, 2 blocks, 2 chunks", 2, 3, 40, 12, 1, {1, 16, 15}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
-    {"3x3 K=300, 2 blocks, 2 chunks, two column tiles", 2, 2, 8, 300, 1, {1, 20, 20}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1},
+    {"3x3 K=300, 2 blocks, two column tiles (short: no chunks)", 2, 2, 8, 300, 1, {1, 20, 20}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1},
      {1, 1, 1}},
+    {"short reduction (one image): row tile halved (C=29: 135 + 126 rows), 3 blocks", 2, 1, 29, 20, 1, {1, 36, 36},
+     {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"short reduction (one image): two row tiles split in four (C=128), 2 blocks", 2, 1, 128, 16, 1, {1, 23, 23},
+     {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"k-major groups 8, local tiles", 2, 1, 128, 64, 8, {1, 24, 24}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"k-major two waves of one image", 2, 2, 16, 8, 1, {1, 160, 160}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
 };
@@ -164,6 +168,8 @@ static const fcase det_cases[] = {
     {"det tiles", 2, 1, 80, 270, 1, {1, 9, 9}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"det batch 1 output split", 2, 1, 64, 64, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"det K=300 2 blocks", 2, 2, 8, 300, 1, {1, 20, 20}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"det short reduction halved", 2, 1, 29, 20, 1, {1, 36, 36}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"det short reduction in four", 2, 1, 128, 16, 1, {1, 23, 23}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"det k-major local", 2, 1, 128, 64, 8, {1, 24, 24}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
 };
 #define NDET ((int)(sizeof det_cases / sizeof *det_cases))
