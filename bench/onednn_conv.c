@@ -22,6 +22,8 @@
 #include <string.h>
 #include <time.h>
 
+#define WARM_MS 20.0   /* untimed calls before the timed ones (see bench()) */
+
 typedef struct {
     long g, n, c, h, w, k, r, s, p, u, d;
     long oh, ow;
@@ -203,7 +205,11 @@ static double bench(const prob *pb, const char *dir, way_t way, int reps)
         args[2] = (dnnl_exec_arg_t){DNNL_ARG_DIFF_DST, m_dst};
     }
     double *t = malloc(sizeof(double) * (size_t)reps);
-    for (int i = -2; i < reps; i++) {               /* two warm-up runs */
+    /* Untimed warm-up calls for at least WARM_MS (and two calls), as in hostdnn_conv.c. */
+    double warm_end = now_ms() + WARM_MS;
+    for (int i = -2; i < reps; i++) {
+        if (i == -1 && now_ms() < warm_end)
+            i = -2;                                 /* stay in the warm-up */
         double t0 = now_ms();
         if (r_in)
             run_reorder(r_in, in_user, in_prim);
