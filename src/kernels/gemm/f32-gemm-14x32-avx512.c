@@ -9,6 +9,7 @@
  */
 #include <immintrin.h>
 
+#include "kernels/gemm/f32-gemm-store-avx512.h"
 #include "kernels/gemm/gemm-ukernels.h"
 
 #define MR 14
@@ -46,22 +47,5 @@ void hd_f32_gemm_ukernel_14x32__avx512(size_t mr, size_t nr, size_t kc, const fl
         b += b_stride;
     }
 
-    const __m512 va = _mm512_set1_ps(alpha);
-    const __m512 vb = _mm512_set1_ps(beta);
-    const __mmask16 m0 = nr >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << nr) - 1u);
-    const __mmask16 m1 = nr >= 32 ? (__mmask16)0xFFFF : nr <= 16 ? (__mmask16)0 : (__mmask16)((1u << (nr - 16)) - 1u);
-#pragma GCC unroll 14
-    for (int i = 0; i < MR; i++) {
-        if ((size_t)i < mr) {
-            float *ci = c + (size_t)i * ldc;
-            __m512 t0 = _mm512_mul_ps(va, acc0[i]);
-            __m512 t1 = _mm512_mul_ps(va, acc1[i]);
-            if (beta != 0.0f) {
-                t0 = _mm512_add_ps(t0, _mm512_mul_ps(vb, _mm512_maskz_loadu_ps(m0, ci)));
-                t1 = _mm512_add_ps(t1, _mm512_mul_ps(vb, _mm512_maskz_loadu_ps(m1, ci + 16)));
-            }
-            _mm512_mask_storeu_ps(ci, m0, t0);
-            _mm512_mask_storeu_ps(ci + 16, m1, t1);
-        }
-    }
+    hd_f32_store_14x32__avx512(mr, nr, acc0, acc1, c, ldc, alpha, beta);
 }

@@ -6,6 +6,7 @@
  */
 #include <immintrin.h>
 
+#include "kernels/gemm/f32-gemm-store-avx2.h"
 #include "kernels/gemm/gemm-ukernels.h"
 
 #define MR 6
@@ -38,33 +39,5 @@ void hd_f32_gemm_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const float
         b += b_stride;
     }
 
-    const __m256 va = _mm256_set1_ps(alpha);
-    const __m256 vb = _mm256_set1_ps(beta);
-    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    const __m256i vn = _mm256_set1_epi32((int)nr);
-    const __m256i m0 = _mm256_cmpgt_epi32(vn, lane);
-    const __m256i m1 = _mm256_cmpgt_epi32(vn, _mm256_add_epi32(lane, _mm256_set1_epi32(8)));
-#pragma GCC unroll 6
-    for (int i = 0; i < MR; i++) {
-        if ((size_t)i < mr) {
-            float *ci = c + (size_t)i * ldc;
-            __m256 t0 = _mm256_mul_ps(va, acc0[i]);
-            __m256 t1 = _mm256_mul_ps(va, acc1[i]);
-            if (nr == 16) {
-                if (beta != 0.0f) {
-                    t0 = _mm256_add_ps(t0, _mm256_mul_ps(vb, _mm256_loadu_ps(ci)));
-                    t1 = _mm256_add_ps(t1, _mm256_mul_ps(vb, _mm256_loadu_ps(ci + 8)));
-                }
-                _mm256_storeu_ps(ci, t0);
-                _mm256_storeu_ps(ci + 8, t1);
-            } else {
-                if (beta != 0.0f) {
-                    t0 = _mm256_add_ps(t0, _mm256_mul_ps(vb, _mm256_maskload_ps(ci, m0)));
-                    t1 = _mm256_add_ps(t1, _mm256_mul_ps(vb, _mm256_maskload_ps(ci + 8, m1)));
-                }
-                _mm256_maskstore_ps(ci, m0, t0);
-                _mm256_maskstore_ps(ci + 8, m1, t1);
-            }
-        }
-    }
+    hd_f32_store_6x16__avx2(mr, nr, acc0, acc1, c, ldc, alpha, beta);
 }

@@ -1,0 +1,43 @@
+/*
+ * f32-gemm-store-avx512.h -- the epilogue shared by the fp32 AVX-512 14 x 32 micro-kernels
+ * (packed: kernels/gemm/f32-gemm-14x32-avx512.c; indirect: kernels/conv/f32-igemm-14x32-avx512.c):
+ * C = alpha * acc + beta * C over the mr x nr corner of the tile, C read only when beta != 0
+ * (so NaN in C is ignored for beta = 0).  One copy, so both kernels round alike.
+ * Include only from files compiled for AVX-512.
+ */
+#ifndef HD_F32_GEMM_STORE_AVX512_H
+#define HD_F32_GEMM_STORE_AVX512_H
+
+#include <immintrin.h>
+#include <stddef.h>
+
+#define HD_F32_STORE_14X32_ROWS 14
+
+/* Forced inline: the accumulators must stay in registers (an out-of-line call would spill
+ * all 28 ZMM values through memory). */
+static inline __attribute__((always_inline)) void hd_f32_store_14x32__avx512(size_t mr, size_t nr,
+                                                                            const __m512 *acc0,
+                                                                            const __m512 *acc1, float *c,
+                                                                            size_t ldc, float alpha, float beta)
+{
+    const __m512 va = _mm512_set1_ps(alpha);
+    const __m512 vb = _mm512_set1_ps(beta);
+    const __mmask16 m0 = nr >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << nr) - 1u);
+    const __mmask16 m1 = nr >= 32 ? (__mmask16)0xFFFF : nr <= 16 ? (__mmask16)0 : (__mmask16)((1u << (nr - 16)) - 1u);
+#pragma GCC unroll 14
+    for (int i = 0; i < HD_F32_STORE_14X32_ROWS; i++) {
+        if ((size_t)i < mr) {
+            float *ci = c + (size_t)i * ldc;
+            __m512 t0 = _mm512_mul_ps(va, acc0[i]);
+            __m512 t1 = _mm512_mul_ps(va, acc1[i]);
+            if (beta != 0.0f) {
+                t0 = _mm512_add_ps(t0, _mm512_mul_ps(vb, _mm512_maskz_loadu_ps(m0, ci)));
+                t1 = _mm512_add_ps(t1, _mm512_mul_ps(vb, _mm512_maskz_loadu_ps(m1, ci + 16)));
+            }
+            _mm512_mask_storeu_ps(ci, m0, t0);
+            _mm512_mask_storeu_ps(ci + 16, m1, t1);
+        }
+    }
+}
+
+#endif
