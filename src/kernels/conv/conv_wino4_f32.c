@@ -328,7 +328,7 @@ static double w4_cost(const w4_view *v)
     double gemm = 36.0 * (double)(L.Kpan * L.FP) * (double)v->Cg * blocks * (double)v->G;
     double in = 200.0 * blocks * (double)(v->G * v->Cg * (L.shared ? 1 : L.nkq));
     double out = 700.0 * (double)(cdiv(L.ntiles, HD_WINO4_LANES) * HD_WINO4_LANES) * (double)(v->G * v->Kg);
-    double filt = L.otf ? (L.cl ? 250.0 : 400.0) * kc * (double)L.ntb : 1000.0 * kc;
+    double filt = L.otf ? (L.cl ? 250.0 : 600.0) * kc * (double)L.ntb : 1000.0 * kc;
     double macs = (double)(v->N * v->OH * v->OW) * (double)(v->G * v->Kg) * (double)v->Cg * 9.0;
     return 0.4 * (gemm + in + out + filt) / macs;
 }
