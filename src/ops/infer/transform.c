@@ -427,8 +427,7 @@ static cudnnStatus_t check_ex(const char *fn, const struct cudnnTensorTransformS
 {
     if ((int)d->nbDims != xd->nbDims || xd->nbDims != yd->nbDims)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "transDesc, srcDesc and destDesc must have the same nbDims");
-    if (has_fold(d))
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "folding (foldA != 1) is not supported");
+    /* (folding never reaches here: callers take check_fold when the descriptor folds) */
     if (has_negative_pad(d))
         return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "negative padding (cropping) is not supported");
     *padded = 0;
