@@ -4,6 +4,7 @@
 #include <immintrin.h>
 
 #include "kernels/conv/conv_bwdf.h"
+#include "kernels/transpose/f32-tr8-avx2.h"
 
 void hd_conv_bwdf_copy_runs_avx2(float *dst, int64_t dstride, const float *src, int64_t sstride, int64_t len,
                                  int64_t count)
@@ -17,26 +18,6 @@ void hd_conv_bwdf_copy_runs_avx2(float *dst, int64_t dstride, const float *src, 
         if (i < len)
             _mm256_maskstore_ps(dst + i, m, _mm256_maskload_ps(src + i, m));
     }
-}
-
-static inline void tr8(__m256 *r)
-{
-    __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
-    __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
-    __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
-    __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
-    __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xee);
-    __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xee);
-    __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xee);
-    __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xee);
-    r[0] = _mm256_permute2f128_ps(s0, s4, 0x20);
-    r[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
-    r[2] = _mm256_permute2f128_ps(s2, s6, 0x20);
-    r[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
-    r[4] = _mm256_permute2f128_ps(s0, s4, 0x31);
-    r[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
-    r[6] = _mm256_permute2f128_ps(s2, s6, 0x31);
-    r[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
 }
 
 /* alpha * sum and beta * dw are rounded separately, as in the scalar store: no contraction. */
@@ -60,7 +41,7 @@ void hd_conv_bwdf_store_avx2(const float *const *rows, int64_t ne, int64_t nk, i
         for (int64_t i = 1; i < nchunk; i++)             /* the chunks in order */
             v[e] = _mm256_add_ps(v[e], _mm256_maskload_ps(rows[e] + i * plane, mk));
     }
-    tr8(v);
+    hd_f32_tr8__avx2(v);
     const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
     for (int k = 0; k < nk; k++) {
         float *o = dw + k * ldw;

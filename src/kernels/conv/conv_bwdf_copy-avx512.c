@@ -4,6 +4,7 @@
 #include <immintrin.h>
 
 #include "kernels/conv/conv_bwdf.h"
+#include "kernels/transpose/f32-tr16-avx512.h"
 
 void hd_conv_bwdf_copy_runs_avx512(float *dst, int64_t dstride, const float *src, int64_t sstride, int64_t len,
                                    int64_t count)
@@ -24,37 +25,6 @@ void hd_conv_bwdf_copy_runs_avx512(float *dst, int64_t dstride, const float *src
     }
 }
 
-/* 16 x 16 block: rows r[0..15] in, columns out (unpack pairs, then 64-bit pairs, then two
- * rounds of 128-bit lane shuffles). */
-static inline __attribute__((always_inline)) void tr16(__m512 *r)
-{
-    __m512 t[16];
-    for (int k = 0; k < 8; k++) {
-        t[2 * k] = _mm512_unpacklo_ps(r[2 * k], r[2 * k + 1]);
-        t[2 * k + 1] = _mm512_unpackhi_ps(r[2 * k], r[2 * k + 1]);
-    }
-    for (int k = 0; k < 4; k++) {
-        __m512d a = _mm512_castps_pd(t[4 * k]), b = _mm512_castps_pd(t[4 * k + 2]);
-        __m512d c = _mm512_castps_pd(t[4 * k + 1]), d = _mm512_castps_pd(t[4 * k + 3]);
-        r[4 * k] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, b));
-        r[4 * k + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, b));
-        r[4 * k + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(c, d));
-        r[4 * k + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(c, d));
-    }
-    for (int m = 0; m < 4; m++) {
-        t[m] = _mm512_shuffle_f32x4(r[m], r[4 + m], 0x88);
-        t[4 + m] = _mm512_shuffle_f32x4(r[m], r[4 + m], 0xdd);
-        t[8 + m] = _mm512_shuffle_f32x4(r[8 + m], r[12 + m], 0x88);
-        t[12 + m] = _mm512_shuffle_f32x4(r[8 + m], r[12 + m], 0xdd);
-    }
-    for (int m = 0; m < 4; m++) {
-        r[m] = _mm512_shuffle_f32x4(t[m], t[8 + m], 0x88);
-        r[8 + m] = _mm512_shuffle_f32x4(t[m], t[8 + m], 0xdd);
-        r[4 + m] = _mm512_shuffle_f32x4(t[4 + m], t[12 + m], 0x88);
-        r[12 + m] = _mm512_shuffle_f32x4(t[4 + m], t[12 + m], 0xdd);
-    }
-}
-
 void hd_conv_bwdf_transpose_avx512(int64_t rows, int64_t cols, const float *in, int64_t ldi, float *out, int64_t ldo)
 {
     int64_t r16 = rows & ~(int64_t)15, c16 = cols & ~(int64_t)15;
@@ -66,7 +36,7 @@ void hd_conv_bwdf_transpose_avx512(int64_t rows, int64_t cols, const float *in, 
                 _mm_prefetch((const char *)(src + 128), _MM_HINT_T0);   /* each row is a stream */
                 v[k] = _mm512_loadu_ps(src);
             }
-            tr16(v);
+            hd_f32_tr16__avx512(v);
             for (int k = 0; k < 16; k++)
                 _mm512_storeu_ps(out + (j + k) * ldo + i, v[k]);
         }
@@ -84,7 +54,7 @@ void hd_conv_bwdf_transpose_avx512(int64_t rows, int64_t cols, const float *in, 
         __m512 v[16];
         for (int k = 0; k < 16; k++)
             v[k] = k < rr ? _mm512_loadu_ps(in + (r16 + k) * ldi + j) : _mm512_setzero_ps();
-        tr16(v);
+        hd_f32_tr16__avx512(v);
         for (int k = 0; k < 16; k++)
             _mm512_mask_storeu_ps(out + (j + k) * ldo + r16, m, v[k]);
     }
@@ -113,7 +83,7 @@ void hd_conv_bwdf_store_avx512(const float *const *rows, int64_t ne, int64_t nk,
         for (int64_t i = 1; i < nchunk; i++)             /* the chunks in order */
             v[e] = _mm512_add_ps(v[e], _mm512_maskz_loadu_ps(mk, rows[e] + i * plane));
     }
-    tr16(v);
+    hd_f32_tr16__avx512(v);
     const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
     for (int k = 0; k < nk; k++) {
         float *o = dw + k * ldw;

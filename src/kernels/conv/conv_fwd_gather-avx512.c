@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kernels/conv/conv_fwd_gather.h"
+#include "kernels/transpose/f32-tr16-avx512.h"
 
 static inline __mmask16 lanes(int64_t a, int64_t b)   /* lanes [a, b) of 16, clamped */
 {
@@ -70,31 +71,6 @@ void hd_conv_gather_mrun__avx512(float *d, const float *src, int64_t step, const
     }
 }
 
-/* In-register transpose of 16 rows of 16 floats: on return r[c] holds column c. */
-static inline void transpose16(__m512 r[16])
-{
-    __m512 t[16], u[16];
-    for (int j = 0; j < 8; j++) {
-        t[2 * j] = _mm512_unpacklo_ps(r[2 * j], r[2 * j + 1]);
-        t[2 * j + 1] = _mm512_unpackhi_ps(r[2 * j], r[2 * j + 1]);
-    }
-    for (int j = 0; j < 4; j++) {
-        u[4 * j + 0] = _mm512_shuffle_ps(t[4 * j], t[4 * j + 2], _MM_SHUFFLE(1, 0, 1, 0));
-        u[4 * j + 1] = _mm512_shuffle_ps(t[4 * j], t[4 * j + 2], _MM_SHUFFLE(3, 2, 3, 2));
-        u[4 * j + 2] = _mm512_shuffle_ps(t[4 * j + 1], t[4 * j + 3], _MM_SHUFFLE(1, 0, 1, 0));
-        u[4 * j + 3] = _mm512_shuffle_ps(t[4 * j + 1], t[4 * j + 3], _MM_SHUFFLE(3, 2, 3, 2));
-    }
-    /* u[4j + k], 128-bit lane L: column 4L + k of rows 4j .. 4j+3 */
-    for (int k = 0; k < 4; k++) {
-        __m512 v0 = _mm512_shuffle_f32x4(u[k], u[4 + k], 0x88), w0 = _mm512_shuffle_f32x4(u[k], u[4 + k], 0xDD);
-        __m512 v1 = _mm512_shuffle_f32x4(u[8 + k], u[12 + k], 0x88), w1 = _mm512_shuffle_f32x4(u[8 + k], u[12 + k], 0xDD);
-        r[k] = _mm512_shuffle_f32x4(v0, v1, 0x88);
-        r[8 + k] = _mm512_shuffle_f32x4(v0, v1, 0xDD);
-        r[4 + k] = _mm512_shuffle_f32x4(w0, w1, 0x88);
-        r[12 + k] = _mm512_shuffle_f32x4(w0, w1, 0xDD);
-    }
-}
-
 /* 16 channels at a time: T rows (positions) of 16 loaded, transposed in registers, and
  * stored as 16 k-steps of T values (about 4x fewer cycles than a 14-lane gather per step). */
 void hd_conv_gather_cols__avx512(float *dst, int64_t ld, int64_t T, const float *const *src, int64_t cnt)
@@ -108,7 +84,7 @@ void hd_conv_gather_cols__avx512(float *dst, int64_t ld, int64_t T, const float 
             if (i < T && src[i] && k0 + 80 < cnt)   /* rows far apart (filters): help the prefetcher */
                 _mm_prefetch((const char *)(src[i] + k0 + 64), _MM_HINT_T0);
         }
-        transpose16(r);
+        hd_f32_tr16__avx512(r);
         int64_t n = cnt - k0 < 16 ? cnt - k0 : 16;
         for (int64_t k = 0; k < n; k++)
             _mm512_mask_storeu_ps(dst + (k0 + k) * ld, st, r[k]);

@@ -14,6 +14,7 @@
 #include <immintrin.h>
 
 #include "kernels/conv/wino4-kernels.h"
+#include "kernels/transpose/f32-tr16-avx512.h"
 
 typedef __m512 W4;
 static inline W4 w4_add(W4 a, W4 b) { return _mm512_add_ps(a, b); }
@@ -26,34 +27,6 @@ static inline W4D w4d_mulc(W4D a, double c) { return _mm512_mul_pd(a, _mm512_set
 #include "kernels/conv/wino4-transform.inc"
 
 #define PF_CHANNELS 4 /* channels ahead the filter loads are prefetched */
-
-/* In-place 16 x 16 transpose: r[i] = row i in, column i out (64 shuffles). */
-W4_INLINE void tr16(__m512 r[16])
-{
-    __m512 t[16], q[16];
-#pragma GCC unroll 8
-    for (int i = 0; i < 8; i++) {
-        t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-        t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-    }
-    /* q[4b + j]: rows 4b..4b+3 of columns j, j+4, j+8, j+12 in its four 128-bit lanes */
-#pragma GCC unroll 4
-    for (int b = 0; b < 4; b++) {
-        q[4 * b + 0] = _mm512_shuffle_ps(t[4 * b], t[4 * b + 2], 0x44);
-        q[4 * b + 1] = _mm512_shuffle_ps(t[4 * b], t[4 * b + 2], 0xEE);
-        q[4 * b + 2] = _mm512_shuffle_ps(t[4 * b + 1], t[4 * b + 3], 0x44);
-        q[4 * b + 3] = _mm512_shuffle_ps(t[4 * b + 1], t[4 * b + 3], 0xEE);
-    }
-#pragma GCC unroll 4
-    for (int j = 0; j < 4; j++) {
-        __m512 v0 = _mm512_shuffle_f32x4(q[j], q[4 + j], 0x88), w0 = _mm512_shuffle_f32x4(q[8 + j], q[12 + j], 0x88);
-        __m512 v1 = _mm512_shuffle_f32x4(q[j], q[4 + j], 0xDD), w1 = _mm512_shuffle_f32x4(q[8 + j], q[12 + j], 0xDD);
-        r[j] = _mm512_shuffle_f32x4(v0, w0, 0x88);
-        r[j + 8] = _mm512_shuffle_f32x4(v0, w0, 0xDD);
-        r[j + 4] = _mm512_shuffle_f32x4(v1, w1, 0x88);
-        r[j + 12] = _mm512_shuffle_f32x4(v1, w1, 0xDD);
-    }
-}
 
 /* U of one channel of up to 16 filters (lanes of gv) in double, 8 lanes at a time, each row of
  * U stored as soon as it is computed; uoff[pos] = pos * pos_stride. */
@@ -108,7 +81,7 @@ void hd_f32_wino4_filter__avx512(const float *w, int64_t ks, int64_t cs, const i
 #pragma GCC unroll 16
             for (int i = 0; i < 16; i++)
                 r[i] = _mm512_maskz_loadu_ps(i < nk ? wm : 0, wc + i * ks);
-            tr16(r);
+            hd_f32_tr16__avx512(r);
 #pragma GCC unroll 9
             for (int e = 0; e < 9; e++)
                 gv[e] = r[tap[e] - tmin];
@@ -130,7 +103,7 @@ void hd_f32_wino4_filter__avx512(const float *w, int64_t ks, int64_t cs, const i
 #pragma GCC unroll 16
                 for (int i = 0; i < 16; i++)
                     r[i] = _mm512_maskz_loadu_ps(i < nk ? cm : 0, w + i * ks + tap[e] + c0);
-                tr16(r);
+                hd_f32_tr16__avx512(r);
 #pragma GCC unroll 16
                 for (int j = 0; j < 16; j++)
                     col[j][e] = r[j];

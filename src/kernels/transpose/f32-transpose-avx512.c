@@ -2,41 +2,10 @@
  * tiles at the edges use masked loads and stores, so every shape runs here.  The _nt variant
  * streams its stores past the caches (for outputs far larger than them). */
 #include "kernels/transpose/transpose.h"
+#include "kernels/transpose/f32-tr16-avx512.h"
 
 #include <immintrin.h>
 #include <stdint.h>
-
-/* r[k] = row k of a 16x16 block in, column k out: 64 shuffles in four rounds (pairs of
- * elements, of 2-element groups, then 128-bit lanes twice). */
-static inline void tr16(__m512 *r)
-{
-    __m512 t[16], u[16], v[16];
-    for (int k = 0; k < 16; k += 2) {
-        t[k] = _mm512_unpacklo_ps(r[k], r[k + 1]);
-        t[k + 1] = _mm512_unpackhi_ps(r[k], r[k + 1]);
-    }
-    /* u[4q + m] holds rows 4q..4q+3 at columns m, m+4, m+8, m+12 (one per 128-bit lane) */
-    for (int q = 0; q < 4; q++) {
-        __m512 a = t[4 * q], b = t[4 * q + 1], c = t[4 * q + 2], d = t[4 * q + 3];
-        u[4 * q + 0] = _mm512_shuffle_ps(a, c, 0x44);
-        u[4 * q + 1] = _mm512_shuffle_ps(a, c, 0xee);
-        u[4 * q + 2] = _mm512_shuffle_ps(b, d, 0x44);
-        u[4 * q + 3] = _mm512_shuffle_ps(b, d, 0xee);
-    }
-    /* v[8h + 2m + e]: rows 8h..8h+7 at columns m + 4e and m + 4e + 8 */
-    for (int h = 0; h < 2; h++)
-        for (int m = 0; m < 4; m++) {
-            __m512 a = u[8 * h + m], b = u[8 * h + 4 + m];
-            v[8 * h + 2 * m] = _mm512_shuffle_f32x4(a, b, 0x88);
-            v[8 * h + 2 * m + 1] = _mm512_shuffle_f32x4(a, b, 0xdd);
-        }
-    for (int m = 0; m < 4; m++)
-        for (int e = 0; e < 2; e++) {
-            __m512 a = v[2 * m + e], b = v[8 + 2 * m + e];
-            r[m + 4 * e] = _mm512_shuffle_f32x4(a, b, 0x88);
-            r[m + 4 * e + 8] = _mm512_shuffle_f32x4(a, b, 0xdd);
-        }
-}
 
 static inline __mmask16 first(int64_t m)
 {
@@ -66,7 +35,7 @@ static inline void tile(int64_t r, int64_t c, const float *in, int64_t ldi, floa
                 for (int k = 0; k < 16; k++)
                     v[k] = k < rr ? _mm512_maskz_loadu_ps(cm, src + k * ldi) : _mm512_setzero_ps();
             }
-            tr16(v);
+            hd_f32_tr16__avx512(v);
             float *dst = out + j * ldo + i;
             for (int k = 0; k < cc; k++) {
                 float *o = dst + k * ldo;
