@@ -206,6 +206,27 @@ static inline cudnnHandle_t conv_case_handle(int nt)
     return h;
 }
 
+/* RUN(h, ARG, out) computes a fixed set of problems on handle H and writes their N results to
+ * OUT (with OUT NULL it only returns N).  The results on handles of 2, 3 and 5 threads must be
+ * bitwise those of 1 thread; WHAT names the set in the failure message. */
+static inline void conv_case_check_threads(long (*run)(cudnnHandle_t h, int arg, float *out), int arg,
+                                           const char *what)
+{
+    long n = run(NULL, arg, NULL);
+    float *a = malloc(sizeof(float) * (size_t)n), *b = malloc(sizeof(float) * (size_t)n);
+    cudnnHandle_t h1 = conv_case_handle(1);
+    run(h1, arg, a);
+    cudnnDestroy(h1);
+    static const int counts[] = {2, 3, 5};
+    for (int i = 0; i < 3; i++) {
+        cudnnHandle_t h = conv_case_handle(counts[i]);
+        run(h, arg, b);
+        cudnnDestroy(h);
+        CHECK_MSG(!memcmp(a, b, sizeof(float) * (size_t)n), "%s: %d threads differ from 1", what, counts[i]);
+    }
+    free(a), free(b);
+}
+
 /* Run CHILD once per HOSTDNN_MAX_ISA cap (scalar, avx2, avx512; index CAP), each in its own
  * process with a 2-thread handle; a child's failed checks fail this section.  CHILD may
  * write N floats of results to OUT: avx2 and avx512 must then agree bit for bit, and scalar

@@ -208,20 +208,9 @@ static void check_threads(void)
         if (pass)
             setenv("HOSTDNN_CONV_DISABLE", "352", 1);
         for (int layout = 0; layout < L_COUNT; layout++) {
-            long n = det_run(NULL, layout, NULL);
-            float *a = malloc(sizeof(float) * (size_t)n), *b = malloc(sizeof(float) * (size_t)n);
-            cudnnHandle_t h1 = conv_case_handle(1);
-            det_run(h1, layout, a);
-            cudnnDestroy(h1);
-            static const int counts[] = {2, 3, 5};
-            for (int i = 0; i < 3; i++) {
-                cudnnHandle_t h = conv_case_handle(counts[i]);
-                det_run(h, layout, b);
-                cudnnDestroy(h);
-                CHECK_MSG(!memcmp(a, b, sizeof(float) * (size_t)n), "pass %d layout %d: %d threads differ from 1", pass,
-                          layout, counts[i]);
-            }
-            free(a), free(b);
+            char what[48];
+            snprintf(what, sizeof what, "pass %d layout %d", pass, layout);
+            conv_case_check_threads(det_run, layout, what);
         }
     }
     unsetenv("HOSTDNN_CONV_DISABLE");
