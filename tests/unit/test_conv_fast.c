@@ -82,6 +82,10 @@ static const fcase cases[] = {
     {"swap across images 7x7", 2, 12, 8, 16, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"swap 1x1 C=300 N=1", 2, 1, 300, 21, 1, {1, 24, 24}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"swap groups 2", 2, 2, 32, 48, 2, {1, 17, 16}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    /* swapped with x's position rows 4 KiB apart (C = 1024; C = 512 at stride 2): each tile's
+     * rows of a k block are copied before the kernel reads them */
+    {"swap 1x1 C=1024 (rows copied)", 2, 1, 1024, 20, 1, {1, 24, 24}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"swap 3x3 stride 2 C=512 (rows copied)", 2, 1, 512, 9, 1, {1, 47, 49}, {1, 3, 3}, {0, 1, 1}, {1, 2, 2}, {1, 1, 1}},
     {"few positions 3x3 K=200", 2, 1, 16, 200, 1, {1, 9, 9}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"few positions 1x1 C=1024 (rows 4 KiB apart)", 2, 1, 1024, 20, 1, {1, 3, 4}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"few positions stride 2 N=2", 2, 2, 24, 30, 1, {1, 14, 14}, {1, 3, 3}, {0, 1, 1}, {1, 2, 2}, {1, 1, 1}},

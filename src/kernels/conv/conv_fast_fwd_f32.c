@@ -90,6 +90,8 @@ typedef struct {
     int a_direct;                 /* a_late, and the kernel reads the filter rows in place instead */
     int a_copy;                   /* a_late, rows contiguous but aliasing in L1: copied per tile
                                      with a padded stride (no transpose), read by the indirect kernel */
+    int x_copy;                   /* swapped, x's position rows aliasing in L1 (C = 1024: 4 KiB
+                                     apart): a tile's MR rows of a k block are copied, padded */
     int64_t gpt;                  /* groups per task */
     int cbuf;                     /* results go through the task's buffer and the epilogue */
     int64_t slot;                 /* floats of one scratch slot: panel, result buffer, segments, bits */
@@ -222,6 +224,7 @@ static fw_plan plan_fw(const hd_conv_problem *p)
     int contiguous = L.a_late && filter_rows_contiguous(p, L.pix);
     L.a_direct = contiguous && rows_spread(p->wst[0], L.MR);
     L.a_copy = contiguous && !L.a_direct;
+    L.x_copy = L.swap && !rows_spread(p->xs[4] * p->str[2], L.MR);
     L.cbuf = 0;
     L.slot = 0;
     return L;
@@ -242,7 +245,7 @@ static int64_t fw_nseg_max(const fw_plan *L) { return imin(L->nunits, cdiv(L->kc
 /* Floats of the zero row: a run of x (pix), a k block of a filter row (a_direct). */
 static int64_t fw_nzero(const fw_plan *L) { return imax(L->pix ? L->rl : 0, L->a_direct || L->a_copy ? L->kc : 0); }
 
-/* Row stride of the copied filter rows (a_copy): off the 4 KiB multiples. */
+/* Row stride of the copied filter rows (a_copy) or x rows (x_copy): off the 4 KiB multiples. */
 static int64_t fw_acopy_ld(const fw_plan *L) { return L->kc + 16; }
 
 /* Packed filter (G x Mpad x R), then FW_SLOTS x (gathered panel, result buffer).  The
@@ -260,7 +263,9 @@ static hd_conv_layout layout_fw(const hd_conv_problem *p, fw_plan *L)
     L->seg_at = L->buf_at + rup(fw_cbuf(p, L, 1) ? L->mb * L->ncpad : 0, 16);
     L->bits_at = L->seg_at + rup((L->nc + 1) * (int64_t)(sizeof(fw_seg) / sizeof(float)), 16);
     L->abuf_at = L->bits_at + rup(cdiv(p->TRS * L->bstride, (int64_t)sizeof(float)), 16);
-    L->slot = L->abuf_at + (L->a_copy ? rup(L->AR * fw_acopy_ld(L), 16) : L->a_late && !L->a_direct ? rup(L->kc * L->AR, 16) : 0);
+    L->slot = L->abuf_at + (L->a_copy ? rup(L->AR * fw_acopy_ld(L), 16)
+                            : L->x_copy ? rup(L->BR * fw_acopy_ld(L), 16)
+                            : L->a_late && !L->a_direct ? rup(L->kc * L->AR, 16) : 0);
     hd_conv_layout W = {{0}, 0};
     hd_conv_book(&W, 0, L->a_late ? 0 : p->G * L->Mpad, L->R, sizeof(float));
     hd_conv_book(&W, 1, FW_SLOTS, L->slot, sizeof(float));
@@ -719,13 +724,38 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
             size_t nsg = (size_t)row_segments(L, tab, L->ncpad, r0, kcb, sg);
             for (int64_t ir = 0; ir < nq; ir += (int64_t)MR) {
                 size_t mr = (size_t)imin((int64_t)MR, nq - ir);
+                const hd_igemm_seg *use = sg;
+                size_t nuse = nsg, row0 = (size_t)ir;
+                const float *crow[16];
+                hd_igemm_seg cseg = {crow, 0, kcb};
+                if (L->x_copy) {
+                    /* rows that would share L1 sets: this k block of the tile's rows, copied
+                       (the same values in the same order: the same bits); rows past mr are
+                       read but not stored, so they point at row 0 */
+                    int64_t ld = fw_acopy_ld(L);
+                    for (size_t i = 0; i < MR; i++) {
+                        if (i >= mr) {
+                            crow[i] = abuf;
+                            continue;
+                        }
+                        float *d = abuf + (int64_t)i * ld;
+                        for (size_t sgi = 0; sgi < nsg; sgi++) {
+                            memcpy(d, sg[sgi].rows[(size_t)ir + i] + sg[sgi].off, sizeof(float) * (size_t)sg[sgi].kc);
+                            d += sg[sgi].kc;
+                        }
+                        crow[i] = abuf + (int64_t)i * ld;
+                    }
+                    use = &cseg;
+                    nuse = 1;
+                    row0 = 0;
+                }
                 for (int64_t jr = 0; jr < nm; jr += (int64_t)NR) {
                     const float *bp = wk + ((m0 + jr) / (int64_t)NR) * kcb * (int64_t)NR;
                     size_t nr = (size_t)imin((int64_t)NR, nm - jr);
                     if (c->cbuf)
-                        c->ik(mr, nr, nsg, sg, (size_t)ir, bp, NR, buf + ir * L->mb + jr, (size_t)L->mb, al, be);
+                        c->ik(mr, nr, nuse, use, row0, bp, NR, buf + ir * L->mb + jr, (size_t)L->mb, al, be);
                     else
-                        c->ik(mr, nr, nsg, sg, (size_t)ir, bp, NR, ybase + ir * os[4] + jr, (size_t)os[4], al, be);
+                        c->ik(mr, nr, nuse, use, row0, bp, NR, ybase + ir * os[4] + jr, (size_t)os[4], al, be);
                 }
             }
             continue;
