@@ -71,7 +71,7 @@ static const fcase cases[] = {
     /* groups per task: one (large groups), two of four, all (small groups) */
     {"groups 2, one per task", 2, 1, 64, 128, 2, {1, 6, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"groups 4, two per task", 2, 2, 1024, 128, 4, {1, 3, 4}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
-    /* NHWC-like x with more than 512 positions: positions are the A side, read through the
+    /* NHWC-like x with more than 128 positions: positions are the A side, read through the
      * row table (tiles across output rows and images, taps in the padding, k blocks that end
      * inside a tap, strides, dilation, groups); with fewer, the filter stays the A side, read
      * in place (rows 4 KiB apart: packed per tile) and the columns are transposed from x */
@@ -82,6 +82,7 @@ static const fcase cases[] = {
     {"swap across images 7x7", 2, 12, 8, 16, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"swap 1x1 C=300 N=1", 2, 1, 300, 21, 1, {1, 24, 24}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"swap groups 2", 2, 2, 32, 48, 2, {1, 17, 16}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"swap N=1 14x14 (196 positions)", 2, 1, 24, 40, 1, {1, 14, 14}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     /* swapped with x's position rows 4 KiB apart (C = 1024; C = 512 at stride 2): each tile's
      * rows of a k block are copied before the kernel reads them */
     {"swap 1x1 C=1024 (rows copied)", 2, 1, 1024, 20, 1, {1, 24, 24}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
@@ -191,7 +192,7 @@ static const fcase det_cases[] = {
     {"det small images", 2, 4, 8, 530, 1, {1, 5, 6}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     /* batch 1: positions and channels cut for the threads; 1x1 read in place */
     {"det batch 1", 2, 1, 300, 70, 1, {1, 15, 14}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
-    /* NHWC: positions as the A side (more than 512), filter as the A side (batch 1 3x3) */
+    /* NHWC: positions as the A side (more than 128), filter as the A side (batch 1 3x3) */
     {"det swap", 2, 2, 24, 40, 1, {1, 17, 16}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"det batch 1 3x3", 2, 1, 40, 70, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"det conv1-like", 2, 2, 3, 24, 1, {1, 33, 35}, {1, 7, 7}, {0, 3, 3}, {1, 2, 2}, {1, 1, 1}},
