@@ -245,10 +245,29 @@ static int fw_cbuf(const hd_conv_problem *p, const fw_plan *L, int fused)
 static int64_t fw_nseg_max(const fw_plan *L) { return imin(L->nunits, cdiv(L->kc, L->rl) + 1); }
 
 /* Floats of the zero row: a run of x (pix), a k block of a filter row (a_direct). */
-static int64_t fw_nzero(const fw_plan *L) { return imax(L->pix ? L->rl : 0, L->a_direct || L->a_copy ? L->kc : 0); }
+static int64_t fw_nzero(const fw_plan *L) { return imax(L->pix ? L->rl : 0, L->a_direct ? L->kc : 0); }
 
 /* Row stride of the copied filter rows (a_copy) or x rows (x_copy): off the 4 KiB multiples. */
 static int64_t fw_acopy_ld(const fw_plan *L) { return L->kc + 16; }
+
+/* A tile's rows of one k block, given as kernel segments (rows[row0 + i]), copied one after
+ * another into DST rows LD floats apart, for A rows that in place would share L1 sets; OUT
+ * (which may be the segments' own row table) then points at the copies.  Rows from ROWS up to
+ * MR are read by the kernel but never stored: they point at the first copy.  The copies hold
+ * the same values in the same order, so the kernel gives the same bits. */
+static void copy_tile_rows(const hd_igemm_seg *sg, size_t nsg, size_t row0, size_t rows, size_t MR, float *dst,
+                           int64_t ld, const float **out)
+{
+    for (size_t i = 0; i < rows; i++) {
+        float *d = dst + (int64_t)i * ld;
+        for (size_t k = 0; k < nsg; k++) {
+            memcpy(d, sg[k].rows[row0 + i] + sg[k].off, sizeof(float) * (size_t)sg[k].kc);
+            d += sg[k].kc;
+        }
+    }
+    for (size_t i = 0; i < MR; i++)
+        out[i] = dst + (int64_t)(i < rows ? i : 0) * ld;
+}
 
 /* Packed filter (G x Mpad x R), then FW_SLOTS x (gathered panel, result buffer).  The
  * workspace books the result buffer whenever any epilogue could need it. */
@@ -709,7 +728,7 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
     float *ybase = c->cbuf ? NULL : c->y + n * os[0] + ch0 * os[1] + q0 * os[4];
     const float **tab = (const float **)(void *)(panel + L->tab_at);
     float *zero = panel + L->zero_at;
-    if (L->pix || L->a_direct || L->a_copy)
+    if (L->pix || L->a_direct)
         memset(zero, 0, sizeof(float) * (size_t)fw_nzero(L));
     if (L->pix)
         build_rows(c, n, chb, q0, nq, L->ncpad, tab, zero, panel + L->patch_at);
@@ -731,22 +750,7 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
                 const float *crow[16];
                 hd_igemm_seg cseg = {crow, 0, kcb};
                 if (L->x_copy) {
-                    /* rows that would share L1 sets: this k block of the tile's rows, copied
-                       (the same values in the same order: the same bits); rows past mr are
-                       read but not stored, so they point at row 0 */
-                    int64_t ld = fw_acopy_ld(L);
-                    for (size_t i = 0; i < MR; i++) {
-                        if (i >= mr) {
-                            crow[i] = abuf;
-                            continue;
-                        }
-                        float *d = abuf + (int64_t)i * ld;
-                        for (size_t sgi = 0; sgi < nsg; sgi++) {
-                            memcpy(d, sg[sgi].rows[(size_t)ir + i] + sg[sgi].off, sizeof(float) * (size_t)sg[sgi].kc);
-                            d += sg[sgi].kc;
-                        }
-                        crow[i] = abuf + (int64_t)i * ld;
-                    }
+                    copy_tile_rows(sg, nsg, (size_t)ir, mr, MR, abuf, fw_acopy_ld(L), crow);
                     use = &cseg;
                     nuse = 1;
                     row0 = 0;
@@ -780,15 +784,12 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
                 /* the filter rows themselves, contiguous in the reduction order (or a copy of
                    this k block of them, when in place they would share L1 sets); rows past
                    the last channel read zeros */
-                int64_t rows = imin((int64_t)MR, nm - ir), ldc_ = fw_acopy_ld(L);
+                int64_t rows = imin((int64_t)MR, nm - ir);
                 const float *w0 = c->w + (ch0 + ir) * p->wst[0] + r0;
-                for (int64_t i = 0; i < (int64_t)MR; i++) {
+                for (int64_t i = 0; i < (int64_t)MR; i++)
                     arow[i] = i < rows ? w0 + i * p->wst[0] : zero;
-                    if (L->a_copy && i < rows) {
-                        memcpy(abuf + i * ldc_, arow[i], sizeof(float) * (size_t)kcb);
-                        arow[i] = abuf + i * ldc_;
-                    }
-                }
+                if (L->a_copy)
+                    copy_tile_rows(&aseg, 1, 0, (size_t)rows, MR, abuf, fw_acopy_ld(L), arow);
                 ap = NULL;
             } else if (L->a_late) {
                 pack_w_tile(c, g, kb, (m0 + ir) / (int64_t)MR, abuf);
