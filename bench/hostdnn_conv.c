@@ -16,12 +16,6 @@
 #include <time.h>
 
 #define WARM_MS 20.0   /* untimed calls before the timed ones (see the timing loop) */
-/* BENCH_WARM_MS overrides WARM_MS (to check how long this VM takes to settle). */
-static double warm_ms(void)
-{
-    const char *e = getenv("BENCH_WARM_MS");
-    return e && *e ? atof(e) : WARM_MS;
-}
 
 typedef struct {
     int g, n, c, h, w, k, r, s, p, u, d, oh, ow;
@@ -151,7 +145,7 @@ int main(int argc, char **argv)
          * first milliseconds of a process run up to 2x slow (the second vCPU and the clock
          * wake up), which a 0.3 ms batch-1 call would otherwise measure.  onednn_conv.c
          * warms up the same way. */
-        double warm_end = now_ms() + warm_ms();
+        double warm_end = now_ms() + WARM_MS;
         for (int rep = -2; rep < reps; rep++) {
             if (rep == -1 && now_ms() < warm_end)
                 rep = -2;                 /* stay in the warm-up */

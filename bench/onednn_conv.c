@@ -23,12 +23,6 @@
 #include <time.h>
 
 #define WARM_MS 20.0   /* untimed calls before the timed ones (see bench()) */
-/* BENCH_WARM_MS overrides WARM_MS (to check how long this VM takes to settle). */
-static double warm_ms(void)
-{
-    const char *e = getenv("BENCH_WARM_MS");
-    return e && *e ? atof(e) : WARM_MS;
-}
 
 typedef struct {
     long g, n, c, h, w, k, r, s, p, u, d;
@@ -212,7 +206,7 @@ static double bench(const prob *pb, const char *dir, way_t way, int reps)
     }
     double *t = malloc(sizeof(double) * (size_t)reps);
     /* Untimed warm-up calls for at least WARM_MS (and two calls), as in hostdnn_conv.c. */
-    double warm_end = now_ms() + warm_ms();
+    double warm_end = now_ms() + WARM_MS;
     for (int i = -2; i < reps; i++) {
         if (i == -1 && now_ms() < warm_end)
             i = -2;                                 /* stay in the warm-up */
