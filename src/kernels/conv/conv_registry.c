@@ -326,6 +326,8 @@ void hd_conv_rank(const hd_conv_problem *p, hd_conv_dir dir, hd_conv_perf *rows)
             if (p->CRS * p->Kg < 64 && s->workspace(p) > 0)
                 f *= 2;
             r->time = (float)f;   /* sort key only; reset to -1 below */
+            hd_logf(CUDNN_SEV_INFO, "heuristic", CUDNN_STATUS_SUCCESS, "algo %d: solver %s (id %d), cost %.4f",
+                    algo, s->name, s->id, f);
         } else {
             r->status = CUDNN_STATUS_NOT_SUPPORTED;
             r->memory = 0;
