@@ -783,7 +783,8 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
             if (L->a_direct || L->a_copy) {
                 /* the filter rows themselves, contiguous in the reduction order (or a copy of
                    this k block of them, when in place they would share L1 sets); rows past
-                   the last channel read zeros */
+                   the last channel are never stored: they read the zero row (in place) or
+                   the first copy */
                 int64_t rows = imin((int64_t)MR, nm - ir);
                 const float *w0 = c->w + (ch0 + ir) * p->wst[0] + r0;
                 for (int64_t i = 0; i < (int64_t)MR; i++)
