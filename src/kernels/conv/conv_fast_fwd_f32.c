@@ -548,89 +548,86 @@ static void inside_cols(int64_t str, int64_t pad, int64_t tap_off, int64_t in, i
     *hi = imax(*lo, imin(h, ow_n));
 }
 
+/* Entries e[0, len) of one run: ZERO outside [lo, hi), inside pointers from q stepping by step. */
+static void fill_run(const float **e, int64_t len, int64_t lo, int64_t hi, const float *q, int64_t step, const float *zero)
+{
+    for (int64_t k = 0; k < lo; k++)
+        e[k] = zero;
+    for (int64_t k = lo; k < hi; k++)
+        e[k] = q + (k - lo) * step;
+    for (int64_t k = hi; k < len; k++)
+        e[k] = zero;
+}
+
+/* Wide: the entry of a filter row whose S taps a border cuts (some or all outside x): the
+ * taps inside are copied, zero-filled, to *patch, which advances; ZERO when none is inside.
+ * ROW is x's row (offset from base, in floats), w0 the input column of tap 0. */
+static const float *wide_edge(const hd_conv_problem *p, const float *base, int64_t row, int64_t w0, const float *zero,
+                              float **patch)
+{
+    const int64_t S = p->flt[2], cg = p->Cg, dl = p->dil[2], xs4 = p->xs[4];
+    int64_t slo = w0 >= 0 ? 0 : cdiv(-w0, dl);
+    int64_t shi = w0 > p->in[2] - 1 ? 0 : imin(S, (p->in[2] - 1 - w0) / dl + 1);
+    if (slo >= shi)
+        return zero;
+    float *d = *patch;
+    memset(d, 0, sizeof(float) * (size_t)(S * cg));
+    for (int64_t sx = slo; sx < shi; sx++)
+        memcpy(d + sx * cg, base + (row + (w0 + sx * dl) * xs4), sizeof(float) * (size_t)cg);
+    *patch += S * cg;
+    return d;
+}
+
 static void build_rows(const fw_ctx *c, int64_t n, int64_t chb, int64_t q0, int64_t nq, int64_t ld,
                        const float **tab, const float *zero, float *patch)
 {
     const hd_conv_problem *p = c->p;
-    const int64_t *ss = p->xs, S = p->flt[2];
+    const int64_t *ss = p->xs, S = p->flt[2], str = p->str[2], dl = p->dil[2];
     const float *xb = c->x + chb * ss[1];
-    if (!c->L.wide) {
-        /* one result row (a run of positions with the same n, od, oh) at a time: per tap the
-           positions that read inside x are one range, and their pointers step by the
-           stride (a division per run and tap, not per position: per position it cost a
-           tenth of a 1x1 layer's time) */
-        poscur u = pos_at(p, n, q0);
-        for (int64_t j = 0; j < nq;) {
-            int64_t len = imin(p->out[2] - u.ow, nq - j);
-            int64_t d0 = u.od * p->str[0] - p->pad[0], h0 = u.oh * p->str[1] - p->pad[1];
-            const float *base = xb + u.n * ss[0];
-            int64_t un = 0;
-            for (int64_t t = 0; t < p->flt[0]; t++) {
-                int64_t id = d0 + t * p->dil[0];
-                int din = id >= 0 && id < p->in[0];
-                for (int64_t rr = 0; rr < p->flt[1]; rr++) {
-                    int64_t ih = h0 + rr * p->dil[1];
-                    int hin = din && ih >= 0 && ih < p->in[1];
-                    for (int64_t sx = 0; sx < S; sx++) {
-                        const float **e = tab + un++ * ld + j;
-                        int64_t lo = len, hi = len;
-                        if (hin) {
-                            inside_cols(p->str[2], p->pad[2], sx * p->dil[2], p->in[2], p->out[2], &lo, &hi);
-                            lo = imin(imax(lo - u.ow, 0), len);
-                            hi = imax(imin(hi - u.ow, len), lo);
-                        }
+    const int wide = c->L.wide;
+    /* One result row (a run of positions with the same n, od, oh) at a time: per tap (or per
+       filter row, when wide) the positions that read inside x are one range, and their
+       pointers step by the stride.  (Built per position, with a division each, the table
+       cost a tenth of a 1x1 layer's time.)  Pointers are formed only inside x. */
+    poscur u = pos_at(p, n, q0);
+    for (int64_t j = 0; j < nq;) {
+        int64_t len = imin(p->out[2] - u.ow, nq - j);
+        int64_t d0 = u.od * p->str[0] - p->pad[0], h0 = u.oh * p->str[1] - p->pad[1];
+        const float *base = xb + u.n * ss[0];
+        int64_t un = 0;
+        for (int64_t t = 0; t < p->flt[0]; t++) {
+            int64_t id = d0 + t * p->dil[0];
+            int din = id >= 0 && id < p->in[0];
+            for (int64_t rr = 0; rr < p->flt[1]; rr++) {
+                int64_t ih = h0 + rr * p->dil[1];
+                int hin = din && ih >= 0 && ih < p->in[1];
+                int64_t row = id * ss[2] + ih * ss[3];
+                for (int64_t sx = 0; sx < (wide ? 1 : S); sx++) {
+                    const float **e = tab + un++ * ld + j;
+                    int64_t lo = len, hi = len;
+                    if (hin) {
+                        /* wide: all S taps inside (tap 0 and tap S-1 are) */
+                        int64_t lo2, hi2;
+                        inside_cols(str, p->pad[2], sx * dl, p->in[2], p->out[2], &lo, &hi);
+                        inside_cols(str, p->pad[2], (wide ? S - 1 : sx) * dl, p->in[2], p->out[2], &lo2, &hi2);
+                        lo = imin(imax(imax(lo, lo2) - u.ow, 0), len);
+                        hi = imax(imin(imin(hi, hi2) - u.ow, len), lo);
+                    }
+                    const float *q = base;
+                    if (lo < hi)
+                        q = base + (row + ((u.ow + lo) * str - p->pad[2] + sx * dl) * ss[4]);
+                    fill_run(e, len, lo, hi, q, str * ss[4], zero);
+                    if (wide && hin) {
                         for (int64_t k = 0; k < lo; k++)
-                            e[k] = zero;
-                        if (lo < hi) {
-                            /* the row may lie outside x only where no pointer is formed */
-                            int64_t w = (u.ow + lo) * p->str[2] - p->pad[2] + sx * p->dil[2];
-                            const float *q = base + (id * ss[2] + ih * ss[3] + w * ss[4]);
-                            int64_t step = p->str[2] * ss[4];
-                            for (int64_t k = lo; k < hi; k++)
-                                e[k] = q + (k - lo) * step;
-                        }
+                            e[k] = wide_edge(p, base, row, (u.ow + k) * str - p->pad[2], zero, &patch);
                         for (int64_t k = hi; k < len; k++)
-                            e[k] = zero;
-                    }
-                }
-            }
-            j += len;
-            pos_advance(p, &u, len);
-        }
-    } else {
-        /* wide: one run per filter row, S*Cg floats; a run that a border cuts is copied */
-        poscur u = pos_at(p, n, q0);
-        for (int64_t j = 0; j < nq; j++, pos_advance(p, &u, 1)) {
-            int64_t d0 = u.od * p->str[0] - p->pad[0], h0 = u.oh * p->str[1] - p->pad[1], w0 = u.ow * p->str[2] - p->pad[2];
-            const float *base = xb + u.n * ss[0];
-            /* taps of a filter row that read inside x: [slo, shi) */
-            int64_t slo = w0 >= 0 ? 0 : cdiv(-w0, p->dil[2]);
-            int64_t shi = w0 > p->in[2] - 1 ? 0 : imin(S, (p->in[2] - 1 - w0) / p->dil[2] + 1);
-            int64_t un = 0;
-            for (int64_t t = 0; t < p->flt[0]; t++) {
-                int64_t id = d0 + t * p->dil[0];
-                int din = id >= 0 && id < p->in[0];
-                for (int64_t rr = 0; rr < p->flt[1]; rr++) {
-                    int64_t ih = h0 + rr * p->dil[1];
-                    int hin = din && ih >= 0 && ih < p->in[1];
-                    /* the row may lie in the padding: integer arithmetic until used */
-                    const float *rowp = (const float *)((uintptr_t)base + (uintptr_t)((id * ss[2] + ih * ss[3]) * (int64_t)sizeof(float)));
-                    const float **e = &tab[un++ * ld + j];
-                    if (!hin || slo >= shi) {
-                        *e = zero;
-                    } else if (slo == 0 && shi == S) {
-                        *e = rowp + w0 * ss[4];
-                    } else {
-                        int64_t cg = p->Cg;
-                        for (int64_t sx = 0; sx < S; sx++)
-                            for (int64_t ch = 0; ch < cg; ch++)
-                                patch[sx * cg + ch] = sx >= slo && sx < shi ? rowp[(w0 + sx * p->dil[2]) * ss[4] + ch] : 0.0f;
-                        *e = patch;
-                        patch += S * cg;
+                            e[k] = wide_edge(p, base, row, (u.ow + k) * str - p->pad[2], zero, &patch);
                     }
                 }
             }
         }
+        j += len;
+        pos_advance(p, &u, len);
     }
     for (int64_t un = 0; un < c->L.nunits; un++)
         for (int64_t j = nq; j < ld; j++)
