@@ -56,7 +56,8 @@
 #define BW_INPLACE_MAX 256                /* dy read in place as B when its positions are at most this many floats
                                              apart (wider strides: packing measured faster, K = 512) */
 #define KM_INPLACE_MAX 4096               /* x read in place as the k-major B up to this position stride (1x1 NHWC
-                                             with C = 512..2048: as fast as packing or faster) */
+                                             with C = 512..2048: as fast as packing or faster), except strides of
+                                             whole 4 KiB (km_inplace_stride) */
 #define BW_MAX_WS ((size_t)64 << 20)
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -131,9 +132,15 @@ static double row_moves(const hd_conv_problem *p, int tx, int ty, int64_t nrb, i
            (ty ? (double)nrb * (double)p->K : 0.0);
 }
 
+/* Whether x's positions SW floats apart may be read in place as the k-major B panel.  A stride
+ * of a multiple of 4 KiB (NHWC x with C = 1024) puts every row of the panel in the same few
+ * cache sets: on a 2 MiB 16-way L2 (Intel) the 512-row panel no longer stays in L2 between
+ * the tiles that reuse it, and res4_reduce NHWC ran at half the speed of packing it. */
+static int km_inplace_stride(int64_t sw) { return sw <= KM_INPLACE_MAX && sw % 1024 != 0; }
+
 static double km_moves(const hd_conv_problem *p, int mode, int xdirect, int64_t nkt)
 {
-    int inplace = mode == KM_RUNS && p->TRS == 1 && p->xs[1] == 1 && p->xs[4] <= KM_INPLACE_MAX;
+    int inplace = mode == KM_RUNS && p->TRS == 1 && p->xs[1] == 1 && km_inplace_stride(p->xs[4]);
     for (int j = 0; j < 3; j++)
         inplace = inplace && p->str[j] == 1 && p->pad[j] == 0;
     /* strided im2col rows go element by element (AVX-512 gathers measured slower still); for
@@ -935,7 +942,7 @@ static void km_exec(bw_ctx *c, const hd_conv_problem *p, const hd_conv_args *a, 
             c->ylin = 2;
         /* x read in place as B (1x1, unit stride, no padding): its positions one stride apart */
         c->xlin = p->TRS == 1 && (p->in[1] == 1 || c->X.sh == p->in[2] * c->X.sw) &&
-                  (p->in[0] == 1 || c->X.sd == p->in[1] * p->in[2] * c->X.sw) && c->X.sw <= KM_INPLACE_MAX;
+                  (p->in[0] == 1 || c->X.sd == p->in[1] * p->in[2] * c->X.sw) && km_inplace_stride(c->X.sw);
         for (int j = 0; j < 3; j++)
             c->xlin = c->xlin && p->str[j] == 1 && p->pad[j] == 0;
         if (c->xlin && (nimg == 1 || c->X.sn == p->Q * c->X.sw))
