@@ -71,10 +71,10 @@ static const fcase cases[] = {
     /* groups per task: one (large groups), two of four, all (small groups) */
     {"groups 2, one per task", 2, 1, 64, 128, 2, {1, 6, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"groups 4, two per task", 2, 2, 1024, 128, 4, {1, 3, 4}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
-    /* NHWC-like x with more than 128 positions: positions are the A side, read through the
-     * row table (tiles across output rows and images, taps in the padding, k blocks that end
-     * inside a tap, strides, dilation, groups); with fewer, the filter stays the A side, read
-     * in place (rows 4 KiB apart: packed per tile) and the columns are transposed from x */
+    /* NHWC-like x: positions are the A side, read through the row table (tiles across output
+     * rows and images, taps in the padding, k blocks that end inside a tap, strides, dilation,
+     * groups); with few positions (batch 1) each task packs its B tiles of the filter per k
+     * block (partial channel tiles, several k blocks) */
     {"swap 3x3 pad, tiles across rows", 2, 2, 12, 40, 1, {1, 13, 21}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"swap R=360 (k blocks inside taps)", 2, 2, 40, 17, 1, {1, 16, 17}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"swap 1x1 stride 2 K=33", 2, 3, 16, 33, 1, {1, 27, 25}, {1, 1, 1}, {0, 0, 0}, {1, 2, 2}, {1, 1, 1}},
@@ -90,6 +90,7 @@ static const fcase cases[] = {
     {"few positions 3x3 K=200", 2, 1, 16, 200, 1, {1, 9, 9}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"few positions 1x1 C=1024 (rows 4 KiB apart)", 2, 1, 1024, 20, 1, {1, 3, 4}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"few positions stride 2 N=2", 2, 2, 24, 30, 1, {1, 14, 14}, {1, 3, 3}, {0, 1, 1}, {1, 2, 2}, {1, 1, 1}},
+    {"few positions 7x7 R=603 (3 k blocks) K=70", 2, 1, 67, 70, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     /* NHWC with few channels: one table entry per filter row (a run of S*C floats), runs cut by
      * the borders copied; swapped (conv1-like) and not, 3-d */
     {"wide runs 7x7 stride 2 pad 3 (swap)", 2, 2, 3, 20, 1, {1, 45, 47}, {1, 7, 7}, {0, 3, 3}, {1, 2, 2}, {1, 1, 1}},
@@ -192,7 +193,7 @@ static const fcase det_cases[] = {
     {"det small images", 2, 4, 8, 530, 1, {1, 5, 6}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     /* batch 1: positions and channels cut for the threads; 1x1 read in place */
     {"det batch 1", 2, 1, 300, 70, 1, {1, 15, 14}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
-    /* NHWC: positions as the A side (more than 128), filter as the A side (batch 1 3x3) */
+    /* NHWC: positions as the A side, the filter packed once per call or (batch 1 3x3) per task */
     {"det swap", 2, 2, 24, 40, 1, {1, 17, 16}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"det batch 1 3x3", 2, 1, 40, 70, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"det conv1-like", 2, 2, 3, 24, 1, {1, 33, 35}, {1, 7, 7}, {0, 3, 3}, {1, 2, 2}, {1, 1, 1}},

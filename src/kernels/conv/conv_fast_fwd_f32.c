@@ -23,7 +23,8 @@
  *    channels are contiguous.
  *
  * At batch 1 (one or two position blocks per group) each task packs the filter tiles it uses
- * right before use instead (the filter is then read once and not copied).  Small groups
+ * right before use instead, A or (swapped) B tiles (the filter is then read once and its
+ * packed copy never leaves the cache).  Small groups
  * (depthwise) share a task, so that the per-block work is not repeated per group.
  *
  * Every element of y is reduced over the same k blocks (a function of CRS only) in order,
@@ -56,9 +57,6 @@
 #define FW_X_CACHED (1 << 20) /* x of at most this many bytes is read in place by 1x1 blocks */
 #define FW_SMALL_FILTER 16384 /* packed filters up to this many floats are packed by each task */
 #define FW_GROUP_WORK 16384 /* groups per task: at least this many filter values (M x CRS) */
-#define FW_FEW 128         /* problems of at most this many positions (N x P) keep the filter as the A side
-                              (7x7 at batch 1-2: the filter is nearly all the data; 14x14 at batch 1
-                              runs 1.3-1.5x faster swapped than with its columns transposed per task) */
 #define FW_PF_ROWS 4       /* x's lines of a new channel are prefetched this many panel rows ahead */
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -89,6 +87,7 @@ typedef struct {
     int cross;                    /* position blocks run across images */
     int direct_b;                 /* 1x1 NCHW: x itself is the B panel */
     int a_late;                   /* filter tiles packed by the task that uses them, into its slot */
+    int b_late;                   /* swapped, the same: each task packs its B tiles of a k block */
     int a_direct;                 /* a_late, and the kernel reads the filter rows in place instead */
     int a_copy;                   /* a_late, rows contiguous but aliasing in L1: copied per tile
                                      with a padded stride (no transpose), read by the indirect kernel */
@@ -97,7 +96,7 @@ typedef struct {
     int64_t gpt;                  /* groups per task */
     int cbuf;                     /* results go through the task's buffer and the epilogue */
     int64_t slot;                 /* floats of one scratch slot: panel, result buffer, segments, bits */
-    int64_t buf_at, seg_at, bits_at, abuf_at, bstride;
+    int64_t buf_at, seg_at, bits_at, abuf_at, bpack_at, bstride;
     int64_t tab_at, zero_at, iseg_at; /* pix: row-pointer table; zero row; kernel segments */
     int64_t patch_at;             /* wide: copies of the runs that a border cuts */
     int wide;                     /* pix with one table entry per filter row (x_wide) */
@@ -162,11 +161,13 @@ static fw_plan plan_fw(const hd_conv_problem *p)
      * side: the rule may not depend on the ISA, as the store path sets the rounding.) */
     int64_t ppad = rup(L.P, FW_UNIT);
     L.cross = p->N > 1 && (L.P < FW_SMALL_IMAGE || (!L.pix && (ppad - L.P) * 16 > ppad && L.R >= 128));
-    /* NHWC-like x: positions are the A side (MR rows read from x in place, the filter packed
-     * as B), except for problems with few positions (batch 1 of the 7x7 layers), where
-     * the filter is most of the data: it stays the A side, read in place (or packed per tile),
-     * and the columns are transposed from x into the B panel once per block. */
-    L.swap = L.pix && p->N * L.P > FW_FEW;
+    /* NHWC-like x: positions are the A side (MR rows read from x in place), the filter the B
+     * side.  With few position blocks (batch 1) each task packs the B tiles of the filter it
+     * uses per k block (b_late), so the filter is read once and its packed copy stays in
+     * cache; the 7x7 layers at batch 1 ran 1.1-1.5x faster so than with the filter as the A
+     * side read in place (their 49 positions fill 64 lanes of two 32-wide B tiles, but only
+     * 56 rows of four 14-row A tiles). */
+    L.swap = L.pix;
     L.AR = L.swap ? L.NR : L.MR;      /* channel side tile */
     L.BR = L.swap ? L.MR : L.NR;      /* position side tile */
     L.Mpad = rup(L.M, L.AR);
@@ -227,6 +228,7 @@ static fw_plan plan_fw(const hd_conv_problem *p)
     L.a_direct = contiguous && rows_spread(p->wst[0], L.MR);
     L.a_copy = contiguous && !L.a_direct;
     L.x_copy = L.swap && !rows_spread(p->xs[4] * p->str[2], L.MR);
+    L.b_late = L.swap && per_group <= 2;
     L.cbuf = 0;
     L.slot = 0;
     return L;
@@ -284,11 +286,12 @@ static hd_conv_layout layout_fw(const hd_conv_problem *p, fw_plan *L)
     L->seg_at = L->buf_at + rup(fw_cbuf(p, L, 1) ? L->mb * L->ncpad : 0, 16);
     L->bits_at = L->seg_at + rup((L->nc + 1) * (int64_t)(sizeof(fw_seg) / sizeof(float)), 16);
     L->abuf_at = L->bits_at + rup(cdiv(p->TRS * L->bstride, (int64_t)sizeof(float)), 16);
-    L->slot = L->abuf_at + (L->a_copy ? rup(L->AR * fw_acopy_ld(L), 16)
-                            : L->x_copy ? rup(L->BR * fw_acopy_ld(L), 16)
-                            : L->a_late && !L->a_direct ? rup(L->kc * L->AR, 16) : 0);
+    L->bpack_at = L->abuf_at + (L->a_copy ? rup(L->AR * fw_acopy_ld(L), 16)
+                                : L->x_copy ? rup(L->BR * fw_acopy_ld(L), 16)
+                                : L->a_late && !L->a_direct ? rup(L->kc * L->AR, 16) : 0);
+    L->slot = L->bpack_at + (L->b_late ? rup(L->kc * L->mb, 16) : 0);
     hd_conv_layout W = {{0}, 0};
-    hd_conv_book(&W, 0, L->a_late ? 0 : p->G * L->Mpad, L->R, sizeof(float));
+    hd_conv_book(&W, 0, L->a_late || L->b_late ? 0 : p->G * L->Mpad, L->R, sizeof(float));
     hd_conv_book(&W, 1, FW_SLOTS, L->slot, sizeof(float));
     return W;
 }
@@ -651,29 +654,6 @@ static int64_t row_segments(const fw_plan *L, const float *const *tab, int64_t l
     return ns;
 }
 
-/*
- * NHWC-like gather for the unswapped order (few positions): reduction rows [r0, r0+kcb)
- * (tap-major) x the block's positions into a row-major panel, (row pp, column j) at
- * dst[pp*ld + j], through the row table (16 positions of a run of channels transposed at a
- * time); columns from nq up to ld are zero (the table's zero rows).
- */
-static void gather_b_pix(const fw_ctx *c, const float *const *tab, int64_t r0, int64_t kcb, float *dst, int64_t ld)
-{
-    const float *src[16];
-    for (int64_t r = r0; r < r0 + kcb;) {
-        int64_t un = r / c->L.rl, ch = r % c->L.rl, cnt = imin(c->L.rl - ch, r0 + kcb - r);
-        const float *const *tr = tab + un * ld;
-        float *d = dst + (r - r0) * ld;
-        for (int64_t j0 = 0; j0 < ld; j0 += 16) {
-            int64_t T = imin(16, ld - j0);
-            for (int64_t i = 0; i < T; i++)
-                src[i] = tr[j0 + i] + ch;
-            c->cols(d + j0, ld, T, src, cnt);
-        }
-        r += cnt;
-    }
-}
-
 /* One line of the epilogue: cnt values v[k*vs] to y elements o[k*os] (z alike), bias
  * bias[k*bs] (bs = 0: one channel). */
 static void store_line(const hd_conv_epilogue *e, float *o, const float *zz, int64_t os, const float *v, int64_t vs,
@@ -791,6 +771,10 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
                packed filter. */
             hd_igemm_seg *sg = (hd_igemm_seg *)(panel + L->iseg_at);
             size_t nsg = (size_t)row_segments(L, tab, L->ncpad, r0, kcb, sg);
+            float *bpack = panel + L->bpack_at;
+            if (L->b_late)   /* this k block of the task's filter tiles, packed once for all A tiles */
+                for (int64_t jr = 0; jr < nm; jr += (int64_t)NR)
+                    pack_w_tile(c, g, kb, (m0 + jr) / (int64_t)NR, bpack + jr * kcb);
             for (int64_t ir = 0; ir < nq; ir += (int64_t)MR) {
                 size_t mr = (size_t)imin((int64_t)MR, nq - ir);
                 const hd_igemm_seg *use = sg;
@@ -804,7 +788,7 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
                     row0 = 0;
                 }
                 for (int64_t jr = 0; jr < nm; jr += (int64_t)NR) {
-                    const float *bp = wk + ((m0 + jr) / (int64_t)NR) * kcb * (int64_t)NR;
+                    const float *bp = L->b_late ? bpack + jr * kcb : wk + ((m0 + jr) / (int64_t)NR) * kcb * (int64_t)NR;
                     size_t nr = (size_t)imin((int64_t)NR, nm - jr);
                     if (c->cbuf)
                         c->ik(mr, nr, nuse, use, row0, bp, NR, buf + ir * L->mb + jr, (size_t)L->mb, al, be);
@@ -819,8 +803,6 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
             xdirect = c->x + n * xs[0] + (chb + r0) * xs[1] + q0;
             if (nq % (int64_t)NR)                  /* the partial last panel is copied */
                 gather_b_rows(c, seg, ns, bits, L->bstride, chb, r0, kcb, nq - nfull, panel, (int64_t)NR);
-        } else if (L->pix) {
-            gather_b_pix(c, tab, r0, kcb, panel, L->ncpad);
         } else {
             gather_b_rows(c, seg, ns, bits, L->bstride, chb, r0, kcb, nq, panel, L->ncpad);
         }
@@ -964,7 +946,7 @@ void hd_conv_fast_exec_fwd(const hd_conv_problem *p, const hd_conv_args *a)
     c.cols = v512 ? hd_conv_gather_cols__avx512 : cols_c;
     c.ik = hd_igemm_kernel_for(hd_cpu_isa())->fn;
     int nt = a->nthreads < FW_SLOTS ? a->nthreads : FW_SLOTS;
-    if (!c.L.a_late)
+    if (!c.L.a_late && !c.L.b_late)
         run_dealt(&c, (size_t)(p->G * c.L.nkb * (c.L.Mpad / c.L.AR)), nt, pack_w_task);
     int64_t per_group = c.L.cross ? c.L.npb : p->N * c.L.npb;
     run_dealt(&c, (size_t)(cdiv(p->G, c.L.gpt) * per_group * c.L.nmb), nt, fw_task);
