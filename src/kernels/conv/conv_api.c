@@ -63,7 +63,7 @@ cudnnStatus_t hd_conv_api_workspace(hd_conv_dir dir, const hd_conv_descs *d, int
     if (st == CUDNN_STATUS_SUCCESS)
         st = pick(&p, dir, algo, &s, fn);
     if (st == CUDNN_STATUS_SUCCESS)
-        *size = s->workspace(&p);
+        *size = hd_conv_ws_size(s, &p);
     return st;
 }
 
