@@ -66,7 +66,7 @@ void hd_conv_find(const hd_conv_problem *p, hd_conv_dir dir, hd_conv_args a, int
             r->status = CUDNN_STATUS_NOT_SUPPORTED;
             continue;
         }
-        size_t need = hd_conv_ws_size(s, p);
+        size_t raw = s->workspace(p), need = hd_conv_ws_padded(raw);
         r->memory = need;
         r->deterministic = s->deterministic;
         hd_conv_args run = a;
@@ -81,7 +81,7 @@ void hd_conv_find(const hd_conv_problem *p, hd_conv_dir dir, hd_conv_args a, int
             r->status = CUDNN_STATUS_ALLOC_FAILED;
             continue;
         }
-        run = hd_conv_ws_align(s, p, &run);
+        run = hd_conv_ws_align(&run, raw);
         double t0 = now_ms();
         s->execute(p, &run);                       /* warm-up, and a first estimate */
         double best = now_ms() - t0;

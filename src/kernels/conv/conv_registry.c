@@ -340,16 +340,11 @@ void hd_conv_rank(const hd_conv_problem *p, hd_conv_dir dir, hd_conv_perf *rows)
         rows[i].time = -1;
 }
 
-size_t hd_conv_ws_size(const hd_conv_solver *s, const hd_conv_problem *p)
-{
-    size_t w = s->workspace(p);
-    return w == 0 || w == SIZE_MAX ? w : w > SIZE_MAX - HD_CONV_WS_SLACK ? SIZE_MAX : w + HD_CONV_WS_SLACK;
-}
+size_t hd_conv_ws_size(const hd_conv_solver *s, const hd_conv_problem *p) { return hd_conv_ws_padded(s->workspace(p)); }
 
-hd_conv_args hd_conv_ws_align(const hd_conv_solver *s, const hd_conv_problem *p, const hd_conv_args *a)
+hd_conv_args hd_conv_ws_align(const hd_conv_args *a, size_t w)
 {
     hd_conv_args r = *a;
-    size_t w = s->workspace(p);
     if (w > 0 && a->ws) {
         uintptr_t u = (uintptr_t)a->ws, up = (u + HD_CONV_WS_SLACK - 1) & ~(uintptr_t)(HD_CONV_WS_SLACK - 1);
         r.ws = (char *)a->ws + (up - u);
@@ -360,14 +355,14 @@ hd_conv_args hd_conv_ws_align(const hd_conv_solver *s, const hd_conv_problem *p,
 
 cudnnStatus_t hd_conv_run(const hd_conv_solver *s, const hd_conv_problem *p, const hd_conv_args *a, const char *fn)
 {
-    size_t need = hd_conv_ws_size(s, p);
+    size_t raw = s->workspace(p), need = hd_conv_ws_padded(raw);
     if (a->ws_size < need)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s needs %zu bytes of workspace; %zu given", s->name, need,
                        a->ws_size);
     if (need > 0 && !a->ws)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "workSpace is NULL but %s needs %zu bytes", s->name, need);
     hd_logf(CUDNN_SEV_INFO, fn, CUDNN_STATUS_SUCCESS, "dispatch: solver %s (id %d)", s->name, s->id);
-    hd_conv_args run = hd_conv_ws_align(s, p, a);
+    hd_conv_args run = hd_conv_ws_align(a, raw);
     s->execute(p, &run);
     return CUDNN_STATUS_SUCCESS;
 }

@@ -78,11 +78,15 @@ void hd_conv_rank(const hd_conv_problem *p, hd_conv_dir dir, hd_conv_perf *rows)
  * workspace is 16 bytes past one; every 64-byte load of a packed panel then split two lines,
  * and solver 150 ran 1.4x slower at batch 1).  0 stays 0; SIZE_MAX (too large) stays. */
 #define HD_CONV_WS_SLACK 64
+static inline size_t hd_conv_ws_padded(size_t raw)
+{
+    return raw == 0 || raw == SIZE_MAX ? raw : raw > SIZE_MAX - HD_CONV_WS_SLACK ? SIZE_MAX : raw + HD_CONV_WS_SLACK;
+}
 size_t hd_conv_ws_size(const hd_conv_solver *s, const hd_conv_problem *p);
 
-/* A with its workspace pointer rounded up to a cache line and its size the solver's own
- * (a->ws_size must be at least hd_conv_ws_size). */
-hd_conv_args hd_conv_ws_align(const hd_conv_solver *s, const hd_conv_problem *p, const hd_conv_args *a);
+/* A with its workspace pointer rounded up to a cache line and its size RAW, the solver's own
+ * (s->workspace; a->ws_size must be at least hd_conv_ws_padded(RAW)). */
+hd_conv_args hd_conv_ws_align(const hd_conv_args *a, size_t raw);
 
 /* Run the solver, or refuse: BAD_PARAM when the workspace is smaller than it needs. */
 cudnnStatus_t hd_conv_run(const hd_conv_solver *s, const hd_conv_problem *p, const hd_conv_args *a, const char *fn);
