@@ -17,10 +17,10 @@
  *    applies alpha and beta, later ones add).  Otherwise (NHWC-like or odd strides, blocks
  *    that span images, the fused bias/activation epilogue) they accumulate in the task's
  *    private buffer and the epilogue writes them once.
- *  - NHWC-like x with NHWC-like y: the roles swap (y^T = col^T w^T).  A micro-panel of MR
- *    positions is packed from the gathered rows of x (channels contiguous) and the packed
- *    filter is the B side, NR result channels wide; results go straight into y, whose
- *    channels are contiguous.
+ *  - NHWC-like x: the roles swap (y^T = col^T w^T).  The indirect kernel reads MR positions'
+ *    rows of x (channels contiguous) through a table of row pointers and the packed filter
+ *    is the B side, NR result channels wide; results go straight into y when its channels
+ *    are contiguous.
  *
  * At batch 1 (one or two position blocks per group) each task packs the filter tiles it uses
  * right before use instead, A or (swapped) B tiles (the filter is then read once and its
@@ -75,8 +75,8 @@ typedef struct {
 typedef struct {
     const hd_gemm_kernel *kern;
     int64_t MR, NR;
-    int pix;                      /* reduction order (tap, channel): x's channels contiguous */
-    int swap;                     /* positions are the A side (NHWC-like x and y) */
+    int pix;                      /* x's channels contiguous: reduction order (tap, channel), and the
+                                     roles swap (positions the A side, read from x in place) */
     int64_t M, R, P;              /* result channels per group, reduction length, positions per image */
     int64_t nkb, kc;              /* k blocks: block b is rows [b*kc, min(R, (b+1)*kc)) */
     int64_t AR, BR;               /* tile rows/cols of the (channel, position) side: MR/NR or NR/MR */
@@ -167,9 +167,8 @@ static fw_plan plan_fw(const hd_conv_problem *p)
      * cache.  The 7x7 layers at batch 1 used to keep the filter as the A side, read in place;
      * swapped they ran 1.1x faster on AVX-512 and 1.5x on AVX2 (their 49 positions fill 56 rows
      * of four 14-row A tiles instead of 64 lanes of two 32-wide B tiles). */
-    L.swap = L.pix;
-    L.AR = L.swap ? L.NR : L.MR;      /* channel side tile */
-    L.BR = L.swap ? L.MR : L.NR;      /* position side tile */
+    L.AR = L.pix ? L.NR : L.MR;      /* channel side tile */
+    L.BR = L.pix ? L.MR : L.NR;      /* position side tile */
     L.Mpad = rup(L.M, L.AR);
     L.direct_b = 0;
     if (!L.pix && !L.cross && p->TRS == 1 && p->xs[4] == 1 && linear_positions(p->xs, p->in)) {
@@ -182,7 +181,7 @@ static fw_plan plan_fw(const hd_conv_problem *p)
     int64_t Q = L.cross ? p->N * L.P : L.P;
     /* swapped, the positions are the MR side: blocks of whole MR tiles (the blocks only pick
        which kernel call computes a position, never its rounding) */
-    int64_t unit = L.swap ? L.BR : FW_UNIT;
+    int64_t unit = L.pix ? L.BR : FW_UNIT;
     L.npb = cdiv(Q, FW_NC);
     L.nc = imin(rup(cdiv(Q, L.npb), unit), Q);
     L.npb = cdiv(Q, L.nc);
@@ -222,13 +221,13 @@ static fw_plan plan_fw(const hd_conv_problem *p)
      * copy written and read back -- at batch 1 the filter is most of the memory traffic).
      * A small filter whose rows are contiguous is packed late too: packing it again per task
      * costs less than a parallel pass (a fork and join) of its own. */
-    L.a_late = !L.swap && (per_group <= 2 ||
-                           (p->G * L.Mpad * L.R <= FW_SMALL_FILTER && filter_rows_contiguous(p, L.pix)));
-    int contiguous = L.a_late && filter_rows_contiguous(p, L.pix);
+    L.a_late = !L.pix && (per_group <= 2 ||
+                           (p->G * L.Mpad * L.R <= FW_SMALL_FILTER && filter_rows_contiguous(p, 0)));
+    int contiguous = L.a_late && filter_rows_contiguous(p, 0);
     L.a_direct = contiguous && rows_spread(p->wst[0], L.MR);
     L.a_copy = contiguous && !L.a_direct;
-    L.x_copy = L.swap && !rows_spread(p->xs[4] * p->str[2], L.MR);
-    L.b_late = L.swap && per_group <= 2;
+    L.x_copy = L.pix && !rows_spread(p->xs[4] * p->str[2], L.MR);
+    L.b_late = L.pix && per_group <= 2;
     L.cbuf = 0;
     L.slot = 0;
     return L;
@@ -240,7 +239,7 @@ static int fw_cbuf(const hd_conv_problem *p, const fw_plan *L, int fused)
 {
     if (fused || L->cross || !linear_positions(p->ys, p->out))
         return 1;
-    return L->swap ? p->ys[1] != 1 : p->ys[4] != 1;
+    return L->pix ? p->ys[1] != 1 : p->ys[4] != 1;
 }
 
 /* Most kernel segments of one k block (swapped): runs of channels of one tap. */
@@ -278,10 +277,10 @@ static hd_conv_layout layout_fw(const hd_conv_problem *p, fw_plan *L)
     L->bstride = cdiv(L->nc, 8) + 8;
     /* swapped: no gathered panel; the kernel reads x through a table of row pointers (one per
        position and tap, per block), rows in the padding point at a zero row of Cg floats */
-    L->tab_at = L->swap ? 0 : rup(L->kc * L->ncpad, 16);
+    L->tab_at = L->pix ? 0 : rup(L->kc * L->ncpad, 16);
     L->zero_at = L->tab_at + (L->pix ? rup(cdiv(L->nunits * L->ncpad * (int64_t)sizeof(float *), (int64_t)sizeof(float)), 16) : 0);
     L->iseg_at = L->zero_at + rup(fw_nzero(L), 16);
-    L->patch_at = L->iseg_at + (L->swap ? rup(fw_nseg_max(L) * (int64_t)(sizeof(hd_igemm_seg) / sizeof(float)), 16) : 0);
+    L->patch_at = L->iseg_at + (L->pix ? rup(fw_nseg_max(L) * (int64_t)(sizeof(hd_igemm_seg) / sizeof(float)), 16) : 0);
     L->buf_at = L->patch_at + (L->wide ? rup(L->ncpad * L->R, 16) : 0);
     L->seg_at = L->buf_at + rup(fw_cbuf(p, L, 1) ? L->mb * L->ncpad : 0, 16);
     L->bits_at = L->seg_at + rup((L->nc + 1) * (int64_t)(sizeof(fw_seg) / sizeof(float)), 16);
@@ -532,8 +531,7 @@ static void gather_b_rows(const fw_ctx *c, const fw_seg *seg, int64_t ns, const 
 }
 
 /*
- * NHWC-like rows: the indirect kernel (swapped) or the column transpose (few positions) reads
- * x in place.  For every run u (a tap, or a filter row when wide) and every position j of
+ * NHWC-like rows: the indirect kernel (swapped) reads x in place.  For every run u (a tap, or a filter row when wide) and every position j of
  * the block, tab[u * ld + j] points at the run's first float (channel 0 of group channel
  * base chb), or at ZERO when the run lies in the padding; a wide run that a border cuts is
  * copied, zero-filled, to PATCH.  Positions from nq up to ld (the last tile's unused rows)
@@ -766,7 +764,7 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
         float al = c->cbuf ? 1.0f : alpha;
         float be = kb > 0 ? 1.0f : c->cbuf ? 0.0f : beta;
         const float *wk = wg + r0 * L->Mpad;
-        if (L->swap) {
+        if (L->pix) {
             /* A: MR positions, read from x through the row table; B: NR channels of the
                packed filter. */
             hd_igemm_seg *sg = (hd_igemm_seg *)(panel + L->iseg_at);
@@ -850,7 +848,7 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
         }
     }
     if (c->cbuf) {
-        if (L->swap)
+        if (L->pix)
             store_from_buffer(c, n, ch0, nm, q0, nq, buf, L->mb, 1);
         else
             store_from_buffer(c, n, ch0, nm, q0, nq, buf, L->ncpad, 0);
