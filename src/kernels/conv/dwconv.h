@@ -53,12 +53,15 @@ typedef struct {
  * zero borders, so these kernels have no border tests and no masked loads.
  *
  * Result pixel o < n at out + o*ops, lane l (only the lanes set in mask are written):
- *   alpha * sum_{i < nr} sum_{s < S} w[i][16*s + l] * rows[i][16*(o*cs + s*cd) + l]
+ *   alpha * sum_{i < nr} sum_{s < S} w[i][16*s + l] * rows[i][ips*(o*cs + s*cd) + l]
  *   (+ beta * its old value when beta != 0; not read when beta == 0).
- * Per result the terms are summed row by row, tap by tap, whatever the pixel blocking, so a
- * result depends on the ISA only.  Every row must be readable (any values) for
- * 16 * ((round_up(n, 16) - 1)*cs + (S-1)*cd + 1) floats: the 3x3 kernels compute a last
- * partial block of pixels whole and store only its first pixels. */
+ * ips is the pixel stride of the source rows: 16 for blocked rows, the channel count when
+ * the rows are an NHWC tensor's own (the solver's in-place interior).  Per result the terms
+ * are summed row by row, tap by tap, whatever the pixel blocking, so a result depends on the
+ * ISA only.  Unless tight is set, every row must be readable (any values) for
+ * ips * ((round_up(n, 16) - 1)*cs + (S-1)*cd) + 16 floats: the 3x3 kernels compute a last
+ * partial block of pixels whole and store only its first pixels.  With tight set the kernels
+ * read only the pixels the n results use (rows inside a user's tensor). */
 typedef struct {
     float *out;
     int64_t ops;
@@ -68,6 +71,8 @@ typedef struct {
     size_t nr, S, cs, cd;
     float alpha, beta;
     unsigned mask;
+    int64_t ips;
+    int tight;
 } hd_dw_brow_args;
 
 /* acc[i][16*s + l] += sum_{o < n} dy[16*o + l] * rows[i][16*(o*cs + s*cd) + l] (o increasing). */

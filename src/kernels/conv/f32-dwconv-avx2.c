@@ -128,14 +128,15 @@ INL void brow_body(const hd_dw_brow_args *a, size_t o, int NB, size_t S, int h, 
     for (int j = 0; j < NB; j++)
         acc[j] = _mm256_setzero_ps();
     for (size_t i = 0; i < a->nr; i++) {
-        const float *p = a->rows[i] + 16 * o * a->cs + 8 * h, *w = a->w[i] + 8 * h;
+        const int64_t ps = a->ips * (int64_t)a->cs;   /* floats from one result's source to the next */
+        const float *p = a->rows[i] + ps * (int64_t)o + 8 * h, *w = a->w[i] + 8 * h;
 #pragma GCC unroll 8
         for (size_t s = 0; s < S; s++) {
             __m256 wv = _mm256_loadu_ps(w + 16 * s);
-            const float *q = p + 16 * s * a->cd;
+            const float *q = p + a->ips * (int64_t)(s * a->cd);
 #pragma GCC unroll 6
             for (int j = 0; j < NB; j++)
-                acc[j] = _mm256_fmadd_ps(wv, _mm256_loadu_ps(q + 16 * (size_t)j * a->cs), acc[j]);
+                acc[j] = _mm256_fmadd_ps(wv, _mm256_loadu_ps(q + ps * j), acc[j]);
         }
     }
 #pragma GCC unroll 6

@@ -245,9 +245,10 @@ INL void brow_body(const hd_dw_brow_args *a, size_t o, int NB, size_t S, size_t 
     for (int j = 0; j < NB; j++)
         acc[j] = _mm512_setzero_ps();
     size_t cs = CS ? (size_t)CS : a->cs, cd = CD ? (size_t)CD : a->cd;
+    const int64_t ips = full & 2 ? 16 : a->ips;
 #pragma GCC unroll 4
     for (size_t i = 0; i < nr; i++) {
-        const float *p = a->rows[i] + 16 * o * cs, *w = a->w[i];
+        const float *p = a->rows[i] + ips * (int64_t)(o * cs), *w = a->w[i];
         if (CS) {
             __m512 wv[8];
 #pragma GCC unroll 8
@@ -255,7 +256,7 @@ INL void brow_body(const hd_dw_brow_args *a, size_t o, int NB, size_t S, size_t 
                 wv[t] = _mm512_loadu_ps(w + 16 * t);
 #pragma GCC unroll 64
             for (int m = 0; m <= (NB - 1) * CS + ((int)S - 1) * CD; m++) {
-                __m512 xv = _mm512_loadu_ps(p + 16 * m);
+                __m512 xv = _mm512_loadu_ps(p + ips * m);
 #pragma GCC unroll 8
                 for (int t = 0; t < (int)S; t++) {
                     int r = m - t * CD;
@@ -267,15 +268,15 @@ INL void brow_body(const hd_dw_brow_args *a, size_t o, int NB, size_t S, size_t 
         }
         for (size_t s = 0; s < S; s++) {
             __m512 wv = _mm512_loadu_ps(w + 16 * s);
-            const float *q = p + 16 * s * cd;
+            const float *q = p + ips * (int64_t)(s * cd);
 #pragma GCC unroll 16
             for (int j = 0; j < NB; j++)
-                acc[j] = _mm512_fmadd_ps(wv, _mm512_loadu_ps(q + 16 * (size_t)j * cs), acc[j]);
+                acc[j] = _mm512_fmadd_ps(wv, _mm512_loadu_ps(q + ips * (int64_t)((size_t)j * cs)), acc[j]);
         }
     }
 #pragma GCC unroll 16
     for (int j = 0; j < NB; j++)
-        st_blk(a->out + (int64_t)(o + (size_t)j) * a->ops, k, full, acc[j], va, a->beta);
+        st_blk(a->out + (int64_t)(o + (size_t)j) * a->ops, k, full & 1, acc[j], va, a->beta);
 }
 
 /* S, NR (0: a->nr), CS and CD (0: a->cs, a->cd) constant where given; pixels 16 at a time
@@ -312,13 +313,13 @@ INL void brow33_body(const hd_dw_brow_args *a, const __m512 *w, size_t o, int NB
 #pragma GCC unroll 16
     for (int j = 0; j < NB; j++)
         acc[j] = _mm512_setzero_ps();
-    size_t b = 16 * o * (size_t)CS;
+    const int64_t ips = full & 2 ? 16 : a->ips, b = ips * (int64_t)(o * (size_t)CS);
 #pragma GCC unroll 3
     for (int i = 0; i < 3; i++) {
         const float *p = a->rows[i] + b;
 #pragma GCC unroll 64
         for (int m = 0; m <= (NB - 1) * CS + 2; m++) {
-            __m512 xv = _mm512_loadu_ps(p + 16 * m);
+            __m512 xv = _mm512_loadu_ps(p + ips * m);
 #pragma GCC unroll 3
             for (int t = 0; t < 3; t++) {
                 int r = m - t;
@@ -330,12 +331,13 @@ INL void brow33_body(const hd_dw_brow_args *a, const __m512 *w, size_t o, int NB
 #pragma GCC unroll 16
     for (int j = 0; j < NB; j++)
         if ((size_t)j < cnt)
-            st_blk(a->out + (int64_t)(o + (size_t)j) * a->ops, k, full, acc[j], va, a->beta);
+            st_blk(a->out + (int64_t)(o + (size_t)j) * a->ops, k, full & 1, acc[j], va, a->beta);
 }
 
 /* 16 results at a time (16 independent sums cover the multiply-add latency); the last block
  * is computed whole (8 or 16 wide) and stored in part, so short rows (7, 14 pixels) cost one
- * block each. */
+ * block each; with tight rows it is computed 8, 4, 2, 1 pixels at a time instead, reading
+ * no pixel past the row's last result. */
 INL void brow33(const hd_dw_brow_args *a, int CS, int full)
 {
     __m512 w[9];
@@ -347,6 +349,17 @@ INL void brow33(const hd_dw_brow_args *a, int CS, int full)
     __m512 va = _mm512_set1_ps(a->alpha);
     __mmask16 k = (__mmask16)a->mask;
     size_t o = 0, n = a->n;
+    if (a->tight) {
+        for (; o + 8 <= n; o += 8)
+            brow33_body(a, w, o, 8, CS, 8, va, k, full);
+        if (o + 4 <= n)
+            brow_body(a, o, 4, 3, 3, CS, 1, va, k, full), o += 4;
+        if (o + 2 <= n)
+            brow_body(a, o, 2, 3, 3, CS, 1, va, k, full), o += 2;
+        if (o < n)
+            brow_body(a, o, 1, 3, 3, CS, 1, va, k, full);
+        return;
+    }
     for (; o + 16 <= n; o += 16)
         brow33_body(a, w, o, 16, CS, 16, va, k, full);
     if (n - o > 8)
@@ -378,12 +391,15 @@ INL void brow_any(const hd_dw_brow_args *a, int full)
         brow_tpl(a, a->S, 0, 0, 0, full);
 }
 
+/* The templates' `full` is two flags: 1, all 16 lanes stored; 2, blocked source rows (a pixel
+ * stride of 16, a constant the loads' addressing folds in). */
 void hd_f32_dw_brow__avx512(const hd_dw_brow_args *a)
 {
-    if (a->mask == 0xffffu)
-        brow_any(a, 1);
+    int all = a->mask == 0xffffu;
+    if (a->ips == 16)
+        all ? brow_any(a, 3) : brow_any(a, 2);
     else
-        brow_any(a, 0);
+        all ? brow_any(a, 1) : brow_any(a, 0);
 }
 
 /* ---------------- blocked weight rows ---------------- */

@@ -38,7 +38,7 @@ void hd_f32_dw_brow__scalar(const hd_dw_brow_args *a)
             float acc = 0.0f;
             for (size_t i = 0; i < a->nr; i++)
                 for (size_t s = 0; s < a->S; s++)
-                    acc += a->w[i][16 * s + l] * a->rows[i][16 * (o * a->cs + s * a->cd) + l];
+                    acc += a->w[i][16 * s + l] * a->rows[i][a->ips * (int64_t)(o * a->cs + s * a->cd) + l];
             out[l] = a->beta == 0.0f ? a->alpha * acc : a->alpha * acc + a->beta * out[l];
         }
     }
