@@ -9,6 +9,7 @@
  * Problem strings: g1n16c64h56w56k64r3s3p1u1[d1][_name], as in the files of bench/shapes.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <cuda_runtime.h>
 #include <cudnn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,15 +64,30 @@ static int cmp_d(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Device buffers come from cudaMalloc, as in any cuDNN program (hostdnn's runtime returns
+ * 256-byte aligned host memory, as CUDA does).  A malloc'd buffer starts 16 bytes past a
+ * cache line, which splits every 64-byte store of an NHWC result in two. */
+static void *dev_alloc(size_t bytes)
+{
+    void *p = NULL;
+    if (cudaMalloc(&p, bytes ? bytes : 1) != cudaSuccess) {
+        fprintf(stderr, "cudaMalloc of %zu bytes failed\n", bytes);
+        exit(1);
+    }
+    return p;
+}
+
 static float *filled(size_t n)
 {
-    float *p = malloc(n * sizeof(float));
-    if (!p) {
+    float *host = malloc(n * sizeof(float)), *p = dev_alloc(n * sizeof(float));
+    if (!host) {
         fprintf(stderr, "out of memory\n");
         exit(1);
     }
     for (size_t i = 0; i < n; i++)
-        p[i] = (float)((i * 7) % 13) * 0.1f - 0.6f;
+        host[i] = (float)((i * 7) % 13) * 0.1f - 0.6f;
+    cudaMemcpy(p, host, n * sizeof(float), cudaMemcpyHostToDevice);
+    free(host);
     return p;
 }
 
@@ -139,7 +155,7 @@ int main(int argc, char **argv)
             algo = perf[0].algo;
             CK(cudnnGetConvolutionBackwardFilterWorkspaceSize(h, xD, yD, cD, wD, perf[0].algo, &ws_size));
         }
-        void *ws = ws_size ? malloc(ws_size) : NULL;
+        void *ws = ws_size ? dev_alloc(ws_size) : NULL;
         double *t = malloc(sizeof(double) * (size_t)reps);
         /* Warm up for at least WARM_MS (and two calls) before timing: on the 2-vCPU VM the
          * first milliseconds of a process run up to 2x slow (the second vCPU and the clock
@@ -170,7 +186,7 @@ int main(int argc, char **argv)
         algo_name = name;
         printf("%s %s hostdnn-%s %.4f %.2f %s\n", argv[i], dir, layout, ms, flops / (ms * 1e6), algo_name);
         fflush(stdout);
-        free(t), free(ws), free(x), free(y), free(w);
+        free(t), cudaFree(ws), cudaFree(x), cudaFree(y), cudaFree(w);
         cudnnDestroyTensorDescriptor(xD), cudnnDestroyTensorDescriptor(yD);
         cudnnDestroyFilterDescriptor(wD), cudnnDestroyConvolutionDescriptor(cD);
     }
