@@ -314,11 +314,13 @@ static size_t w4_ws(const w4_view *v)
  * VGG-16 3x3 layers at batch 1 and 16 (AVX-512; docs/algorithms.md): per GEMM multiply-add 1.0
  * (padding of K, of the tiles and of the last block included), per input tile and channel 200
  * (per K range, unless shared), per output tile and filter 700, per transformed 3x3 filter and
- * tile block that transforms it again 600 (tile lanes) or 250 (channel lanes: chunks kept in
+ * tile block that transforms it again 300 (tile lanes) or 250 (channel lanes: chunks kept in
  * L2, loads transposed in registers), 1000 when transformed once for the call (the 4x larger
  * result goes through memory).  The filter constants were lowered after the transposed loads,
  * so that batch-1 NHWC res4 (16 tiles) ranks Winograd first and res5 (4 tiles) does not, as
- * measured against solvers 150 and 254. */
+ * measured against solvers 150 and 254; the tile-lane one (600 until 4 December) so that
+ * batch-1 NCHW res4 and VGG conv5 (14x14, 256 and 512 channels) do too, measured 10-15%
+ * faster than solver 150 with two threads on the Xeon guest (docs/algorithms.md). */
 static double w4_cost(const w4_view *v)
 {
     w4_plan L;
@@ -328,7 +330,7 @@ static double w4_cost(const w4_view *v)
     double gemm = 36.0 * (double)(L.Kpan * L.FP) * (double)v->Cg * blocks * (double)v->G;
     double in = 200.0 * blocks * (double)(v->G * v->Cg * (L.shared ? 1 : L.nkq));
     double out = 700.0 * (double)(cdiv(L.ntiles, HD_WINO4_LANES) * HD_WINO4_LANES) * (double)(v->G * v->Kg);
-    double filt = L.otf ? (L.cl ? 250.0 : 600.0) * kc * (double)L.ntb : 1000.0 * kc;
+    double filt = L.otf ? (L.cl ? 250.0 : 300.0) * kc * (double)L.ntb : 1000.0 * kc;
     double macs = (double)(v->N * v->OH * v->OW) * (double)(v->G * v->Kg) * (double)v->Cg * 9.0;
     return 0.4 * (gemm + in + out + filt) / macs;
 }
