@@ -68,11 +68,12 @@ static const dcase cases[] = {
     {"blocked N=1 C=96 (channel groups)", 1, 96, 3, 5, 3, 3, 1, 1, 1, 1, 1, 1},
     {"blocked N=3 C=70 rows split", 3, 70, 13, 9, 3, 3, 1, 1, 1, 1, 1, 1},
     {"blocked 3x3 s3 p1 C=17", 1, 17, 8, 13, 3, 3, 1, 1, 3, 3, 1, 1},
-    /* NHWC rows read in place (whole 16-channel blocks, at least 8 interior results): edges
-     * of one or two results, dilation, uneven padding, none */
+    /* NHWC rows read in place (whole 16-channel blocks, at least 8 interior results; 24 for
+     * backward filter): edges of one or two results, dilation, uneven padding, none */
     {"in place 3x3 dilation 2 p2 C=32 W=30", 2, 32, 6, 30, 3, 3, 2, 2, 1, 1, 2, 2},
     {"in place 5x5 p1 C=16 W=24", 2, 16, 5, 24, 5, 5, 1, 1, 1, 1, 1, 1},
     {"in place 7x7 s2 p3 C=48 W=41", 1, 48, 9, 41, 7, 7, 3, 3, 2, 2, 1, 1},
+    {"in place 3x3 s2 p1 C=16 W=61 (backward filter too)", 2, 16, 5, 61, 3, 3, 1, 1, 2, 2, 1, 1},
 };
 #define NCASES ((int)(sizeof cases / sizeof *cases))
 

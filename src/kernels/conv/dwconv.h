@@ -75,13 +75,17 @@ typedef struct {
     int tight;
 } hd_dw_brow_args;
 
-/* acc[i][16*s + l] += sum_{o < n} dy[16*o + l] * rows[i][16*(o*cs + s*cd) + l] (o increasing). */
+/* acc[i][16*s + l] += sum_{o < n} dy[dps*o + l] * rows[i][ips*(o*cs + s*cd) + l] (o increasing).
+ * dps and ips are the pixel strides of dy and of the source rows: 16 for blocked rows, the
+ * channel count for an NHWC tensor's own rows.  The kernels read only the pixels the sums
+ * use. */
 typedef struct {
     float *const *acc;
     const float *dy;
     size_t n;
     const float *const *rows;
     size_t nr, S, cs, cd;
+    int64_t ips, dps;
 } hd_dw_bwrow_args;
 
 /* Channels c < nc of n pixels into blocked rows, 16 channels per block: block b = c / 16 at

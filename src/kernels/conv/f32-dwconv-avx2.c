@@ -181,10 +181,10 @@ INL void bwrow_tpl(const hd_dw_bwrow_args *a, size_t S)
             for (size_t s = 0; s < S; s++)
                 v[s] = _mm256_loadu_ps(a->acc[i] + 16 * s + 8 * h);
             for (size_t o = 0; o < a->n; o++) {
-                __m256 dv = _mm256_loadu_ps(a->dy + 16 * o + 8 * h);
+                __m256 dv = _mm256_loadu_ps(a->dy + a->dps * (int64_t)o + 8 * h);
 #pragma GCC unroll 8
                 for (size_t s = 0; s < S; s++)
-                    v[s] = _mm256_fmadd_ps(dv, _mm256_loadu_ps(p + 16 * (o * a->cs + s * a->cd)), v[s]);
+                    v[s] = _mm256_fmadd_ps(dv, _mm256_loadu_ps(p + a->ips * (int64_t)(o * a->cs + s * a->cd)), v[s]);
             }
 #pragma GCC unroll 8
             for (size_t s = 0; s < S; s++)

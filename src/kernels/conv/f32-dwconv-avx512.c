@@ -407,8 +407,9 @@ void hd_f32_dw_brow__avx512(const hd_dw_brow_args *a)
 /* 3x3 with three rows at stride CS (1 or 2), dilation 1: nine sums, one dy load per pixel for
  * the three rows, source vectors shared between neighbouring pixels (stride 1: a window of
  * three; stride 2: the last tap of a pixel is the first of the next). */
-INL void bwrow33(const hd_dw_bwrow_args *a, int CS)
+INL void bwrow33(const hd_dw_bwrow_args *a, int CS, int BLK)
 {
+    const int64_t ips = BLK ? 16 : a->ips, dps = BLK ? 16 : a->dps;
     __m512 v[9], xa[3], xb[3];
     const float *p[3];
 #pragma GCC unroll 3
@@ -418,16 +419,16 @@ INL void bwrow33(const hd_dw_bwrow_args *a, int CS)
         for (int s = 0; s < 3; s++)
             v[3 * i + s] = _mm512_loadu_ps(a->acc[i] + 16 * s);
         xa[i] = _mm512_loadu_ps(p[i]);
-        xb[i] = _mm512_loadu_ps(p[i] + 16);
+        xb[i] = _mm512_loadu_ps(p[i] + ips);
     }
     const float *d = a->dy;
-    for (size_t o = 0; o < a->n; o++, d += 16) {
+    for (size_t o = 0; o < a->n; o++, d += dps) {
         __m512 dv = _mm512_loadu_ps(d);
-        size_t off = 16 * o * (size_t)CS;
+        int64_t off = ips * (int64_t)(o * (size_t)CS);
 #pragma GCC unroll 3
         for (int i = 0; i < 3; i++) {
-            __m512 x1 = CS == 1 ? xb[i] : _mm512_loadu_ps(p[i] + off + 16);
-            __m512 x2 = _mm512_loadu_ps(p[i] + off + 32);
+            __m512 x1 = CS == 1 ? xb[i] : _mm512_loadu_ps(p[i] + off + ips);
+            __m512 x2 = _mm512_loadu_ps(p[i] + off + 2 * ips);
             v[3 * i] = _mm512_fmadd_ps(dv, xa[i], v[3 * i]);
             v[3 * i + 1] = _mm512_fmadd_ps(dv, x1, v[3 * i + 1]);
             v[3 * i + 2] = _mm512_fmadd_ps(dv, x2, v[3 * i + 2]);
@@ -455,10 +456,10 @@ INL void bwrow_tpl(const hd_dw_bwrow_args *a, size_t S)
         for (size_t s = 0; s < S; s++)
             v[s] = _mm512_loadu_ps(a->acc[i] + 16 * s);
         for (size_t o = 0; o < a->n; o++) {
-            __m512 dv = _mm512_loadu_ps(a->dy + 16 * o);
+            __m512 dv = _mm512_loadu_ps(a->dy + a->dps * (int64_t)o);
 #pragma GCC unroll 8
             for (size_t s = 0; s < S; s++)
-                v[s] = _mm512_fmadd_ps(dv, _mm512_loadu_ps(p + 16 * (o * cs + s * cd)), v[s]);
+                v[s] = _mm512_fmadd_ps(dv, _mm512_loadu_ps(p + a->ips * (int64_t)(o * cs + s * cd)), v[s]);
         }
 #pragma GCC unroll 8
         for (size_t s = 0; s < S; s++)
@@ -470,20 +471,22 @@ static void bwrow_wide(const hd_dw_bwrow_args *a)
 {
     for (size_t i = 0; i < a->nr; i++)
         for (size_t s = 0; s < a->S; s++) {
-            const float *p = a->rows[i] + 16 * s * a->cd;
+            const float *p = a->rows[i] + a->ips * (int64_t)(s * a->cd);
             __m512 v = _mm512_loadu_ps(a->acc[i] + 16 * s);
             for (size_t o = 0; o < a->n; o++)
-                v = _mm512_fmadd_ps(_mm512_loadu_ps(a->dy + 16 * o), _mm512_loadu_ps(p + 16 * o * a->cs), v);
+                v = _mm512_fmadd_ps(_mm512_loadu_ps(a->dy + a->dps * (int64_t)o),
+                                    _mm512_loadu_ps(p + a->ips * (int64_t)(o * a->cs)), v);
             _mm512_storeu_ps(a->acc[i] + 16 * s, v);
         }
 }
 
 void hd_f32_dw_bwrow__avx512(const hd_dw_bwrow_args *a)
 {
+    int blk = a->ips == 16 && a->dps == 16;   /* blocked rows: constant strides */
     if (a->S == 3 && a->nr == 3 && a->cd == 1 && a->cs == 1)
-        bwrow33(a, 1);
+        blk ? bwrow33(a, 1, 1) : bwrow33(a, 1, 0);
     else if (a->S == 3 && a->nr == 3 && a->cd == 1 && a->cs == 2)
-        bwrow33(a, 2);
+        blk ? bwrow33(a, 2, 1) : bwrow33(a, 2, 0);
     else if (a->S == 3)
         bwrow_tpl(a, 3);
     else if (a->S == 5)

@@ -51,7 +51,7 @@ void hd_f32_dw_bwrow__scalar(const hd_dw_bwrow_args *a)
             for (unsigned l = 0; l < 16; l++) {
                 float acc = a->acc[i][16 * s + l];
                 for (size_t o = 0; o < a->n; o++)
-                    acc += a->dy[16 * o + l] * a->rows[i][16 * (o * a->cs + s * a->cd) + l];
+                    acc += a->dy[a->dps * (int64_t)o + l] * a->rows[i][a->ips * (int64_t)(o * a->cs + s * a->cd) + l];
                 a->acc[i][16 * s + l] = acc;
             }
 }
