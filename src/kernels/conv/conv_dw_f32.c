@@ -546,10 +546,38 @@ static void pack_blk(const dw_ctx *c, int64_t cb, float *w)
         }
 }
 
+/* In place: result j of a row reads source columns col + t*cd, t < S; [*t0, *t1) are the taps
+ * inside the row (a contiguous range: the columns grow with the tap).  Returns col. */
+static int64_t edge_taps(const dw_plan *P, int64_t j, int64_t *t0, int64_t *t1)
+{
+    const blk_phase *f = &P->ph[0];
+    int64_t col = P->qlo + f->b0 + j * f->cs;
+    *t0 = 0, *t1 = f->S;
+    while (*t0 < *t1 && col + *t0 * f->cd < 0)
+        ++*t0;
+    while (*t1 > *t0 && col + (*t1 - 1) * f->cd >= P->Hz.src)
+        --*t1;
+    return col;
+}
+
+/* In place: the source rows result row o reads (filter row r of each in wr), column 0 of
+ * row i at srow[i]; returns how many. */
+static size_t inplace_src_rows(const dw_ctx *c, const float *src, int64_t o, const float **srow, int64_t *wr)
+{
+    size_t nr = 0;
+    for (int64_t r = 0; r < c->P.R; r++) {
+        int64_t q = axis_src(&c->P.V, o, r);
+        if (q >= 0 && nr < 64) {
+            srow[nr] = src + q * c->ss[3];
+            wr[nr++] = r;
+        }
+    }
+    return nr;
+}
+
 /* In place: results [e0, e1) of one row and channel block, whose first or last taps fall
- * outside the source row: each result alone, over its taps inside the row (a contiguous
- * range: the columns grow with the tap), which adds the same nonzero terms in the same order
- * as the zero-bordered rows of the band would.  nr rows, column 0 of row i at srow[i]; wf[i]
+ * outside the source row: each result alone, over its taps inside the row, which adds the
+ * same nonzero terms in the same order as the zero-bordered rows of the band would.  nr rows, column 0 of row i at srow[i]; wf[i]
  * the packed weights of row i from tap 0. */
 static void edge_results(const dw_ctx *c, const blk_slot *sl, const float *const *srow, const float *const *wf,
                          size_t nr, int64_t e0, int64_t e1, hd_dw_brow_args *ba)
@@ -558,11 +586,7 @@ static void edge_results(const dw_ctx *c, const blk_slot *sl, const float *const
     const blk_phase *f = &P->ph[0];
     float *out = ba->out;
     for (int64_t j = e0; j < e1; j++) {
-        int64_t col = P->qlo + f->b0 + j * f->cs, t0 = 0, t1 = f->S;
-        while (t0 < t1 && col + t0 * f->cd < 0)
-            t0++;
-        while (t1 > t0 && col + (t1 - 1) * f->cd >= P->Hz.src)
-            t1--;
+        int64_t t0, t1, col = edge_taps(P, j, &t0, &t1);
         for (size_t i = 0; i < nr; i++) {
             sl->rowsf[i] = srow[i] + (col + t0 * f->cd) * c->ss[4];
             sl->wf[i] = wf[i] + t0 * 16;
@@ -592,22 +616,15 @@ static void inplace_rows(dw_ctx *c, blk_slot *sl, const float *src, int64_t n, i
     float alpha = (float)e->alpha, beta = (float)e->beta;
     int64_t RT16 = P->R * P->taps * 16, xps = c->ss[4], yps = c->ds[4];
     for (int64_t o = o0; o < o1; o++) {
-        size_t nr = 0;
         int64_t wr[64];
-        const float *srow[64], *wrow[64];
-        for (int64_t r = 0; r < P->R; r++) {
-            int64_t q = axis_src(&P->V, o, r);
-            if (q >= 0 && nr < 64) {
-                sl->rows[nr] = src + q * c->ss[3];
-                wr[nr++] = r;
-            }
-        }
+        const float *rows[64], *srow[64], *wrow[64];
+        size_t nr = inplace_src_rows(c, src, o, rows, wr);
         float *orow = c->dst + n * c->ds[0] + c0 + o * c->ds[3];
         for (int64_t j0 = P->ol; j0 < P->oh; j0 += DW_CHUNK) {
             int64_t j1 = min64(j0 + DW_CHUNK, P->oh), first = (P->qlo + f->b0 + j0 * f->cs) * xps;
             for (int64_t b = 0; b < nb; b++) {
                 for (size_t i = 0; i < nr; i++) {
-                    sl->rowsf[i] = sl->rows[i] + 16 * b + first;
+                    sl->rowsf[i] = rows[i] + 16 * b + first;
                     sl->wf[i] = sl->w + b * RT16 + wr[i] * P->taps * 16;
                 }
                 hd_dw_brow_args ba = {orow + 16 * b + j0 * yps, yps, (size_t)(j1 - j0), sl->rowsf, sl->wf, nr,
@@ -617,7 +634,7 @@ static void inplace_rows(dw_ctx *c, blk_slot *sl, const float *src, int64_t n, i
         }
         for (int64_t b = 0; b < nb; b++) {
             for (size_t i = 0; i < nr; i++) {
-                srow[i] = sl->rows[i] + 16 * b;
+                srow[i] = rows[i] + 16 * b;
                 wrow[i] = sl->w + b * RT16 + wr[i] * P->taps * 16;
             }
             hd_dw_brow_args ba = {orow + 16 * b, yps, 0, sl->rowsf, sl->wf, nr, 0, (size_t)f->cs, (size_t)f->cd,
@@ -708,16 +725,9 @@ static void inplace_wrows(dw_ctx *c, blk_slot *sl, const float *src, const float
     const blk_phase *f = &P->ph[0];
     int64_t RS16 = P->R * P->S * 16, xps = c->ss[4], dps = c->ds[4], base = P->qlo + f->b0;
     for (int64_t o = o0; o < o1; o++) {
-        size_t nr = 0;
         int64_t wr[64];
         const float *srow[64];
-        for (int64_t r = 0; r < P->R; r++) {
-            int64_t q = axis_src(&P->V, o, r);
-            if (q >= 0 && nr < 64) {
-                srow[nr] = src + q * c->ss[3];
-                wr[nr++] = r;
-            }
-        }
+        size_t nr = inplace_src_rows(c, src, o, srow, wr);
         if (!nr)
             continue;
         const float *drow = dy + o * c->ds[3];
@@ -725,15 +735,10 @@ static void inplace_wrows(dw_ctx *c, blk_slot *sl, const float *src, const float
             float *accb = acc + b * RS16;
             for (int64_t j = 0; j < f->n; j++) {
                 int64_t t0 = 0, t1 = f->S, n = 1;
-                if (j == P->ol) {                 /* the interior in one call */
+                if (j == P->ol)                   /* the interior in one call */
                     n = P->oh - P->ol;
-                } else {
-                    int64_t col = base + j * f->cs;
-                    while (t0 < t1 && col + t0 * f->cd < 0)
-                        t0++;
-                    while (t1 > t0 && col + (t1 - 1) * f->cd >= P->Hz.src)
-                        t1--;
-                }
+                else
+                    edge_taps(P, j, &t0, &t1);
                 if (t1 > t0) {
                     for (size_t i = 0; i < nr; i++) {
                         sl->rows[i] = srow[i] + 16 * b + (base + j * f->cs + t0 * f->cd) * xps;
