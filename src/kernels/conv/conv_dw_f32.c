@@ -117,6 +117,7 @@ typedef struct {
     int inpl;                     /* NHWC interior read in place (see plan_inplace) */
     int64_t ol, oh;               /* in place: interior results [ol, oh) */
     int64_t BR;                   /* source rows of a task's band (per channel block) */
+    int64_t band_rows;            /* band rows in a slot: cbg * BR, or 0 when in place needs none */
     int64_t G, cbg;               /* channel groups per image row block, channel blocks per group */
     size_t off_dyb, off_scr, off_w, off_ptr;   /* within a slot */
     size_t ptr_bytes, slot_bytes;
@@ -245,9 +246,13 @@ static void plan_blk(dw_plan *P, hd_conv_layout *L, int chan_contig)
     P->cbg = cdiv(P->CB, G);
     P->G = cdiv(P->CB, P->cbg);
     P->BR = rows_needed(P, P->rb);
+    /* in place, backward data and backward filter never copy rows; the forward keeps its band
+     * for the fused bias-activation epilogue, which runs on the band path */
+    int copies = !P->inpl || P->dir == DIR_FWD;
+    P->band_rows = copies ? P->cbg * P->BR : 0;
     int64_t RS16 = P->R * P->S * 16;
-    P->off_dyb = up64((size_t)(P->cbg * P->BR * P->Wa * 16) * sizeof(float));
-    P->off_scr = P->off_dyb + (P->dir == DIR_BWDF ? up64((size_t)(P->cbg * P->rb * P->OW * 16) * sizeof(float)) : 0);
+    P->off_dyb = up64((size_t)(P->band_rows * P->Wa * 16) * sizeof(float));
+    P->off_scr = P->off_dyb + (P->dir == DIR_BWDF && copies ? up64((size_t)(P->cbg * P->rb * P->OW * 16) * sizeof(float)) : 0);
     P->off_w = P->off_scr + up64((size_t)(P->OW * 16) * sizeof(float));
     P->off_ptr = P->off_w + up64((size_t)(P->cbg * P->R * P->taps * 16) * sizeof(float));
     P->slot_bytes = P->off_ptr + up64((size_t)P->R * 4 * sizeof(void *));
@@ -460,7 +465,7 @@ static blk_slot blk_slot_of(dw_ctx *c, int thread)
     s.acc = (float **)(void *)(s.wf + P->R);
     if (!c->slot_ready[thread]) {          /* band row borders: zero, never written */
         int64_t l = 16 * (P->qf0 - P->qlo), h = 16 * (P->qf1 - P->qlo), W16 = 16 * P->Wa;
-        for (int64_t r = 0; r < P->cbg * P->BR; r++) {
+        for (int64_t r = 0; r < P->band_rows; r++) {
             memset(s.band + r * W16, 0, (size_t)l * sizeof(float));
             memset(s.band + r * W16 + h, 0, (size_t)(W16 - h) * sizeof(float));
         }
@@ -577,8 +582,9 @@ static size_t inplace_src_rows(const dw_ctx *c, const float *src, int64_t o, con
 
 /* In place: results [e0, e1) of one row and channel block, whose first or last taps fall
  * outside the source row: each result alone, over its taps inside the row, which adds the
- * same nonzero terms in the same order as the zero-bordered rows of the band would.  nr rows, column 0 of row i at srow[i]; wf[i]
- * the packed weights of row i from tap 0. */
+ * same nonzero terms in the same order as the zero-bordered rows of the band would.  nr
+ * rows, column 0 of row i at srow[i]; wf[i] the packed weights of row i from tap 0; ba has
+ * the rest (its source pixel stride the tensor's). */
 static void edge_results(const dw_ctx *c, const blk_slot *sl, const float *const *srow, const float *const *wf,
                          size_t nr, int64_t e0, int64_t e1, hd_dw_brow_args *ba)
 {
@@ -595,7 +601,6 @@ static void edge_results(const dw_ctx *c, const blk_slot *sl, const float *const
         ba->n = 1;
         ba->S = (size_t)(t1 - t0);
         ba->nr = t1 > t0 ? nr : 0;
-        ba->ips = c->ss[4];
         c->k.brow(ba);
     }
     ba->out = out;
