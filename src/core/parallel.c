@@ -35,10 +35,11 @@ typedef struct {
     size_t ntasks;
     int nthreads;
     int remaining;                  /* workers of this region still running */
+    int caller_cpu;                 /* the CPU the caller was on when it opened the region */
 } pool_t;
 
 static pool_t pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0,
-                      NULL, NULL, 0, 0, 0};
+                      NULL, NULL, 0, 0, 0, -1};
 static pthread_mutex_t submit = PTHREAD_MUTEX_INITIALIZER;   /* one region at a time */
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 static _Thread_local int in_region;
@@ -76,6 +77,27 @@ static unsigned long start_gen[HD_MAX_WORKERS + 1];   /* gen when worker i was m
  * yield lets it run.  On an idle machine a yield returns at once and polls like a spin. */
 static inline void relax(void) { sched_yield(); }
 
+/*
+ * A worker that wakes up on the CPU its caller is running on leaves it.  Seen on the 2-vCPU
+ * development VM (Linux 6.18): in about half of all processes the scheduler woke the worker
+ * on the caller's CPU every time and never moved either thread to the idle one (both count
+ * as cache-hot), so the worker only ran once the caller had done every task and a 2-thread
+ * call took as long as a 1-thread one.  The hop excludes that CPU from the worker's mask,
+ * which moves it at once, and then gives the mask back, so the worker is never pinned.
+ */
+static void leave_caller_cpu(int caller)
+{
+    if (caller < 0 || sched_getcpu() != caller)
+        return;
+    cpu_set_t all, others;
+    if (sched_getaffinity(0, sizeof all, &all) != 0 || CPU_COUNT(&all) < 2 || !CPU_ISSET(caller, &all))
+        return;
+    others = all;
+    CPU_CLR(caller, &others);
+    if (sched_setaffinity(0, sizeof others, &others) == 0)
+        sched_setaffinity(0, sizeof all, &all);
+}
+
 static void *worker(void *arg)
 {
     int id = (int)(intptr_t)arg;          /* 1.. */
@@ -96,7 +118,9 @@ static void *worker(void *arg)
         void *ctx = pool.ctx;
         size_t ntasks = pool.ntasks;
         int nt = pool.nthreads;
+        int caller = pool.caller_cpu;
         pthread_mutex_unlock(&pool.mu);
+        leave_caller_cpu(caller);
         run_block(fn, ctx, ntasks, nt, id);
         pthread_mutex_lock(&pool.mu);
         if (__atomic_sub_fetch(&pool.remaining, 1, __ATOMIC_ACQ_REL) == 0)
@@ -162,6 +186,7 @@ void hd_parallel_for(size_t ntasks, int nthreads, hd_task_fn fn, void *ctx)
     pool.ntasks = ntasks;
     pool.nthreads = nthreads;
     pool.remaining = nthreads - 1;
+    pool.caller_cpu = sched_getcpu();
     __atomic_store_n(&pool.gen, pool.gen + 1, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&pool.go);
     pthread_mutex_unlock(&pool.mu);
