@@ -1,0 +1,144 @@
+/*
+ * The parallel layer (src/core/parallel.c): every task runs exactly once for any split of
+ * tasks and threads, the static schedule deals the blocks it documents, a call from inside a
+ * region runs serially, and the workers' CPU masks are the process's again after regions (a
+ * worker that wakes on its caller's CPU leaves it by narrowing its mask for a moment; it must
+ * never stay pinned).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "harness.h"
+#include "core/parallel.h"
+
+#define MAXT 1000
+
+typedef struct {
+    int hits[MAXT];
+    int thread_of[MAXT];
+    int nthreads;
+    int nested_serial;      /* tasks of an inner call that ran on the outer task's thread */
+} run_t;
+
+static void count_task(void *ctx, size_t task, int thread)
+{
+    run_t *r = ctx;
+    __atomic_add_fetch(&r->hits[task], 1, __ATOMIC_RELAXED);
+    r->thread_of[task] = thread;
+}
+
+static void check_split(size_t ntasks, int nthreads)
+{
+    static run_t r;
+    memset(&r, 0, sizeof r);
+    hd_parallel_for(ntasks, nthreads, count_task, &r);
+    int once = 1, dealt = 1;
+    int used = nthreads < 1 ? 1 : (size_t)nthreads > ntasks ? (int)ntasks : nthreads;
+    for (size_t t = 0; t < ntasks; t++) {
+        once &= r.hits[t] == 1;
+        /* thread t of T runs the tasks [n*t/T, n*(t+1)/T) */
+        int want = -1;
+        for (int i = 0; i < used; i++)
+            if (t >= ntasks * (size_t)i / (size_t)used && t < ntasks * (size_t)(i + 1) / (size_t)used)
+                want = i;
+        dealt &= r.thread_of[t] == want;
+    }
+    CHECK_MSG(once, "%zu tasks on %d threads: each exactly once", ntasks, nthreads);
+    CHECK_MSG(dealt, "%zu tasks on %d threads: static blocks", ntasks, nthreads);
+}
+
+static void inner_task(void *ctx, size_t task, int thread)
+{
+    (void)task;
+    (void)thread;
+    (void)ctx;
+}
+
+typedef struct {
+    int outer_thread[8];
+    int inner_thread[8][4];
+} nest_t;
+
+static void inner_record(void *ctx, size_t task, int thread)
+{
+    int *slot = ctx;
+    slot[task] = thread;
+}
+
+static void outer_task(void *ctx, size_t task, int thread)
+{
+    nest_t *n = ctx;
+    n->outer_thread[task] = thread;
+    for (int i = 0; i < 4; i++)
+        n->inner_thread[task][i] = -1;
+    hd_parallel_for(4, 4, inner_record, n->inner_thread[task]);
+}
+
+/* The CPU list the kernel reports for one thread of this process ("" when unreadable). */
+static void cpus_allowed(const char *path, char *out, size_t cap)
+{
+    char line[512];
+    out[0] = 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "Cpus_allowed_list:", 18) == 0) {
+            snprintf(out, cap, "%s", line + 18);
+            break;
+        }
+    fclose(f);
+}
+
+int main(void)
+{
+    SECTION("every task once, static blocks");
+    size_t ns[] = {1, 2, 3, 7, 64, 999};
+    int ts[] = {0, 1, 2, 3, 5, 16};
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+        for (size_t j = 0; j < sizeof ts / sizeof ts[0]; j++)
+            check_split(ns[i], ts[j]);
+    hd_parallel_for(0, 4, inner_task, NULL);   /* no tasks: returns, calls nothing */
+    CHECK(1);
+
+    SECTION("a call inside a region runs serially on the caller's thread");
+    nest_t n;
+    memset(&n, 0, sizeof n);
+    hd_parallel_for(8, 3, outer_task, &n);
+    int serial = 1;
+    for (int t = 0; t < 8; t++)
+        for (int i = 0; i < 4; i++)
+            serial &= n.inner_thread[t][i] == 0;   /* the serial path passes thread 0 */
+    CHECK_MSG(serial, "inner tasks ran serially");
+
+    SECTION("workers are never left pinned");
+    /* many short regions, so that some worker is likely to wake on the caller's CPU */
+    for (int rep = 0; rep < 2000; rep++)
+        check_split(7, 2 + rep % 3);
+    char mine[512];
+    cpus_allowed("/proc/thread-self/status", mine, sizeof mine);
+    DIR *d = opendir("/proc/self/task");
+    int threads = 0, same = 1;
+    if (d && mine[0]) {
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (e->d_name[0] == '.')
+                continue;
+            char theirs[512], path[300];
+            snprintf(path, sizeof path, "/proc/self/task/%s/status", e->d_name);
+            cpus_allowed(path, theirs, sizeof theirs);
+            threads++;
+            if (strcmp(theirs, mine) != 0) {
+                same = 0;
+                fprintf(stderr, "thread %s allows %s, the caller %s", e->d_name, theirs, mine);
+            }
+        }
+    }
+    if (d)
+        closedir(d);
+    CHECK_MSG(!d || !mine[0] || (threads >= 2 && same), "%d threads, all with the caller's CPU mask", threads);
+    return hd_test_finish();
+}
