@@ -12,8 +12,9 @@
  * where k_s is the sum of the kc of the earlier segments (B's rows run on across segments).
  * A row of a segment is a run of one row of the user's data: a position's channels of an
  * NHWC-like x (one filter tap per segment), or a filter row; a row that reads padding, or a
- * row past mr, points at zeros.  All MR rows are read (rows[row0 + i] for every i < MR must
- * be readable for off + kc elements), only mr are stored.  b is a packed panel (b_stride = NR)
+ * row past mr, points at zeros.  All MR rows may be read (rows[row0 + i] for every i < MR must
+ * be readable for off + kc elements; the AVX-512 kernel reads only 4, 7 or 10 of them when
+ * mr is that small), only mr are stored.  b is a packed panel (b_stride = NR)
  * or any array of rows.  beta == 0 means C is not read.
  *
  * The accumulation is that of the packed kernels (gemm-ukernels.h): acc starts at 0 and takes
