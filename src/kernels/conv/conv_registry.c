@@ -237,6 +237,7 @@ static const hd_conv_solver bwdf_solvers[] = {
      exec_bwdf_fft, 2.2, NULL},
     {305, "bwd_filter.fft_tiling", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING, 1, app_bwdf_fftt,
      ws_bwdf_fftt, exec_bwdf_fft_tiling, 2.2, NULL},
+    HD_CONV_WINO4_BWDF_F32,
     {306, "bwd_filter.winograd_f2x3_nonfused", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED,
      1, app_bwdf_wino_nf, ws_bwdf_wino_nf, exec_bwdf_wino_nonfused, 0.45, NULL},
 };

@@ -53,12 +53,13 @@
 
 static const hd_wino4_kernels w4_kernels[] = {
     {"f32-wino4-scalar", HD_ISA_SCALAR, 1, hd_f32_wino4_in__scalar, hd_f32_wino4_out__scalar,
-     hd_f32_wino4_filter__scalar, hd_f32_wino4_in_c__scalar, hd_f32_wino4_out_c__scalar, hd_f32_wino4_gemm__scalar},
+     hd_f32_wino4_filter__scalar, hd_f32_wino4_in_c__scalar, hd_f32_wino4_out_c__scalar, hd_f32_wino4_gemm__scalar,
+     hd_f32_wino4_dy_c__scalar},
     {"f32-wino4-avx2", HD_ISA_AVX2, 8, hd_f32_wino4_in__avx2, hd_f32_wino4_out__avx2, hd_f32_wino4_filter__avx2, NULL,
-     NULL, NULL},
+     NULL, NULL, NULL},
     {"f32-wino4-avx512", HD_ISA_AVX512, 16, hd_f32_wino4_in__avx512, hd_f32_wino4_out__avx512,
      hd_f32_wino4_filter__avx512, hd_f32_wino4_in_c__avx512, hd_f32_wino4_out_c__avx512,
-     hd_f32_wino4_gemm_6x64__avx512},
+     hd_f32_wino4_gemm_6x64__avx512, hd_f32_wino4_dy_c__avx512},
 };
 
 const hd_wino4_kernels *hd_wino4_kernel_table(size_t *count)

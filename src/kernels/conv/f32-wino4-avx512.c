@@ -374,3 +374,29 @@ void hd_f32_wino4_out_c__avx512(const float *m, size_t pos_stride, size_t t_stri
         }
     }
 }
+
+/* Output gradient of the backward filter: 16 masked loads per channel run, 36 stores. */
+void hd_f32_wino4_dy_c__avx512(const float *y, int64_t nk, const hd_wino4_in_tiles *t, float *dst, size_t pos_stride,
+                               size_t t_stride)
+{
+    for (int i = 0; i < t->lanes; i++) {
+        const float *yt = y + t->off[i];
+        float *dt = dst + (size_t)i * t_stride;
+        unsigned rm = t->rmask[i], cm = t->cmask[i];
+        for (int64_t k = 0; k < nk; k += 16) {
+            const __mmask16 m = (__mmask16)(nk - k >= 16 ? 0xFFFF : (1u << (nk - k)) - 1u);
+            W4 o[16], v[36];
+#pragma GCC unroll 4
+            for (int r = 0; r < 4; r++)
+#pragma GCC unroll 4
+                for (int s = 0; s < 4; s++)
+                    o[4 * r + s] = (rm >> r & cm >> s & 1)
+                                       ? _mm512_maskz_loadu_ps(m, yt + (intptr_t)r * t->hs + (intptr_t)s * t->ws + k)
+                                       : _mm512_setzero_ps();
+            w4_grad_2d(o, v);
+#pragma GCC unroll 36
+            for (int pos = 0; pos < 36; pos++)
+                _mm512_mask_storeu_ps(dt + pos * pos_stride + k, m, v[pos]);
+        }
+    }
+}

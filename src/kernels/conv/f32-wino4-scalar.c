@@ -139,3 +139,20 @@ void hd_f32_wino4_gemm__scalar(size_t mr, size_t nr, size_t kc, const float *a, 
             c[i * ldc + j] = s;
         }
 }
+
+void hd_f32_wino4_dy_c__scalar(const float *y, int64_t nk, const hd_wino4_in_tiles *t, float *dst, size_t pos_stride,
+                               size_t t_stride)
+{
+    for (int i = 0; i < t->lanes; i++)
+        for (int64_t k = 0; k < nk; k++) {
+            W4 o[16], m[36];
+            for (int r = 0; r < 4; r++)
+                for (int s = 0; s < 4; s++) {
+                    int in = (t->rmask[i] >> r & 1) && (t->cmask[i] >> s & 1);
+                    o[4 * r + s] = in ? y[(int64_t)t->off[i] + (int64_t)r * t->hs + (int64_t)s * t->ws + k] : 0.0f;
+                }
+            w4_grad_2d(o, m);
+            for (int pos = 0; pos < 36; pos++)
+                dst[(size_t)i * t_stride + pos * pos_stride + (size_t)k] = m[pos];
+        }
+}

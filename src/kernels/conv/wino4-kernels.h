@@ -103,6 +103,18 @@ typedef void (*hd_wino4_out_c_fn)(const float *m, size_t pos_stride, size_t t_st
 typedef void (*hd_wino4_gemm_fn)(size_t mr, size_t nr, size_t kc, const float *a, size_t lda, const float *b,
                                  size_t b_stride, float *c, size_t ldc, int acc);
 
+/* Output gradient (backward filter), channels contiguous: tile i (< t->lanes) reads the 4x4
+ * window of dy at y + off[i] (row r inside when bit r of rmask[i] is set, column s when bit s
+ * of cmask[i] is; zero otherwise), channels 0..nk-1 contiguous, strides hs and ws; the 36
+ * values A dY A^T of channel k, position pos go to dst[i*t_stride + pos*pos_stride + k]. */
+typedef void (*hd_wino4_dy_c_fn)(const float *y, int64_t nk, const hd_wino4_in_tiles *t, float *dst,
+                                 size_t pos_stride, size_t t_stride);
+
+void hd_f32_wino4_dy_c__scalar(const float *y, int64_t nk, const hd_wino4_in_tiles *t, float *dst, size_t pos_stride,
+                               size_t t_stride);
+void hd_f32_wino4_dy_c__avx512(const float *y, int64_t nk, const hd_wino4_in_tiles *t, float *dst, size_t pos_stride,
+                               size_t t_stride);
+
 #define HD_WINO4_GEMM_MR 6
 #define HD_WINO4_GEMM_NR 64
 
@@ -133,6 +145,7 @@ typedef struct {
     hd_wino4_in_c_fn in_c;
     hd_wino4_out_c_fn out_c;
     hd_wino4_gemm_fn gemm;
+    hd_wino4_dy_c_fn dy_c;        /* backward filter (conv_wino4_bwdf_f32.c); NULL: the scalar one */
 } hd_wino4_kernels;
 
 /* All kernel sets, scalar first; *count receives the number. */

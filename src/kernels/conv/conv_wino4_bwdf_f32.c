@@ -1,0 +1,412 @@
+/*
+ * Winograd F(4x4, 3x3) backward filter in fp32 (solver 307, kernels/conv/conv_wino4.h;
+ * docs/algorithms.md, "Winograd F(4x4, 3x3) backward filter").
+ *
+ * The forward transform computes each 4x4 output tile as Y = A^T (U .* V) A with
+ * U = G g G^T and V = B^T d B.  Y is linear in U, so the gradient of U summed over every
+ * tile is
+ *     dU = sum over tiles of (A dY A^T) .* V,      and then     dg = G^T dU G.
+ * For each of the 36 positions that sum is a GEMM over the tiles:
+ *     dU[pos] (K x C) += M[pos] (K x tiles) * V[pos]^T (tiles x C),
+ * four times fewer multiply-adds than the direct reduction (36 per 4x4 tile instead of 144).
+ *
+ * Per call:
+ *  - the tiles (raster order: image, tile row, tile column) are cut into blocks of whole tile
+ *    rows, and the blocks into a fixed number of chunks (a function of the problem only);
+ *  - a task takes one (group, chunk): per block it transforms x's 6x6 windows (V) and dy's
+ *    4x4 tiles (M) straight into the packed B and A panels of the SGEMM micro-kernel (tiles
+ *    are the reduction index, channels the panel lanes: the channels-contiguous transform
+ *    kernels), then runs the 36 GEMMs into the chunk's own dU, overwriting it at the first
+ *    block and adding at the next ones;
+ *  - x and dy whose channels are not contiguous (NCHW) are first copied, the rows one tile
+ *    row reads, into a channels-contiguous band (the transposes in registers of the forward
+ *    solver's gathers);
+ *  - a last pass sums the chunks in order (in double), applies G^T . G in double and
+ *    writes dw = alpha dg + beta dw.
+ * Every dU element is one chain of fused multiply-adds per chunk in tile order, and the
+ * chunks are summed in a fixed order: the result does not depend on the thread count.
+ */
+#include "kernels/conv/conv_wino4.h"
+
+#include "core/parallel.h"
+#include "kernels/conv/conv_fwd_gather.h"
+#include "kernels/conv/conv_internal.h"
+#include "kernels/gemm/gemm-ukernels.h"
+
+#include <stdatomic.h>
+#include <string.h>
+
+#define WB_SLOTS 8
+#define WB_TILES_MIN 64                      /* tiles per block: at least (GEMM depth) ... */
+#define WB_BLOCK_BYTES ((int64_t)1536 << 10) /* ... and V + M of a block within this, if it can */
+#define WB_CHUNKS 4                          /* chunks of blocks (tasks per group), at most */
+#define WB_PART_BYTES ((int64_t)32 << 20)    /* bytes of all chunks' dU, at most (fewer chunks) */
+#define WB_MAX_WS ((int64_t)64 << 20)
+
+static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+static int64_t imin(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t imax(int64_t a, int64_t b) { return a > b ? a : b; }
+
+typedef struct {
+    const hd_gemm_kernel *gk;
+    hd_wino4_in_c_fn in_c;
+    hd_wino4_dy_c_fn dy_c;
+    hd_conv_cols_fn cols;
+    int64_t MR, NR;
+    int64_t TH, TW, rows;        /* tile rows and columns per image; tile rows in all (N * TH) */
+    int64_t R, nb, TB;           /* tile rows per block, blocks, most tiles per block */
+    int64_t nch;                 /* chunks of blocks */
+    int64_t Kpad, Cpad;          /* Kg, Cg rounded up to the A and B panel widths */
+    int64_t vps, mps;            /* floats between the positions of V and of M in a block */
+    int xcopy, ycopy;            /* channels not contiguous: the rows are copied into a band */
+    int64_t dus;                 /* floats of one dU (36 x Kpad x Cpad) */
+    int64_t v_at, m_at, xb_at, yb_at, slot;
+    hd_conv_layout W;            /* 0: the chunks' dU, 1: the slots */
+} wb_plan;
+
+/* A multiple of 16 floats, plus one cache line when a multiple of 4 KiB (the 36 positions
+ * would share one L1 set). */
+static int64_t spread(int64_t floats)
+{
+    floats = cdiv(floats, 16) * 16;
+    return floats % 1024 ? floats : floats + 16;
+}
+
+static int wb_plan_make(const hd_conv_problem *p, wb_plan *L)
+{
+    memset(L, 0, sizeof *L);
+    hd_isa_t isa = hd_cpu_isa();
+    size_t nk;
+    const hd_wino4_kernels *tab = hd_wino4_kernel_table(&nk), *wk = &tab[0];
+    for (size_t i = 0; i < nk; i++)
+        if (tab[i].isa <= isa && tab[i].in_c && tab[i].dy_c)
+            wk = &tab[i];
+    L->in_c = wk->in_c;
+    L->dy_c = wk->dy_c;
+    L->gk = hd_gemm_kernel_for(sizeof(float), isa);
+    L->MR = (int64_t)L->gk->mr;
+    L->NR = (int64_t)L->gk->nr;
+    L->TH = cdiv(p->out[1], 4);
+    L->TW = cdiv(p->out[2], 4);
+    L->rows = p->N * L->TH;
+    L->Kpad = cdiv(p->Kg, L->MR) * L->MR;
+    L->Cpad = cdiv(p->Cg, L->NR) * L->NR;
+    L->xcopy = p->xs[1] != 1;
+    L->ycopy = p->ys[1] != 1;
+    int64_t per_tile = 36 * (L->Kpad + L->Cpad) * (int64_t)sizeof(float);
+    L->R = imax(cdiv(WB_TILES_MIN, L->TW), WB_BLOCK_BYTES / (per_tile * L->TW));
+    L->R = imax(1, imin(L->R, L->rows));
+    L->nb = cdiv(L->rows, L->R);
+    L->R = cdiv(L->rows, L->nb);            /* even blocks */
+    L->TB = L->R * L->TW;
+    L->dus = 36 * L->Kpad * L->Cpad;
+    L->nch = imin(L->nb, WB_CHUNKS);
+    while (L->nch > 1 && p->G * L->nch * L->dus * (int64_t)sizeof(float) > WB_PART_BYTES)
+        L->nch--;
+    L->vps = spread(L->Cpad * L->TB);
+    L->mps = spread(L->Kpad * L->TB);
+    L->v_at = 0;
+    L->m_at = L->v_at + 36 * L->vps;
+    L->xb_at = L->m_at + 36 * L->mps;
+    L->yb_at = L->xb_at + (L->xcopy ? spread(6 * p->in[2] * p->Cg) : 0);
+    L->slot = L->yb_at + (L->ycopy ? spread(4 * p->out[2] * p->Kg) : 0);
+    hd_conv_layout W = {{0}, 0};
+    hd_conv_book(&W, 0, p->G * L->nch, L->dus, sizeof(float));
+    hd_conv_book(&W, 1, WB_SLOTS, L->slot, sizeof(float));
+    L->W = W;
+    return W.total != SIZE_MAX;
+}
+
+/* ---------------- execution ---------------- */
+
+typedef struct {
+    const hd_conv_problem *p;
+    const hd_conv_args *a;
+    wb_plan L;
+    const float *x, *dy;
+    float *dw, *part, *slots;
+    atomic_size_t next;
+    size_t ntasks;
+    hd_task_fn fn;
+} wb_ctx;
+
+static void cols_c(float *dst, int64_t ld, int64_t T, const float *const *src, int64_t cnt)
+{
+    for (int64_t i = 0; i < T; i++)
+        for (int64_t k = 0; k < cnt; k++)
+            dst[k * ld + i] = src[i][k];
+}
+
+/* Rows [h0, h0 + nrow) of image n, channels [c0, c0 + nc) of a channel-strided tensor (w
+ * contiguous) into band[(h - h0) * width * nc + w * nc + c] (rows outside the image are
+ * skipped: the transforms never read them). */
+static void copy_band(const wb_ctx *c, const float *t, const int64_t *st, int64_t n, int64_t c0, int64_t nc,
+                      int64_t h0, int64_t nrow, int64_t height, int64_t width, float *band)
+{
+    for (int64_t r = 0; r < nrow; r++) {
+        int64_t h = h0 + r;
+        if (h < 0 || h >= height)
+            continue;
+        const float *row = t + n * st[0] + c0 * st[1] + h * st[3];
+        float *d = band + r * width * nc;
+        for (int64_t ch = 0; ch < nc; ch += 16) {
+            const float *src[16];
+            int64_t n16 = imin(16, nc - ch);
+            for (int64_t i = 0; i < n16; i++)
+                src[i] = row + (ch + i) * st[1];
+            if (st[4] == 1) {
+                c->L.cols(d + ch, nc, n16, src, width);
+            } else {
+                for (int64_t i = 0; i < n16; i++)
+                    for (int64_t w = 0; w < width; w++)
+                        d[w * nc + ch + i] = src[i][w * st[4]];
+            }
+        }
+    }
+}
+
+/* Transforms of tile row gr (image n, tile row ty) of group g into the block's panels, its
+ * tiles at t0, t0 + 1, ... */
+static void transform_row(const wb_ctx *c, float *slot, int64_t g, int64_t gr, int64_t t0)
+{
+    const hd_conv_problem *p = c->p;
+    const wb_plan *L = &c->L;
+    int64_t n = gr / L->TH, ty = gr % L->TH;
+    int64_t H = p->in[1], W = p->in[2], OH = p->out[1], OW = p->out[2];
+    int64_t h0 = ty * 4 - p->pad[1], oh0 = ty * 4;
+    float *V = slot + L->v_at, *M = slot + L->m_at;
+    /* x: the 6 rows from h0, read in place or from the band */
+    const float *xb;
+    int64_t xhs, xws;
+    if (L->xcopy) {
+        float *band = slot + L->xb_at;
+        copy_band(c, c->x, p->xs, n, g * p->Cg, p->Cg, h0, 6, H, W, band);
+        xb = band;
+        xhs = W * p->Cg;
+        xws = p->Cg;
+    } else {
+        xb = c->x + n * p->xs[0] + g * p->Cg + h0 * p->xs[3];
+        xhs = p->xs[3];
+        xws = p->xs[4];
+    }
+    const float *yb;
+    int64_t yhs, yws;
+    if (L->ycopy) {
+        float *band = slot + L->yb_at;
+        copy_band(c, c->dy, p->ys, n, g * p->Kg, p->Kg, oh0, 4, OH, OW, band);
+        yb = band;
+        yhs = OW * p->Kg;
+        yws = p->Kg;
+    } else {
+        yb = c->dy + n * p->ys[0] + g * p->Kg + oh0 * p->ys[3];
+        yhs = p->ys[3];
+        yws = p->ys[4];
+    }
+    unsigned xrm = 0, yrm = 0;
+    for (int r = 0; r < 6; r++)
+        if (h0 + r >= 0 && h0 + r < H)
+            xrm |= 1u << r;
+    for (int r = 0; r < 4; r++)
+        if (oh0 + r < OH)
+            yrm |= 1u << r;
+    for (int64_t tx0 = 0; tx0 < L->TW; tx0 += HD_WINO4_LANES) {
+        hd_wino4_in_tiles tx, tyd;
+        int lanes = (int)imin(HD_WINO4_LANES, L->TW - tx0);
+        tx.lanes = tyd.lanes = lanes;
+        tx.hs = (int32_t)xhs, tx.ws = (int32_t)xws;
+        tyd.hs = (int32_t)yhs, tyd.ws = (int32_t)yws;
+        for (int i = 0; i < lanes; i++) {
+            int64_t w0 = (tx0 + i) * 4 - p->pad[2], ow0 = (tx0 + i) * 4;
+            unsigned cm = 0, ycm = 0;
+            for (int s = 0; s < 6; s++)
+                if (w0 + s >= 0 && w0 + s < W)
+                    cm |= 1u << s;
+            for (int s = 0; s < 4; s++)
+                if (ow0 + s < OW)
+                    ycm |= 1u << s;
+            tx.off[i] = (int32_t)(w0 * xws);
+            tx.rmask[i] = (uint8_t)xrm;
+            tx.cmask[i] = (uint8_t)cm;
+            tyd.off[i] = (int32_t)(ow0 * yws);
+            tyd.rmask[i] = (uint8_t)yrm;
+            tyd.cmask[i] = (uint8_t)ycm;
+        }
+        int64_t t = t0 + tx0;
+        for (int64_t q = 0; q < L->Cpad / L->NR; q++)
+            L->in_c(xb + q * L->NR, imin(L->NR, p->Cg - q * L->NR), &tx, V + q * L->TB * L->NR + t * L->NR,
+                    (size_t)L->vps, (size_t)L->NR);
+        for (int64_t q = 0; q < L->Kpad / L->MR; q++)
+            L->dy_c(yb + q * L->MR, imin(L->MR, p->Kg - q * L->MR), &tyd, M + q * L->TB * L->MR + t * L->MR,
+                    (size_t)L->mps, (size_t)L->MR);
+    }
+}
+
+/* One task: group g, chunk ch -- its blocks in order into its dU. */
+static void wb_task(void *vctx, size_t task, int thread)
+{
+    wb_ctx *c = vctx;
+    const hd_conv_problem *p = c->p;
+    const wb_plan *L = &c->L;
+    int64_t g = (int64_t)task / L->nch, ch = (int64_t)task % L->nch;
+    int64_t b0 = ch * L->nb / L->nch, b1 = (ch + 1) * L->nb / L->nch;
+    float *slot = c->slots + (size_t)thread * (size_t)L->slot;
+    float *V = slot + L->v_at, *M = slot + L->m_at;
+    float *dU = c->part + (size_t)task * (size_t)L->dus;
+    /* lanes past Kg and Cg are never written by the transforms and feed only results that
+       are never stored; zero, so that no stale value (a denormal) slows the kernel */
+    if (L->Cpad != p->Cg)
+        memset(V, 0, sizeof(float) * (size_t)(36 * L->vps));
+    if (L->Kpad != p->Kg)
+        memset(M, 0, sizeof(float) * (size_t)(36 * L->mps));
+    hd_f32_gemm_ukernel_fn uk = L->gk->f32;
+    for (int64_t b = b0; b < b1; b++) {
+        int64_t r0 = b * L->R, r1 = imin(L->rows, r0 + L->R);
+        for (int64_t gr = r0; gr < r1; gr++)
+            transform_row(c, slot, g, gr, (gr - r0) * L->TW);
+        size_t nt = (size_t)((r1 - r0) * L->TW);
+        float beta = b == b0 ? 0.0f : 1.0f;
+        for (int64_t pos = 0; pos < 36; pos++) {
+            const float *Mp = M + pos * L->mps, *Vp = V + pos * L->vps;
+            float *Cp = dU + pos * L->Kpad * L->Cpad;
+            for (int64_t kq = 0; kq < L->Kpad / L->MR; kq++) {
+                size_t mr = (size_t)imin(L->MR, p->Kg - kq * L->MR);
+                for (int64_t cq = 0; cq < L->Cpad / L->NR; cq++) {
+                    size_t nr = (size_t)imin(L->NR, p->Cg - cq * L->NR);
+                    uk(mr, nr, nt, Mp + kq * L->TB * L->MR, Vp + cq * L->TB * L->NR, (size_t)L->NR,
+                       Cp + kq * L->MR * L->Cpad + cq * L->NR, (size_t)L->Cpad, 1.0f, beta);
+                }
+            }
+        }
+    }
+}
+
+/* dg = G^T u G (6 -> 3 each way), in double. */
+static void grad_filter_1d(const double u[6], double g[3])
+{
+    g[0] = u[0] / 4 - (u[1] + u[2]) / 6 + (u[3] + u[4]) / 24;
+    g[1] = (u[2] - u[1]) / 6 + (u[3] - u[4]) / 12;
+    g[2] = (u[3] + u[4] - u[1] - u[2]) / 6 + u[5];
+}
+
+/* One task of the last pass: output channel k of group g, every input channel. */
+static void wb_finish(void *vctx, size_t task, int thread)
+{
+    (void)thread;
+    wb_ctx *c = vctx;
+    const hd_conv_problem *p = c->p;
+    const wb_plan *L = &c->L;
+    int64_t g = (int64_t)task / p->Kg, k = (int64_t)task % p->Kg;
+    double alpha = c->a->epi.alpha, beta = c->a->epi.beta;
+    for (int64_t ci = 0; ci < p->Cg; ci++) {
+        double u[36], t[18], row[6], col[3];
+        for (int pos = 0; pos < 36; pos++) {
+            double s = 0;
+            for (int64_t ch = 0; ch < L->nch; ch++)
+                s += c->part[(size_t)((g * L->nch + ch) * L->dus + pos * L->Kpad * L->Cpad + k * L->Cpad + ci)];
+            u[pos] = s;
+        }
+        for (int i = 0; i < 6; i++)               /* t = u G: each row, 6 x 3 */
+            grad_filter_1d(u + 6 * i, t + 3 * i);
+        for (int j = 0; j < 3; j++) {             /* G^T t: each column */
+            for (int i = 0; i < 6; i++)
+                row[i] = t[3 * i + j];
+            grad_filter_1d(row, col);
+            for (int r = 0; r < 3; r++) {
+                float *o = c->dw + hd_conv_w_off(p, g * p->Kg + k, ci, 0, r, j);
+                double v = alpha * col[r];
+                if (beta != 0)
+                    v += beta * (double)*o;
+                *o = (float)v;
+            }
+        }
+    }
+}
+
+static void run_dealt_worker(void *vctx, size_t task, int thread)
+{
+    (void)task;
+    wb_ctx *c = vctx;
+    for (size_t t; (t = atomic_fetch_add_explicit(&c->next, 1, memory_order_relaxed)) < c->ntasks;)
+        c->fn(c, t, thread);
+}
+
+/* Each thread takes the next task from a counter (a preempted thread holds up no fixed share);
+ * which thread runs a task picks only its scratch slot. */
+static void run_dealt(wb_ctx *c, size_t ntasks, int nt, hd_task_fn fn)
+{
+    atomic_store_explicit(&c->next, 0, memory_order_relaxed);
+    c->ntasks = ntasks;
+    c->fn = fn;
+    hd_parallel_for(ntasks < (size_t)nt ? ntasks : (size_t)nt, nt, run_dealt_worker, c);
+}
+
+/* ---------------- the solver ---------------- */
+
+int hd_conv_wino4_bwdf_app(const hd_conv_problem *p, const char **reason)
+{
+    if (p->xdt != CUDNN_DATA_FLOAT || p->wdt != CUDNN_DATA_FLOAT || p->ydt != CUDNN_DATA_FLOAT || p->dbl ||
+        p->int8 || p->xv != 1 || p->yv != 1 || p->wv != 1) {
+        *reason = "Winograd F(4x4,3x3) takes FLOAT x, dy and dw only";
+        return 0;
+    }
+    if (p->nsp != 2 || p->flt[1] != 3 || p->flt[2] != 3 || p->str[1] != 1 || p->str[2] != 1 || p->dil[1] != 1 ||
+        p->dil[2] != 1) {
+        *reason = "Winograd F(4x4,3x3) needs a 2-d 3x3 filter, unit stride and dilation";
+        return 0;
+    }
+    /* the tile transforms take 32-bit offsets within one image row band */
+    int64_t xr = (p->in[2] + 8) * (p->xs[1] == 1 ? p->xs[4] : p->Cg) + 6 * (p->xs[1] == 1 ? p->xs[3] : 0);
+    int64_t yr = (p->out[2] + 8) * (p->ys[1] == 1 ? p->ys[4] : p->Kg) + 4 * (p->ys[1] == 1 ? p->ys[3] : 0);
+    if (p->xs[3] < 0 || p->xs[4] < 0 || p->ys[3] < 0 || p->ys[4] < 0 || xr >= INT32_MAX / 2 ||
+        yr >= INT32_MAX / 2) {
+        *reason = "the rows are too long (or reversed) for the 32-bit offsets of the Winograd F(4x4,3x3) transforms";
+        return 0;
+    }
+    wb_plan L;
+    size_t xbytes = (size_t)(p->N * p->C) * (size_t)p->Q * sizeof(float);
+    if (!wb_plan_make(p, &L) || L.W.total > (xbytes > (size_t)WB_MAX_WS ? xbytes : (size_t)WB_MAX_WS)) {
+        *reason = "the Winograd F(4x4,3x3) backward-filter workspace would exceed max(x, 64 MiB)";
+        return 0;
+    }
+    return 1;
+}
+
+size_t hd_conv_wino4_bwdf_ws(const hd_conv_problem *p)
+{
+    wb_plan L;
+    return wb_plan_make(p, &L) ? L.W.total : SIZE_MAX;
+}
+
+/* Estimated time per direct multiply-add, in the unit of the solvers' cost factors (the
+ * GEMM-based backward-filter solvers are 0.3): per GEMM multiply-add 0.4 (K and C padded to
+ * the panels), per transformed input value of a tile 30 and output-gradient value 30, per dU
+ * element of a block (written or read and written by the kernels) 8. */
+double hd_conv_wino4_bwdf_cost(const hd_conv_problem *p)
+{
+    wb_plan L;
+    if (!wb_plan_make(p, &L))
+        return 1e9;
+    double tiles = (double)(L.rows * L.TW) * (double)p->G;
+    double gemm = 0.4 * 36.0 * (double)(L.Kpad * L.Cpad) * tiles;
+    double tr = 30.0 * tiles * (double)(p->Cg + p->Kg);
+    double du = 8.0 * (double)L.nb * (double)p->G * (double)L.dus;
+    double macs = (double)(p->N * p->P) * (double)(p->G * p->Kg) * (double)p->Cg * 9.0;
+    return (gemm + tr + du) / macs;
+}
+
+void hd_conv_wino4_bwdf_exec(const hd_conv_problem *p, const hd_conv_args *a)
+{
+    wb_ctx c;
+    c.p = p;
+    c.a = a;
+    wb_plan_make(p, &c.L);
+    c.L.cols = hd_cpu_isa() >= HD_ISA_AVX512 ? hd_conv_gather_cols__avx512 : cols_c;
+    c.x = a->x;
+    c.dy = a->y;
+    c.dw = a->out;
+    c.part = (float *)((char *)a->ws + c.L.W.off[0]);
+    c.slots = (float *)((char *)a->ws + c.L.W.off[1]);
+    int nt = a->nthreads < WB_SLOTS ? a->nthreads : WB_SLOTS;
+    run_dealt(&c, (size_t)(p->G * c.L.nch), nt, wb_task);
+    run_dealt(&c, (size_t)(p->G * p->Kg), nt, wb_finish);
+}
