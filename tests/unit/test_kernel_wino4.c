@@ -342,6 +342,52 @@ static void check_gemm(const hd_wino4_kernels *ref, const hd_wino4_kernels *k)
             }
 }
 
+/* The output-gradient transform of the backward filter (dy_c): the scalar kernel against
+ * A o A^T in double (within a few roundings), a vector one bitwise against the scalar; rows
+ * and columns cut by the masks read as zero; nothing past nk is written. */
+static void check_dy_c(const hd_wino4_kernels *ref, const hd_wino4_kernels *k, const float *y)
+{
+    enum { PS = CC + 3, TS = 36 * PS + 5, NT = 5 };
+    static float d0[NT * TS], d1[NT * TS];
+    int hs = XW * CC, ws = CC;
+    for (int nk = 1; nk <= CC; nk += 4) {
+        hd_wino4_in_tiles t;
+        make_in_tiles(&t, NT, hs, ws);
+        for (int i = 0; i < NT * TS; i++)
+            d0[i] = d1[i] = GUARD;
+        ref->dy_c(y, nk, &t, d0, PS, TS);
+        k->dy_c(y, nk, &t, d1, PS, TS);
+        CHECK_MSG(!memcmp(d0, d1, sizeof d0), "%s dy_c: nk %d differs from scalar", k->name, nk);
+        if (k != ref)
+            continue;
+        long bad = 0;
+        for (int i = 0; i < NT; i++)
+            for (int c = 0; c < PS; c++) {
+                double o[4][4], sum = 0;
+                for (int r = 0; r < 4; r++)
+                    for (int s = 0; s < 4; s++) {
+                        int in = c < nk && (t.rmask[i] >> r & 1) && (t.cmask[i] >> s & 1);
+                        o[r][s] = in ? y[t.off[i] + r * hs + s * ws + c] : 0;
+                        sum += fabs(o[r][s]);
+                    }
+                for (int a = 0; a < 6; a++)
+                    for (int b = 0; b < 6; b++) {
+                        float got = d0[i * TS + (6 * a + b) * PS + c];
+                        if (c >= nk) {
+                            bad += got != GUARD;
+                            continue;
+                        }
+                        double want = 0;
+                        for (int r = 0; r < 4; r++)
+                            for (int s = 0; s < 4; s++)
+                                want += AT[r][a] * o[r][s] * AT[s][b];
+                        bad += !(fabs(got - want) <= 64 * 0x1p-24 * 64 * sum);
+                    }
+            }
+        CHECK_MSG(bad == 0, "scalar dy_c: %ld values off A o A^T or written past nk (nk %d)", bad, nk);
+    }
+}
+
 int main(void)
 {
     size_t n;
@@ -374,6 +420,12 @@ int main(void)
             check_out_c(&tab[0], k, 1, 0);
             check_out_c(&tab[0], k, -0.75f, 1);
             check_gemm(&tab[0], k);
+        }
+        if (k->dy_c) {
+            static float yc[XH * XW * CC];
+            for (size_t i = 0; i < sizeof yc / sizeof *yc; i++)
+                yc[i] = rnd();
+            check_dy_c(&tab[0], k, yc);
         }
     }
     return hd_test_finish();

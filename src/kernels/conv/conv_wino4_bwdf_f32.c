@@ -59,7 +59,8 @@ typedef struct {
     int64_t Kpad, Cpad;          /* Kg, Cg rounded up to the A and B panel widths */
     int64_t vps, mps;            /* floats between the positions of V and of M in a block */
     int xcopy, ycopy;            /* channels not contiguous: the rows are copied into a band */
-    int64_t dus;                 /* floats of one dU (36 x Kpad x Cpad) */
+    int64_t dus;                 /* floats of one dU: element (pos, k, c) at (k * 36 + pos) * Cpad + c,
+                                    so that the last pass reads one filter's 36 x Cpad at once */
     int64_t v_at, m_at, xb_at, yb_at, slot;
     hd_conv_layout W;            /* 0: the chunks' dU, 1: the slots */
 } wb_plan;
@@ -267,25 +268,32 @@ static void wb_task(void *vctx, size_t task, int thread)
         float beta = b == b0 ? 0.0f : 1.0f;
         for (int64_t pos = 0; pos < 36; pos++) {
             const float *Mp = M + pos * L->mps, *Vp = V + pos * L->vps;
-            float *Cp = dU + pos * L->Kpad * L->Cpad;
+            float *Cp = dU + pos * L->Cpad;
             for (int64_t kq = 0; kq < L->Kpad / L->MR; kq++) {
                 size_t mr = (size_t)imin(L->MR, p->Kg - kq * L->MR);
                 for (int64_t cq = 0; cq < L->Cpad / L->NR; cq++) {
                     size_t nr = (size_t)imin(L->NR, p->Cg - cq * L->NR);
                     uk(mr, nr, nt, Mp + kq * L->TB * L->MR, Vp + cq * L->TB * L->NR, (size_t)L->NR,
-                       Cp + kq * L->MR * L->Cpad + cq * L->NR, (size_t)L->Cpad, 1.0f, beta);
+                       Cp + kq * L->MR * 36 * L->Cpad + cq * L->NR, (size_t)(36 * L->Cpad), 1.0f, beta);
                 }
             }
         }
     }
 }
 
-/* dg = G^T u G (6 -> 3 each way), in double. */
-static void grad_filter_1d(const double u[6], double g[3])
+/* dg = G^T u G (6 -> 3 each way), in double, for FB filters at a time (lane j of each
+ * array): the inner loops run over the lanes, so that the compiler can vectorise them. */
+#define FB 16
+
+static inline __attribute__((always_inline)) void grad_filter_1d(const double u[6][FB], double g[3][FB])
 {
-    g[0] = u[0] / 4 - (u[1] + u[2]) / 6 + (u[3] + u[4]) / 24;
-    g[1] = (u[2] - u[1]) / 6 + (u[3] - u[4]) / 12;
-    g[2] = (u[3] + u[4] - u[1] - u[2]) / 6 + u[5];
+    const double q = 0.25, s6 = 1.0 / 6, s12 = 1.0 / 12, s24 = 1.0 / 24;
+    for (int j = 0; j < FB; j++) {
+        double a = u[1][j] + u[2][j], b = u[3][j] + u[4][j];
+        g[0][j] = u[0][j] * q - a * s6 + b * s24;
+        g[1][j] = (u[2][j] - u[1][j]) * s6 + (u[3][j] - u[4][j]) * s12;
+        g[2][j] = (b - a) * s6 + u[5][j];
+    }
 }
 
 /* One task of the last pass: output channel k of group g, every input channel. */
@@ -297,27 +305,40 @@ static void wb_finish(void *vctx, size_t task, int thread)
     const wb_plan *L = &c->L;
     int64_t g = (int64_t)task / p->Kg, k = (int64_t)task % p->Kg;
     double alpha = c->a->epi.alpha, beta = c->a->epi.beta;
-    for (int64_t ci = 0; ci < p->Cg; ci++) {
-        double u[36], t[18], row[6], col[3];
+    const float *base = c->part + (size_t)(g * L->nch * L->dus + k * 36 * L->Cpad);
+    for (int64_t c0 = 0; c0 < p->Cg; c0 += FB) {
+        int64_t nc = imin(FB, p->Cg - c0);
+        double u[36][FB], t[6][3][FB], row[6][FB], col[3][FB];
         for (int pos = 0; pos < 36; pos++) {
-            double s = 0;
-            for (int64_t ch = 0; ch < L->nch; ch++)
-                s += c->part[(size_t)((g * L->nch + ch) * L->dus + pos * L->Kpad * L->Cpad + k * L->Cpad + ci)];
-            u[pos] = s;
-        }
-        for (int i = 0; i < 6; i++)               /* t = u G: each row, 6 x 3 */
-            grad_filter_1d(u + 6 * i, t + 3 * i);
-        for (int j = 0; j < 3; j++) {             /* G^T t: each column */
-            for (int i = 0; i < 6; i++)
-                row[i] = t[3 * i + j];
-            grad_filter_1d(row, col);
-            for (int r = 0; r < 3; r++) {
-                float *o = c->dw + hd_conv_w_off(p, g * p->Kg + k, ci, 0, r, j);
-                double v = alpha * col[r];
-                if (beta != 0)
-                    v += beta * (double)*o;
-                *o = (float)v;
+            const float *src = base + pos * L->Cpad + c0;
+            if (nc == FB) {               /* fixed trip counts: vectorised */
+                for (int j = 0; j < FB; j++)
+                    u[pos][j] = (double)src[j];
+                for (int64_t ch = 1; ch < L->nch; ch++)
+                    for (int j = 0; j < FB; j++)
+                        u[pos][j] += (double)src[ch * L->dus + j];
+            } else {
+                for (int j = 0; j < FB; j++)
+                    u[pos][j] = 0;
+                for (int64_t ch = 0; ch < L->nch; ch++)
+                    for (int64_t j = 0; j < nc; j++)
+                        u[pos][j] += (double)src[ch * L->dus + j];
             }
+        }
+        for (int i = 0; i < 6; i++)               /* t = u G: each row of u, 6 x 3 */
+            grad_filter_1d((const double(*)[FB])u[6 * i], t[i]);
+        for (int s = 0; s < 3; s++) {             /* G^T t: each column of t */
+            for (int i = 0; i < 6; i++)
+                memcpy(row[i], t[i][s], sizeof row[i]);
+            grad_filter_1d((const double(*)[FB])row, col);
+            for (int r = 0; r < 3; r++)
+                for (int64_t j = 0; j < nc; j++) {
+                    float *o = c->dw + hd_conv_w_off(p, g * p->Kg + k, c0 + j, 0, r, s);
+                    double v = alpha * col[r][j];
+                    if (beta != 0)
+                        v += beta * (double)*o;
+                    *o = (float)v;
+                }
         }
     }
 }
@@ -378,9 +399,14 @@ size_t hd_conv_wino4_bwdf_ws(const hd_conv_problem *p)
 }
 
 /* Estimated time per direct multiply-add, in the unit of the solvers' cost factors (the
- * GEMM-based backward-filter solvers are 0.3): per GEMM multiply-add 0.4 (K and C padded to
- * the panels), per transformed input value of a tile 30 and output-gradient value 30, per dU
- * element of a block (written or read and written by the kernels) 8. */
+ * micro-kernel backward-filter solvers are 0.3).  Per GEMM multiply-add 0.4 (Kg and Cg padded
+ * to the panels, the tiles to whole 4x4 tiles); per transformed value of a tile 30 (per
+ * channel of x and of dy); per value copied into a band 10 (NCHW-like tensors); per dU
+ * value and pass over it 20 (each block writes or updates the chunk's dU, the last pass
+ * reads every chunk: with many filters and few tiles this traffic dominates).  Fitted on
+ * the ResNet-50 3x3 layers at batch 1 and 16 with two threads against solvers 351/352 (Xeon
+ * guest, 5 December): measured 0.11-0.16 for res2 and res3 at batch 16 and 0.22 for res2 at
+ * batch 1 (Winograd faster), 0.40 to 2.2 for res4 and res5 and for res3 at batch 1. */
 double hd_conv_wino4_bwdf_cost(const hd_conv_problem *p)
 {
     wb_plan L;
@@ -389,9 +415,12 @@ double hd_conv_wino4_bwdf_cost(const hd_conv_problem *p)
     double tiles = (double)(L.rows * L.TW) * (double)p->G;
     double gemm = 0.4 * 36.0 * (double)(L.Kpad * L.Cpad) * tiles;
     double tr = 30.0 * tiles * (double)(p->Cg + p->Kg);
-    double du = 8.0 * (double)L.nb * (double)p->G * (double)L.dus;
+    double copy = 10.0 * (double)p->G *
+                  ((L.xcopy ? (double)(L.rows * 6 * p->in[2] * p->Cg) : 0) +
+                   (L.ycopy ? (double)(L.rows * 4 * p->out[2] * p->Kg) : 0));
+    double du = 20.0 * (double)(L.nb + L.nch) * (double)p->G * (double)L.dus;
     double macs = (double)(p->N * p->P) * (double)(p->G * p->Kg) * (double)p->Cg * 9.0;
-    return (gemm + tr + du) / macs;
+    return (gemm + tr + copy + du) / macs;
 }
 
 void hd_conv_wino4_bwdf_exec(const hd_conv_problem *p, const hd_conv_args *a)
