@@ -356,6 +356,14 @@ static void check_algo(setup *S, int dir, int algo, const char *what, double alp
     /* and so does its backward-data form (solver 207): the same bound over the K / G channels */
     if (dir == BWD_DATA && algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED && o->dt == CUDNN_DATA_FLOAT)
         tol = (double)(r->K / r->G + 16) * 0x1p-24 * 2304.0 * (double)(r->K / r->G) * 4 * fabs(alpha);
+    /* and its backward-filter form (solver 307): (T + 20) u S over the T 4x4 tiles of dy, with
+     * S <= T * 225 * 100 * (5/3)^2 max|x| max|dy| (the row sums of |A|, |B^T| and the column
+     * sums of |G|; docs/algorithms.md); 3x3 stride-1 problems only, the rest go to solver 306 */
+    if (dir == BWD_FILTER && algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED &&
+        o->dt == CUDNN_DATA_FLOAT) {
+        double T = (double)r->N * (double)((r->out[1] + 3) / 4) * (double)((r->out[2] + 3) / 4);
+        tol = (T + 20) * 0x1p-24 * T * 62500.0 * 4 * fabs(alpha);
+    }
     long bad = 0, first = -1;
     for (long i = 0; i < n; i++) {
         double want = alpha * ref[i] + (beta != 0 ? beta * old[i] : 0);
