@@ -401,12 +401,13 @@ size_t hd_conv_wino4_bwdf_ws(const hd_conv_problem *p)
 /* Estimated time per direct multiply-add, in the unit of the solvers' cost factors (the
  * micro-kernel backward-filter solvers are 0.3).  Per GEMM multiply-add 0.4 (Kg and Cg padded
  * to the panels, the tiles to whole 4x4 tiles); per transformed value of a tile 30 (per
- * channel of x and of dy); per value copied into a band 10 (NCHW-like tensors); per dU
- * value and pass over it 20 (each block writes or updates the chunk's dU, the last pass
- * reads every chunk: with many filters and few tiles this traffic dominates).  Fitted on
- * the ResNet-50 3x3 layers at batch 1 and 16 with two threads against solvers 351/352 (Xeon
- * guest, 5 December): measured 0.11-0.16 for res2 and res3 at batch 16 and 0.22 for res2 at
- * batch 1 (Winograd faster), 0.40 to 2.2 for res4 and res5 and for res3 at batch 1. */
+ * channel of x and of dy); per value copied into a band 4 (NCHW-like tensors); per dU value
+ * 20 for each block (written or updated) and 5 for each chunk (read by the last pass); per
+ * (k, c) filter pair 1500 (the last pass: 36 values summed and transformed in double).  With
+ * many filters and few tiles the last two dominate.  Fitted on the ResNet-50 3x3 layers at
+ * batch 1 and 16 with two threads against solvers 351/352 (Xeon guest, 5 December): measured
+ * 0.11-0.16 for res2 and res3 at batch 16 and 0.20-0.22 for res2 at batch 1 (Winograd faster),
+ * 0.40 to 2.2 for res4 and res5 and 0.37 for res3 at batch 1 (slower). */
 double hd_conv_wino4_bwdf_cost(const hd_conv_problem *p)
 {
     wb_plan L;
@@ -415,12 +416,13 @@ double hd_conv_wino4_bwdf_cost(const hd_conv_problem *p)
     double tiles = (double)(L.rows * L.TW) * (double)p->G;
     double gemm = 0.4 * 36.0 * (double)(L.Kpad * L.Cpad) * tiles;
     double tr = 30.0 * tiles * (double)(p->Cg + p->Kg);
-    double copy = 10.0 * (double)p->G *
+    double copy = 4.0 * (double)p->G *
                   ((L.xcopy ? (double)(L.rows * 6 * p->in[2] * p->Cg) : 0) +
                    (L.ycopy ? (double)(L.rows * 4 * p->out[2] * p->Kg) : 0));
-    double du = 20.0 * (double)(L.nb + L.nch) * (double)p->G * (double)L.dus;
+    double du = (20.0 * (double)L.nb + 5.0 * (double)L.nch) * (double)p->G * (double)L.dus;
+    double fin = 1500.0 * (double)(p->G * p->Kg) * (double)p->Cg;
     double macs = (double)(p->N * p->P) * (double)(p->G * p->Kg) * (double)p->Cg * 9.0;
-    return (gemm + tr + copy + du) / macs;
+    return (gemm + tr + copy + du + fin) / macs;
 }
 
 void hd_conv_wino4_bwdf_exec(const hd_conv_problem *p, const hd_conv_args *a)
