@@ -34,11 +34,11 @@
 #include <unistd.h>
 #include "harness.h"
 #include "ref/conv_ref.h"
+#include "wino_tens.h"
 
 #define ALGO CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED
 #define ALGO_BWDD CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED
 enum { D_FWD, D_BWDD };
-enum { L_NCHW, L_NHWC, L_PADDED, L_COUNT };
 
 typedef struct {
     const char *name;
@@ -69,50 +69,6 @@ static const wcase cases[] = {
     {"K 512", 1, 8, 512, 1, 9, 7, 1, 1},
 };
 #define NCASES ((int)(sizeof cases / sizeof *cases))
-
-/* ---- a strided FLOAT tensor ---- */
-
-typedef struct {
-    int dims[4], strides[4];
-    long span;
-    float *mem;
-} tens;
-
-static void tens_init(tens *t, const int *dims, int layout)
-{
-    memcpy(t->dims, dims, sizeof t->dims);
-    int *s = t->strides;
-    if (layout == L_NHWC) {
-        s[1] = 1, s[3] = dims[1], s[2] = dims[1] * dims[3], s[0] = dims[1] * dims[3] * dims[2];
-    } else {
-        int pad = layout == L_PADDED;
-        s[3] = 1, s[2] = dims[3] + pad, s[1] = s[2] * dims[2] + pad, s[0] = s[1] * dims[1] + pad;
-    }
-    t->span = 1;
-    for (int i = 0; i < 4; i++)
-        t->span += (long)(dims[i] - 1) * s[i];
-    t->mem = malloc((size_t)t->span * sizeof(float));
-}
-
-static long tens_off(const tens *t, long li)
-{
-    long off = 0;
-    for (int i = 3; i >= 0; i--) {
-        off += (li % t->dims[i]) * t->strides[i];
-        li /= t->dims[i];
-    }
-    return off;
-}
-
-static long tens_elems(const tens *t) { return (long)t->dims[0] * t->dims[1] * t->dims[2] * t->dims[3]; }
-
-static void tens_load(tens *t, const double *l, float fill)
-{
-    for (long i = 0; i < t->span; i++)
-        t->mem[i] = fill;
-    for (long i = 0; i < tens_elems(t); i++)
-        t->mem[tens_off(t, i)] = (float)l[i];
-}
 
 static unsigned rng = 2024;
 static double rnd(void)   /* a float in [-1, 1) */
