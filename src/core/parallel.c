@@ -18,6 +18,7 @@
 #include "core/parallel.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <time.h>
@@ -215,4 +216,31 @@ void hd_parallel_for(size_t ntasks, int nthreads, hd_task_fn fn, void *ctx)
         pthread_cond_wait(&pool.done, &pool.mu);
     pthread_mutex_unlock(&pool.mu);
     pthread_mutex_unlock(&submit);
+}
+
+typedef struct {
+    hd_task_fn fn;
+    void *ctx;
+    size_t ntasks;
+    atomic_size_t next;
+} deal_ctx;
+
+static void deal_worker(void *vctx, size_t task, int thread)
+{
+    (void)task;
+    deal_ctx *d = vctx;
+    for (size_t t; (t = atomic_fetch_add_explicit(&d->next, 1, memory_order_relaxed)) < d->ntasks;)
+        d->fn(d->ctx, t, thread);
+}
+
+void hd_parallel_deal(size_t ntasks, int nthreads, hd_task_fn fn, void *ctx)
+{
+    if (ntasks == 0)
+        return;
+    if (nthreads < 1)
+        nthreads = 1;
+    deal_ctx d;
+    d.fn = fn, d.ctx = ctx, d.ntasks = ntasks;
+    atomic_init(&d.next, 0);
+    hd_parallel_for(ntasks < (size_t)nthreads ? ntasks : (size_t)nthreads, nthreads, deal_worker, &d);
 }

@@ -19,4 +19,10 @@ int hd_default_threads(void);
 /* Run fn(ctx, t, thread) for t in [0, ntasks) on up to NTHREADS threads. */
 void hd_parallel_for(size_t ntasks, int nthreads, hd_task_fn fn, void *ctx);
 
+/* The same, but each thread takes the next task from a shared counter instead of a fixed
+ * block: on a shared machine a preempted thread then holds up one task, not a block.  Which
+ * thread runs a task must only pick per-thread scratch (thread < min(ntasks, nthreads)),
+ * never the arithmetic. */
+void hd_parallel_deal(size_t ntasks, int nthreads, hd_task_fn fn, void *ctx);
+
 #endif

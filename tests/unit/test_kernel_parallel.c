@@ -1,6 +1,7 @@
 /*
  * The parallel layer (src/core/parallel.c): every task runs exactly once for any split of
- * tasks and threads, the static schedule deals the blocks it documents, a call from inside a
+ * tasks and threads (static blocks and dealt from a counter), the static schedule deals the
+ * blocks it documents, a call from inside a
  * region runs serially, and the workers' CPU masks are the process's again after regions (a
  * worker that wakes on its caller's CPU leaves it by narrowing its mask for a moment; it must
  * never stay pinned).
@@ -46,6 +47,22 @@ static void check_split(size_t ntasks, int nthreads)
     }
     CHECK_MSG(once, "%zu tasks on %d threads: each exactly once", ntasks, nthreads);
     CHECK_MSG(dealt, "%zu tasks on %d threads: static blocks", ntasks, nthreads);
+}
+
+/* hd_parallel_deal: each task once, on a thread below min(ntasks, nthreads). */
+static void check_deal(size_t ntasks, int nthreads)
+{
+    static run_t r;
+    memset(&r, 0, sizeof r);
+    hd_parallel_deal(ntasks, nthreads, count_task, &r);
+    int once = 1, slot = 1;
+    int used = nthreads < 1 ? 1 : (size_t)nthreads > ntasks ? (int)ntasks : nthreads;
+    for (size_t t = 0; t < ntasks; t++) {
+        once &= r.hits[t] == 1;
+        slot &= r.thread_of[t] >= 0 && r.thread_of[t] < used;
+    }
+    CHECK_MSG(once, "dealt: %zu tasks on %d threads: each exactly once", ntasks, nthreads);
+    CHECK_MSG(slot, "dealt: %zu tasks on %d threads: thread index below %d", ntasks, nthreads, used);
 }
 
 static void count_calls(void *ctx, size_t task, int thread)
@@ -102,6 +119,13 @@ int main(void)
     int calls = 0;
     hd_parallel_for(0, 4, count_calls, &calls);   /* no tasks: returns, calls nothing */
     CHECK_MSG(calls == 0, "0 tasks: %d calls", calls);
+
+    SECTION("dealt from a counter: every task once, thread indices in range");
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+        for (size_t j = 0; j < sizeof ts / sizeof ts[0]; j++)
+            check_deal(ns[i], ts[j]);
+    hd_parallel_deal(0, 4, count_calls, &calls);
+    CHECK_MSG(calls == 0, "dealt, 0 tasks: %d calls", calls);
 
     SECTION("a call inside a region runs serially on the caller's thread");
     nest_t n;

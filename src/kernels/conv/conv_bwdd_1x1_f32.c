@@ -39,7 +39,6 @@
 #include "kernels/gemm.h"
 #include "kernels/gemm/gemm-ukernels.h"
 
-#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <xmmintrin.h>
@@ -196,8 +195,6 @@ typedef struct {
     float *dx, *slots;
     hd_conv_cols_fn cols;
     int64_t tag[SLOTS];           /* one k block: the (group, channel block) whose packed W the slot holds */
-    atomic_size_t next;
-    size_t ntasks;
 } x1_ctx;
 
 /* n floats from s to d: the tile widths are constant-size copies (inlined moves; a
@@ -610,18 +607,15 @@ static void nhwc_task(x1_ctx *c, size_t task, int thread)
         cells(c, CELLS_STORE, ch0, nm, q0, nq, buf, 1, L->mb);
 }
 
-/* Tasks taken from a counter (a preempted thread does not hold up the call); which thread
- * runs a task only picks its scratch slot, never its arithmetic. */
-static void dealt_worker(void *vctx, size_t task, int thread)
+/* One task, dealt from a counter (hd_parallel_deal): which thread runs it only picks its
+ * scratch slot, never its arithmetic. */
+static void x1_task(void *vctx, size_t t, int thread)
 {
-    (void)task;
     x1_ctx *c = vctx;
-    for (size_t t; (t = atomic_fetch_add_explicit(&c->next, 1, memory_order_relaxed)) < c->ntasks;) {
-        if (c->L.swap)
-            nhwc_task(c, t, thread);
-        else
-            nchw_task(c, t, thread);
-    }
+    if (c->L.swap)
+        nhwc_task(c, t, thread);
+    else
+        nchw_task(c, t, thread);
 }
 
 /* ---------------- the solver ---------------- */
@@ -698,7 +692,5 @@ void hd_conv_bwdd_1x1_exec(const hd_conv_problem *p, const hd_conv_args *a)
     int nt = a->nthreads < SLOTS ? a->nthreads : SLOTS;
     if (nt < 1)
         nt = 1;
-    atomic_store_explicit(&c.next, 0, memory_order_relaxed);
-    c.ntasks = ntasks;
-    hd_parallel_for(ntasks < (size_t)nt ? ntasks : (size_t)nt, nt, dealt_worker, &c);
+    hd_parallel_deal(ntasks, nt, x1_task, &c);
 }

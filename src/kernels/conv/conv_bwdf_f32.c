@@ -38,7 +38,6 @@
 #include "kernels/gemm/gemm-ukernels.h"
 #include "kernels/transpose/transpose.h"
 
-#include <stdatomic.h>
 #include <string.h>
 
 #define BW_SLOTS 8                        /* scratch areas; at most this many threads */
@@ -62,32 +61,6 @@
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-
-/* Tasks dealt one at a time from a shared counter (hd_parallel_for deals fixed ranges): on a
- * shared machine a preempted thread then holds up one task, not a range.  Which task computes
- * what does not depend on who runs it, so results stay the same. */
-typedef struct {
-    hd_task_fn fn;
-    void *ctx;
-    size_t ntasks;
-    atomic_size_t next;
-} bw_deal;
-
-static void deal_worker(void *vctx, size_t task, int thread)
-{
-    (void)task;
-    bw_deal *d = vctx;
-    for (size_t t; (t = atomic_fetch_add_explicit(&d->next, 1, memory_order_relaxed)) < d->ntasks;)
-        d->fn(d->ctx, t, thread);
-}
-
-static void run_dealt(size_t ntasks, int nt, hd_task_fn fn, void *ctx)
-{
-    bw_deal d;
-    d.fn = fn, d.ctx = ctx, d.ntasks = ntasks;
-    atomic_init(&d.next, 0);
-    hd_parallel_for(ntasks < (size_t)nt ? ntasks : (size_t)nt, nt, deal_worker, &d);
-}
 
 /* ---------------- the plan: a function of the problem only ---------------- */
 
@@ -358,7 +331,7 @@ static void transpose_wave(const hd_conv_problem *p, const float *src, const int
 {
     tr_ctx c = {p, src, ss, dims, ch, dims[0] * dims[1] * dims[2], img0, dst, 0};
     c.pblocks = cdiv(c.npos, TR_POS);
-    run_dealt((size_t)(nimg * c.pblocks), nt, tr_task, &c);
+    hd_parallel_deal((size_t)(nimg * c.pblocks), nt, tr_task, &c);
 }
 
 /* ---------------- the GEMM tasks ---------------- */
@@ -951,11 +924,11 @@ static void km_exec(bw_ctx *c, const hd_conv_problem *p, const hd_conv_args *a, 
         c->nimg = nimg;
         c->npos = nimg * p->P;
         c->nblk = cdiv(c->npos, BW_KC);
-        run_dealt((size_t)(p->G * c->kpan), nt, km_pack_task, c);
-        run_dealt((size_t)(c->L.nchunk * p->G * c->ncb * cdiv(p->CRS, c->cb)), nt, km_task, c);
+        hd_parallel_deal((size_t)(p->G * c->kpan), nt, km_pack_task, c);
+        hd_parallel_deal((size_t)(c->L.nchunk * p->G * c->ncb * cdiv(p->CRS, c->cb)), nt, km_task, c);
     }
     if (!c->L.single && !c->L.local)
-        run_dealt((size_t)cdiv(p->K, ST_K), nt, km_store_task, c);
+        hd_parallel_deal((size_t)cdiv(p->K, ST_K), nt, km_store_task, c);
 }
 
 /* ---------------- the solver ---------------- */
@@ -1004,11 +977,11 @@ static void exec_bw(const hd_conv_problem *p, const hd_conv_args *a, int kmajor)
         c.nimg = nimg;
         c.npos = nimg * p->P;
         c.nblk = cdiv(c.npos, BW_KC);
-        run_dealt((size_t)(c.L.nchunk * p->G * c.L.nrb * c.ncb), nt, bw_task, &c);
+        hd_parallel_deal((size_t)(c.L.nchunk * p->G * c.L.nrb * c.ncb), nt, bw_task, &c);
     }
     if (!c.fuse_store) {
         st_ctx sc = {p, a, &c.L, c.part};
-        run_dealt((size_t)(p->G * c.L.nrb * cdiv(p->Kg, ST_K)), nt, st_task, &sc);
+        hd_parallel_deal((size_t)(p->G * c.L.nrb * cdiv(p->Kg, ST_K)), nt, st_task, &sc);
     }
 }
 

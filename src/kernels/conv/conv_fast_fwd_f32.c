@@ -42,7 +42,6 @@
 #include "kernels/conv/igemm-ukernels.h"
 #include "kernels/gemm/gemm-ukernels.h"
 
-#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -308,10 +307,6 @@ typedef struct {
     hd_conv_mrun_fn mrun;
     hd_conv_cols_fn cols;
     hd_f32_igemm_fn ik;             /* the indirect kernel (swapped), tile MR x NR as kern */
-    /* dynamic dealing of tasks to the threads (see run_dealt) */
-    atomic_size_t next;
-    size_t ntasks;
-    hd_task_fn fn;
 } fw_ctx;
 
 /* Source coordinate along spatial dim j for output coordinate o and tap t; -1 outside. */
@@ -884,26 +879,6 @@ static void fw_task(void *vctx, size_t task, int thread)
         fw_block(c, thread, g, n, q0, nq, m0, nm, seg, ns, bits, nfull);
 }
 
-/* The parallel layer deals fixed ranges of tasks to the threads; on a shared machine one
- * preempted thread then holds up the call.  Here each thread takes the next task from a
- * counter instead.  Which thread runs a task only picks its scratch slot, never its
- * arithmetic, so results stay the same. */
-static void run_dealt_worker(void *vctx, size_t task, int thread)
-{
-    (void)task;
-    fw_ctx *c = vctx;
-    for (size_t t; (t = atomic_fetch_add_explicit(&c->next, 1, memory_order_relaxed)) < c->ntasks;)
-        c->fn(c, t, thread);
-}
-
-static void run_dealt(fw_ctx *c, size_t ntasks, int nt, hd_task_fn fn)
-{
-    atomic_store_explicit(&c->next, 0, memory_order_relaxed);
-    c->ntasks = ntasks;
-    c->fn = fn;
-    hd_parallel_for(ntasks < (size_t)nt ? ntasks : (size_t)nt, nt, run_dealt_worker, c);
-}
-
 /* ---------------- the entry points ---------------- */
 
 size_t hd_conv_fast_ws_fwd(const hd_conv_problem *p)
@@ -945,7 +920,7 @@ void hd_conv_fast_exec_fwd(const hd_conv_problem *p, const hd_conv_args *a)
     c.ik = hd_igemm_kernel_for(hd_cpu_isa())->fn;
     int nt = a->nthreads < FW_SLOTS ? a->nthreads : FW_SLOTS;
     if (!c.L.a_late && !c.L.b_late)
-        run_dealt(&c, (size_t)(p->G * c.L.nkb * (c.L.Mpad / c.L.AR)), nt, pack_w_task);
+        hd_parallel_deal((size_t)(p->G * c.L.nkb * (c.L.Mpad / c.L.AR)), nt, pack_w_task, &c);
     int64_t per_group = c.L.cross ? c.L.npb : p->N * c.L.npb;
-    run_dealt(&c, (size_t)(cdiv(p->G, c.L.gpt) * per_group * c.L.nmb), nt, fw_task);
+    hd_parallel_deal((size_t)(cdiv(p->G, c.L.gpt) * per_group * c.L.nmb), nt, fw_task, &c);
 }

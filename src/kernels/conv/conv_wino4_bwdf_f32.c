@@ -33,7 +33,6 @@
 #include "kernels/conv/conv_internal.h"
 #include "kernels/gemm/gemm-ukernels.h"
 
-#include <stdatomic.h>
 #include <string.h>
 
 #define WB_SLOTS 8
@@ -126,9 +125,6 @@ typedef struct {
     wb_plan L;
     const float *x, *dy;
     float *dw, *part, *slots;
-    atomic_size_t next;
-    size_t ntasks;
-    hd_task_fn fn;
 } wb_ctx;
 
 static void cols_c(float *dst, int64_t ld, int64_t T, const float *const *src, int64_t cnt)
@@ -343,24 +339,6 @@ static void wb_finish(void *vctx, size_t task, int thread)
     }
 }
 
-static void run_dealt_worker(void *vctx, size_t task, int thread)
-{
-    (void)task;
-    wb_ctx *c = vctx;
-    for (size_t t; (t = atomic_fetch_add_explicit(&c->next, 1, memory_order_relaxed)) < c->ntasks;)
-        c->fn(c, t, thread);
-}
-
-/* Each thread takes the next task from a counter (a preempted thread holds up no fixed share);
- * which thread runs a task picks only its scratch slot. */
-static void run_dealt(wb_ctx *c, size_t ntasks, int nt, hd_task_fn fn)
-{
-    atomic_store_explicit(&c->next, 0, memory_order_relaxed);
-    c->ntasks = ntasks;
-    c->fn = fn;
-    hd_parallel_for(ntasks < (size_t)nt ? ntasks : (size_t)nt, nt, run_dealt_worker, c);
-}
-
 /* ---------------- the solver ---------------- */
 
 int hd_conv_wino4_bwdf_app(const hd_conv_problem *p, const char **reason)
@@ -438,6 +416,6 @@ void hd_conv_wino4_bwdf_exec(const hd_conv_problem *p, const hd_conv_args *a)
     c.part = (float *)((char *)a->ws + c.L.W.off[0]);
     c.slots = (float *)((char *)a->ws + c.L.W.off[1]);
     int nt = a->nthreads < WB_SLOTS ? a->nthreads : WB_SLOTS;
-    run_dealt(&c, (size_t)(p->G * c.L.nch), nt, wb_task);
-    run_dealt(&c, (size_t)(p->G * p->Kg), nt, wb_finish);
+    hd_parallel_deal((size_t)(p->G * c.L.nch), nt, wb_task, &c);
+    hd_parallel_deal((size_t)(p->G * p->Kg), nt, wb_finish, &c);
 }
