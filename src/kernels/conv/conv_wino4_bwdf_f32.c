@@ -162,6 +162,28 @@ static void copy_band(const wb_ctx *c, const float *t, const int64_t *st, int64_
     }
 }
 
+/* Where the transforms read rows [h0, h0 + nrow) of channels [c0, c0 + nc) of image n of
+ * tensor t (strides st): in place when its channels are contiguous, else from a band they
+ * are copied into first. */
+typedef struct {
+    const float *base;           /* row h0, channel c0 */
+    int64_t hs, ws;              /* row and pixel strides */
+} rows_at;
+
+static rows_at tile_rows(const wb_ctx *c, int copy, const float *t, const int64_t *st, int64_t n, int64_t c0,
+                         int64_t nc, int64_t h0, int64_t nrow, int64_t height, int64_t width, float *band)
+{
+    rows_at r;
+    if (copy) {
+        copy_band(c, t, st, n, c0, nc, h0, nrow, height, width, band);
+        r.base = band, r.hs = width * nc, r.ws = nc;
+    } else {
+        r.base = t + n * st[0] + c0 * st[1] + h0 * st[3];
+        r.hs = st[3], r.ws = st[4];
+    }
+    return r;
+}
+
 /* Transforms of tile row gr (image n, tile row ty) of group g into the block's panels, its
  * tiles at t0, t0 + 1, ... */
 static void transform_row(const wb_ctx *c, float *slot, int64_t g, int64_t gr, int64_t t0)
@@ -172,33 +194,8 @@ static void transform_row(const wb_ctx *c, float *slot, int64_t g, int64_t gr, i
     int64_t H = p->in[1], W = p->in[2], OH = p->out[1], OW = p->out[2];
     int64_t h0 = ty * 4 - p->pad[1], oh0 = ty * 4;
     float *V = slot + L->v_at, *M = slot + L->m_at;
-    /* x: the 6 rows from h0, read in place or from the band */
-    const float *xb;
-    int64_t xhs, xws;
-    if (L->xcopy) {
-        float *band = slot + L->xb_at;
-        copy_band(c, c->x, p->xs, n, g * p->Cg, p->Cg, h0, 6, H, W, band);
-        xb = band;
-        xhs = W * p->Cg;
-        xws = p->Cg;
-    } else {
-        xb = c->x + n * p->xs[0] + g * p->Cg + h0 * p->xs[3];
-        xhs = p->xs[3];
-        xws = p->xs[4];
-    }
-    const float *yb;
-    int64_t yhs, yws;
-    if (L->ycopy) {
-        float *band = slot + L->yb_at;
-        copy_band(c, c->dy, p->ys, n, g * p->Kg, p->Kg, oh0, 4, OH, OW, band);
-        yb = band;
-        yhs = OW * p->Kg;
-        yws = p->Kg;
-    } else {
-        yb = c->dy + n * p->ys[0] + g * p->Kg + oh0 * p->ys[3];
-        yhs = p->ys[3];
-        yws = p->ys[4];
-    }
+    rows_at xr = tile_rows(c, L->xcopy, c->x, p->xs, n, g * p->Cg, p->Cg, h0, 6, H, W, slot + L->xb_at);
+    rows_at yr = tile_rows(c, L->ycopy, c->dy, p->ys, n, g * p->Kg, p->Kg, oh0, 4, OH, OW, slot + L->yb_at);
     unsigned xrm = 0, yrm = 0;
     for (int r = 0; r < 6; r++)
         if (h0 + r >= 0 && h0 + r < H)
@@ -210,8 +207,8 @@ static void transform_row(const wb_ctx *c, float *slot, int64_t g, int64_t gr, i
         hd_wino4_in_tiles tx, tyd;
         int lanes = (int)imin(HD_WINO4_LANES, L->TW - tx0);
         tx.lanes = tyd.lanes = lanes;
-        tx.hs = (int32_t)xhs, tx.ws = (int32_t)xws;
-        tyd.hs = (int32_t)yhs, tyd.ws = (int32_t)yws;
+        tx.hs = (int32_t)xr.hs, tx.ws = (int32_t)xr.ws;
+        tyd.hs = (int32_t)yr.hs, tyd.ws = (int32_t)yr.ws;
         for (int i = 0; i < lanes; i++) {
             int64_t w0 = (tx0 + i) * 4 - p->pad[2], ow0 = (tx0 + i) * 4;
             unsigned cm = 0, ycm = 0;
@@ -221,19 +218,19 @@ static void transform_row(const wb_ctx *c, float *slot, int64_t g, int64_t gr, i
             for (int s = 0; s < 4; s++)
                 if (ow0 + s < OW)
                     ycm |= 1u << s;
-            tx.off[i] = (int32_t)(w0 * xws);
+            tx.off[i] = (int32_t)(w0 * xr.ws);
             tx.rmask[i] = (uint8_t)xrm;
             tx.cmask[i] = (uint8_t)cm;
-            tyd.off[i] = (int32_t)(ow0 * yws);
+            tyd.off[i] = (int32_t)(ow0 * yr.ws);
             tyd.rmask[i] = (uint8_t)yrm;
             tyd.cmask[i] = (uint8_t)ycm;
         }
         int64_t t = t0 + tx0;
         for (int64_t q = 0; q < L->Cpad / L->NR; q++)
-            L->in_c(xb + q * L->NR, imin(L->NR, p->Cg - q * L->NR), &tx, V + q * L->TB * L->NR + t * L->NR,
+            L->in_c(xr.base + q * L->NR, imin(L->NR, p->Cg - q * L->NR), &tx, V + q * L->TB * L->NR + t * L->NR,
                     (size_t)L->vps, (size_t)L->NR);
         for (int64_t q = 0; q < L->Kpad / L->MR; q++)
-            L->dy_c(yb + q * L->MR, imin(L->MR, p->Kg - q * L->MR), &tyd, M + q * L->TB * L->MR + t * L->MR,
+            L->dy_c(yr.base + q * L->MR, imin(L->MR, p->Kg - q * L->MR), &tyd, M + q * L->TB * L->MR + t * L->MR,
                     (size_t)L->mps, (size_t)L->MR);
     }
 }
@@ -343,18 +340,11 @@ static void wb_finish(void *vctx, size_t task, int thread)
 
 int hd_conv_wino4_bwdf_app(const hd_conv_problem *p, const char **reason)
 {
-    if (p->xdt != CUDNN_DATA_FLOAT || p->wdt != CUDNN_DATA_FLOAT || p->ydt != CUDNN_DATA_FLOAT || p->dbl ||
-        p->int8 || p->xv != 1 || p->yv != 1 || p->wv != 1) {
-        *reason = "Winograd F(4x4,3x3) takes FLOAT x, dy and dw only";
+    if (!hd_conv_wino4_shape_ok(p, reason))
         return 0;
-    }
-    if (p->nsp != 2 || p->flt[1] != 3 || p->flt[2] != 3 || p->str[1] != 1 || p->str[2] != 1 || p->dil[1] != 1 ||
-        p->dil[2] != 1) {
-        *reason = "Winograd F(4x4,3x3) needs a 2-d 3x3 filter, unit stride and dilation";
-        return 0;
-    }
     /* the tile transforms take 32-bit offsets within one image row band */
-    int64_t xr = (p->in[2] + 8) * (p->xs[1] == 1 ? p->xs[4] : p->Cg) + 6 * (p->xs[1] == 1 ? p->xs[3] : 0);
+    int64_t xr = (p->in[2] + p->pad[2] + 8) * (p->xs[1] == 1 ? p->xs[4] : p->Cg) +
+                 6 * (p->xs[1] == 1 ? p->xs[3] : 0);
     int64_t yr = (p->out[2] + 8) * (p->ys[1] == 1 ? p->ys[4] : p->Kg) + 4 * (p->ys[1] == 1 ? p->ys[3] : 0);
     if (p->xs[3] < 0 || p->xs[4] < 0 || p->ys[3] < 0 || p->ys[4] < 0 || xr >= INT32_MAX / 2 ||
         yr >= INT32_MAX / 2) {

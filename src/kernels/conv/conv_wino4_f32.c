@@ -276,11 +276,11 @@ static int w4_plan_make(const w4_view *v, w4_plan *L)
 
 /* ---------------- applicability, workspace, cost ---------------- */
 
-static int w4_app(const hd_conv_problem *p, const w4_view *v, const char **reason)
+int hd_conv_wino4_shape_ok(const hd_conv_problem *p, const char **reason)
 {
     if (p->xdt != CUDNN_DATA_FLOAT || p->wdt != CUDNN_DATA_FLOAT || p->ydt != CUDNN_DATA_FLOAT || p->dbl ||
         p->int8 || p->xv != 1 || p->yv != 1 || p->wv != 1) {
-        *reason = "Winograd F(4x4,3x3) takes FLOAT x, w and y only";
+        *reason = "Winograd F(4x4,3x3) takes FLOAT tensors only";
         return 0;
     }
     if (p->nsp != 2 || p->flt[1] != 3 || p->flt[2] != 3 || p->str[1] != 1 || p->str[2] != 1 || p->dil[1] != 1 ||
@@ -288,6 +288,13 @@ static int w4_app(const hd_conv_problem *p, const w4_view *v, const char **reaso
         *reason = "Winograd F(4x4,3x3) needs a 2-d 3x3 filter, unit stride and dilation";
         return 0;
     }
+    return 1;
+}
+
+static int w4_app(const hd_conv_problem *p, const w4_view *v, const char **reason)
+{
+    if (!hd_conv_wino4_shape_ok(p, reason))
+        return 0;
     if (v->ph < 0 || v->pw < 0) {
         *reason = "backward-data Winograd F(4x4,3x3) needs padding <= 2";
         return 0;
