@@ -40,11 +40,6 @@
 #define ALGO_BWDD CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED
 enum { D_FWD, D_BWDD };
 
-typedef struct {
-    const char *name;
-    int N, C, K, G, H, W, ph, pw;
-} wcase;
-
 static const wcase cases[] = {
     {"1x1 image pad 1", 1, 3, 5, 1, 1, 1, 1, 1},
     {"2x3 pad 1", 2, 2, 3, 1, 2, 3, 1, 1},
@@ -75,54 +70,6 @@ static double rnd(void)   /* a float in [-1, 1) */
 {
     rng = rng * 1103515245u + 12345u;
     return (double)(float)((double)((rng >> 8) & 0xffff) / 32768.0 - 1.0);
-}
-
-/* ---- one problem ---- */
-
-typedef struct {
-    conv_ref_shape rs;
-    cudnnTensorDescriptor_t xd, yd;
-    cudnnFilterDescriptor_t wd;
-    cudnnConvolutionDescriptor_t cd;
-    tens x, w, y;
-} prob;
-
-static void prob_make(prob *P, const wcase *c, int layout, int flip, int str)
-{
-    memset(P, 0, sizeof *P);
-    conv_ref_shape *s = &P->rs;
-    s->N = c->N, s->C = c->C, s->K = c->K, s->G = c->G, s->flip = flip;
-    s->in[0] = 1, s->in[1] = c->H, s->in[2] = c->W;
-    s->flt[0] = 1, s->flt[1] = 3, s->flt[2] = 3;
-    s->pad[1] = c->ph, s->pad[2] = c->pw;
-    s->str[0] = 1, s->str[1] = str, s->str[2] = str;
-    s->dil[0] = s->dil[1] = s->dil[2] = 1;
-    conv_ref_out_dims(s);
-    int xdims[4] = {c->N, c->C, c->H, c->W}, ydims[4] = {c->N, c->K, s->out[1], s->out[2]};
-    int wdims[4] = {c->K, c->C / c->G, 3, 3};
-    tens_init(&P->x, xdims, layout);
-    tens_init(&P->y, ydims, layout);
-    tens_init(&P->w, wdims, layout == L_NHWC ? L_NHWC : L_NCHW);
-    cudnnCreateTensorDescriptor(&P->xd);
-    cudnnCreateTensorDescriptor(&P->yd);
-    cudnnCreateFilterDescriptor(&P->wd);
-    cudnnCreateConvolutionDescriptor(&P->cd);
-    cudnnSetTensorNdDescriptor(P->xd, CUDNN_DATA_FLOAT, 4, xdims, P->x.strides);
-    cudnnSetTensorNdDescriptor(P->yd, CUDNN_DATA_FLOAT, 4, ydims, P->y.strides);
-    cudnnSetFilterNdDescriptor(P->wd, CUDNN_DATA_FLOAT, layout == L_NHWC ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW, 4,
-                               wdims);
-    cudnnSetConvolution2dDescriptor(P->cd, c->ph, c->pw, str, str, 1, 1, flip ? CUDNN_CONVOLUTION : CUDNN_CROSS_CORRELATION,
-                                    CUDNN_DATA_FLOAT);
-    cudnnSetConvolutionGroupCount(P->cd, c->G);
-}
-
-static void prob_free(prob *P)
-{
-    free(P->x.mem), free(P->w.mem), free(P->y.mem);
-    cudnnDestroyTensorDescriptor(P->xd);
-    cudnnDestroyTensorDescriptor(P->yd);
-    cudnnDestroyFilterDescriptor(P->wd);
-    cudnnDestroyConvolutionDescriptor(P->cd);
 }
 
 static size_t ws_query_dir(cudnnHandle_t h, prob *P, int dir, cudnnStatus_t *st)
@@ -418,17 +365,6 @@ static long det_run(cudnnHandle_t h, int layout, int dir, float *out)
     rng = save;
     prob_free(&P);
     return n;
-}
-
-static cudnnHandle_t handle_with_threads(int nt)
-{
-    char v[16];
-    snprintf(v, sizeof v, "%d", nt);
-    setenv("HOSTDNN_NUM_THREADS", v, 1);
-    cudnnHandle_t h = NULL;
-    cudnnCreate(&h);
-    unsetenv("HOSTDNN_NUM_THREADS");
-    return h;
 }
 
 static void check_threads(void)
