@@ -29,40 +29,31 @@ static void count_task(void *ctx, size_t task, int thread)
     r->thread_of[task] = thread;
 }
 
-static void check_split(size_t ntasks, int nthreads)
+/* Every task once; static blocks (hd_parallel_for) or, dealt from a counter
+ * (hd_parallel_deal), any thread index below min(ntasks, nthreads). */
+static void check_split(size_t ntasks, int nthreads, int dealt)
 {
     static run_t r;
     memset(&r, 0, sizeof r);
-    hd_parallel_for(ntasks, nthreads, count_task, &r);
-    int once = 1, dealt = 1;
+    (dealt ? hd_parallel_deal : hd_parallel_for)(ntasks, nthreads, count_task, &r);
+    int once = 1, placed = 1;
     int used = nthreads < 1 ? 1 : (size_t)nthreads > ntasks ? (int)ntasks : nthreads;
     for (size_t t = 0; t < ntasks; t++) {
         once &= r.hits[t] == 1;
+        if (dealt) {
+            placed &= r.thread_of[t] >= 0 && r.thread_of[t] < used;
+            continue;
+        }
         /* thread t of T runs the tasks [n*t/T, n*(t+1)/T) */
         int want = -1;
         for (int i = 0; i < used; i++)
             if (t >= ntasks * (size_t)i / (size_t)used && t < ntasks * (size_t)(i + 1) / (size_t)used)
                 want = i;
-        dealt &= r.thread_of[t] == want;
+        placed &= r.thread_of[t] == want;
     }
-    CHECK_MSG(once, "%zu tasks on %d threads: each exactly once", ntasks, nthreads);
-    CHECK_MSG(dealt, "%zu tasks on %d threads: static blocks", ntasks, nthreads);
-}
-
-/* hd_parallel_deal: each task once, on a thread below min(ntasks, nthreads). */
-static void check_deal(size_t ntasks, int nthreads)
-{
-    static run_t r;
-    memset(&r, 0, sizeof r);
-    hd_parallel_deal(ntasks, nthreads, count_task, &r);
-    int once = 1, slot = 1;
-    int used = nthreads < 1 ? 1 : (size_t)nthreads > ntasks ? (int)ntasks : nthreads;
-    for (size_t t = 0; t < ntasks; t++) {
-        once &= r.hits[t] == 1;
-        slot &= r.thread_of[t] >= 0 && r.thread_of[t] < used;
-    }
-    CHECK_MSG(once, "dealt: %zu tasks on %d threads: each exactly once", ntasks, nthreads);
-    CHECK_MSG(slot, "dealt: %zu tasks on %d threads: thread index below %d", ntasks, nthreads, used);
+    CHECK_MSG(once, "%zu tasks on %d threads (dealt %d): each exactly once", ntasks, nthreads, dealt);
+    CHECK_MSG(placed, "%zu tasks on %d threads (dealt %d): %s", ntasks, nthreads, dealt,
+              dealt ? "thread index in range" : "static blocks");
 }
 
 static void count_calls(void *ctx, size_t task, int thread)
@@ -115,7 +106,7 @@ int main(void)
     int ts[] = {0, 1, 2, 3, 5, 16};
     for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
         for (size_t j = 0; j < sizeof ts / sizeof ts[0]; j++)
-            check_split(ns[i], ts[j]);
+            check_split(ns[i], ts[j], 0);
     int calls = 0;
     hd_parallel_for(0, 4, count_calls, &calls);   /* no tasks: returns, calls nothing */
     CHECK_MSG(calls == 0, "0 tasks: %d calls", calls);
@@ -123,7 +114,7 @@ int main(void)
     SECTION("dealt from a counter: every task once, thread indices in range");
     for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
         for (size_t j = 0; j < sizeof ts / sizeof ts[0]; j++)
-            check_deal(ns[i], ts[j]);
+            check_split(ns[i], ts[j], 1);
     hd_parallel_deal(0, 4, count_calls, &calls);
     CHECK_MSG(calls == 0, "dealt, 0 tasks: %d calls", calls);
 
@@ -140,7 +131,7 @@ int main(void)
     SECTION("workers are never left pinned");
     /* many short regions, so that some worker is likely to wake on the caller's CPU */
     for (int rep = 0; rep < 2000; rep++)
-        check_split(7, 2 + rep % 3);
+        check_split(7, 2 + rep % 3, rep & 1);
     char mine[512];
     cpus_allowed("/proc/thread-self/status", mine, sizeof mine);
     DIR *d = opendir("/proc/self/task");
