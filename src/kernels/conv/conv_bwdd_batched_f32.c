@@ -6,9 +6,10 @@
  * is thin (49 or 196 columns) against a filter of megabytes that each call packs again.  Here a
  * block of images is one product, computed transposed: dcol^T (positions of all images of the
  * block x Cg*R*S) = dy^T (positions x Kg) * W (Kg x Cg*R*S), by hd_sgemm on all threads (its
- * result does not depend on the thread count).  Then one task per image adds, position by
- * position and tap by tap, the tap's run of Cg values into a private pixel-major image and
- * writes it through alpha/beta.  The image blocks are a function of the problem only.
+ * result does not depend on the thread count).  Then one task per image and channel chunk
+ * (chunks so that batch 1 uses every thread) adds, position by position and tap by tap, the
+ * tap's run of the chunk's channel values into a private pixel-major image and writes it
+ * through alpha/beta.  The image blocks are a function of the problem only.
  *
  * W is read in place: row k of the group holds its Cg*R*S columns in storage order (KCRS or
  * KRSC), so dcol's columns come out in that order and the run of effective tap (r, s) starts
@@ -36,6 +37,7 @@ typedef struct {
     int64_t nimg;                 /* images per block */
     int64_t np;                   /* positions per block: nimg * P */
     int in_place;                 /* dy read as B^T (positions x channels) */
+    int64_t nch, cw;              /* the scatter's channel chunks per image, channels per chunk */
 } bt_plan;
 
 static int dy_linear_nhwc(const hd_conv_problem *p)
@@ -57,6 +59,14 @@ static bt_plan plan_bt(const hd_conv_problem *p)
     L.nimg = cdiv(p->N, cdiv(p->N, L.nimg));          /* balanced blocks */
     L.np = L.nimg * p->P;
     L.in_place = dy_linear_nhwc(p);
+    /* With fewer images than SLOTS (batch 1) one task per image would leave threads idle in
+     * the scatter: the channels are cut into chunks of at least 32 too, up to SLOTS tasks.
+     * A chunk only picks which task adds a value, never the order of the additions. */
+    L.nch = cdiv(SLOTS, L.nimg);
+    if (L.nch > p->Cg / 32)
+        L.nch = p->Cg / 32 < 1 ? 1 : p->Cg / 32;
+    L.cw = cdiv(p->Cg, L.nch);
+    L.nch = cdiv(p->Cg, L.cw);
     return L;
 }
 
@@ -101,19 +111,21 @@ static void panel_task(void *vctx, size_t task, int thread)
         }
 }
 
-/* dcol is transposed (positions x Cg*R*S): one task per image adds, position by position and
- * tap by tap, a run of Cg channel values into a private pixel-major image, then writes it
- * (plane by plane when dx has channel planes). */
+/* dcol is transposed (positions x Cg*R*S): one task per image and channel chunk adds,
+ * position by position and tap by tap, a run of the chunk's channel values into a private
+ * pixel-major image, then writes it (plane by plane when dx has channel planes). */
 static void scatter_pix_task(void *vctx, size_t task, int thread)
 {
     const bt_ctx *c = vctx;
     const hd_conv_problem *p = c->p;
     const hd_conv_args *a = c->a;
-    int64_t i = (int64_t)task, n = c->n0 + i, Cg = p->Cg, CRS = p->CRS;
+    int64_t i = (int64_t)task / c->L.nch, n = c->n0 + i, CRS = p->CRS;
+    int64_t c0 = ((int64_t)task % c->L.nch) * c->L.cw;
+    int64_t Cg = p->Cg - c0 < c->L.cw ? p->Cg - c0 : c->L.cw;   /* this task's channels */
     int64_t R = p->flt[1], S = p->flt[2], OH = p->out[1], OW = p->out[2], H = p->in[1], W = p->in[2];
     int64_t sh = p->str[1], sw = p->str[2], ph = p->pad[1], pw = p->pad[2], dh = p->dil[1], dw = p->dil[2];
     int64_t cs = p->wst[1];                                  /* dcol column step between channels */
-    float *acc = c->planes + (size_t)thread * (size_t)(p->Q * Cg);
+    float *acc = c->planes + (size_t)thread * (size_t)(p->Q * p->Cg);   /* slots sized for all channels */
     memset(acc, 0, sizeof(float) * (size_t)(p->Q * Cg));
     for (int64_t oh = 0; oh < OH; oh++)
         for (int64_t ow = 0; ow < OW; ow++) {
@@ -127,7 +139,7 @@ static void scatter_pix_task(void *vctx, size_t task, int thread)
                     if (iw < 0 || iw >= W)
                         continue;
                     float *d = acc + (ih * W + iw) * Cg;
-                    const float *v = col + hd_conv_w_off(p, 0, 0, 0, r, s);
+                    const float *v = col + hd_conv_w_off(p, 0, c0, 0, r, s);
                     if (cs == 1)
                         for (int64_t ch = 0; ch < Cg; ch++)
                             d[ch] += v[ch];
@@ -139,7 +151,7 @@ static void scatter_pix_task(void *vctx, size_t task, int thread)
         }
     float alpha = (float)a->epi.alpha, beta = (float)a->epi.beta;
     const int64_t *xs = p->xs;
-    float *dx = (float *)a->out + n * xs[0] + c->g * Cg * xs[1];
+    float *dx = (float *)a->out + n * xs[0] + (c->g * p->Cg + c0) * xs[1];
     if (xs[1] != 1) {                                        /* channel planes: write plane by plane */
         for (int64_t ch = 0; ch < Cg; ch++)
             for (int64_t h = 0; h < H; h++) {
@@ -232,7 +244,7 @@ void hd_conv_bwdd_batched_exec(const hd_conv_problem *p, const hd_conv_args *a)
             /* dcol^T (np x CRS) = dy^T (np x Kg) * W (Kg x CRS) */
             hd_sgemm(a->nthreads, ta, 'N', (size_t)np, (size_t)p->CRS, (size_t)p->Kg, 1.0f, A, lda,
                      (const float *)a->w + c.g * p->Kg * p->wst[0], (size_t)p->wst[0], 0.0f, c.dcol, (size_t)p->CRS);
-            hd_parallel_for((size_t)nimg, nt, scatter_pix_task, &c);
+            hd_parallel_for((size_t)(nimg * c.L.nch), nt, scatter_pix_task, &c);
         }
     }
 }
