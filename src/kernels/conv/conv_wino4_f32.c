@@ -328,7 +328,7 @@ static size_t w4_ws(const w4_view *v)
 /* Estimated time in units of one multiply-add of the blocked GEMM solver (cost factor 0.4),
  * first fitted to single-thread CPU-time measurements of both solvers on the ResNet-50 and
  * VGG-16 3x3 layers at batch 1 and 16 (AVX-512; docs/algorithms.md): per GEMM multiply-add 1.0
- * (padding of K, of the tiles and of the last block included), per input tile and channel 200
+ * (padding of K and of the last tile panel included, see w4_gemm_tiles), per input tile and channel 200
  * (per K range, unless shared), per output tile and filter 700, per transformed 3x3 filter and
  * tile block that transforms it again 300 (tile lanes) or 250 (channel lanes: chunks kept in
  * L2, loads transposed in registers), 1000 when transformed once for the call (the 4x larger
@@ -337,13 +337,27 @@ static size_t w4_ws(const w4_view *v)
  * measured against solvers 150 and 254; the tile-lane one (600 until 4 December) so that
  * batch-1 NCHW res4 and VGG conv5 (14x14, 256 and 512 channels) do too, measured 10-15%
  * faster than solver 150 with two threads on the Xeon guest (docs/algorithms.md). */
+/* Tile columns the GEMMs compute over all blocks: whole panels of TP, except that a last
+ * panel of at most 16 tiles costs 16 where TP is 32 (the AVX-512 14x32 kernel then runs one
+ * column vector: 16 tiles at batch 1 for a 14x14 image). */
+static double w4_gemm_tiles(const w4_plan *L)
+{
+    double sum = 0;
+    for (int64_t b = 0; b < L->ntb; b++) {
+        int64_t n = L->ntiles - b * L->T < L->T ? L->ntiles - b * L->T : L->T;
+        int64_t full = n / L->TP * L->TP, rem = n - full;
+        sum += (double)full + (double)(rem == 0 ? 0 : rem <= 16 && L->TP > 16 ? 16 : L->TP);
+    }
+    return sum;
+}
+
 static double w4_cost(const w4_view *v)
 {
     w4_plan L;
     if (!w4_plan_make(v, &L))
         return 1e9;
     double blocks = (double)(L.ntb * L.T), kc = (double)(v->G * v->Kg * v->Cg);
-    double gemm = 36.0 * (double)(L.Kpan * L.FP) * (double)v->Cg * blocks * (double)v->G;
+    double gemm = 36.0 * (double)(L.Kpan * L.FP) * (double)v->Cg * w4_gemm_tiles(&L) * (double)v->G;
     double in = 200.0 * blocks * (double)(v->G * v->Cg * (L.shared ? 1 : L.nkq));
     double out = 700.0 * (double)(cdiv(L.ntiles, HD_WINO4_LANES) * HD_WINO4_LANES) * (double)(v->G * v->Kg);
     double filt = L.otf ? (L.cl ? 250.0 : 300.0) * kc * (double)L.ntb : 1000.0 * kc;

@@ -17,10 +17,11 @@
 #define PF_STEPS 8 /* B: k steps ahead */
 #define PF_A 32    /* A: elements ahead (two cache lines) */
 
-/* The k loop for the first ROWS rows of the tile (ROWS a constant after inlining).  A tile
- * with mr <= ROWS gives the same bits as the 14-row loop: each result is the same chain of
- * fused multiply-adds; only the rows that would be thrown away are not computed. */
-static inline __attribute__((always_inline)) void igemm_rows(const int ROWS, size_t mr, size_t nr, size_t nseg,
+/* The k loop for the first ROWS rows and COLS column vectors of the tile (constants after
+ * inlining).  A tile with mr <= ROWS and nr <= 16 * COLS gives the same bits as the full loop:
+ * each result is the same chain of fused multiply-adds; only the values that would be thrown
+ * away are not computed. */
+static inline __attribute__((always_inline)) void igemm_rows(const int ROWS, const int COLS, size_t mr, size_t nr, size_t nseg,
                                                              const hd_igemm_seg *seg, size_t row0,
                                                              const float *restrict b, size_t b_stride,
                                                              float *restrict c, size_t ldc, float alpha, float beta)
@@ -43,9 +44,10 @@ static inline __attribute__((always_inline)) void igemm_rows(const int ROWS, siz
         size_t kc = (size_t)seg[s].kc;
         for (size_t p = 0; p < kc; p++) {
             const __m512 b0 = _mm512_loadu_ps(b);
-            const __m512 b1 = _mm512_loadu_ps(b + 16);
+            const __m512 b1 = COLS == 2 ? _mm512_loadu_ps(b + 16) : b0;
             _mm_prefetch((const char *)(b + b_stride * PF_STEPS), _MM_HINT_T0);
-            _mm_prefetch((const char *)(b + b_stride * PF_STEPS + 16), _MM_HINT_T0);
+            if (COLS == 2)
+                _mm_prefetch((const char *)(b + b_stride * PF_STEPS + 16), _MM_HINT_T0);
             if ((p & 15) == 0) {
 #pragma GCC unroll 14
                 for (int i = 0; i < ROWS; i++)
@@ -55,7 +57,8 @@ static inline __attribute__((always_inline)) void igemm_rows(const int ROWS, siz
             for (int i = 0; i < ROWS; i++) {
                 const __m512 ai = _mm512_set1_ps(a[i][p]);
                 acc0[i] = _mm512_fmadd_ps(ai, b0, acc0[i]);
-                acc1[i] = _mm512_fmadd_ps(ai, b1, acc1[i]);
+                if (COLS == 2)
+                    acc1[i] = _mm512_fmadd_ps(ai, b1, acc1[i]);
             }
             b += b_stride;
         }
@@ -65,17 +68,27 @@ static inline __attribute__((always_inline)) void igemm_rows(const int ROWS, siz
 }
 
 /* Short tiles (the last 7 positions of a 7x7 image, the last rows of 128 or 256 channels)
- * run a loop of 4, 7 or 10 rows instead of 14: fewer wasted multiply-adds, same bits. */
+ * run a loop of 4, 7 or 10 rows instead of 14, narrow ones (nr <= 16) one column vector
+ * instead of two: fewer wasted multiply-adds, same bits. */
 void hd_f32_igemm_14x32__avx512(size_t mr, size_t nr, size_t nseg, const hd_igemm_seg *seg, size_t row0,
                                 const float *restrict b, size_t b_stride, float *restrict c, size_t ldc, float alpha,
                                 float beta)
 {
-    if (mr <= 4)
-        igemm_rows(4, mr, nr, nseg, seg, row0, b, b_stride, c, ldc, alpha, beta);
-    else if (mr <= 7)
-        igemm_rows(7, mr, nr, nseg, seg, row0, b, b_stride, c, ldc, alpha, beta);
-    else if (mr <= 10)
-        igemm_rows(10, mr, nr, nseg, seg, row0, b, b_stride, c, ldc, alpha, beta);
+    /* ROWS and COLS constants in each branch: the loops unroll with no dead work. */
+#define ROWS_FOR(COLS)                                                                               \
+    do {                                                                                             \
+        if (mr <= 4)                                                                                 \
+            igemm_rows(4, COLS, mr, nr, nseg, seg, row0, b, b_stride, c, ldc, alpha, beta);          \
+        else if (mr <= 7)                                                                            \
+            igemm_rows(7, COLS, mr, nr, nseg, seg, row0, b, b_stride, c, ldc, alpha, beta);          \
+        else if (mr <= 10)                                                                           \
+            igemm_rows(10, COLS, mr, nr, nseg, seg, row0, b, b_stride, c, ldc, alpha, beta);         \
+        else                                                                                         \
+            igemm_rows(MR, COLS, mr, nr, nseg, seg, row0, b, b_stride, c, ldc, alpha, beta);         \
+    } while (0)
+    if (nr <= 16)
+        ROWS_FOR(1);
     else
-        igemm_rows(MR, mr, nr, nseg, seg, row0, b, b_stride, c, ldc, alpha, beta);
+        ROWS_FOR(2);
+#undef ROWS_FOR
 }

@@ -15,10 +15,10 @@
 #define MR 14
 #define PF_STEPS 8 /* k steps ahead */
 
-/* The k loop for the first ROWS rows of the tile (ROWS a constant after inlining); A keeps
- * its MR-wide micro-panel layout.  A tile with mr <= ROWS gives the same bits as the 14-row
- * loop: each result is the same chain of fused multiply-adds. */
-static inline __attribute__((always_inline)) void gemm_rows(const int ROWS, size_t mr, size_t nr, size_t kc,
+/* The k loop for the first ROWS rows and COLS column vectors of the tile (constants after
+ * inlining); A keeps its MR-wide micro-panel layout.  A tile with mr <= ROWS and nr <= 16 * COLS
+ * gives the same bits as the full loop: each result is the same chain of fused multiply-adds. */
+static inline __attribute__((always_inline)) void gemm_rows(const int ROWS, const int COLS, size_t mr, size_t nr, size_t kc,
                                                             const float *restrict a, const float *restrict b,
                                                             size_t b_stride, float *restrict c, size_t ldc,
                                                             float alpha, float beta)
@@ -37,15 +37,17 @@ static inline __attribute__((always_inline)) void gemm_rows(const int ROWS, size
     }
     for (size_t p = 0; p < kc; p++) {
         const __m512 b0 = _mm512_loadu_ps(b);
-        const __m512 b1 = _mm512_loadu_ps(b + 16);
+        const __m512 b1 = COLS == 2 ? _mm512_loadu_ps(b + 16) : b0;
         /* B streams from L2 (the A micro-panel is the one kept in L1): ask for it early. */
         _mm_prefetch((const char *)(b + b_stride * PF_STEPS), _MM_HINT_T0);
-        _mm_prefetch((const char *)(b + b_stride * PF_STEPS + 16), _MM_HINT_T0);
+        if (COLS == 2)
+            _mm_prefetch((const char *)(b + b_stride * PF_STEPS + 16), _MM_HINT_T0);
 #pragma GCC unroll 14
         for (int i = 0; i < ROWS; i++) {
             const __m512 ai = _mm512_set1_ps(a[i]);
             acc0[i] = _mm512_fmadd_ps(ai, b0, acc0[i]);
-            acc1[i] = _mm512_fmadd_ps(ai, b1, acc1[i]);
+            if (COLS == 2)
+                acc1[i] = _mm512_fmadd_ps(ai, b1, acc1[i]);
         }
         a += MR;
         b += b_stride;
@@ -55,17 +57,28 @@ static inline __attribute__((always_inline)) void gemm_rows(const int ROWS, size
 }
 
 /* Short tiles (the last rows of 128, 256 or 1024 channels) run a loop of 4, 7 or 10 rows
- * instead of 14: fewer wasted multiply-adds, same bits. */
+ * instead of 14, and narrow ones (nr <= 16: the 16 tiles of a 14x14 image in the Winograd
+ * GEMMs, the last 4 positions of 196) one column vector instead of two: fewer wasted
+ * multiply-adds, same bits. */
 void hd_f32_gemm_ukernel_14x32__avx512(size_t mr, size_t nr, size_t kc, const float *restrict a,
                                        const float *restrict b, size_t b_stride, float *restrict c, size_t ldc, float alpha,
                                        float beta)
 {
-    if (mr <= 4)
-        gemm_rows(4, mr, nr, kc, a, b, b_stride, c, ldc, alpha, beta);
-    else if (mr <= 7)
-        gemm_rows(7, mr, nr, kc, a, b, b_stride, c, ldc, alpha, beta);
-    else if (mr <= 10)
-        gemm_rows(10, mr, nr, kc, a, b, b_stride, c, ldc, alpha, beta);
+    /* ROWS and COLS constants in each branch: the loops unroll with no dead work. */
+#define ROWS_FOR(COLS)                                                                               \
+    do {                                                                                             \
+        if (mr <= 4)                                                                                 \
+            gemm_rows(4, COLS, mr, nr, kc, a, b, b_stride, c, ldc, alpha, beta);                     \
+        else if (mr <= 7)                                                                            \
+            gemm_rows(7, COLS, mr, nr, kc, a, b, b_stride, c, ldc, alpha, beta);                     \
+        else if (mr <= 10)                                                                           \
+            gemm_rows(10, COLS, mr, nr, kc, a, b, b_stride, c, ldc, alpha, beta);                    \
+        else                                                                                         \
+            gemm_rows(MR, COLS, mr, nr, kc, a, b, b_stride, c, ldc, alpha, beta);                    \
+    } while (0)
+    if (nr <= 16)
+        ROWS_FOR(1);
     else
-        gemm_rows(MR, mr, nr, kc, a, b, b_stride, c, ldc, alpha, beta);
+        ROWS_FOR(2);
+#undef ROWS_FOR
 }
