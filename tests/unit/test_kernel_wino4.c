@@ -172,7 +172,8 @@ static void check_out(const hd_wino4_kernels *ref, const hd_wino4_kernels *k, in
 /* ---- filter ---- */
 
 /* Filters read through (ks, cs, tap): NCHW-like (taps contiguous), NHWC-like (channels
- * contiguous; 19 channels: a block of 16 and a remainder), the lanes contiguous (backward
+ * contiguous; 19 channels: a block of 16 and a remainder), NCHW-like with 19 channels (the
+ * windows of 16 channels read as one run), the lanes contiguous (backward
  * data's transposed NHWC filter), reversed taps, padded, and taps too far apart for one
  * window (the gathers). */
 static void check_filter(const hd_wino4_kernels *ref, const hd_wino4_kernels *k)
@@ -181,6 +182,8 @@ static void check_filter(const hd_wino4_kernels *ref, const hd_wino4_kernels *k)
     static float w[WN], u0[36 * PS], u1[36 * PS];
     static const struct { int64_t ks, cs, te; int rev, nc; } lay[] = {
         {3 * 9, 9, 1, 0, 3},        /* KCRS */
+        {19 * 9, 9, 1, 0, 19},      /* KCRS, 19 channels: a run of 16 windows and a remainder */
+        {19 * 9, 9, 1, 1, 19},      /* the same, taps reversed (CONVOLUTION mode) */
         {9 * 3, 1, 3, 0, 3},        /* KRSC */
         {9 * 19, 1, 19, 0, 19},     /* KRSC, more channels than lanes */
         {1, 16 * 9, 16, 1, 3},      /* lanes contiguous, taps reversed */

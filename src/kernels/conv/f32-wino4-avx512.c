@@ -26,6 +26,9 @@ static inline W4D w4d_sub(W4D a, W4D b) { return _mm512_sub_pd(a, b); }
 static inline W4D w4d_mulc(W4D a, double c) { return _mm512_mul_pd(a, _mm512_set1_pd(c)); }
 #include "kernels/conv/wino4-transform.inc"
 
+/* The first n (clamped to 0..16) lanes. */
+static inline __mmask16 lanes16(int64_t n) { return n >= 16 ? (__mmask16)0xFFFF : n <= 0 ? (__mmask16)0 : (__mmask16)((1u << n) - 1u); }
+
 #define PF_CHANNELS 4 /* channels ahead the filter loads are prefetched */
 
 /* U of one channel of up to 16 filters (lanes of gv) in double, 8 lanes at a time, each row of
@@ -68,6 +71,37 @@ void hd_f32_wino4_filter__avx512(const float *w, int64_t ks, int64_t cs, const i
     for (int e = 1; e < 9; e++) {
         tmin = tap[e] < tmin ? tap[e] : tmin;
         tmax = tap[e] > tmax ? tap[e] : tmax;
+    }
+    if (ks != 1 && cs == tmax - tmin + 1 && cs <= 16) {
+        /* KCRS-like with the channels' windows back to back: 16 channels of a filter are one
+           run of 16 * cs floats, loaded 16 at a time and transposed with the other lanes' --
+           cs transposes per 16 channels instead of 16 */
+        const int64_t W = cs;
+        __m512 run[16 * 16];
+        for (int64_t c0 = 0; c0 < nc; c0 += 16) {
+            int nb = (int)(nc - c0 < 16 ? nc - c0 : 16);
+            int64_t len = nb * W;
+            const float *w0 = w + c0 * cs + tmin;
+            for (int64_t t = 0; t < W; t++) {
+                __m512 r[16];
+                const __mmask16 lm = lanes16(len - 16 * t);
+#pragma GCC unroll 16
+                for (int i = 0; i < 16; i++)
+                    r[i] = _mm512_maskz_loadu_ps(i < nk ? lm : 0, w0 + i * ks + 16 * t);
+                hd_f32_tr16__avx512(r);
+#pragma GCC unroll 16
+                for (int j = 0; j < 16; j++)
+                    run[16 * t + j] = r[j];
+            }
+            for (int j = 0; j < nb; j++) {
+                __m512 gv[9];
+#pragma GCC unroll 9
+                for (int e = 0; e < 9; e++)
+                    gv[e] = run[j * W + tap[e] - tmin];
+                filter_store(gv, nk, u + (size_t)(c0 + j) * c_stride, uoff);
+            }
+        }
+        return;
     }
     if (ks != 1 && tmax - tmin < 16) {
         const __mmask16 wm = (__mmask16)((1u << (tmax - tmin + 1)) - 1u);
