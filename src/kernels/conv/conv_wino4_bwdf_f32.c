@@ -23,8 +23,14 @@
  *    solver's gathers);
  *  - a last pass sums the chunks in order (in double), applies G^T . G in double and
  *    writes dw = alpha dg + beta dw.
+ * Whole mode (many channels, few tiles: ResNet's 14x14 and 7x7 layers, small batches), where
+ * the chunks would read and write their large dU once per block and each of the 8 slots would
+ * hold a block's transforms: every tile is transformed once, in parallel over tile rows, into
+ * shared V and M, then one task per (group, position) runs that position's GEMM over all the
+ * tiles (dU written once, one chunk), and the last pass as above.
  * Every dU element is one chain of fused multiply-adds per chunk in tile order, and the
- * chunks are summed in a fixed order: the result does not depend on the thread count.
+ * chunks are summed in a fixed order: the result does not depend on the thread count (the
+ * plan is a function of the problem only).
  */
 #include "kernels/conv/conv_wino4.h"
 
@@ -41,6 +47,8 @@
 #define WB_CHUNKS 4                          /* chunks of blocks (tasks per group), at most */
 #define WB_PART_BYTES ((int64_t)32 << 20)    /* bytes of all chunks' dU, at most (fewer chunks) */
 #define WB_MAX_WS ((int64_t)64 << 20)
+#define WB_WHOLE_BYTES ((int64_t)32 << 20)   /* whole mode: all tiles' V and M within this ... */
+#define WB_WHOLE_TILES 1024                  /* ... and at most this many tiles (GEMM depth) */
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static int64_t imin(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -61,7 +69,8 @@ typedef struct {
     int64_t dus;                 /* floats of one dU: element (pos, k, c) at (k * 36 + pos) * Cpad + c,
                                     so that the last pass reads one filter's 36 x Cpad at once */
     int64_t v_at, m_at, xb_at, yb_at, slot;
-    hd_conv_layout W;            /* 0: the chunks' dU, 1: the slots */
+    int whole;                   /* 1: every tile's V and M first (shared), then tasks per position */
+    hd_conv_layout W;            /* 0: the chunks' dU, 1: the slots, 2 and 3: whole mode's V and M */
 } wb_plan;
 
 /* A multiple of 16 floats, plus one cache line when a multiple of 4 KiB (the 36 positions
@@ -103,16 +112,33 @@ static int wb_plan_make(const hd_conv_problem *p, wb_plan *L)
     L->nch = imin(L->nb, WB_CHUNKS);
     while (L->nch > 1 && p->G * L->nch * L->dus * (int64_t)sizeof(float) > WB_PART_BYTES)
         L->nch--;
+    /* Whole mode: when dU is large against the transforms (many channels, few tiles), the
+     * chunks would read and write their dU once per block, and each of the WB_SLOTS slots
+     * would hold a block's transforms.  Instead every tile is transformed once into shared V
+     * and M, and the 36 GEMMs run one task per position over all tiles (depth = all tiles,
+     * dU written once).  Chosen when the transforms of all tiles are smaller than the dU
+     * traffic the blocks would add, or there is a single block (one task in chunk mode). */
+    int64_t tiles = L->rows * L->TW, all = 36 * (L->Kpad + L->Cpad) * tiles;
+    L->whole = tiles <= WB_WHOLE_TILES && all * (int64_t)sizeof(float) <= WB_WHOLE_BYTES &&
+               (L->nb == 1 || all < L->dus * (L->nb - 1));
+    if (L->whole) {
+        L->R = L->rows;
+        L->nb = 1;
+        L->TB = tiles;
+        L->nch = 1;
+    }
     L->vps = spread(L->Cpad * L->TB);
     L->mps = spread(L->Kpad * L->TB);
     L->v_at = 0;
-    L->m_at = L->v_at + 36 * L->vps;
-    L->xb_at = L->m_at + 36 * L->mps;
+    L->m_at = L->whole ? 0 : L->v_at + 36 * L->vps;
+    L->xb_at = L->whole ? 0 : L->m_at + 36 * L->mps;
     L->yb_at = L->xb_at + (L->xcopy ? spread(6 * p->in[2] * p->Cg) : 0);
     L->slot = L->yb_at + (L->ycopy ? spread(4 * p->out[2] * p->Kg) : 0);
     hd_conv_layout W = {{0}, 0};
     hd_conv_book(&W, 0, p->G * L->nch, L->dus, sizeof(float));
     hd_conv_book(&W, 1, WB_SLOTS, L->slot, sizeof(float));
+    hd_conv_book(&W, 2, L->whole ? p->G : 0, 36 * L->vps, sizeof(float));
+    hd_conv_book(&W, 3, L->whole ? p->G : 0, 36 * L->mps, sizeof(float));
     L->W = W;
     return W.total != SIZE_MAX;
 }
@@ -125,6 +151,7 @@ typedef struct {
     wb_plan L;
     const float *x, *dy;
     float *dw, *part, *slots;
+    float *vall, *mall;           /* whole mode: every tile's V and M, per group */
 } wb_ctx;
 
 static void cols_c(float *dst, int64_t ld, int64_t T, const float *const *src, int64_t cnt)
@@ -184,16 +211,15 @@ static rows_at tile_rows(const wb_ctx *c, int copy, const float *t, const int64_
     return r;
 }
 
-/* Transforms of tile row gr (image n, tile row ty) of group g into the block's panels, its
- * tiles at t0, t0 + 1, ... */
-static void transform_row(const wb_ctx *c, float *slot, int64_t g, int64_t gr, int64_t t0)
+/* Transforms of tile row gr (image n, tile row ty) of group g into the panels V and M (a
+ * block's, or whole mode's), its tiles at t0, t0 + 1, ...; bands in SLOT. */
+static void transform_row(const wb_ctx *c, float *slot, float *V, float *M, int64_t g, int64_t gr, int64_t t0)
 {
     const hd_conv_problem *p = c->p;
     const wb_plan *L = &c->L;
     int64_t n = gr / L->TH, ty = gr % L->TH;
     int64_t H = p->in[1], W = p->in[2], OH = p->out[1], OW = p->out[2];
     int64_t h0 = ty * 4 - p->pad[1], oh0 = ty * 4;
-    float *V = slot + L->v_at, *M = slot + L->m_at;
     rows_at xr = tile_rows(c, L->xcopy, c->x, p->xs, n, g * p->Cg, p->Cg, h0, 6, H, W, slot + L->xb_at);
     rows_at yr = tile_rows(c, L->ycopy, c->dy, p->ys, n, g * p->Kg, p->Kg, oh0, 4, OH, OW, slot + L->yb_at);
     unsigned xrm = 0, yrm = 0;
@@ -235,6 +261,25 @@ static void transform_row(const wb_ctx *c, float *slot, int64_t g, int64_t gr, i
     }
 }
 
+/* The GEMM of position pos: dU[pos] (+)= M[pos] (K x nt tiles) * V[pos]^T, M and V the panels
+ * of a block (or of every tile), one micro-kernel call per MR x NR tile of dU, depth nt. */
+static void gemm_pos(const wb_ctx *c, const float *M, const float *V, float *dU, int64_t pos, size_t nt, float beta)
+{
+    const hd_conv_problem *p = c->p;
+    const wb_plan *L = &c->L;
+    hd_f32_gemm_ukernel_fn uk = L->gk->f32;
+    const float *Mp = M + pos * L->mps, *Vp = V + pos * L->vps;
+    float *Cp = dU + pos * L->Cpad;
+    for (int64_t kq = 0; kq < L->Kpad / L->MR; kq++) {
+        size_t mr = (size_t)imin(L->MR, p->Kg - kq * L->MR);
+        for (int64_t cq = 0; cq < L->Cpad / L->NR; cq++) {
+            size_t nr = (size_t)imin(L->NR, p->Cg - cq * L->NR);
+            uk(mr, nr, nt, Mp + kq * L->TB * L->MR, Vp + cq * L->TB * L->NR, (size_t)L->NR,
+               Cp + kq * L->MR * 36 * L->Cpad + cq * L->NR, (size_t)(36 * L->Cpad), 1.0f, beta);
+        }
+    }
+}
+
 /* One task: group g, chunk ch -- its blocks in order into its dU. */
 static void wb_task(void *vctx, size_t task, int thread)
 {
@@ -252,26 +297,37 @@ static void wb_task(void *vctx, size_t task, int thread)
         memset(V, 0, sizeof(float) * (size_t)(36 * L->vps));
     if (L->Kpad != p->Kg)
         memset(M, 0, sizeof(float) * (size_t)(36 * L->mps));
-    hd_f32_gemm_ukernel_fn uk = L->gk->f32;
     for (int64_t b = b0; b < b1; b++) {
         int64_t r0 = b * L->R, r1 = imin(L->rows, r0 + L->R);
         for (int64_t gr = r0; gr < r1; gr++)
-            transform_row(c, slot, g, gr, (gr - r0) * L->TW);
+            transform_row(c, slot, V, M, g, gr, (gr - r0) * L->TW);
         size_t nt = (size_t)((r1 - r0) * L->TW);
         float beta = b == b0 ? 0.0f : 1.0f;
-        for (int64_t pos = 0; pos < 36; pos++) {
-            const float *Mp = M + pos * L->mps, *Vp = V + pos * L->vps;
-            float *Cp = dU + pos * L->Cpad;
-            for (int64_t kq = 0; kq < L->Kpad / L->MR; kq++) {
-                size_t mr = (size_t)imin(L->MR, p->Kg - kq * L->MR);
-                for (int64_t cq = 0; cq < L->Cpad / L->NR; cq++) {
-                    size_t nr = (size_t)imin(L->NR, p->Cg - cq * L->NR);
-                    uk(mr, nr, nt, Mp + kq * L->TB * L->MR, Vp + cq * L->TB * L->NR, (size_t)L->NR,
-                       Cp + kq * L->MR * 36 * L->Cpad + cq * L->NR, (size_t)(36 * L->Cpad), 1.0f, beta);
-                }
-            }
-        }
+        for (int64_t pos = 0; pos < 36; pos++)
+            gemm_pos(c, M, V, dU, pos, nt, beta);
     }
+}
+
+/* Whole mode, first pass: tile row gr of group g into the shared V and M. */
+static void wb_transform_task(void *vctx, size_t task, int thread)
+{
+    wb_ctx *c = vctx;
+    const wb_plan *L = &c->L;
+    int64_t g = (int64_t)task / L->rows, gr = (int64_t)task % L->rows;
+    float *slot = c->slots + (size_t)thread * (size_t)L->slot;
+    transform_row(c, slot, c->vall + (size_t)(g * 36 * L->vps), c->mall + (size_t)(g * 36 * L->mps), g, gr,
+                  gr * L->TW);
+}
+
+/* Whole mode, second pass: position pos of group g, all tiles in one reduction. */
+static void wb_pos_task(void *vctx, size_t task, int thread)
+{
+    (void)thread;
+    wb_ctx *c = vctx;
+    const wb_plan *L = &c->L;
+    int64_t g = (int64_t)task / 36, pos = (int64_t)task % 36;
+    gemm_pos(c, c->mall + (size_t)(g * 36 * L->mps), c->vall + (size_t)(g * 36 * L->vps),
+             c->part + (size_t)(g * L->dus), pos, (size_t)(L->rows * L->TW), 0.0f);
 }
 
 /* dg = G^T u G (6 -> 3 each way), in double, for FB filters at a time (lane j of each
@@ -324,14 +380,18 @@ static void wb_finish(void *vctx, size_t task, int thread)
             for (int i = 0; i < 6; i++)
                 memcpy(row[i], t[i][s], sizeof row[i]);
             grad_filter_1d((const double(*)[FB])row, col);
-            for (int r = 0; r < 3; r++)
-                for (int64_t j = 0; j < nc; j++) {
-                    float *o = c->dw + hd_conv_w_off(p, g * p->Kg + k, c0 + j, 0, r, s);
-                    double v = alpha * col[r][j];
-                    if (beta != 0)
-                        v += beta * (double)*o;
-                    *o = (float)v;
-                }
+            /* FLOAT filters have no vectorised channels (the solver refuses them), so the
+               channels of one tap are wst[1] apart: one base per tap, no offset per value */
+            for (int r = 0; r < 3; r++) {
+                float *o = c->dw + hd_conv_w_off(p, g * p->Kg + k, c0, 0, r, s);
+                int64_t cs = p->wst[1];
+                if (beta == 0)
+                    for (int64_t j = 0; j < nc; j++)
+                        o[j * cs] = (float)(alpha * col[r][j]);
+                else
+                    for (int64_t j = 0; j < nc; j++)
+                        o[j * cs] = (float)(alpha * col[r][j] + beta * (double)o[j * cs]);
+            }
         }
     }
 }
@@ -375,7 +435,11 @@ size_t hd_conv_wino4_bwdf_ws(const hd_conv_problem *p)
  * many filters and few tiles the last two dominate.  Fitted on the ResNet-50 3x3 layers at
  * batch 1 and 16 with two threads against solvers 351/352 (Xeon guest, 5 December): measured
  * 0.11-0.16 for res2 and res3 at batch 16 and 0.20-0.22 for res2 at batch 1 (Winograd faster),
- * 0.40 to 2.2 for res4 and res5 and 0.37 for res3 at batch 1 (slower). */
+ * 0.40 to 2.2 for res4 and res5 and 0.37 for res3 at batch 1 (slower).  Whole mode writes dU
+ * once and reads it once (10 per value) and its last pass got a base pointer per tap instead
+ * of an offset per value (600 per pair), set from its measurements (two threads, 5 December):
+ * 0.64x solver 351's time for res4 at batch 16, 0.84x for res5 at batch 16, 0.45x for VGG's
+ * 256-channel 56x56 layer and 0.85x for res3 at batch 1. */
 double hd_conv_wino4_bwdf_cost(const hd_conv_problem *p)
 {
     wb_plan L;
@@ -387,8 +451,8 @@ double hd_conv_wino4_bwdf_cost(const hd_conv_problem *p)
     double copy = 4.0 * (double)p->G *
                   ((L.xcopy ? (double)(L.rows * 6 * p->in[2] * p->Cg) : 0) +
                    (L.ycopy ? (double)(L.rows * 4 * p->out[2] * p->Kg) : 0));
-    double du = (20.0 * (double)L.nb + 5.0 * (double)L.nch) * (double)p->G * (double)L.dus;
-    double fin = 1500.0 * (double)(p->G * p->Kg) * (double)p->Cg;
+    double du = (L.whole ? 10.0 : 20.0 * (double)L.nb + 5.0 * (double)L.nch) * (double)p->G * (double)L.dus;
+    double fin = (L.whole ? 600.0 : 1500.0) * (double)(p->G * p->Kg) * (double)p->Cg;
     double macs = (double)(p->N * p->P) * (double)(p->G * p->Kg) * (double)p->Cg * 9.0;
     return (gemm + tr + copy + du + fin) / macs;
 }
@@ -405,7 +469,23 @@ void hd_conv_wino4_bwdf_exec(const hd_conv_problem *p, const hd_conv_args *a)
     c.dw = a->out;
     c.part = (float *)((char *)a->ws + c.L.W.off[0]);
     c.slots = (float *)((char *)a->ws + c.L.W.off[1]);
+    c.vall = (float *)((char *)a->ws + c.L.W.off[2]);
+    c.mall = (float *)((char *)a->ws + c.L.W.off[3]);
     int nt = a->nthreads < WB_SLOTS ? a->nthreads : WB_SLOTS;
-    hd_parallel_deal((size_t)(p->G * c.L.nch), nt, wb_task, &c);
+    if (hd_log_enabled(CUDNN_SEV_INFO))
+        hd_logf(CUDNN_SEV_INFO, "bwd_filter.winograd_f4x3_f32", CUDNN_STATUS_SUCCESS,
+                "plan: %lld tiles, %s", (long long)(c.L.rows * c.L.TW),
+                c.L.whole ? "whole (every tile transformed first, one task per position)" : "chunks of blocks");
+    if (c.L.whole) {
+        /* lanes past Kg and Cg are never written by the transforms (see wb_task) */
+        if (c.L.Cpad != p->Cg)
+            memset(c.vall, 0, sizeof(float) * (size_t)(p->G * 36 * c.L.vps));
+        if (c.L.Kpad != p->Kg)
+            memset(c.mall, 0, sizeof(float) * (size_t)(p->G * 36 * c.L.mps));
+        hd_parallel_deal((size_t)(p->G * c.L.rows), nt, wb_transform_task, &c);
+        hd_parallel_deal((size_t)(p->G * 36), nt, wb_pos_task, &c);
+    } else {
+        hd_parallel_deal((size_t)(p->G * c.L.nch), nt, wb_task, &c);
+    }
     hd_parallel_deal((size_t)(p->G * p->Kg), nt, wb_finish, &c);
 }
