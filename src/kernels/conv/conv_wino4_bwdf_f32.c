@@ -261,6 +261,23 @@ static void transform_row(const wb_ctx *c, float *slot, float *V, float *M, int6
     }
 }
 
+/* Lanes past Cg and Kg (in the last B panel of V and the last A panel of M, at each position)
+ * are never written by the transforms and feed only results that are never stored; they are
+ * zeroed so that no stale value (a denormal) slows the kernel.  Only those panels: the rest
+ * is written by the transforms, and whole mode's V and M are megabytes. */
+static void zero_pad_lanes(const wb_ctx *c, float *V, float *M)
+{
+    const hd_conv_problem *p = c->p;
+    const wb_plan *L = &c->L;
+    size_t vlast = (size_t)(L->TB * L->NR), mlast = (size_t)(L->TB * L->MR);
+    for (int64_t pos = 0; pos < 36; pos++) {
+        if (L->Cpad != p->Cg)
+            memset(V + pos * L->vps + (L->Cpad - L->NR) * L->TB, 0, sizeof(float) * vlast);
+        if (L->Kpad != p->Kg)
+            memset(M + pos * L->mps + (L->Kpad - L->MR) * L->TB, 0, sizeof(float) * mlast);
+    }
+}
+
 /* The GEMM of position pos: dU[pos] (+)= M[pos] (K x nt tiles) * V[pos]^T, M and V the panels
  * of a block (or of every tile), one micro-kernel call per MR x NR tile of dU, depth nt. */
 static void gemm_pos(const wb_ctx *c, const float *M, const float *V, float *dU, int64_t pos, size_t nt, float beta)
@@ -284,19 +301,13 @@ static void gemm_pos(const wb_ctx *c, const float *M, const float *V, float *dU,
 static void wb_task(void *vctx, size_t task, int thread)
 {
     wb_ctx *c = vctx;
-    const hd_conv_problem *p = c->p;
     const wb_plan *L = &c->L;
     int64_t g = (int64_t)task / L->nch, ch = (int64_t)task % L->nch;
     int64_t b0 = ch * L->nb / L->nch, b1 = (ch + 1) * L->nb / L->nch;
     float *slot = c->slots + (size_t)thread * (size_t)L->slot;
     float *V = slot + L->v_at, *M = slot + L->m_at;
     float *dU = c->part + (size_t)task * (size_t)L->dus;
-    /* lanes past Kg and Cg are never written by the transforms and feed only results that
-       are never stored; zero, so that no stale value (a denormal) slows the kernel */
-    if (L->Cpad != p->Cg)
-        memset(V, 0, sizeof(float) * (size_t)(36 * L->vps));
-    if (L->Kpad != p->Kg)
-        memset(M, 0, sizeof(float) * (size_t)(36 * L->mps));
+    zero_pad_lanes(c, V, M);
     for (int64_t b = b0; b < b1; b++) {
         int64_t r0 = b * L->R, r1 = imin(L->rows, r0 + L->R);
         for (int64_t gr = r0; gr < r1; gr++)
@@ -477,11 +488,8 @@ void hd_conv_wino4_bwdf_exec(const hd_conv_problem *p, const hd_conv_args *a)
                 "plan: %lld tiles, %s", (long long)(c.L.rows * c.L.TW),
                 c.L.whole ? "whole (every tile transformed first, one task per position)" : "chunks of blocks");
     if (c.L.whole) {
-        /* lanes past Kg and Cg are never written by the transforms (see wb_task) */
-        if (c.L.Cpad != p->Cg)
-            memset(c.vall, 0, sizeof(float) * (size_t)(p->G * 36 * c.L.vps));
-        if (c.L.Kpad != p->Kg)
-            memset(c.mall, 0, sizeof(float) * (size_t)(p->G * 36 * c.L.mps));
+        for (int64_t g = 0; g < p->G; g++)
+            zero_pad_lanes(&c, c.vall + (size_t)(g * 36 * c.L.vps), c.mall + (size_t)(g * 36 * c.L.mps));
         hd_parallel_deal((size_t)(p->G * c.L.rows), nt, wb_transform_task, &c);
         hd_parallel_deal((size_t)(p->G * 36), nt, wb_pos_task, &c);
     } else {
