@@ -212,16 +212,21 @@ static rows_at tile_rows(const wb_ctx *c, int copy, const float *t, const int64_
 }
 
 /* Transforms of tile row gr (image n, tile row ty) of group g into the panels V and M (a
- * block's, or whole mode's), its tiles at t0, t0 + 1, ...; bands in SLOT. */
-static void transform_row(const wb_ctx *c, float *slot, float *V, float *M, int64_t g, int64_t gr, int64_t t0)
+ * block's, or whole mode's), its tiles at t0, t0 + 1, ...; bands in SLOT.  SIDES: 1 x into V,
+ * 2 dy into M, 3 both. */
+static void transform_row(const wb_ctx *c, float *slot, float *V, float *M, int64_t g, int64_t gr, int64_t t0,
+                          int sides)
 {
     const hd_conv_problem *p = c->p;
     const wb_plan *L = &c->L;
     int64_t n = gr / L->TH, ty = gr % L->TH;
     int64_t H = p->in[1], W = p->in[2], OH = p->out[1], OW = p->out[2];
     int64_t h0 = ty * 4 - p->pad[1], oh0 = ty * 4;
-    rows_at xr = tile_rows(c, L->xcopy, c->x, p->xs, n, g * p->Cg, p->Cg, h0, 6, H, W, slot + L->xb_at);
-    rows_at yr = tile_rows(c, L->ycopy, c->dy, p->ys, n, g * p->Kg, p->Kg, oh0, 4, OH, OW, slot + L->yb_at);
+    rows_at xr = {0}, yr = {0};
+    if (sides & 1)
+        xr = tile_rows(c, L->xcopy, c->x, p->xs, n, g * p->Cg, p->Cg, h0, 6, H, W, slot + L->xb_at);
+    if (sides & 2)
+        yr = tile_rows(c, L->ycopy, c->dy, p->ys, n, g * p->Kg, p->Kg, oh0, 4, OH, OW, slot + L->yb_at);
     unsigned xrm = 0, yrm = 0;
     for (int r = 0; r < 6; r++)
         if (h0 + r >= 0 && h0 + r < H)
@@ -252,10 +257,10 @@ static void transform_row(const wb_ctx *c, float *slot, float *V, float *M, int6
             tyd.cmask[i] = (uint8_t)ycm;
         }
         int64_t t = t0 + tx0;
-        for (int64_t q = 0; q < L->Cpad / L->NR; q++)
+        for (int64_t q = 0; q < (sides & 1 ? L->Cpad / L->NR : 0); q++)
             L->in_c(xr.base + q * L->NR, imin(L->NR, p->Cg - q * L->NR), &tx, V + q * L->TB * L->NR + t * L->NR,
                     (size_t)L->vps, (size_t)L->NR);
-        for (int64_t q = 0; q < L->Kpad / L->MR; q++)
+        for (int64_t q = 0; q < (sides & 2 ? L->Kpad / L->MR : 0); q++)
             L->dy_c(yr.base + q * L->MR, imin(L->MR, p->Kg - q * L->MR), &tyd, M + q * L->TB * L->MR + t * L->MR,
                     (size_t)L->mps, (size_t)L->MR);
     }
@@ -311,7 +316,7 @@ static void wb_task(void *vctx, size_t task, int thread)
     for (int64_t b = b0; b < b1; b++) {
         int64_t r0 = b * L->R, r1 = imin(L->rows, r0 + L->R);
         for (int64_t gr = r0; gr < r1; gr++)
-            transform_row(c, slot, V, M, g, gr, (gr - r0) * L->TW);
+            transform_row(c, slot, V, M, g, gr, (gr - r0) * L->TW, 3);
         size_t nt = (size_t)((r1 - r0) * L->TW);
         float beta = b == b0 ? 0.0f : 1.0f;
         for (int64_t pos = 0; pos < 36; pos++)
@@ -319,15 +324,16 @@ static void wb_task(void *vctx, size_t task, int thread)
     }
 }
 
-/* Whole mode, first pass: tile row gr of group g into the shared V and M. */
+/* Whole mode, first pass: tile row gr of group g into the shared V (even tasks) or M (odd
+ * ones): two tasks per row, so that a few rows (7 at batch 1 for 28x28) still share out. */
 static void wb_transform_task(void *vctx, size_t task, int thread)
 {
     wb_ctx *c = vctx;
     const wb_plan *L = &c->L;
-    int64_t g = (int64_t)task / L->rows, gr = (int64_t)task % L->rows;
+    int64_t row = (int64_t)task / 2, g = row / L->rows, gr = row % L->rows;
     float *slot = c->slots + (size_t)thread * (size_t)L->slot;
     transform_row(c, slot, c->vall + (size_t)(g * 36 * L->vps), c->mall + (size_t)(g * 36 * L->mps), g, gr,
-                  gr * L->TW);
+                  gr * L->TW, 1 + (int)(task % 2));
 }
 
 /* Whole mode, second pass: position pos of group g, all tiles in one reduction. */
@@ -490,7 +496,7 @@ void hd_conv_wino4_bwdf_exec(const hd_conv_problem *p, const hd_conv_args *a)
     if (c.L.whole) {
         for (int64_t g = 0; g < p->G; g++)
             zero_pad_lanes(&c, c.vall + (size_t)(g * 36 * c.L.vps), c.mall + (size_t)(g * 36 * c.L.mps));
-        hd_parallel_deal((size_t)(p->G * c.L.rows), nt, wb_transform_task, &c);
+        hd_parallel_deal((size_t)(2 * p->G * c.L.rows), nt, wb_transform_task, &c);
         hd_parallel_deal((size_t)(p->G * 36), nt, wb_pos_task, &c);
     } else {
         hd_parallel_deal((size_t)(p->G * c.L.nch), nt, wb_task, &c);
