@@ -74,21 +74,7 @@ void hd_f32_igemm_14x32__avx512(size_t mr, size_t nr, size_t nseg, const hd_igem
                                 const float *restrict b, size_t b_stride, float *restrict c, size_t ldc, float alpha,
                                 float beta)
 {
-    /* ROWS and COLS constants in each branch: the loops unroll with no dead work. */
-#define ROWS_FOR(COLS)                                                                               \
-    do {                                                                                             \
-        if (mr <= 4)                                                                                 \
-            igemm_rows(4, COLS, mr, nr, nseg, seg, row0, b, b_stride, c, ldc, alpha, beta);          \
-        else if (mr <= 7)                                                                            \
-            igemm_rows(7, COLS, mr, nr, nseg, seg, row0, b, b_stride, c, ldc, alpha, beta);          \
-        else if (mr <= 10)                                                                           \
-            igemm_rows(10, COLS, mr, nr, nseg, seg, row0, b, b_stride, c, ldc, alpha, beta);         \
-        else                                                                                         \
-            igemm_rows(MR, COLS, mr, nr, nseg, seg, row0, b, b_stride, c, ldc, alpha, beta);         \
-    } while (0)
-    if (nr <= 16)
-        ROWS_FOR(1);
-    else
-        ROWS_FOR(2);
-#undef ROWS_FOR
+#define LOOP(ROWS, COLS) igemm_rows(ROWS, COLS, mr, nr, nseg, seg, row0, b, b_stride, c, ldc, alpha, beta)
+    HD_F32_14X32_SHAPES(mr, nr, LOOP);
+#undef LOOP
 }

@@ -64,21 +64,7 @@ void hd_f32_gemm_ukernel_14x32__avx512(size_t mr, size_t nr, size_t kc, const fl
                                        const float *restrict b, size_t b_stride, float *restrict c, size_t ldc, float alpha,
                                        float beta)
 {
-    /* ROWS and COLS constants in each branch: the loops unroll with no dead work. */
-#define ROWS_FOR(COLS)                                                                               \
-    do {                                                                                             \
-        if (mr <= 4)                                                                                 \
-            gemm_rows(4, COLS, mr, nr, kc, a, b, b_stride, c, ldc, alpha, beta);                     \
-        else if (mr <= 7)                                                                            \
-            gemm_rows(7, COLS, mr, nr, kc, a, b, b_stride, c, ldc, alpha, beta);                     \
-        else if (mr <= 10)                                                                           \
-            gemm_rows(10, COLS, mr, nr, kc, a, b, b_stride, c, ldc, alpha, beta);                    \
-        else                                                                                         \
-            gemm_rows(MR, COLS, mr, nr, kc, a, b, b_stride, c, ldc, alpha, beta);                    \
-    } while (0)
-    if (nr <= 16)
-        ROWS_FOR(1);
-    else
-        ROWS_FOR(2);
-#undef ROWS_FOR
+#define LOOP(ROWS, COLS) gemm_rows(ROWS, COLS, mr, nr, kc, a, b, b_stride, c, ldc, alpha, beta)
+    HD_F32_14X32_SHAPES(mr, nr, LOOP);
+#undef LOOP
 }

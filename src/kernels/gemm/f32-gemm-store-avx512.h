@@ -2,7 +2,8 @@
  * f32-gemm-store-avx512.h -- the epilogue shared by the fp32 AVX-512 14 x 32 micro-kernels
  * (packed: kernels/gemm/f32-gemm-14x32-avx512.c; indirect: kernels/conv/f32-igemm-14x32-avx512.c):
  * C = alpha * acc + beta * C over the mr x nr corner of the tile, C read only when beta != 0
- * (so NaN in C is ignored for beta = 0).  One copy, so both kernels round alike.
+ * (so NaN in C is ignored for beta = 0), and the list of tile shapes their k loops are
+ * specialised for.  One copy of each, so both kernels round alike.
  * Include only from files compiled for AVX-512.
  */
 #ifndef HD_F32_GEMM_STORE_AVX512_H
@@ -39,5 +40,32 @@ static inline __attribute__((always_inline)) void hd_f32_store_14x32__avx512(siz
         }
     }
 }
+
+/* The tile shape both 14 x 32 kernels specialise their k loop for: the fewest of 4, 7, 10 or 14
+ * rows that cover mr, one or two column vectors for nr.  LOOP(ROWS, COLS) is the kernel's k
+ * loop; ROWS and COLS are constants in each branch, so the loops unroll with no dead work.
+ * One list, so the packed kernel and its indirect twin take the same shapes (and bits). */
+#define HD_F32_14X32_SHAPES(mr, nr, LOOP)                                                            \
+    do {                                                                                             \
+        if ((nr) <= 16) {                                                                            \
+            if ((mr) <= 4)                                                                           \
+                LOOP(4, 1);                                                                          \
+            else if ((mr) <= 7)                                                                      \
+                LOOP(7, 1);                                                                          \
+            else if ((mr) <= 10)                                                                     \
+                LOOP(10, 1);                                                                         \
+            else                                                                                     \
+                LOOP(14, 1);                                                                         \
+        } else {                                                                                     \
+            if ((mr) <= 4)                                                                           \
+                LOOP(4, 2);                                                                          \
+            else if ((mr) <= 7)                                                                      \
+                LOOP(7, 2);                                                                          \
+            else if ((mr) <= 10)                                                                     \
+                LOOP(10, 2);                                                                         \
+            else                                                                                     \
+                LOOP(14, 2);                                                                         \
+        }                                                                                            \
+    } while (0)
 
 #endif
