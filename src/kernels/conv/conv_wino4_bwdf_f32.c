@@ -211,6 +211,17 @@ static rows_at tile_rows(const wb_ctx *c, int copy, const float *t, const int64_
     return r;
 }
 
+/* Bit j set for each of the n indices start + j that lie in [0, limit): the rows or columns of
+ * a tile window inside the tensor. */
+static unsigned inside(int64_t start, int n, int64_t limit)
+{
+    unsigned m = 0;
+    for (int j = 0; j < n; j++)
+        if (start + j >= 0 && start + j < limit)
+            m |= 1u << j;
+    return m;
+}
+
 /* Transforms of tile row gr (image n, tile row ty) of group g into the panels V and M (a
  * block's, or whole mode's), its tiles at t0, t0 + 1, ...; bands in SLOT.  SIDES: 1 x into V,
  * 2 dy into M, 3 both. */
@@ -227,13 +238,7 @@ static void transform_row(const wb_ctx *c, float *slot, float *V, float *M, int6
         xr = tile_rows(c, L->xcopy, c->x, p->xs, n, g * p->Cg, p->Cg, h0, 6, H, W, slot + L->xb_at);
     if (sides & 2)
         yr = tile_rows(c, L->ycopy, c->dy, p->ys, n, g * p->Kg, p->Kg, oh0, 4, OH, OW, slot + L->yb_at);
-    unsigned xrm = 0, yrm = 0;
-    for (int r = 0; r < 6; r++)
-        if (h0 + r >= 0 && h0 + r < H)
-            xrm |= 1u << r;
-    for (int r = 0; r < 4; r++)
-        if (oh0 + r < OH)
-            yrm |= 1u << r;
+    unsigned xrm = inside(h0, 6, H), yrm = inside(oh0, 4, OH);
     for (int64_t tx0 = 0; tx0 < L->TW; tx0 += HD_WINO4_LANES) {
         hd_wino4_in_tiles tx, tyd;
         int lanes = (int)imin(HD_WINO4_LANES, L->TW - tx0);
@@ -242,13 +247,7 @@ static void transform_row(const wb_ctx *c, float *slot, float *V, float *M, int6
         tyd.hs = (int32_t)yr.hs, tyd.ws = (int32_t)yr.ws;
         for (int i = 0; i < lanes; i++) {
             int64_t w0 = (tx0 + i) * 4 - p->pad[2], ow0 = (tx0 + i) * 4;
-            unsigned cm = 0, ycm = 0;
-            for (int s = 0; s < 6; s++)
-                if (w0 + s >= 0 && w0 + s < W)
-                    cm |= 1u << s;
-            for (int s = 0; s < 4; s++)
-                if (ow0 + s < OW)
-                    ycm |= 1u << s;
+            unsigned cm = inside(w0, 6, W), ycm = inside(ow0, 4, OW);
             tx.off[i] = (int32_t)(w0 * xr.ws);
             tx.rmask[i] = (uint8_t)xrm;
             tx.cmask[i] = (uint8_t)cm;
