@@ -45,27 +45,23 @@ static inline __attribute__((always_inline)) void hd_f32_store_14x32__avx512(siz
  * rows that cover mr, one or two column vectors for nr.  LOOP(ROWS, COLS) is the kernel's k
  * loop; ROWS and COLS are constants in each branch, so the loops unroll with no dead work.
  * One list, so the packed kernel and its indirect twin take the same shapes (and bits). */
+#define HD_F32_14X32_ROWS_(mr, COLS, LOOP)                                                           \
+    do {                                                                                             \
+        if ((mr) <= 4)                                                                               \
+            LOOP(4, COLS);                                                                           \
+        else if ((mr) <= 7)                                                                          \
+            LOOP(7, COLS);                                                                           \
+        else if ((mr) <= 10)                                                                         \
+            LOOP(10, COLS);                                                                          \
+        else                                                                                         \
+            LOOP(14, COLS);                                                                          \
+    } while (0)
 #define HD_F32_14X32_SHAPES(mr, nr, LOOP)                                                            \
     do {                                                                                             \
-        if ((nr) <= 16) {                                                                            \
-            if ((mr) <= 4)                                                                           \
-                LOOP(4, 1);                                                                          \
-            else if ((mr) <= 7)                                                                      \
-                LOOP(7, 1);                                                                          \
-            else if ((mr) <= 10)                                                                     \
-                LOOP(10, 1);                                                                         \
-            else                                                                                     \
-                LOOP(14, 1);                                                                         \
-        } else {                                                                                     \
-            if ((mr) <= 4)                                                                           \
-                LOOP(4, 2);                                                                          \
-            else if ((mr) <= 7)                                                                      \
-                LOOP(7, 2);                                                                          \
-            else if ((mr) <= 10)                                                                     \
-                LOOP(10, 2);                                                                         \
-            else                                                                                     \
-                LOOP(14, 2);                                                                         \
-        }                                                                                            \
+        if ((nr) <= 16)                                                                              \
+            HD_F32_14X32_ROWS_(mr, 1, LOOP);                                                         \
+        else                                                                                         \
+            HD_F32_14X32_ROWS_(mr, 2, LOOP);                                                         \
     } while (0)
 
 #endif
