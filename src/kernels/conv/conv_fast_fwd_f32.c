@@ -306,7 +306,8 @@ typedef struct {
     int cbuf;
     hd_conv_mrun_fn mrun;
     hd_conv_cols_fn cols;
-    hd_f32_igemm_fn ik;             /* the indirect kernel (swapped), tile MR x NR as kern */
+    hd_f32_igemm_fn ik;             /* the indirect kernel (swapped, a_copy), tile MR x NR as kern */
+    hd_f32_igemm_fn ik_stream;      /* its entry for filter rows read in place (a_direct) */
 } fw_ctx;
 
 /* Source coordinate along spatial dim j for output coordinate o and tap t; -1 outside. */
@@ -835,7 +836,9 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
                 }
                 float *cp = c->cbuf ? buf + ir * L->ncpad + jr : ybase + ir * os[1] + jr;
                 size_t ldc = c->cbuf ? (size_t)L->ncpad : (size_t)os[1];
-                if (L->a_direct || L->a_copy)
+                if (L->a_direct)
+                    c->ik_stream(mr, nr, 1, &aseg, 0, bp, bs, cp, ldc, al, be);
+                else if (L->a_copy)
                     c->ik(mr, nr, 1, &aseg, 0, bp, bs, cp, ldc, al, be);
                 else
                     uk(mr, nr, (size_t)kcb, ap, bp, bs, cp, ldc, al, be);
@@ -918,6 +921,7 @@ void hd_conv_fast_exec_fwd(const hd_conv_problem *p, const hd_conv_args *a)
     c.mrun = v512 ? hd_conv_gather_mrun__avx512 : mrun_c;
     c.cols = v512 ? hd_conv_gather_cols__avx512 : cols_c;
     c.ik = hd_igemm_kernel_for(hd_cpu_isa())->fn;
+    c.ik_stream = hd_igemm_kernel_for(hd_cpu_isa())->fn_stream;
     int nt = a->nthreads < FW_SLOTS ? a->nthreads : FW_SLOTS;
     if (!c.L.a_late && !c.L.b_late)
         hd_parallel_deal((size_t)(p->G * c.L.nkb * (c.L.Mpad / c.L.AR)), nt, pack_w_task, &c);

@@ -45,12 +45,15 @@ void hd_f32_igemm_6x16__avx2(size_t mr, size_t nr, size_t nseg, const hd_igemm_s
                              const float *b, size_t b_stride, float *c, size_t ldc, float alpha, float beta);
 void hd_f32_igemm_14x32__avx512(size_t mr, size_t nr, size_t nseg, const hd_igemm_seg *seg, size_t row0,
                                 const float *b, size_t b_stride, float *c, size_t ldc, float alpha, float beta);
+void hd_f32_igemm_14x32_pfa__avx512(size_t mr, size_t nr, size_t nseg, const hd_igemm_seg *seg, size_t row0,
+                                    const float *b, size_t b_stride, float *c, size_t ldc, float alpha, float beta);
 
 typedef struct {
     const char *name;
     hd_isa_t isa;               /* lowest ISA that may run it */
     size_t mr, nr;              /* the tile: the same as the packed kernel of that ISA */
-    hd_f32_igemm_fn fn;
+    hd_f32_igemm_fn fn;         /* A rows mostly in the caches */
+    hd_f32_igemm_fn fn_stream;  /* the same results, for A rows streamed from memory (prefetched) */
 } hd_igemm_kernel;
 
 /* The kernel for ISA (the best with kernel->isa <= isa); its tile equals that of
