@@ -654,6 +654,20 @@ static void store_line(const hd_conv_epilogue *e, float *o, const float *zz, int
                        const float *bias, int64_t bs, int64_t cnt)
 {
     float alpha = (float)e->alpha, beta = (float)e->beta, alpha2 = (float)e->alpha2;
+    if (!e->fused && os == 1 && vs == 1) {
+        /* both contiguous (NCHW-like y from the buffer): loops the compiler vectorises */
+        float *restrict od = o;
+        const float *restrict vv = v;
+        if (beta == 0 && alpha == 1)
+            memcpy(od, vv, sizeof(float) * (size_t)cnt);
+        else if (beta == 0)
+            for (int64_t k = 0; k < cnt; k++)
+                od[k] = alpha * vv[k];
+        else
+            for (int64_t k = 0; k < cnt; k++)
+                od[k] = alpha * vv[k] + beta * od[k];
+        return;
+    }
     if (e->fused) {
         for (int64_t k = 0; k < cnt; k++) {
             float r = alpha * v[k * vs] + bias[k * bs];
@@ -716,16 +730,23 @@ static void store_from_buffer(const fw_ctx *c, int64_t n, int64_t ch0, int64_t n
         }
         return;
     }
+    /* y's positions linear within an image (NCHW-like): a run goes on to the image's end,
+       not only the output row's */
+    int img_runs = linear_positions(os, p->out);
     for (int64_t m = 0; m < nm; m++) {
         int64_t ch = ch0 + m;
         poscur u = pos_at(p, n, q0);
         for (int64_t j = 0; j < nq;) {
-            int64_t cnt = imin(p->out[2] - u.ow, nq - j);
+            int64_t qi = (u.od * p->out[1] + u.oh) * p->out[2] + u.ow;
+            int64_t cnt = imin(img_runs ? p->P - qi : p->out[2] - u.ow, nq - j);
             int64_t base = u.n * os[0] + ch * os[1] + u.od * os[2] + u.oh * os[3] + u.ow * os[4];
             store_line(e, y + base, z_used ? z + base : NULL, os[4], buf + m * ms + j * js, js,
                        bias ? bias + ch * e->bias_stride : NULL, 0, cnt);
             j += cnt;
-            pos_advance(p, &u, cnt);
+            if (img_runs)
+                u = pos_at(p, u.n, qi + cnt);
+            else
+                pos_advance(p, &u, cnt);
         }
     }
 }
