@@ -125,20 +125,6 @@ static int linear_positions(const int64_t s[5], const int64_t d[3])
 
 static int filter_rows_contiguous(const hd_conv_problem *p, int pix);
 
-/* Whether MR filter rows LDA floats apart, read in place, spread over the sets of a 48 KiB
- * 12-way L1 (64 sets of 64-byte lines): with a row stride of 4 KiB all would share one set
- * and evict each other at every step (such filters are packed per tile instead). */
-static int rows_spread(int64_t lda, int64_t MR)
-{
-    int cnt[64] = {0}, most = 0;
-    for (int64_t i = 0; i < MR; i++) {
-        int set = (int)(((uint64_t)(i * lda) * sizeof(float) >> 6) & 63);
-        if (++cnt[set] > most)
-            most = cnt[set];
-    }
-    return most <= 8;
-}
-
 static fw_plan plan_fw(const hd_conv_problem *p)
 {
     fw_plan L;
@@ -223,9 +209,9 @@ static fw_plan plan_fw(const hd_conv_problem *p)
     L.a_late = !L.pix && (per_group <= 2 ||
                            (p->G * L.Mpad * L.R <= FW_SMALL_FILTER && filter_rows_contiguous(p, 0)));
     int contiguous = L.a_late && filter_rows_contiguous(p, 0);
-    L.a_direct = contiguous && rows_spread(p->wst[0], L.MR);
+    L.a_direct = contiguous && hd_conv_rows_spread(p->wst[0], L.MR);
     L.a_copy = contiguous && !L.a_direct;
-    L.x_copy = L.pix && !rows_spread(p->xs[4] * p->str[2], L.MR);
+    L.x_copy = L.pix && !hd_conv_rows_spread(p->xs[4] * p->str[2], L.MR);
     L.b_late = L.pix && per_group <= 2;
     L.cbuf = 0;
     L.slot = 0;

@@ -16,6 +16,21 @@ typedef struct hd_conv_layout {
     size_t total;                 /* SIZE_MAX: does not fit in size_t */
 } hd_conv_layout;
 
+/* Whether MR rows LDA floats apart (filter rows, or pixels' channel runs), read in place by
+ * an indirect micro-kernel, spread over the sets of a 48 KiB 12-way L1 (64 sets of 64-byte
+ * lines): with a row stride of 4 KiB all would share one set and evict each other at every
+ * step (such rows are copied or packed instead). */
+static inline int hd_conv_rows_spread(int64_t lda, int64_t MR)
+{
+    int cnt[64] = {0}, most = 0;
+    for (int64_t i = 0; i < MR; i++) {
+        int set = (int)(((uint64_t)(i * lda) * sizeof(float) >> 6) & 63);
+        if (++cnt[set] > most)
+            most = cnt[set];
+    }
+    return most <= 8;
+}
+
 /* Book region I of ROWS x COLS elements of ESIZE bytes, 64-byte aligned. */
 static inline void hd_conv_book(hd_conv_layout *L, int i, int64_t rows, int64_t cols, size_t esize)
 {
