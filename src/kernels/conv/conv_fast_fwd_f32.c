@@ -57,6 +57,8 @@
 #define FW_X_CACHED (1 << 20) /* x of at most this many bytes is read in place by 1x1 blocks */
 #define FW_SMALL_FILTER 16384 /* packed filters up to this many floats are packed by each task */
 #define FW_GROUP_WORK 16384 /* groups per task: at least this many filter values (M x CRS) */
+#define FW_FILTER_CACHED (1 << 20) /* filters read in place up to this many bytes stay cached between
+                                         tiles: no prefetch of their rows (it cost 5-8% of the k loop) */
 #define FW_PF_ROWS 4       /* x's lines of a new channel are prefetched this many panel rows ahead */
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -89,6 +91,8 @@ typedef struct {
     int a_late;                   /* filter tiles packed by the task that uses them, into its slot */
     int b_late;                   /* swapped, the same: each task packs its B tiles of a k block */
     int a_direct;                 /* a_late, and the kernel reads the filter rows in place instead */
+    int a_stream;                 /* a_direct with a filter too large to stay cached: the kernel's
+                                     streaming entry, which prefetches those rows */
     int a_copy;                   /* a_late, rows contiguous but aliasing in L1: copied per tile
                                      with a padded stride (no transpose), read by the indirect kernel */
     int x_copy;                   /* swapped, x's position rows aliasing in L1 (C = 1024: 4 KiB
@@ -212,6 +216,7 @@ static fw_plan plan_fw(const hd_conv_problem *p)
     int contiguous = L.a_late && filter_rows_contiguous(p, 0);
     L.a_direct = contiguous && hd_conv_rows_spread(p->wst[0], L.MR);
     L.a_copy = contiguous && !L.a_direct;
+    L.a_stream = L.a_direct && p->G * L.M * L.R * (int64_t)sizeof(float) > FW_FILTER_CACHED;
     L.x_copy = L.pix && !hd_conv_rows_spread(p->xs[4] * p->str[2], L.MR);
     L.b_late = L.pix && per_group <= 2;
     L.cbuf = 0;
@@ -849,9 +854,9 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
                 }
                 float *cp = c->cbuf ? buf + ir * L->ncpad + jr : ybase + ir * os[1] + jr;
                 size_t ldc = c->cbuf ? (size_t)L->ncpad : (size_t)os[1];
-                if (L->a_direct)
+                if (L->a_stream)
                     c->ik_stream(mr, nr, 1, &aseg, 0, bp, bs, cp, ldc, al, be);
-                else if (L->a_copy)
+                else if (L->a_direct || L->a_copy)
                     c->ik(mr, nr, 1, &aseg, 0, bp, bs, cp, ldc, al, be);
                 else
                     uk(mr, nr, (size_t)kcb, ap, bp, bs, cp, ldc, al, be);
