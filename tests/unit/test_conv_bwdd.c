@@ -63,6 +63,7 @@ static const bcase named[] = {
     /* NHWC: dy rows read in place (2 k blocks, partial tiles), and rows 4 KiB apart (packed) */
     {"1x1 dy in place, 2 k blocks", 2, 2, 24, 300, 1, {1, 17, 17}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"1x1 dy rows aliasing, K=1024", 2, 1, 16, 1024, 1, {1, 16, 17}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"1x1 NCHW dy rows in place", 2, 2, 20, 24, 1, {1, 16, 16}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"batched small images", 2, 3, 64, 64, 1, {1, 6, 5}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"batched 2 image blocks, stride 2", 2, 10, 64, 64, 1, {1, 7, 6}, {1, 3, 3}, {0, 1, 1}, {1, 2, 2}, {1, 1, 1}},
     {"batched N=1, channel chunks of 38 and 37", 2, 1, 75, 64, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
