@@ -39,6 +39,7 @@ static const fcase cases[] = {
     {"1x1 K=300 (two column tiles)", 2, 1, 9, 300, 1, {1, 5, 7}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"3x3 C=80 (two row tiles, R=720)", 2, 1, 80, 16, 1, {1, 6, 5}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"1x1 C=29 (A panel remainder)", 2, 3, 29, 8, 1, {1, 7, 6}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"1x1 x's runs read in place as A, blocks across images", 2, 3, 30, 40, 1, {1, 20, 26}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"positions: 2 blocks + tail, across images", 2, 3, 5, 9, 1, {1, 19, 17}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"positions: 8 chunks", 2, 2, 3, 10, 1, {1, 46, 44}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"waves of images (1x1 stride 3 pad 1; NCHW: k-major strided im2col rows, 8 chunks)", 2, 4, 8, 8, 1,

@@ -207,6 +207,59 @@ static void test_pack_a(void)
     }
 }
 
+/* The A-in-place entries: the same bits as the packed kernel on the same values, A's k steps
+ * a wider stride apart (every remainder, depths around the blocking, alpha/beta, NaN in C). */
+static int sa_case(const hd_gemm_kernel *K, size_t mr, size_t nr, size_t kc, float alpha, float beta, int nan_c)
+{
+    size_t MR = K->mr, NR = K->nr, as = MR + 5, ldc = NR + 3, kk = kc ? kc : 1;
+    float *a = malloc(kk * MR * sizeof(float)), *ain = malloc(kk * as * sizeof(float));
+    float *b = malloc(kk * NR * sizeof(float)), *c1 = malloc((MR + 1) * ldc * sizeof(float));
+    float *c2 = malloc((MR + 1) * ldc * sizeof(float));
+    for (size_t p = 0; p < kk; p++)
+        for (size_t i = 0; i < as; i++) {
+            float v = (float)rnd();
+            ain[p * as + i] = v;
+            if (i < MR)
+                a[p * MR + i] = v;
+        }
+    for (size_t i = 0; i < kk * NR; i++)
+        b[i] = (float)rnd();
+    for (size_t i = 0; i < (MR + 1) * ldc; i++)
+        c1[i] = c2[i] = (i / ldc < mr && i % ldc < nr) ? (nan_c ? NAN : (float)rnd()) : (float)GUARD;
+    memcpy(c2, c1, (MR + 1) * ldc * sizeof(float));
+    K->f32(mr, nr, kc, a, b, NR, c1, ldc, alpha, beta);
+    K->f32_sa(mr, nr, kc, ain, as, b, NR, c2, ldc, alpha, beta);
+    int ok = memcmp(c1, c2, (MR + 1) * ldc * sizeof(float)) == 0;
+    if (!ok)
+        fprintf(stderr, "  %s A in place mr=%zu nr=%zu kc=%zu alpha=%g beta=%g differs\n", K->name, mr, nr, kc,
+                (double)alpha, (double)beta);
+    free(a), free(ain), free(b), free(c1), free(c2);
+    return ok;
+}
+
+static void test_sa(void)
+{
+    size_t n;
+    const hd_gemm_kernel *ks = hd_gemm_kernels(4, &n);
+    for (size_t q = 0; q < n; q++) {
+        const hd_gemm_kernel *K = &ks[q];
+        if (!K->f32_sa || K->isa > hd_cpu_isa())
+            continue;
+        SECTION(K->name);
+        printf("test %s with A in place\n", K->name);
+        int all = 1;
+        for (size_t mr = 1; mr <= K->mr; mr++)
+            for (size_t nr = 1; nr <= K->nr; nr++)
+                all &= sa_case(K, mr, nr, 7, 1.5f, 0.5f, 0);
+        CHECK_MSG(all, "A in place, remainders mr 1..%zu x nr 1..%zu", K->mr, K->nr);
+        static const size_t kcs[] = {0, 1, 17, HD_GEMM_KC, 2 * HD_GEMM_KC + 3};
+        for (size_t i = 0; i < sizeof kcs / sizeof kcs[0]; i++)
+            CHECK_MSG(sa_case(K, K->mr, K->nr, kcs[i], 1.0f, 1.0f, 0), "A in place, kc=%zu", kcs[i]);
+        CHECK(sa_case(K, K->mr, K->nr, 33, -2.5f, -0.3f, 0));
+        CHECK(sa_case(K, K->mr - 1, K->nr - 1, 40, 1.0f, 0.0f, 1));
+    }
+}
+
 int main(void)
 {
     printf("cpu isa in effect: %s (hardware %s)\n", hd_isa_name(hd_cpu_isa()), hd_isa_name(hd_cpu()->hw_isa));
@@ -214,5 +267,6 @@ int main(void)
     test_family_float();
     test_family_double();
     test_pack_a();
+    test_sa();
     return hd_test_finish();
 }

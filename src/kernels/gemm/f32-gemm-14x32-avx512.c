@@ -19,7 +19,8 @@
  * inlining); A keeps its MR-wide micro-panel layout.  A tile with mr <= ROWS and nr <= 16 * COLS
  * gives the same bits as the full loop: each result is the same chain of fused multiply-adds. */
 static inline __attribute__((always_inline)) void gemm_rows(const int ROWS, const int COLS, size_t mr, size_t nr, size_t kc,
-                                                            const float *restrict a, const float *restrict b,
+                                                            const float *restrict a, size_t a_stride,
+                                                            const float *restrict b,
                                                             size_t b_stride, float *restrict c, size_t ldc,
                                                             float alpha, float beta)
 {
@@ -42,6 +43,8 @@ static inline __attribute__((always_inline)) void gemm_rows(const int ROWS, cons
         _mm_prefetch((const char *)(b + b_stride * PF_STEPS), _MM_HINT_T0);
         if (COLS == 2)
             _mm_prefetch((const char *)(b + b_stride * PF_STEPS + 16), _MM_HINT_T0);
+        if (a_stride != MR)   /* A in place: its rows stream too */
+            _mm_prefetch((const char *)(a + a_stride * PF_STEPS), _MM_HINT_T0);
 #pragma GCC unroll 14
         for (int i = 0; i < ROWS; i++) {
             const __m512 ai = _mm512_set1_ps(a[i]);
@@ -49,7 +52,7 @@ static inline __attribute__((always_inline)) void gemm_rows(const int ROWS, cons
             if (COLS == 2)
                 acc1[i] = _mm512_fmadd_ps(ai, b1, acc1[i]);
         }
-        a += MR;
+        a += a_stride;
         b += b_stride;
     }
 
@@ -64,7 +67,17 @@ void hd_f32_gemm_ukernel_14x32__avx512(size_t mr, size_t nr, size_t kc, const fl
                                        const float *restrict b, size_t b_stride, float *restrict c, size_t ldc, float alpha,
                                        float beta)
 {
-#define LOOP(ROWS, COLS) gemm_rows(ROWS, COLS, mr, nr, kc, a, b, b_stride, c, ldc, alpha, beta)
+#define LOOP(ROWS, COLS) gemm_rows(ROWS, COLS, mr, nr, kc, a, MR, b, b_stride, c, ldc, alpha, beta)
+    HD_F32_14X32_SHAPES(mr, nr, LOOP);
+#undef LOOP
+}
+
+/* The same with A read in place: k step p at a + p * a_stride (gemm-ukernels.h). */
+void hd_f32_gemm_ukernel_14x32_sa__avx512(size_t mr, size_t nr, size_t kc, const float *restrict a, size_t a_stride,
+                                          const float *restrict b, size_t b_stride, float *restrict c, size_t ldc,
+                                          float alpha, float beta)
+{
+#define LOOP(ROWS, COLS) gemm_rows(ROWS, COLS, mr, nr, kc, a, a_stride, b, b_stride, c, ldc, alpha, beta)
     HD_F32_14X32_SHAPES(mr, nr, LOOP);
 #undef LOOP
 }

@@ -54,6 +54,17 @@ void hd_f64_gemm_ukernel_14x16__avx512(size_t mr, size_t nr, size_t kc, const do
 typedef int (*hd_f32_pack_a_fn)(const float *a, size_t lda, size_t rows, size_t kc, float *dst);
 int hd_f32_pack_a_n_14__avx512(const float *a, size_t lda, size_t rows, size_t kc, float *dst);
 
+/*
+ * Optional: the f32 kernel with A read in place instead of from a packed panel -- k step p's
+ * MR values at a + p * a_stride (rows past mr are read, never stored: all MR must be
+ * readable).  Same arithmetic, so the same bits as the packed call on the same values.
+ */
+typedef void (*hd_f32_gemm_sa_fn)(size_t mr, size_t nr, size_t kc, const float *a, size_t a_stride, const float *b,
+                                  size_t b_stride, float *c, size_t ldc, float alpha, float beta);
+void hd_f32_gemm_ukernel_14x32_sa__avx512(size_t mr, size_t nr, size_t kc, const float *a, size_t a_stride,
+                                          const float *b, size_t b_stride, float *c, size_t ldc, float alpha,
+                                          float beta);
+
 /* One entry per compiled kernel: what it needs and its tile shape. */
 typedef struct {
     const char *name;       /* e.g. "f32-gemm-14x32-avx512" (the file name) */
@@ -63,6 +74,7 @@ typedef struct {
     hd_f32_gemm_ukernel_fn f32;   /* exactly one of f32/f64 is set */
     hd_f64_gemm_ukernel_fn f64;
     hd_f32_pack_a_fn f32_pack_a_n;  /* optional, f32 only */
+    hd_f32_gemm_sa_fn f32_sa;       /* optional, f32 only: A in place */
 } hd_gemm_kernel;
 
 /* All kernels of one element size (4 or 8 bytes), scalar first; *count receives the number. */
