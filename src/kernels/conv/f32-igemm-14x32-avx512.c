@@ -19,6 +19,31 @@
 #define PF_STEPS 8 /* B: k steps ahead */
 #define PF_A 32    /* A: elements ahead (two cache lines) */
 
+/* One k step p of the tile: ROWS broadcasts of A, COLS vectors of B (constants after
+ * inlining). */
+static inline __attribute__((always_inline)) void igemm_step(const int ROWS, const int COLS, const int PFA, size_t p,
+                                                             const float *const *a, const float *b, size_t b_stride,
+                                                             __m512 *acc0, __m512 *acc1)
+{
+    const __m512 b0 = _mm512_loadu_ps(b);
+    const __m512 b1 = COLS == 2 ? _mm512_loadu_ps(b + 16) : b0;
+    _mm_prefetch((const char *)(b + b_stride * PF_STEPS), _MM_HINT_T0);
+    if (COLS == 2)
+        _mm_prefetch((const char *)(b + b_stride * PF_STEPS + 16), _MM_HINT_T0);
+    if (PFA && (p & 15) == 0) {
+#pragma GCC unroll 14
+        for (int i = 0; i < ROWS; i++)
+            _mm_prefetch((const char *)(a[i] + p + PF_A), _MM_HINT_T0);
+    }
+#pragma GCC unroll 14
+    for (int i = 0; i < ROWS; i++) {
+        const __m512 ai = _mm512_set1_ps(a[i][p]);
+        acc0[i] = _mm512_fmadd_ps(ai, b0, acc0[i]);
+        if (COLS == 2)
+            acc1[i] = _mm512_fmadd_ps(ai, b1, acc1[i]);
+    }
+}
+
 /* The k loop for the first ROWS rows and COLS column vectors of the tile (constants after
  * inlining).  A tile with mr <= ROWS and nr <= 16 * COLS gives the same bits as the full loop:
  * each result is the same chain of fused multiply-adds; only the values that would be thrown
@@ -34,7 +59,12 @@ static inline __attribute__((always_inline)) void igemm_rows(const int ROWS, con
         acc0[i] = _mm512_setzero_ps();
         acc1[i] = _mm512_setzero_ps();
     }
-    for (size_t i = 0; i < mr; i++) {
+    /* C: a result read back (beta != 0: a buffer or y being accumulated, usually cached) is
+       fetched at once; a fresh one (beta == 0: y's lines, usually not cached) one line per k
+       step over the first steps, so that its misses do not take every fill buffer at the
+       start of the tile (NHWC conv1 and res2 1x1 at batch 16: 4-7% faster) */
+    size_t q = 0, qn = beta == 0.0f ? COLS * mr : 0;
+    for (size_t i = 0; qn == 0 && i < mr; i++) {
         _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
         _mm_prefetch((const char *)(c + i * ldc + 16), _MM_HINT_T0);
     }
@@ -43,27 +73,13 @@ static inline __attribute__((always_inline)) void igemm_rows(const int ROWS, con
 #pragma GCC unroll 14
         for (int i = 0; i < ROWS; i++)
             a[i] = seg[s].rows[row0 + (size_t)i] + seg[s].off;
-        size_t kc = (size_t)seg[s].kc;
-        for (size_t p = 0; p < kc; p++) {
-            const __m512 b0 = _mm512_loadu_ps(b);
-            const __m512 b1 = COLS == 2 ? _mm512_loadu_ps(b + 16) : b0;
-            _mm_prefetch((const char *)(b + b_stride * PF_STEPS), _MM_HINT_T0);
-            if (COLS == 2)
-                _mm_prefetch((const char *)(b + b_stride * PF_STEPS + 16), _MM_HINT_T0);
-            if (PFA && (p & 15) == 0) {
-#pragma GCC unroll 14
-                for (int i = 0; i < ROWS; i++)
-                    _mm_prefetch((const char *)(a[i] + p + PF_A), _MM_HINT_T0);
-            }
-#pragma GCC unroll 14
-            for (int i = 0; i < ROWS; i++) {
-                const __m512 ai = _mm512_set1_ps(a[i][p]);
-                acc0[i] = _mm512_fmadd_ps(ai, b0, acc0[i]);
-                if (COLS == 2)
-                    acc1[i] = _mm512_fmadd_ps(ai, b1, acc1[i]);
-            }
-            b += b_stride;
+        size_t kc = (size_t)seg[s].kc, p = 0;
+        for (; p < kc && q < qn; p++, q++, b += b_stride) {   /* the steps that also fetch a C line */
+            _mm_prefetch((const char *)(c + (q / COLS) * ldc + (q % COLS) * 16), _MM_HINT_T0);
+            igemm_step(ROWS, COLS, PFA, p, a, b, b_stride, acc0, acc1);
         }
+        for (; p < kc; p++, b += b_stride)
+            igemm_step(ROWS, COLS, PFA, p, a, b, b_stride, acc0, acc1);
     }
 
     hd_f32_store_14x32__avx512(mr, nr, acc0, acc1, c, ldc, alpha, beta);
