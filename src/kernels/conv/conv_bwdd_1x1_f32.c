@@ -385,12 +385,7 @@ static void pack_pix(const x1_ctx *c, int64_t r0, int64_t kcb, int64_t nq, const
 static void line_av(float *d, int64_t ds, const float *v, int64_t vs, int64_t n, float alpha, float beta)
 {
     if (ds == 1 && vs == 1) {
-        if (beta == 0)
-            for (int64_t i = 0; i < n; i++)
-                d[i] = alpha * v[i];
-        else
-            for (int64_t i = 0; i < n; i++)
-                d[i] = alpha * v[i] + beta * d[i];
+        hd_conv_scale_add(d, v, n, alpha, beta);
         return;
     }
     if (beta == 0)

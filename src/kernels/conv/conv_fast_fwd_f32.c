@@ -657,17 +657,7 @@ static void store_line(const hd_conv_epilogue *e, float *o, const float *zz, int
 {
     float alpha = (float)e->alpha, beta = (float)e->beta, alpha2 = (float)e->alpha2;
     if (!e->fused && os == 1 && vs == 1) {
-        /* both contiguous (NCHW-like y from the buffer): loops the compiler vectorises */
-        float *restrict od = o;
-        const float *restrict vv = v;
-        if (beta == 0 && alpha == 1)
-            memcpy(od, vv, sizeof(float) * (size_t)cnt);
-        else if (beta == 0)
-            for (int64_t k = 0; k < cnt; k++)
-                od[k] = alpha * vv[k];
-        else
-            for (int64_t k = 0; k < cnt; k++)
-                od[k] = alpha * vv[k] + beta * od[k];
+        hd_conv_scale_add(o, v, cnt, alpha, beta);   /* both contiguous (NCHW-like y from the buffer) */
         return;
     }
     if (e->fused) {

@@ -10,6 +10,7 @@
 #include "kernels/conv/conv_registry.h"
 
 #include <stdint.h>
+#include <string.h>
 
 typedef struct hd_conv_layout {
     size_t off[4];
@@ -29,6 +30,20 @@ static inline int hd_conv_rows_spread(int64_t lda, int64_t MR)
             most = cnt[set];
     }
     return most <= 8;
+}
+
+/* d[i] = alpha * v[i] + beta * d[i] for i < n, both contiguous (beta == 0: d not read); plain
+ * loops over restrict pointers, which the compiler vectorises, and a copy for alpha 1, beta 0. */
+static inline void hd_conv_scale_add(float *restrict d, const float *restrict v, int64_t n, float alpha, float beta)
+{
+    if (beta == 0 && alpha == 1)
+        memcpy(d, v, sizeof(float) * (size_t)n);
+    else if (beta == 0)
+        for (int64_t i = 0; i < n; i++)
+            d[i] = alpha * v[i];
+    else
+        for (int64_t i = 0; i < n; i++)
+            d[i] = alpha * v[i] + beta * d[i];
 }
 
 /* Book region I of ROWS x COLS elements of ESIZE bytes, 64-byte aligned. */
