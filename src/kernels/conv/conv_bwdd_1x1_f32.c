@@ -625,22 +625,17 @@ static void nhwc_task(x1_ctx *c, size_t task, int thread)
                 }
             c->tag[thread] = L->nkb > 1 ? 0 : tag;
         }
-        if (L->inplace)
-            ;                                      /* A: dy's rows themselves, through tab */
-        else if (L->pix)
+        if (L->pix && !L->inplace)                 /* (in place: A is dy's rows, through tab) */
             pack_pix(c, r0, kcb, nq, tab, panel);
-        else
+        else if (!L->pix)
             copy_rows(c, g, r0, kcb, q0, nq, panel, MR);
         hd_igemm_seg seg = {tab, r0, kcb};
         for (int64_t ir = 0; ir < nq; ir += MR) {
             const float *ap = panel + ir * kcb;
             size_t mr = (size_t)imin(MR, nq - ir);
             if (L->inplace)
-                /* the rows two tiles ahead, as pack_pix does for its copy: the hardware
-                   prefetcher meets them late */
-                for (int64_t i = ir + 2 * MR; i < imin(ir + 3 * MR, nq); i++)
-                    for (int64_t off = 0; off < kcb * (int64_t)sizeof(float); off += 64)
-                        _mm_prefetch((const char *)(tab[i] + r0) + off, _MM_HINT_T0);
+                /* the rows two tiles ahead, as pack_pix does for its copy */
+                hd_conv_prefetch_rows(tab, r0, ir + 2 * MR, imin(ir + 3 * MR, nq), kcb);
             for (int64_t jr = 0; jr < nm; jr += NR) {
                 size_t nr = (size_t)imin(NR, nm - jr);
                 const float *bp = wpk + jr * kcb;

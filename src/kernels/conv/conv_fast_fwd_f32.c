@@ -44,7 +44,6 @@
 
 #include <stdint.h>
 #include <string.h>
-#include <xmmintrin.h>
 
 #define FW_SLOTS 8
 #define FW_KC 256          /* most reduction rows per k block (sets the rounding: never ISA-dependent) */
@@ -786,9 +785,8 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
                 size_t mr = (size_t)imin((int64_t)MR, nq - ir);
                 if (nsg == 1 && !L->x_copy && sg[0].kc >= 128)
                     /* one long run per position (1x1, 128 or more channels): the rows two tiles ahead */
-                    for (int64_t i = ir + 2 * (int64_t)MR; i < imin(ir + 3 * (int64_t)MR, nq); i++)
-                        for (int64_t off = 0; off < sg[0].kc * (int64_t)sizeof(float); off += 64)
-                            _mm_prefetch((const char *)(sg[0].rows[i] + sg[0].off) + off, _MM_HINT_T0);
+                    hd_conv_prefetch_rows(sg[0].rows, sg[0].off, ir + 2 * (int64_t)MR, imin(ir + 3 * (int64_t)MR, nq),
+                                          sg[0].kc);
                 const hd_igemm_seg *use = sg;
                 size_t nuse = nsg, row0 = (size_t)ir;
                 const float *crow[16];

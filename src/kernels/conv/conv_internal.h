@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 #include <string.h>
+#include <xmmintrin.h>
 
 typedef struct hd_conv_layout {
     size_t off[4];
@@ -44,6 +45,16 @@ static inline void hd_conv_scale_add(float *restrict d, const float *restrict v,
     else
         for (int64_t i = 0; i < n; i++)
             d[i] = alpha * v[i] + beta * d[i];
+}
+
+/* Into L1: the lines of rows[i] + off .. + n floats for i in [i0, i1) -- the rows of a tile
+ * read in place some tiles ahead of the micro-kernel (the hardware prefetcher meets 14 rows
+ * of one tile late). */
+static inline void hd_conv_prefetch_rows(const float *const *rows, int64_t off, int64_t i0, int64_t i1, int64_t n)
+{
+    for (int64_t i = i0; i < i1; i++)
+        for (int64_t b = 0; b < n * (int64_t)sizeof(float); b += 64)
+            _mm_prefetch((const char *)(rows[i] + off) + b, _MM_HINT_T0);
 }
 
 /* Book region I of ROWS x COLS elements of ESIZE bytes, 64-byte aligned. */
