@@ -19,8 +19,8 @@
  *     block, row by row, so consecutive result rows find their rows in L1.  The blocked row
  *     kernels have no border tests, masks or misaligned loads.  Results go straight to NHWC,
  *     or through one blocked row transposed back.  Strided backward data splits each result
- *     row into phases (see dw_phase) instead of multiplying the zeros.  While a task
- *     computes, it prefetches the source region of the next task.  From NHWC with whole
+ *     row into phases (see dw_phase) instead of multiplying the zeros.  (No software
+ *     prefetch of the next task's region: enabled, it measured 5-25% slower.)  From NHWC with whole
  *     16-channel blocks and wide enough rows there is no band: the kernels read the tensor's
  *     rows in place (plan_inplace, inplace_rows).
  *   plane (NCHW with wide rows, odd layouts, C < 4): a task is (image, channel, block of
@@ -498,35 +498,6 @@ static void fill_band(const dw_ctx *c, const blk_slot *s, const float *src, int6
                     c->src_end);
 }
 
-/* Part k of nk of the source region of task t (the rows and channels it will copy), prefetched
- * while the task before it computes, so its copies find the rows in cache. */
-static void prefetch_task(const dw_ctx *c, int64_t t, int64_t k, int64_t nk)
-{
-    const dw_plan *P = &c->P;
-    if (t >= P->N * P->nrb * P->G || P->qf1 <= P->qf0)
-        return;
-    int64_t g = t % P->G, rbi = t / P->G % P->nrb, n = t / (P->G * P->nrb), qa, qb;
-    int64_t c0 = g * P->cbg * 16, nc = min64(16 * P->cbg, P->C - c0), np = P->qf1 - P->qf0;
-    band_span(P, rbi * P->rb, min64(rbi * P->rb + P->rb, P->OH), &qa, &qb);
-    if (qb < qa)
-        return;
-    const float *p = c->src + n * c->ss[0] + c0 * c->ss[1] + P->qf0 * c->ss[4];
-    int64_t rows = qb - qa + 1;
-    if (c->ss[1] == 1) {                  /* lines: rows x pixels x blocks of 16 channels */
-        int64_t nbk = cdiv(nc, 16), tot = rows * np * nbk;
-        for (int64_t i = tot * k / nk; i < tot * (k + 1) / nk; i++) {
-            int64_t bk = i % nbk, px = i / nbk % np, q = qa + i / (nbk * np);
-            __builtin_prefetch(p + q * c->ss[3] + px * c->ss[4] + 16 * bk, 0, 3);
-        }
-    } else if (c->ss[4] == 1) {           /* planes: each channel's rows are contiguous */
-        int64_t len = (rows - 1) * c->ss[3] + np, per = cdiv(len, 16) + 1, tot = nc * per;
-        for (int64_t i = tot * k / nk; i < tot * (k + 1) / nk; i++) {
-            int64_t ch = i / per, off = min64(16 * (i % per), len - 1);
-            __builtin_prefetch(p + ch * c->ss[1] + qa * c->ss[3] + off, 0, 3);
-        }
-    }
-}
-
 /* The weights of channel block cb, [filter row][packed tap][16] (zero past C). */
 static void pack_blk(const dw_ctx *c, int64_t cb, float *w)
 {
@@ -674,12 +645,10 @@ static void blk_task(void *vctx, size_t task, int thread)
     band_span(P, o0, o1, &qa, &qb);
     fill_band(c, &sl, src, qa, qb, nc);
     float alpha = (float)e->alpha, beta = (float)e->beta;
-    int64_t k = 0, nk = nb * (o1 - o0);
     for (int64_t b = 0; b < nb; b++) {
         size_t nl = (size_t)min64(16, P->C - c0 - 16 * b);
         const float *bb = sl.band + b * P->BR * P->Wa * 16;
-        for (int64_t o = o0; o < o1; o++, k++) {
-            prefetch_task(c, t + 1, k, nk);
+        for (int64_t o = o0; o < o1; o++) {
             size_t nr = 0;
             int64_t wr[64];
             for (int64_t r = 0; r < P->R; r++) {
@@ -785,11 +754,9 @@ static void blk_wtask(void *vctx, size_t task, int thread)
     for (int64_t o = o0; o < o1; o++)
         c->k.gather(sl.dyb + (o - o0) * P->OW * 16, P->rb * P->OW * 16, dy + o * p->ys[3], (size_t)P->OW, p->ys[1],
                     p->ys[4], nc, c->dy_end);
-    int64_t k = 0, nk = nb * (o1 - o0);
     for (int64_t b = 0; b < nb; b++) {
         const float *bb = sl.band + b * P->BR * P->Wa * 16;
-        for (int64_t o = o0; o < o1; o++, k++) {
-            prefetch_task(c, t + 1, k, nk);
+        for (int64_t o = o0; o < o1; o++) {
             size_t nr = 0;
             for (int64_t r = 0; r < P->R; r++) {
                 int64_t q = axis_src(&P->V, o, r);
