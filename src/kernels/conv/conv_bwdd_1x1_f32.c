@@ -311,8 +311,10 @@ static void copy_rows(const x1_ctx *c, int64_t g, int64_t r0, int64_t kcb, int64
 }
 
 /* Part PART of PARTS of the lines copy_rows will read for (g, r0, kcb, q0, nq), into L2:
- * issued while the previous panel is multiplied, so that its copy finds them there. */
-static void prefetch_rows(const x1_ctx *c, int64_t g, int64_t r0, int64_t kcb, int64_t q0, int64_t nq, int64_t part,
+ * issued while the previous panel is multiplied, so that its copy finds them there.  Forced
+ * inline: gcc may take a function that only prefetches for one without side effects and
+ * delete its calls (conv_internal.h, hd_conv_prefetch_rows). */
+static inline __attribute__((always_inline)) void prefetch_rows(const x1_ctx *c, int64_t g, int64_t r0, int64_t kcb, int64_t q0, int64_t nq, int64_t part,
                           int64_t parts)
 {
     const hd_conv_problem *p = c->p;
