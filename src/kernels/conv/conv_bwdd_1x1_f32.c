@@ -532,10 +532,10 @@ static void nchw_task(x1_ctx *c, size_t task, int thread)
     int64_t ch0 = g * p->Cg + m0, ntiles = cdiv(nm, L->MR), P = p->P;
     /* dy's rows read in place (B stride = plane) when every panel of the block is whole and
        stored straight into dx, there are few A tiles to sweep them (the copy pays off over
-       many), and a k block of the block's rows stays in L2: each A tile then walks the rows
-       as long runs, which the hardware prefetcher follows (res2 1x1 at batch 16, two
-       threads: 1.7 -> 1.5 ms; with k blocks of 256 dy rows, 256 pages per panel, 20-30%
-       slower, with 128 rows on 28x28 images up to 8% slower) */
+       many) and few rows per k block (each on a page of its own): each A tile then walks the
+       rows as long runs, which the hardware prefetcher follows (res2 1x1 at batch 16, two
+       threads: 1.7 -> 1.5 ms; with k blocks of 256 dy rows 20-30% slower, with 128 rows on
+       28x28 images up to 8% slower) */
     int inplace = L->direct && q0 / P == (q0 + nq - 1) / P && nq % L->NR == 0 && ntiles <= X1_INPLACE_TILES &&
                   L->kc <= X1_INPLACE_ROWS;
     /* steps: (sub-block, k block), k blocks inner so that the sub-block's results stay in
