@@ -16,8 +16,9 @@
 #define PF_STEPS 8 /* k steps ahead */
 
 /* The k loop for the first ROWS rows and COLS column vectors of the tile (constants after
- * inlining); A keeps its MR-wide micro-panel layout.  A tile with mr <= ROWS and nr <= 16 * COLS
- * gives the same bits as the full loop: each result is the same chain of fused multiply-adds. */
+ * inlining); A's k steps are a_stride apart (MR: a packed micro-panel).  A tile with
+ * mr <= ROWS and nr <= 16 * COLS gives the same bits as the full loop: each result is the same
+ * chain of fused multiply-adds. */
 static inline __attribute__((always_inline)) void gemm_rows(const int ROWS, const int COLS, size_t mr, size_t nr, size_t kc,
                                                             const float *restrict a, size_t a_stride,
                                                             const float *restrict b,
