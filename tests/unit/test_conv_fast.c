@@ -63,6 +63,11 @@ static const fcase cases[] = {
     {"1x1 in place, partial panel, N=1", 2, 1, 20, 16, 1, {1, 9, 9}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"1x1 in place K=530 (channel blocks)", 2, 2, 12, 530, 1, {1, 12, 13}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"1x1 in place, whole images of 400", 2, 4, 24, 40, 1, {1, 20, 20}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    /* batch 1, few positions, long reduction, filter over 1 MiB: from NCHW-like x the rows of
+       x's im2col (built transposed once per call) as the A side, borders and stride 2 */
+    {"im2col rows 3x3", 2, 1, 128, 300, 1, {1, 7, 6}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"im2col rows 3x3 stride 2", 2, 1, 120, 290, 1, {1, 9, 8}, {1, 3, 3}, {0, 1, 1}, {1, 2, 2}, {1, 1, 1}},
+    {"im2col rows 1x1", 2, 1, 1100, 260, 1, {1, 5, 5}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"small images across blocks N=5", 2, 5, 8, 20, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"7x7 stride 2 pad 3 across images", 2, 2, 3, 10, 1, {1, 21, 19}, {1, 7, 7}, {0, 3, 3}, {1, 2, 2}, {1, 1, 1}},
     {"7x7 stride 2 pad 3 N=1", 2, 1, 3, 10, 1, {1, 31, 29}, {1, 7, 7}, {0, 3, 3}, {1, 2, 2}, {1, 1, 1}},
@@ -197,6 +202,7 @@ static const fcase det_cases[] = {
     /* NHWC: positions as the A side, the filter packed once per call or (batch 1 3x3) per task */
     {"det swap", 2, 2, 24, 40, 1, {1, 17, 16}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"det batch 1 3x3", 2, 1, 40, 70, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"det batch 1 im2col rows", 2, 1, 128, 300, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"det conv1-like", 2, 2, 3, 24, 1, {1, 33, 35}, {1, 7, 7}, {0, 3, 3}, {1, 2, 2}, {1, 1, 1}},
 };
 #define NDET ((int)(sizeof det_cases / sizeof *det_cases))
