@@ -151,7 +151,8 @@ static fw_plan plan_fw(const hd_conv_problem *p)
        NHWC-like x -- the filter packed late as the B side, each B tile read once, the
        positions the 14-row A side -- with A read from x's im2col, built transposed once per
        call, in the (channel, tap) order of the filter's rows.  Not swapped, the filter rows
-       were the A side read in place, whose stream the kernel waited on (1.07 -> 0.9 ms). */
+       were the A side read in place, whose stream the kernel waited on (two threads: 1.10 ->
+       0.97-1.05 ms). */
     L.col = !L.pix && p->N == 1 && p->G == 1 && p->flt[0] == 1 && p->TRS <= FW_COL_TAPS && p->P <= FW_SMALL_IMAGE &&
             p->CRS >= FW_COL_R &&
             p->Kg * p->CRS * (int64_t)sizeof(float) > FW_FILTER_CACHED && filter_rows_contiguous(p, 0);
