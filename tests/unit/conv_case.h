@@ -86,13 +86,13 @@ static long tens_elems(const tens *t)
 }
 
 static unsigned rng = CONV_CASE_SEED;
-static int small_int(int range)
+static inline int small_int(int range)
 {
     rng = rng * 1103515245u + 12345u;
     return (int)((rng >> 16) % (unsigned)(2 * range + 1)) - range;
 }
 
-static float rnd_float(void)
+static inline float rnd_float(void)
 {
     rng = rng * 1103515245u + 12345u;
     return (float)((rng >> 8) & 0xffff) / 65536.0f - 0.5f;

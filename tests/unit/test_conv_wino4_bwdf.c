@@ -30,6 +30,7 @@
 #include <unistd.h>
 #include "harness.h"
 #include "ref/conv_ref.h"
+#define CONV_CASE_SEED 2025
 #include "wino_tens.h"
 
 #define ALGO CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED
@@ -55,7 +56,6 @@ static const wcase cases[] = {
 };
 #define NCASES ((int)(sizeof cases / sizeof *cases))
 
-static unsigned rng = 2025;
 static double rnd(void)   /* a float in [-1, 1) */
 {
     rng = rng * 1103515245u + 12345u;
@@ -119,7 +119,7 @@ static void log_cb(cudnnSeverity_t sev, void *ud, const cudnnDebug_t *dbg, const
 static void check_case(cudnnHandle_t h, const wcase *c, int layout, int flip)
 {
     prob P;
-    prob_make(&P, c, layout, flip, 1);
+    wprob_make(&P, c, layout, flip, 1);
     conv_ref_shape *s = &P.rs;
     long nx = conv_ref_x_elems(s), ny = conv_ref_y_elems(s), nw = conv_ref_w_elems(s);
     double *x = malloc(sizeof(double) * (size_t)nx), *dy = malloc(sizeof(double) * (size_t)ny);
@@ -223,7 +223,7 @@ static void check_workspace(cudnnHandle_t h)
 {
     SECTION("workspace: exact size, one byte less refused and dw untouched");
     prob P;
-    prob_make(&P, &cases[14], L_NCHW, 0, 1);
+    wprob_make(&P, &cases[14], L_NCHW, 0, 1);
     long nx = conv_ref_x_elems(&P.rs), ny = conv_ref_y_elems(&P.rs);
     for (long i = 0; i < P.x.span; i++)
         P.x.mem[i] = (float)rnd();
@@ -242,7 +242,7 @@ static void check_workspace(cudnnHandle_t h)
 
     SECTION("refusal: stride 2");
     wcase c = {"stride 2", 1, 4, 4, 1, 9, 9, 1, 1};
-    prob_make(&P, &c, L_NCHW, 0, 2);
+    wprob_make(&P, &c, L_NCHW, 0, 2);
     size_t ws = 0;
     cudnnStatus_t st = cudnnGetConvolutionBackwardFilterWorkspaceSize(h, P.xd, P.yd, P.cd, P.wd, ALGO, &ws);
     /* stride 2 is no Winograd problem: refused (NOT_SUPPORTED), never computed by solver 307 */
@@ -255,7 +255,7 @@ static void check_workspace(cudnnHandle_t h)
 static long det_run(cudnnHandle_t h, int layout, float *out)
 {
     prob P;
-    prob_make(&P, &cases[14], layout, layout & 1, 1);
+    wprob_make(&P, &cases[14], layout, layout & 1, 1);
     unsigned save = rng;
     rng = 77;
     for (long i = 0; i < P.x.span; i++)
@@ -280,12 +280,12 @@ static void check_threads(void)
     for (int layout = 0; layout < L_COUNT; layout++) {
         long n = det_run(NULL, layout, NULL);
         float *a = malloc(sizeof(float) * (size_t)n), *b = malloc(sizeof(float) * (size_t)n);
-        cudnnHandle_t h1 = handle_with_threads(1);
+        cudnnHandle_t h1 = conv_case_handle(1);
         det_run(h1, layout, a);
         cudnnDestroy(h1);
         static const int counts[] = {2, 3, 5};
         for (int i = 0; i < 3; i++) {
-            cudnnHandle_t h = handle_with_threads(counts[i]);
+            cudnnHandle_t h = conv_case_handle(counts[i]);
             det_run(h, layout, b);
             cudnnDestroy(h);
             CHECK_MSG(!memcmp(a, b, sizeof(float) * (size_t)n), "layout %d: %d threads differ from 1", layout,
@@ -305,7 +305,7 @@ static void check_isa(void)
         pid_t pid = fork();
         if (pid == 0) {
             setenv("HOSTDNN_MAX_ISA", caps[i], 1);
-            cudnnHandle_t h = handle_with_threads(2);
+            cudnnHandle_t h = conv_case_handle(2);
             cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, log_cb);
             for (int c = 0; c < NCASES; c++)
                 check_case(h, &cases[c], (c + i) % L_COUNT, (c + i) & 1);
@@ -322,7 +322,7 @@ static void check_isa(void)
 int main(void)
 {
     check_isa();                                   /* first: fork before this process starts threads */
-    cudnnHandle_t h = handle_with_threads(2);
+    cudnnHandle_t h = conv_case_handle(2);
     cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, log_cb);
     SECTION("against the float64 reference");
     for (int i = 0; i < NCASES; i++)

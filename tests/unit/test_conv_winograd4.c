@@ -34,11 +34,11 @@
 #include <unistd.h>
 #include "harness.h"
 #include "ref/conv_ref.h"
+#define CONV_CASE_SEED 2024
 #include "wino_tens.h"
 
 #define ALGO CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED
 #define ALGO_BWDD CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED
-enum { D_FWD, D_BWDD };
 
 static const wcase cases[] = {
     {"1x1 image pad 1", 1, 3, 5, 1, 1, 1, 1, 1},
@@ -65,7 +65,6 @@ static const wcase cases[] = {
 };
 #define NCASES ((int)(sizeof cases / sizeof *cases))
 
-static unsigned rng = 2024;
 static double rnd(void)   /* a float in [-1, 1) */
 {
     rng = rng * 1103515245u + 12345u;
@@ -243,7 +242,7 @@ static double worst_rel = 0, worst_bound = 0, worst_rel_c512 = 0;
 static void check_case_dir(cudnnHandle_t h, const wcase *c, int layout, int flip, int dir)
 {
     prob P;
-    prob_make(&P, c, layout, flip, 1);
+    wprob_make(&P, c, layout, flip, 1);
     long nx = conv_ref_x_elems(&P.rs), nw = conv_ref_w_elems(&P.rs), ny = conv_ref_y_elems(&P.rs);
     long nin = dir == D_FWD ? nx : ny, nout = dir == D_FWD ? ny : nx;
     tens *tin = dir == D_FWD ? &P.x : &P.y, *tout = dir == D_FWD ? &P.y : &P.x;
@@ -347,7 +346,7 @@ static const wcase det_cases_bwdd[2] = {{"det", 3, 140, 40, 1, 13, 11, 1, 1},
 static long det_run(cudnnHandle_t h, int layout, int dir, float *out)
 {
     prob P;
-    prob_make(&P, dir == D_FWD ? &det_cases[layout / 2] : &det_cases_bwdd[layout / 2], layout % 2, 0, 1);
+    wprob_make(&P, dir == D_FWD ? &det_cases[layout / 2] : &det_cases_bwdd[layout / 2], layout % 2, 0, 1);
     unsigned save = rng;
     rng = 99;
     for (long i = 0; i < P.x.span; i++)
@@ -374,12 +373,12 @@ static void check_threads(void)
         for (int layout = 0; layout < 4; layout++) {   /* (case, layout) = (layout / 2, layout % 2) */
             long n = det_run(NULL, layout, dir, NULL);
             float *a = malloc(sizeof(float) * (size_t)n), *b = malloc(sizeof(float) * (size_t)n);
-            cudnnHandle_t h1 = handle_with_threads(1);
+            cudnnHandle_t h1 = conv_case_handle(1);
             det_run(h1, layout, dir, a);
             cudnnDestroy(h1);
             static const int counts[] = {2, 3, 5};
             for (int i = 0; i < 3; i++) {
-                cudnnHandle_t h = handle_with_threads(counts[i]);
+                cudnnHandle_t h = conv_case_handle(counts[i]);
                 det_run(h, layout, dir, b);
                 cudnnDestroy(h);
                 CHECK_MSG(!memcmp(a, b, sizeof(float) * (size_t)n), "dir %d layout %d: %d threads differ from 1", dir,
@@ -404,7 +403,7 @@ static void check_isa(void)
         pid_t pid = fork();
         if (pid == 0) {
             setenv("HOSTDNN_MAX_ISA", caps[i], 1);
-            cudnnHandle_t h = handle_with_threads(2);
+            cudnnHandle_t h = conv_case_handle(2);
             cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, log_cb);
             for (int c = 0; c < NCASES; c++)
                 check_case(h, &cases[c], (c + i) % L_COUNT, (c + i) & 1);
@@ -429,7 +428,7 @@ static void check_fused(cudnnHandle_t h, int layout)
     const wcase c = {"fused", 2, 10, 20, 1, 9, 10, 1, 1};
     enum { K = 20 };
     prob P;
-    prob_make(&P, &c, layout, 1, 1);
+    wprob_make(&P, &c, layout, 1, 1);
     long nx = conv_ref_x_elems(&P.rs), nw = conv_ref_w_elems(&P.rs), ny = conv_ref_y_elems(&P.rs);
     double *lx = malloc(sizeof(double) * (size_t)nx), *lw = malloc(sizeof(double) * (size_t)nw);
     double *ref = malloc(sizeof(double) * (size_t)ny), *S = malloc(sizeof(double) * (size_t)ny);
@@ -444,7 +443,7 @@ static void check_fused(cudnnHandle_t h, int layout)
     for (int k = 0; k < K; k++)
         bias[k] = (float)rnd();
     tens z;
-    tens_init(&z, P.y.dims, layout);
+    tens_init(&z, 4, P.y.dims, layout);
     tens_load(&z, lz, 0);
     tens_load(&P.x, lx, 0), tens_load(&P.w, lw, 0);
     conv_ref_fwd(&P.rs, lx, lw, ref);
@@ -488,14 +487,14 @@ static void check_refusals(cudnnHandle_t h)
     /* stride 2: neither Winograd solver applies */
     const wcase c = {"s2", 1, 3, 4, 1, 9, 9, 1, 1};
     prob P;
-    prob_make(&P, &c, L_NCHW, 0, 2);
+    wprob_make(&P, &c, L_NCHW, 0, 2);
     cudnnStatus_t st;
     ws_query(h, &P, &st);
     CHECK_STATUS(st, CUDNN_STATUS_NOT_SUPPORTED);
     prob_free(&P);
     /* backward data with padding 3: neither backward-data Winograd solver applies */
     const wcase c3 = {"pad 3", 1, 3, 4, 1, 9, 9, 3, 3};
-    prob_make(&P, &c3, L_NCHW, 0, 1);
+    wprob_make(&P, &c3, L_NCHW, 0, 1);
     ws_query_dir(h, &P, D_BWDD, &st);
     CHECK_STATUS(st, CUDNN_STATUS_NOT_SUPPORTED);
     ws_query_dir(h, &P, D_FWD, &st);
@@ -590,7 +589,7 @@ static void check_workspace_and_rank(cudnnHandle_t h)
 int main(void)
 {
     check_isa();                                   /* first: fork before this process starts threads */
-    cudnnHandle_t h = handle_with_threads(2);
+    cudnnHandle_t h = conv_case_handle(2);
     cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, log_cb);
     SECTION("against the float64 reference");
     for (int i = 0; i < NCASES; i++)
