@@ -105,6 +105,17 @@ static const fcase cases[] = {
 };
 #define NCASES ((int)(sizeof cases / sizeof *cases))
 
+/* The forward's "dot" plan (batch 1, at most 128 positions, a reduction of 1024 or more, a
+ * filter over 1 MiB; conv_fwd_dot_f32.c), in every layout and unflipped (a flipped filter
+ * takes the other plans): from NHWC-like x one reduction block per tap or per run of taps
+ * (C = 200: two taps per block, a 16-lane tail per tap), from NCHW-like or padded x the rows
+ * of x's im2col; position and channel counts off the kernels' tiles. */
+static const fcase dot_cases[] = {
+    {"dot 3x3 C=200 K=147", 2, 1, 200, 147, 1, {1, 7, 9}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"dot 1x1 stride 2 C=1100", 2, 1, 1100, 260, 1, {1, 9, 9}, {1, 1, 1}, {0, 0, 0}, {1, 2, 2}, {1, 1, 1}},
+    {"dot 3x3 stride 2 dilation 2", 2, 1, 130, 250, 1, {1, 11, 10}, {1, 3, 3}, {0, 1, 1}, {1, 2, 2}, {1, 2, 2}},
+};
+
 /* ---- a strided FLOAT tensor and its packed logical mirror ---- */
 
 
@@ -288,6 +299,7 @@ static void check_fused(cudnnHandle_t h)
         {"fused 1x1", 2, 1, 9, 30, 1, {1, 12, 12}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
         {"fused 1x1 whole-image blocks", 2, 4, 9, 30, 1, {1, 12, 13}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
         {"fused swap", 2, 3, 9, 20, 1, {1, 13, 14}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+        {"fused dot plan", 2, 1, 128, 300, 1, {1, 7, 6}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     };
     for (int ci = 0; ci < (int)(sizeof fc / sizeof fc[0]); ci++)
         for (int layout = 0; layout < L_COUNT; layout++)
@@ -419,6 +431,10 @@ int main(void)
     for (int i = 0; i < NCASES; i++)
         for (int layout = 0; layout < L_COUNT; layout++)
             check_case(h, &cases[i], layout, (i + layout) & 1);
+    SECTION("the dot plan");
+    for (int i = 0; i < (int)(sizeof dot_cases / sizeof *dot_cases); i++)
+        for (int layout = 0; layout < L_COUNT; layout++)
+            check_case(h, &dot_cases[i], layout, 0);
     check_fused(h);
     check_refusal(h);
     check_heuristic(h);

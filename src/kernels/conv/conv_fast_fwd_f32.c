@@ -24,11 +24,10 @@
  *
  * At batch 1 (one or two position blocks per group) each task packs the filter tiles it uses
  * right before use instead, A or (swapped) B tiles (the filter is then read once and its
- * packed copy never leaves the cache).  One image of at most 128 positions from an
- * NCHW-like x with a long reduction and a large filter (the 7x7 layers) is swapped too
- * ("col"): x's im2col is built transposed once per call and its rows are the A side, in the
- * filter rows' (channel, tap) order.  Small groups
- * (depthwise) share a task, so that the per-block work is not repeated per group.
+ * packed copy never leaves the cache).  One image of at most 128 positions with a long
+ * reduction and a filter too large to stay cached (the 7x7 layers at batch 1) goes to the
+ * "dot" plan instead (conv_fwd_dot_f32.c), which reads the filter rows in place.  Small
+ * groups (depthwise) share a task, so that the per-block work is not repeated per group.
  *
  * Every element of y is reduced over the same k blocks (a function of CRS only) in order,
  * each by one micro-kernel call in k order, and its epilogue does not depend on the
@@ -40,6 +39,7 @@
 #include "kernels/conv/conv_fast.h"
 
 #include "core/parallel.h"
+#include "kernels/conv/conv_fwd_dot.h"
 #include "kernels/conv/conv_fwd_gather.h"
 #include "kernels/conv/conv_internal.h"
 #include "kernels/conv/igemm-ukernels.h"
@@ -61,9 +61,6 @@
 #define FW_GROUP_WORK 16384 /* groups per task: at least this many filter values (M x CRS) */
 #define FW_FILTER_CACHED (1 << 20) /* filters read in place up to this many bytes stay cached between
                                          tiles: no prefetch of their rows (it cost 5-8% of the k loop) */
-#define FW_COL_R 1024      /* col: reductions at least this long */
-#define FW_COL_TAPS 64     /* col: filters of at most this many taps */
-#define FW_COL_CB 16       /* col: channels per task building the im2col */
 #define FW_PF_ROWS 4       /* x's lines of a new channel are prefetched this many panel rows ahead */
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -109,10 +106,6 @@ typedef struct {
     int64_t tab_at, zero_at, iseg_at; /* pix: row-pointer table; zero row; kernel segments */
     int64_t patch_at;             /* wide: copies of the runs that a border cuts */
     int wide;                     /* pix with one table entry per filter row (x_wide) */
-    int col;                      /* pix from an NCHW-like x: the rows are those of x's im2col, built
-                                     transposed (positions x CRS) once per call (xcol) */
-    int tapc;                     /* the reduction order is (tap, channel): pix but not col */
-    int64_t ldcol;                /* col: floats between two positions' im2col rows */
     int64_t rl, nunits;           /* pix: run length (Cg, or S*Cg when wide) and runs per position */
 } fw_plan;
 
@@ -146,22 +139,9 @@ static fw_plan plan_fw(const hd_conv_problem *p)
     L.MR = (int64_t)L.kern->mr;
     L.NR = (int64_t)L.kern->nr;
     L.pix = x_pix(p);
-    /* One image of few positions from NCHW-like x with a long reduction and a filter too
-       large to stay cached (res5 3x3 at batch 1: 49 positions, 4608, 9 MiB): swapped like
-       NHWC-like x -- the filter packed late as the B side, each B tile read once, the
-       positions the 14-row A side -- with A read from x's im2col, built transposed once per
-       call, in the (channel, tap) order of the filter's rows.  Not swapped, the filter rows
-       were the A side read in place, whose stream the kernel waited on (two threads: 1.10 ->
-       0.97-1.05 ms). */
-    L.col = !L.pix && p->N == 1 && p->G == 1 && p->flt[0] == 1 && p->TRS <= FW_COL_TAPS && p->P <= FW_SMALL_IMAGE &&
-            p->CRS >= FW_COL_R &&
-            p->Kg * p->CRS * (int64_t)sizeof(float) > FW_FILTER_CACHED && filter_rows_contiguous(p, 0);
-    L.pix = L.pix || L.col;
-    L.tapc = L.pix && !L.col;
-    L.ldcol = L.col ? rup(p->CRS, 16) + 16 : 0;      /* rows off multiples of 4 KiB */
-    L.wide = L.tapc && x_wide(p) && p->Cg < 8;
-    L.rl = L.col ? p->CRS : L.wide ? p->flt[2] * p->Cg : p->Cg;
-    L.nunits = L.col ? 1 : L.wide ? p->flt[0] * p->flt[1] : p->TRS;
+    L.wide = L.pix && x_wide(p) && p->Cg < 8;
+    L.rl = L.wide ? p->flt[2] * p->Cg : p->Cg;
+    L.nunits = L.wide ? p->flt[0] * p->flt[1] : p->TRS;
     L.M = p->Kg;
     L.R = p->CRS;
     L.P = p->P;
@@ -249,7 +229,7 @@ static fw_plan plan_fw(const hd_conv_problem *p)
     L.a_direct = contiguous && hd_conv_rows_spread(p->wst[0], L.MR);
     L.a_copy = contiguous && !L.a_direct;
     L.a_stream = L.a_direct && p->G * L.M * L.R * (int64_t)sizeof(float) > FW_FILTER_CACHED;
-    L.x_copy = L.tapc && !hd_conv_rows_spread(p->xs[4] * p->str[2], L.MR);
+    L.x_copy = L.pix && !hd_conv_rows_spread(p->xs[4] * p->str[2], L.MR);
     L.b_late = L.pix && per_group <= 2;
     L.cbuf = 0;
     L.slot = 0;
@@ -315,7 +295,6 @@ static hd_conv_layout layout_fw(const hd_conv_problem *p, fw_plan *L)
     hd_conv_layout W = {{0}, 0};
     hd_conv_book(&W, 0, L->a_late || L->b_late ? 0 : p->G * L->Mpad, L->R, sizeof(float));
     hd_conv_book(&W, 1, FW_SLOTS, L->slot, sizeof(float));
-    hd_conv_book(&W, 2, L->col ? p->P : 0, L->ldcol, sizeof(float));
     return W;
 }
 
@@ -328,7 +307,6 @@ typedef struct {
     const float *x, *w;
     float *y;
     float *apack, *slots;
-    float *xcol;                    /* col: x's im2col, positions x ldcol */
     int cbuf;
     hd_conv_mrun_fn mrun;
     hd_conv_cols_fn cols;
@@ -382,7 +360,7 @@ static void pack_w_tile(const fw_ctx *c, int64_t g, int64_t kb, int64_t q, float
     int64_t k0 = g * p->Kg + q * T;
     const float *w = c->w;
     int64_t ldw = p->wst[0];
-    if (filter_rows_contiguous(p, L->tapc)) {
+    if (filter_rows_contiguous(p, L->pix)) {
         /* rows of at most 16 filters at a time, transposed (in registers with AVX-512) */
         for (int64_t i0 = 0; i0 < T; i0 += 16) {
             const float *src[16];
@@ -394,7 +372,7 @@ static void pack_w_tile(const fw_ctx *c, int64_t g, int64_t kb, int64_t q, float
         return;
     }
     for (int64_t pp = 0; pp < kcb; pp++) {
-        const float *src = w + k0 * ldw + w_row_off(p, L->tapc, r0 + pp);
+        const float *src = w + k0 * ldw + w_row_off(p, L->pix, r0 + pp);
         float *d = dst + pp * T;
         for (int64_t i = 0; i < rows; i++)
             d[i] = src[i * ldw];
@@ -789,10 +767,7 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
     float *zero = panel + L->zero_at;
     if (L->pix || L->a_direct)
         memset(zero, 0, sizeof(float) * (size_t)fw_nzero(L));
-    if (L->col)
-        for (int64_t j = 0; j < L->ncpad; j++)   /* past nq: the zero row (read, never stored) */
-            tab[j] = j < nq ? c->xcol + (q0 + j) * L->ldcol : zero;
-    else if (L->pix)
+    if (L->pix)
         build_rows(c, n, chb, q0, nq, L->ncpad, tab, zero, panel + L->patch_at);
 
     for (int64_t kb = 0; kb < L->nkb; kb++) {
@@ -811,7 +786,7 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
                     pack_w_tile(c, g, kb, (m0 + jr) / (int64_t)NR, bpack + jr * kcb);
             for (int64_t ir = 0; ir < nq; ir += (int64_t)MR) {
                 size_t mr = (size_t)imin((int64_t)MR, nq - ir);
-                if (nsg == 1 && !L->x_copy && !L->col && sg[0].kc >= 128)
+                if (nsg == 1 && !L->x_copy && sg[0].kc >= 128)
                     /* one long run per position (1x1, 128 or more channels): the rows two tiles ahead */
                     hd_conv_prefetch_rows(sg[0].rows, sg[0].off, ir + 2 * (int64_t)MR, imin(ir + 3 * (int64_t)MR, nq),
                                           sg[0].kc);
@@ -897,38 +872,6 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
     }
 }
 
-/* col: x's im2col, transposed: xcol[q * ldcol + c * TRS + tap] = x at channel c and the
- * tap's window position for result position q (zero in the padding).  A task takes
- * FW_COL_CB channels, whose planes stay in L1, and writes one run of CB * TRS floats per
- * position; the TRS offsets within a plane are found once per position. */
-static void xcol_task(void *vctx, size_t task, int thread)
-{
-    (void)thread;
-    const fw_ctx *c = vctx;
-    const hd_conv_problem *p = c->p;
-    const int64_t *xs = p->xs, S = p->flt[2], TRS = p->TRS;
-    int64_t c0 = (int64_t)task * FW_COL_CB, c1 = imin(c0 + FW_COL_CB, p->C), off[FW_COL_TAPS];
-    for (int64_t q = 0; q < p->P; q++) {
-        int64_t oh = q / p->out[2], ow = q % p->out[2];
-        int inside = 1;
-        for (int64_t t = 0; t < TRS; t++) {
-            int64_t ih = src_coord(p, 1, oh, t / S), iw = src_coord(p, 2, ow, t % S);
-            off[t] = ih < 0 || iw < 0 ? -1 : ih * xs[3] + iw * xs[4];
-            inside &= off[t] >= 0;
-        }
-        float *d = c->xcol + q * c->L.ldcol + c0 * TRS;
-        for (int64_t ch = c0; ch < c1; ch++, d += TRS) {
-            const float *xc = c->x + ch * xs[1];
-            if (inside)
-                for (int64_t t = 0; t < TRS; t++)
-                    d[t] = xc[off[t]];
-            else
-                for (int64_t t = 0; t < TRS; t++)
-                    d[t] = off[t] < 0 ? 0.0f : xc[off[t]];
-        }
-    }
-}
-
 /* One task: a position block x a result-channel block x a run of groups (depthwise and
  * other small groups share one task, and the block's geometry, across many groups). */
 static void fw_task(void *vctx, size_t task, int thread)
@@ -962,6 +905,8 @@ static void fw_task(void *vctx, size_t task, int thread)
 
 size_t hd_conv_fast_ws_fwd(const hd_conv_problem *p)
 {
+    if (hd_conv_fwd_dot_applies(p))
+        return hd_conv_fwd_dot_ws(p);
     fw_plan L = plan_fw(p);
     return layout_fw(p, &L).total;
 }
@@ -982,6 +927,10 @@ int hd_conv_fast_app_fwd(const hd_conv_problem *p, const char **r)
 
 void hd_conv_fast_exec_fwd(const hd_conv_problem *p, const hd_conv_args *a)
 {
+    if (hd_conv_fwd_dot_applies(p)) {
+        hd_conv_fwd_dot_exec(p, a);
+        return;
+    }
     fw_ctx c;
     c.p = p;
     c.a = a;
@@ -992,7 +941,6 @@ void hd_conv_fast_exec_fwd(const hd_conv_problem *p, const hd_conv_args *a)
     c.y = a->out;
     c.apack = (float *)((char *)a->ws + W.off[0]);
     c.slots = (float *)((char *)a->ws + W.off[1]);
-    c.xcol = (float *)((char *)a->ws + W.off[2]);
     c.cbuf = fw_cbuf(p, &c.L, a->epi.fused);
     int v512 = hd_cpu_isa() >= HD_ISA_AVX512;
     c.mrun = v512 ? hd_conv_gather_mrun__avx512 : mrun_c;
@@ -1002,8 +950,6 @@ void hd_conv_fast_exec_fwd(const hd_conv_problem *p, const hd_conv_args *a)
     int nt = a->nthreads < FW_SLOTS ? a->nthreads : FW_SLOTS;
     if (!c.L.a_late && !c.L.b_late)
         hd_parallel_deal((size_t)(p->G * c.L.nkb * (c.L.Mpad / c.L.AR)), nt, pack_w_task, &c);
-    if (c.L.col)
-        hd_parallel_deal((size_t)cdiv(p->C, FW_COL_CB), nt, xcol_task, &c);
     int64_t per_group = c.L.cross ? c.L.npb : p->N * c.L.npb;
     hd_parallel_deal((size_t)(cdiv(p->G, c.L.gpt) * per_group * c.L.nmb), nt, fw_task, &c);
 }

@@ -1,0 +1,26 @@
+/*
+ * kernels/conv/dot-config.c -- the table of dot micro-kernels (dot-ukernels.h).  Only
+ * function pointers here: built without ISA flags.
+ */
+#include "kernels/conv/dot-ukernels.h"
+
+static const hd_dot_kernel kernels[] = {
+    {"f32-dot-2x2-scalar", HD_ISA_SCALAR, 2, 2, hd_f32_dot_2x2__scalar},
+    {"f32-dot-2x2-avx2", HD_ISA_AVX2, 2, 2, hd_f32_dot_2x2__avx2},
+    {"f32-dot-5x5-avx512", HD_ISA_AVX512, 5, 5, hd_f32_dot_5x5__avx512},
+};
+
+const hd_dot_kernel *hd_dot_kernels(size_t *count)
+{
+    *count = sizeof kernels / sizeof kernels[0];
+    return kernels;
+}
+
+const hd_dot_kernel *hd_dot_kernel_for(hd_isa_t isa)
+{
+    const hd_dot_kernel *best = &kernels[0];
+    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
+        if (kernels[i].isa <= isa)
+            best = &kernels[i];
+    return best;
+}
