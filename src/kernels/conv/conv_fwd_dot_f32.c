@@ -35,7 +35,7 @@
 #define DOT_MIN_R 1024         /* reductions at least this long */
 #define DOT_MAX_TAPS 64        /* im2col: filters of at most this many taps */
 #define DOT_FILTER_CACHED (1 << 20) /* filters of at most this many bytes stay cached: not here */
-#define DOT_KC 512             /* im2col: reduction block (filter block of NR rows in L1) */
+#define DOT_KC 1024            /* steps per kernel call, about (the filter block of NR rows in L1) */
 #define DOT_XCOL_CB 16         /* im2col: channels per task building it */
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -72,8 +72,10 @@ typedef struct {
     hd_f32_dot_fn fn;
     int64_t MR, NR;
     int tapc;
-    int64_t ulen, nunits;       /* the reduction in units: taps (tapc, ulen = C) or chunks of
-                                   DOT_KC of the im2col rows (the last one shorter) */
+    int64_t ulen, nunits;       /* the reduction in units: tapc, taps or equal parts of a tap
+                                   (nch per tap); otherwise chunks of DOT_KC of the im2col rows
+                                   (the last one shorter) */
+    int64_t nch;                /* tapc: units per tap */
     int64_t upb, nblk;          /* units per block (per kernel call), blocks */
     int64_t npt, ppad;          /* position tiles, positions rounded up to MR */
     int64_t nct, ctpt;          /* channel tiles, tiles per task */
@@ -95,12 +97,24 @@ static dot_ctx dot_plan(const hd_conv_problem *p)
     c.MR = (int64_t)k->mr;
     c.NR = (int64_t)k->nr;
     c.tapc = dot_tapc(p);
-    /* a block of about DOT_KC steps: with shorter ones the kernel's partial sums, loaded and
-       stored per call, cost too much (C = 256, one tap per call: 14% slower at two threads);
-       with longer ones the NR filter rows of a block no longer stay in L1 */
-    c.ulen = c.tapc ? p->C : DOT_KC;
-    c.nunits = cdiv(p->CRS, c.ulen);
-    c.upb = c.tapc && p->C < DOT_KC ? DOT_KC / p->C : 1;
+    /* blocks of about DOT_KC steps: with shorter ones the kernel's partial sums, loaded and
+       stored per call, cost too much (res5 3x3: blocks of 512 5% slower at two threads, C =
+       256 with one tap per block 25% slower), with longer ones the NR filter rows of a block
+       no longer stay in L1 (blocks of 2048: 5% slower).  A tap of more than DOT_KC channels
+       is cut into equal parts when C has a divisor near C / DOT_KC. */
+    if (c.tapc) {
+        int64_t want = cdiv(p->C, DOT_KC), nch = want;
+        while (p->C % nch)
+            nch++;
+        c.nch = nch <= 2 * want ? nch : 1;
+        c.ulen = p->C / c.nch;
+        c.nunits = p->TRS * c.nch;
+        c.upb = c.ulen < DOT_KC ? DOT_KC / c.ulen : 1;
+    } else {
+        c.ulen = DOT_KC;
+        c.nunits = cdiv(p->CRS, c.ulen);
+        c.upb = 1;
+    }
     c.nblk = cdiv(c.nunits, c.upb);
     c.npt = cdiv(p->P, c.MR);
     c.ppad = c.npt * c.MR;
@@ -166,9 +180,9 @@ static void xcol_task(void *vctx, size_t task, int thread)
     }
 }
 
-/* The position rows of every unit: tapc, x's channel run at the tap's window position (the
- * zero row in the padding); im2col, the unit's part of the position's row.  Positions past
- * P read the zero row. */
+/* The position rows of every unit: tapc, x's channel run (or its part) at the tap's window
+ * position (the zero row in the padding); im2col, the unit's part of the position's row.
+ * Positions past P read the zero row. */
 static void build_xtab(dot_ctx *c)
 {
     const hd_conv_problem *p = c->p;
@@ -184,11 +198,12 @@ static void build_xtab(dot_ctx *c)
                 row[q] = c->xcol + q * c->ldcol + b * c->ulen;
                 continue;
             }
+            int64_t tap = b / c->nch, part = b % c->nch;
             int64_t oh = q / p->out[2], ow = q % p->out[2];
-            int64_t ih = oh * p->str[1] - p->pad[1] + (b / S) * p->dil[1];
-            int64_t iw = ow * p->str[2] - p->pad[2] + (b % S) * p->dil[2];
+            int64_t ih = oh * p->str[1] - p->pad[1] + (tap / S) * p->dil[1];
+            int64_t iw = ow * p->str[2] - p->pad[2] + (tap % S) * p->dil[2];
             if (ih >= 0 && ih < p->in[1] && iw >= 0 && iw < p->in[2])
-                row[q] = x + ih * p->xs[3] + iw * p->xs[4];
+                row[q] = x + ih * p->xs[3] + iw * p->xs[4] + part * c->ulen;
         }
     }
 }

@@ -6,7 +6,7 @@
 
 static const hd_dot_kernel kernels[] = {
     {"f32-dot-2x2-scalar", HD_ISA_SCALAR, 2, 2, hd_f32_dot_2x2__scalar},
-    {"f32-dot-2x2-avx2", HD_ISA_AVX2, 2, 2, hd_f32_dot_2x2__avx2},
+    {"f32-dot-3x3-avx2", HD_ISA_AVX2, 3, 3, hd_f32_dot_3x3__avx2},
     {"f32-dot-5x5-avx512", HD_ISA_AVX512, 5, 5, hd_f32_dot_5x5__avx512},
 };
 

@@ -35,7 +35,7 @@ typedef void (*hd_f32_dot_fn)(size_t kc, size_t nseg, const float *const *x, siz
 
 void hd_f32_dot_2x2__scalar(size_t kc, size_t nseg, const float *const *x, size_t xstride, const float *const *w,
                             float *part, int first);
-void hd_f32_dot_2x2__avx2(size_t kc, size_t nseg, const float *const *x, size_t xstride, const float *const *w,
+void hd_f32_dot_3x3__avx2(size_t kc, size_t nseg, const float *const *x, size_t xstride, const float *const *w,
                           float *part, int first);
 void hd_f32_dot_5x5__avx512(size_t kc, size_t nseg, const float *const *x, size_t xstride, const float *const *w,
                             float *part, int first);
