@@ -105,8 +105,8 @@ static const fcase cases[] = {
 };
 #define NCASES ((int)(sizeof cases / sizeof *cases))
 
-/* The forward's "dot" plan (batch 1, at most 128 positions, a reduction of 1024 or more, a
- * filter over 1 MiB; conv_fwd_dot_f32.c), in every layout and unflipped (a flipped filter
+/* The forward's "dot" plan (at most 64 positions over the batch, a reduction of 1024 or
+ * more, a filter over 1 MiB; conv_fwd_dot_f32.c), in every layout and unflipped (a flipped filter
  * takes the other plans): from NHWC-like x one reduction block per tap or per run of taps
  * (C = 200: two taps per block, a 16-lane tail per tap), from NCHW-like or padded x the rows
  * of x's im2col; position and channel counts off the kernels' tiles. */
@@ -114,6 +114,7 @@ static const fcase dot_cases[] = {
     {"dot 3x3 C=200 K=147", 2, 1, 200, 147, 1, {1, 7, 9}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"dot 1x1 stride 2 C=1100", 2, 1, 1100, 260, 1, {1, 9, 9}, {1, 1, 1}, {0, 0, 0}, {1, 2, 2}, {1, 1, 1}},
     {"dot 3x3 stride 2 dilation 2", 2, 1, 130, 250, 1, {1, 11, 10}, {1, 3, 3}, {0, 1, 1}, {1, 2, 2}, {1, 2, 2}},
+    {"dot N=2 (positions of both images)", 2, 2, 128, 300, 1, {1, 5, 5}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
 };
 
 /* ---- a strided FLOAT tensor and its packed logical mirror ---- */
@@ -214,6 +215,7 @@ static const fcase det_cases[] = {
     {"det swap", 2, 2, 24, 40, 1, {1, 17, 16}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"det batch 1 3x3", 2, 1, 40, 70, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"det batch 1 im2col rows", 2, 1, 128, 300, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"det dot plan N=2", 2, 2, 200, 147, 1, {1, 4, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"det conv1-like", 2, 2, 3, 24, 1, {1, 33, 35}, {1, 7, 7}, {0, 3, 3}, {1, 2, 2}, {1, 1, 1}},
 };
 #define NDET ((int)(sizeof det_cases / sizeof *det_cases))

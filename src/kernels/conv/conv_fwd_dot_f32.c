@@ -1,25 +1,25 @@
 /*
  * Forward fp32 convolution, the "dot" plan of solver 150 (conv_fast_fwd_f32.c hands such
- * problems here): one image of few positions, a long reduction and a filter too large to
- * stay cached between calls -- the 7x7 layers at batch 1 (res5 3x3: 49 positions, a
- * reduction of 4608, a 9 MiB filter).
+ * problems here): few positions (at most 64 over all images, taken image after image), a
+ * long reduction and a filter too large to stay cached between calls -- the 7x7 layers at
+ * batch 1 (res5 3x3: 49 positions, a reduction of 4608, a 9 MiB filter).
  *
  * There the filter is most of the memory traffic, and it is read from the user's tensor
  * once per call.  The outer-product kernels need it transposed (packed as the B side, or
  * broadcast from 14 rows at a time as the A side), which waited on memory for 25-30% of the
  * time.  Here both sides are rows read in place and the reduction runs along them
  * (dot-ukernels.h): a filter row is a contiguous stream, five of them at a time, and a
- * position's row is either its channels at one tap (NHWC-like x: one reduction block per
- * tap, the filter in KRSC order) or its row of x's im2col, built once per call
- * (positions x CRS, the filter in KCRS order).
+ * position's row is either its channels at one tap (NHWC-like x and a KRSC filter; a
+ * reduction block, one kernel call, takes whole taps or equal parts of one, about DOT_KC
+ * steps) or its row of x's im2col, built once per call (positions x CRS, for a KCRS filter).
  *
  * A task takes a run of channel tiles (NR filter rows); per tile and reduction block it
  * runs the kernel over every position tile (MR rows), whose partial sums wait in the task's
  * slot, so the tile's filter block (NR x block) is read from memory once and then from L1.
- * After the last block each partial is folded to its sum and stored.  Every output is one
- * chain per lane in reduction order plus a fixed fold, whatever the tiles, blocks, tasks or
- * threads: results are bitwise identical for every thread count, and between AVX2 and
- * AVX-512.
+ * After the last block each partial is folded to its sum and stored through the epilogue
+ * (alpha/beta, or the fused bias, z and activation).  Every output is one chain per lane in
+ * reduction order plus a fixed fold, whatever the tiles, blocks, tasks or threads: results
+ * are bitwise identical for every thread count, and between AVX2 and AVX-512.
  */
 #include "kernels/conv/conv_fwd_dot.h"
 
@@ -31,7 +31,10 @@
 #include <string.h>
 
 #define DOT_SLOTS 8            /* scratch slots (tasks take one by thread index) */
-#define DOT_MAX_POS 128        /* at most this many positions */
+#define DOT_MAX_POS 64         /* at most this many positions over the batch: beyond, the filter
+                                  packed by the outer-product plans serves enough of them (two
+                                  threads, 100 positions: 10% slower here; res5 at batch 2, 98:
+                                  8% slower) */
 #define DOT_MIN_R 1024         /* reductions at least this long */
 #define DOT_MAX_TAPS 64        /* im2col: filters of at most this many taps */
 #define DOT_FILTER_CACHED (1 << 20) /* filters of at most this many bytes stay cached: not here */
@@ -59,9 +62,9 @@ static int dot_tapc(const hd_conv_problem *p) { return p->xs[1] == 1 && w_tapc(p
 
 int hd_conv_fwd_dot_applies(const hd_conv_problem *p)
 {
-    if (p->N != 1 || p->G != 1 || p->flip || p->in[0] != 1 || p->out[0] != 1 || p->flt[0] != 1)
+    if (p->G != 1 || p->flip || p->in[0] != 1 || p->out[0] != 1 || p->flt[0] != 1)
         return 0;
-    if (p->P > DOT_MAX_POS || p->CRS < DOT_MIN_R || p->K * p->CRS * (int64_t)sizeof(float) <= DOT_FILTER_CACHED)
+    if (p->N * p->P > DOT_MAX_POS || p->CRS < DOT_MIN_R || p->K * p->CRS * (int64_t)sizeof(float) <= DOT_FILTER_CACHED)
         return 0;
     return dot_tapc(p) || (w_ctap(p) && p->TRS <= DOT_MAX_TAPS);
 }
@@ -77,6 +80,7 @@ typedef struct {
                                    (the last one shorter) */
     int64_t nch;                /* tapc: units per tap */
     int64_t upb, nblk;          /* units per block (per kernel call), blocks */
+    int64_t npos;               /* positions of all images (image-major) */
     int64_t npt, ppad;          /* position tiles, positions rounded up to MR */
     int64_t nct, ctpt;          /* channel tiles, tiles per task */
     int64_t ldcol;              /* im2col: floats between two positions' rows */
@@ -116,7 +120,8 @@ static dot_ctx dot_plan(const hd_conv_problem *p)
         c.upb = 1;
     }
     c.nblk = cdiv(c.nunits, c.upb);
-    c.npt = cdiv(p->P, c.MR);
+    c.npos = p->N * p->P;
+    c.npt = cdiv(c.npos, c.MR);
     c.ppad = c.npt * c.MR;
     c.nct = cdiv(p->K, c.NR);
     c.ctpt = 1;
@@ -132,19 +137,19 @@ static int64_t dot_tab_floats(const dot_ctx *c)
 }
 
 /* Row table and zero row, per-thread partial sums, x's im2col. */
-static hd_conv_layout dot_layout(const hd_conv_problem *p, const dot_ctx *c)
+static hd_conv_layout dot_layout(const dot_ctx *c)
 {
     hd_conv_layout W = {{0}, 0};
     hd_conv_book(&W, 0, 1, dot_tab_floats(c) + c->ulen, sizeof(float));
     hd_conv_book(&W, 1, DOT_SLOTS, c->part, sizeof(float));
-    hd_conv_book(&W, 2, c->tapc ? 0 : p->P, c->ldcol, sizeof(float));
+    hd_conv_book(&W, 2, c->tapc ? 0 : c->npos, c->ldcol, sizeof(float));
     return W;
 }
 
 size_t hd_conv_fwd_dot_ws(const hd_conv_problem *p)
 {
     dot_ctx c = dot_plan(p);
-    return dot_layout(p, &c).total;
+    return dot_layout(&c).total;
 }
 
 /* x's im2col: xcol[q * ldcol + ch * TRS + tap] = x at channel ch and the tap's window
@@ -158,8 +163,8 @@ static void xcol_task(void *vctx, size_t task, int thread)
     const int64_t *xs = p->xs, S = p->flt[2], TRS = p->TRS;
     const float *x = c->a->x;
     int64_t c0 = (int64_t)task * DOT_XCOL_CB, c1 = imin(c0 + DOT_XCOL_CB, p->C), off[DOT_MAX_TAPS];
-    for (int64_t q = 0; q < p->P; q++) {
-        int64_t oh = q / p->out[2], ow = q % p->out[2];
+    for (int64_t q = 0; q < c->npos; q++) {
+        int64_t n = q / p->P, oh = q % p->P / p->out[2], ow = q % p->out[2];
         int inside = 1;
         for (int64_t t = 0; t < TRS; t++) {
             int64_t ih = oh * p->str[1] - p->pad[1] + (t / S) * p->dil[1];
@@ -169,7 +174,7 @@ static void xcol_task(void *vctx, size_t task, int thread)
         }
         float *d = c->xcol + q * c->ldcol + c0 * TRS;
         for (int64_t ch = c0; ch < c1; ch++, d += TRS) {
-            const float *xc = x + ch * xs[1];
+            const float *xc = x + n * xs[0] + ch * xs[1];
             if (inside)
                 for (int64_t t = 0; t < TRS; t++)
                     d[t] = xc[off[t]];
@@ -192,18 +197,18 @@ static void build_xtab(dot_ctx *c)
         const float **row = c->xtab + b * c->ppad;
         for (int64_t q = 0; q < c->ppad; q++) {
             row[q] = c->zero;
-            if (q >= p->P)
+            if (q >= c->npos)
                 continue;
             if (!c->tapc) {
                 row[q] = c->xcol + q * c->ldcol + b * c->ulen;
                 continue;
             }
             int64_t tap = b / c->nch, part = b % c->nch;
-            int64_t oh = q / p->out[2], ow = q % p->out[2];
+            int64_t n = q / p->P, oh = q % p->P / p->out[2], ow = q % p->out[2];
             int64_t ih = oh * p->str[1] - p->pad[1] + (tap / S) * p->dil[1];
             int64_t iw = ow * p->str[2] - p->pad[2] + (tap % S) * p->dil[2];
             if (ih >= 0 && ih < p->in[1] && iw >= 0 && iw < p->in[2])
-                row[q] = x + ih * p->xs[3] + iw * p->xs[4] + part * c->ulen;
+                row[q] = x + n * p->xs[0] + ih * p->xs[3] + iw * p->xs[4] + part * c->ulen;
         }
     }
 }
@@ -216,8 +221,8 @@ static void store_tile(const dot_ctx *c, int64_t k0, const float *part)
     const float *z = e->fused && e->alpha2 != 0 ? e->z : NULL, *bias = e->fused ? (const float *)e->bias : NULL;
     float *y = c->a->out;
     int64_t nk = imin(c->NR, p->K - k0);
-    for (int64_t q = 0; q < p->P; q++) {
-        int64_t base = (q / p->out[2]) * p->ys[3] + (q % p->out[2]) * p->ys[4];
+    for (int64_t q = 0; q < c->npos; q++) {
+        int64_t base = q / p->P * p->ys[0] + q % p->P / p->out[2] * p->ys[3] + q % p->out[2] * p->ys[4];
         const float *v = part + q * c->NR * HD_DOT_LANES;
         for (int64_t j = 0; j < nk; j++) {
             int64_t o = base + (k0 + j) * p->ys[1];
@@ -265,7 +270,7 @@ void hd_conv_fwd_dot_exec(const hd_conv_problem *p, const hd_conv_args *a)
 {
     dot_ctx c = dot_plan(p);
     c.a = a;
-    hd_conv_layout W = dot_layout(p, &c);
+    hd_conv_layout W = dot_layout(&c);
     char *ws = a->ws;
     c.xtab = (const float **)(ws + W.off[0]);
     float *zero = (float *)(ws + W.off[0]) + dot_tab_floats(&c);
