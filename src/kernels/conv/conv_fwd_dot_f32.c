@@ -57,7 +57,7 @@ static int w_ctap(const hd_conv_problem *p)
     return ws[4] == 1 && ws[3] == p->flt[2] && ws[2] == p->flt[1] * p->flt[2] && ws[1] == p->TRS;
 }
 
-/* NHWC-like x and a KRSC filter: position rows are x's channel runs, one block per tap. */
+/* NHWC-like x and a KRSC filter: position rows are x's channel runs, per tap. */
 static int dot_tapc(const hd_conv_problem *p) { return p->xs[1] == 1 && w_tapc(p); }
 
 int hd_conv_fwd_dot_applies(const hd_conv_problem *p)
@@ -85,8 +85,9 @@ typedef struct {
     int64_t nct, ctpt;          /* channel tiles, tiles per task */
     int64_t ldcol;              /* im2col: floats between two positions' rows */
     int64_t part;               /* floats of one slot */
-    const float **xtab;         /* nblk x ppad position-row pointers */
-    const float *zero;          /* ulen zeros */
+    const float **xtab;         /* nunits x ppad position-row pointers */
+    const float *zero;          /* upb * ulen zeros: a padding position's row of a unit, and the
+                                   filter rows past K of a whole block */
     float *xcol, *slots;
     float alpha, beta, alpha2;
 } dot_ctx;
@@ -140,7 +141,7 @@ static int64_t dot_tab_floats(const dot_ctx *c)
 static hd_conv_layout dot_layout(const dot_ctx *c)
 {
     hd_conv_layout W = {{0}, 0};
-    hd_conv_book(&W, 0, 1, dot_tab_floats(c) + c->ulen, sizeof(float));
+    hd_conv_book(&W, 0, 1, dot_tab_floats(c) + c->upb * c->ulen, sizeof(float));
     hd_conv_book(&W, 1, DOT_SLOTS, c->part, sizeof(float));
     hd_conv_book(&W, 2, c->tapc ? 0 : c->npos, c->ldcol, sizeof(float));
     return W;
@@ -274,7 +275,7 @@ void hd_conv_fwd_dot_exec(const hd_conv_problem *p, const hd_conv_args *a)
     char *ws = a->ws;
     c.xtab = (const float **)(ws + W.off[0]);
     float *zero = (float *)(ws + W.off[0]) + dot_tab_floats(&c);
-    memset(zero, 0, sizeof(float) * (size_t)c.ulen);
+    memset(zero, 0, sizeof(float) * (size_t)(c.upb * c.ulen));
     c.zero = zero;
     c.slots = (float *)(ws + W.off[1]);
     c.xcol = (float *)(ws + W.off[2]);
