@@ -24,8 +24,8 @@
  *
  * At batch 1 (one or two position blocks per group) each task packs the filter tiles it uses
  * right before use instead, A or (swapped) B tiles (the filter is then read once and its
- * packed copy never leaves the cache).  One image of at most 128 positions with a long
- * reduction and a filter too large to stay cached (the 7x7 layers at batch 1) goes to the
+ * packed copy never leaves the cache).  At most 64 positions over the batch with a long
+ * reduction and a filter too large to stay cached (the 7x7 layers at batch 1) go to the
  * "dot" plan instead (conv_fwd_dot_f32.c), which reads the filter rows in place.  Small
  * groups (depthwise) share a task, so that the per-block work is not repeated per group.
  *
