@@ -158,7 +158,11 @@ static hd_conv_layout layout_phase(const hd_conv_problem *p)
     return W;
 }
 
-/* ---- packing: one task per dx channel, all phases ---- */
+/* ---- packing: one task per block of PACK_CH dx channels, all phases ---- */
+
+#define PACK_CH 16   /* dx channels per packing task: the filter values of one (k, tap) for
+                        these channels share a cache line or a few (one task per channel read
+                        a line per value, a filter row apart: 7 ms for a 9 MiB filter) */
 
 typedef struct {
     const hd_conv_problem *p;
@@ -171,7 +175,7 @@ static void pack_task(void *vctx, size_t task, int thread)
     (void)thread;
     const pack_ctx *c = vctx;
     const hd_conv_problem *p = c->p;
-    int64_t ch = (int64_t)task, g = ch / p->Cg, cl = ch % p->Cg;
+    int64_t ch0 = (int64_t)task * PACK_CH, ch1 = ch0 + PACK_CH < p->C ? ch0 + PACK_CH : p->C;
     float *base = c->packed;
     for (int64_t ph = 0; ph < phase_count(p); ph++) {
         phase f;
@@ -184,7 +188,6 @@ static void pack_task(void *vctx, size_t task, int thread)
         }
         hd_conv_problem q;
         derive(p, &f, &q);
-        float *row = base + ch * q.wst[0];
         for (int64_t kl = 0; kl < p->Kg; kl++)
             for (int64_t mt = 0; mt < d[0].J; mt++)
                 for (int64_t mr = 0; mr < d[1].J; mr++)
@@ -192,8 +195,11 @@ static void pack_task(void *vctx, size_t task, int thread)
                         int64_t t = d[0].r0 + (d[0].J - 1 - mt) * d[0].rs;
                         int64_t r = d[1].r0 + (d[1].J - 1 - mr) * d[1].rs;
                         int64_t s = d[2].r0 + (d[2].J - 1 - ms) * d[2].rs;
-                        row[kl * q.wst[1] + mt * q.wst[2] + mr * q.wst[3] + ms * q.wst[4]] =
-                            c->w[hd_conv_w_off(p, g * p->Kg + kl, cl, t, r, s)];
+                        int64_t o = kl * q.wst[1] + mt * q.wst[2] + mr * q.wst[3] + ms * q.wst[4];
+                        for (int64_t ch = ch0; ch < ch1; ch++) {
+                            int64_t g = ch / p->Cg, cl = ch % p->Cg;
+                            base[ch * q.wst[0] + o] = c->w[hd_conv_w_off(p, g * p->Kg + kl, cl, t, r, s)];
+                        }
                     }
         base += block;
     }
@@ -262,7 +268,7 @@ void hd_conv_bwdd_phase_exec(const hd_conv_problem *p, const hd_conv_args *a)
     hd_conv_layout W = layout_phase(p);
     float *packed = (float *)((char *)a->ws + W.off[0]);
     pack_ctx pc = {p, a->w, packed};
-    hd_parallel_for((size_t)p->C, a->nthreads, pack_task, &pc);
+    hd_parallel_for((size_t)((p->C + PACK_CH - 1) / PACK_CH), a->nthreads, pack_task, &pc);
     const float *dy = a->y;
     float *dx = a->out;
     float *base = packed;
