@@ -41,6 +41,7 @@
 #define DOT_FILTER_CACHED (1 << 20) /* filters of at most this many bytes stay cached: not here */
 #define DOT_KC 1024            /* steps per kernel call, about (the filter block of NR rows in L1) */
 #define DOT_XCOL_CB 16         /* im2col: channels per task building it */
+#define DOT_MAX_WS ((size_t)64 << 20) /* most workspace bytes of the plan */
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static int64_t rup(int64_t a, int64_t b) { return cdiv(a, b) * b; }
@@ -67,7 +68,10 @@ int hd_conv_fwd_dot_applies(const hd_conv_problem *p)
         return 0;
     if (p->N * p->P > DOT_MAX_POS || p->CRS < DOT_MIN_R || p->K * p->CRS * (int64_t)sizeof(float) <= DOT_FILTER_CACHED)
         return 0;
-    return dot_tapc(p) || (w_ctap(p) && p->TRS <= DOT_MAX_TAPS);
+    if (!dot_tapc(p) && !(w_ctap(p) && p->TRS <= DOT_MAX_TAPS))
+        return 0;
+    /* the im2col rows of a huge reduction: leave the problem to the other plans */
+    return hd_conv_fwd_dot_ws(p) <= DOT_MAX_WS;
 }
 
 typedef struct {
