@@ -16,22 +16,30 @@ void hd_f32_dot_2x2__scalar(size_t kc, size_t nseg, const float *const *x, size_
         for (int j = 0; j < NR; j++)
             for (int l = 0; l < L; l++)
                 acc[i][j][l] = first ? 0.0f : part[(i * NR + j) * L + l];
+    size_t full = kc / L * L;
     for (size_t g = 0; g < nseg; g++) {
         const float *xr[MR], *wr[NR];
         for (int i = 0; i < MR; i++)
             xr[i] = x[g * xstride + (size_t)i];
         for (int j = 0; j < NR; j++)
             wr[j] = w[j] + g * kc;
-        for (size_t s0 = 0; s0 < kc; s0 += L)
-            for (int l = 0; l < L; l++) {
-                size_t s = s0 + (size_t)l;
-                for (int i = 0; i < MR; i++)
-                    for (int j = 0; j < NR; j++) {
-                        float xv = s < kc ? xr[i][s] : 0.0f, wv = s < kc ? wr[j][s] : 0.0f;
-                        float prod = xv * wv; /* two statements: never contracted into an FMA */
+        /* whole chunks of 16 steps: a fixed-length lane loop the compiler vectorises */
+        for (size_t s0 = 0; s0 < full; s0 += L)
+            for (int i = 0; i < MR; i++)
+                for (int j = 0; j < NR; j++)
+                    for (int l = 0; l < L; l++) {
+                        float prod = xr[i][s0 + (size_t)l] * wr[j][s0 + (size_t)l]; /* never contracted */
                         acc[i][j][l] = acc[i][j][l] + prod;
                     }
-            }
+        if (full < kc)
+            for (int i = 0; i < MR; i++)
+                for (int j = 0; j < NR; j++)
+                    for (int l = 0; l < L; l++) {
+                        size_t s = full + (size_t)l;
+                        float xv = s < kc ? xr[i][s] : 0.0f, wv = s < kc ? wr[j][s] : 0.0f;
+                        float prod = xv * wv;
+                        acc[i][j][l] = acc[i][j][l] + prod;
+                    }
     }
     for (int i = 0; i < MR; i++)
         for (int j = 0; j < NR; j++)
