@@ -196,9 +196,12 @@ static void pack_task(void *vctx, size_t task, int thread)
                         int64_t r = d[1].r0 + (d[1].J - 1 - mr) * d[1].rs;
                         int64_t s = d[2].r0 + (d[2].J - 1 - ms) * d[2].rs;
                         int64_t o = kl * q.wst[1] + mt * q.wst[2] + mr * q.wst[3] + ms * q.wst[4];
-                        for (int64_t ch = ch0; ch < ch1; ch++) {
-                            int64_t g = ch / p->Cg, cl = ch % p->Cg;
-                            base[ch * q.wst[0] + o] = c->w[hd_conv_w_off(p, g * p->Kg + kl, cl, t, r, s)];
+                        for (int64_t ch = ch0; ch < ch1;) {   /* runs of channels of one group */
+                            int64_t g = ch / p->Cg, end = (g + 1) * p->Cg < ch1 ? (g + 1) * p->Cg : ch1;
+                            const float *src = c->w + hd_conv_w_off(p, g * p->Kg + kl, ch % p->Cg, t, r, s);
+                            float *dst = base + ch * q.wst[0] + o;
+                            for (; ch < end; ch++, src += p->wst[1], dst += q.wst[0])
+                                *dst = *src;
                         }
                     }
         base += block;
