@@ -115,6 +115,7 @@ static const fcase dot_cases[] = {
     {"dot 1x1 stride 2 C=1100", 2, 1, 1100, 260, 1, {1, 9, 9}, {1, 1, 1}, {0, 0, 0}, {1, 2, 2}, {1, 1, 1}},
     {"dot 3x3 stride 2 dilation 2", 2, 1, 130, 250, 1, {1, 11, 10}, {1, 3, 3}, {0, 1, 1}, {1, 2, 2}, {1, 2, 2}},
     {"dot N=2 (positions of both images)", 2, 2, 128, 300, 1, {1, 5, 5}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"dot 5x5 pad 2 (im2col rows of 5-tap runs)", 2, 1, 64, 200, 1, {1, 7, 7}, {1, 5, 5}, {0, 2, 2}, {1, 1, 1}, {1, 1, 1}},
     /* from NCHW-like x its im2col rows would take 69 MB: the plan declines (64 MiB at most) */
     {"dot declined: im2col over 64 MiB", 2, 1, 30000, 2, 1, {1, 8, 8}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
 };

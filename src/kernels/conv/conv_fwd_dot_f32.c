@@ -179,9 +179,17 @@ static void xcol_task(void *vctx, size_t task, int thread)
             inside &= off[t] >= 0;
         }
         float *d = c->xcol + q * c->ldcol + c0 * TRS;
+        /* inside, with unit steps along w: a filter row's S taps are S consecutive floats */
+        int runs = inside && p->dil[2] * xs[4] == 1;
         for (int64_t ch = c0; ch < c1; ch++, d += TRS) {
             const float *xc = x + n * xs[0] + ch * xs[1];
-            if (inside)
+            if (runs && S == 3)                  /* a constant size: the copies inline */
+                for (int64_t t = 0; t < TRS; t += 3)
+                    memcpy(d + t, xc + off[t], 3 * sizeof(float));
+            else if (runs)
+                for (int64_t t = 0; t < TRS; t += S)
+                    memcpy(d + t, xc + off[t], sizeof(float) * (size_t)S);
+            else if (inside)
                 for (int64_t t = 0; t < TRS; t++)
                     d[t] = xc[off[t]];
             else
