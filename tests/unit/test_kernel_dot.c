@@ -41,8 +41,7 @@ typedef struct {
     size_t MR, NR, xstride;
     const float **x;
     const float *w[MAXT];
-    float *rows;                 /* every row, one allocation per row in rowsv */
-    float **rowsv;
+    float **rowsv;               /* every row, one allocation each (exact length) */
     size_t nrows;
 } tile_in;
 
