@@ -102,6 +102,11 @@ static const fcase cases[] = {
     {"wide runs 7x7 stride 2 pad 3 (swap)", 2, 2, 3, 20, 1, {1, 45, 47}, {1, 7, 7}, {0, 3, 3}, {1, 2, 2}, {1, 1, 1}},
     {"wide runs 5x3 pad 2x1 C=5 (swap)", 2, 1, 5, 9, 1, {1, 30, 23}, {1, 5, 3}, {0, 2, 1}, {1, 1, 1}, {1, 1, 1}},
     {"wide runs 3d C=2", 3, 2, 2, 6, 1, {5, 6, 7}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    /* AVX-512 takes wide x tile by tile (no row table): tiles inside x read in place, tiles at
+     * a border from a zero-padded copy of their span, tiles across two result rows from copies
+     * of each position's runs; and k blocks that end inside a filter row (R = 405) */
+    {"wide tiles 9x9 C=5 R=405 (k blocks inside a filter row)", 2, 2, 5, 12, 1, {1, 40, 36}, {1, 9, 9}, {0, 4, 4},
+     {1, 1, 1}, {1, 1, 1}},
 };
 #define NCASES ((int)(sizeof cases / sizeof *cases))
 

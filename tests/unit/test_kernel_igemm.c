@@ -7,8 +7,10 @@
  * empty and odd segments, several segments (B runs on across them), row offsets and a row0
  * into a longer pointer table, rows that repeat (zero rows are shared), B packed or in
  * place with a wider unaligned stride, ldc wider than the tile (padding untouched), alpha
- * and beta of 0, 1 and others, beta == 0 over NaN.  Kernels the CPU (or HOSTDNN_MAX_ISA)
- * does not allow are skipped and say so.
+ * and beta of 0, 1 and others, beta == 0 over NaN.  A kernel's strided entry (equally spaced
+ * rows, where it has one) against its pointer entry on the same addresses: every remainder,
+ * steps negative, zero and far apart, empty and long segments, alpha/beta, NaN in C.  Kernels
+ * the CPU (or HOSTDNN_MAX_ISA) does not allow are skipped and say so.
  */
 #include <math.h>
 #include <stdint.h>
@@ -135,6 +137,86 @@ static int run(const hd_igemm_kernel *K, const icase *t, const char *what)
     return ok;
 }
 
+/* The strided entry (fn_strided) against the pointer entry on the same addresses: nseg
+ * segments of kc[s] steps whose MR rows are dsp[s] floats apart (negative, zero: one row
+ * repeated, or far apart), offsets off[s] into the rows; bits must agree. */
+static int run_strided(const hd_igemm_kernel *K, size_t mr, size_t nr, size_t nseg, const int64_t *kc,
+                       const int64_t *off, const int64_t *dsp, float alpha, float beta, int nan_c, const char *what)
+{
+    size_t MR = K->mr, NR = K->nr, ldc = NR + 3, crow = MR + 1;
+    int64_t ktot = 0, span = 0;
+    for (size_t s = 0; s < nseg; s++) {
+        ktot += kc[s];
+        int64_t reach = (int64_t)(MR - 1) * (dsp[s] < 0 ? -dsp[s] : dsp[s]) + off[s] + kc[s];
+        if (reach > span)
+            span = reach;
+    }
+    size_t nd = (size_t)span + 16;
+    float *data = malloc(sizeof(float) * nd * (nseg ? nseg : 1));
+    float *b = malloc(sizeof(float) * (size_t)(ktot ? ktot : 1) * NR);
+    const float **rows = malloc(sizeof(float *) * MR * (nseg ? nseg : 1));
+    hd_igemm_seg seg[MAXSEG];
+    hd_igemm_sseg sseg[MAXSEG];
+    for (size_t i = 0; i < nd * (nseg ? nseg : 1); i++)
+        data[i] = rnd();
+    for (size_t i = 0; i < (size_t)(ktot ? ktot : 1) * NR; i++)
+        b[i] = rnd();
+    for (size_t s = 0; s < nseg; s++) {
+        /* row 0 where every row stays inside the segment's own data */
+        const float *r0 = data + s * nd + (dsp[s] < 0 ? (size_t)(-dsp[s]) * (MR - 1) : 0);
+        for (size_t i = 0; i < MR; i++)
+            rows[s * MR + i] = r0 + (int64_t)i * dsp[s];
+        seg[s].rows = rows + s * MR;
+        seg[s].off = off[s];
+        seg[s].kc = kc[s];
+        sseg[s].a = r0 + off[s];
+        sseg[s].d = (ptrdiff_t)(dsp[s] * (int64_t)sizeof(float));
+        sseg[s].kc = kc[s];
+    }
+    float *c = malloc(sizeof(float) * crow * ldc), *c2 = malloc(sizeof(float) * crow * ldc);
+    for (size_t i = 0; i < crow * ldc; i++)
+        c[i] = (i / ldc < mr && i % ldc < nr) ? (nan_c ? NAN : rnd()) : GUARD;
+    memcpy(c2, c, sizeof(float) * crow * ldc);
+    K->fn(mr, nr, nseg, seg, 0, b, NR, c, ldc, alpha, beta);
+    K->fn_strided(mr, nr, nseg, sseg, b, NR, c2, ldc, alpha, beta);
+    int ok = memcmp(c, c2, sizeof(float) * crow * ldc) == 0;
+    if (!ok)
+        for (size_t i = 0; i < crow * ldc; i++)
+            if (memcmp(&c[i], &c2[i], sizeof(float))) {
+                fprintf(stderr, "  %s strided %s: C[%zu][%zu] = %.9g, pointer entry %.9g\n", K->name, what, i / ldc,
+                        i % ldc, (double)c2[i], (double)c[i]);
+                break;
+            }
+    free(data), free(b), free(rows), free(c), free(c2);
+    return ok;
+}
+
+static void test_strided(const hd_igemm_kernel *K)
+{
+    SECTION("strided entry");
+    int all = 1;
+    for (size_t mr = 1; mr <= K->mr; mr++)
+        for (size_t nr = 1; nr <= K->nr; nr++) {
+            int64_t kc[1] = {21}, off[1] = {2}, d[1] = {6};
+            all &= run_strided(K, mr, nr, 1, kc, off, d, 1.5f, 0.5f, 0, "remainders");
+        }
+    CHECK_MSG(all, "strided: remainders mr 1..%zu x nr 1..%zu", K->mr, K->nr);
+    /* seven runs of 21 (conv1), steps negative, zero (the zero row), far apart, odd */
+    int64_t kc7[5] = {21, 21, 21, 21, 21}, off7[5] = {0, 0, 3, 0, 1}, d7[5] = {6, -21, 0, 1000, 1};
+    CHECK_MSG(run_strided(K, K->mr, K->nr, 5, kc7, off7, d7, 1, 0, 0, "steps"), "strided: steps 6 -21 0 1000 1");
+    int64_t kc3[3] = {0, 300, 7}, off3[3] = {0, 5, 0}, d3[3] = {3, 300, -1};
+    CHECK_MSG(run_strided(K, K->mr - 3, K->nr - 5, 3, kc3, off3, d3, -0.5f, 2, 0, "long"), "strided: empty and long segments");
+    static const float alphas[] = {0, 1, -2.5f}, betas[] = {0, 1, -0.3f};
+    for (int ia = 0; ia < 3; ia++)
+        for (int ib = 0; ib < 3; ib++) {
+            int64_t kc[2] = {13, 20}, off[2] = {0, 4}, d[2] = {8, 64};
+            CHECK_MSG(run_strided(K, K->mr, K->nr, 2, kc, off, d, alphas[ia], betas[ib], 0, "alpha/beta"),
+                      "strided: alpha=%g beta=%g", (double)alphas[ia], (double)betas[ib]);
+        }
+    int64_t kcn[1] = {40}, offn[1] = {0}, dn[1] = {40};
+    CHECK_MSG(run_strided(K, K->mr, K->nr, 1, kcn, offn, dn, 1, 0, 1, "NaN"), "strided: beta=0 over NaN");
+}
+
 static void test_kernel(const hd_igemm_kernel *K)
 {
     SECTION(K->name);
@@ -184,6 +266,8 @@ static void test_kernel(const hd_igemm_kernel *K)
     CHECK_MSG(run(K, &n2, "NaN edge"), "beta=0 over NaN (edge)");
     icase w = {K->mr, K->nr, 1, 0, 0, 1000, {64}, {0}, 1, 1, 0, 0};
     CHECK_MSG(run(K, &w, "wide ldc"), "ldc = NR + 1000");
+    if (K->fn_strided)
+        test_strided(K);
 }
 
 int main(void)

@@ -61,6 +61,7 @@
 #define FW_GROUP_WORK 16384 /* groups per task: at least this many filter values (M x CRS) */
 #define FW_FILTER_CACHED (1 << 20) /* filters read in place up to this many bytes stay cached between
                                          tiles: no prefetch of their rows (it cost 5-8% of the k loop) */
+#define FW_SSEG_MAX 64     /* most segments a strided kernel call takes (more: the pointer kernel) */
 #define FW_PF_ROWS 4       /* x's lines of a new channel are prefetched this many panel rows ahead */
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -273,6 +274,12 @@ static void copy_tile_rows(const hd_igemm_seg *sg, size_t nsg, size_t row0, size
         out[i] = dst + (int64_t)(i < rows ? i : 0) * ld;
 }
 
+/* Wide: floats of the border spans of one tile (wide_tile_units), every filter row. */
+static int64_t fw_wide_span(const hd_conv_problem *p, const fw_plan *L)
+{
+    return L->nunits * ((L->MR - 1) * p->str[2] + (p->flt[2] - 1) * p->dil[2] + 1) * p->Cg;
+}
+
 /* Packed filter (G x Mpad x R), then FW_SLOTS x (gathered panel, result buffer).  The
  * workspace books the result buffer whenever any epilogue could need it. */
 static hd_conv_layout layout_fw(const hd_conv_problem *p, fw_plan *L)
@@ -284,7 +291,7 @@ static hd_conv_layout layout_fw(const hd_conv_problem *p, fw_plan *L)
     L->zero_at = L->tab_at + (L->pix ? rup(cdiv(L->nunits * L->ncpad * (int64_t)sizeof(float *), (int64_t)sizeof(float)), 16) : 0);
     L->iseg_at = L->zero_at + rup(fw_nzero(L), 16);
     L->patch_at = L->iseg_at + (L->pix ? rup(fw_nseg_max(L) * (int64_t)(sizeof(hd_igemm_seg) / sizeof(float)), 16) : 0);
-    L->buf_at = L->patch_at + (L->wide ? rup(L->ncpad * L->R, 16) : 0);
+    L->buf_at = L->patch_at + (L->wide ? rup(imax(L->ncpad * L->R, fw_wide_span(p, L)), 16) : 0);
     L->seg_at = L->buf_at + rup(fw_cbuf(p, L, 1) ? L->mb * L->ncpad : 0, 16);
     L->bits_at = L->seg_at + rup((L->nc + 1) * (int64_t)(sizeof(fw_seg) / sizeof(float)), 16);
     L->abuf_at = L->bits_at + rup(cdiv(p->TRS * L->bstride, (int64_t)sizeof(float)), 16);
@@ -312,6 +319,8 @@ typedef struct {
     hd_conv_cols_fn cols;
     hd_f32_igemm_fn ik;             /* the indirect kernel (swapped, a_copy), tile MR x NR as kern */
     hd_f32_igemm_fn ik_stream;      /* its entry for filter rows read in place (a_direct) */
+    hd_f32_igemm_strided_fn ik_strided; /* its entry for equally spaced rows; NULL: none */
+    int wide_tiles;                 /* wide x through ik_strided, tile by tile, no row table */
 } fw_ctx;
 
 /* Source coordinate along spatial dim j for output coordinate o and tap t; -1 outside. */
@@ -579,6 +588,38 @@ static const float *wide_edge(const hd_conv_problem *p, const float *base, int64
     return d;
 }
 
+/* Wide, row table: the lines at both ends of every x row the block reads, fetched before
+ * build_rows copies the runs that a border cuts.  Those copies are the block's first reads of
+ * each new x row, and their misses came one after the other (conv1 from NHWC at batch 16
+ * under HOSTDNN_MAX_ISA=avx2: 3% faster; the AVX-512 tile path gained nothing from it). */
+static void prefetch_wide_edges(const hd_conv_problem *p, const float *xb, int64_t n, int64_t q0, int64_t nq)
+{
+    const int64_t *ss = p->xs;
+    const int64_t run = p->flt[2] * p->Cg * (int64_t)sizeof(float);   /* bytes of a filter row's run */
+    const int64_t row_bytes = p->in[2] * ss[4] * (int64_t)sizeof(float);
+    poscur u = pos_at(p, n, q0);
+    for (int64_t j = 0; j < nq;) {
+        int64_t len = imin(p->out[2] - u.ow, nq - j);
+        int64_t d0 = u.od * p->str[0] - p->pad[0], h0 = u.oh * p->str[1] - p->pad[1];
+        const char *base = (const char *)(xb + u.n * ss[0]);
+        for (int64_t t = 0; t < p->flt[0]; t++) {
+            int64_t id = d0 + t * p->dil[0];
+            for (int64_t rr = 0; id >= 0 && id < p->in[0] && rr < p->flt[1]; rr++) {
+                int64_t ih = h0 + rr * p->dil[1];
+                if (ih < 0 || ih >= p->in[1])
+                    continue;
+                const char *row = base + (id * ss[2] + ih * ss[3]) * (int64_t)sizeof(float);
+                for (int64_t b = 0; b < imin(run, row_bytes); b += 64) {
+                    _mm_prefetch(row + b, _MM_HINT_T0);
+                    _mm_prefetch(row + row_bytes - 1 - b, _MM_HINT_T0);
+                }
+            }
+        }
+        j += len;
+        pos_advance(p, &u, len);
+    }
+}
+
 static void build_rows(const fw_ctx *c, int64_t n, int64_t chb, int64_t q0, int64_t nq, int64_t ld,
                        const float **tab, const float *zero, float *patch)
 {
@@ -590,6 +631,8 @@ static void build_rows(const fw_ctx *c, int64_t n, int64_t chb, int64_t q0, int6
        filter row, when wide) the positions that read inside x are one range, and their
        pointers step by the stride.  (Built per position, with a division each, the table
        cost a tenth of a 1x1 layer's time.)  Pointers are formed only inside x. */
+    if (wide)
+        prefetch_wide_edges(p, xb, n, q0, nq);
     poscur u = pos_at(p, n, q0);
     for (int64_t j = 0; j < nq;) {
         int64_t len = imin(p->out[2] - u.ow, nq - j);
@@ -650,6 +693,30 @@ static int64_t row_segments(const fw_plan *L, const float *const *tab, int64_t l
         r += cnt;
     }
     return ns;
+}
+
+/* Tile rows [row0, row0 + mr_full) of segments sg as equally spaced segments (ss), when in
+ * every segment each row is the same number of bytes after the one before -- an x row's
+ * positions inside x, or the zero row throughout.  The same addresses either way, so the
+ * strided kernel reads exactly what the pointer kernel would.  Returns 0 when some segment
+ * is not so (a border patch, a tile across two result rows), or there are more than nmax. */
+static int strided_segments(const hd_igemm_seg *sg, size_t nsg, size_t row0, size_t mr_full, hd_igemm_sseg *ss,
+                            size_t nmax)
+{
+    if (nsg > nmax || mr_full < 2)
+        return 0;
+    for (size_t s = 0; s < nsg; s++) {
+        const float *const *r = sg[s].rows + row0;
+        uintptr_t r0 = (uintptr_t)r[0];
+        uintptr_t d = (uintptr_t)r[1] - r0;   /* modulo arithmetic: a negative step works too */
+        for (size_t i = 2; i < mr_full; i++)
+            if ((uintptr_t)r[i] != r0 + (uintptr_t)i * d)
+                return 0;
+        ss[s].a = r[0] + sg[s].off;
+        ss[s].d = (ptrdiff_t)d;
+        ss[s].kc = sg[s].kc;
+    }
+    return 1;
 }
 
 /* One line of the epilogue: cnt values v[k*vs] to y elements o[k*os] (z alike), bias
@@ -745,6 +812,134 @@ static void store_from_buffer(const fw_ctx *c, int64_t n, int64_t ch0, int64_t n
     }
 }
 
+/*
+ * Wide x (conv1), tile by tile: the A side of the MR positions from q (image n), one equally
+ * spaced unit per filter row (units[un], kc = rl), for the strided kernel.  A tile inside one
+ * result row whose runs x holds whole is read in place: its positions' runs are str * xs[4]
+ * floats apart (a filter row outside x is the zero row, step 0).  Any other tile (a border,
+ * two result rows, fewer than MR positions) has its runs copied, zero-filled where taps or
+ * rows fall outside x, into PATCH, one run after the other.  Either way each position's
+ * values and their order are those of the row table's runs, so the results are the same bits
+ * as the pointer kernel's.  (With the table, building it and the border copies took 8% of
+ * conv1's time from NHWC at batch 16; the pointer kernel reloads row pointers every step.)
+ */
+static void wide_tile_units(const fw_ctx *c, int64_t n, int64_t chb, int64_t q, size_t mr, size_t MR,
+                            const float *zero, float *patch, hd_igemm_sseg *units)
+{
+    const hd_conv_problem *p = c->p;
+    const int64_t *ss = p->xs, S = p->flt[2], str = p->str[2], dl = p->dil[2], cg = p->Cg, rl = c->L.rl;
+    const float *xb = c->x + chb * ss[1];
+    poscur u = pos_at(p, n, q);
+    int64_t w0 = u.ow * str - p->pad[2];
+    int64_t npix = ((int64_t)MR - 1) * str + (S - 1) * dl + 1;   /* the tile's pixels along w */
+    int one_row = mr == MR && u.ow + (int64_t)MR <= p->out[2];
+    int inplace = one_row && w0 >= 0 && w0 + npix <= p->in[2];
+    if (inplace || (one_row && dl == 1)) {
+        /* in place; or, at a border (dense pixels), the row's span of npix pixels copied with
+           zeros for those outside x -- the same steps between positions as in place */
+        int64_t d0 = u.od * p->str[0] - p->pad[0], h0 = u.oh * p->str[1] - p->pad[1], un = 0;
+        for (int64_t t = 0; t < p->flt[0]; t++) {
+            int64_t id = d0 + t * p->dil[0];
+            for (int64_t rr = 0; rr < p->flt[1]; rr++, un++) {
+                int64_t ih = h0 + rr * p->dil[1];
+                int in = id >= 0 && id < p->in[0] && ih >= 0 && ih < p->in[1];
+                units[un].d = in ? (ptrdiff_t)(str * ss[4] * (int64_t)sizeof(float)) : 0;
+                units[un].kc = rl;
+                if (!in) {
+                    units[un].a = zero;
+                } else if (inplace) {
+                    units[un].a = xb + u.n * ss[0] + id * ss[2] + ih * ss[3] + w0 * ss[4];
+                } else {
+                    /* dense pixels (ss[4] == cg): the part inside x is one run */
+                    float *o = patch + un * npix * cg;
+                    int64_t lo = imin(imax(-w0, 0), npix), hi = imax(imin(p->in[2] - w0, npix), lo);
+                    memset(o, 0, sizeof(float) * (size_t)(lo * cg));
+                    if (hi > lo)
+                        memcpy(o + lo * cg, xb + u.n * ss[0] + id * ss[2] + ih * ss[3] + (w0 + lo) * ss[4],
+                               sizeof(float) * (size_t)((hi - lo) * cg));
+                    memset(o + hi * cg, 0, sizeof(float) * (size_t)((npix - hi) * cg));
+                    units[un].a = o;
+                }
+            }
+        }
+        return;
+    }
+    int64_t nun = c->L.nunits;
+    for (int64_t un = 0; un < nun; un++) {
+        units[un].a = patch + un * (int64_t)MR * rl;
+        units[un].d = (ptrdiff_t)(rl * (int64_t)sizeof(float));
+        units[un].kc = rl;
+    }
+    for (size_t i = 0; i < MR; i++) {
+        int64_t d0 = u.od * p->str[0] - p->pad[0], h0 = u.oh * p->str[1] - p->pad[1];
+        int64_t wi = u.ow * str - p->pad[2], un = 0;
+        for (int64_t t = 0; t < p->flt[0]; t++) {
+            int64_t id = d0 + t * p->dil[0];
+            for (int64_t rr = 0; rr < p->flt[1]; rr++, un++) {
+                int64_t ih = h0 + rr * p->dil[1];
+                int in = i < mr && id >= 0 && id < p->in[0] && ih >= 0 && ih < p->in[1];
+                float *o = patch + ((int64_t)un * (int64_t)MR + (int64_t)i) * rl;
+                for (int64_t sx = 0; sx < S; sx++) {
+                    int64_t w = wi + sx * dl;
+                    if (in && w >= 0 && w < p->in[2]) {
+                        const float *src = xb + u.n * ss[0] + id * ss[2] + ih * ss[3] + w * ss[4];
+                        for (int64_t k = 0; k < cg; k++)
+                            o[sx * cg + k] = src[k];
+                    } else {
+                        for (int64_t k = 0; k < cg; k++)
+                            o[sx * cg + k] = 0.0f;
+                    }
+                }
+            }
+        }
+        if (i + 1 < mr)
+            pos_advance(p, &u, 1);
+    }
+}
+
+/* Wide x, AVX-512: the position block's tiles through the strided kernel (see
+ * wide_tile_units), all k blocks in order as fw_block's row-table path does them. */
+static void fw_block_wide(fw_ctx *c, float *panel, int64_t g, int64_t n, int64_t chb, int64_t q0, int64_t nq,
+                          int64_t m0, int64_t nm, float *ybase, float alpha, float beta)
+{
+    const fw_plan *L = &c->L;
+    const size_t MR = (size_t)L->MR, NR = (size_t)L->NR;
+    const float *zero = panel + L->zero_at;
+    float *buf = panel + L->buf_at, *bpack = panel + L->bpack_at;
+    const float *wg = c->apack + g * L->Mpad * L->R;
+    hd_igemm_sseg units[FW_SSEG_MAX], sg[FW_SSEG_MAX + 1];
+    for (int64_t kb = 0; kb < L->nkb; kb++) {
+        int64_t r0 = kb * L->kc, kcb = imin(L->kc, L->R - r0), unit0 = r0 / L->rl, off0 = r0 % L->rl;
+        float al = c->cbuf ? 1.0f : alpha;
+        float be = kb > 0 ? 1.0f : c->cbuf ? 0.0f : beta;
+        if (L->b_late)
+            for (int64_t jr = 0; jr < nm; jr += (int64_t)NR)
+                pack_w_tile(c, g, kb, (m0 + jr) / (int64_t)NR, bpack + jr * kcb);
+        for (int64_t ir = 0; ir < nq; ir += (int64_t)MR) {
+            size_t mr = (size_t)imin((int64_t)MR, nq - ir);
+            wide_tile_units(c, n, chb, q0 + ir, mr, MR, zero, panel + L->patch_at, units);
+            size_t nsg = 0;   /* this k block's pieces of the units, as row_segments cuts them */
+            for (int64_t r = r0, un = unit0, off = off0; r < r0 + kcb; nsg++, un++, off = 0) {
+                int64_t cnt = imin(L->rl - off, r0 + kcb - r);
+                sg[nsg].a = units[un].a + off;
+                sg[nsg].d = units[un].d;
+                sg[nsg].kc = cnt;
+                r += cnt;
+            }
+            for (int64_t jr = 0; jr < nm; jr += (int64_t)NR) {
+                const float *bp = L->b_late ? bpack + jr * kcb
+                                            : wg + r0 * L->Mpad + ((m0 + jr) / (int64_t)NR) * kcb * (int64_t)NR;
+                size_t nr = (size_t)imin((int64_t)NR, nm - jr);
+                float *cp = c->cbuf ? buf + ir * L->mb + jr : ybase + ir * c->p->ys[4] + jr;
+                size_t ldc = c->cbuf ? (size_t)L->mb : (size_t)c->p->ys[4];
+                c->ik_strided(mr, nr, nsg, sg, bp, NR, cp, ldc, al, be);
+            }
+        }
+    }
+    if (c->cbuf)
+        store_from_buffer(c, n, g * c->p->Kg + m0, nm, q0, nq, buf, L->mb, 1);
+}
+
 /* Channels [m0, m0+nm) of group g x one position block (geometry in seg/bits), all k
  * blocks in order. */
 static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, int64_t nq, int64_t m0, int64_t nm,
@@ -767,6 +962,10 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
     float *zero = panel + L->zero_at;
     if (L->pix || L->a_direct)
         memset(zero, 0, sizeof(float) * (size_t)fw_nzero(L));
+    if (c->wide_tiles) {
+        fw_block_wide(c, panel, g, n, chb, q0, nq, m0, nm, ybase, alpha, beta);
+        return;
+    }
     if (L->pix)
         build_rows(c, n, chb, q0, nq, L->ncpad, tab, zero, panel + L->patch_at);
 
@@ -800,13 +999,17 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
                     nuse = 1;
                     row0 = 0;
                 }
+                hd_igemm_sseg ss[FW_SSEG_MAX];
+                int strided = c->ik_strided && !L->x_copy && strided_segments(sg, nsg, (size_t)ir, MR, ss, FW_SSEG_MAX);
                 for (int64_t jr = 0; jr < nm; jr += (int64_t)NR) {
                     const float *bp = L->b_late ? bpack + jr * kcb : wk + ((m0 + jr) / (int64_t)NR) * kcb * (int64_t)NR;
                     size_t nr = (size_t)imin((int64_t)NR, nm - jr);
-                    if (c->cbuf)
-                        c->ik(mr, nr, nuse, use, row0, bp, NR, buf + ir * L->mb + jr, (size_t)L->mb, al, be);
+                    float *cp = c->cbuf ? buf + ir * L->mb + jr : ybase + ir * os[4] + jr;
+                    size_t ldc = c->cbuf ? (size_t)L->mb : (size_t)os[4];
+                    if (strided)
+                        c->ik_strided(mr, nr, nsg, ss, bp, NR, cp, ldc, al, be);
                     else
-                        c->ik(mr, nr, nuse, use, row0, bp, NR, ybase + ir * os[4] + jr, (size_t)os[4], al, be);
+                        c->ik(mr, nr, nuse, use, row0, bp, NR, cp, ldc, al, be);
                 }
             }
             continue;
@@ -947,6 +1150,8 @@ void hd_conv_fast_exec_fwd(const hd_conv_problem *p, const hd_conv_args *a)
     c.cols = v512 ? hd_conv_gather_cols__avx512 : cols_c;
     c.ik = hd_igemm_kernel_for(hd_cpu_isa())->fn;
     c.ik_stream = hd_igemm_kernel_for(hd_cpu_isa())->fn_stream;
+    c.ik_strided = hd_igemm_kernel_for(hd_cpu_isa())->fn_strided;
+    c.wide_tiles = c.ik_strided && c.L.wide && !c.L.x_copy && c.L.nunits <= FW_SSEG_MAX;
     int nt = a->nthreads < FW_SLOTS ? a->nthreads : FW_SLOTS;
     if (!c.L.a_late && !c.L.b_late)
         hd_parallel_deal((size_t)(p->G * c.L.nkb * (c.L.Mpad / c.L.AR)), nt, pack_w_task, &c);

@@ -18,6 +18,7 @@
 #define MR 14
 #define PF_STEPS 8 /* B: k steps ahead */
 #define PF_A 32    /* A: elements ahead (two cache lines) */
+#define C_PF_EVERY 2 /* strided kernel: a fresh C line every this many k steps */
 
 /* One k step p of the tile: ROWS broadcasts of A, COLS vectors of B (constants after
  * inlining). */
@@ -102,6 +103,86 @@ void hd_f32_igemm_14x32_pfa__avx512(size_t mr, size_t nr, size_t nseg, const hd_
                                     float alpha, float beta)
 {
 #define LOOP(ROWS, COLS) igemm_rows(ROWS, COLS, 1, mr, nr, nseg, seg, row0, b, b_stride, c, ldc, alpha, beta)
+    HD_F32_14X32_SHAPES(mr, nr, LOOP);
+#undef LOOP
+}
+
+/* Equally spaced A rows (hd_igemm_sseg): row i of a segment is at a + i * d bytes.  The 14
+ * addresses come from five bases (rows 0, 3, 6, 9, 12) and the offsets 0, d and 2d, so no row
+ * pointer lives on the stack: where the pointer kernel reloads some of its 14 pointers every
+ * step, this one issues only the broadcasts and B's loads (conv1 from NHWC, 7 segments of 21
+ * steps: 6% faster on cache-resident data on the Xeon host).  Same steps, same bits. */
+static inline __attribute__((always_inline)) const float *srow(const char *base, ptrdiff_t off)
+{
+    return (const float *)(const void *)(base + off);
+}
+
+/* One k step of the strided tile: P is the step's byte offset along the rows. */
+static inline __attribute__((always_inline)) void igemm_sstep(const int ROWS, const int COLS, ptrdiff_t po,
+                                                              const char *const *base, ptrdiff_t d,
+                                                              const float *b, size_t b_stride, __m512 *acc0,
+                                                              __m512 *acc1)
+{
+    const __m512 b0 = _mm512_loadu_ps(b);
+    const __m512 b1 = COLS == 2 ? _mm512_loadu_ps(b + 16) : b0;
+    _mm_prefetch((const char *)(b + b_stride * PF_STEPS), _MM_HINT_T0);
+    if (COLS == 2)
+        _mm_prefetch((const char *)(b + b_stride * PF_STEPS + 16), _MM_HINT_T0);
+#pragma GCC unroll 14
+    for (int i = 0; i < ROWS; i++) {
+        const __m512 ai = _mm512_set1_ps(*srow(base[i / 3], (i % 3) * d + po));
+        acc0[i] = _mm512_fmadd_ps(ai, b0, acc0[i]);
+        if (COLS == 2)
+            acc1[i] = _mm512_fmadd_ps(ai, b1, acc1[i]);
+    }
+}
+
+static inline __attribute__((always_inline)) void igemm_srows(const int ROWS, const int COLS, size_t mr, size_t nr,
+                                                              size_t nseg, const hd_igemm_sseg *seg,
+                                                              const float *restrict b, size_t b_stride,
+                                                              float *restrict c, size_t ldc, float alpha, float beta)
+{
+    __m512 acc0[MR], acc1[MR];
+#pragma GCC unroll 14
+    for (int i = 0; i < MR; i++) {
+        acc0[i] = _mm512_setzero_ps();
+        acc1[i] = _mm512_setzero_ps();
+    }
+    /* C lines as in igemm_rows, but one every C_PF_EVERY steps: conv1 from NHWC, the tiles of
+       which take 1 ms each, measured 2-3% faster with the misses spread over 56 steps than
+       over 28 (a prefetch that finds every fill buffer taken stalls the k loop) */
+    size_t q = 0, qn = beta == 0.0f ? COLS * mr * C_PF_EVERY : 0;
+    for (size_t i = 0; qn == 0 && i < mr; i++) {
+        _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
+        _mm_prefetch((const char *)(c + i * ldc + 16), _MM_HINT_T0);
+    }
+    for (size_t s = 0; s < nseg; s++) {
+        const ptrdiff_t d = seg[s].d;
+        /* row 3k, for the rows the loop reads (all are rows of the tile: no pointer is formed
+           past them) */
+        const char *a0 = (const char *)(const void *)seg[s].a;
+        const char *base[5] = {a0, ROWS > 3 ? a0 + 3 * d : a0, ROWS > 6 ? a0 + 6 * d : a0,
+                               ROWS > 9 ? a0 + 9 * d : a0, ROWS > 12 ? a0 + 12 * d : a0};
+        const size_t kc = (size_t)seg[s].kc;
+        size_t p = 0;
+        for (; p < kc && q < qn; p++, q++, b += b_stride) {
+            if (q % C_PF_EVERY == 0)
+                _mm_prefetch((const char *)(c + (q / C_PF_EVERY / COLS) * ldc + (q / C_PF_EVERY % COLS) * 16),
+                             _MM_HINT_T0);
+            igemm_sstep(ROWS, COLS, (ptrdiff_t)(p * sizeof(float)), base, d, b, b_stride, acc0, acc1);
+        }
+        for (; p < kc; p++, b += b_stride)
+            igemm_sstep(ROWS, COLS, (ptrdiff_t)(p * sizeof(float)), base, d, b, b_stride, acc0, acc1);
+    }
+
+    hd_f32_store_14x32__avx512(mr, nr, acc0, acc1, c, ldc, alpha, beta);
+}
+
+void hd_f32_igemm_14x32_strided__avx512(size_t mr, size_t nr, size_t nseg, const hd_igemm_sseg *seg,
+                                        const float *restrict b, size_t b_stride, float *restrict c, size_t ldc,
+                                        float alpha, float beta)
+{
+#define LOOP(ROWS, COLS) igemm_srows(ROWS, COLS, mr, nr, nseg, seg, b, b_stride, c, ldc, alpha, beta)
     HD_F32_14X32_SHAPES(mr, nr, LOOP);
 #undef LOOP
 }

@@ -5,10 +5,10 @@
 #include "kernels/conv/igemm-ukernels.h"
 
 static const hd_igemm_kernel kernels[] = {
-    {"f32-igemm-4x4-scalar", HD_ISA_SCALAR, 4, 4, hd_f32_igemm_4x4__scalar, hd_f32_igemm_4x4__scalar},
-    {"f32-igemm-6x16-avx2", HD_ISA_AVX2, 6, 16, hd_f32_igemm_6x16__avx2, hd_f32_igemm_6x16__avx2},
+    {"f32-igemm-4x4-scalar", HD_ISA_SCALAR, 4, 4, hd_f32_igemm_4x4__scalar, hd_f32_igemm_4x4__scalar, NULL},
+    {"f32-igemm-6x16-avx2", HD_ISA_AVX2, 6, 16, hd_f32_igemm_6x16__avx2, hd_f32_igemm_6x16__avx2, NULL},
     {"f32-igemm-14x32-avx512", HD_ISA_AVX512, 14, 32, hd_f32_igemm_14x32__avx512,
-     hd_f32_igemm_14x32_pfa__avx512},
+     hd_f32_igemm_14x32_pfa__avx512, hd_f32_igemm_14x32_strided__avx512},
 };
 
 const hd_igemm_kernel *hd_igemm_kernels(size_t *count)

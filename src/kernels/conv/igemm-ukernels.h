@@ -36,6 +36,15 @@ typedef struct {
     int64_t kc;                 /* reduction steps of this segment */
 } hd_igemm_seg;
 
+/* A segment whose MR rows are equally spaced: row i starts at (char *)a + i * d (d in bytes,
+ * 0 when every row is the zero row).  Equivalent to an hd_igemm_seg whose row pointers are
+ * those addresses; kernels that take it need no table of row pointers. */
+typedef struct {
+    const float *a;             /* row 0 of the tile, at the segment's first step */
+    ptrdiff_t d;                /* bytes from one row to the next */
+    int64_t kc;                 /* reduction steps of this segment */
+} hd_igemm_sseg;
+
 typedef void (*hd_f32_igemm_fn)(size_t mr, size_t nr, size_t nseg, const hd_igemm_seg *seg, size_t row0,
                                 const float *b, size_t b_stride, float *c, size_t ldc, float alpha, float beta);
 
@@ -48,12 +57,20 @@ void hd_f32_igemm_14x32__avx512(size_t mr, size_t nr, size_t nseg, const hd_igem
 void hd_f32_igemm_14x32_pfa__avx512(size_t mr, size_t nr, size_t nseg, const hd_igemm_seg *seg, size_t row0,
                                     const float *b, size_t b_stride, float *c, size_t ldc, float alpha, float beta);
 
+typedef void (*hd_f32_igemm_strided_fn)(size_t mr, size_t nr, size_t nseg, const hd_igemm_sseg *seg, const float *b,
+                                        size_t b_stride, float *c, size_t ldc, float alpha, float beta);
+
+void hd_f32_igemm_14x32_strided__avx512(size_t mr, size_t nr, size_t nseg, const hd_igemm_sseg *seg,
+                                        const float *b, size_t b_stride, float *c, size_t ldc, float alpha,
+                                        float beta);
+
 typedef struct {
     const char *name;
     hd_isa_t isa;               /* lowest ISA that may run it */
     size_t mr, nr;              /* the tile: the same as the packed kernel of that ISA */
     hd_f32_igemm_fn fn;         /* A rows mostly in the caches */
     hd_f32_igemm_fn fn_stream;  /* the same results, for A rows streamed from memory (prefetched) */
+    hd_f32_igemm_strided_fn fn_strided; /* the same results from equally spaced rows; NULL: none */
 } hd_igemm_kernel;
 
 /* The kernel for ISA (the best with kernel->isa <= isa); its tile equals that of
