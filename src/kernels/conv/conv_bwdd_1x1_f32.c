@@ -209,6 +209,7 @@ typedef struct {
     float *dx, *slots;
     hd_conv_cols_fn cols;
     hd_f32_igemm_fn ik;           /* the indirect kernel of the packed kernel's ISA (same tile) */
+    hd_f32_igemm_strided_fn iks;   /* its strided entry (NULL: none) */
     int64_t tag[SLOTS];           /* one k block: the (group, channel block) whose packed W the slot holds */
 } x1_ctx;
 
@@ -638,13 +639,19 @@ static void nhwc_task(x1_ctx *c, size_t task, int thread)
             if (L->inplace)
                 /* the rows two tiles ahead, as pack_pix does for its copy */
                 hd_conv_prefetch_rows(tab, r0, ir + 2 * MR, imin(ir + 3 * MR, nq), kcb);
+            /* dy's positions equally spaced (every full tile of a dense NHWC dy): the strided
+               entry, which reloads no row pointer (NHWC res2 1x1 at batch 16 6% faster) */
+            hd_igemm_sseg ss;
+            int strided = L->inplace && c->iks && hd_igemm_strided_segments(&seg, 1, (size_t)ir, (size_t)MR, &ss, 1);
             for (int64_t jr = 0; jr < nm; jr += NR) {
                 size_t nr = (size_t)imin(NR, nm - jr);
                 const float *bp = wpk + jr * kcb;
                 size_t bs = (size_t)NR, ldc = dxb ? (size_t)p->xs[4] : (size_t)L->mb;
                 float *cp = dxb ? dxb + ir * p->xs[4] + jr : buf + ir * L->mb + jr;
                 /* the indirect and the packed kernel round alike (igemm-ukernels.h) */
-                if (L->inplace)
+                if (strided)
+                    c->iks(mr, nr, 1, &ss, bp, bs, cp, ldc, alpha, be);
+                else if (L->inplace)
                     c->ik(mr, nr, 1, &seg, (size_t)ir, bp, bs, cp, ldc, alpha, be);
                 else
                     uk(mr, nr, (size_t)kcb, ap, bp, bs, cp, ldc, alpha, be);
@@ -734,6 +741,7 @@ void hd_conv_bwdd_1x1_exec(const hd_conv_problem *p, const hd_conv_args *a)
     c.slots = (float *)((char *)a->ws + W.off[0]);
     c.cols = hd_cpu_isa() >= HD_ISA_AVX512 ? hd_conv_gather_cols__avx512 : cols_c;
     c.ik = hd_igemm_kernel_for(hd_cpu_isa())->fn;
+    c.iks = hd_igemm_kernel_for(hd_cpu_isa())->fn_strided;
     for (int i = 0; i < SLOTS; i++)
         c.tag[i] = 0;
     int64_t per_group = c.L.cross ? c.L.npb : p->N * c.L.npb;

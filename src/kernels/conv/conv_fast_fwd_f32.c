@@ -695,30 +695,6 @@ static int64_t row_segments(const fw_plan *L, const float *const *tab, int64_t l
     return ns;
 }
 
-/* Tile rows [row0, row0 + mr_full) of segments sg as equally spaced segments (ss), when in
- * every segment each row is the same number of bytes after the one before -- an x row's
- * positions inside x, or the zero row throughout.  The same addresses either way, so the
- * strided kernel reads exactly what the pointer kernel would.  Returns 0 when some segment
- * is not so (a border patch, a tile across two result rows), or there are more than nmax. */
-static int strided_segments(const hd_igemm_seg *sg, size_t nsg, size_t row0, size_t mr_full, hd_igemm_sseg *ss,
-                            size_t nmax)
-{
-    if (nsg > nmax || mr_full < 2)
-        return 0;
-    for (size_t s = 0; s < nsg; s++) {
-        const float *const *r = sg[s].rows + row0;
-        uintptr_t r0 = (uintptr_t)r[0];
-        uintptr_t d = (uintptr_t)r[1] - r0;   /* modulo arithmetic: a negative step works too */
-        for (size_t i = 2; i < mr_full; i++)
-            if ((uintptr_t)r[i] != r0 + (uintptr_t)i * d)
-                return 0;
-        ss[s].a = r[0] + sg[s].off;
-        ss[s].d = (ptrdiff_t)d;
-        ss[s].kc = sg[s].kc;
-    }
-    return 1;
-}
-
 /* One line of the epilogue: cnt values v[k*vs] to y elements o[k*os] (z alike), bias
  * bias[k*bs] (bs = 0: one channel). */
 static void store_line(const hd_conv_epilogue *e, float *o, const float *zz, int64_t os, const float *v, int64_t vs,
@@ -1000,7 +976,7 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
                     row0 = 0;
                 }
                 hd_igemm_sseg ss[FW_SSEG_MAX];
-                int strided = c->ik_strided && !L->x_copy && strided_segments(sg, nsg, (size_t)ir, MR, ss, FW_SSEG_MAX);
+                int strided = c->ik_strided && !L->x_copy && hd_igemm_strided_segments(sg, nsg, (size_t)ir, MR, ss, FW_SSEG_MAX);
                 for (int64_t jr = 0; jr < nm; jr += (int64_t)NR) {
                     const float *bp = L->b_late ? bpack + jr * kcb : wk + ((m0 + jr) / (int64_t)NR) * kcb * (int64_t)NR;
                     size_t nr = (size_t)imin((int64_t)NR, nm - jr);

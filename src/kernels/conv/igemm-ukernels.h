@@ -73,6 +73,30 @@ typedef struct {
     hd_f32_igemm_strided_fn fn_strided; /* the same results from equally spaced rows; NULL: none */
 } hd_igemm_kernel;
 
+/* Tile rows [row0, row0 + mr_full) of segments sg as equally spaced segments (ss), when in
+ * every segment each row is the same number of bytes after the one before -- an x row's
+ * positions inside x, or the zero row throughout.  The same addresses either way, so the
+ * strided kernel reads exactly what the pointer kernel would.  Returns 0 when some segment
+ * is not so (a border patch, a tile across two result rows), or there are more than nmax. */
+static inline int hd_igemm_strided_segments(const hd_igemm_seg *sg, size_t nsg, size_t row0, size_t mr_full,
+                                            hd_igemm_sseg *ss, size_t nmax)
+{
+    if (nsg > nmax || mr_full < 2)
+        return 0;
+    for (size_t s = 0; s < nsg; s++) {
+        const float *const *r = sg[s].rows + row0;
+        uintptr_t r0 = (uintptr_t)r[0];
+        uintptr_t d = (uintptr_t)r[1] - r0;   /* modulo arithmetic: a negative step works too */
+        for (size_t i = 2; i < mr_full; i++)
+            if ((uintptr_t)r[i] != r0 + (uintptr_t)i * d)
+                return 0;
+        ss[s].a = r[0] + sg[s].off;
+        ss[s].d = (ptrdiff_t)d;
+        ss[s].kc = sg[s].kc;
+    }
+    return 1;
+}
+
 /* The kernel for ISA (the best with kernel->isa <= isa); its tile equals that of
  * hd_gemm_kernel_for(sizeof(float), isa). */
 const hd_igemm_kernel *hd_igemm_kernel_for(hd_isa_t isa);
