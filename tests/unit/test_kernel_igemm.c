@@ -270,10 +270,40 @@ static void test_kernel(const hd_igemm_kernel *K)
         test_strided(K);
 }
 
+/* hd_igemm_strided_segments: equally spaced rows (any step, zero and negative included)
+ * become strided segments with the same addresses; one row off, too many segments, or a
+ * tile of fewer than two rows are refused. */
+static void test_strided_check(void)
+{
+    SECTION("equal-spacing check");
+    static float data[400];
+    const float *rows[2][16];
+    hd_igemm_seg sg[2];
+    hd_igemm_sseg ss[2];
+    for (int i = 0; i < 16; i++) {
+        rows[0][i] = data + 3 + 6 * i;      /* step 6 */
+        rows[1][i] = data + 390 - 20 * i;   /* step -20 */
+    }
+    for (int s = 0; s < 2; s++)
+        sg[s].rows = rows[s], sg[s].off = s + 1, sg[s].kc = 5;
+    CHECK(hd_igemm_strided_segments(sg, 2, 1, 14, ss, 2) == 1);
+    CHECK(ss[0].a == data + 3 + 6 + 1 && ss[0].d == 6 * (ptrdiff_t)sizeof(float) && ss[0].kc == 5);
+    CHECK(ss[1].a == data + 390 - 20 + 2 && ss[1].d == -20 * (ptrdiff_t)sizeof(float));
+    CHECK(hd_igemm_strided_segments(sg, 2, 0, 14, ss, 1) == 0);   /* more than nmax */
+    CHECK(hd_igemm_strided_segments(sg, 1, 0, 1, ss, 2) == 0);    /* one row */
+    rows[1][13] += 1;                                               /* the last row of the tile off */
+    CHECK(hd_igemm_strided_segments(sg, 2, 0, 14, ss, 2) == 0);
+    CHECK(hd_igemm_strided_segments(sg, 2, 0, 13, ss, 2) == 1);   /* ... outside a 13-row tile */
+    for (int i = 0; i < 16; i++)
+        rows[0][i] = data;                                          /* the zero row: step 0 */
+    CHECK(hd_igemm_strided_segments(sg, 1, 2, 14, ss, 1) == 1 && ss[0].d == 0);
+}
+
 int main(void)
 {
     size_t n;
     const hd_igemm_kernel *ks = hd_igemm_kernels(&n);
+    test_strided_check();
     SECTION("table");
     CHECK(n >= 3 && ks[0].isa == HD_ISA_SCALAR);
     for (size_t i = 0; i < n; i++) {
