@@ -976,7 +976,9 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
                     row0 = 0;
                 }
                 hd_igemm_sseg ss[FW_SSEG_MAX];
-                int strided = c->ik_strided && !L->x_copy && hd_igemm_strided_segments(sg, nsg, (size_t)ir, MR, ss, FW_SSEG_MAX);
+                /* rows equally spaced (x's positions along a result row, or the full tile of
+                   copied rows): the strided entry */
+                int strided = c->ik_strided && hd_igemm_strided_segments(use, nuse, row0, MR, ss, FW_SSEG_MAX);
                 for (int64_t jr = 0; jr < nm; jr += (int64_t)NR) {
                     const float *bp = L->b_late ? bpack + jr * kcb : wk + ((m0 + jr) / (int64_t)NR) * kcb * (int64_t)NR;
                     size_t nr = (size_t)imin((int64_t)NR, nm - jr);
