@@ -45,6 +45,36 @@ static inline __attribute__((always_inline)) void igemm_step(const int ROWS, con
     }
 }
 
+/* Zeroes the accumulators and starts fetching C.  A result read back (beta != 0: a buffer or
+ * y being accumulated, usually cached) is fetched at once; a fresh one (beta == 0: y's lines,
+ * usually not cached) one line every EVERY k steps over the first steps (igemm_c_line), so that
+ * its misses do not take every fill buffer at the start of the tile (NHWC conv1 and res2 1x1
+ * at batch 16: 4-7% faster).  Returns the number of steps that fetch a line. */
+static inline __attribute__((always_inline)) size_t igemm_start(const int COLS, const size_t EVERY, size_t mr,
+                                                               const float *c, size_t ldc, float beta,
+                                                               __m512 *acc0, __m512 *acc1)
+{
+#pragma GCC unroll 14
+    for (int i = 0; i < MR; i++) {
+        acc0[i] = _mm512_setzero_ps();
+        acc1[i] = _mm512_setzero_ps();
+    }
+    size_t qn = beta == 0.0f ? COLS * mr * EVERY : 0;
+    for (size_t i = 0; qn == 0 && i < mr; i++) {
+        _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
+        _mm_prefetch((const char *)(c + i * ldc + 16), _MM_HINT_T0);
+    }
+    return qn;
+}
+
+/* Step q's line of a fresh C tile (see igemm_start). */
+static inline __attribute__((always_inline)) void igemm_c_line(const int COLS, const size_t EVERY, size_t q,
+                                                              const float *c, size_t ldc)
+{
+    if (q % EVERY == 0)
+        _mm_prefetch((const char *)(c + (q / EVERY / COLS) * ldc + (q / EVERY % COLS) * 16), _MM_HINT_T0);
+}
+
 /* The k loop for the first ROWS rows and COLS column vectors of the tile (constants after
  * inlining).  A tile with mr <= ROWS and nr <= 16 * COLS gives the same bits as the full loop:
  * each result is the same chain of fused multiply-adds; only the values that would be thrown
@@ -55,20 +85,7 @@ static inline __attribute__((always_inline)) void igemm_rows(const int ROWS, con
                                                              float *restrict c, size_t ldc, float alpha, float beta)
 {
     __m512 acc0[MR], acc1[MR];
-#pragma GCC unroll 14
-    for (int i = 0; i < MR; i++) {
-        acc0[i] = _mm512_setzero_ps();
-        acc1[i] = _mm512_setzero_ps();
-    }
-    /* C: a result read back (beta != 0: a buffer or y being accumulated, usually cached) is
-       fetched at once; a fresh one (beta == 0: y's lines, usually not cached) one line per k
-       step over the first steps, so that its misses do not take every fill buffer at the
-       start of the tile (NHWC conv1 and res2 1x1 at batch 16: 4-7% faster) */
-    size_t q = 0, qn = beta == 0.0f ? COLS * mr : 0;
-    for (size_t i = 0; qn == 0 && i < mr; i++) {
-        _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
-        _mm_prefetch((const char *)(c + i * ldc + 16), _MM_HINT_T0);
-    }
+    size_t q = 0, qn = igemm_start(COLS, 1, mr, c, ldc, beta, acc0, acc1);
     for (size_t s = 0; s < nseg; s++) {
         const float *a[MR];
 #pragma GCC unroll 14
@@ -76,7 +93,7 @@ static inline __attribute__((always_inline)) void igemm_rows(const int ROWS, con
             a[i] = seg[s].rows[row0 + (size_t)i] + seg[s].off;
         size_t kc = (size_t)seg[s].kc, p = 0;
         for (; p < kc && q < qn; p++, q++, b += b_stride) {   /* the steps that also fetch a C line */
-            _mm_prefetch((const char *)(c + (q / COLS) * ldc + (q % COLS) * 16), _MM_HINT_T0);
+            igemm_c_line(COLS, 1, q, c, ldc);
             igemm_step(ROWS, COLS, PFA, p, a, b, b_stride, acc0, acc1);
         }
         for (; p < kc; p++, b += b_stride)
@@ -142,20 +159,11 @@ static inline __attribute__((always_inline)) void igemm_srows(const int ROWS, co
                                                               const float *restrict b, size_t b_stride,
                                                               float *restrict c, size_t ldc, float alpha, float beta)
 {
+    /* a fresh C tile's lines one every C_PF_EVERY steps: conv1 from NHWC measured 2-3% faster
+       with the misses spread over 56 steps than over 28 (a prefetch that finds every fill
+       buffer taken stalls the k loop) */
     __m512 acc0[MR], acc1[MR];
-#pragma GCC unroll 14
-    for (int i = 0; i < MR; i++) {
-        acc0[i] = _mm512_setzero_ps();
-        acc1[i] = _mm512_setzero_ps();
-    }
-    /* C lines as in igemm_rows, but one every C_PF_EVERY steps: conv1 from NHWC, the tiles of
-       which take 1 ms each, measured 2-3% faster with the misses spread over 56 steps than
-       over 28 (a prefetch that finds every fill buffer taken stalls the k loop) */
-    size_t q = 0, qn = beta == 0.0f ? COLS * mr * C_PF_EVERY : 0;
-    for (size_t i = 0; qn == 0 && i < mr; i++) {
-        _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
-        _mm_prefetch((const char *)(c + i * ldc + 16), _MM_HINT_T0);
-    }
+    size_t q = 0, qn = igemm_start(COLS, C_PF_EVERY, mr, c, ldc, beta, acc0, acc1);
     for (size_t s = 0; s < nseg; s++) {
         const ptrdiff_t d = seg[s].d;
         /* row 3k, for the rows the loop reads (all are rows of the tile: no pointer is formed
@@ -166,9 +174,7 @@ static inline __attribute__((always_inline)) void igemm_srows(const int ROWS, co
         const size_t kc = (size_t)seg[s].kc;
         size_t p = 0;
         for (; p < kc && q < qn; p++, q++, b += b_stride) {
-            if (q % C_PF_EVERY == 0)
-                _mm_prefetch((const char *)(c + (q / C_PF_EVERY / COLS) * ldc + (q / C_PF_EVERY % COLS) * 16),
-                             _MM_HINT_T0);
+            igemm_c_line(COLS, C_PF_EVERY, q, c, ldc);
             igemm_sstep(ROWS, COLS, (ptrdiff_t)(p * sizeof(float)), base, d, b, b_stride, acc0, acc1);
         }
         for (; p < kc; p++, b += b_stride)
