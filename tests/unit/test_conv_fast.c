@@ -93,6 +93,8 @@ static const fcase cases[] = {
      * rows of a k block are copied before the kernel reads them */
     {"swap 1x1 C=1024 (rows copied)", 2, 1, 1024, 20, 1, {1, 24, 24}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"swap 3x3 stride 2 C=512 (rows copied)", 2, 1, 512, 9, 1, {1, 47, 49}, {1, 3, 3}, {0, 1, 1}, {1, 2, 2}, {1, 1, 1}},
+    {"swap groups 8 C=1024 (rows copied, k blocks across taps)", 2, 1, 1024, 16, 8, {1, 6, 17}, {1, 3, 3}, {0, 1, 1},
+     {1, 1, 1}, {1, 1, 1}},
     {"few positions 3x3 K=200", 2, 1, 16, 200, 1, {1, 9, 9}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"few positions 1x1 C=1024 (rows 4 KiB apart)", 2, 1, 1024, 20, 1, {1, 3, 4}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"few positions stride 2 N=2", 2, 2, 24, 30, 1, {1, 14, 14}, {1, 3, 3}, {0, 1, 1}, {1, 2, 2}, {1, 1, 1}},

@@ -985,7 +985,7 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
                     float *cp = c->cbuf ? buf + ir * L->mb + jr : ybase + ir * os[4] + jr;
                     size_t ldc = c->cbuf ? (size_t)L->mb : (size_t)os[4];
                     if (strided)
-                        c->ik_strided(mr, nr, nsg, ss, bp, NR, cp, ldc, al, be);
+                        c->ik_strided(mr, nr, nuse, ss, bp, NR, cp, ldc, al, be);
                     else
                         c->ik(mr, nr, nuse, use, row0, bp, NR, cp, ldc, al, be);
                 }
