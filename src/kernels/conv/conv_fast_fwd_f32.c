@@ -823,16 +823,18 @@ static void wide_tile_units(const fw_ctx *c, int64_t n, int64_t chb, int64_t q, 
                 units[un].kc = rl;
                 if (!in) {
                     units[un].a = zero;
-                } else if (inplace) {
-                    units[un].a = xb + u.n * ss[0] + id * ss[2] + ih * ss[3] + w0 * ss[4];
+                    continue;
+                }
+                const float *row = xb + u.n * ss[0] + id * ss[2] + ih * ss[3];   /* x's row, pixel 0 */
+                if (inplace) {
+                    units[un].a = row + w0 * ss[4];
                 } else {
                     /* dense pixels (ss[4] == cg): the part inside x is one run */
                     float *o = patch + un * npix * cg;
                     int64_t lo = imin(imax(-w0, 0), npix), hi = imax(imin(p->in[2] - w0, npix), lo);
                     memset(o, 0, sizeof(float) * (size_t)(lo * cg));
                     if (hi > lo)
-                        memcpy(o + lo * cg, xb + u.n * ss[0] + id * ss[2] + ih * ss[3] + (w0 + lo) * ss[4],
-                               sizeof(float) * (size_t)((hi - lo) * cg));
+                        memcpy(o + lo * cg, row + (w0 + lo) * ss[4], sizeof(float) * (size_t)((hi - lo) * cg));
                     memset(o + hi * cg, 0, sizeof(float) * (size_t)((npix - hi) * cg));
                     units[un].a = o;
                 }
