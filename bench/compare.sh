@@ -49,6 +49,11 @@ if [ ${#need[@]} -gt 0 ]; then
   cmake -S "$root" -B "$build" >/dev/null && cmake --build "$build" -j 2 >/dev/null
 fi
 
+# hostdnn's cudaMalloc puts buffers of 4 MiB or more on 2 MiB pages (docs/cuda-runtime.md);
+# oneDNN and PyTorch allocate through glibc's malloc, whose hugetlb tunable does the same for
+# them, so that both sides run on the same page size (measured: oneDNN itself within noise).
+anchor_env=(GLIBC_TUNABLES=glibc.malloc.hugetlb=1)
+
 out=$build/bench-compare.txt
 : > "$out"
 base=()
@@ -81,8 +86,8 @@ for round in $(seq 1 "$ROUNDS"); do
         "$build/bench/hostdnn_conv" --reps "$REPS" --algo find --dir "$d" --layout nchw "$s" 2>/dev/null | \
           sed 's/ hostdnn-nchw / hostdnn-nchw_find /' >> "$out"
       fi
-      [ -x "$build/bench/onednn_conv" ] && "$build/bench/onednn_conv" --reps "$REPS" --dir "$d" "$s" >> "$out" 2>/dev/null
-      [ "$TORCH" = 1 ] && env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE /usr/bin/python3 "$root/bench/torch_conv.py" --reps "$REPS" \
+      [ -x "$build/bench/onednn_conv" ] && env "${anchor_env[@]}" "$build/bench/onednn_conv" --reps "$REPS" --dir "$d" "$s" >> "$out" 2>/dev/null
+      [ "$TORCH" = 1 ] && env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "${anchor_env[@]}" /usr/bin/python3 "$root/bench/torch_conv.py" --reps "$REPS" \
         --threads "$THREADS" --dir "$d" "$s" >> "$out" 2>/dev/null
     done
   done

@@ -9,8 +9,10 @@
  * past its end; damage found there (a write past the end by host code or a library) becomes
  * the sticky cudaErrorIllegalAddress, like a faulting kernel on a GPU.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* posix_memalign, and madvise's MADV_HUGEPAGE (core/hugepage.h) */
 #include "cudart/rt.h"
+
+#include "core/hugepage.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -145,8 +147,9 @@ static cudaError_t rt_alloc(void **out, size_t size, enum rt_kind kind, unsigned
         return rt_fail(cudaErrorMemoryAllocation, fn, "%zu bytes exceed the %zu bytes of memory", size,
                        rt_total_memory());
     void *block = NULL;
-    if (posix_memalign(&block, RT_ALIGN, size + RT_GUARD) != 0 || !block)
+    if (posix_memalign(&block, hd_huge_align(size, RT_ALIGN), size + RT_GUARD) != 0 || !block)
         return rt_fail(cudaErrorMemoryAllocation, fn, "the host allocation of %zu bytes failed", size);
+    hd_huge_advise(block, size);
     memset((unsigned char *)block + size, RT_GUARD_BYTE, RT_GUARD);
     rt_entry e = {{(uintptr_t)block, size, kind, flags}, block};
     pthread_mutex_lock(&rt_mem_lock);

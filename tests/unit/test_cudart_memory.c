@@ -63,6 +63,33 @@ static void test_malloc_free(void)
     cudaGetLastError();
 }
 
+/* Allocations of 4 MiB or more start on a 2 MiB boundary (core/hugepage.h: they are offered
+ * to transparent huge pages); every byte stays usable, the guard bytes past the end still
+ * catch an overrun, and smaller allocations keep the 256-byte guarantee. */
+static void test_large_alloc(void)
+{
+    SECTION("large allocations");
+    const size_t mib = (size_t)1 << 20;
+    void *d = NULL, *e = NULL, *h = NULL;
+    CHECK_CU_OK(cudaMalloc(&d, 8 * mib + 3));
+    CHECK(((uintptr_t)d & (2 * mib - 1)) == 0);
+    CHECK_CU_OK(cudaMalloc(&e, 8 * mib + 3));
+    CHECK_CU_OK(cudaMemset(d, 0x3C, 8 * mib + 3));
+    CHECK_CU_OK(cudaMemcpy(e, d, 8 * mib + 3, cudaMemcpyDeviceToDevice));
+    CHECK(all_bytes(e, 8 * mib + 3, 0x3C));
+    CHECK_CU_OK(cudaFree(d));
+    ((unsigned char *)e)[8 * mib + 3] = 0;          /* one byte past the end: the guard notices */
+    CHECK_CU(cudaFree(e), cudaErrorIllegalAddress);
+    cudaDeviceReset();                               /* clears the sticky error */
+    CHECK_CU_OK(cudaMallocHost(&h, 5 * mib));
+    CHECK(((uintptr_t)h & (2 * mib - 1)) == 0);
+    CHECK_CU_OK(cudaFreeHost(h));
+    CHECK_CU_OK(cudaMalloc(&d, 3 * mib));
+    CHECK(((uintptr_t)d & 255) == 0);
+    CHECK_CU_OK(cudaFree(d));
+    CHECK_CU(cudaGetLastError(), cudaSuccess);
+}
+
 static void test_memcpy(void)
 {
     SECTION("memcpy");
@@ -288,6 +315,7 @@ static void test_cpp_style_usage(void)
 int main(void)
 {
     test_malloc_free();
+    test_large_alloc();
     test_memcpy();
     test_memcpy2d();
     test_memset();
