@@ -210,11 +210,14 @@ static void abs_bound_bwdd(const conv_ref_shape *s, const double *dy, const doub
 /* ---- the dispatch log ---- */
 
 static int saw_w4, saw_other, saw_cl;
+static char last_plan[512];       /* the Winograd engine's last plan line */
 static void log_cb(cudnnSeverity_t sev, void *ud, const cudnnDebug_t *dbg, const char *msg)
 {
     (void)sev, (void)ud, (void)dbg;
     if (msg && strstr(msg, "plan: channel lanes"))
         saw_cl = 1;
+    if (msg && strstr(msg, "plan: "))
+        snprintf(last_plan, sizeof last_plan, "%s", strstr(msg, "plan: "));
     if (msg && strstr(msg, "dispatch")) {
         if (strstr(msg, "winograd_f4x3"))
             saw_w4 = 1;
@@ -331,6 +334,21 @@ static void check_case(cudnnHandle_t h, const wcase *c, int layout, int flip)
 {
     check_case_dir(h, c, layout, flip, D_FWD);
     check_case_dir(h, c, layout, flip, D_BWDD);
+}
+
+/* One tile block split over K ranges whose transformed input V (96 tiles x 304 channels,
+ * 4.3 MB) is too large for L2: the engine then takes more filter panels per sub-block than
+ * its L2 budget for them allows (here 2, in sub-blocks of 1, 2 and 2 panels per K range),
+ * so that V is streamed fewer times.  Forward from NCHW (tile lanes) against the reference. */
+static void check_streamed_v(cudnnHandle_t h)
+{
+    SECTION("V larger than L2: larger K sub-blocks");
+    const wcase c = {"streamed V", 24, 304, 200, 1, 5, 5, 1, 1};
+    last_plan[0] = 0;
+    check_case_dir(h, &c, L_NCHW, 0, D_FWD);
+    if (isa_avx512())   /* the panel width (14 filters) is the AVX-512 GEMM kernel's */
+        CHECK_MSG(strstr(last_plan, "3 K ranges, 2 panels of 14 filters per sub-block") != NULL, "plan: %s",
+                  last_plan);
 }
 
 /* ---- determinism across thread counts ---- */
@@ -598,6 +616,7 @@ int main(void)
     check_fused(h, L_NCHW);
     check_fused(h, L_NHWC);
     check_refusals(h);
+    check_streamed_v(h);
     cudnnSetCallback(0, NULL, NULL);
     check_workspace_and_rank(h);
     check_threads();
