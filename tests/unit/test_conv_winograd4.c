@@ -337,17 +337,24 @@ static void check_case(cudnnHandle_t h, const wcase *c, int layout, int flip)
 }
 
 /* One tile block split over K ranges whose transformed input V (96 tiles x 304 channels,
- * 4.3 MB) is too large for L2: the engine then takes more filter panels per sub-block than
- * its L2 budget for them allows (here 2, in sub-blocks of 1, 2 and 2 panels per K range),
- * so that V is streamed fewer times.  Forward from NCHW (tile lanes) against the reference. */
+ * 4.2-4.3 MB) is too large for L2.  Tile lanes (NCHW): the engine takes more filter panels per
+ * sub-block than its L2 budget for them allows (here 2: sub-blocks of 1, 2 and 2 panels in
+ * each of the two K ranges), so that V is streamed fewer times.  Channel lanes (NHWC): the filter panels
+ * are transformed for all channels at once instead of in chunks of 48.  Forward, against the
+ * reference. */
 static void check_streamed_v(cudnnHandle_t h)
 {
-    SECTION("V larger than L2: larger K sub-blocks");
-    const wcase c = {"streamed V", 24, 304, 200, 1, 5, 5, 1, 1};
+    SECTION("V larger than L2: larger K sub-blocks, whole-channel filter chunks");
+    const wcase c = {"streamed V", 24, 304, 136, 1, 5, 5, 1, 1};
     last_plan[0] = 0;
     check_case_dir(h, &c, L_NCHW, 0, D_FWD);
     if (isa_avx512())   /* the panel width (14 filters) is the AVX-512 GEMM kernel's */
-        CHECK_MSG(strstr(last_plan, "3 K ranges, 2 panels of 14 filters per sub-block") != NULL, "plan: %s",
+        CHECK_MSG(strstr(last_plan, "2 K ranges, 2 panels of 14 filters per sub-block") != NULL, "plan: %s",
+                  last_plan);
+    last_plan[0] = 0;
+    check_case_dir(h, &c, L_NHWC, 1, D_FWD);
+    if (isa_avx512())   /* channel lanes exist on AVX-512 only */
+        CHECK_MSG(strstr(last_plan, "channel lanes") && strstr(last_plan, "(in chunks of 304 channels)"), "plan: %s",
                   last_plan);
 }
 
