@@ -165,6 +165,10 @@ static int64_t m_floats(const w4_plan *L)
 }
 static int64_t u_sub_floats(const w4_plan *L) { return 36 * pos_stride(L->kbp * L->FP * L->cc); }
 
+/* Whether V is so much larger than L2 that every pass over it comes from memory (see
+ * w4_book and w4_plan_make for what the plan does about it). */
+static int v_streamed(const w4_view *v, const w4_plan *L) { return v_floats(v, L) * 4 >= V_STREAMED; }
+
 /* One slot: V (unless shared by all tasks), M and, transforming on the fly, U. */
 static int64_t slot_floats(const w4_view *v, const w4_plan *L)
 {
@@ -181,10 +185,11 @@ static void w4_book(const w4_view *v, w4_plan *L)
      * cut into chunks, the SGEMM calls ran at a third of the speed).  Not when V is 4 MiB or
      * more: a chunk reads a piece of each of V's rows (48 of 512 channels: 192 of 2048 bytes),
      * which then come from memory scattered; whole rows read in order, with the panels and
-     * the products passed once, measured 12% faster (res5 3x3 from NHWC at batch 16, V 4.9 MB,
-     * 6.8 -> 6.0 ms with two threads; at batch 8, V 2.7 MB, and batch 1 chunks stay faster). */
+     * the products passed once, measured 12-14% faster (res5 3x3 from NHWC at batch 16, V 4.9
+     * MB, 6.8 -> 5.9-6.0 ms with two threads; at batch 8, V 2.7 MB, and batch 1 chunks stay
+     * faster). */
     L->cc = v->Cg;
-    if (L->otf && L->cl && v_floats(v, L) * 4 < V_STREAMED) {
+    if (L->otf && L->cl && !v_streamed(v, L)) {
         int64_t cc = U_BUDGET / (36 * 4 * L->kbp * L->FP) / 16 * 16;
         L->cc = cc < 16 ? 16 : cc < v->Cg ? cc : v->Cg;
     }
@@ -265,7 +270,7 @@ static int w4_plan_make(const w4_view *v, w4_plan *L)
      * save more than the panels' stay in L2 (res5 3x3 from NCHW at batch 16, V 4.7 MB: 1 -> 3
      * panels per sub-block, forward 5.2 -> 4.6 ms and backward data 5.9 -> 5.3 ms with two
      * threads; at batch 1, V 1.2-2.4 MB, larger sub-blocks measured up to 6% slower). */
-    int u_cap = L->otf && !L->cl && v_floats(v, L) * 4 < V_STREAMED;
+    int u_cap = L->otf && !L->cl && !v_streamed(v, L);
     while (L->kbp > 1 && (m_floats(L) * 4 > M_BUDGET || (u_cap && u_sub_floats(L) * 4 > 2 * U_BUDGET))) {
         L->kbp--;
         L->ldm = L->cl ? cl_ld(L->kbp * L->FP) : 0;
