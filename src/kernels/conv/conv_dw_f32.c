@@ -51,18 +51,20 @@
 #define BLK_BAND_BYTES ((int64_t)512 << 10) /* the band of blocked source rows of one task (L2) */
 #define BLK_SPLITS 8                  /* blocked tasks per batch wanted (both threads need work at batch 1) */
 #define BLK_NCHW_MAXW 40              /* NCHW: result rows wider than this stay plane work */
+#define EROW_MAX_CHUNKS 16            /* in place with the edge-row kernel: rows of at most 16 chunks */
 
 hd_dw_kernels hd_f32_dw_select(int isa)
 {
     hd_dw_kernels k = {hd_f32_dw_row__scalar, hd_f32_dw_wrow__scalar, hd_f32_dw_brow__scalar,
-                       hd_f32_dw_bwrow__scalar, hd_f32_dw_gather__scalar, hd_f32_dw_scatter__scalar};
+                       hd_f32_dw_bwrow__scalar, NULL, hd_f32_dw_gather__scalar, hd_f32_dw_scatter__scalar};
     if (isa >= HD_ISA_AVX512) {
         hd_dw_kernels v = {hd_f32_dw_row__avx512, hd_f32_dw_wrow__avx512, hd_f32_dw_brow__avx512,
-                           hd_f32_dw_bwrow__avx512, hd_f32_dw_gather__avx512, hd_f32_dw_scatter__avx512};
+                           hd_f32_dw_bwrow__avx512, hd_f32_dw_erow3__avx512, hd_f32_dw_gather__avx512,
+                           hd_f32_dw_scatter__avx512};
         k = v;
     } else if (isa >= HD_ISA_AVX2) {
         hd_dw_kernels v = {hd_f32_dw_row__avx2, hd_f32_dw_wrow__avx2, hd_f32_dw_brow__avx2,
-                           hd_f32_dw_bwrow__avx2, hd_f32_dw_gather__avx2, hd_f32_dw_scatter__scalar};
+                           hd_f32_dw_bwrow__avx2, NULL, hd_f32_dw_gather__avx2, hd_f32_dw_scatter__scalar};
         k = v;
     }
     return k;
@@ -116,6 +118,9 @@ typedef struct {
     int64_t Wa;                   /* pixels of a band row: Wp, or more for the kernels' reads past the row */
     int inpl;                     /* NHWC interior read in place (see plan_inplace) */
     int64_t ol, oh;               /* in place: interior results [ol, oh) */
+    int erow, nek;                /* in place with the edge-row kernel: each row in nek chunks */
+    int64_t ekw;                  /* of ekw results */
+    int ek_sl, ek_sr;             /* columns outside the source row, left (first chunk) and right (last) */
     int64_t BR;                   /* source rows of a task's band (per channel block) */
     int64_t band_rows;            /* band rows in a slot: cbg * BR, or 0 when in place needs none */
     int64_t G, cbg;               /* channel groups per image row block, channel blocks per group */
@@ -264,6 +269,34 @@ static void plan_blk(dw_plan *P, hd_conv_layout *L, int chan_contig)
     }
 }
 
+/* Rows in place with the edge-row kernel (AVX-512; forward and stride-1 backward data, 3 taps
+ * along the row, dilation 1, stride 1 or 2): a row is cut into nek equal chunks of a width
+ * the kernel takes (16, 14, 8 or 7 results), the first and last of which may leave out one
+ * column past each end of the source row.  Before it, a 14-wide row ran as an 8-result
+ * block, a 4-result block and two border results one at a time (chains of one multiply-add),
+ * and 7-wide rows were copied into the band. */
+static int plan_erow(dw_plan *P)
+{
+    static const int64_t widths[] = {16, 14, 8, 7};
+    const blk_phase *f = &P->ph[0];
+    if (hd_cpu_isa() < HD_ISA_AVX512 || f->S != 3 || f->cd != 1 || (f->cs != 1 && f->cs != 2))
+        return 0;
+    int64_t n = f->n, w = 0, base = P->qlo + f->b0;
+    for (int i = 0; i < 4 && !w; i++)
+        if (n % widths[i] == 0)
+            w = widths[i];
+    if (!w || n / w > EROW_MAX_CHUNKS)
+        return 0;
+    int64_t last = base + (n - 1) * f->cs + 2;            /* the last column the row reads */
+    int64_t sl = base < 0 ? -base : 0, sr = last >= P->Hz.src ? last - (P->Hz.src - 1) : 0;
+    /* one column off each end at most, and every chunk but the edge ones inside the row */
+    if (sl > 1 || sr > 1 || (n / w == 1 && w * f->cs + 2 - sl - sr < 1))
+        return 0;
+    P->inpl = P->erow = 1;
+    P->nek = (int)(n / w), P->ekw = w, P->ek_sl = (int)sl, P->ek_sr = (int)sr;
+    return 1;
+}
+
 /* Blocked work from NHWC with whole 16-channel blocks and one phase per row (forward,
  * backward data at stride 1 along the rows, backward filter) reads the rows in place: the
  * kernels take the tensors' pixel strides.  The results whose taps reach past a row end (at most 8 at each
@@ -277,6 +310,8 @@ static void plan_inplace(dw_plan *P, const hd_conv_problem *p)
     if (P->nph != 1 || P->C % 16 || ss[1] != 1 || ds[1] != 1)
         return;
     const blk_phase *f = &P->ph[0];
+    if (P->dir != DIR_BWDF && plan_erow(P))
+        return;
     int64_t base = P->qlo + f->b0, hi = P->Hz.src - 1 - (f->S - 1) * f->cd - base;
     int64_t ol = base >= 0 ? 0 : cdiv(-base, f->cs), oh = hi < 0 ? 0 : min64(f->n, hi / f->cs + 1);
     /* backward filter: its copies of 14-wide rows cost less than the edge results' calls
@@ -625,6 +660,37 @@ static void inplace_rows(dw_ctx *c, blk_slot *sl, const float *src, int64_t n, i
     }
 }
 
+/* In place with the edge-row kernel (plan_erow): result rows [o0, o1) of image n, channel
+ * blocks [0, nb) from channel c0, row by row, chunk by chunk over all channel blocks. */
+static void erow_rows(dw_ctx *c, blk_slot *sl_, const float *src, int64_t n, int64_t c0, int64_t nb, int64_t o0,
+                      int64_t o1)
+{
+    const dw_plan *P = &c->P;
+    const blk_phase *f = &P->ph[0];
+    const hd_conv_epilogue *e = &c->a->epi;
+    float alpha = (float)e->alpha, beta = (float)e->beta;
+    int64_t RT16 = P->R * P->taps * 16, xps = c->ss[4], yps = c->ds[4];
+    for (int64_t o = o0; o < o1; o++) {
+        int64_t wr[64];
+        const float *rows[64];
+        size_t nr = inplace_src_rows(c, src, o, rows, wr);
+        float *orow = c->dst + n * c->ds[0] + c0 + o * c->ds[3];
+        for (int k = 0; k < P->nek; k++) {
+            int sl = k == 0 ? P->ek_sl : 0, sr = k == P->nek - 1 ? P->ek_sr : 0;
+            int64_t j0 = k * P->ekw, col = P->qlo + f->b0 + j0 * f->cs + sl;   /* the chunk's first column read */
+            for (int64_t b = 0; b < nb; b++) {
+                for (size_t i = 0; i < nr; i++) {
+                    sl_->rowsf[i] = rows[i] + 16 * b + col * xps;
+                    sl_->wf[i] = sl_->w + b * RT16 + wr[i] * P->taps * 16;
+                }
+                hd_dw_erow_args ea = {orow + 16 * b + j0 * yps, yps, (size_t)P->ekw, sl_->rowsf, sl_->wf, nr,
+                                      (size_t)f->cs, sl, sr, alpha, beta, xps};
+                c->k.erow(&ea);
+            }
+        }
+    }
+}
+
 /* Task (image, result row block, channel group) of forward or backward data: copy the band,
  * then channel block by channel block, result row by row (consecutive rows share band rows,
  * in L1). */
@@ -650,7 +716,10 @@ static void blk_task(void *vctx, size_t task, int thread)
     const hd_conv_epilogue *e = &c->a->epi;
     int direct = c->ds[1] == 1 && !e->fused, inpl = P->inpl && direct;
     if (inpl) {
-        inplace_rows(c, &sl, src, n, c0, nb, o0, o1);
+        if (P->erow)
+            erow_rows(c, &sl, src, n, c0, nb, o0, o1);
+        else
+            inplace_rows(c, &sl, src, n, c0, nb, o0, o1);
         return;
     }
     band_span(P, o0, o1, &qa, &qb);

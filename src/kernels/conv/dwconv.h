@@ -75,6 +75,31 @@ typedef struct {
     int tight;
 } hd_dw_brow_args;
 
+/* Edge rows: a 3-tap filter (dilation 1, stride cs of 1 or 2) over a short run of results
+ * read in place from an NHWC tensor, including the results whose taps fall off the row's
+ * ends, so a row of 7 to 32 results is one or two calls instead of an interior run plus
+ * border results one at a time.  Chunk column m of row i (m = j*cs + t for result j and tap
+ * t) is at rows[i] + ips*(m - skip_l); the columns m < skip_l and m >= (nb-1)*cs + 3 - skip_r
+ * lie outside the source row and their terms are left out (skip_l, skip_r are 0 or 1).
+ * Result j < nb, lane l, at out + j*ops:
+ *   alpha * sum_{i < nr} sum_{t < 3, column inside} w[i][16*t + l] * rows[i][...]
+ *   (+ beta * its old value when beta != 0),
+ * terms row by row, tap by tap: the bits of the blocked row kernels over zero-bordered rows
+ * (a zero term changes no sum but the sign of a zero).  nb must satisfy HD_DW_EROW_NB. */
+typedef struct {
+    float *out;
+    int64_t ops;
+    size_t nb;
+    const float *const *rows;
+    const float *const *w;
+    size_t nr, cs;
+    int skip_l, skip_r;
+    float alpha, beta;
+    int64_t ips;
+} hd_dw_erow_args;
+
+#define HD_DW_EROW_NB(nb) ((nb) == 7 || (nb) == 8 || (nb) == 14 || (nb) == 16)
+
 /* acc[i][16*s + l] += sum_{o < n} dy[dps*o + l] * rows[i][ips*(o*cs + s*cd) + l] (o increasing).
  * dps and ips are the pixel strides of dy and of the source rows: 16 for blocked rows, the
  * channel count for an NHWC tensor's own rows.  The kernels read only the pixels the sums
@@ -106,6 +131,7 @@ typedef struct {
     void (*wrow)(const hd_dw_wrow_args *a);
     void (*brow)(const hd_dw_brow_args *a);
     void (*bwrow)(const hd_dw_bwrow_args *a);
+    void (*erow)(const hd_dw_erow_args *a);   /* NULL: none for this ISA */
     hd_dw_gather_fn gather;
     hd_dw_scatter_fn scatter;
 } hd_dw_kernels;
@@ -123,6 +149,7 @@ void hd_f32_dw_wrow__avx2(const hd_dw_wrow_args *a);
 void hd_f32_dw_brow__avx2(const hd_dw_brow_args *a);
 void hd_f32_dw_bwrow__avx2(const hd_dw_bwrow_args *a);
 void hd_f32_dw_row__avx512(const hd_dw_row_args *a);
+void hd_f32_dw_erow3__avx512(const hd_dw_erow_args *a);
 void hd_f32_dw_wrow__avx512(const hd_dw_wrow_args *a);
 void hd_f32_dw_brow__avx512(const hd_dw_brow_args *a);
 void hd_f32_dw_bwrow__avx512(const hd_dw_bwrow_args *a);
