@@ -74,8 +74,9 @@ static const dcase cases[] = {
     {"in place 5x5 p1 C=16 W=24", 2, 16, 5, 24, 5, 5, 1, 1, 1, 1, 1, 1},
     {"in place 7x7 s2 p3 C=48 W=41", 1, 48, 9, 41, 7, 7, 3, 3, 2, 2, 1, 1},
     {"in place 3x3 s2 p1 C=16 W=61 (backward filter too)", 2, 16, 5, 61, 3, 3, 1, 1, 2, 2, 1, 1},
-    /* NHWC rows in place through the AVX-512 edge-row kernel (forward and stride-1 backward
-     * data: 3 taps, chunks of 16, 14, 8 or 7 results, a column off either end or none) */
+    /* NHWC rows in place through the AVX-512 edge-row kernel (forward: 3 taps; backward data
+     * at stride 1, and at stride 2 as two phases of 1 and 2 taps; chunks of 16, 14, 8 or 7
+     * results, a column off either end or none; widths that fit no chunk stay with the band) */
     {"edge rows 3x3 s1 p1 C=32 W=14", 2, 32, 5, 14, 3, 3, 1, 1, 1, 1, 1, 1},
     {"edge rows 3x3 s1 p1 C=16 W=7", 1, 16, 4, 7, 3, 3, 1, 1, 1, 1, 1, 1},
     {"edge rows 3x3 s1 p1 C=48 W=28 (two chunks)", 2, 48, 4, 28, 3, 3, 1, 1, 1, 1, 1, 1},
@@ -84,6 +85,9 @@ static const dcase cases[] = {
     {"edge rows 3x3 s2 p1 C=16 W=13 (last column off)", 2, 16, 5, 13, 3, 3, 1, 1, 2, 2, 1, 1},
     {"edge rows 3x3 s2 p1 C=16 W=32", 1, 16, 3, 32, 3, 3, 1, 1, 2, 2, 1, 1},
     {"edge rows 3x3 s2 p1 C=16 W=111 (four chunks)", 1, 16, 3, 111, 3, 3, 1, 1, 2, 2, 1, 1},
+    {"edge rows 3x3 s2 p1 C=16 W=64 (backward data: two phases of two chunks)", 1, 16, 4, 64, 3, 3, 1, 1, 2, 2, 1, 1},
+    {"edge rows 3x3 s2 p1 C=16 W=112 (backward data: four chunks a phase, the band)", 1, 16, 4, 112, 3, 3, 1, 1, 2, 2, 1, 1},
+    {"edge rows 3x3 s2 p1 C=32 W=28 (backward data: phases of 14)", 2, 32, 6, 28, 3, 3, 1, 1, 2, 2, 1, 1},
     {"edge rows 3x3 p0 C=16 W=16 (no column off)", 2, 16, 4, 16, 3, 3, 0, 0, 1, 1, 1, 1},
     {"edge rows 1x3 p(0,1) C=16 W=8 (one filter row)", 1, 16, 5, 8, 1, 3, 0, 1, 1, 1, 1, 1},
     {"edge rows refused: 3x3 p2 C=16 W=12", 1, 16, 4, 12, 3, 3, 2, 2, 1, 1, 1, 1},

@@ -59,7 +59,7 @@ hd_dw_kernels hd_f32_dw_select(int isa)
                        hd_f32_dw_bwrow__scalar, NULL, hd_f32_dw_gather__scalar, hd_f32_dw_scatter__scalar};
     if (isa >= HD_ISA_AVX512) {
         hd_dw_kernels v = {hd_f32_dw_row__avx512, hd_f32_dw_wrow__avx512, hd_f32_dw_brow__avx512,
-                           hd_f32_dw_bwrow__avx512, hd_f32_dw_erow3__avx512, hd_f32_dw_gather__avx512,
+                           hd_f32_dw_bwrow__avx512, hd_f32_dw_erow__avx512, hd_f32_dw_gather__avx512,
                            hd_f32_dw_scatter__avx512};
         k = v;
     } else if (isa >= HD_ISA_AVX2) {
@@ -118,9 +118,9 @@ typedef struct {
     int64_t Wa;                   /* pixels of a band row: Wp, or more for the kernels' reads past the row */
     int inpl;                     /* NHWC interior read in place (see plan_inplace) */
     int64_t ol, oh;               /* in place: interior results [ol, oh) */
-    int erow, nek;                /* in place with the edge-row kernel: each row in nek chunks */
-    int64_t ekw;                  /* of ekw results */
-    int ek_sl, ek_sr;             /* columns outside the source row, left (first chunk) and right (last) */
+    int erow;                     /* in place with the edge-row kernel: phase k of a row in */
+    int64_t nek[2], ekw[2];       /* nek chunks of ekw results, */
+    int ek_sl[2], ek_sr[2];       /* the first leaving out ek_sl columns at the left, the last ek_sr at the right */
     int64_t BR;                   /* source rows of a task's band (per channel block) */
     int64_t band_rows;            /* band rows in a slot: cbg * BR, or 0 when in place needs none */
     int64_t G, cbg;               /* channel groups per image row block, channel blocks per group */
@@ -269,31 +269,38 @@ static void plan_blk(dw_plan *P, hd_conv_layout *L, int chan_contig)
     }
 }
 
-/* Rows in place with the edge-row kernel (AVX-512; forward and stride-1 backward data, 3 taps
- * along the row, dilation 1, stride 1 or 2): a row is cut into nek equal chunks of a width
- * the kernel takes (16, 14, 8 or 7 results), the first and last of which may leave out one
- * column past each end of the source row.  Before it, a 14-wide row ran as an 8-result
+/* Rows in place with the edge-row kernel (AVX-512; forward, and backward data at stride 1 or
+ * 2, whose two phases of a row are each a stride-1 correlation of 1 or 2 taps; at most 3
+ * taps along the row, dilation 1): each phase of a result row is cut into equal chunks of a
+ * width the kernel takes (16, 14, 8 or 7 results), the first and last of which may leave out
+ * one column past each end of the source row.  Before it, a 14-wide row ran as an 8-result
  * block, a 4-result block and two border results one at a time (chains of one multiply-add),
- * and 7-wide rows were copied into the band. */
+ * 7-wide rows were copied into the band, and so were the rows of strided backward data. */
 static int plan_erow(dw_plan *P)
 {
     static const int64_t widths[] = {16, 14, 8, 7};
-    const blk_phase *f = &P->ph[0];
-    if (hd_cpu_isa() < HD_ISA_AVX512 || f->S != 3 || f->cd != 1 || (f->cs != 1 && f->cs != 2))
+    if (hd_cpu_isa() < HD_ISA_AVX512 || P->nph > 2 || P->R > 64)
         return 0;
-    int64_t n = f->n, w = 0, base = P->qlo + f->b0;
-    for (int i = 0; i < 4 && !w; i++)
-        if (n % widths[i] == 0)
-            w = widths[i];
-    if (!w || n / w > EROW_MAX_CHUNKS)
-        return 0;
-    int64_t last = base + (n - 1) * f->cs + 2;            /* the last column the row reads */
-    int64_t sl = base < 0 ? -base : 0, sr = last >= P->Hz.src ? last - (P->Hz.src - 1) : 0;
-    /* one column off each end at most, and every chunk but the edge ones inside the row */
-    if (sl > 1 || sr > 1 || (n / w == 1 && w * f->cs + 2 - sl - sr < 1))
-        return 0;
+    for (int64_t k = 0; k < P->nph; k++) {
+        const blk_phase *f = &P->ph[k];
+        int64_t n = f->n, w = 0, base = P->qlo + f->b0;
+        if (f->S < 1 || f->cd != 1 || n < 1)
+            return 0;
+        for (int i = 0; i < 4 && !w; i++)
+            if (n % widths[i] == 0)
+                w = widths[i];
+        /* strided backward data: rows of at most two chunks per phase (dw2's 112-wide dx, four
+           chunks, measured 17-20% slower in place than with the band on two threads) */
+        if (!w || n / w > (P->nph > 1 ? 2 : EROW_MAX_CHUNKS))
+            return 0;
+        int64_t last = base + (n - 1) * f->cs + f->S - 1;            /* the last column the phase reads */
+        int64_t sl = base < 0 ? -base : 0, sr = last >= P->Hz.src ? last - (P->Hz.src - 1) : 0;
+        /* a single chunk must still read a column */
+        if (!hd_dw_erow_takes(w, f->S, f->cs, sl, sr) || (n == w && (w - 1) * f->cs + f->S - sl - sr < 1))
+            return 0;
+        P->nek[k] = n / w, P->ekw[k] = w, P->ek_sl[k] = (int)sl, P->ek_sr[k] = (int)sr;
+    }
     P->inpl = P->erow = 1;
-    P->nek = (int)(n / w), P->ekw = w, P->ek_sl = (int)sl, P->ek_sr = (int)sr;
     return 1;
 }
 
@@ -307,11 +314,13 @@ static void plan_inplace(dw_plan *P, const hd_conv_problem *p)
 {
     /* the source (x, or dy for backward data) and the other tensor (y, dx, or dy for backward filter) */
     const int64_t *ss = P->dir == DIR_BWDD ? p->ys : p->xs, *ds = P->dir == DIR_BWDD ? p->xs : p->ys;
-    if (P->nph != 1 || P->C % 16 || ss[1] != 1 || ds[1] != 1)
+    if (P->C % 16 || ss[1] != 1 || ds[1] != 1)
         return;
-    const blk_phase *f = &P->ph[0];
     if (P->dir != DIR_BWDF && plan_erow(P))
         return;
+    if (P->nph != 1)
+        return;
+    const blk_phase *f = &P->ph[0];
     int64_t base = P->qlo + f->b0, hi = P->Hz.src - 1 - (f->S - 1) * f->cd - base;
     int64_t ol = base >= 0 ? 0 : cdiv(-base, f->cs), oh = hi < 0 ? 0 : min64(f->n, hi / f->cs + 1);
     /* backward filter: its copies of 14-wide rows cost less than the edge results' calls
@@ -661,12 +670,13 @@ static void inplace_rows(dw_ctx *c, blk_slot *sl, const float *src, int64_t n, i
 }
 
 /* In place with the edge-row kernel (plan_erow): result rows [o0, o1) of image n, channel
- * blocks [0, nb) from channel c0, row by row, chunk by chunk over all channel blocks. */
-static void erow_rows(dw_ctx *c, blk_slot *sl_, const float *src, int64_t n, int64_t c0, int64_t nb, int64_t o0,
+ * blocks [0, nb) from channel c0, row by row, chunk by chunk, and per chunk phase by phase
+ * over all channel blocks, so the stores of the two phases of a strided backward data fill
+ * one stretch of dx. */
+static void erow_rows(dw_ctx *c, blk_slot *sl, const float *src, int64_t n, int64_t c0, int64_t nb, int64_t o0,
                       int64_t o1)
 {
     const dw_plan *P = &c->P;
-    const blk_phase *f = &P->ph[0];
     const hd_conv_epilogue *e = &c->a->epi;
     float alpha = (float)e->alpha, beta = (float)e->beta;
     int64_t RT16 = P->R * P->taps * 16, xps = c->ss[4], yps = c->ds[4];
@@ -675,17 +685,24 @@ static void erow_rows(dw_ctx *c, blk_slot *sl_, const float *src, int64_t n, int
         const float *rows[64];
         size_t nr = inplace_src_rows(c, src, o, rows, wr);
         float *orow = c->dst + n * c->ds[0] + c0 + o * c->ds[3];
-        for (int k = 0; k < P->nek; k++) {
-            int sl = k == 0 ? P->ek_sl : 0, sr = k == P->nek - 1 ? P->ek_sr : 0;
-            int64_t j0 = k * P->ekw, col = P->qlo + f->b0 + j0 * f->cs + sl;   /* the chunk's first column read */
-            for (int64_t b = 0; b < nb; b++) {
-                for (size_t i = 0; i < nr; i++) {
-                    sl_->rowsf[i] = rows[i] + 16 * b + col * xps;
-                    sl_->wf[i] = sl_->w + b * RT16 + wr[i] * P->taps * 16;
+        int64_t nk = max64(P->nek[0], P->nph > 1 ? P->nek[1] : 0);
+        for (int64_t k = 0; k < nk; k++) {
+            for (int64_t ph = 0; ph < P->nph; ph++) {
+                const blk_phase *f = &P->ph[ph];
+                if (k >= P->nek[ph])
+                    continue;
+                int skl = k == 0 ? P->ek_sl[ph] : 0, skr = k == P->nek[ph] - 1 ? P->ek_sr[ph] : 0;
+                int64_t j0 = k * P->ekw[ph], col = P->qlo + f->b0 + j0 * f->cs + skl;   /* first column read */
+                for (int64_t b = 0; b < nb; b++) {
+                    for (size_t i = 0; i < nr; i++) {
+                        sl->rowsf[i] = rows[i] + 16 * b + col * xps;
+                        sl->wf[i] = sl->w + b * RT16 + (wr[i] * P->taps + f->tap0) * 16;
+                    }
+                    hd_dw_erow_args ea = {orow + 16 * b + (f->ooff + j0 * f->ostep) * yps, yps * f->ostep,
+                                          (size_t)P->ekw[ph], sl->rowsf, sl->wf, nr, (size_t)f->S, (size_t)f->cs,
+                                          skl, skr, alpha, beta, xps};
+                    c->k.erow(&ea);
                 }
-                hd_dw_erow_args ea = {orow + 16 * b + j0 * yps, yps, (size_t)P->ekw, sl_->rowsf, sl_->wf, nr,
-                                      (size_t)f->cs, sl, sr, alpha, beta, xps};
-                c->k.erow(&ea);
             }
         }
     }

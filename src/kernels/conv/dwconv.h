@@ -75,30 +75,42 @@ typedef struct {
     int tight;
 } hd_dw_brow_args;
 
-/* Edge rows: a 3-tap filter (dilation 1, stride cs of 1 or 2) over a short run of results
- * read in place from an NHWC tensor, including the results whose taps fall off the row's
- * ends, so a row of 7 to 32 results is one or two calls instead of an interior run plus
- * border results one at a time.  Chunk column m of row i (m = j*cs + t for result j and tap
- * t) is at rows[i] + ips*(m - skip_l); the columns m < skip_l and m >= (nb-1)*cs + 3 - skip_r
- * lie outside the source row and their terms are left out (skip_l, skip_r are 0 or 1).
+/* Edge rows: a filter of S taps along the row (1 to 3, dilation 1, stride cs) over a run of
+ * results read in place from an NHWC tensor, including the results whose taps fall off the
+ * row's ends, so a short row is one call instead of an interior run plus border results one
+ * at a time.  Chunk column m of row i (m = j*cs + t for result j and tap t) is at
+ * rows[i] + ips*(m - skip_l); the columns m < skip_l and m >= (nb-1)*cs + S - skip_r lie
+ * outside the source row and their terms are left out (skip_l, skip_r are 0 or 1).
  * Result j < nb, lane l, at out + j*ops:
- *   alpha * sum_{i < nr} sum_{t < 3, column inside} w[i][16*t + l] * rows[i][...]
+ *   alpha * sum_{i < nr} sum_{t < S, column inside} w[i][16*t + l] * rows[i][...]
  *   (+ beta * its old value when beta != 0),
  * terms row by row, tap by tap: the bits of the blocked row kernels over zero-bordered rows
- * (a zero term changes no sum but the sign of a zero).  nb must satisfy HD_DW_EROW_NB. */
+ * (a zero term changes no sum but the sign of a zero).  The kernel takes only the
+ * combinations hd_dw_erow_takes accepts. */
 typedef struct {
     float *out;
     int64_t ops;
     size_t nb;
     const float *const *rows;
     const float *const *w;
-    size_t nr, cs;
+    size_t nr, S, cs;
     int skip_l, skip_r;
     float alpha, beta;
     int64_t ips;
 } hd_dw_erow_args;
 
-#define HD_DW_EROW_NB(nb) ((nb) == 7 || (nb) == 8 || (nb) == 14 || (nb) == 16)
+/* Chunks of 16, 14, 8 or 7 results; 3 taps at stride 1 or 2 with either end cut, or (the
+ * phases of stride-2 backward data) 2 taps at stride 1 cut at the right, 1 tap uncut. */
+static inline int hd_dw_erow_takes(int64_t nb, int64_t S, int64_t cs, int64_t skip_l, int64_t skip_r)
+{
+    if (nb != 7 && nb != 8 && nb != 14 && nb != 16)
+        return 0;
+    if (skip_l < 0 || skip_l > 1 || skip_r < 0 || skip_r > 1)
+        return 0;
+    if (S == 3)
+        return cs == 1 || cs == 2;
+    return cs == 1 && skip_l == 0 && (S == 2 || (S == 1 && skip_r == 0));
+}
 
 /* acc[i][16*s + l] += sum_{o < n} dy[dps*o + l] * rows[i][ips*(o*cs + s*cd) + l] (o increasing).
  * dps and ips are the pixel strides of dy and of the source rows: 16 for blocked rows, the
@@ -149,7 +161,7 @@ void hd_f32_dw_wrow__avx2(const hd_dw_wrow_args *a);
 void hd_f32_dw_brow__avx2(const hd_dw_brow_args *a);
 void hd_f32_dw_bwrow__avx2(const hd_dw_bwrow_args *a);
 void hd_f32_dw_row__avx512(const hd_dw_row_args *a);
-void hd_f32_dw_erow3__avx512(const hd_dw_erow_args *a);
+void hd_f32_dw_erow__avx512(const hd_dw_erow_args *a);
 void hd_f32_dw_wrow__avx512(const hd_dw_wrow_args *a);
 void hd_f32_dw_brow__avx512(const hd_dw_brow_args *a);
 void hd_f32_dw_bwrow__avx512(const hd_dw_bwrow_args *a);

@@ -404,26 +404,30 @@ void hd_f32_dw_brow__avx512(const hd_dw_brow_args *a)
 
 /* ---------------- edge rows (in place, whole short rows) ---------------- */
 
-/* NB results at stride CS with the columns before SL and the last SR of the chunk left out:
- * each source vector is loaded once and feeds the (result, tap) pairs that read it, so per
- * result the taps still arrive in increasing order.  NB independent sums (7 to 16) keep both
- * FMA pipes busy where the interior-plus-border split of a 14-wide row ran chains of one. */
-INL void erow_body(const hd_dw_erow_args *a, int NB, int CS, int SL, int SR)
+/* NB results at stride CS over S taps, with the columns before SL and the last SR of the
+ * chunk left out: each source vector is loaded once and feeds the (result, tap) pairs that
+ * read it, so per result the taps still arrive in increasing order.  NB independent sums (7
+ * to 16) keep both FMA pipes busy where the interior-plus-border split of a 14-wide row ran
+ * chains of one. */
+INL void erow_body(const hd_dw_erow_args *a, int NB, int CS, int S, int SL, int SR)
 {
     __m512 acc[16];
 #pragma GCC unroll 16
     for (int j = 0; j < NB; j++)
         acc[j] = _mm512_setzero_ps();
-    const int M = (NB - 1) * CS + 3;
+    const int M = (NB - 1) * CS + S;
     const int64_t ips = a->ips;
     for (size_t i = 0; i < a->nr; i++) {
         const float *p = a->rows[i], *wp = a->w[i];
-        __m512 w[3] = {_mm512_loadu_ps(wp), _mm512_loadu_ps(wp + 16), _mm512_loadu_ps(wp + 32)};
+        __m512 w[3];
+#pragma GCC unroll 3
+        for (int t = 0; t < S; t++)
+            w[t] = _mm512_loadu_ps(wp + 16 * t);
 #pragma GCC unroll 64
         for (int m = SL; m < M - SR; m++) {
             __m512 xv = _mm512_loadu_ps(p + ips * (m - SL));
 #pragma GCC unroll 3
-            for (int t = 0; t < 3; t++) {
+            for (int t = 0; t < S; t++) {
                 int r = m - t;
                 if (r >= 0 && r % CS == 0 && r / CS < NB)
                     acc[r / CS] = _mm512_fmadd_ps(w[t], xv, acc[r / CS]);
@@ -436,33 +440,29 @@ INL void erow_body(const hd_dw_erow_args *a, int NB, int CS, int SL, int SR)
         st_blk(a->out + (int64_t)j * a->ops, 0xffff, 1, acc[j], va, a->beta);
 }
 
-#define EROW_EDGES(NB, CS)                                                                  \
+/* The combinations of hd_dw_erow_takes, each unrolled on its own. */
+#define EROW_WIDTH(NB)                                                                      \
     do {                                                                                    \
-        if (a->skip_l && a->skip_r)                                                         \
-            erow_body(a, NB, CS, 1, 1);                                                     \
-        else if (a->skip_l)                                                                 \
-            erow_body(a, NB, CS, 1, 0);                                                     \
-        else if (a->skip_r)                                                                 \
-            erow_body(a, NB, CS, 0, 1);                                                     \
+        int e_ = a->skip_l * 2 + a->skip_r;                                                 \
+        if (a->S == 3 && a->cs == 1)                                                        \
+            e_ == 3 ? erow_body(a, NB, 1, 3, 1, 1) : e_ == 2 ? erow_body(a, NB, 1, 3, 1, 0) \
+            : e_ == 1 ? erow_body(a, NB, 1, 3, 0, 1) : erow_body(a, NB, 1, 3, 0, 0);        \
+        else if (a->S == 3)                                                                 \
+            e_ == 3 ? erow_body(a, NB, 2, 3, 1, 1) : e_ == 2 ? erow_body(a, NB, 2, 3, 1, 0) \
+            : e_ == 1 ? erow_body(a, NB, 2, 3, 0, 1) : erow_body(a, NB, 2, 3, 0, 0);        \
+        else if (a->S == 2)                                                                 \
+            e_ == 1 ? erow_body(a, NB, 1, 2, 0, 1) : erow_body(a, NB, 1, 2, 0, 0);          \
         else                                                                                \
-            erow_body(a, NB, CS, 0, 0);                                                     \
+            erow_body(a, NB, 1, 1, 0, 0);                                                   \
     } while (0)
 
-#define EROW_STRIDES(NB)                                                                    \
-    do {                                                                                    \
-        if (a->cs == 1)                                                                     \
-            EROW_EDGES(NB, 1);                                                              \
-        else                                                                                \
-            EROW_EDGES(NB, 2);                                                              \
-    } while (0)
-
-void hd_f32_dw_erow3__avx512(const hd_dw_erow_args *a)
+void hd_f32_dw_erow__avx512(const hd_dw_erow_args *a)
 {
     switch (a->nb) {
-    case 7: EROW_STRIDES(7); break;
-    case 8: EROW_STRIDES(8); break;
-    case 14: EROW_STRIDES(14); break;
-    case 16: EROW_STRIDES(16); break;
+    case 7: EROW_WIDTH(7); break;
+    case 8: EROW_WIDTH(8); break;
+    case 14: EROW_WIDTH(14); break;
+    case 16: EROW_WIDTH(16); break;
     default: break;
     }
 }
