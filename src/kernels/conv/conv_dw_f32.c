@@ -56,15 +56,16 @@
 hd_dw_kernels hd_f32_dw_select(int isa)
 {
     hd_dw_kernels k = {hd_f32_dw_row__scalar, hd_f32_dw_wrow__scalar, hd_f32_dw_brow__scalar,
-                       hd_f32_dw_bwrow__scalar, NULL, hd_f32_dw_gather__scalar, hd_f32_dw_scatter__scalar};
+                       hd_f32_dw_bwrow__scalar, NULL, NULL, hd_f32_dw_gather__scalar, hd_f32_dw_scatter__scalar};
     if (isa >= HD_ISA_AVX512) {
         hd_dw_kernels v = {hd_f32_dw_row__avx512, hd_f32_dw_wrow__avx512, hd_f32_dw_brow__avx512,
-                           hd_f32_dw_bwrow__avx512, hd_f32_dw_erow__avx512, hd_f32_dw_gather__avx512,
+                           hd_f32_dw_bwrow__avx512, hd_f32_dw_erow__avx512, hd_f32_dw_ewrow__avx512,
+                           hd_f32_dw_gather__avx512,
                            hd_f32_dw_scatter__avx512};
         k = v;
     } else if (isa >= HD_ISA_AVX2) {
         hd_dw_kernels v = {hd_f32_dw_row__avx2, hd_f32_dw_wrow__avx2, hd_f32_dw_brow__avx2,
-                           hd_f32_dw_bwrow__avx2, NULL, hd_f32_dw_gather__avx2, hd_f32_dw_scatter__scalar};
+                           hd_f32_dw_bwrow__avx2, NULL, NULL, hd_f32_dw_gather__avx2, hd_f32_dw_scatter__scalar};
         k = v;
     }
     return k;
@@ -284,7 +285,7 @@ static int plan_erow(dw_plan *P)
     for (int64_t k = 0; k < P->nph; k++) {
         const blk_phase *f = &P->ph[k];
         int64_t n = f->n, w = 0, base = P->qlo + f->b0;
-        if (f->S < 1 || f->cd != 1 || n < 1)
+        if (f->S < 1 || f->cd != 1 || n < 1 || (P->dir == DIR_BWDF && f->S != 3))
             return 0;
         for (int i = 0; i < 4 && !w; i++)
             if (n % widths[i] == 0)
@@ -316,7 +317,7 @@ static void plan_inplace(dw_plan *P, const hd_conv_problem *p)
     const int64_t *ss = P->dir == DIR_BWDD ? p->ys : p->xs, *ds = P->dir == DIR_BWDD ? p->xs : p->ys;
     if (P->C % 16 || ss[1] != 1 || ds[1] != 1)
         return;
-    if (P->dir != DIR_BWDF && plan_erow(P))
+    if (plan_erow(P))
         return;
     if (P->nph != 1)
         return;
@@ -802,6 +803,22 @@ static void inplace_wrows(dw_ctx *c, blk_slot *sl, const float *src, const float
         if (!nr)
             continue;
         const float *drow = dy + o * c->ds[3];
+        if (P->erow) {             /* whole chunks, their border pixels included */
+            for (int64_t k = 0; k < P->nek[0]; k++) {
+                int skl = k == 0 ? P->ek_sl[0] : 0, skr = k == P->nek[0] - 1 ? P->ek_sr[0] : 0;
+                int64_t j0 = k * P->ekw[0], col = base + j0 * f->cs + skl;
+                for (int64_t b = 0; b < nb; b++) {
+                    for (size_t i = 0; i < nr; i++) {
+                        sl->rows[i] = srow[i] + 16 * b + col * xps;
+                        sl->acc[i] = acc + b * RS16 + wr[i] * P->S * 16;
+                    }
+                    hd_dw_ewrow_args ea = {sl->acc, drow + 16 * b + j0 * dps, (size_t)P->ekw[0], sl->rows, nr,
+                                           (size_t)f->cs, skl, skr, xps, dps};
+                    c->k.ewrow(&ea);
+                }
+            }
+            continue;
+        }
         for (int64_t b = 0; b < nb; b++) {
             float *accb = acc + b * RS16;
             for (int64_t j = 0; j < f->n; j++) {

@@ -112,6 +112,19 @@ static inline int hd_dw_erow_takes(int64_t nb, int64_t S, int64_t cs, int64_t sk
     return cs == 1 && skip_l == 0 && (S == 2 || (S == 1 && skip_r == 0));
 }
 
+/* The backward-filter twin of the edge rows: acc[i][16*t + l] += sum over results j < nb, in
+ * increasing order, of dy[dps*j + l] * (chunk column j*cs + t of row i), for t < 3, the
+ * columns laid out and left out as in hd_dw_erow_args (3 taps, cs 1 or 2, nb as there). */
+typedef struct {
+    float *const *acc;
+    const float *dy;
+    size_t nb;
+    const float *const *rows;
+    size_t nr, cs;
+    int skip_l, skip_r;
+    int64_t ips, dps;
+} hd_dw_ewrow_args;
+
 /* acc[i][16*s + l] += sum_{o < n} dy[dps*o + l] * rows[i][ips*(o*cs + s*cd) + l] (o increasing).
  * dps and ips are the pixel strides of dy and of the source rows: 16 for blocked rows, the
  * channel count for an NHWC tensor's own rows.  The kernels read only the pixels the sums
@@ -144,6 +157,7 @@ typedef struct {
     void (*brow)(const hd_dw_brow_args *a);
     void (*bwrow)(const hd_dw_bwrow_args *a);
     void (*erow)(const hd_dw_erow_args *a);   /* NULL: none for this ISA */
+    void (*ewrow)(const hd_dw_ewrow_args *a); /* NULL: none for this ISA */
     hd_dw_gather_fn gather;
     hd_dw_scatter_fn scatter;
 } hd_dw_kernels;
@@ -162,6 +176,7 @@ void hd_f32_dw_brow__avx2(const hd_dw_brow_args *a);
 void hd_f32_dw_bwrow__avx2(const hd_dw_bwrow_args *a);
 void hd_f32_dw_row__avx512(const hd_dw_row_args *a);
 void hd_f32_dw_erow__avx512(const hd_dw_erow_args *a);
+void hd_f32_dw_ewrow__avx512(const hd_dw_ewrow_args *a);
 void hd_f32_dw_wrow__avx512(const hd_dw_wrow_args *a);
 void hd_f32_dw_brow__avx512(const hd_dw_brow_args *a);
 void hd_f32_dw_bwrow__avx512(const hd_dw_bwrow_args *a);

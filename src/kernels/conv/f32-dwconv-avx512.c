@@ -467,6 +467,59 @@ void hd_f32_dw_erow__avx512(const hd_dw_erow_args *a)
     }
 }
 
+/* Backward filter over a chunk: the NB dy vectors stay in registers, each source vector is
+ * loaded once and feeds the taps that read it; per tap the results arrive in increasing
+ * order.  The rows' three sums are independent chains, and the rows overlap in flight. */
+INL void ewrow_body(const hd_dw_ewrow_args *a, int NB, int CS, int SL, int SR)
+{
+    __m512 d[16];
+#pragma GCC unroll 16
+    for (int j = 0; j < NB; j++)
+        d[j] = _mm512_loadu_ps(a->dy + a->dps * j);
+    const int M = (NB - 1) * CS + 3;
+    const int64_t ips = a->ips;
+    for (size_t i = 0; i < a->nr; i++) {
+        const float *p = a->rows[i];
+        float *acc = a->acc[i];
+        __m512 s[3] = {_mm512_loadu_ps(acc), _mm512_loadu_ps(acc + 16), _mm512_loadu_ps(acc + 32)};
+#pragma GCC unroll 64
+        for (int m = SL; m < M - SR; m++) {
+            __m512 xv = _mm512_loadu_ps(p + ips * (m - SL));
+#pragma GCC unroll 3
+            for (int t = 0; t < 3; t++) {
+                int r = m - t;
+                if (r >= 0 && r % CS == 0 && r / CS < NB)
+                    s[t] = _mm512_fmadd_ps(d[r / CS], xv, s[t]);
+            }
+        }
+#pragma GCC unroll 3
+        for (int t = 0; t < 3; t++)
+            _mm512_storeu_ps(acc + 16 * t, s[t]);
+    }
+}
+
+#define EWROW_WIDTH(NB)                                                                     \
+    do {                                                                                    \
+        int e_ = a->skip_l * 2 + a->skip_r;                                                 \
+        if (a->cs == 1)                                                                     \
+            e_ == 3 ? ewrow_body(a, NB, 1, 1, 1) : e_ == 2 ? ewrow_body(a, NB, 1, 1, 0)     \
+            : e_ == 1 ? ewrow_body(a, NB, 1, 0, 1) : ewrow_body(a, NB, 1, 0, 0);            \
+        else                                                                                \
+            e_ == 3 ? ewrow_body(a, NB, 2, 1, 1) : e_ == 2 ? ewrow_body(a, NB, 2, 1, 0)     \
+            : e_ == 1 ? ewrow_body(a, NB, 2, 0, 1) : ewrow_body(a, NB, 2, 0, 0);            \
+    } while (0)
+
+void hd_f32_dw_ewrow__avx512(const hd_dw_ewrow_args *a)
+{
+    switch (a->nb) {
+    case 7: EWROW_WIDTH(7); break;
+    case 8: EWROW_WIDTH(8); break;
+    case 14: EWROW_WIDTH(14); break;
+    case 16: EWROW_WIDTH(16); break;
+    default: break;
+    }
+}
+
 /* ---------------- blocked weight rows ---------------- */
 
 /* 3x3 with three rows at stride CS (1 or 2), dilation 1: nine sums, one dy load per pixel for
