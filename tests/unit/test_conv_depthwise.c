@@ -352,6 +352,58 @@ static void check_big(cudnnHandle_t h)
     prob_free(&P);
 }
 
+/* Results of more than 64 MiB of source and result together are stored around the caches
+ * (streaming stores of whole 64-byte lines; beta == 0): NHWC, N = 1, beta = 0 over NaN with
+ * the result tensor at a 64-byte boundary and (offs > 1) 16 bytes off it, where the kernels
+ * fall back to plain stores, and (betas > 1) beta = 1, never streamed.  Few runs: these
+ * tensors are large for the sanitizer pass. */
+static void check_stream_dir(cudnnHandle_t h, const dcase *c, int dir, int offs, int betas)
+{
+    prob P;
+    prob_make(&P, c, L_NHWC, 0);
+    tens *out = dir == D_FWD ? &P.y : &P.x;
+    float *alloc = out->base;
+    out->base = aligned_alloc(64, (size_t)(out->span + 64) / 16 * 64);   /* a chosen alignment */
+    free(alloc);
+    long nin = dir == D_FWD ? conv_ref_x_elems(&P.rs) : conv_ref_y_elems(&P.rs);
+    long nw = conv_ref_w_elems(&P.rs), nout = tens_elems(out);
+    double *lin = malloc(sizeof(double) * (size_t)nin), *lw = malloc(sizeof(double) * (size_t)nw);
+    double *ref = malloc(sizeof(double) * (size_t)nout);
+    for (long i = 0; i < nin; i++)
+        lin[i] = small_int(2);
+    for (long i = 0; i < nw; i++)
+        lw[i] = small_int(2);
+    if (dir == D_FWD)
+        conv_ref_fwd(&P.rs, lin, lw, ref);
+    else
+        conv_ref_bwd_data(&P.rs, lin, lw, ref);
+    tens_load(dir == D_FWD ? &P.x : &P.y, lin, 0), tens_load(&P.w, lw, 0);
+    for (int off = 0; off < offs; off++)
+        for (int k = 0; k < (off ? 1 : betas); k++) {
+            out->mem = out->base + (off ? 4 : 0);
+            for (long i = 0; i < out->span; i++)
+                out->mem[i] = k ? 3.0f : NAN;
+            saw_dw = 0;
+            CHECK_OK(run_dir(h, &P, dir, 1, (float)k, 0));
+            CHECK(saw_dw);
+            long bad = 0;
+            for (long i = 0; i < nout; i++)
+                if (out->mem[tens_off(out, i)] != (float)(ref[i] + 3.0 * k))
+                    bad++;
+            CHECK_MSG(bad == 0, "%s dir %d offset %d beta %d: %ld wrong", c->name, dir, off, k, bad);
+        }
+    free(lin), free(lw), free(ref);
+    prob_free(&P);
+}
+
+static void check_stream(cudnnHandle_t h)
+{
+    const dcase s1 = {"streamed C=176 224x224 (edge rows)", 1, 176, 224, 224, 3, 3, 1, 1, 1, 1, 1, 1};
+    const dcase s2 = {"streamed s2 C=240 240x240 (band)", 1, 240, 240, 240, 3, 3, 1, 1, 2, 2, 1, 1};
+    check_stream_dir(h, &s1, D_FWD, 2, 2);
+    check_stream_dir(h, &s2, D_BWDD, 1, 1);
+}
+
 /* Every output width 1..40 at stride 1 and 2 (plane kernels: vector remainders). */
 static void check_widths(cudnnHandle_t h)
 {
@@ -683,6 +735,8 @@ int main(void)
             check_case(h, &cases[i], layout, (i + layout) & 1);
     SECTION("16 MiB output");
     check_big(h);
+    SECTION("streaming stores beyond 64 MiB");
+    check_stream(h);
     SECTION("every output width 1..40");
     check_widths(h);
     SECTION("fused bias-activation");

@@ -73,6 +73,7 @@ typedef struct {
     unsigned mask;
     int64_t ips;
     int tight;
+    int stream;                   /* a hint: stores may bypass the caches (same results) */
 } hd_dw_brow_args;
 
 /* Edge rows: a filter of S taps along the row (1 to 3, dilation 1, stride cs) over a run of
@@ -97,6 +98,7 @@ typedef struct {
     int skip_l, skip_r;
     float alpha, beta;
     int64_t ips;
+    int stream;                   /* as in hd_dw_brow_args */
 } hd_dw_erow_args;
 
 /* Chunks of 16, 14, 8 or 7 results; 3 taps at stride 1 or 2 with either end cut, or (the

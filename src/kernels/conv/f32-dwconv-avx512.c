@@ -4,6 +4,7 @@
  * cases get their own unrolled loops; stride-2 rows are de-interleaved with a two-source
  * permute, larger strides gathered. */
 #include <immintrin.h>
+#include <stdint.h>
 #include "kernels/conv/dwconv.h"
 
 #define INL static inline __attribute__((always_inline))
@@ -234,6 +235,19 @@ INL void st_blk(float *dst, __mmask16 k, int full, __m512 acc, __m512 va, float 
         _mm512_mask_storeu_ps(dst, k, r);
 }
 
+/* st_blk, or with stream set (beta == 0, a whole aligned line) a non-temporal store: the
+ * solver asks for it when the call's tensors are too large to stay cached, so the store
+ * need not first read the line it overwrites.  The caller fences before its results are
+ * handed on. */
+INL void st_blk_s(float *dst, __mmask16 k, int full, __m512 acc, __m512 va, float beta, int stream)
+{
+    if (stream && full && beta == 0.0f && ((uintptr_t)dst & 63) == 0) {
+        _mm512_stream_ps(dst, _mm512_mul_ps(va, acc));
+        return;
+    }
+    st_blk(dst, k, full, acc, va, beta);
+}
+
 /* NB result pixels from o.  With a constant stride CS and dilation CD (> 0) every source vector
  * is loaded once and feeds each (pixel, tap) that reads it: source pixel m serves tap t of
  * result j when m = j*CS + t*CD, so per result the taps still arrive in increasing order. */
@@ -276,7 +290,7 @@ INL void brow_body(const hd_dw_brow_args *a, size_t o, int NB, size_t S, size_t 
     }
 #pragma GCC unroll 16
     for (int j = 0; j < NB; j++)
-        st_blk(a->out + (int64_t)(o + (size_t)j) * a->ops, k, full & 1, acc[j], va, a->beta);
+        st_blk_s(a->out + (int64_t)(o + (size_t)j) * a->ops, k, full & 1, acc[j], va, a->beta, a->stream);
 }
 
 /* S, NR (0: a->nr), CS and CD (0: a->cs, a->cd) constant where given; pixels 16 at a time
@@ -331,7 +345,7 @@ INL void brow33_body(const hd_dw_brow_args *a, const __m512 *w, size_t o, int NB
 #pragma GCC unroll 16
     for (int j = 0; j < NB; j++)
         if ((size_t)j < cnt)
-            st_blk(a->out + (int64_t)(o + (size_t)j) * a->ops, k, full & 1, acc[j], va, a->beta);
+            st_blk_s(a->out + (int64_t)(o + (size_t)j) * a->ops, k, full & 1, acc[j], va, a->beta, a->stream);
 }
 
 /* 16 results at a time (16 independent sums cover the multiply-add latency); the last block
@@ -437,7 +451,7 @@ INL void erow_body(const hd_dw_erow_args *a, int NB, int CS, int S, int SL, int 
     __m512 va = _mm512_set1_ps(a->alpha);
 #pragma GCC unroll 16
     for (int j = 0; j < NB; j++)
-        st_blk(a->out + (int64_t)j * a->ops, 0xffff, 1, acc[j], va, a->beta);
+        st_blk_s(a->out + (int64_t)j * a->ops, 0xffff, 1, acc[j], va, a->beta, a->stream);
 }
 
 /* The combinations of hd_dw_erow_takes, each unrolled on its own. */
