@@ -454,16 +454,25 @@ INL void erow_body(const hd_dw_erow_args *a, int NB, int CS, int S, int SL, int 
         st_blk_s(a->out + (int64_t)j * a->ops, 0xffff, 1, acc[j], va, a->beta, a->stream);
 }
 
-/* The combinations of hd_dw_erow_takes, each unrolled on its own. */
+/* The combinations of hd_dw_erow_takes, each unrolled on its own: BY_EDGES picks the cut
+ * ends (e_ = skip_l*2 + skip_r), BY_WIDTH the chunk width. */
+#define BY_EDGES(BODY, ...)                                                                 \
+    (e_ == 3 ? BODY(__VA_ARGS__, 1, 1) : e_ == 2 ? BODY(__VA_ARGS__, 1, 0)                  \
+     : e_ == 1 ? BODY(__VA_ARGS__, 0, 1) : BODY(__VA_ARGS__, 0, 0))
+#define BY_WIDTH(W)                                                                         \
+    switch (a->nb) {                                                                        \
+    case 7: W(7); break;                                                                    \
+    case 8: W(8); break;                                                                    \
+    case 14: W(14); break;                                                                  \
+    case 16: W(16); break;                                                                  \
+    default: break;                                                                         \
+    }
+
 #define EROW_WIDTH(NB)                                                                      \
     do {                                                                                    \
         int e_ = a->skip_l * 2 + a->skip_r;                                                 \
-        if (a->S == 3 && a->cs == 1)                                                        \
-            e_ == 3 ? erow_body(a, NB, 1, 3, 1, 1) : e_ == 2 ? erow_body(a, NB, 1, 3, 1, 0) \
-            : e_ == 1 ? erow_body(a, NB, 1, 3, 0, 1) : erow_body(a, NB, 1, 3, 0, 0);        \
-        else if (a->S == 3)                                                                 \
-            e_ == 3 ? erow_body(a, NB, 2, 3, 1, 1) : e_ == 2 ? erow_body(a, NB, 2, 3, 1, 0) \
-            : e_ == 1 ? erow_body(a, NB, 2, 3, 0, 1) : erow_body(a, NB, 2, 3, 0, 0);        \
+        if (a->S == 3)                                                                      \
+            a->cs == 1 ? BY_EDGES(erow_body, a, NB, 1, 3) : BY_EDGES(erow_body, a, NB, 2, 3); \
         else if (a->S == 2)                                                                 \
             e_ == 1 ? erow_body(a, NB, 1, 2, 0, 1) : erow_body(a, NB, 1, 2, 0, 0);          \
         else                                                                                \
@@ -472,13 +481,7 @@ INL void erow_body(const hd_dw_erow_args *a, int NB, int CS, int S, int SL, int 
 
 void hd_f32_dw_erow__avx512(const hd_dw_erow_args *a)
 {
-    switch (a->nb) {
-    case 7: EROW_WIDTH(7); break;
-    case 8: EROW_WIDTH(8); break;
-    case 14: EROW_WIDTH(14); break;
-    case 16: EROW_WIDTH(16); break;
-    default: break;
-    }
+    BY_WIDTH(EROW_WIDTH)
 }
 
 /* Backward filter over a chunk: the NB dy vectors stay in registers, each source vector is
@@ -515,23 +518,12 @@ INL void ewrow_body(const hd_dw_ewrow_args *a, int NB, int CS, int SL, int SR)
 #define EWROW_WIDTH(NB)                                                                     \
     do {                                                                                    \
         int e_ = a->skip_l * 2 + a->skip_r;                                                 \
-        if (a->cs == 1)                                                                     \
-            e_ == 3 ? ewrow_body(a, NB, 1, 1, 1) : e_ == 2 ? ewrow_body(a, NB, 1, 1, 0)     \
-            : e_ == 1 ? ewrow_body(a, NB, 1, 0, 1) : ewrow_body(a, NB, 1, 0, 0);            \
-        else                                                                                \
-            e_ == 3 ? ewrow_body(a, NB, 2, 1, 1) : e_ == 2 ? ewrow_body(a, NB, 2, 1, 0)     \
-            : e_ == 1 ? ewrow_body(a, NB, 2, 0, 1) : ewrow_body(a, NB, 2, 0, 0);            \
+        a->cs == 1 ? BY_EDGES(ewrow_body, a, NB, 1) : BY_EDGES(ewrow_body, a, NB, 2);       \
     } while (0)
 
 void hd_f32_dw_ewrow__avx512(const hd_dw_ewrow_args *a)
 {
-    switch (a->nb) {
-    case 7: EWROW_WIDTH(7); break;
-    case 8: EWROW_WIDTH(8); break;
-    case 14: EWROW_WIDTH(14); break;
-    case 16: EWROW_WIDTH(16); break;
-    default: break;
-    }
+    BY_WIDTH(EWROW_WIDTH)
 }
 
 /* ---------------- blocked weight rows ---------------- */
