@@ -90,6 +90,7 @@ static const dcase cases[] = {
     {"edge rows 3x3 s2 p1 C=32 W=28 (backward data: phases of 14)", 2, 32, 6, 28, 3, 3, 1, 1, 2, 2, 1, 1},
     {"edge rows 3x3 p0 C=16 W=16 (no column off)", 2, 16, 4, 16, 3, 3, 0, 0, 1, 1, 1, 1},
     {"edge rows 1x3 p(0,1) C=16 W=8 (one filter row)", 1, 16, 5, 8, 1, 3, 0, 1, 1, 1, 1, 1},
+    {"edge rows 5x3 p(2,1) C=16 W=14 (five filter rows)", 2, 16, 7, 14, 5, 3, 2, 1, 1, 1, 1, 1},
     {"edge rows refused: 3x3 p2 C=16 W=12", 1, 16, 4, 12, 3, 3, 2, 2, 1, 1, 1, 1},
 };
 #define NCASES ((int)(sizeof cases / sizeof *cases))
