@@ -298,8 +298,7 @@ static int plan_erow(dw_plan *P)
             return 0;
         int64_t last = base + (n - 1) * f->cs + f->S - 1;            /* the last column the phase reads */
         int64_t sl = base < 0 ? -base : 0, sr = last >= P->Hz.src ? last - (P->Hz.src - 1) : 0;
-        /* a single chunk must still read a column */
-        if (!hd_dw_erow_takes(w, f->S, f->cs, sl, sr) || (n == w && (w - 1) * f->cs + f->S - sl - sr < 1))
+        if (!hd_dw_erow_takes(w, f->S, f->cs, sl, sr))
             return 0;
         P->nek[k] = n / w, P->ekw[k] = w, P->ek_sl[k] = (int)sl, P->ek_sr[k] = (int)sr;
     }
