@@ -1,5 +1,5 @@
 /*
- * The blocked implicit-GEMM fp32 solvers (src/kernels/conv/conv_fast_f32.c), through the
+ * The blocked implicit-GEMM fp32 solvers (src/conv/solvers/conv_fast_f32.c), through the
  * public API: FLOAT problems of forward IMPLICIT_PRECOMP_GEMM, backward data ALGO_1 and
  * backward filter ALGO_1 (where these solvers come first), against the float64 reference
  * (tests/ref/conv_ref.c).  Shapes are chosen to cross the solvers' block boundaries

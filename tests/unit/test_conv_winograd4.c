@@ -1,5 +1,5 @@
 /*
- * The Winograd F(4x4, 3x3) fp32 solvers (src/kernels/conv/conv_wino4_f32.c) through the
+ * The Winograd F(4x4, 3x3) fp32 solvers (src/conv/solvers/conv_wino4_f32.c) through the
  * public API: forward (id 109, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED) and backward data
  * (id 207, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED), against the float64 reference
  * (tests/ref/conv_ref.c).

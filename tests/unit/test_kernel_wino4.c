@@ -1,5 +1,5 @@
 /*
- * The Winograd F(4x4, 3x3) tile transform kernels (src/kernels/conv/conv_wino4.h) on their
+ * The Winograd F(4x4, 3x3) tile transform kernels (src/conv/solvers/conv_wino4.h) on their
  * own.  The scalar kernels are checked against the transform matrices evaluated in double
  * (input and output: within a few float roundings; filter: within one rounding), and every
  * vector kernel the CPU (or HOSTDNN_MAX_ISA) allows must give bitwise the scalar results:

@@ -10,7 +10,7 @@
 #include "core/api.h"
 #include "core/check.h"
 #include "core/handle.h"
-#include "kernels/conv/conv_api_util.h"
+#include "conv/conv_api_util.h"
 
 cudnnStatus_t HD_IMPL(cudnnConvolutionBiasActivationForward)(
     cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x,

@@ -1,13 +1,13 @@
 /*
  * cudnnConvolutionBackwardData and its queries (workspace size, _v7 ranking, Find / FindEx,
  * algorithm count).  dx = alpha * conv_transpose(dy, w) + beta * dx.  The bodies are shared
- * with the other directions (src/kernels/conv/conv_api.c); the algorithms are the
+ * with the other directions (src/conv/conv_api.c); the algorithms are the
  * backward-data solvers of src/kernels/conv (docs/algorithms.md).
  */
 #include "core/api.h"
 #include "core/check.h"
 #include "core/handle.h"
-#include "kernels/conv/conv_api_util.h"
+#include "conv/conv_api_util.h"
 
 cudnnStatus_t HD_IMPL(cudnnGetConvolutionBackwardDataAlgorithmMaxCount)(cudnnHandle_t handle, int *count)
 {

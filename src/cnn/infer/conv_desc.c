@@ -219,7 +219,7 @@ cudnnStatus_t HD_IMPL(cudnnGetConvolutionReorderType)(cudnnConvolutionDescriptor
  * 1 + (in + 2*pad - ((f - 1) * dil + 1)) / stride.  Shape checks are those of
  * hd_conv_output_dims (conv_problem.c).  As cuDNN 9 does, nbDims may be smaller than the
  * input's rank (the leading dimensions are written). */
-#include "kernels/conv/conv_problem.h"
+#include "conv/conv_problem.h"
 
 cudnnStatus_t HD_IMPL(cudnnGetConvolution2dForwardOutputDim)(const cudnnConvolutionDescriptor_t convDesc,
                                                              const cudnnTensorDescriptor_t inputTensorDesc,

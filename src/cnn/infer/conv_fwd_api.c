@@ -1,13 +1,13 @@
 /*
  * cudnnConvolutionForward and its queries: workspace size, the instant ranking (_v7), the
  * measured search (Find / FindEx) and the algorithm count.  y = alpha * conv(x, w) + beta * y.
- * The bodies are shared with the backward directions (src/kernels/conv/conv_api.c); the
+ * The bodies are shared with the backward directions (src/conv/conv_api.c); the
  * algorithms are the solvers of src/kernels/conv (docs/algorithms.md).
  */
 #include "core/api.h"
 #include "core/check.h"
 #include "core/handle.h"
-#include "kernels/conv/conv_api_util.h"
+#include "conv/conv_api_util.h"
 
 cudnnStatus_t HD_IMPL(cudnnGetConvolutionForwardAlgorithmMaxCount)(cudnnHandle_t handle, int *count)
 {

@@ -11,7 +11,7 @@
 #include "core/convert.h"
 #include "core/handle.h"
 #include "core/memory.h"
-#include "kernels/conv/conv_api_util.h"
+#include "conv/conv_api_util.h"
 
 #include <string.h>
 

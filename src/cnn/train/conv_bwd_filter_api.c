@@ -1,13 +1,13 @@
 /*
  * cudnnConvolutionBackwardFilter and its queries (workspace size, _v7 ranking, Find /
  * FindEx, algorithm count).  dw = alpha * sum over images of x (*) dy + beta * dw.  The
- * bodies are shared with the other directions (src/kernels/conv/conv_api.c); the algorithms
+ * bodies are shared with the other directions (src/conv/conv_api.c); the algorithms
  * are the backward-filter solvers of src/kernels/conv (docs/algorithms.md).
  */
 #include "core/api.h"
 #include "core/check.h"
 #include "core/handle.h"
-#include "kernels/conv/conv_api_util.h"
+#include "conv/conv_api_util.h"
 
 cudnnStatus_t HD_IMPL(cudnnGetConvolutionBackwardFilterAlgorithmMaxCount)(cudnnHandle_t handle, int *count)
 {

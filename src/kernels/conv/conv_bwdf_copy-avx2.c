@@ -3,7 +3,7 @@
  * into dW by 8 x 8 register transposes. */
 #include <immintrin.h>
 
-#include "kernels/conv/conv_bwdf.h"
+#include "conv/solvers/conv_bwdf.h"
 #include "kernels/transpose/f32-tr8-avx2.h"
 
 void hd_conv_bwdf_copy_runs_avx2(float *dst, int64_t dstride, const float *src, int64_t sstride, int64_t len,

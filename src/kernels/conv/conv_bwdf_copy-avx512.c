@@ -3,7 +3,7 @@
  * up to 16 floats; its register transposes (panels, and the store of the sums into dW). */
 #include <immintrin.h>
 
-#include "kernels/conv/conv_bwdf.h"
+#include "conv/solvers/conv_bwdf.h"
 #include "kernels/transpose/f32-tr16-avx512.h"
 
 void hd_conv_bwdf_copy_runs_avx512(float *dst, int64_t dstride, const float *src, int64_t sstride, int64_t len,

@@ -1,12 +1,12 @@
 /*
- * BFLOAT16 micro-kernel and store with AVX512_BF16 (kernels/conv/conv_lowp.h).  Called only
+ * BFLOAT16 micro-kernel and store with AVX512_BF16 (conv/solvers/conv_lowp.h).  Called only
  * when hd_cpu_isa() >= AVX512 and the CPU has AVX512_BF16.
  *
  * vdpbf16ps adds to each fp32 lane the two products of a pair of bf16 values (products of
  * bf16 numbers are exact in fp32; each addition rounds to nearest even, subnormal inputs
  * and results are flushed to zero).  A panel unit is a pair of input channels of one tap.
  */
-#include "kernels/conv/conv_lowp.h"
+#include "conv/solvers/conv_lowp.h"
 
 #include <immintrin.h>
 

@@ -1,10 +1,10 @@
 /*
- * BFLOAT16 convolution on fp32 FMAs (kernels/conv/conv_lowp.h): the panel and the packed
+ * BFLOAT16 convolution on fp32 FMAs (conv/solvers/conv_lowp.h): the panel and the packed
  * filter hold the bf16 values widened to fp32 (exact), one input channel per 4-byte unit,
  * and the micro-kernel is a plain broadcast-FMA tile.  Called only when hd_cpu_isa() >=
  * AVX512.  Also the bf16 store shared by both BFLOAT16 kernels.
  */
-#include "kernels/conv/conv_lowp.h"
+#include "conv/solvers/conv_lowp.h"
 
 #include <immintrin.h>
 

@@ -1,5 +1,5 @@
 /*
- * INT8 micro-kernel and stores with AVX512_VNNI (kernels/conv/conv_lowp.h).  Called only
+ * INT8 micro-kernel and stores with AVX512_VNNI (conv/solvers/conv_lowp.h).  Called only
  * when hd_cpu_isa() >= AVX512 and the CPU has AVX512_VNNI.
  *
  * vpdpbusd multiplies unsigned bytes by signed bytes, four per int32 lane.  The panel holds
@@ -7,7 +7,7 @@
  * 128 * sum(w) of the output channel is subtracted at the end.  All of this is modulo 2^32;
  * the solver is only used where the true sum fits in int32, so the result is exact.
  */
-#include "kernels/conv/conv_lowp.h"
+#include "conv/solvers/conv_lowp.h"
 
 #include <immintrin.h>
 #include <math.h>

@@ -1,6 +1,6 @@
 /*
  * kernels/conv/wino4-kernels.h -- the tile transform kernels of the Winograd F(4x4, 3x3)
- * forward solver (kernels/conv/conv_wino4.h): their contract and table.  A vector kernel
+ * forward solver (conv/solvers/conv_wino4.h): their contract and table.  A vector kernel
  * computes one tile (or filter) per lane with the same operations in the same order as the
  * scalar one (wino4-transform.inc), so all give bitwise the same values.
  */

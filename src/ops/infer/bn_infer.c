@@ -13,7 +13,7 @@
 #include "core/check.h"
 #include "core/handle.h"
 #include "core/tensor.h"
-#include "kernels/bn/bn-engine.h"
+#include "norm/bn_engine.h"
 
 #include <math.h>
 

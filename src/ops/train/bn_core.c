@@ -19,7 +19,7 @@
 #include "core/handle.h"
 #include "core/memory.h"
 #include "core/tensor.h"
-#include "kernels/bn/bn-engine.h"
+#include "norm/bn_engine.h"
 
 #include <math.h>
 

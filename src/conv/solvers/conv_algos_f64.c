@@ -1,0 +1,8 @@
+/* The convolution methods in double: DOUBLE data (conv_algos.inc). */
+#define T double
+#define NATIVE CUDNN_DATA_DOUBLE
+#define SFX(n) n##_f64
+#define GEMM hd_dgemm
+#include "conv/solvers/conv_algos.inc"
+#include "conv/solvers/conv_winograd.inc"
+#include "conv/solvers/conv_fft.inc"

@@ -1,0 +1,753 @@
+/*
+ * Backward data of a 1x1, unpadded convolution (conv/solvers/conv_bwdd.h, bwd_data.1x1):
+ * per group dx = W^T dy, a plain GEMM (Cg x positions, Kg deep), run on the GEMM
+ * micro-kernels (kernels/gemm/gemm-ukernels.h) directly, so nothing is copied twice.
+ *
+ *  - Channel planes in dy (NCHW-like): C = dx (rows = channels, columns = positions), A =
+ *    W^T in MR-channel micro-panels (packed by the task; a thread keeps its last block), B =
+ *    a sub-block of dy rows copied into the task's panel (one streaming pass per row; the
+ *    next sub-block's lines are prefetched while this one is multiplied).  With few dx
+ *    channels (at most 5 A tiles) and k blocks of at most 64 dy rows the rows are read in
+ *    place instead, each A tile walking them as long runs (res2 1x1); with more of either,
+ *    in place measured slower.  The micro-kernel stores straight into dx.
+ *  - Channels contiguous in dy (NHWC-like): the roles swap, dx^T = dy^T W.  A = MR dy pixels,
+ *    read in place by the indirect micro-kernel (igemm-ukernels.h) through a table of the
+ *    block's pixel rows, the rows two tiles ahead prefetched -- or, when 14 rows a pixel
+ *    apart would share L1 sets (K = 1024: 4 KiB), transposed into micro-panels in the task's
+ *    panel (res2 1x1 at batch 16: in place 12-15% faster than the copy).  B = W's channel
+ *    block as NR-wide panels, C = dx pixels, stored straight into dx when they are packed.
+ *  - Stride s > 1 (the ResNet downsample projections): the dy positions are the GEMM's
+ *    columns as before; the products go to the task's buffer, and its epilogue writes every
+ *    dx element of the s x s cell of each dy position once (the corner gets the product, the
+ *    rest beta*dx), so dx is written in one pass instead of one per stride phase.
+ *
+ * A tile that cannot be stored straight into dx (a panel across two images, strided or
+ * scattered dx) goes through the buffer in a way that rounds exactly as the direct store:
+ * the buffer starts as beta*dx (unless beta = 0), the kernels run with the same alpha and
+ * beta = 1, and the result is copied out.  So every dx element is, whatever the tiling,
+ * round(alpha*acc_0 + beta*dx), then round(alpha*acc_b + previous) for each further k block
+ * (k blocks of at most 256, a function of Kg only), one fused kernel call each: bitwise the
+ * same for every thread count and partition, and between AVX2 and AVX-512.
+ *
+ * Blocks: position blocks (across images for small images and NHWC), dx-channel blocks of
+ * at most 256; while there are fewer than 8 tasks (batch 1) they are cut finer so that
+ * every thread works, channels first when the filter outweighs an image of dy.  Tasks are
+ * dealt to the threads from a counter; each uses the scratch slot of its thread (at most 8
+ * threads, so the workspace does not depend on the thread count).
+ */
+#include "conv/solvers/conv_bwdd.h"
+
+#include "core/parallel.h"
+#include "kernels/conv/conv_fwd_gather.h"
+#include "conv/conv_internal.h"
+#include "kernels/conv/igemm-ukernels.h"
+#include "kernels/gemm.h"
+#include "kernels/gemm/gemm-ukernels.h"
+
+#include <stdint.h>
+#include <string.h>
+#include <xmmintrin.h>
+
+#define SLOTS 8             /* scratch slots, taken by thread index: at most 8 threads */
+#define KC 256              /* most k (dy channels) per block: sets the rounding */
+#define MC 256              /* most dx channels per block */
+#define UNIT 32             /* NCHW position blocks are multiples of this */
+#define SUBS 4              /* NCHW: most sub-blocks (panels) per position block */
+#define MIN_TASKS 8         /* cut small problems finer, down to this many tasks */
+#define PF_ROWS 4           /* dy rows are prefetched this many rows ahead of the copy */
+#define X1_INPLACE_TILES 5  /* NCHW: dy read in place by blocks with at most this many A tiles */
+#define X1_INPLACE_ROWS 64  /* ... and k blocks of at most this many dy rows (each a page of its own) */
+
+static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+static int64_t rup(int64_t a, int64_t b) { return cdiv(a, b) * b; }
+static int64_t imin(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t imax(int64_t a, int64_t b) { return a > b ? a : b; }
+
+/* Positions of a tensor (strides s, dims d) addressed as pos * s[4]. */
+static int linear_positions(const int64_t s[5], const int64_t d[3])
+{
+    return (d[1] == 1 || s[3] == d[2] * s[4]) && (d[0] == 1 || s[2] == d[1] * d[2] * s[4]);
+}
+
+/* dy's channels contiguous: positions are the A side (dx^T = dy^T W). */
+static int dy_pix(const hd_conv_problem *p) { return p->ys[1] == 1 && p->ys[4] != 1 && p->Kg > 1; }
+
+static int unit_stride(const hd_conv_problem *p) { return p->str[0] == 1 && p->str[1] == 1 && p->str[2] == 1; }
+
+/* dx and dy with channels contiguous and pixels linear across images, the filter's
+ * channels contiguous: the batch is one GEMM in place, dx (N*Q x Cg) = dy (N*Q x Kg) W. */
+static int whole_ok(const hd_conv_problem *p)
+{
+    const int64_t *xs = p->xs, *ys = p->ys;
+    int lx = xs[1] == 1 && xs[4] >= p->C && linear_positions(xs, p->in) && (p->N == 1 || xs[0] == p->Q * xs[4]);
+    int ly = ys[1] == 1 && ys[4] >= p->K && linear_positions(ys, p->out) && (p->N == 1 || ys[0] == p->P * ys[4]);
+    return lx && ly && p->wst[1] == 1 && p->wst[0] >= p->Cg;
+}
+
+/* ---------------- the plan: a function of the problem (and the kernel's tile) ---------------- */
+
+typedef struct {
+    const hd_gemm_kernel *kern;
+    int64_t MR, NR;
+    int pix;                      /* dy's channels contiguous (NHWC-like) */
+    int swap;                     /* positions are the A side: dx^T = dy^T W */
+    int inplace;                  /* pix: the indirect kernel reads dy's pixel rows in place */
+    int whole;                    /* NHWC, small images, long reduction: one hd_sgemm in place */
+    int direct;                   /* tiles within one image go straight into dx */
+    int cross;                    /* position blocks run across images */
+    int64_t nkb, kc;              /* k block b: dy channels [b*kc, min(Kg, (b+1)*kc)) */
+    int64_t nc, npb;              /* positions per block, blocks (per image, or over N*P when cross) */
+    int64_t sb;                   /* NCHW: positions per sub-block (one panel) of a block */
+    int64_t mb, nmb;              /* dx channels per block, blocks */
+    int64_t CT;                   /* tile of the channel side: MR (NCHW) or NR (NHWC) */
+    int64_t ld;                   /* NCHW: panel and buffer row length (sb rounded up to NR) */
+    int64_t buf_at, aux_at, slot; /* floats: result buffer, (W^T block | W tail panel), slot size */
+    int64_t tab_at;               /* pix: the block's pixel-row pointers */
+} x1_plan;
+
+static x1_plan plan_x1(const hd_conv_problem *p)
+{
+    x1_plan L;
+    L.kern = hd_gemm_kernel_for(sizeof(float), hd_cpu_isa());
+    L.MR = (int64_t)L.kern->mr;
+    L.NR = (int64_t)L.kern->nr;
+    L.pix = dy_pix(p);
+    L.nkb = cdiv(p->Kg, KC);
+    L.kc = cdiv(p->Kg, L.nkb);
+    int64_t P = p->P;
+    int64_t pp = rup(P, UNIT);
+    /* NCHW-like dy with small images (7x7: 49 = 32 + 17 wastes a third of the 32-wide
+       tiles), or awkward ones (14x14: 196 = 6 x 32 + 4) when the reduction outweighs the
+       dx channels (the buffered epilogue then costs little), also swap: pixels are then
+       the 14-row side and blocks run across images (measured on the ResNet-50 1x1 layers) */
+    L.swap = L.pix || (P < 128 || ((pp - P) * 16 > pp && p->Kg > p->Cg));
+    /* NHWC-like 7x7 and 14x14 images: hd_sgemm over the whole
+       batch in place (it packs W and dy once per k chunk, where the tasks here would pack
+       each again per k block; measured faster on those ResNet-50 layers) */
+    L.whole = L.pix && unit_stride(p) && whole_ok(p) && P < 256;
+    /* NHWC-like dy whose pixels' channel runs do not alias in L1: A is read in place through
+       a table of pixel-row pointers (no transposed copy of dy) */
+    L.inplace = L.pix && hd_conv_rows_spread(p->ys[4], L.MR);
+    if (L.swap) {
+        /* dx pixels packed (channels contiguous, positions linear across images): tiles of
+           MR pixels are stored straight into dx */
+        L.direct = unit_stride(p) && p->xs[1] == 1 && linear_positions(p->xs, p->in) &&
+                   (p->N == 1 || p->xs[0] == p->Q * p->xs[4]);
+        L.cross = 1;
+        L.CT = L.NR;
+    } else {
+        L.cross = 0;
+        L.direct = unit_stride(p) && p->xs[4] == 1 && linear_positions(p->xs, p->in);
+        L.CT = L.MR;
+    }
+    /* position blocks: NCHW, up to SUBS sub-blocks whose panel (kc x sb) is about 64 Ki
+       floats; NHWC, the block's panel about 32 Ki floats */
+    int64_t Qt = L.cross ? p->N * P : P;
+    int64_t sb = imax(128, imin(512, 65536 / L.kc)), nc = SUBS * sb;
+    if (L.swap)
+        nc = sb = imax(64, imin(512, 32768 / L.kc));
+    L.npb = cdiv(Qt, nc);
+    L.nc = imin(rup(cdiv(Qt, L.npb), UNIT), Qt);
+    L.npb = cdiv(Qt, L.nc);
+    L.nmb = cdiv(p->Cg, MC);
+    L.mb = rup(cdiv(p->Cg, L.nmb), L.CT);
+    L.nmb = cdiv(p->Cg, L.mb);
+    /* enough tasks for the threads: fewer sub-blocks per block, then split the larger
+       operand's side first (channels when the filter outweighs an image of dy) */
+    for (;;) {
+        int64_t per_group = L.cross ? L.npb : p->N * L.npb;
+        if (p->G * L.nmb * per_group >= MIN_TASKS)
+            break;
+        if (L.nc > sb)
+            L.nc = imax(sb, rup(cdiv(L.nc, 2), UNIT));
+        else if (p->Cg >= P && L.mb >= 2 * L.CT)
+            L.mb = rup(cdiv(L.mb, 2), L.CT);
+        else if (L.nc >= 2 * UNIT)
+            L.nc = rup(cdiv(L.nc, 2), UNIT);
+        else if (L.mb >= 2 * L.CT)
+            L.mb = rup(cdiv(L.mb, 2), L.CT);
+        else
+            break;
+        L.nmb = cdiv(p->Cg, L.mb);
+        L.npb = cdiv(Qt, L.nc);
+    }
+    L.sb = imin(rup(cdiv(L.nc, cdiv(L.nc, sb)), UNIT), L.nc);
+    /* slot: panel, result buffer (when some tile can need it), then the W^T block (NCHW) or
+       W's tail panel (NHWC) */
+    int bufd = !unit_stride(p) || !L.direct || L.cross;
+    L.tab_at = 0;
+    if (L.swap) {
+        L.ld = 0;
+        L.buf_at = L.inplace ? 0 : rup(rup(L.nc, L.MR) * L.kc, 16);
+        L.aux_at = L.buf_at + (L.direct ? 0 : rup(L.nc * L.mb, 16));
+        L.tab_at = L.aux_at + rup(L.kc * rup(L.mb, L.NR), 16);
+        L.slot = L.tab_at + (L.pix ? rup(cdiv(rup(L.nc, L.MR) * (int64_t)sizeof(float *), (int64_t)sizeof(float)), 16) : 0);
+    } else {
+        L.ld = rup(L.sb, L.NR);
+        L.buf_at = rup(L.kc * L.ld, 16);
+        L.aux_at = L.buf_at + (bufd ? rup(L.mb * L.ld, 16) : 0);
+        L.slot = L.aux_at + rup(L.mb * L.kc, 16);
+    }
+    return L;
+}
+
+/* SLOTS scratch slots. */
+static hd_conv_layout layout_x1(const x1_plan *L)
+{
+    hd_conv_layout W = {{0}, 0};
+    hd_conv_book(&W, 0, L->whole ? 0 : SLOTS, L->slot, sizeof(float));
+    return W;
+}
+
+/* ---------------- execution ---------------- */
+
+typedef struct {
+    const hd_conv_problem *p;
+    const hd_conv_args *a;
+    x1_plan L;
+    const float *dy, *w;
+    float *dx, *slots;
+    hd_conv_cols_fn cols;
+    hd_f32_igemm_fn ik;           /* the indirect kernel of the packed kernel's ISA (same tile) */
+    hd_f32_igemm_strided_fn iks;   /* its strided entry (NULL: none) */
+    int64_t tag[SLOTS];           /* one k block: the (group, channel block) whose packed W the slot holds */
+} x1_ctx;
+
+/* n floats from s to d: the tile widths are constant-size copies (inlined moves; a
+ * memcpy call per 14- or 32-float run cost more than the run). */
+static inline void copy_f(float *d, const float *s, int64_t n)
+{
+    switch (n) {
+    case 32: memcpy(d, s, 32 * sizeof(float)); return;
+    case 16: memcpy(d, s, 16 * sizeof(float)); return;
+    case 14: memcpy(d, s, 14 * sizeof(float)); return;
+    case 6: memcpy(d, s, 6 * sizeof(float)); return;
+    case 4: memcpy(d, s, 4 * sizeof(float)); return;
+    default: memcpy(d, s, (size_t)n * sizeof(float)); return;
+    }
+}
+
+/* Plain C version of the k-major transpose (conv_fwd_gather.h). */
+static void cols_c(float *dst, int64_t ld, int64_t T, const float *const *src, int64_t cnt)
+{
+    for (int64_t i = 0; i < T; i++) {
+        const float *s = src[i];
+        for (int64_t k = 0; k < cnt; k++)
+            dst[k * ld + i] = s ? s[k] : 0.0f;
+    }
+}
+
+/* W^T of group g, k block kb, dx channels [m0, m0 + nm) of the group, as MR-channel
+ * micro-panels (zero past nm): tile q at dst[q * kcb * MR], (k pp, channel i) at
+ * [pp * MR + i].  Row pp of a tile is a run of W's row k0 + pp. */
+static void pack_wt(const x1_ctx *c, int64_t g, int64_t kb, int64_t m0, int64_t nm, float *dst)
+{
+    const hd_conv_problem *p = c->p;
+    int64_t MR = c->L.MR, r0 = kb * c->L.kc, kcb = imin(c->L.kc, p->Kg - r0), ws1 = p->wst[1];
+    const float *w = c->w + (g * p->Kg + r0) * p->wst[0] + m0 * ws1;
+    for (int64_t pp = 0; pp < kcb; pp++, w += p->wst[0])
+        for (int64_t i0 = 0; i0 < nm; i0 += MR) {
+            float *d = dst + i0 * kcb + pp * MR;
+            int64_t rows = imin(MR, nm - i0);
+            if (ws1 == 1)
+                copy_f(d, w + i0, rows);
+            else
+                for (int64_t i = 0; i < rows; i++)
+                    d[i] = w[(i0 + i) * ws1];
+            for (int64_t i = rows; i < MR; i++)
+                d[i] = 0;
+        }
+}
+
+/* dy position q of an image (q < P) as (od, oh, ow). */
+static void pos3(const hd_conv_problem *p, int64_t q, int64_t o[3])
+{
+    o[2] = q % p->out[2];
+    o[1] = (q / p->out[2]) % p->out[1];
+    o[0] = q / (p->out[2] * p->out[1]);
+}
+
+/* NCHW panel: dy rows (channels r0 .. r0+kcb of group g) x positions [q0, q0+nq) (global
+ * over images) as NR-wide micro-panels (the B side; MR-wide, the A side, when swapped), k-major: (k pp, position j) at
+ * dst[(j / NR) * kcb * NR + pp * NR + j % NR], zero up to the next multiple of NR (so the
+ * micro-kernel reads each panel as one contiguous stream). */
+static void copy_rows(const x1_ctx *c, int64_t g, int64_t r0, int64_t kcb, int64_t q0, int64_t nq, float *dst,
+                      int64_t NR)
+{
+    const hd_conv_problem *p = c->p;
+    const int64_t *ys = p->ys, P = p->P;
+    int64_t tail = rup(nq, NR) - nq;
+    for (int64_t q = q0; q < q0 + nq;) {           /* one run per image */
+        int64_t n = q / P, i = q % P, cnt = imin(P - i, q0 + nq - q);
+        const float *src = c->dy + n * ys[0] + (g * p->Kg + r0) * ys[1] + i;
+        int64_t mp0 = (q - q0) / NR, off0 = (q - q0) % NR;
+        for (int64_t pp = 0; pp < kcb; pp++) {
+            if (pp + PF_ROWS < kcb) {
+                /* rows are a plane apart: the hardware prefetcher meets each one late */
+                const char *f = (const char *)(src + (pp + PF_ROWS) * ys[1]);
+                for (int64_t o = 0; o < cnt * (int64_t)sizeof(float); o += 64)
+                    _mm_prefetch(f + o, _MM_HINT_T0);
+            }
+            /* runs within one micro-panel; no division per run (they dominated 7x7 images) */
+            const float *sr = src + pp * ys[1];
+            float *d = dst + mp0 * kcb * NR + pp * NR + off0;
+            for (int64_t left = cnt, off = off0; left > 0;) {
+                int64_t run = imin(NR - off, left);
+                copy_f(d, sr, run);
+                sr += run;
+                left -= run;
+                d += run;
+                off += run;
+                if (off == NR) {
+                    off = 0;
+                    d += (kcb - 1) * NR;
+                }
+            }
+        }
+        q += cnt;
+    }
+    if (tail)
+        for (int64_t pp = 0; pp < kcb; pp++)
+            memset(dst + (nq / NR) * kcb * NR + pp * NR + nq % NR, 0, sizeof(float) * (size_t)tail);
+}
+
+/* Part PART of PARTS of the lines copy_rows will read for (g, r0, kcb, q0, nq), into L2:
+ * issued while the previous panel is multiplied, so that its copy finds them there.  Forced
+ * inline: gcc may take a function that only prefetches for one without side effects and
+ * delete its calls (conv_internal.h, hd_conv_prefetch_rows). */
+static inline __attribute__((always_inline)) void prefetch_rows(const x1_ctx *c, int64_t g, int64_t r0, int64_t kcb, int64_t q0, int64_t nq, int64_t part,
+                          int64_t parts)
+{
+    const hd_conv_problem *p = c->p;
+    const int64_t *ys = p->ys, P = p->P;
+    int64_t lo = kcb * part / parts, hi = kcb * (part + 1) / parts;
+    for (int64_t q = q0; q < q0 + nq;) {
+        int64_t n = q / P, i = q % P, cnt = imin(P - i, q0 + nq - q);
+        const char *src = (const char *)(c->dy + n * ys[0] + (g * p->Kg + r0) * ys[1] + i);
+        for (int64_t pp = lo; pp < hi; pp++)
+            for (int64_t o = 0; o < cnt * (int64_t)sizeof(float); o += 64)
+                _mm_prefetch(src + pp * ys[1] * (int64_t)sizeof(float) + o, _MM_HINT_T1);
+        q += cnt;
+    }
+}
+
+/* NHWC: the block's pixel rows (dy at channel 0 of group g), rup(nq, MR) pointers; those
+ * past nq repeat the first (the indirect kernel may read, never store, a full tile).  The
+ * position cursor advances without divisions (a division per pixel cost as much as a copy). */
+static void pix_rows(const x1_ctx *c, int64_t g, int64_t q0, int64_t nq, const float **tab)
+{
+    const hd_conv_problem *p = c->p;
+    const int64_t *ys = p->ys;
+    int64_t n = q0 / p->P, o[3];
+    pos3(p, q0 % p->P, o);
+    const float *at = c->dy + n * ys[0] + g * p->Kg + o[0] * ys[2] + o[1] * ys[3] + o[2] * ys[4];
+    for (int64_t j = 0; j < nq; j++) {
+        tab[j] = at;
+        /* next position: along the row, then the next row, plane, image */
+        at += ys[4];
+        if (++o[2] == p->out[2]) {
+            o[2] = 0;
+            at += ys[3] - p->out[2] * ys[4];
+            if (++o[1] == p->out[1]) {
+                o[1] = 0;
+                at += ys[2] - p->out[1] * ys[3];
+                if (++o[0] == p->out[0]) {
+                    o[0] = 0;
+                    at += ys[0] - p->out[0] * ys[2];
+                }
+            }
+        }
+    }
+    for (int64_t j = nq; j < rup(nq, c->L.MR); j++)
+        tab[j] = tab[0];
+}
+
+/* NHWC panel: micro-panels of MR positions (rows TAB), k-major: (k pp, position j) at
+ * dst[(j / MR) * kcb * MR + pp * MR + j % MR]; positions past nq are zero. */
+static void pack_pix(const x1_ctx *c, int64_t r0, int64_t kcb, int64_t nq, const float *const *tab, float *dst)
+{
+    const int64_t MR = c->L.MR;
+    const float *src[16];
+    for (int64_t j0 = 0; j0 < nq; j0 += MR) {
+        int64_t cnt = imin(MR, nq - j0);
+        for (int64_t i = 0; i < MR; i++)
+            src[i] = i < cnt ? tab[j0 + i] + r0 : NULL;
+        /* the pixels two micro-panels ahead (about; a prefetch never faults): the panel
+           reads 16-channel strips across MR pixels, whose lines the hardware prefetcher
+           met too late (5x slower out of L3) */
+        for (int64_t i = 0; i < cnt; i++) {
+            const char *f = (const char *)((uintptr_t)src[i] + (uintptr_t)(2 * MR * c->p->ys[4] * (int64_t)sizeof(float)));
+            for (int64_t off = 0; off < kcb * (int64_t)sizeof(float); off += 64)
+                _mm_prefetch(f + off, _MM_HINT_T0);
+        }
+        c->cols(dst + j0 * kcb, MR, MR, src, kcb);
+    }
+}
+
+/* d[i*ds] = alpha * v[i*vs] + beta * d[i*ds] for i < n (beta == 0: d not read). */
+static void line_av(float *d, int64_t ds, const float *v, int64_t vs, int64_t n, float alpha, float beta)
+{
+    if (ds == 1 && vs == 1) {
+        hd_conv_scale_add(d, v, n, alpha, beta);
+        return;
+    }
+    if (beta == 0)
+        for (int64_t i = 0; i < n; i++)
+            d[i * ds] = alpha * v[i * vs];
+    else
+        for (int64_t i = 0; i < n; i++)
+            d[i * ds] = alpha * v[i * vs] + beta * d[i * ds];
+}
+
+/* d[i*ds] = beta * d[i*ds] for i < n (beta == 0: zeros, d not read). */
+static void line_b(float *d, int64_t ds, int64_t n, float beta)
+{
+    if (beta == 0 && ds == 1) {
+        memset(d, 0, sizeof(float) * (size_t)n);
+        return;
+    }
+    for (int64_t i = 0; i < n; i++)
+        d[i * ds] = beta == 0 ? 0.0f : beta * d[i * ds];
+}
+
+/*
+ * Between the buffer and dx, for dx channels [ch0, ch0+nm) (of the whole tensor) and dy
+ * positions [q0, q0+nq), buf[m * ms + j * js].  Each dy position o owns the dx cell
+ * [s*o, s*o + s) (clipped to dx) along every dimension (with unit stride, the position
+ * itself).  LOAD: the corners to the buffer, times beta (not called when beta = 0).
+ * STORE: the buffer to the corners, beta*dx to the rest of the cells.
+ */
+enum { CELLS_LOAD, CELLS_STORE };
+
+static void cells(const x1_ctx *c, int mode, int64_t ch0, int64_t nm, int64_t q0, int64_t nq, float *buf, int64_t ms,
+                  int64_t js)
+{
+    const hd_conv_problem *p = c->p;
+    const int64_t *xs = p->xs, *s = p->str, P = p->P;
+    float beta = (float)c->a->epi.beta;
+    int chan_inner = xs[1] == 1 && xs[4] != 1;
+    for (int64_t j = 0; j < nq;) {
+        /* a run of dy positions along one dy row (ow varies) */
+        int64_t q = q0 + j, n = q / P, o[3];
+        pos3(p, q % P, o);
+        int64_t cnt = imin(p->out[2] - o[2], nq - j);
+        int64_t iw0 = o[2] * s[2], iw1 = imin((o[2] + cnt) * s[2], p->in[2]);
+        for (int64_t a0 = 0; a0 < s[0] && o[0] * s[0] + a0 < p->in[0]; a0++)
+            for (int64_t a1 = 0; a1 < s[1] && o[1] * s[1] + a1 < p->in[1]; a1++) {
+                int corner = a0 == 0 && a1 == 0;
+                if (mode == CELLS_LOAD && !corner)
+                    continue;
+                float *row = c->dx + n * xs[0] + ch0 * xs[1] + (o[0] * s[0] + a0) * xs[2] + (o[1] * s[1] + a1) * xs[3];
+                if (!chan_inner) {
+                    /* positions inner (channel planes): per channel, the corners of the run
+                       (every s-th dx element) and the rest */
+                    for (int64_t m = 0; m < nm; m++) {
+                        float *d = row + m * xs[1] + iw0 * xs[4], *v = buf + m * ms + j * js;
+                        if (mode == CELLS_LOAD) {
+                            line_av(v, js, d, s[2] * xs[4], cnt, beta, 0.0f);
+                            continue;
+                        }
+                        if (!corner) {
+                            line_b(d, xs[4], iw1 - iw0, beta);
+                            continue;
+                        }
+                        line_av(d, s[2] * xs[4], v, js, cnt, 1.0f, 0.0f);
+                        for (int64_t b = 1; b < s[2] && iw0 + b < iw1; b++)
+                            line_b(d + b * xs[4], s[2] * xs[4], (iw1 - iw0 - b + s[2] - 1) / s[2], beta);
+                    }
+                } else {
+                    /* channels inner (pixels) */
+                    for (int64_t iw = iw0; iw < iw1; iw++) {
+                        int64_t k = iw - iw0;
+                        float *d = row + iw * xs[4];
+                        if (corner && k % s[2] == 0) {
+                            float *v = buf + (j + k / s[2]) * js;
+                            if (mode == CELLS_LOAD)
+                                line_av(v, ms, d, 1, nm, beta, 0.0f);
+                            else
+                                line_av(d, 1, v, ms, nm, 1.0f, 0.0f);
+                        } else if (mode == CELLS_STORE) {
+                            line_b(d, 1, nm, beta);
+                        }
+                    }
+                }
+            }
+        j += cnt;
+    }
+}
+
+/* Task geometry: group, dx channels [m0, m0+nm) of the group, positions [q0, q0+nq) (global). */
+static void task_geom(const x1_ctx *c, int64_t t, int64_t *g, int64_t *m0, int64_t *nm, int64_t *q0, int64_t *nq)
+{
+    const hd_conv_problem *p = c->p;
+    const x1_plan *L = &c->L;
+    int64_t per_group = L->cross ? L->npb : p->N * L->npb;
+    /* positions fastest: consecutive tasks share their channel block's filter */
+    int64_t pbi = t % per_group, mbi = (t / per_group) % L->nmb;
+    *g = t / (per_group * L->nmb);
+    *m0 = mbi * L->mb;
+    *nm = imin(L->mb, p->Cg - *m0);
+    if (L->cross) {
+        *q0 = pbi * L->nc;
+        *nq = imin(L->nc, p->N * p->P - *q0);
+    } else {
+        int64_t n = pbi / L->npb, b = pbi % L->npb;
+        *q0 = n * p->P + b * L->nc;
+        *nq = imin(L->nc, p->P - b * L->nc);
+    }
+}
+
+/* NCHW: a panel of positions [q, q + nr) goes straight into dx when it lies in one image. */
+static int panel_direct(const x1_ctx *c, int64_t q, int64_t nr)
+{
+    return c->L.direct && q / c->p->P == (q + nr - 1) / c->p->P;
+}
+
+/* Runs of consecutive buffered panels of the sub-block [s0, s0+ns): MODE to or from dx. */
+static void nchw_cells(const x1_ctx *c, int mode, int64_t ch0, int64_t nm, int64_t s0, int64_t ns, float *buf)
+{
+    const int64_t NR = c->L.NR;
+    for (int64_t jr = 0; jr < ns;) {
+        if (panel_direct(c, s0 + jr, imin(NR, ns - jr))) {
+            jr += NR;
+            continue;
+        }
+        int64_t je = jr;
+        while (je < ns && !panel_direct(c, s0 + je, imin(NR, ns - je)))
+            je += NR;
+        je = imin(je, ns);
+        cells(c, mode, ch0, nm, s0 + jr, je - jr, buf + jr, c->L.ld, 1);
+        jr = je;
+    }
+}
+
+static void nchw_task(x1_ctx *c, size_t task, int thread)
+{
+    const hd_conv_problem *p = c->p;
+    const x1_plan *L = &c->L;
+    int64_t g, m0, nm, q0, nq;
+    task_geom(c, (int64_t)task, &g, &m0, &nm, &q0, &nq);
+    float *panel = c->slots + (size_t)thread * (size_t)L->slot, *buf = panel + L->buf_at, *abuf = panel + L->aux_at;
+    hd_f32_gemm_ukernel_fn uk = L->kern->f32;
+    float alpha = (float)c->a->epi.alpha, beta = (float)c->a->epi.beta;
+    int64_t ch0 = g * p->Cg + m0, ntiles = cdiv(nm, L->MR), P = p->P;
+    /* dy's rows read in place (B stride = plane) when every panel of the block is whole and
+       stored straight into dx, there are few A tiles to sweep them (the copy pays off over
+       many) and few rows per k block (each on a page of its own): each A tile then walks the
+       rows as long runs, which the hardware prefetcher follows (res2 1x1 at batch 16, two
+       threads: 1.7 -> 1.5 ms; with k blocks of 256 dy rows 20-30% slower, with 128 rows on
+       28x28 images up to 8% slower) */
+    int inplace = L->direct && q0 / P == (q0 + nq - 1) / P && nq % L->NR == 0 && ntiles <= X1_INPLACE_TILES &&
+                  L->kc <= X1_INPLACE_ROWS;
+    /* steps: (sub-block, k block), k blocks inner so that the sub-block's results stay in
+       L2; each step prefetches the next one's dy rows while it multiplies */
+    for (int64_t s0 = q0; s0 < q0 + nq; s0 += L->sb) {
+        int64_t ns = imin(L->sb, q0 + nq - s0);
+        if (beta != 0)
+            nchw_cells(c, CELLS_LOAD, ch0, nm, s0, ns, buf);
+        for (int64_t kb = 0; kb < L->nkb; kb++) {
+            int64_t r0 = kb * L->kc, kcb = imin(L->kc, p->Kg - r0);
+            float bd = kb > 0 ? 1.0f : beta, bb = kb > 0 || beta != 0 ? 1.0f : 0.0f;   /* direct, buffered */
+            /* W^T of this channel block: packed again only when the thread's last step (with a
+               single k block) did not leave it in the slot -- a copy, so which thread ran
+               what never changes a result */
+            int64_t tag = (g * L->nmb + m0 / L->mb) + 1;
+            if (L->nkb > 1 || c->tag[thread] != tag) {
+                pack_wt(c, g, kb, m0, nm, abuf);
+                c->tag[thread] = L->nkb > 1 ? 0 : tag;
+            }
+            const float *yrows = c->dy + (s0 / P) * p->ys[0] + (g * p->Kg + r0) * p->ys[1] + s0 % P;
+            if (inplace) {
+                for (int64_t ir = 0; ir < nm; ir += L->MR)
+                    for (int64_t jr = 0; jr < ns; jr += L->NR) {
+                        int64_t q = s0 + jr;
+                        uk((size_t)imin(L->MR, nm - ir), (size_t)L->NR, (size_t)kcb, abuf + ir * kcb, yrows + jr,
+                           (size_t)p->ys[1], c->dx + (q / P) * p->xs[0] + (ch0 + ir) * p->xs[1] + q % P,
+                           (size_t)p->xs[1], alpha, bd);
+                    }
+                continue;
+            }
+            copy_rows(c, g, r0, kcb, s0, ns, panel, L->NR);
+            /* the next step */
+            int last_kb = kb + 1 == L->nkb;
+            int64_t xr0 = last_kb ? 0 : r0 + kcb, xkcb = imin(L->kc, p->Kg - xr0);
+            int64_t xs0 = last_kb ? s0 + L->sb : s0, xns = imin(L->sb, q0 + nq - xs0);
+            for (int64_t ir = 0; ir < nm; ir += L->MR) {
+                const float *ap = abuf + ir * kcb;
+                size_t mr = (size_t)imin(L->MR, nm - ir);
+                if (xns > 0)
+                    prefetch_rows(c, g, xr0, xkcb, xs0, xns, ir / L->MR, ntiles);
+                for (int64_t jr = 0; jr < ns; jr += L->NR) {
+                    int64_t q = s0 + jr, nr = imin(L->NR, ns - jr);
+                    if (panel_direct(c, q, nr))
+                        uk(mr, (size_t)nr, (size_t)kcb, ap, panel + jr * kcb, (size_t)L->NR,
+                           c->dx + (q / P) * p->xs[0] + (ch0 + ir) * p->xs[1] + q % P, (size_t)p->xs[1], alpha, bd);
+                    else
+                        uk(mr, (size_t)nr, (size_t)kcb, ap, panel + jr * kcb, (size_t)L->NR, buf + ir * L->ld + jr,
+                           (size_t)L->ld, alpha, bb);
+                }
+            }
+        }
+        nchw_cells(c, CELLS_STORE, ch0, nm, s0, ns, buf);
+    }
+}
+
+static void nhwc_task(x1_ctx *c, size_t task, int thread)
+{
+    const hd_conv_problem *p = c->p;
+    const x1_plan *L = &c->L;
+    int64_t g, m0, nm, q0, nq;
+    task_geom(c, (int64_t)task, &g, &m0, &nm, &q0, &nq);
+    float *panel = c->slots + (size_t)thread * (size_t)L->slot, *buf = panel + L->buf_at, *wpk = panel + L->aux_at;
+    hd_f32_gemm_ukernel_fn uk = L->kern->f32;
+    float alpha = (float)c->a->epi.alpha, beta = (float)c->a->epi.beta;
+    int64_t ch0 = g * p->Cg + m0, MR = L->MR, NR = L->NR, ldw = p->wst[0];
+    /* dx pixels packed across images (direct): pixel q at dx + q * xs[4] */
+    float *dxb = L->direct ? c->dx + (q0 / p->P) * p->xs[0] + (q0 % p->P) * p->xs[4] + ch0 : NULL;
+    if (!dxb && beta != 0)
+        cells(c, CELLS_LOAD, ch0, nm, q0, nq, buf, 1, L->mb);
+    const float **tab = (const float **)(void *)(panel + L->tab_at);
+    if (L->pix)
+        pix_rows(c, g, q0, nq, tab);
+    for (int64_t kb = 0; kb < L->nkb; kb++) {
+        int64_t r0 = kb * L->kc, kcb = imin(L->kc, p->Kg - r0);
+        float be = kb > 0 ? 1.0f : dxb ? beta : beta != 0 ? 1.0f : 0.0f;
+        const float *wk = c->w + (g * p->Kg + r0) * ldw + m0;
+        /* W's channel block as NR-wide panels (k-major, contiguous): in place, rows a
+           channel count apart (4 KiB for 1024 channels) all fell into a few cache sets.
+           Packed again only when the thread's last task (one k block) left another. */
+        int64_t tag = (g * L->nmb + m0 / L->mb) + 1;
+        if (L->nkb > 1 || c->tag[thread] != tag) {
+            for (int64_t pp = 0; pp < kcb; pp++)
+                for (int64_t jr = 0; jr < nm; jr += NR) {
+                    float *d = wpk + jr * kcb + pp * NR;
+                    int64_t cnt = imin(NR, nm - jr);
+                    copy_f(d, wk + pp * ldw + jr, cnt);
+                    for (int64_t j = cnt; j < NR; j++)
+                        d[j] = 0;
+                }
+            c->tag[thread] = L->nkb > 1 ? 0 : tag;
+        }
+        if (L->pix && !L->inplace)                 /* (in place: A is dy's rows, through tab) */
+            pack_pix(c, r0, kcb, nq, tab, panel);
+        else if (!L->pix)
+            copy_rows(c, g, r0, kcb, q0, nq, panel, MR);
+        hd_igemm_seg seg = {tab, r0, kcb};
+        for (int64_t ir = 0; ir < nq; ir += MR) {
+            const float *ap = panel + ir * kcb;
+            size_t mr = (size_t)imin(MR, nq - ir);
+            if (L->inplace)
+                /* the rows two tiles ahead, as pack_pix does for its copy */
+                hd_conv_prefetch_rows(tab, r0, ir + 2 * MR, imin(ir + 3 * MR, nq), kcb);
+            /* dy's positions equally spaced (every full tile of a dense NHWC dy): the strided
+               entry, which reloads no row pointer (NHWC res2 1x1 at batch 16 6% faster) */
+            hd_igemm_sseg ss;
+            int strided = L->inplace && c->iks && hd_igemm_strided_segments(&seg, 1, (size_t)ir, (size_t)MR, &ss, 1);
+            for (int64_t jr = 0; jr < nm; jr += NR) {
+                size_t nr = (size_t)imin(NR, nm - jr);
+                const float *bp = wpk + jr * kcb;
+                size_t bs = (size_t)NR, ldc = dxb ? (size_t)p->xs[4] : (size_t)L->mb;
+                float *cp = dxb ? dxb + ir * p->xs[4] + jr : buf + ir * L->mb + jr;
+                /* the indirect and the packed kernel round alike (igemm-ukernels.h) */
+                if (strided)
+                    c->iks(mr, nr, 1, &ss, bp, bs, cp, ldc, alpha, be);
+                else if (L->inplace)
+                    c->ik(mr, nr, 1, &seg, (size_t)ir, bp, bs, cp, ldc, alpha, be);
+                else
+                    uk(mr, nr, (size_t)kcb, ap, bp, bs, cp, ldc, alpha, be);
+            }
+        }
+    }
+    if (!dxb)
+        cells(c, CELLS_STORE, ch0, nm, q0, nq, buf, 1, L->mb);
+}
+
+/* One task, dealt from a counter (hd_parallel_deal): which thread runs it only picks its
+ * scratch slot, never its arithmetic. */
+static void x1_task(void *vctx, size_t t, int thread)
+{
+    x1_ctx *c = vctx;
+    if (c->L.swap)
+        nhwc_task(c, t, thread);
+    else
+        nchw_task(c, t, thread);
+}
+
+/* ---------------- the solver ---------------- */
+
+/* Spatial positions of a tensor (strides S, dims D) contiguous: pos * 1. */
+static int planes(const int64_t s[5], const int64_t d[3]) { return s[4] == 1 && linear_positions(s, d); }
+
+size_t hd_conv_bwdd_1x1_ws(const hd_conv_problem *p)
+{
+    x1_plan L = plan_x1(p);
+    return layout_x1(&L).total;
+}
+
+int hd_conv_bwdd_1x1_app(const hd_conv_problem *p, const char **reason)
+{
+    if (p->xdt != CUDNN_DATA_FLOAT || p->wdt != CUDNN_DATA_FLOAT || p->ydt != CUDNN_DATA_FLOAT || p->dbl ||
+        p->int8 || p->xv != 1 || p->yv != 1 || p->wv != 1) {
+        *reason = "the 1x1 backward-data solver takes FLOAT x, w and y only";
+        return 0;
+    }
+    for (int j = 0; j < 3; j++)
+        if (p->flt[j] != 1 || p->pad[j] != 0) {
+            *reason = "needs a 1x1 filter and no padding";
+            return 0;
+        }
+    if (!dy_pix(p) && !planes(p->ys, p->out)) {
+        *reason = "needs packed channel planes (NCHW-like) or contiguous channels (NHWC-like) in dy";
+        return 0;
+    }
+    if (p->wst[1] != 1) {
+        *reason = "needs the filter's channels contiguous";
+        return 0;
+    }
+    if (p->Cg * p->Kg < 64) {
+        *reason = "too few channels for a GEMM";
+        return 0;
+    }
+    if (hd_conv_bwdd_1x1_ws(p) == SIZE_MAX) {
+        *reason = "its workspace would not fit in size_t";
+        return 0;
+    }
+    return 1;
+}
+
+double hd_conv_bwdd_1x1_cost(const hd_conv_problem *p)
+{
+    (void)p;
+    return 0.25;
+}
+
+void hd_conv_bwdd_1x1_exec(const hd_conv_problem *p, const hd_conv_args *a)
+{
+    x1_ctx c;
+    c.p = p;
+    c.a = a;
+    c.L = plan_x1(p);
+    if (c.L.whole) {                               /* its result does not depend on the threads */
+        for (int64_t g = 0; g < p->G; g++)
+            hd_sgemm(a->nthreads, 'N', 'N', (size_t)(p->N * p->Q), (size_t)p->Cg, (size_t)p->Kg, (float)a->epi.alpha,
+                     (const float *)a->y + g * p->Kg, (size_t)p->ys[4], (const float *)a->w + g * p->Kg * p->wst[0],
+                     (size_t)p->wst[0], (float)a->epi.beta, (float *)a->out + g * p->Cg, (size_t)p->xs[4]);
+        return;
+    }
+    hd_conv_layout W = layout_x1(&c.L);
+    c.dy = a->y;
+    c.w = a->w;
+    c.dx = a->out;
+    c.slots = (float *)((char *)a->ws + W.off[0]);
+    c.cols = hd_cpu_isa() >= HD_ISA_AVX512 ? hd_conv_gather_cols__avx512 : cols_c;
+    c.ik = hd_igemm_kernel_for(hd_cpu_isa())->fn;
+    c.iks = hd_igemm_kernel_for(hd_cpu_isa())->fn_strided;
+    for (int i = 0; i < SLOTS; i++)
+        c.tag[i] = 0;
+    int64_t per_group = c.L.cross ? c.L.npb : p->N * c.L.npb;
+    size_t ntasks = (size_t)(p->G * c.L.nmb * per_group);
+    int nt = a->nthreads < SLOTS ? a->nthreads : SLOTS;
+    if (nt < 1)
+        nt = 1;
+    hd_parallel_deal(ntasks, nt, x1_task, &c);
+}

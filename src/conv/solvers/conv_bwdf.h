@@ -1,0 +1,59 @@
+/*
+ * conv/solvers/conv_bwdf.h -- backward filter in fp32 straight on the GEMM micro-kernels.
+ * See docs/algorithms.md, "Backward filter on the micro-kernels (fp32)".
+ *
+ * dW[k][crs] = sum over (image, output position) of dy[k][pos] * col[crs][pos]: a GEMM with
+ * a long reduction and a small result.  The solver packs im2col columns straight into the
+ * micro-kernel's A panels and reads (or packs) dy as its B panels, one block of positions at
+ * a time, and keeps the result tiles in cache across the whole reduction.  FLOAT x, dy and
+ * dw; groups, 2-d and 3-d, any padding, stride, dilation and strides, both modes; results are
+ * bitwise identical for every thread count and for the AVX2 and AVX-512 kernels.
+ */
+#ifndef HD_KERNELS_CONV_BWDF_H
+#define HD_KERNELS_CONV_BWDF_H
+
+#include "conv/conv_registry.h"
+
+int hd_conv_bwdf_uk_app(const hd_conv_problem *p, const char **reason);
+size_t hd_conv_bwdf_uk_ws(const hd_conv_problem *p);
+void hd_conv_bwdf_uk_exec(const hd_conv_problem *p, const hd_conv_args *a);
+double hd_conv_bwdf_uk_cost(const hd_conv_problem *p);
+
+/* The k-major tiles (352): the same GEMM with dW's rows (output channels) as the tile rows,
+ * dy packed once into the A panels, x gathered (or read in place) as B; for problems whose
+ * whole reduction is one block, or where it moves less data than the row tiles. */
+int hd_conv_bwdf_km_app(const hd_conv_problem *p, const char **reason);
+size_t hd_conv_bwdf_km_ws(const hd_conv_problem *p);
+void hd_conv_bwdf_km_exec(const hd_conv_problem *p, const hd_conv_args *a);
+
+/* COUNT runs of LEN floats: run o from src + o * sstride to dst + o * dstride (the gathers'
+ * inner loop; the ISA versions are chosen at run time). */
+void hd_conv_bwdf_copy_runs_avx512(float *dst, int64_t dstride, const float *src, int64_t sstride, int64_t len,
+                                   int64_t count);
+void hd_conv_bwdf_copy_runs_avx2(float *dst, int64_t dstride, const float *src, int64_t sstride, int64_t len,
+                                 int64_t count);
+
+/* out[j * ldo + i] = in[i * ldi + j] for i < rows, j < cols (16 x 16 register blocks). */
+void hd_conv_bwdf_transpose_avx512(int64_t rows, int64_t cols, const float *in, int64_t ldi, float *out, int64_t ldo);
+
+/* Store of a block of sums into dW: for e < ne and k < nk,
+ *     dw[k * ldw + e] = alpha * (rows[e][k] + rows[e][k + plane] + ... (nchunk terms, in order))
+ *                       (+ beta * dw[k * ldw + e] unless beta == 0: dw is then not read),
+ * the products rounded separately.  ne, nk <= 16 (AVX-512) or 8 (AVX2). */
+void hd_conv_bwdf_store_avx512(const float *const *rows, int64_t ne, int64_t nk, int64_t plane, int64_t nchunk,
+                               float *dw, int64_t ldw, float alpha, float beta);
+void hd_conv_bwdf_store_avx2(const float *const *rows, int64_t ne, int64_t nk, int64_t plane, int64_t nchunk,
+                             float *dw, int64_t ldw, float alpha, float beta);
+
+/* 352, then 351, are listed before the blocked-GEMM solver of ALGO_1 (350), which takes what
+ * they refuse.  Both names keep "blocked_gemm_f32": it is the same method, blocked for the
+ * micro-kernels. */
+#define HD_CONV_BWDF_KMAJOR_F32 \
+    {352, "bwd_filter.ukernel_kmajor_blocked_gemm_f32", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, 1, \
+     hd_conv_bwdf_km_app, hd_conv_bwdf_km_ws, hd_conv_bwdf_km_exec, 0.3, hd_conv_bwdf_uk_cost}
+
+#define HD_CONV_BWDF_UKERNEL_F32 \
+    {351, "bwd_filter.ukernel_blocked_gemm_f32", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, 1, \
+     hd_conv_bwdf_uk_app, hd_conv_bwdf_uk_ws, hd_conv_bwdf_uk_exec, 0.3, hd_conv_bwdf_uk_cost}
+
+#endif

@@ -1,8 +1,0 @@
-/* The convolution methods in float: FLOAT, HALF and BFLOAT16 data (conv_algos.inc). */
-#define T float
-#define NATIVE CUDNN_DATA_FLOAT
-#define SFX(n) n##_f32
-#define GEMM hd_sgemm
-#include "kernels/conv/conv_algos.inc"
-#include "kernels/conv/conv_winograd.inc"
-#include "kernels/conv/conv_fft.inc"

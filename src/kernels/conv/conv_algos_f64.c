@@ -1,8 +1,0 @@
-/* The convolution methods in double: DOUBLE data (conv_algos.inc). */
-#define T double
-#define NATIVE CUDNN_DATA_DOUBLE
-#define SFX(n) n##_f64
-#define GEMM hd_dgemm
-#include "kernels/conv/conv_algos.inc"
-#include "kernels/conv/conv_winograd.inc"
-#include "kernels/conv/conv_fft.inc"
