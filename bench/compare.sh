@@ -51,7 +51,7 @@ fi
 
 # hostdnn's cudaMalloc puts buffers of 4 MiB or more on 2 MiB pages (docs/cuda-runtime.md);
 # oneDNN and PyTorch allocate through glibc's malloc, whose hugetlb tunable does the same for
-# them, so that both sides run on the same page size (measured: oneDNN itself within noise).
+# them, so that both sides run on the same page size (a fair comparison, not a speed-up for oneDNN).
 anchor_env=(GLIBC_TUNABLES=glibc.malloc.hugetlb=1)
 
 out=$build/bench-compare.txt

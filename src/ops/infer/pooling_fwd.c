@@ -174,7 +174,7 @@ static void nhwc_task(void *vctx, size_t t, int thread)
 /* 2-d, rows contiguous in x and y: one task per (n, c, block of ROW_BLOCK output rows).  Each
  * output row is the direct row kernel's two passes (pool_row.h): the vertical max of the
  * window's input rows into the padded column row, then the horizontal max along it.  (Doing
- * both in registers for 3x3/2 measured no faster: the passes are as many instructions.) */
+ * both in registers for 3x3/2 gains nothing: the passes are as many instructions.) */
 #define ROW_BLOCK 16
 #define PF_AHEAD 4   /* output rows of input prefetched ahead of the vertical pass */
 
