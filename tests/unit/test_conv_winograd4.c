@@ -5,7 +5,7 @@
  * (tests/ref/conv_ref.c).
  *
  * Data are random in [-1, 1), so the results round; every output element must lie within
- * its own first-order error bound (docs/algorithms.md, "Winograd F(4x4, 3x3) forward"):
+ * its own first-order error bound (docs/algorithms.md, Winograd F(4x4, 3x3), "Accuracy"):
  *     |y - y_ref| <= (Cg + 18) u (|alpha| S + |beta y_old|),   u = 2^-24,
  * where S is the Winograd sum evaluated in double with every matrix, filter and input
  * replaced by its absolute value, S = |A^T| (sum_c |G||g_c||G^T| .* |B^T||d_c||B|) |A|.

@@ -2,7 +2,7 @@
  * Differential test of convolution descriptors against NVIDIA cuDNN 9 (tests/oracle.h):
  * the same Set/Get calls and forward output-dimension queries on both libraries, comparing
  * status names, read-back values and output dims.  Differences we keep on purpose are
- * listed where they are tested (docs/algorithms.md, "Descriptor differences").
+ * listed where they are tested (docs/algorithms.md, "Descriptor").
  */
 #define _GNU_SOURCE
 #include <cudnn.h>

@@ -2,7 +2,7 @@
  * cudnnConvolutionBackwardData and its queries (workspace size, _v7 ranking, Find / FindEx,
  * algorithm count).  dx = alpha * conv_transpose(dy, w) + beta * dx.  The bodies are shared
  * with the other directions (src/conv/conv_api.c); the algorithms are the
- * backward-data solvers of src/kernels/conv (docs/algorithms.md).
+ * backward-data solvers of src/conv (docs/algorithms.md).
  */
 #include "core/api.h"
 #include "core/check.h"

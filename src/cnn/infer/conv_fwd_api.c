@@ -2,7 +2,7 @@
  * cudnnConvolutionForward and its queries: workspace size, the instant ranking (_v7), the
  * measured search (Find / FindEx) and the algorithm count.  y = alpha * conv(x, w) + beta * y.
  * The bodies are shared with the backward directions (src/conv/conv_api.c); the
- * algorithms are the solvers of src/kernels/conv (docs/algorithms.md).
+ * algorithms are the solvers of src/conv (docs/algorithms.md).
  */
 #include "core/api.h"
 #include "core/check.h"

@@ -2,7 +2,7 @@
  * cudnnConvolutionBackwardFilter and its queries (workspace size, _v7 ranking, Find /
  * FindEx, algorithm count).  dw = alpha * sum over images of x (*) dy + beta * dw.  The
  * bodies are shared with the other directions (src/conv/conv_api.c); the algorithms
- * are the backward-filter solvers of src/kernels/conv (docs/algorithms.md).
+ * are the backward-filter solvers of src/conv (docs/algorithms.md).
  */
 #include "core/api.h"
 #include "core/check.h"

@@ -7,7 +7,7 @@
  * accepted (the enum that gives it meaning belongs to the caller).  A descriptor that was
  * never set refuses Get/Copy/Save with BAD_PARAM, so garbage never travels.
  *
- * Saved form (little-endian, 24 bytes, see docs/algorithm.md):
+ * Saved form (little-endian, 24 bytes, see docs/algorithm-descriptors.md):
  *   "HDAL" magic | u32 format version (1) | u32 payload bytes (8) | i32 algorithm |
  *   u32 reserved (0) | u32 FNV-1a checksum of the 20 bytes before it.
  * Restore refuses a short buffer, a wrong magic, an unknown version, a wrong payload size,
