@@ -11,8 +11,8 @@ set -u
 root=${HD_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 cuda=${CUDA_INC:-/usr/local/cuda/include}
 if [ ! -f "$cuda/driver_types.h" ] || ! command -v g++ >/dev/null; then
-  echo "no CUDA toolkit headers at $cuda: skipped"
-  echo "0 passed, 0 failed"
+  echo "SKIP no CUDA toolkit headers at $cuda (or no g++)"
+  echo "0 passed, 0 failed, 1 skipped"
   exit 0
 fi
 work=$(mktemp -d)
