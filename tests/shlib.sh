@@ -16,6 +16,17 @@ check() {
   rm -f /tmp/hd_check.$$
 }
 skip() { skipped=$((skipped + 1)); echo "SKIP $*"; }
+# add_counts "$output": add the passes and failures of the last closing line in a test
+# program's output (its skips are its own, made on purpose by the caller's settings); returns
+# non-zero when the output has no closing line.
+add_counts() {
+  local line
+  line=$(printf '%s\n' "$1" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1)
+  [ -n "$line" ] || return 1
+  set -- $line
+  passed=$((passed + $1))
+  failed=$((failed + ${3%,}))
+}
 sanitized() { case "${HD_MODE:-}" in *sanitized*) return 0;; esac; return 1; }
 finish() {
   if [ "$skipped" -gt 0 ]; then echo "$passed passed, $failed failed, $skipped skipped"
