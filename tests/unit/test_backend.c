@@ -483,8 +483,10 @@ static void backward_plans(cudnnHandle_t h)
 {
     SECTION("backward plans");
     cudnnConvolutionDescriptor_t probe;
-    if (cudnnCreateConvolutionDescriptor(&probe) != CUDNN_STATUS_SUCCESS)
+    if (cudnnCreateConvolutionDescriptor(&probe) != CUDNN_STATUS_SUCCESS) {
+        SKIP("backward plans: the legacy convolution API is absent in this build");
         return;
+    }
     cudnnDestroyConvolutionDescriptor(probe);
     int64_t xd[4] = {1, 4, 5, 5}, wd[4] = {6, 2, 3, 3}, yd[4] = {1, 6, 5, 5};
     bd x = mk_tensor(101, 4, xd), w = mk_tensor(102, 4, wd), y = mk_tensor(103, 4, yd);
