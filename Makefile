@@ -1,6 +1,7 @@
 # hostdnn -- thin wrapper around CMake.
 #   make            build everything (build/)
 #   make check      build, run every test, then again under ASan+UBSan (build-asan/)
+#   make check-quick  build, then the fast tests through CTest (ctest -L quick)
 #   make demo       build and run the demo program
 #   make install PREFIX=/opt/hostdnn
 #   make bench      benchmark driver + memory-bound ops vs oneDNN (see docs/performance.md)
@@ -10,27 +11,33 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE ?= cmake
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+# Developer and CI builds: warnings are errors; tests, examples (make demo) and benchmarks
+# (make bench) are built.  A plain cmake build has none of -Werror by default.
+DEV_OPTS ?= -DHOSTDNN_WERROR=ON -DBUILD_TESTING=ON -DHOSTDNN_BUILD_EXAMPLES=ON -DHOSTDNN_BUILD_BENCH=ON
 
-.PHONY: all build check check-fast check-asan demo install bench bench-compare bench-ops clean headers coverage
+.PHONY: all build check check-fast check-quick check-asan demo install bench bench-compare bench-ops clean headers coverage
 
 all: build
 
 build:
-	@$(CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
+	@$(CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(DEV_OPTS) >/dev/null
 	@$(CMAKE) --build $(BUILD) -j $(JOBS)
 
 check-fast: build
 	@tests/run_all.sh $(BUILD)
 
+check-quick: build
+	@cd $(BUILD) && ctest -L quick -j $(JOBS) --output-on-failure
+
 check-asan:
-	@$(CMAKE) -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DHOSTDNN_SANITIZE=ON >/dev/null
+	@$(CMAKE) -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DHOSTDNN_SANITIZE=ON $(DEV_OPTS) >/dev/null
 	@$(CMAKE) --build $(ASAN_BUILD) -j $(JOBS)
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		tests/run_all.sh $(ASAN_BUILD) --sanitized
 
 # Both passes run even when the first fails; the last line sums them up.
 check: build
-	@tests/check.sh $(BUILD) $(ASAN_BUILD) "$(CMAKE)" $(JOBS)
+	@tests/check.sh $(BUILD) $(ASAN_BUILD) "$(CMAKE)" $(JOBS) "$(DEV_OPTS)"
 
 demo: build
 	@$(BUILD)/examples/demo

@@ -2,8 +2,11 @@
  * tests/harness.h -- the tiny test harness every C test uses.
  *
  * CHECK(cond) and the CHECK_* helpers count passes and failures and print each failure with
- * its line; hd_test_finish() prints the closing line "N passed, N failed" and gives the
- * exit status (non-zero when anything failed).
+ * its line; SKIP(reason...) counts a part that cannot run on this machine (a missing vendor
+ * library, ISA or tool) and prints "SKIP <reason>", so no skip is silent; hd_test_finish()
+ * prints the closing line "N passed, N failed" (with ", N skipped" when anything was skipped)
+ * and gives the exit status (non-zero when anything failed, never for a skip).
+ * tests/run_all.sh sums the three counts and lists the SKIP lines.
  */
 #ifndef HD_TEST_HARNESS_H
 #define HD_TEST_HARNESS_H
@@ -12,10 +15,13 @@
 #include <stdio.h>
 #include <string.h>
 
-static int hd_t_passed, hd_t_failed;
+static int hd_t_passed, hd_t_failed, hd_t_skipped;
 static const char *hd_t_section = "";
 
 #define SECTION(name) (hd_t_section = (name))
+
+#define SKIP(...) do { hd_t_skipped++; fputs("SKIP ", stdout); printf(__VA_ARGS__); putchar('\n'); \
+    fflush(stdout); } while (0)
 
 #define CHECK(cond) do { if (cond) hd_t_passed++; else { hd_t_failed++; \
     fprintf(stderr, "FAIL %s:%d [%s] %s\n", __FILE__, __LINE__, hd_t_section, #cond); } } while (0)
@@ -41,7 +47,10 @@ static const char *hd_t_section = "";
 
 static inline int hd_test_finish(void)
 {
-    printf("%d passed, %d failed\n", hd_t_passed, hd_t_failed);
+    if (hd_t_skipped)
+        printf("%d passed, %d failed, %d skipped\n", hd_t_passed, hd_t_failed, hd_t_skipped);
+    else
+        printf("%d passed, %d failed\n", hd_t_passed, hd_t_failed);
     return hd_t_failed != 0;
 }
 

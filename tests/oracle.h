@@ -22,19 +22,27 @@
 
 static void *oracle_lib;
 static const char *(*oracle_errstr)(int);
+/* Why oracle_open() failed, for the test's SKIP line. */
+static const char *oracle_skip_reason __attribute__((unused)) = "";
 
 static inline int oracle_open(void)
 {
     const char *mode = getenv("HD_MODE");
-    if (mode && strstr(mode, "sanitized"))
+    if (mode && strstr(mode, "sanitized")) {
+        oracle_skip_reason = "not loaded under the sanitizers (the vendor library is not instrumented)";
         return 0;
+    }
     const char *paths[] = {getenv("HD_ORACLE_LIB"), "/usr/local/cuda/lib64/libcudnn.so.9", "libcudnn.so.9"};
     for (unsigned i = 0; i < sizeof paths / sizeof *paths && !oracle_lib; i++)
         if (paths[i])
             oracle_lib = dlopen(paths[i], RTLD_NOW | RTLD_LOCAL);
-    if (!oracle_lib)
+    if (!oracle_lib) {
+        oracle_skip_reason = "neither HD_ORACLE_LIB nor NVIDIA libcudnn.so.9 could be loaded";
         return 0;
+    }
     *(void **)&oracle_errstr = dlsym(oracle_lib, "cudnnGetErrorString");
+    if (!oracle_errstr)
+        oracle_skip_reason = "the oracle library has no cudnnGetErrorString";
     return oracle_errstr != NULL;
 }
 

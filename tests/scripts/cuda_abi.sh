@@ -8,12 +8,13 @@
 #  - struct cudaPointerAttributes: same offsets; vector types (float4, dim3 ...): same size and alignment.
 # Prints "N passed, N failed".
 set -u
-root=${HD_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$(dirname "$0")/../shlib.sh"
+root=$HD_ROOT
 cuda=${CUDA_INC:-/usr/local/cuda/include}
 if [ ! -f "$cuda/driver_types.h" ] || ! command -v g++ >/dev/null; then
-  echo "no CUDA toolkit headers at $cuda: skipped"
-  echo "0 passed, 0 failed"
-  exit 0
+  skip "no CUDA toolkit headers at $cuda (or no g++)"
+  finish
+  exit
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -63,9 +64,6 @@ open(os.path.join(work, "prog_ours.cpp"), "w").write(layout(fo, [p for p in po i
 open(os.path.join(work, "prog_theirs.cpp"), "w").write(layout(ft, [p for p in po if p in pt]))
 PY
 
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
 
 for side in ours theirs; do
   inc=$root/include; [ $side = theirs ] && inc=$cuda
@@ -121,5 +119,4 @@ done
   grep "^ptr\." "$work/l_ours" >"$work/p_ours"; grep "^ptr\." "$work/l_theirs" >"$work/p_theirs"
   if [ -s "$work/p_ours" ] && cmp -s "$work/p_ours" "$work/p_theirs"; then ok; else bad "cudaPointerAttributes offsets differ"; fi
 }
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -5,12 +5,13 @@
 # bfloat16 value and ~1.05 million float bit patterns (all exponents, both signs, NaN,
 # infinities, ties).  Prints "N passed, N failed".
 set -u
-root=${HD_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$(dirname "$0")/../shlib.sh"
+root=$HD_ROOT
 cuda=${CUDA_INC:-/usr/local/cuda/include}
 if [ ! -f "$cuda/cuda_fp16.h" ] || ! command -v g++ >/dev/null; then
-  echo "no CUDA toolkit headers at $cuda: skipped"
-  echo "0 passed, 0 failed"
-  exit 0
+  skip "no CUDA toolkit headers at $cuda (or no g++)"
+  finish
+  exit
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -59,18 +60,16 @@ int main()
     return 0;
 }
 CPP
-pass=0 fail=0
 for side in ours theirs; do
   inc=$root/include; [ $side = theirs ] && inc=$cuda
   if ! g++ -std=c++14 -O1 -w -I"$inc" "$work/conv.cpp" -o "$work/conv_$side" 2>"$work/err"; then
-    echo "FAIL does not compile against $side headers"; head -n 5 "$work/err"; fail=$((fail + 1)); continue
+    head -n 5 "$work/err"; bad "does not compile against $side headers"; continue
   fi
   "$work/conv_$side" >"$work/out_$side"
 done
 if [ -s "$work/out_ours" ] && [ -s "$work/out_theirs" ]; then
   while IFS= read -r line <&3 && IFS= read -r other <&4; do
-    if [ "$line" = "$other" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL ours: $line / toolkit: $other"; fi
+    if [ "$line" = "$other" ]; then ok; else bad "ours: $line / toolkit: $other"; fi
   done 3<"$work/out_ours" 4<"$work/out_theirs"
 fi
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -4,13 +4,11 @@
 # cudaMalloc, __half constructors, nvcc keywords in host code, vector types) that the C unit
 # tests cannot reach.  Prints "N passed, N failed".
 set -u
-root=${HD_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-build=${HD_BUILD:-$root/build}
+. "$(dirname "$0")/../shlib.sh"
+root=$HD_ROOT
+build=$HD_BUILD
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
 link="-L$build/lib -Wl,-rpath,$build/lib"
 san=""
 [ "${HD_MODE:-}" = "--sanitized" ] && san="-fsanitize=address,undefined"
@@ -109,5 +107,4 @@ if g++ -std=c++11 -Wall -Wextra -Werror $san -I"$root/include" "$work/prog.cpp" 
 else
   bad "C++ program does not build with g++"; head -n 10 "$work/prog.err"
 fi
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

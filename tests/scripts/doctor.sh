@@ -16,8 +16,8 @@ if [ ! -x "$doctor_src" ]; then
   exit 1
 fi
 if ! command -v cc >/dev/null; then
-  echo "no C compiler: skipped"
-  echo "0 passed, 0 failed"
+  echo "SKIP no C compiler (cc) to build the fake cuDNN trees"
+  echo "0 passed, 0 failed, 1 skipped"
   exit 0
 fi
 
@@ -244,7 +244,7 @@ if [ "$(id -u)" != 0 ]; then
   expect unreadable 0 "\[unreadable-dir\] cannot search $T/locked"
   chmod 755 "$T/locked"
 else
-  echo "skip: unreadable-dir check (running as root)"
+  echo "SKIP unreadable-dir check (running as root)"
 fi
 
 # ---------- 11. installed but not on the loader path ----------
@@ -367,7 +367,7 @@ expect cublaslt-found 0
 absent cublaslt-found "no-cublaslt"
 LD_LIBRARY_PATH=$T/nv/lib run cudadoc
 if [ -e /proc/driver/nvidia/version ] || ldconfig -p 2>/dev/null | grep -q 'libcuda.so.1 '; then
-  echo "skip: no-driver check (this machine has a driver)"
+  echo "SKIP no-driver check (this machine has a driver)"
 else
   expect no-driver 1 "ERROR \[no-driver\] no NVIDIA driver: libcuda.so.1 cannot be loaded" "driver: none"
 fi
@@ -490,10 +490,10 @@ if [ -f "$hdr" ] && [ -e /usr/local/cuda/lib64/libcudnn.so.9 ]; then
   if grep -qE "NVIDIA cuDNN $v \(cudnnGetVersion" "$T/out"; then ok; else bad "real machine: NVIDIA cuDNN $v not reported"; sed -n '1,30p' "$T/out"; fi
   if grep -qE "header .*cudnn_version.h \($v\)" "$T/out"; then ok; else bad "real machine: header $v not reported"; fi
   if [ -e /proc/driver/nvidia/version ]; then
-    echo "skip: driver present"
+    echo "SKIP cuDNN 9 without a driver check: driver present"
   elif grep -q "ERROR \[no-driver\] no NVIDIA driver" "$T/out" && [ "$rc" = 1 ]; then ok; else bad "real machine: no driver not reported"; fi
 else
-  echo "skip: no NVIDIA cuDNN 9 under /usr/local/cuda"
+  echo "SKIP no NVIDIA cuDNN 9 under /usr/local/cuda"
 fi
 if [ -e "$build/lib/libcudnn.so.8" ]; then
   LD_LIBRARY_PATH=$build/lib run "$doctor_src" --no-color

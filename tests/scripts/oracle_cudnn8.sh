@@ -7,8 +7,13 @@
 # The wheels are large and never committed; without HD_CUDNN8_DIR this test is skipped.
 . "$(dirname "$0")/../shlib.sh"
 d=${HD_CUDNN8_DIR:-}
-if [ -z "$d" ] || [ ! -f "$d/cudnn/lib/libcudnn_ops_infer.so.8" ] || sanitized; then
-  skip "HD_CUDNN8_DIR not set (or sanitized run)"
+if sanitized; then
+  skip "cuDNN 8 oracle: not loaded under the sanitizers"
+  finish
+  exit
+fi
+if [ -z "$d" ] || [ ! -f "$d/cudnn/lib/libcudnn_ops_infer.so.8" ]; then
+  skip "cuDNN 8 oracle: HD_CUDNN8_DIR${d:+=$d} does not hold NVIDIA's cuDNN 8 wheels (see this script's header)"
   finish
   exit
 fi

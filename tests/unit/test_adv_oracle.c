@@ -36,13 +36,13 @@ int main(void)
 {
     const char *mode = getenv("HD_MODE");
     if (mode && strstr(mode, "sanitized")) {
-        printf("skipped: the oracle is not loaded under sanitizers\n");
+        SKIP("cuDNN 9 oracle: not loaded under the sanitizers");
         return hd_test_finish();
     }
     const char *path = getenv("HD_CUDNN9_ADV");
     void *lib = dlopen(path ? path : "/usr/local/cuda/lib64/libcudnn_adv.so.9", RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
     if (!lib) {
-        printf("skipped: cuDNN 9 not found (%s)\n", dlerror());
+        SKIP("cuDNN 9 oracle not found (%s)", dlerror());
         return hd_test_finish();
     }
     cr_fn t_cr_rnn = (cr_fn)dlsym(lib, "cudnnCreateRNNDescriptor");
@@ -55,7 +55,7 @@ int main(void)
     cr_fn t_cr_attn = (cr_fn)dlsym(lib, "cudnnCreateAttnDescriptor");
     attn_set_fn t_attn = (attn_set_fn)dlsym(lib, "cudnnSetAttnDescriptor");
     if (!t_cr_rnn || !t_set || !t_clip || !t_cr_data || !t_data || !t_cr_seq || !t_seq || !t_cr_attn || !t_attn) {
-        printf("skipped: cuDNN 9 lacks a descriptor function\n");
+        SKIP("cuDNN 9 oracle lacks a descriptor function");
         return hd_test_finish();
     }
 

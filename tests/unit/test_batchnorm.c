@@ -405,7 +405,7 @@ static void fused_activation(void)
     if (st == CUDNN_STATUS_SUCCESS)
         st = cudnnSetActivationDescriptor(act, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0);
     if (st == CUDNN_STATUS_NOT_SUPPORTED) {
-        printf("SKIP fused activation: activation descriptors are not implemented in this build\n");
+        SKIP("fused activation: activation descriptors are not implemented in this build");
         if (act)
             cudnnDestroyActivationDescriptor(act);
         /* the fused ops refuse cleanly without one */

@@ -104,7 +104,7 @@ RUN_CASE(double, f64)
         for (size_t q = 0; q < n; q++) {                                                            \
             const hd_gemm_kernel *K = &ks[q];                                                       \
             if (K->isa > hd_cpu_isa()) {                                                            \
-                printf("skip %s (ISA %s not available)\n", K->name, hd_isa_name(K->isa));          \
+                SKIP("%s (ISA %s not available)", K->name, hd_isa_name(K->isa));                     \
                 continue;                                                                           \
             }                                                                                       \
             printf("test %s\n", K->name);                                                           \

@@ -209,7 +209,7 @@ int main(void)
     const hd_dot_kernel *avx2 = NULL, *avx512 = NULL;
     for (size_t i = 0; i < n; i++) {
         if (ks[i].isa > hd_cpu_isa()) {
-            printf("skip %s (ISA %s not available)\n", ks[i].name, hd_isa_name(ks[i].isa));
+            SKIP("%s (ISA %s not available)", ks[i].name, hd_isa_name(ks[i].isa));
             continue;
         }
         test_kernel(&ks[i]);
@@ -222,6 +222,6 @@ int main(void)
     if (avx2 && avx512)
         test_agree(avx2, avx512);
     else
-        printf("skip AVX2 / AVX-512 agreement (both not available)\n");
+        SKIP("AVX2 / AVX-512 agreement (both not available)");
     return hd_test_finish();
 }

@@ -137,7 +137,7 @@ int main(void)
     CHECK((k.erow != NULL) == (hd_cpu_isa() >= HD_ISA_AVX512));
     CHECK((k.ewrow != NULL) == (hd_cpu_isa() >= HD_ISA_AVX512));
     if (!k.erow || !k.ewrow) {
-        printf("skip the edge-row kernels (ISA %s: none)\n", hd_isa_name(hd_cpu_isa()));
+        SKIP("the edge-row kernels (ISA %s: none)", hd_isa_name(hd_cpu_isa()));
         return hd_test_finish();
     }
     SECTION("what the kernels take");

@@ -318,7 +318,7 @@ int main(void)
     }
     for (size_t i = 0; i < n; i++) {
         if (ks[i].isa > hd_cpu_isa()) {
-            printf("skip %s (ISA %s not available)\n", ks[i].name, hd_isa_name(ks[i].isa));
+            SKIP("%s (ISA %s not available)", ks[i].name, hd_isa_name(ks[i].isa));
             continue;
         }
         test_kernel(&ks[i]);

@@ -153,11 +153,15 @@ int main(void)
         vertical("vertical avx2", hd_f32_pool_vmax__avx2);
         horizontal("horizontal avx2", hd_f32_pool_hmax__avx2);
         sums("sums avx2", hd_f32_pool_vsum__avx2, hd_f32_pool_hsum__avx2);
+    } else {
+        SKIP("the AVX2 row kernels (no AVX2 on this CPU)");
     }
     if (hw >= HD_ISA_AVX512) {
         vertical("vertical avx512", hd_f32_pool_vmax__avx512);
         horizontal("horizontal avx512", hd_f32_pool_hmax__avx512);
         sums("sums avx512", hd_f32_pool_vsum__avx512, hd_f32_pool_hsum__avx512);
+    } else {
+        SKIP("the AVX-512 row kernels (no AVX-512 on this CPU)");
     }
     SECTION("dispatch");
     CHECK(hd_f32_pool_vmax_select(HD_ISA_SCALAR) == hd_f32_pool_vmax__scalar);

@@ -102,9 +102,13 @@ int main(void)
     int hw = (int)hd_cpu()->hw_isa;
     if (hw >= HD_ISA_AVX2)
         tiles("tile avx2", hd_f32_tile_avx2, 0);
+    else
+        SKIP("the AVX2 tile (no AVX2 on this CPU)");
     if (hw >= HD_ISA_AVX512) {
         tiles("tile avx512", hd_f32_tile_avx512, 0);
         tiles("tile avx512 streaming", hd_f32_tile_avx512_nt, 1);
+    } else {
+        SKIP("the AVX-512 tiles (no AVX-512 on this CPU)");
     }
     SECTION("driver");
     static const int64_t shapes[][3] = {{1, 1, 1}, {2, 3, 5}, {3, 17, 33}, {2, 64, 300}, {1, 300, 64}, {5, 16, 16},

@@ -402,7 +402,7 @@ int main(void)
     for (size_t ki = 0; ki < n; ki++) {
         const hd_wino4_kernels *k = &tab[ki];
         if (k->isa > hd_cpu_isa()) {
-            printf("skipped %s (not allowed on this CPU / cap)\n", k->name);
+            SKIP("%s (not allowed on this CPU / cap)", k->name);
             continue;
         }
         SECTION(k->name);

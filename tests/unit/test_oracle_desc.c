@@ -204,7 +204,7 @@ static void filters(void)
 int main(void)
 {
     if (!oracle_open()) {
-        printf("cuDNN 9 oracle not available (or sanitized run): skipped\n");
+        SKIP("cuDNN 9 oracle: %s", oracle_skip_reason);
         return hd_test_finish();
     }
     tensor4d();

@@ -236,7 +236,7 @@ static void backend(void)
     *(void **)&v9_finalize = dlsym(oracle_lib, "cudnnBackendFinalize");
     *(void **)&v9_destroy = dlsym(oracle_lib, "cudnnBackendDestroyDescriptor");
     if (!v9_create || !v9_set || !v9_get || !v9_finalize || !v9_destroy) {
-        printf("cuDNN 9 has no backend API here: skipped\n");
+        SKIP("backend API vs the oracle: it has no backend calls");
         return;
     }
     static const tcase cs[] = {
@@ -373,7 +373,7 @@ static void fused(void)
     ORACLE_FN(cudnnSetFilter4dDescriptor);
     ORACLE_FN(cudnnDestroyFilterDescriptor);
     if (!v9_cudnnCreateFusedOpsConstParamPack) {
-        printf("cuDNN 9 has no fused-ops packs here: skipped\n");
+        SKIP("fused-ops packs vs the oracle: it has none");
         return;
     }
     cudnnTensorDescriptor_t t1, t2, o1, o2;
@@ -502,7 +502,7 @@ static void fused(void)
 int main(void)
 {
     if (!oracle_open()) {
-        printf("cuDNN 9 oracle not available (or sanitized run): skipped\n");
+        SKIP("cuDNN 9 oracle: %s", oracle_skip_reason);
         return hd_test_finish();
     }
     ctc();

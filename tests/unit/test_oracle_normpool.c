@@ -37,7 +37,7 @@ static void pooling(void)
     ORACLE_FN(cudnnSetTensorNdDescriptorEx);
     ORACLE_FN(cudnnDestroyTensorDescriptor);
     if (!v9_cudnnSetPooling2dDescriptor || !v9_cudnnGetPooling2dForwardOutputDim) {
-        printf("cuDNN 9 has no legacy pooling calls: skipped\n");
+        SKIP("pooling vs the oracle: it has no legacy pooling calls");
         return;
     }
     cudnnPoolingDescriptor_t a, b;
@@ -123,7 +123,7 @@ static void lrn(void)
     ORACLE_FN(cudnnGetLRNDescriptor);
     ORACLE_FN(cudnnDestroyLRNDescriptor);
     if (!v9_cudnnSetLRNDescriptor) {
-        printf("cuDNN 9 has no LRN calls: skipped\n");
+        SKIP("LRN vs the oracle: it has no LRN calls");
         return;
     }
     cudnnLRNDescriptor_t a, b;
@@ -160,7 +160,7 @@ static void derive(void)
     ORACLE_FN(cudnnDeriveNormTensorDescriptor);
     ORACLE_FN(cudnnDestroyTensorDescriptor);
     if (!v9_cudnnDeriveBNTensorDescriptor) {
-        printf("cuDNN 9 has no cudnnDeriveBNTensorDescriptor: skipped\n");
+        SKIP("cudnnDeriveBNTensorDescriptor vs the oracle: it has none");
         return;
     }
     cudnnTensorDescriptor_t xa, xb, da, db, ma, mb;
@@ -214,7 +214,7 @@ static void derive(void)
 int main(void)
 {
     if (!oracle_open()) {
-        printf("cuDNN 9 oracle not available (or sanitized run): skipped\n");
+        SKIP("cuDNN 9 oracle: %s", oracle_skip_reason);
         return hd_test_finish();
     }
     pooling();

@@ -14,7 +14,7 @@
 int main(void)
 {
     if (!oracle_open()) {
-        printf("cuDNN 9 not available: skipped\n");
+        SKIP("cuDNN 9 oracle: %s", oracle_skip_reason);
         return hd_test_finish();
     }
     ORACLE_FN(cudnnCreateActivationDescriptor); ORACLE_FN(cudnnSetActivationDescriptor);
