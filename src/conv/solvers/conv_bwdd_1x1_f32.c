@@ -35,6 +35,7 @@
  * dealt to the threads from a counter; each uses the scratch slot of its thread (at most 8
  * threads, so the workspace does not depend on the thread count).
  */
+#include "conv/solvers/conv_solvers.h"
 #include "conv/solvers/conv_bwdd.h"
 
 #include "core/parallel.h"
@@ -751,3 +752,8 @@ void hd_conv_bwdd_1x1_exec(const hd_conv_problem *p, const hd_conv_args *a)
         nt = 1;
     hd_parallel_deal(ntasks, nt, x1_task, &c);
 }
+
+/* The name keeps "blocked_gemm_f32": it runs on the packed-panel SGEMM of that family. */
+const hd_conv_solver hd_solver_bwdd_1x1 = {
+    .id = 253, .name = "bwd_data.1x1_blocked_gemm_f32", .dir = HD_CONV_BWD_DATA, .algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, .deterministic = 1,
+    .applicable = hd_conv_bwdd_1x1_app, .workspace = hd_conv_bwdd_1x1_ws, .run = hd_conv_bwdd_1x1_exec, .cost_factor = 0.25, .cost = hd_conv_bwdd_1x1_cost};

@@ -31,6 +31,7 @@
  * count nor the kernel's tile shape changes any sum, and AVX2 and AVX-512 kernels (one fused
  * multiply-add per position, in order) give the same bits.
  */
+#include "conv/solvers/conv_solvers.h"
 #include "conv/solvers/conv_bwdf.h"
 
 #include "core/parallel.h"
@@ -1050,3 +1051,14 @@ double hd_conv_bwdf_uk_cost(const hd_conv_problem *p)
     (void)p;
     return 0.3;
 }
+
+/* 352, then 351, are listed before the blocked-GEMM solver of ALGO_1 (350), which takes what
+ * they refuse.  Both names keep "blocked_gemm_f32": it is the same method, blocked for the
+ * micro-kernels. */
+const hd_conv_solver hd_solver_bwdf_kmajor = {
+    .id = 352, .name = "bwd_filter.ukernel_kmajor_blocked_gemm_f32", .dir = HD_CONV_BWD_FILTER, .algo = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, .deterministic = 1,
+    .applicable = hd_conv_bwdf_km_app, .workspace = hd_conv_bwdf_km_ws, .run = hd_conv_bwdf_km_exec, .cost_factor = 0.3, .cost = hd_conv_bwdf_uk_cost};
+
+const hd_conv_solver hd_solver_bwdf_ukernel = {
+    .id = 351, .name = "bwd_filter.ukernel_blocked_gemm_f32", .dir = HD_CONV_BWD_FILTER, .algo = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, .deterministic = 1,
+    .applicable = hd_conv_bwdf_uk_app, .workspace = hd_conv_bwdf_uk_ws, .run = hd_conv_bwdf_uk_exec, .cost_factor = 0.3, .cost = hd_conv_bwdf_uk_cost};

@@ -34,6 +34,7 @@
  * Scratch: DW_SLOTS slots taken by thread index (at most DW_SLOTS threads), so the workspace
  * does not depend on the thread count.
  */
+#include "conv/solvers/conv_solvers.h"
 #include "conv/solvers/conv_dw.h"
 
 #include "core/cpu.h"
@@ -1149,3 +1150,21 @@ void hd_conv_dw_exec_bwdf(const hd_conv_problem *p, const hd_conv_args *a)
     hd_parallel_for((size_t)(c.P.C * c.P.nch), nt, wplane_task, &c);
     hd_parallel_for((size_t)c.P.C, nt, wstore_task, &c);
 }
+
+/* Forward: per (image, row block, channel group) of blocked work, or (image, channel, row
+ * block) of plane work (IMPLICIT_GEMM, ahead of the generic implicit GEMM). */
+const hd_conv_solver hd_solver_fwd_dw = {
+    .id = 160, .name = "fwd.depthwise_f32", .dir = HD_CONV_FWD, .algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, .deterministic = 1,
+    .applicable = hd_conv_dw_app_fwd, .workspace = hd_conv_dw_ws_fwd, .run = hd_conv_dw_exec_fwd, .cost_factor = 0.1, .cost = hd_conv_dw_cost};
+
+/* Backward data: the correlation of dy (zero-upsampled when strided) with the flipped
+ * filter (ALGO_0, ahead of GEMM + col2im). */
+const hd_conv_solver hd_solver_bwdd_dw = {
+    .id = 260, .name = "bwd_data.depthwise_f32", .dir = HD_CONV_BWD_DATA, .algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, .deterministic = 1,
+    .applicable = hd_conv_dw_app_bwdd, .workspace = hd_conv_dw_ws_bwdd, .run = hd_conv_dw_exec_bwdd, .cost_factor = 0.1, .cost = hd_conv_dw_cost};
+
+/* Backward filter: per fixed reduction chunk and channel (group), partial sums added in chunk
+ * order (ALGO_0, ahead of im2col + GEMM). */
+const hd_conv_solver hd_solver_bwdf_dw = {
+    .id = 360, .name = "bwd_filter.depthwise_f32", .dir = HD_CONV_BWD_FILTER, .algo = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0, .deterministic = 1,
+    .applicable = hd_conv_dw_app_bwdf, .workspace = hd_conv_dw_ws_bwdf, .run = hd_conv_dw_exec_bwdf, .cost_factor = 0.1, .cost = hd_conv_dw_cost};

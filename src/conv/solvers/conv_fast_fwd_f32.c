@@ -37,6 +37,7 @@
  * not depend on the thread count; at most FW_SLOTS threads are used.
  */
 #include "conv/solvers/conv_fast.h"
+#include "conv/solvers/conv_solvers.h"
 
 #include "core/parallel.h"
 #include "conv/solvers/conv_fwd_dot.h"
@@ -108,6 +109,7 @@ typedef struct {
     int64_t patch_at;             /* wide: copies of the runs that a border cuts */
     int wide;                     /* pix with one table entry per filter row (x_wide) */
     int64_t rl, nunits;           /* pix: run length (Cg, or S*Cg when wide) and runs per position */
+    int wide_tiles;               /* wide x through the strided kernel, tile by tile, no row table */
 } fw_plan;
 
 /* Reduction order (tap, channel) when x's channels are contiguous and there are enough of
@@ -1084,57 +1086,130 @@ static void fw_task(void *vctx, size_t task, int thread)
         fw_block(c, thread, g, n, q0, nq, m0, nm, seg, ns, bits, nfull);
 }
 
-/* ---------------- the entry points ---------------- */
+/* ---------------- the plan of the family, and the solvers ---------------- */
 
-size_t hd_conv_fast_ws_fwd(const hd_conv_problem *p)
-{
-    if (hd_conv_fwd_dot_applies(p))
-        return hd_conv_fwd_dot_ws(p);
-    fw_plan L = plan_fw(p);
-    return layout_fw(p, &L).total;
-}
+/* What a plan of the family keeps: which variant runs, and its choices. */
+typedef struct {
+    int kind;                     /* HD_FW_* */
+    size_t ws;
+    hd_conv_layout W;             /* blocked variants */
+    fw_plan L;
+    _Alignas(16) unsigned char dot[HD_CONV_DOT_PLAN_BYTES];
+} fw_family;
+_Static_assert(sizeof(fw_family) <= HD_CONV_PLAN_PRIV, "the forward plan fits the plan's private space");
 
-int hd_conv_fast_app_fwd(const hd_conv_problem *p, const char **r)
+static int fw_fp32(const hd_conv_problem *p, const char **r)
 {
     if (p->xdt != CUDNN_DATA_FLOAT || p->wdt != CUDNN_DATA_FLOAT || p->ydt != CUDNN_DATA_FLOAT || p->dbl ||
         p->int8) {
         *r = "the blocked GEMM solvers take FLOAT x, w and y only";
         return 0;
     }
-    if (hd_conv_fast_ws_fwd(p) == SIZE_MAX) {
-        *r = "its workspace would not fit in size_t";
-        return 0;
-    }
     return 1;
 }
 
-void hd_conv_fast_exec_fwd(const hd_conv_problem *p, const hd_conv_args *a)
+static const char fw_memo;   /* marks a plan's private space as holding this family's plan */
+
+int hd_conv_fw_plan(const hd_conv_problem *p, hd_conv_plan *pl, const char **r)
 {
-    if (hd_conv_fwd_dot_applies(p)) {
-        hd_conv_fwd_dot_exec(p, a);
-        return;
+    fw_family *f = (fw_family *)(void *)pl->priv;
+    pl->p = p;
+    pl->memo = NULL;
+    if (!fw_fp32(p, r))
+        return 0;
+    if (hd_conv_fwd_dot_plan(p, f->dot, &f->ws)) {
+        f->kind = HD_FW_DOT;
+    } else {
+        f->L = plan_fw(p);
+        f->W = layout_fw(p, &f->L);
+        f->ws = f->W.total;
+        if (f->ws == SIZE_MAX) {
+            *r = "its workspace would not fit in size_t";
+            return 0;
+        }
+        /* wide x goes tile by tile through the strided kernel, where the ISA has one */
+        f->L.wide_tiles = hd_igemm_kernel_for(hd_cpu_isa())->fn_strided && f->L.wide && !f->L.x_copy &&
+                          f->L.nunits <= FW_SSEG_MAX;
+        f->kind = !f->L.pix ? HD_FW_BLOCKED : f->L.wide_tiles ? HD_FW_WIDE : HD_FW_ROWS;
     }
+    pl->ws = f->ws;
+    pl->memo = &fw_memo;
+    return 1;
+}
+
+int hd_conv_fw_kind(const hd_conv_plan *pl) { return ((const fw_family *)(const void *)pl->priv)->kind; }
+
+static void fw_run(const hd_conv_problem *p, const fw_family *f, const hd_conv_args *a)
+{
     fw_ctx c;
     c.p = p;
     c.a = a;
-    c.L = plan_fw(p);
-    hd_conv_layout W = layout_fw(p, &c.L);
+    c.L = f->L;
     c.x = a->x;
     c.w = a->w;
     c.y = a->out;
-    c.apack = (float *)((char *)a->ws + W.off[0]);
-    c.slots = (float *)((char *)a->ws + W.off[1]);
+    c.apack = (float *)((char *)a->ws + f->W.off[0]);
+    c.slots = (float *)((char *)a->ws + f->W.off[1]);
     c.cbuf = fw_cbuf(p, &c.L, a->epi.fused);
     int v512 = hd_cpu_isa() >= HD_ISA_AVX512;
     c.mrun = v512 ? hd_conv_gather_mrun__avx512 : mrun_c;
     c.cols = v512 ? hd_conv_gather_cols__avx512 : cols_c;
-    c.ik = hd_igemm_kernel_for(hd_cpu_isa())->fn;
-    c.ik_stream = hd_igemm_kernel_for(hd_cpu_isa())->fn_stream;
-    c.ik_strided = hd_igemm_kernel_for(hd_cpu_isa())->fn_strided;
-    c.wide_tiles = c.ik_strided && c.L.wide && !c.L.x_copy && c.L.nunits <= FW_SSEG_MAX;
+    const hd_igemm_kernel *ik = hd_igemm_kernel_for(hd_cpu_isa());
+    c.ik = ik->fn;
+    c.ik_stream = ik->fn_stream;
+    c.ik_strided = ik->fn_strided;
+    c.wide_tiles = c.L.wide_tiles;
     int nt = a->nthreads < FW_SLOTS ? a->nthreads : FW_SLOTS;
     if (!c.L.a_late && !c.L.b_late)
         hd_parallel_deal((size_t)(p->G * c.L.nkb * (c.L.Mpad / c.L.AR)), nt, pack_w_task, &c);
     int64_t per_group = c.L.cross ? c.L.npb : p->N * c.L.npb;
     hd_parallel_deal((size_t)(cdiv(p->G, c.L.gpt) * per_group * c.L.nmb), nt, fw_task, &c);
 }
+
+void hd_conv_fw_execute(const hd_conv_plan *pl, const hd_conv_args *a)
+{
+    const fw_family *f = (const fw_family *)(const void *)pl->priv;
+    if (f->kind == HD_FW_DOT)
+        hd_conv_fwd_dot_exec(f->dot, pl->p, a);
+    else
+        fw_run(pl->p, f, a);
+}
+
+/* A variant's plan: the family's (made once while the registry walks the variants), if it
+ * is this variant's. */
+static int fw_variant(const hd_conv_problem *p, hd_conv_plan *pl, int kind, const char **r)
+{
+    static const char *const taken_by[] = {
+        [HD_FW_BLOCKED] = "the problem is solver 150's (gathered columns)",
+        [HD_FW_DOT] = "few positions, a long reduction and a large filter: the problem is solver 151's",
+        [HD_FW_ROWS] = "the problem is solver 152's (x's channels contiguous)",
+        [HD_FW_WIDE] = "the problem is solver 153's (few channels, dense pixels)",
+    };
+    const fw_family *f = (const fw_family *)(const void *)pl->priv;
+    if (pl->memo != &fw_memo && !hd_conv_fw_plan(p, pl, r))
+        return 0;
+    pl->ws = f->ws;
+    if (f->kind != kind) {
+        *r = taken_by[f->kind];
+        return 0;
+    }
+    return 1;
+}
+
+static int plan_blocked(const hd_conv_problem *p, hd_conv_plan *pl, const char **r) { return fw_variant(p, pl, HD_FW_BLOCKED, r); }
+static int plan_dot(const hd_conv_problem *p, hd_conv_plan *pl, const char **r) { return fw_variant(p, pl, HD_FW_DOT, r); }
+static int plan_rows(const hd_conv_problem *p, hd_conv_plan *pl, const char **r) { return fw_variant(p, pl, HD_FW_ROWS, r); }
+static int plan_wide(const hd_conv_problem *p, hd_conv_plan *pl, const char **r) { return fw_variant(p, pl, HD_FW_WIDE, r); }
+
+#define FW_SOLVER(id_, name_, plan_) \
+    {.id = id_, .name = name_, .dir = HD_CONV_FWD, .algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, \
+     .deterministic = 1, .applicable = fw_fp32, .plan = plan_, .execute = hd_conv_fw_execute, .cost_factor = 0.4}
+
+/* x's channels not contiguous: packed (or in-place) filter rows times gathered columns. */
+const hd_conv_solver hd_solver_fwd_blocked = FW_SOLVER(150, "fwd.blocked_gemm_f32", plan_blocked);
+/* batch 1, few positions, long reduction, large filter: both sides read in place (dot kernels). */
+const hd_conv_solver hd_solver_fwd_dot = FW_SOLVER(151, "fwd.dot_f32", plan_dot);
+/* x's channels contiguous: positions' rows of x through a row table (indirect kernel). */
+const hd_conv_solver hd_solver_fwd_rows = FW_SOLVER(152, "fwd.blocked_gemm_rows_f32", plan_rows);
+/* few channels, dense pixels: one run per filter row, equally spaced rows (strided kernel). */
+const hd_conv_solver hd_solver_fwd_wide = FW_SOLVER(153, "fwd.blocked_gemm_wide_f32", plan_wide);

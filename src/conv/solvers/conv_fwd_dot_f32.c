@@ -62,18 +62,6 @@ static int w_ctap(const hd_conv_problem *p)
 /* NHWC-like x and a KRSC filter: position rows are x's channel runs, per tap. */
 static int dot_tapc(const hd_conv_problem *p) { return p->xs[1] == 1 && w_tapc(p); }
 
-int hd_conv_fwd_dot_applies(const hd_conv_problem *p)
-{
-    if (p->G != 1 || p->flip || p->in[0] != 1 || p->out[0] != 1 || p->flt[0] != 1)
-        return 0;
-    if (p->N * p->P > DOT_MAX_POS || p->CRS < DOT_MIN_R || p->K * p->CRS * (int64_t)sizeof(float) <= DOT_FILTER_CACHED)
-        return 0;
-    if (!dot_tapc(p) && !(w_ctap(p) && p->TRS <= DOT_MAX_TAPS))
-        return 0;
-    /* the im2col rows of a huge reduction: leave the problem to the other plans */
-    return hd_conv_fwd_dot_ws(p) <= DOT_MAX_WS;
-}
-
 typedef struct {
     const hd_conv_problem *p;
     const hd_conv_args *a;
@@ -152,10 +140,28 @@ static hd_conv_layout dot_layout(const dot_ctx *c)
     return W;
 }
 
-size_t hd_conv_fwd_dot_ws(const hd_conv_problem *p)
+/* What the plan keeps: the choices (the context before execution fills its pointers) and
+ * the workspace layout. */
+typedef struct {
+    dot_ctx c;
+    hd_conv_layout W;
+} dot_saved;
+_Static_assert(sizeof(dot_saved) <= HD_CONV_DOT_PLAN_BYTES, "the dot plan fits its space");
+
+int hd_conv_fwd_dot_plan(const hd_conv_problem *p, void *plan, size_t *ws)
 {
-    dot_ctx c = dot_plan(p);
-    return dot_layout(&c).total;
+    if (p->G != 1 || p->flip || p->in[0] != 1 || p->out[0] != 1 || p->flt[0] != 1)
+        return 0;
+    if (p->N * p->P > DOT_MAX_POS || p->CRS < DOT_MIN_R || p->K * p->CRS * (int64_t)sizeof(float) <= DOT_FILTER_CACHED)
+        return 0;
+    if (!dot_tapc(p) && !(w_ctap(p) && p->TRS <= DOT_MAX_TAPS))
+        return 0;
+    dot_saved *d = plan;
+    d->c = dot_plan(p);
+    d->W = dot_layout(&d->c);
+    *ws = d->W.total;
+    /* the im2col rows of a huge reduction: leave the problem to the other plans */
+    return d->W.total <= DOT_MAX_WS;
 }
 
 /* x's im2col: xcol[q * ldcol + ch * TRS + tap] = x at channel ch and the tap's window
@@ -280,11 +286,13 @@ static void dot_task(void *vctx, size_t task, int thread)
     }
 }
 
-void hd_conv_fwd_dot_exec(const hd_conv_problem *p, const hd_conv_args *a)
+void hd_conv_fwd_dot_exec(const void *plan, const hd_conv_problem *p, const hd_conv_args *a)
 {
-    dot_ctx c = dot_plan(p);
+    const dot_saved *d = plan;
+    dot_ctx c = d->c;
+    c.p = p;
     c.a = a;
-    hd_conv_layout W = dot_layout(&c);
+    hd_conv_layout W = d->W;
     char *ws = a->ws;
     c.xtab = (const float **)(ws + W.off[0]);
     float *zero = (float *)(ws + W.off[0]) + dot_tab_floats(&c);

@@ -34,14 +34,6 @@ void hd_conv_lowp_exec_bf16(const hd_conv_problem *p, const hd_conv_args *a);
 double hd_conv_lowp_cost_int8(const hd_conv_problem *p);
 double hd_conv_lowp_cost_bf16(const hd_conv_problem *p);
 
-/* Listed in the forward table before the generic IMPLICIT_PRECOMP_GEMM solver (102). */
-#define HD_CONV_LOWP_FWD_INT8 \
-    {170, "fwd.lowp_int8_igemm", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, 1, \
-     hd_conv_lowp_app_int8, hd_conv_lowp_ws_int8, hd_conv_lowp_exec_int8, 0.1, hd_conv_lowp_cost_int8}
-#define HD_CONV_LOWP_FWD_BF16 \
-    {171, "fwd.lowp_bf16_igemm", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, 1, \
-     hd_conv_lowp_app_bf16, hd_conv_lowp_ws_bf16, hd_conv_lowp_exec_bf16, 0.1, hd_conv_lowp_cost_bf16}
-
 /* ---- the vector micro-kernels (conv_lowp_int8-avx512-vnni.c, conv_lowp_bf16-avx512-bf16.c) ----
  *
  * Panel rows are LDP bytes apart (one per output position, MR of them read); the packed

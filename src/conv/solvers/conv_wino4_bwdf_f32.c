@@ -32,6 +32,7 @@
  * chunks are summed in a fixed order: the result does not depend on the thread count (the
  * plan is a function of the problem only).
  */
+#include "conv/solvers/conv_solvers.h"
 #include "conv/solvers/conv_wino4.h"
 
 #include "core/parallel.h"
@@ -502,3 +503,7 @@ void hd_conv_wino4_bwdf_exec(const hd_conv_problem *p, const hd_conv_args *a)
     }
     hd_parallel_deal((size_t)(p->G * p->Kg), nt, wb_finish, &c);
 }
+
+const hd_conv_solver hd_solver_bwdf_wino4 = {
+    .id = 307, .name = "bwd_filter.winograd_f4x3_f32", .dir = HD_CONV_BWD_FILTER, .algo = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED, .deterministic = 1,
+    .applicable = hd_conv_wino4_bwdf_app, .workspace = hd_conv_wino4_bwdf_ws, .run = hd_conv_wino4_bwdf_exec, .cost_factor = 0.3, .cost = hd_conv_wino4_bwdf_cost};

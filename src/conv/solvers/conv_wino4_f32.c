@@ -32,6 +32,7 @@
  * workspace is the transformed filter (or the shared V) plus W4_SLOTS x (V block, unless
  * shared + M sub-block [+ the task's filter panels]).
  */
+#include "conv/solvers/conv_solvers.h"
 #include "conv/solvers/conv_wino4.h"
 
 #include "core/parallel.h"
@@ -749,3 +750,11 @@ void hd_conv_wino4_bwdd_exec(const hd_conv_problem *p, const hd_conv_args *a)
     view_bwdd(p, &v);
     w4_exec(&v, a, a->y, a->out);
 }
+
+const hd_conv_solver hd_solver_fwd_wino4 = {
+    .id = 109, .name = "fwd.winograd_f4x3_f32", .dir = HD_CONV_FWD, .algo = CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED, .deterministic = 1,
+    .applicable = hd_conv_wino4_app, .workspace = hd_conv_wino4_ws, .run = hd_conv_wino4_exec, .cost_factor = 0.3, .cost = hd_conv_wino4_cost};
+
+const hd_conv_solver hd_solver_bwdd_wino4 = {
+    .id = 207, .name = "bwd_data.winograd_f4x3_f32", .dir = HD_CONV_BWD_DATA, .algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED, .deterministic = 1,
+    .applicable = hd_conv_wino4_bwdd_app, .workspace = hd_conv_wino4_bwdd_ws, .run = hd_conv_wino4_bwdd_exec, .cost_factor = 0.3, .cost = hd_conv_wino4_bwdd_cost};
