@@ -18,7 +18,7 @@ size_t hd_conv_fast_ws_bwdf(const hd_conv_problem *p);
 void hd_conv_fast_exec_bwdd(const hd_conv_problem *p, const hd_conv_args *a);
 void hd_conv_fast_exec_bwdf(const hd_conv_problem *p, const hd_conv_args *a);
 
-/* Forward (conv_fast_fwd_f32.c, conv_fwd_dot_f32.c): one planner for the four variants,
+/* Forward (conv_fwd_*_f32.c, conv_fwd_f32.h, conv_fwd_dot_f32.c): one planner for the four variants,
  * solvers 150-153; it decides which of them takes a problem.  The backward-data phases
  * (conv_bwdd_phase_f32.c) run their forward convolutions through it as well. */
 enum { HD_FW_BLOCKED = 0, HD_FW_DOT = 1, HD_FW_ROWS = 2, HD_FW_WIDE = 3 };

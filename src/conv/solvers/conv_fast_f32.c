@@ -1,6 +1,6 @@
 /*
  * Blocked implicit-GEMM convolution in fp32 (conv/solvers/conv_fast.h).  The forward solver
- * has its own file (conv_fast_fwd_f32.c); exec_mm below serves backward data.
+ * has its own files (conv_fwd_*_f32.c); exec_mm below serves backward data.
  *
  * Forward and backward data are the same computation seen from two sides: every value of
  * the result (y, or dx) is a dot product of a filter row with a "column" of the source

@@ -1,8 +1,8 @@
 /*
- * Forward fp32 convolution, the "dot" plan of solver 150 (conv_fast_fwd_f32.c hands such
- * problems here): few positions (at most 64 over all images, taken image after image), a
- * long reduction and a filter too large to stay cached between calls -- the 7x7 layers at
- * batch 1 (res5 3x3: 49 positions, a reduction of 4608, a 9 MiB filter).
+ * Forward fp32 convolution, solver 151 fwd.dot_f32 (planned with the other blocked-GEMM
+ * variants in conv_fwd_plan_f32.c, which hands it such problems): few positions (at most 64
+ * over all images, taken image after image), a long reduction and a filter too large to stay
+ * cached between calls -- the 7x7 layers at batch 1 (res5 3x3: 49 positions, a reduction of 4608, a 9 MiB filter).
  *
  * There the filter is most of the memory traffic, and it is read from the user's tensor
  * once per call.  The outer-product kernels need it transposed (packed as the B side, or
