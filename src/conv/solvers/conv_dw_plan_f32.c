@@ -34,8 +34,6 @@
  * Scratch: DW_SLOTS slots taken by thread index (at most DW_SLOTS threads), so the workspace
  * does not depend on the thread count.
  */
-#include "conv/solvers/conv_solvers.h"
-#include "conv/solvers/conv_dw.h"
 #include "conv/solvers/conv_dw_f32.h"
 
 #include "conv/solvers/conv_solvers.h"
