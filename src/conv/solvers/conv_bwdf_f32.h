@@ -19,8 +19,8 @@
 #include <string.h>
 
 #define BW_SLOTS 8                        /* scratch areas; at most this many threads */
-#define BW_KC 512                         /* positions per reduction block: sets the summation order (512 measured
-                                             5-10% faster than 256 on ResNet layers) */
+#define BW_KC 512                         /* positions per reduction block: sets the summation order (longer
+                                             blocks load and store the result tiles less often) */
 #define BW_ROWS 640                       /* filter columns per row tile (whole channels: TRS * CB), about */
 #define BW_COLS 256                       /* output channels per tile, at most (before rounding to NR) */
 #define BW_MR_MAX 14                      /* the largest micro-kernel tile in the table */
@@ -31,7 +31,7 @@
 #define BW_SHORT 8                        /* blocks of a short reduction (plan_bw) */
 #define BW_SPLIT_ROWS 112                 /* rows of a half row tile, at least (8 A panels of 14) */
 #define BW_INPLACE_MAX 256                /* dy read in place as B when its positions are at most this many floats
-                                             apart (wider strides: packing measured faster, K = 512) */
+                                             apart (wider strides: packing is faster) */
 #define KM_INPLACE_MAX 4096               /* x read in place as the k-major B up to this position stride (1x1 NHWC
                                              with C = 512..2048: as fast as packing or faster), except strides of
                                              whole 4 KiB (hd_bw_km_inplace_stride) */

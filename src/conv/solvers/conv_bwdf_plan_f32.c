@@ -26,13 +26,11 @@
  *
  * Determinism (both solvers): the positions of each wave are cut into BW_KC blocks and the
  * blocks into a number of chunks that depends on the problem only; a task owns one (chunk,
- * group, tile) and accumulates its blocks in order into the chunk's own partial sums, wave after wave; the
- * final store adds the chunks in chunk order and applies alpha and beta.  Neither the thread
+ * group, tile) and accumulates its blocks in order into the chunk's own partial sums, wave
+ * after wave; the final store adds the chunks in chunk order and applies alpha and beta.  Neither the thread
  * count nor the kernel's tile shape changes any sum, and AVX2 and AVX-512 kernels (one fused
  * multiply-add per position, in order) give the same bits.
  */
-#include "conv/solvers/conv_solvers.h"
-#include "conv/solvers/conv_bwdf.h"
 #include "conv/solvers/conv_bwdf_f32.h"
 
 #include "conv/solvers/conv_solvers.h"
@@ -75,8 +73,8 @@ static double km_moves(const hd_conv_problem *p, int mode, int xdirect, int64_t 
     /* strided im2col rows go element by element (AVX-512 gathers measured slower still); for
        1x1 layers the row tiles' copy of x is then the cheaper way (res4a_proj NCHW) */
     double w = inplace ? 0.0 : mode == KM_RUNS || xdirect ? 1.0 : p->str[2] == 1 ? 1.5 : p->TRS > 1 ? 3.0 : 8.0;
-    /* an NCHW dy is transposed into the A panels: counted twice (expand layers NCHW, batch 16:
-       the row tiles measured 10-28% faster where the plain count called a tie) */
+    /* an NCHW dy is transposed into the A panels: counted twice (the transpose costs about as
+       much again as the copy the plain count assumes) */
     double pack = p->ys[1] != 1 && p->K > 1 ? 2.0 : 1.0;
     return pack * (double)p->K + (double)(p->G * nkt) * w * (double)p->CRS;
 }
@@ -126,12 +124,10 @@ static bw_plan plan_bw(const hd_conv_problem *p, int kmajor)
        with one or two tiles: row tiles halved (to 4 tiles where that adds no A panels, else 2),
        without chunks -- no partial sums, no separate store pass, each tile stored while hot.
        Four dealt tasks rather than two: a thread slowed by another process on its core then
-       leaves its next task to the other.  Measured (2 threads, batch 1): res2_3x3 NHWC 0.70 ->
-       0.63-0.67 ms, res3_3x3 NCHW 0.73 -> 0.67 ms, the others the same within the noise.  The
-       sums do not change with the row tiles, only with the chunks, and neither depends on the
+       leaves its next task to the other.  The sums do not change with the row tiles, only with the chunks, and neither depends on the
        thread count.  (Four or more tiles -- batch-16 14x14 layers -- keep their chunks.)  An
        NCHW dy is transposed into the B panels once per row tile: there the row tiles are not
-       split (res2_3x3 NCHW measured 2-11% slower split in two). */
+       split (each half would transpose dy again). */
     if (!L.km && L.nwave == 1 && L.nchunk > 1 && blocks <= BW_SHORT && tiles <= 2) {
         int64_t nrb = L.nrb;
         while (!L.ty && tiles * (nrb * 2 / L.nrb) <= 4 && p->TRS * cdiv(p->Cg, nrb * 2) >= BW_SPLIT_ROWS &&
@@ -260,11 +256,10 @@ static void exec_bw(const hd_conv_problem *p, const hd_conv_args *a, int kmajor)
             c.ylin = 2;
         /* A panels in place: a 1x1, unit-stride, unpadded problem whose x (or its copy) has its
            channels contiguous and its positions one stride apart, not a multiple of 4 KiB (all
-           steps would share an L1 set: res4_reduce NHWC, C = 1024, ran 1.5x slower), with a
+           steps would share an L1 set and evict each other), with a
            kernel that takes A in place (its reads stay inside x: whole panels only).  Used by
            tiles of at most BW_AIN_PANELS B panels: each re-reads the A panel, from L1 when
-           packed, from L2 in place (8 panels, K = 256: 8% slower).  res2 1x1 NHWC at batch
-           16, two threads: 1.88 -> 1.76 ms; at batch 1 0.100 -> 0.087 ms. */
+           packed, from L2 in place (with more panels the copy to L1 pays for itself). */
         c.ain = 0;
         if (c.kern->f32_sa && p->TRS == 1 && !c.L.xdirect && (c.L.tx || p->xs[1] == 1) && c.X.sw % 1024 != 0) {
             c.ain = (p->in[1] == 1 || c.X.sh == p->in[2] * c.X.sw) && (p->in[0] == 1 || c.X.sd == p->in[1] * p->in[2] * c.X.sw);

@@ -137,9 +137,9 @@ static void edge_results(const dw_ctx *c, const blk_slot *sl, const float *const
 /* In place: result rows [o0, o1) of image n, channel blocks [0, nb) from channel c0 (src is
  * the image's source at channel c0).  Row by row, and within a row DW_CHUNK results at a time
  * over all channel blocks, so the stores and the source reads advance through memory
- * together (channel block by channel block over whole rows measured 10-20% slower); the
- * edge results last, when the interior has brought their pixels into L1.  Software
- * prefetch of the next row measured slower with two threads. */
+ * together (channel block by channel block over whole rows is slower); the edge results
+ * last, when the interior has brought their pixels into L1.  No software prefetch of the next
+ * row: the hardware prefetcher follows these streams. */
 static void inplace_rows(dw_ctx *c, blk_slot *sl, const float *src, int64_t n, int64_t c0, int64_t nb, int64_t o0,
                          int64_t o1)
 {

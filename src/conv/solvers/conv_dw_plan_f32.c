@@ -20,8 +20,8 @@
  *     kernels have no border tests, masks or misaligned loads.  Results go straight to NHWC,
  *     or through one blocked row transposed back.  Strided backward data splits each result
  *     row into phases (see dw_phase) instead of multiplying the zeros.  (No software
- *     prefetch of the next task's region: enabled, it measured 5-25% slower.)  From NHWC with whole
- *     16-channel blocks and wide enough rows there is no band: the kernels read the tensor's
+ *     prefetch of the next task's region: it only competes with the band copy.)  From NHWC
+ *     with whole 16-channel blocks and wide enough rows there is no band: the kernels read the tensor's
  *     rows in place (plan_inplace, inplace_rows).
  *   plane (NCHW with wide rows, odd layouts, C < 4): a task is (image, channel, block of
  *     result rows); it copies the source rows the block needs into zeroed buffer rows wide
@@ -207,8 +207,8 @@ static int plan_erow(dw_plan *P)
         for (int i = 0; i < 4 && !w; i++)
             if (n % widths[i] == 0)
                 w = widths[i];
-        /* strided backward data: rows of at most two chunks per phase (dw2's 112-wide dx, four
-           chunks, measured 17-20% slower in place than with the band on two threads) */
+        /* strided backward data: rows of at most two chunks per phase (wider ones run faster
+           from the band) */
         if (!w || n / w > (P->nph > 1 ? 2 : EROW_MAX_CHUNKS))
             return 0;
         int64_t last = base + (n - 1) * f->cs + f->S - 1;            /* the last column the phase reads */
@@ -223,9 +223,9 @@ static int plan_erow(dw_plan *P)
 
 /* Blocked work from NHWC with whole 16-channel blocks and one phase per row (forward,
  * backward data at stride 1 along the rows, backward filter) reads the rows in place: the
- * kernels take the tensors' pixel strides.  The results whose taps reach past a row end (at most 8 at each
- * end) run one by one over their taps inside the row.  That saves the band copy (27% of the
- * profile of MobileNet-v2's dw3 at batch 16, whose tensors live in L3).  Rows with fewer than
+ * kernels take the tensors' pixel strides.  The results whose taps reach past a row end (at
+ * most 8 at each end) run one by one over their taps inside the row.  That saves the band
+ * copy, a large part of the work for layers whose tensors live in L3.  Rows with fewer than
  * 8 interior results (7x7 layers) stay with the band, where one kernel call covers a row. */
 static void plan_inplace(dw_plan *P, const hd_conv_problem *p)
 {
@@ -241,7 +241,7 @@ static void plan_inplace(dw_plan *P, const hd_conv_problem *p)
     int64_t base = P->qlo + f->b0, hi = P->Hz.src - 1 - (f->S - 1) * f->cd - base;
     int64_t ol = base >= 0 ? 0 : cdiv(-base, f->cs), oh = hi < 0 ? 0 : min64(f->n, hi / f->cs + 1);
     /* backward filter: its copies of 14-wide rows cost less than the edge results' calls
-     * (measured 5-10% slower in place on MobileNet-v2's 14x14 layers, 25-35% faster on 56x56) */
+     * (in place pays on wide rows, 56x56, and not on 14x14) */
     if (f->S < 1 || oh - ol < (P->dir == DIR_BWDF ? 24 : 8) || ol > 8 || f->n - oh > 8)
         return;
     P->inpl = 1, P->ol = ol, P->oh = oh;
@@ -340,7 +340,7 @@ size_t hd_conv_dw_ws_bwdd(const hd_conv_problem *p) { return make_plan(p, DIR_BW
 size_t hd_conv_dw_ws_bwdf(const hd_conv_problem *p) { return make_plan(p, DIR_BWDF).L.total; }
 
 /* One multiply-add per tap with no packing: a tenth of the implicit GEMM's time per
- * multiply-add (measured 10x to 30x faster than the GEMM solvers on MobileNet-v2 layers).
+ * multiply-add (far faster than the GEMM solvers on depthwise layers).
  * hd_conv_rank doubles it for this tiny reduction, which still ranks it first. */
 double hd_conv_dw_cost(const hd_conv_problem *p)
 {
@@ -377,9 +377,8 @@ void hd_dw_ctx_init(dw_ctx *c, const hd_conv_problem *p, const hd_conv_args *a, 
     /* Results of a call whose source and result tensors together exceed DW_STREAM_BYTES go
      * around the caches (non-temporal stores of whole lines, beta == 0 and no fused epilogue):
      * they could not stay cached for the next layer anyway, and a streaming store does not
-     * read the line it overwrites first.  MobileNet-v2's dw2 (96 MB) at batch 16, two threads:
-     * forward 2.37 -> 1.96 ms, backward data 4.27 -> 3.60; dw1 and dw3 (51-58 MB), whose
-     * tensors this host's L3 keeps, measured 2-15% slower with them. */
+     * read the line it overwrites first.  Below the threshold the tensors may still be in L3 for
+     * the next layer, and streaming them out would cost more than it saves. */
     int64_t bytes = (tensor_span(dir == DIR_BWDD ? p->in : p->out, c->ds, p->N, p->C) +
                      tensor_span(dir == DIR_BWDD ? p->out : p->in, c->ss, p->N, p->C)) * (int64_t)sizeof(float);
     c->stream = dir != DIR_BWDF && a->epi.beta == 0 && !a->epi.fused && bytes > DW_STREAM_BYTES;

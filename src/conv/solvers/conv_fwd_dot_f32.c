@@ -6,8 +6,8 @@
  *
  * There the filter is most of the memory traffic, and it is read from the user's tensor
  * once per call.  The outer-product kernels need it transposed (packed as the B side, or
- * broadcast from 14 rows at a time as the A side), which waited on memory for 25-30% of the
- * time.  Here both sides are rows read in place and the reduction runs along them
+ * broadcast from 14 rows at a time as the A side), which leaves them waiting on memory for
+ * a large part of the time.  Here both sides are rows read in place and the reduction runs along them
  * (dot-ukernels.h): a filter row is a contiguous stream, five of them at a time, and a
  * position's row is either its channels at one tap (NHWC-like x and a KRSC filter; a
  * reduction block, one kernel call, takes whole taps or equal parts of one, about DOT_KC
@@ -32,11 +32,10 @@
 
 #define DOT_SLOTS 8            /* scratch slots (tasks take one by thread index) */
 #define DOT_MAX_POS 64         /* at most this many positions over the batch: beyond, the filter
-                                  packed by the outer-product plans serves enough of them (two
-                                  threads, 100 positions: 10% slower here; res5 at batch 2, 98:
-                                  8% slower) */
-#define DOT_MIN_R 1024         /* reductions at least this long (res5 1x1 c512 -> k2048, 512: 20%
-                                  slower than the packed-filter plans) */
+                                  packed by the outer-product plans serves enough positions to
+                                  pay for its packing */
+#define DOT_MIN_R 1024         /* reductions at least this long (shorter ones, e.g. 512, run faster
+                                  on the packed-filter plans) */
 #define DOT_MAX_TAPS 64        /* im2col: filters of at most this many taps */
 #define DOT_FILTER_CACHED (1 << 20) /* filters of at most this many bytes stay cached: not here */
 #define DOT_KC 1024            /* steps per kernel call, about (the filter block of NR rows in L1) */
@@ -96,9 +95,8 @@ static dot_ctx dot_plan(const hd_conv_problem *p)
     c.NR = (int64_t)k->nr;
     c.tapc = dot_tapc(p);
     /* blocks of about DOT_KC steps: with shorter ones the kernel's partial sums, loaded and
-       stored per call, cost too much (res5 3x3: blocks of 512 5% slower at two threads, C =
-       256 with one tap per block 25% slower), with longer ones the NR filter rows of a block
-       no longer stay in L1 (blocks of 2048: 5% slower).  A tap of more than DOT_KC channels
+       stored per call, cost too much, with longer ones the NR filter rows of a block no longer
+       stay in L1.  A tap of more than DOT_KC channels
        is cut into equal parts when C has a divisor near C / DOT_KC. */
     if (c.tapc) {
         int64_t want = cdiv(p->C, DOT_KC), nch = want;
@@ -308,7 +306,7 @@ void hd_conv_fwd_dot_exec(const void *plan, const hd_conv_problem *p, const hd_c
         hd_parallel_deal((size_t)cdiv(p->C, DOT_XCOL_CB), nt, xcol_task, &c);
     build_xtab(&c);
     /* two runs of channel tiles per thread: a task's filter rows are one contiguous stream
-       (more, shorter runs measured 3-5% slower); which task computes a value never changes
+       (more, shorter runs are slower); which task computes a value never changes
        its bits */
     c.ctpt = cdiv(c.nct, 2 * (int64_t)nt);
     hd_parallel_deal((size_t)cdiv(c.nct, c.ctpt), nt, dot_task, &c);

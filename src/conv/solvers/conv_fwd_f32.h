@@ -35,7 +35,7 @@
 #define FW_SMALL_FILTER 16384 /* packed filters up to this many floats are packed by each task */
 #define FW_GROUP_WORK 16384 /* groups per task: at least this many filter values (M x CRS) */
 #define FW_FILTER_CACHED (1 << 20) /* filters read in place up to this many bytes stay cached between
-                                         tiles: no prefetch of their rows (it cost 5-8% of the k loop) */
+                                         tiles: no prefetch of their rows (it would only cost issue slots) */
 #define FW_SSEG_MAX 64     /* most segments a strided kernel call takes (more: the pointer kernel) */
 #define FW_PF_ROWS 4       /* x's lines of a new channel are prefetched this many panel rows ahead */
 

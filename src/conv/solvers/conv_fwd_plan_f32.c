@@ -85,9 +85,9 @@ static fw_plan plan_fw(const hd_conv_problem *p)
     /* NHWC-like x: positions are the A side (MR rows read from x in place), the filter the B
      * side.  With few position blocks (batch 1) each task packs the B tiles of the filter it
      * uses per k block (b_late), so the filter is read once and its packed copy stays in
-     * cache.  The 7x7 layers at batch 1 used to keep the filter as the A side, read in place;
-     * swapped they ran 1.1x faster on AVX-512 and 1.5x on AVX2 (their 49 positions fill 56 rows
-     * of four 14-row A tiles instead of 64 lanes of two 32-wide B tiles). */
+     * cache.  This suits the 7x7 layers at batch 1 better than keeping the filter as the A side:
+     * their 49 positions fill 56 rows of four 14-row A tiles instead of 64 lanes of two
+     * 32-wide B tiles. */
     L.AR = L.pix ? L.NR : L.MR;      /* channel side tile */
     L.BR = L.pix ? L.MR : L.NR;      /* position side tile */
     L.Mpad = rup(L.M, L.AR);
@@ -108,9 +108,9 @@ static fw_plan plan_fw(const hd_conv_problem *p)
     L.npb = cdiv(Q, L.nc);
     /* x read in place (1x1): a whole image per block when an image of x and of the results
        each fit in FW_X_CACHED -- the kernel then walks each of x's channel rows as one long
-       run, which the hardware prefetcher follows, where blocks of 256 positions were copied
-       (res2 1x1 NCHW at batch 16, two threads: 1.9 -> 1.4 ms; blocks of 256 read in place
-       1.6).  The blocks never change a result's rounding. */
+       run, which the hardware prefetcher follows, instead of copying blocks of 256 positions
+       or reading such blocks in place as short runs.  The blocks never change a result's
+       rounding. */
     if (L.direct_b && p->N > 1 && p->C * L.P * (int64_t)sizeof(float) <= FW_X_CACHED &&
         rup(L.M, 16) * rup(L.P, FW_UNIT) * (int64_t)sizeof(float) <= FW_X_CACHED) {
         L.nc = L.P;

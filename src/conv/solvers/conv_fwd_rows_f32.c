@@ -55,8 +55,8 @@ static const float *wide_edge(const hd_conv_problem *p, const float *base, int64
 
 /* Wide, row table: the lines at both ends of every x row the block reads, fetched before
  * hd_fw_build_rows copies the runs that a border cuts.  Those copies are the block's first reads of
- * each new x row, and their misses came one after the other (conv1 from NHWC at batch 16
- * under HOSTDNN_MAX_ISA=avx2: 3% faster; the AVX-512 tile path gained nothing from it). */
+ * each new x row, and their misses would otherwise come one after the other (the AVX-512
+ * tile path does not need it). */
 static void prefetch_wide_edges(const hd_conv_problem *p, const float *xb, int64_t n, int64_t q0, int64_t nq)
 {
     const int64_t *ss = p->xs;
@@ -168,8 +168,9 @@ int64_t hd_fw_row_segments(const fw_plan *L, const float *const *tab, int64_t ld
  * two result rows, fewer than MR positions) has its runs copied, zero-filled where taps or
  * rows fall outside x, into PATCH, one run after the other.  Either way each position's
  * values and their order are those of the row table's runs, so the results are the same bits
- * as the pointer kernel's.  (With the table, building it and the border copies took 8% of
- * conv1's time from NHWC at batch 16; the pointer kernel reloads row pointers every step.)
+ * as the pointer kernel's.  (With the table, building it and the border copies are a
+ * noticeable part of a few-channel layer's time, and the pointer kernel reloads row pointers
+ * every step.)
  */
 static void wide_tile_units(const fw_ctx *c, int64_t n, int64_t chb, int64_t q, size_t mr, size_t MR,
                             const float *zero, float *patch, hd_igemm_sseg *units)

@@ -14,8 +14,8 @@
  *
  * Kernels by CPU (hd_cpu_isa(), so HOSTDNN_MAX_ISA caps them): INT8 uses vpdpbusd with
  * AVX-512 + AVX512_VNNI, else the same packing with a scalar int32 kernel (exact).  BFLOAT16
- * uses fp32 FMAs on the widened values with AVX-512 (vdpbf16ps measured at half the FMA
- * MAC rate on the development machine; HOSTDNN_CONV_BF16_DP=1 selects it when the CPU has
+ * uses fp32 FMAs on the widened values with AVX-512 (vdpbf16ps can run at a lower
+ * MAC rate than the FMAs on CPUs that have it; HOSTDNN_CONV_BF16_DP=1 selects it when the CPU has
  * AVX512_BF16), else fp32 panels and hd_sgemm.
  */
 #ifndef HD_KERNELS_CONV_LOWP_H
