@@ -35,8 +35,21 @@ static int listed(const char *var, const hd_conv_solver *s)
 }
 
 /* HOSTDNN_CONV_DISABLE turns solvers off (debugging, and to check that every problem still
- * has a working algorithm). */
-static int disabled(const hd_conv_solver *s) { return listed("HOSTDNN_CONV_DISABLE", s); }
+ * has a working algorithm).  Naming a family (150) turns off its variants (151-153) too, as
+ * before they were registered apart. */
+static int disabled(const hd_conv_solver *s)
+{
+    if (listed("HOSTDNN_CONV_DISABLE", s))
+        return 1;
+    if (!s->family)
+        return 0;
+    int n;
+    const hd_conv_solver *const *t = hd_conv_solvers(s->dir, &n);
+    for (int i = 0; i < n; i++)
+        if (t[i]->id == s->family)
+            return listed("HOSTDNN_CONV_DISABLE", t[i]);
+    return 0;
+}
 
 /* The tables: under one algorithm the most specialised solver comes first, and the first
  * that takes the problem runs. */

@@ -69,6 +69,8 @@ typedef struct hd_conv_solver {
     hd_conv_dir dir;
     int algo;                     /* the cuDNN algorithm enum of this direction */
     int deterministic;
+    int family;                   /* a variant of this solver's id (HOSTDNN_CONV_DISABLE naming the
+                                   * family turns its variants off too); 0: none */
     int (*applicable)(const hd_conv_problem *p, const char **reason);
     int (*plan)(const hd_conv_problem *p, hd_conv_plan *pl, const char **reason);
     void (*execute)(const hd_conv_plan *pl, const hd_conv_args *a);

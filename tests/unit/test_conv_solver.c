@@ -146,6 +146,14 @@ int main(void)
     CHECK_EQ_INT(run_fwd(h, &v, precomp, &st), 0);
     CHECK_STATUS(st, CUDNN_STATUS_NOT_SUPPORTED);
     unsetenv("HOSTDNN_CONV_DISABLE");
+    conv u0;
+    conv_make(&u0, 2, 16, 12, 16, 3, 1, CUDNN_TENSOR_NHWC);
+    setenv("HOSTDNN_CONV_DISABLE", "150", 1);                  /* the family: 152 and 153 too */
+    CHECK_EQ_INT(run_fwd(h, &u0, precomp, &st), 102);
+    setenv("HOSTDNN_CONV_DISABLE", "152,153", 1);              /* the variants alone */
+    CHECK_EQ_INT(run_fwd(h, &u0, precomp, &st), 102);
+    unsetenv("HOSTDNN_CONV_DISABLE");
+    conv_free(&u0);
 
     SECTION("variants");
     conv u;

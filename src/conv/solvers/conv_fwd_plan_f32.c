@@ -334,7 +334,8 @@ static int plan_wide(const hd_conv_problem *p, hd_conv_plan *pl, const char **r)
 
 #define FW_SOLVER(id_, name_, plan_) \
     {.id = id_, .name = name_, .dir = HD_CONV_FWD, .algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, \
-     .deterministic = 1, .applicable = fw_fp32, .plan = plan_, .execute = hd_conv_fw_execute, .cost_factor = 0.4}
+     .deterministic = 1, .family = id_ == 150 ? 0 : 150, .applicable = fw_fp32, .plan = plan_, \
+     .execute = hd_conv_fw_execute, .cost_factor = 0.4}
 
 /* x's channels not contiguous: packed (or in-place) filter rows times gathered columns. */
 const hd_conv_solver hd_solver_fwd_blocked = FW_SOLVER(150, "fwd.blocked_gemm_f32", plan_blocked);
