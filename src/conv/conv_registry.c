@@ -17,11 +17,10 @@ static int names(const hd_conv_solver *s, const char *p, size_t n)
     return (n == strlen(id) && !strncmp(p, id, n)) || (n == strlen(s->name) && !strncmp(p, s->name, n));
 }
 
-/* Whether the list in environment variable VAR ("103,fwd.fft,...": ids or names, separated by
- * commas or spaces) names S. */
-static int listed(const char *var, const hd_conv_solver *s)
+/* Whether the list ENV ("103,fwd.fft,...": ids or names, separated by commas or spaces; NULL:
+ * empty) names S. */
+static int listed(const char *env, const hd_conv_solver *s)
 {
-    const char *env = getenv(var);
     if (!env || !*env)
         return 0;
     for (const char *p = env; *p;) {
@@ -37,9 +36,11 @@ static int listed(const char *var, const hd_conv_solver *s)
 /* HOSTDNN_CONV_DISABLE turns solvers off (debugging, and to check that every problem still
  * has a working algorithm).  Naming a family (150) turns off its variants (151-153) too, as
  * before they were registered apart. */
-static int disabled(const hd_conv_solver *s)
+static int disabled(const char *env, const hd_conv_solver *s)
 {
-    if (listed("HOSTDNN_CONV_DISABLE", s))
+    if (!env || !*env)
+        return 0;
+    if (listed(env, s))
         return 1;
     if (!s->family)
         return 0;
@@ -47,19 +48,19 @@ static int disabled(const hd_conv_solver *s)
     const hd_conv_solver *const *t = hd_conv_solvers(s->dir, &n);
     for (int i = 0; i < n; i++)
         if (t[i]->id == s->family)
-            return listed("HOSTDNN_CONV_DISABLE", t[i]);
+            return listed(env, t[i]);
     return 0;
 }
 
 /* The tables: under one algorithm the most specialised solver comes first, and the first
- * that takes the problem runs. */
+ * that takes the problem runs (variants that never share a problem: the commonest first). */
 static const hd_conv_solver *const fwd_solvers[] = {
     &hd_solver_fwd_dw,          /* 160  IMPLICIT_GEMM */
     &hd_solver_fwd_implicit,    /* 101 */
-    &hd_solver_fwd_dot,         /* 151  IMPLICIT_PRECOMP_GEMM */
-    &hd_solver_fwd_wide,        /* 153 */
+    &hd_solver_fwd_blocked,     /* 150  IMPLICIT_PRECOMP_GEMM; 150-153 never share a problem */
     &hd_solver_fwd_rows,        /* 152 */
-    &hd_solver_fwd_blocked,     /* 150 */
+    &hd_solver_fwd_wide,        /* 153 */
+    &hd_solver_fwd_dot,         /* 151 */
     &hd_solver_fwd_int8,        /* 170 */
     &hd_solver_fwd_bf16,        /* 171 */
     &hd_solver_fwd_precomp,     /* 102 */
@@ -187,9 +188,9 @@ static int int8_allows(const hd_conv_problem *p, const hd_conv_solver *s, const 
 
 /* HOSTDNN_CONV_FORCE=<id or name>: the solver it names, when that solver belongs to DIR and
  * ALGO and takes P; NULL otherwise (the warning says why, and the ordinary choice follows). */
-static const hd_conv_solver *forced(const hd_conv_problem *p, hd_conv_dir dir, int algo, hd_conv_plan *pl)
+static const hd_conv_solver *forced(const hd_conv_problem *p, hd_conv_dir dir, int algo, hd_conv_plan *pl,
+                                    const char *env, const char *off)
 {
-    const char *env = getenv("HOSTDNN_CONV_FORCE");
     if (!env || !*env)
         return NULL;
     const hd_conv_solver *s = hd_conv_solver_find(env);
@@ -200,7 +201,7 @@ static const hd_conv_solver *forced(const hd_conv_problem *p, hd_conv_dir dir, i
     }
     if (s->dir != dir || s->algo != algo)
         return NULL;                       /* another direction or algorithm: not this call's */
-    if (disabled(s))
+    if (disabled(off, s))
         why = "it is also named by HOSTDNN_CONV_DISABLE";
     else if (int8_allows(p, s, &why) && plan_one(s, p, pl, &why))
         return s;
@@ -220,9 +221,12 @@ const hd_conv_solver *hd_conv_pick(const hd_conv_problem *p, hd_conv_dir dir, in
         *reason = "INT8 configurations are forward only (as in cuDNN)";
         return NULL;
     }
-    const hd_conv_solver *f = forced(p, dir, algo, pl);
+    /* the switches are read once per choice (tests change them between calls) */
+    const char *off = getenv("HOSTDNN_CONV_DISABLE");
+    const hd_conv_solver *f = forced(p, dir, algo, pl, getenv("HOSTDNN_CONV_FORCE"), off);
     if (f)
         return f;
+    int loud = hd_log_info_enabled();
     for (int i = 0; i < n; i++) {
         const hd_conv_solver *s = t[i];
         if (s->algo != algo)
@@ -230,12 +234,13 @@ const hd_conv_solver *hd_conv_pick(const hd_conv_problem *p, hd_conv_dir dir, in
         if (!int8_allows(p, s, &why))
             continue;
         const char *r = "not applicable";
-        if (disabled(s))
+        if (disabled(off, s))
             r = "disabled by HOSTDNN_CONV_DISABLE";
         else if (plan_one(s, p, pl, &r))
             return s;
         why = r;
-        hd_logf(CUDNN_SEV_INFO, s->name, CUDNN_STATUS_NOT_SUPPORTED, "solver refused: %s", r);
+        if (loud)
+            hd_logf(CUDNN_SEV_INFO, s->name, CUDNN_STATUS_NOT_SUPPORTED, "solver refused: %s", r);
     }
     *reason = why;
     return NULL;
