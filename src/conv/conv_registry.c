@@ -114,7 +114,8 @@ const hd_conv_solver *const *hd_conv_solvers(hd_conv_dir dir, int *n)
 
 const hd_conv_solver *hd_conv_solver_find(const char *key)
 {
-    size_t len = strlen(key);
+    key += strspn(key, ", ");
+    size_t len = strcspn(key, ", ");
     for (int d = 0; d < 3; d++) {
         int n;
         const hd_conv_solver *const *t = hd_conv_solvers((hd_conv_dir)d, &n);

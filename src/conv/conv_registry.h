@@ -86,7 +86,8 @@ typedef struct hd_conv_solver {
 /* The registered solvers of DIR, most specialised first (*n of them). */
 const hd_conv_solver *const *hd_conv_solvers(hd_conv_dir dir, int *n);
 
-/* The solver with this id or name (any direction); NULL when none. */
+/* The solver with this id or name (any direction; the first word of KEY, words separated by
+ * commas or spaces); NULL when none. */
 const hd_conv_solver *hd_conv_solver_find(const char *id_or_name);
 
 /* Number of cuDNN algorithm enums of DIR (FWD 8, BWD_DATA 6, BWD_FILTER 7). */
