@@ -1,5 +1,5 @@
 /*
- * The micro-kernel backward-filter solvers (src/conv/solvers/conv_bwdf_f32.c: 352, the k-major
+ * The micro-kernel backward-filter solvers (src/conv/solvers/conv_bwdf_*_f32.c: 352, the k-major
  * tiles, and 351, the row tiles), through the public API: FLOAT cudnnConvolutionBackwardFilter
  * with ALGO_1, where they come first, against the float64 reference (tests/ref/conv_ref.c).
  * Every case runs twice: as dispatched, then with 352 disabled so 351 takes it.  The shapes

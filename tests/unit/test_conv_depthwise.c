@@ -1,5 +1,5 @@
 /*
- * The depthwise fp32 solvers (src/conv/solvers/conv_dw_f32.c), through the public API:
+ * The depthwise fp32 solvers (src/conv/solvers/conv_dw_*_f32.c), through the public API:
  * FLOAT problems with G == C == K of forward IMPLICIT_GEMM, backward data ALGO_0 and backward
  * filter ALGO_0 (where these solvers come first), against the float64 reference
  * (tests/ref/conv_ref.c).  Filters 1x1 to 7x7 and odd ones, strides 1 to 3, padding 0 to 3,
