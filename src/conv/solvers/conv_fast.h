@@ -23,7 +23,6 @@ void hd_conv_fast_exec_bwdf(const hd_conv_problem *p, const hd_conv_args *a);
  * (conv_bwdd_phase_f32.c) run their forward convolutions through it as well. */
 enum { HD_FW_BLOCKED = 0, HD_FW_DOT = 1, HD_FW_ROWS = 2, HD_FW_WIDE = 3 };
 int hd_conv_fw_plan(const hd_conv_problem *p, hd_conv_plan *pl, const char **reason);
-int hd_conv_fw_kind(const hd_conv_plan *pl);
 void hd_conv_fw_execute(const hd_conv_plan *pl, const hd_conv_args *a);
 
 #endif

@@ -268,8 +268,6 @@ int hd_conv_fw_plan(const hd_conv_problem *p, hd_conv_plan *pl, const char **r)
     return 1;
 }
 
-int hd_conv_fw_kind(const hd_conv_plan *pl) { return ((const fw_family *)(const void *)pl->priv)->kind; }
-
 static void fw_run(const hd_conv_problem *p, const fw_family *f, const hd_conv_args *a)
 {
     fw_ctx c;
