@@ -32,6 +32,14 @@ const char *hostdnnGetCpuName(void);
 /* Threads a new cudnnHandle_t uses: HOSTDNN_NUM_THREADS or the number of cores. */
 int hostdnnGetNumThreads(void);
 
+/* The convolution solver named by a record of the cuDNN logging callback: pass the record's
+ * cudnnDebug_t pointer.  A dispatch record (info level: CUDNN_LOGINFO_DBG=1, or a callback
+ * whose mask has CUDNN_SEV_INFO_EN) carries the solver that ran; this returns 1 and sets
+ * *solverId (docs/solvers.md), *direction (0 forward, 1 backward data, 2 backward filter)
+ * and *algo (the cuDNN algorithm enum of that direction), any of which may be NULL.  Any other
+ * record, or NULL: 0.  The facts are read from the record's reserved fields, not its text. */
+int hostdnnDebugGetConvSolver(const void *dbg, int *solverId, int *direction, int *algo);
+
 #if defined(__cplusplus)
 }
 #endif

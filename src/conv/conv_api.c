@@ -43,14 +43,13 @@ static cudnnStatus_t setup(hd_conv_problem *p, const hd_conv_descs *d, const cha
     return hd_conv_setup(p, d->xDesc, d->wDesc, d->convDesc, d->yDesc, fn);
 }
 
-/* The solver that runs ALGO for P, or the logged refusal. */
-static cudnnStatus_t pick(const hd_conv_problem *p, hd_conv_dir dir, int algo, const hd_conv_solver **s, const char *fn)
+/* The plan of the solver that runs ALGO for P, or the logged refusal. */
+static cudnnStatus_t pick(const hd_conv_problem *p, hd_conv_dir dir, int algo, hd_conv_plan *pl, const char *fn)
 {
     if (algo < 0 || algo >= hd_conv_algo_count(dir))
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "algo %d is not a %s", algo, algo_type[dir]);
     const char *why;
-    *s = hd_conv_pick(p, dir, algo, &why);
-    if (!*s)
+    if (!hd_conv_pick(p, dir, algo, pl, &why))
         return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "%s algo %d: %s", dir_name[dir], algo, why);
     return CUDNN_STATUS_SUCCESS;
 }
@@ -58,12 +57,12 @@ static cudnnStatus_t pick(const hd_conv_problem *p, hd_conv_dir dir, int algo, c
 cudnnStatus_t hd_conv_api_workspace(hd_conv_dir dir, const hd_conv_descs *d, int algo, size_t *size, const char *fn)
 {
     hd_conv_problem p;
-    const hd_conv_solver *s;
+    hd_conv_plan pl;
     cudnnStatus_t st = setup(&p, d, fn);
     if (st == CUDNN_STATUS_SUCCESS)
-        st = pick(&p, dir, algo, &s, fn);
+        st = pick(&p, dir, algo, &pl, fn);
     if (st == CUDNN_STATUS_SUCCESS)
-        *size = hd_conv_ws_size(s, &p);
+        *size = hd_conv_ws_size(&pl);
     return st;
 }
 
@@ -146,10 +145,10 @@ cudnnStatus_t hd_conv_api_run(cudnnHandle_t h, hd_conv_dir dir, const hd_conv_de
                               const void *beta, hd_conv_args a, const char *fn)
 {
     hd_conv_problem p;
-    const hd_conv_solver *s;
+    hd_conv_plan pl;
     cudnnStatus_t st = setup(&p, d, fn);
     if (st == CUDNN_STATUS_SUCCESS)
-        st = pick(&p, dir, algo, &s, fn);
+        st = pick(&p, dir, algo, &pl, fn);
     if (st != CUDNN_STATUS_SUCCESS)
         return st;
     if (!a.ws)
@@ -157,5 +156,5 @@ cudnnStatus_t hd_conv_api_run(cudnnHandle_t h, hd_conv_dir dir, const hd_conv_de
     a.nthreads = h->num_threads;
     a.epi.alpha = hd_conv_scale(&p, alpha);
     a.epi.beta = hd_conv_scale(&p, beta);
-    return hd_conv_run(s, &p, &a, fn);
+    return hd_conv_run(&pl, &a, fn);
 }

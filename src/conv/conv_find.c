@@ -57,7 +57,8 @@ void hd_conv_find(const hd_conv_problem *p, hd_conv_dir dir, hd_conv_args a, int
         int algo = order[i].algo;
         hd_conv_perf *r = &rows[i];
         const char *why;
-        const hd_conv_solver *s = hd_conv_pick(p, dir, algo, &why);
+        hd_conv_plan pl;
+        const hd_conv_solver *s = hd_conv_pick(p, dir, algo, &pl, &why);
         r->algo = algo;
         r->time = -1;
         r->memory = 0;
@@ -66,7 +67,7 @@ void hd_conv_find(const hd_conv_problem *p, hd_conv_dir dir, hd_conv_args a, int
             r->status = CUDNN_STATUS_NOT_SUPPORTED;
             continue;
         }
-        size_t raw = s->workspace(p), need = hd_conv_ws_padded(raw);
+        size_t raw = pl.ws, need = hd_conv_ws_padded(raw);
         r->memory = need;
         r->deterministic = s->deterministic;
         hd_conv_args run = a;
@@ -83,7 +84,7 @@ void hd_conv_find(const hd_conv_problem *p, hd_conv_dir dir, hd_conv_args a, int
         }
         run = hd_conv_ws_align(&run, raw);
         double t0 = now_ms();
-        s->execute(p, &run);                       /* warm-up, and a first estimate */
+        hd_conv_execute(&pl, &run);                       /* warm-up, and a first estimate */
         double best = now_ms() - t0;
         /* An algorithm whose first run already takes 3x the best time so far cannot win:
          * keep that estimate instead of timing it twice more (Find on large problems would
@@ -91,7 +92,7 @@ void hd_conv_find(const hd_conv_problem *p, hd_conv_dir dir, hd_conv_args a, int
         int reps = fastest >= 0 && best > 3 * fastest ? 0 : 2;
         for (int rep = 0; rep < reps; rep++) {
             double t0 = now_ms();
-            s->execute(p, &run);
+            hd_conv_execute(&pl, &run);
             double dt = now_ms() - t0;
             if (dt < best)
                 best = dt;

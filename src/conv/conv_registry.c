@@ -3,29 +3,29 @@
  * forward 1xx, backward data 2xx, backward filter 3xx.
  */
 #include "conv/conv_internal.h"
-#include "conv/solvers/conv_dw.h"
-#include "conv/solvers/conv_bwdd.h"
-#include "conv/solvers/conv_bwdf.h"
-#include "conv/solvers/conv_fast.h"
-#include "conv/solvers/conv_lowp.h"
-#include "conv/solvers/conv_wino4.h"
+#include "conv/solvers/conv_solvers.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* HOSTDNN_CONV_DISABLE="103,fwd.fft,..." turns solvers off by id or name (debugging, and to
- * check that every problem still has a working algorithm). */
-static int disabled(const hd_conv_solver *s)
+/* Whether the N characters at P name S, by id or by name. */
+static int names(const hd_conv_solver *s, const char *p, size_t n)
 {
-    const char *env = getenv("HOSTDNN_CONV_DISABLE");
-    if (!env || !*env)
-        return 0;
     char id[16];
     snprintf(id, sizeof id, "%d", s->id);
+    return (n == strlen(id) && !strncmp(p, id, n)) || (n == strlen(s->name) && !strncmp(p, s->name, n));
+}
+
+/* Whether the list ENV ("103,fwd.fft,...": ids or names, separated by commas or spaces; NULL:
+ * empty) names S. */
+static int listed(const char *env, const hd_conv_solver *s)
+{
+    if (!env || !*env)
+        return 0;
     for (const char *p = env; *p;) {
         size_t n = strcspn(p, ", ");
-        if ((n == strlen(id) && !strncmp(p, id, n)) || (n == strlen(s->name) && !strncmp(p, s->name, n)))
+        if (n && names(s, p, n))
             return 1;
         p += n;
         p += strspn(p, ", ");
@@ -33,222 +33,97 @@ static int disabled(const hd_conv_solver *s)
     return 0;
 }
 
-/* ---- applicability ---- */
-
-static int fits(size_t ws, const char **reason)
+/* HOSTDNN_CONV_DISABLE turns solvers off (debugging, and to check that every problem still
+ * has a working algorithm).  Naming a family (150) turns off its variants (151-153) too, as
+ * before they were registered apart. */
+static int disabled(const char *env, const hd_conv_solver *s)
 {
-    if (ws == SIZE_MAX) {
-        *reason = "its workspace would not fit in size_t";
+    if (!env || !*env)
         return 0;
-    }
-    return 1;
-}
-
-static int always(const hd_conv_problem *p, const char **reason)
-{
-    (void)p, (void)reason;
-    return 1;
-}
-
-static size_t ws_zero(const hd_conv_problem *p)
-{
-    (void)p;
+    if (listed(env, s))
+        return 1;
+    if (!s->family)
+        return 0;
+    int n;
+    const hd_conv_solver *const *t = hd_conv_solvers(s->dir, &n);
+    for (int i = 0; i < n; i++)
+        if (t[i]->id == s->family)
+            return listed(env, t[i]);
     return 0;
 }
 
-static size_t ws_fwd_gemm(const hd_conv_problem *p) { return hd_conv_layout_fwd_gemm(p).total; }
-static size_t ws_fwd_precomp(const hd_conv_problem *p) { return hd_conv_layout_fwd_precomp(p).total; }
-static size_t ws_bwdd_gemm(const hd_conv_problem *p) { return hd_conv_layout_bwdd_gemm(p).total; }
-static size_t ws_bwdf_gemm(const hd_conv_problem *p) { return hd_conv_layout_bwdf_gemm(p, 0).total; }
-static size_t ws_bwdf_tiled(const hd_conv_problem *p) { return hd_conv_layout_bwdf_gemm(p, 1).total; }
-
-static int app_fwd_gemm(const hd_conv_problem *p, const char **r) { return fits(ws_fwd_gemm(p), r); }
-static int app_fwd_precomp(const hd_conv_problem *p, const char **r) { return fits(ws_fwd_precomp(p), r); }
-static int app_bwdd_gemm(const hd_conv_problem *p, const char **r) { return fits(ws_bwdd_gemm(p), r); }
-static int app_bwdf_gemm(const hd_conv_problem *p, const char **r) { return fits(ws_bwdf_gemm(p), r); }
-static int app_bwdf_tiled(const hd_conv_problem *p, const char **r) { return fits(ws_bwdf_tiled(p), r); }
-
-/* Winograd F(2x2, 3x3): 2-d, 3x3 filter, unit stride and dilation; backward data also
- * needs pad <= 2 (its equivalent forward convolution pads by 2 - pad). */
-static int wino_shape(const hd_conv_problem *p, int bwd, const char **reason)
-{
-    if (p->nsp != 2) {
-        *reason = "Winograd is implemented for 2-d convolutions only";
-        return 0;
-    }
-    if (p->flt[1] != 3 || p->flt[2] != 3) {
-        *reason = "Winograd F(2x2,3x3) needs a 3x3 filter";
-        return 0;
-    }
-    if (p->str[1] != 1 || p->str[2] != 1 || p->dil[1] != 1 || p->dil[2] != 1) {
-        *reason = "Winograd needs unit stride and dilation";
-        return 0;
-    }
-    if (bwd && (p->pad[1] > 2 || p->pad[2] > 2)) {
-        *reason = "backward-data Winograd needs padding <= 2";
-        return 0;
-    }
-    return 1;
-}
-
-static size_t ws_fwd_wino_nf(const hd_conv_problem *p) { return hd_conv_layout_winograd(p, 0, 0).total; }
-static size_t ws_fwd_wino_f(const hd_conv_problem *p) { return hd_conv_layout_winograd(p, 0, 1).total; }
-static size_t ws_bwdd_wino_nf(const hd_conv_problem *p) { return hd_conv_layout_winograd(p, 1, 0).total; }
-static size_t ws_bwdd_wino_f(const hd_conv_problem *p) { return hd_conv_layout_winograd(p, 1, 1).total; }
-static int app_fwd_wino_nf(const hd_conv_problem *p, const char **r) { return wino_shape(p, 0, r) && fits(ws_fwd_wino_nf(p), r); }
-static int app_fwd_wino_f(const hd_conv_problem *p, const char **r) { return wino_shape(p, 0, r) && fits(ws_fwd_wino_f(p), r); }
-static int app_bwdd_wino_nf(const hd_conv_problem *p, const char **r) { return wino_shape(p, 1, r) && fits(ws_bwdd_wino_nf(p), r); }
-static int app_bwdd_wino_f(const hd_conv_problem *p, const char **r) { return wino_shape(p, 1, r) && fits(ws_bwdd_wino_f(p), r); }
-static size_t ws_bwdf_wino_nf(const hd_conv_problem *p) { return hd_conv_layout_winograd_bwdf(p).total; }
-static int app_bwdf_wino_nf(const hd_conv_problem *p, const char **r) { return wino_shape(p, 0, r) && fits(ws_bwdf_wino_nf(p), r); }
-
-/* FFT: 2-d, unit stride and dilation; planes of at most 2^12 x 2^12. */
-static int fft_shape(const hd_conv_problem *p, const char **reason)
-{
-    if (p->nsp != 2) {
-        *reason = "FFT is implemented for 2-d convolutions only";
-        return 0;
-    }
-    if (p->str[1] != 1 || p->str[2] != 1 || p->dil[1] != 1 || p->dil[2] != 1) {
-        *reason = "FFT needs unit stride and dilation";
-        return 0;
-    }
-    if (p->in[1] + 2 * p->pad[1] > 4096 || p->in[2] + 2 * p->pad[2] > 4096) {
-        *reason = "FFT planes are limited to 4096 x 4096";
-        return 0;
-    }
-    return 1;
-}
-
-/* FFT_TILING: as FFT, filters up to 32 x 32 (64 x 64 transforms). */
-static int fft_tile_shape(const hd_conv_problem *p, const char **reason)
-{
-    if (!fft_shape(p, reason))
-        return 0;
-    if (p->flt[1] > 32 || p->flt[2] > 32) {
-        *reason = "FFT_TILING handles filters up to 32 x 32";
-        return 0;
-    }
-    return 1;
-}
-
-static size_t ws_fwd_fft(const hd_conv_problem *p) { return hd_conv_layout_fft(p, 0, 0).total; }
-static size_t ws_bwdd_fft(const hd_conv_problem *p) { return hd_conv_layout_fft(p, 1, 0).total; }
-static size_t ws_bwdf_fft(const hd_conv_problem *p) { return hd_conv_layout_fft(p, 2, 0).total; }
-static size_t ws_fwd_fftt(const hd_conv_problem *p) { return hd_conv_layout_fft(p, 0, 1).total; }
-static size_t ws_bwdd_fftt(const hd_conv_problem *p) { return hd_conv_layout_fft(p, 1, 1).total; }
-static size_t ws_bwdf_fftt(const hd_conv_problem *p) { return hd_conv_layout_fft(p, 2, 1).total; }
-static int app_fwd_fft(const hd_conv_problem *p, const char **r) { return fft_shape(p, r) && fits(ws_fwd_fft(p), r); }
-static int app_bwdd_fft(const hd_conv_problem *p, const char **r) { return fft_shape(p, r) && fits(ws_bwdd_fft(p), r); }
-static int app_bwdf_fft(const hd_conv_problem *p, const char **r) { return fft_shape(p, r) && fits(ws_bwdf_fft(p), r); }
-static int app_fwd_fftt(const hd_conv_problem *p, const char **r) { return fft_tile_shape(p, r) && fits(ws_fwd_fftt(p), r); }
-static int app_bwdd_fftt(const hd_conv_problem *p, const char **r) { return fft_tile_shape(p, r) && fits(ws_bwdd_fftt(p), r); }
-static int app_bwdf_fftt(const hd_conv_problem *p, const char **r) { return fft_tile_shape(p, r) && fits(ws_bwdf_fftt(p), r); }
-
-/* ---- execution: pick the precision ---- */
-
-#define EXEC(fn) \
-    static void exec_##fn(const hd_conv_problem *p, const hd_conv_args *a) \
-    { \
-        if (p->dbl) \
-            hd_conv_##fn##_f64(p, a); \
-        else \
-            hd_conv_##fn##_f32(p, a); \
-    }
-EXEC(fwd_gemm)
-EXEC(fwd_implicit)
-EXEC(fwd_precomp)
-EXEC(fwd_direct)
-EXEC(bwdd_gemm)
-EXEC(bwdd_direct)
-EXEC(bwdf_gemm)
-EXEC(bwdf_tiled)
-EXEC(bwdf_direct)
-EXEC(fwd_wino_nonfused)
-EXEC(fwd_wino_fused)
-EXEC(bwdd_wino_nonfused)
-EXEC(bwdd_wino_fused)
-EXEC(bwdf_wino_nonfused)
-EXEC(fwd_fft)
-EXEC(bwdd_fft)
-EXEC(bwdf_fft)
-EXEC(fwd_fft_tiling)
-EXEC(bwdd_fft_tiling)
-EXEC(bwdf_fft_tiling)
-
-/* One solver per cuDNN algorithm today.  When an algorithm gets several (an ISA-specific
- * kernel, a special case), list the most specialised first: the first applicable one runs. */
-static const hd_conv_solver fwd_solvers[] = {
-    HD_CONV_DW_FWD_F32,
-    {101, "fwd.implicit_gemm", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, 1, always, ws_zero,
-     exec_fwd_implicit, 1.0, NULL},
-    HD_CONV_FAST_FWD_F32,
-    HD_CONV_LOWP_FWD_INT8,
-    HD_CONV_LOWP_FWD_BF16,
-    {102, "fwd.implicit_precomp_gemm", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, 1,
-     app_fwd_precomp, ws_fwd_precomp, exec_fwd_precomp, 1.05, NULL},
-    {103, "fwd.im2col_gemm", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_GEMM, 1, app_fwd_gemm, ws_fwd_gemm,
-     exec_fwd_gemm, 1.3, NULL},
-    {104, "fwd.direct", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT, 1, always, ws_zero, exec_fwd_direct, 2.2, NULL},
-    {105, "fwd.winograd_f2x3_fused", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, 1, app_fwd_wino_f,
-     ws_fwd_wino_f, exec_fwd_wino_fused, 0.6, NULL},
-    HD_CONV_WINO4_FWD_F32,
-    {106, "fwd.winograd_f2x3_nonfused", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED, 1,
-     app_fwd_wino_nf, ws_fwd_wino_nf, exec_fwd_wino_nonfused, 0.65, NULL},
-    {107, "fwd.fft", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_FFT, 1, app_fwd_fft, ws_fwd_fft, exec_fwd_fft, 2.8, NULL},
-    {108, "fwd.fft_tiling", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING, 1, app_fwd_fftt, ws_fwd_fftt,
-     exec_fwd_fft_tiling, 2.8, NULL},
+/* The tables: under one algorithm the most specialised solver comes first, and the first
+ * that takes the problem runs (variants that never share a problem: the commonest first). */
+static const hd_conv_solver *const fwd_solvers[] = {
+    &hd_solver_fwd_dw,          /* 160  IMPLICIT_GEMM */
+    &hd_solver_fwd_implicit,    /* 101 */
+    &hd_solver_fwd_blocked,     /* 150  IMPLICIT_PRECOMP_GEMM; 150-153 never share a problem */
+    &hd_solver_fwd_rows,        /* 152 */
+    &hd_solver_fwd_wide,        /* 153 */
+    &hd_solver_fwd_dot,         /* 151 */
+    &hd_solver_fwd_int8,        /* 170 */
+    &hd_solver_fwd_bf16,        /* 171 */
+    &hd_solver_fwd_precomp,     /* 102 */
+    &hd_solver_fwd_gemm,        /* 103  GEMM */
+    &hd_solver_fwd_direct,      /* 104  DIRECT */
+    &hd_solver_fwd_wino_f,      /* 105  WINOGRAD */
+    &hd_solver_fwd_wino4,       /* 109  WINOGRAD_NONFUSED */
+    &hd_solver_fwd_wino_nf,     /* 106 */
+    &hd_solver_fwd_fft,         /* 107  FFT */
+    &hd_solver_fwd_fftt,        /* 108  FFT_TILING */
 };
 
-static const hd_conv_solver bwdd_solvers[] = {
-    HD_CONV_DW_BWDD_F32,
-    {201, "bwd_data.gemm_col2im", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, 1, app_bwdd_gemm,
-     ws_bwdd_gemm, exec_bwdd_gemm, 1.0, NULL},
-    HD_CONV_BWDD_1X1_F32,
-    HD_CONV_BWDD_COL2IM_F32,
-    HD_CONV_BWDD_BATCHED_F32,
-    HD_CONV_BWDD_PHASE_F32,
-    HD_CONV_FAST_BWDD_F32,
-    {202, "bwd_data.direct", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, 1, always, ws_zero,
-     exec_bwdd_direct, 2.0, NULL},
-    {203, "bwd_data.winograd_f2x3_fused", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD, 1,
-     app_bwdd_wino_f, ws_bwdd_wino_f, exec_bwdd_wino_fused, 0.55, NULL},
-    HD_CONV_WINO4_BWDD_F32,
-    {204, "bwd_data.winograd_f2x3_nonfused", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED, 1,
-     app_bwdd_wino_nf, ws_bwdd_wino_nf, exec_bwdd_wino_nonfused, 0.5, NULL},
-    {205, "bwd_data.fft", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT, 1, app_bwdd_fft, ws_bwdd_fft,
-     exec_bwdd_fft, 3.0, NULL},
-    {206, "bwd_data.fft_tiling", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING, 1, app_bwdd_fftt,
-     ws_bwdd_fftt, exec_bwdd_fft_tiling, 3.0, NULL},
+static const hd_conv_solver *const bwdd_solvers[] = {
+    &hd_solver_bwdd_dw,         /* 260  ALGO_0 */
+    &hd_solver_bwdd_gemm,       /* 201 */
+    &hd_solver_bwdd_1x1,        /* 253  ALGO_1 */
+    &hd_solver_bwdd_col2im,     /* 252 */
+    &hd_solver_bwdd_batched,    /* 254 */
+    &hd_solver_bwdd_phase,      /* 251 */
+    &hd_solver_bwdd_blocked,    /* 250 */
+    &hd_solver_bwdd_direct,     /* 202 */
+    &hd_solver_bwdd_wino_f,     /* 203  WINOGRAD */
+    &hd_solver_bwdd_wino4,      /* 207  WINOGRAD_NONFUSED */
+    &hd_solver_bwdd_wino_nf,    /* 204 */
+    &hd_solver_bwdd_fft,        /* 205  FFT */
+    &hd_solver_bwdd_fftt,       /* 206  FFT_TILING */
 };
 
-static const hd_conv_solver bwdf_solvers[] = {
-    HD_CONV_DW_BWDF_F32,
-    {301, "bwd_filter.im2col_gemm", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0, 1, app_bwdf_gemm,
-     ws_bwdf_gemm, exec_bwdf_gemm, 1.0, NULL},
-    HD_CONV_BWDF_KMAJOR_F32,
-    HD_CONV_BWDF_UKERNEL_F32,
-    HD_CONV_FAST_BWDF_F32,
-    {302, "bwd_filter.direct", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, 1, always, ws_zero,
-     exec_bwdf_direct, 1.15, NULL},
-    {303, "bwd_filter.tiled_gemm", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3, 1, app_bwdf_tiled,
-     ws_bwdf_tiled, exec_bwdf_tiled, 1.9, NULL},
-    {304, "bwd_filter.fft", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT, 1, app_bwdf_fft, ws_bwdf_fft,
-     exec_bwdf_fft, 2.2, NULL},
-    {305, "bwd_filter.fft_tiling", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING, 1, app_bwdf_fftt,
-     ws_bwdf_fftt, exec_bwdf_fft_tiling, 2.2, NULL},
-    HD_CONV_WINO4_BWDF_F32,
-    {306, "bwd_filter.winograd_f2x3_nonfused", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED,
-     1, app_bwdf_wino_nf, ws_bwdf_wino_nf, exec_bwdf_wino_nonfused, 0.45, NULL},
+static const hd_conv_solver *const bwdf_solvers[] = {
+    &hd_solver_bwdf_dw,         /* 360  ALGO_0 */
+    &hd_solver_bwdf_gemm,       /* 301 */
+    &hd_solver_bwdf_kmajor,     /* 352  ALGO_1 */
+    &hd_solver_bwdf_ukernel,    /* 351 */
+    &hd_solver_bwdf_blocked,    /* 350 */
+    &hd_solver_bwdf_direct,     /* 302 */
+    &hd_solver_bwdf_tiled,      /* 303  ALGO_3 */
+    &hd_solver_bwdf_fft,        /* 304  FFT */
+    &hd_solver_bwdf_fftt,       /* 305  FFT_TILING */
+    &hd_solver_bwdf_wino4,      /* 307  WINOGRAD_NONFUSED */
+    &hd_solver_bwdf_wino_nf,    /* 306 */
 };
 
-static const hd_conv_solver *table(hd_conv_dir dir, int *n)
+const hd_conv_solver *const *hd_conv_solvers(hd_conv_dir dir, int *n)
 {
     switch (dir) {
     case HD_CONV_FWD: *n = (int)(sizeof fwd_solvers / sizeof *fwd_solvers); return fwd_solvers;
     case HD_CONV_BWD_DATA: *n = (int)(sizeof bwdd_solvers / sizeof *bwdd_solvers); return bwdd_solvers;
     default: *n = (int)(sizeof bwdf_solvers / sizeof *bwdf_solvers); return bwdf_solvers;
     }
+}
+
+const hd_conv_solver *hd_conv_solver_find(const char *key)
+{
+    key += strspn(key, ", ");
+    size_t len = strcspn(key, ", ");
+    for (int d = 0; d < 3; d++) {
+        int n;
+        const hd_conv_solver *const *t = hd_conv_solvers((hd_conv_dir)d, &n);
+        for (int i = 0; i < n; i++)
+            if (names(t[i], key, len))
+                return t[i];
+    }
+    return NULL;
 }
 
 int hd_conv_algo_count(hd_conv_dir dir)
@@ -270,29 +145,103 @@ static const char *missing_reason(hd_conv_dir dir, int algo)
     return "no solver for this algorithm";
 }
 
-const hd_conv_solver *hd_conv_pick(const hd_conv_problem *p, hd_conv_dir dir, int algo, const char **reason)
+/* The registry's plan for solvers without one of their own: the workspace only. */
+static int plan_one(const hd_conv_solver *s, const hd_conv_problem *p, hd_conv_plan *pl, const char **reason)
+{
+    pl->solver = s;
+    pl->p = p;
+    pl->ws = 0;
+    if (s->applicable && !s->applicable(p, reason))
+        return 0;
+    if (s->plan)
+        return s->plan(p, pl, reason);
+    pl->ws = s->workspace ? s->workspace(p) : 0;
+    if (pl->ws == SIZE_MAX) {
+        *reason = "its workspace would not fit in size_t";
+        return 0;
+    }
+    return 1;
+}
+
+int hd_conv_plan_for(const hd_conv_solver *s, const hd_conv_problem *p, hd_conv_plan *pl, const char **reason)
+{
+    pl->memo = NULL;
+    return plan_one(s, p, pl, reason);
+}
+
+void hd_conv_execute(const hd_conv_plan *pl, const hd_conv_args *a)
+{
+    if (pl->solver->execute)
+        pl->solver->execute(pl, a);
+    else
+        pl->solver->run(pl->p, a);
+}
+
+/* Whether S may answer ALGO of DIR for P at all (INT8 limits). */
+static int int8_allows(const hd_conv_problem *p, const hd_conv_solver *s, const char **why)
+{
+    if (p->int8 && s->algo >= CUDNN_CONVOLUTION_FWD_ALGO_FFT) {
+        *why = "INT8 is computed by the GEMM and direct methods only";
+        return 0;
+    }
+    return 1;
+}
+
+/* HOSTDNN_CONV_FORCE=<id or name>: the solver it names, when that solver belongs to DIR and
+ * ALGO and takes P; NULL otherwise (the warning says why, and the ordinary choice follows). */
+static const hd_conv_solver *forced(const hd_conv_problem *p, hd_conv_dir dir, int algo, hd_conv_plan *pl,
+                                    const char *env, const char *off)
+{
+    if (!env || !*env)
+        return NULL;
+    const hd_conv_solver *s = hd_conv_solver_find(env);
+    const char *why = "not applicable";
+    if (!s) {
+        hd_logf(CUDNN_SEV_WARNING, "HOSTDNN_CONV_FORCE", CUDNN_STATUS_SUCCESS, "no solver is called \"%s\"", env);
+        return NULL;
+    }
+    if (s->dir != dir || s->algo != algo)
+        return NULL;                       /* another direction or algorithm: not this call's */
+    if (disabled(off, s))
+        why = "it is also named by HOSTDNN_CONV_DISABLE";
+    else if (int8_allows(p, s, &why) && plan_one(s, p, pl, &why))
+        return s;
+    hd_logf(CUDNN_SEV_WARNING, s->name, CUDNN_STATUS_SUCCESS,
+            "HOSTDNN_CONV_FORCE: solver %d refused the problem (%s); choosing as usual", s->id, why);
+    return NULL;
+}
+
+const hd_conv_solver *hd_conv_pick(const hd_conv_problem *p, hd_conv_dir dir, int algo, hd_conv_plan *pl,
+                                   const char **reason)
 {
     int n;
-    const hd_conv_solver *t = table(dir, &n);
+    const hd_conv_solver *const *t = hd_conv_solvers(dir, &n);
     const char *why = missing_reason(dir, algo);
+    pl->memo = NULL;
     if (p->int8 && dir != HD_CONV_FWD) {
         *reason = "INT8 configurations are forward only (as in cuDNN)";
         return NULL;
     }
+    /* the switches are read once per choice (tests change them between calls) */
+    const char *off = getenv("HOSTDNN_CONV_DISABLE");
+    const hd_conv_solver *f = forced(p, dir, algo, pl, getenv("HOSTDNN_CONV_FORCE"), off);
+    if (f)
+        return f;
+    int loud = hd_log_info_enabled();
     for (int i = 0; i < n; i++) {
-        if (t[i].algo != algo)
+        const hd_conv_solver *s = t[i];
+        if (s->algo != algo)
             continue;
-        if (p->int8 && algo >= CUDNN_CONVOLUTION_FWD_ALGO_FFT) {
-            why = "INT8 is computed by the GEMM and direct methods only";
+        if (!int8_allows(p, s, &why))
             continue;
-        }
         const char *r = "not applicable";
-        if (disabled(&t[i]))
+        if (disabled(off, s))
             r = "disabled by HOSTDNN_CONV_DISABLE";
-        else if (t[i].applicable(p, &r))
-            return &t[i];
+        else if (plan_one(s, p, pl, &r))
+            return s;
         why = r;
-        hd_logf(CUDNN_SEV_INFO, t[i].name, CUDNN_STATUS_NOT_SUPPORTED, "solver refused: %s", r);
+        if (loud)
+            hd_logf(CUDNN_SEV_INFO, s->name, CUDNN_STATUS_NOT_SUPPORTED, "solver refused: %s", r);
     }
     *reason = why;
     return NULL;
@@ -314,17 +263,18 @@ void hd_conv_rank(const hd_conv_problem *p, hd_conv_dir dir, hd_conv_perf *rows)
     int count = hd_conv_algo_count(dir);
     for (int algo = 0; algo < count; algo++) {
         const char *why;
-        const hd_conv_solver *s = hd_conv_pick(p, dir, algo, &why);
+        hd_conv_plan pl;
+        const hd_conv_solver *s = hd_conv_pick(p, dir, algo, &pl, &why);
         hd_conv_perf *r = &rows[algo];
         r->algo = algo;
         r->time = -1;
         if (s) {
             r->status = CUDNN_STATUS_SUCCESS;
-            r->memory = hd_conv_ws_size(s, p);
+            r->memory = hd_conv_ws_size(&pl);
             r->deterministic = s->deterministic;
             double f = s->cost ? s->cost(p) : s->cost_factor;
             /* depthwise and tiny reductions: the GEMM call overhead dominates */
-            if (p->CRS * p->Kg < 64 && s->workspace(p) > 0)
+            if (p->CRS * p->Kg < 64 && pl.ws > 0)
                 f *= 2;
             r->time = (float)f;   /* sort key only; reset to -1 below */
             hd_logf(CUDNN_SEV_INFO, "heuristic", CUDNN_STATUS_SUCCESS, "algo %d: solver %s (id %d), cost %.4f",
@@ -341,8 +291,6 @@ void hd_conv_rank(const hd_conv_problem *p, hd_conv_dir dir, hd_conv_perf *rows)
         rows[i].time = -1;
 }
 
-size_t hd_conv_ws_size(const hd_conv_solver *s, const hd_conv_problem *p) { return hd_conv_ws_padded(s->workspace(p)); }
-
 hd_conv_args hd_conv_ws_align(const hd_conv_args *a, size_t w)
 {
     hd_conv_args r = *a;
@@ -354,17 +302,18 @@ hd_conv_args hd_conv_ws_align(const hd_conv_args *a, size_t w)
     return r;
 }
 
-cudnnStatus_t hd_conv_run(const hd_conv_solver *s, const hd_conv_problem *p, const hd_conv_args *a, const char *fn)
+cudnnStatus_t hd_conv_run(const hd_conv_plan *pl, const hd_conv_args *a, const char *fn)
 {
-    size_t raw = s->workspace(p), need = hd_conv_ws_padded(raw);
+    const hd_conv_solver *s = pl->solver;
+    size_t need = hd_conv_ws_padded(pl->ws);
     if (a->ws_size < need)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s needs %zu bytes of workspace; %zu given", s->name, need,
                        a->ws_size);
     if (need > 0 && !a->ws)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "workSpace is NULL but %s needs %zu bytes", s->name, need);
-    hd_logf(CUDNN_SEV_INFO, fn, CUDNN_STATUS_SUCCESS, "dispatch: solver %s (id %d)", s->name, s->id);
-    hd_conv_args run = hd_conv_ws_align(a, raw);
-    s->execute(p, &run);
+    hd_conv_log_dispatch(pl, fn);
+    hd_conv_args run = hd_conv_ws_align(a, pl->ws);
+    hd_conv_execute(pl, &run);
     return CUDNN_STATUS_SUCCESS;
 }
 

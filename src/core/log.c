@@ -108,7 +108,8 @@ void hd_log_default_callback(cudnnSeverity_t sev, void *udata, const cudnnDebug_
     pthread_mutex_unlock(&dest_lock);
 }
 
-static void deliver(cudnnSeverity_t sev, cudnnStatus_t status, const void *handle, const char *msg)
+static void deliver_tagged(cudnnSeverity_t sev, cudnnStatus_t status, const void *handle, const char *msg,
+                           const int *tags, int ntags)
 {
     unsigned mask;
     void *ud;
@@ -130,10 +131,17 @@ static void deliver(cudnnSeverity_t sev, cudnnStatus_t status, const void *handl
     dbg.pid = (unsigned long long)getpid();
     dbg.tid = (unsigned long long)syscall(SYS_gettid);
     dbg.cudaDeviceId = 0;
+    for (int i = 0; i < ntags && i < (int)(sizeof dbg.reserved / sizeof *dbg.reserved); i++)
+        dbg.reserved[i] = tags[i];
     if (fp)
         fp(sev, ud, &dbg, msg);
     else
         hd_log_default_callback(sev, ud, &dbg, msg);
+}
+
+static void deliver(cudnnSeverity_t sev, cudnnStatus_t status, const void *handle, const char *msg)
+{
+    deliver_tagged(sev, status, handle, msg, NULL, 0);
 }
 
 static void rec_add(const char *fmt, ...) HD_PRINTF(1, 2);
@@ -219,7 +227,8 @@ void hd_log_call_end(const void *handle)
     deliver(CUDNN_SEV_INFO, CUDNN_STATUS_SUCCESS, handle, rec);
 }
 
-static void vmessage(cudnnSeverity_t sev, const char *fn, cudnnStatus_t status, const char *fmt, va_list ap)
+static void vmessage(cudnnSeverity_t sev, const char *fn, cudnnStatus_t status, const int *rtags, int ntags,
+                     const char *fmt, va_list ap)
 {
     if (!hd_log_enabled(sev))
         return;
@@ -241,14 +250,23 @@ static void vmessage(cudnnSeverity_t sev, const char *fn, cudnnStatus_t status, 
     rec_add("%c! Time: %ld.%06ld (%ldd+%ldh+%ldm+%lds since start)\n", lc, (long)now.tv_sec, (long)now.tv_usec,
             el / 86400, (el / 3600) % 24, (el / 60) % 60, el % 60);
     rec_add("%c! Process=%d; Thread=%ld; GPU=NULL.\n\n", lc, (int)getpid(), (long)syscall(SYS_gettid));
-    deliver(sev, status, NULL, rec);
+    deliver_tagged(sev, status, NULL, rec, rtags, ntags);
 }
 
 void hd_logf(cudnnSeverity_t sev, const char *fn, cudnnStatus_t status, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vmessage(sev, fn, status, fmt, ap);
+    vmessage(sev, fn, status, NULL, 0, fmt, ap);
+    va_end(ap);
+}
+
+void hd_logf_tagged(cudnnSeverity_t sev, const char *fn, cudnnStatus_t status, const int *tags, int ntags,
+                    const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmessage(sev, fn, status, tags, ntags, fmt, ap);
     va_end(ap);
 }
 
@@ -262,7 +280,7 @@ cudnnStatus_t hd_fail(cudnnStatus_t status, const char *fn, const char *fmt, ...
 {
     va_list ap;
     va_start(ap, fmt);
-    vmessage(CUDNN_SEV_ERROR, public_name(fn), status, fmt, ap);
+    vmessage(CUDNN_SEV_ERROR, public_name(fn), status, NULL, 0, fmt, ap);
     va_end(ap);
     return status;
 }
@@ -271,7 +289,7 @@ cudnnStatus_t hd_warn(cudnnStatus_t status, const char *fn, const char *fmt, ...
 {
     va_list ap;
     va_start(ap, fmt);
-    vmessage(CUDNN_SEV_WARNING, public_name(fn), status, fmt, ap);
+    vmessage(CUDNN_SEV_WARNING, public_name(fn), status, NULL, 0, fmt, ap);
     va_end(ap);
     return status;
 }

@@ -26,6 +26,13 @@ void hd_log_call_end(const void *handle);
 /* One message of the given severity about function FN (may be NULL). */
 void hd_logf(cudnnSeverity_t sev, const char *fn, cudnnStatus_t status, const char *fmt, ...) HD_PRINTF(4, 5);
 
+/* The same, with NTAGS integers for the record's cudnnDebug_t reserved fields (structured
+ * facts a callback can read without parsing the text; include/hostdnn.h lists them). */
+#define HD_DEBUG_TAG_CONV_DISPATCH 0x68640c01   /* reserved[0] of a convolution dispatch record:
+                                                 * reserved[1..3] = solver id, direction, algo */
+void hd_logf_tagged(cudnnSeverity_t sev, const char *fn, cudnnStatus_t status, const int *tags, int ntags,
+                    const char *fmt, ...) HD_PRINTF(6, 7);
+
 /* Report a refused call: logs "FN: reason" at error level and returns STATUS.  Used as
  *     return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "n must be positive (got %d)", n);  */
 cudnnStatus_t hd_fail(cudnnStatus_t status, const char *fn, const char *fmt, ...) HD_PRINTF(3, 4);

@@ -22,3 +22,17 @@ HD_EXPORT const char *hostdnnGetIsa(void) { return hd_isa_name(hd_cpu()->isa); }
 HD_EXPORT const char *hostdnnGetHardwareIsa(void) { return hd_isa_name(hd_cpu()->hw_isa); }
 HD_EXPORT const char *hostdnnGetCpuName(void) { return hd_cpu()->brand; }
 HD_EXPORT int hostdnnGetNumThreads(void) { return hd_default_threads(); }
+
+HD_EXPORT int hostdnnDebugGetConvSolver(const void *dbg, int *solverId, int *direction, int *algo)
+{
+    const cudnnDebug_t *d = dbg;
+    if (!d || d->reserved[0] != HD_DEBUG_TAG_CONV_DISPATCH)
+        return 0;
+    if (solverId)
+        *solverId = d->reserved[1];
+    if (direction)
+        *direction = d->reserved[2];
+    if (algo)
+        *algo = d->reserved[3];
+    return 1;
+}

@@ -1,5 +1,5 @@
 /*
- * The micro-kernel backward-filter solvers (src/conv/solvers/conv_bwdf_f32.c: 352, the k-major
+ * The micro-kernel backward-filter solvers (src/conv/solvers/conv_bwdf_*_f32.c: 352, the k-major
  * tiles, and 351, the row tiles), through the public API: FLOAT cudnnConvolutionBackwardFilter
  * with ALGO_1, where they come first, against the float64 reference (tests/ref/conv_ref.c).
  * Every case runs twice: as dispatched, then with 352 disabled so 351 takes it.  The shapes
@@ -27,6 +27,7 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "hostdnn.h"
 #include "harness.h"
 #include "ref/conv_ref.h"
 #define CONV_CASE_SEED 777
@@ -81,11 +82,12 @@ static const fcase cases[] = {
 static int saw_uk, saw_km, saw_other;
 static void log_cb(cudnnSeverity_t sev, void *ud, const cudnnDebug_t *dbg, const char *msg)
 {
-    (void)sev, (void)ud, (void)dbg;
-    if (msg && strstr(msg, "dispatch")) {
-        if (strstr(msg, "ukernel_blocked_gemm_f32"))
+    (void)sev, (void)ud, (void)msg;
+    int id;
+    if (hostdnnDebugGetConvSolver(dbg, &id, NULL, NULL)) {
+        if (id == 351)          /* bwd_filter.ukernel_blocked_gemm_f32 */
             saw_uk = 1;
-        else if (strstr(msg, "ukernel_kmajor_blocked_gemm_f32"))
+        else if (id == 352)     /* bwd_filter.ukernel_kmajor_blocked_gemm_f32 */
             saw_km = 1;
         else
             saw_other = 1;

@@ -24,6 +24,7 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "hostdnn.h"
 #include "harness.h"
 #include "ref/conv_ref.h"
 #define CONV_CASE_SEED 777
@@ -130,12 +131,18 @@ static const fcase dot_cases[] = {
 
 /* ---- the dispatch log ---- */
 
-static int saw_fast;
+/* Whether a solver of the blocked-GEMM family ran: forward 150-153, backward data 250-254,
+ * backward filter 350-352 (docs/solvers.md). */
+static int saw_fast, saw_dot;
 static void log_cb(cudnnSeverity_t sev, void *ud, const cudnnDebug_t *dbg, const char *msg)
 {
-    (void)sev, (void)ud, (void)dbg;
-    if (msg && strstr(msg, "dispatch") && strstr(msg, "blocked_gemm_f32"))
+    (void)sev, (void)ud, (void)msg;
+    int id;
+    if (hostdnnDebugGetConvSolver(dbg, &id, NULL, NULL) &&
+        ((id >= 150 && id <= 153) || (id >= 250 && id <= 254) || (id >= 350 && id <= 352)))
         saw_fast = 1;
+    if (hostdnnDebugGetConvSolver(dbg, &id, NULL, NULL) && id == 151)   /* fwd.dot_f32 */
+        saw_dot++;
 }
 
 /* ---- correctness against the reference ---- */
@@ -442,9 +449,11 @@ int main(void)
         for (int layout = 0; layout < L_COUNT; layout++)
             check_case(h, &cases[i], layout, (i + layout) & 1);
     SECTION("the dot plan");
+    saw_dot = 0;
     for (int i = 0; i < (int)(sizeof dot_cases / sizeof *dot_cases); i++)
         for (int layout = 0; layout < L_COUNT; layout++)
             check_case(h, &dot_cases[i], layout, 0);
+    CHECK_MSG(saw_dot > 0, "solver 151 never ran on the dot cases");
     /* from NCHW-like x its im2col rows would take 69 MB: the plan declines (64 MiB at most),
        and the solver's workspace stays within 64 MiB in every layout (a query, no run) */
     static const fcase big = {"dot declined", 2, 1, 30000, 2, 1, {1, 8, 8}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}};

@@ -41,6 +41,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "hostdnn.h"
 #include "harness.h"
 #include "ref/conv_ref.h"
 
@@ -264,8 +265,9 @@ static cudnnStatus_t run_fwd(cudnnHandle_t h, prob *P, int algo, float alpha, fl
 static int saw_lowp;
 static void log_cb(cudnnSeverity_t sev, void *ud, const cudnnDebug_t *dbg, const char *msg)
 {
-    (void)sev, (void)ud, (void)dbg;
-    if (msg && strstr(msg, "dispatch") && strstr(msg, "fwd.lowp_"))
+    (void)sev, (void)ud, (void)msg;
+    int id;
+    if (hostdnnDebugGetConvSolver(dbg, &id, NULL, NULL) && (id == 170 || id == 171))   /* fwd.lowp_* */
         saw_lowp = 1;
 }
 
@@ -455,10 +457,11 @@ static void check_int8_generic(cudnnHandle_t h)
 static int saw_refusal;
 static void refusal_cb(cudnnSeverity_t sev, void *ud, const cudnnDebug_t *dbg, const char *msg)
 {
-    (void)sev, (void)ud, (void)dbg;
+    (void)sev, (void)ud;
     if (msg && strstr(msg, "solver refused") && strstr(msg, "int32"))
         saw_refusal = 1;
-    if (msg && strstr(msg, "dispatch") && strstr(msg, "fwd.lowp_"))
+    int id;
+    if (hostdnnDebugGetConvSolver(dbg, &id, NULL, NULL) && (id == 170 || id == 171))
         saw_lowp = 1;
 }
 

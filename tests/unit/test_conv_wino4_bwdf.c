@@ -28,6 +28,7 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "hostdnn.h"
 #include "harness.h"
 #include "ref/conv_ref.h"
 #define CONV_CASE_SEED 2025
@@ -110,9 +111,10 @@ static int dispatched;
 
 static void log_cb(cudnnSeverity_t sev, void *ud, const cudnnDebug_t *dbg, const char *msg)
 {
-    (void)sev, (void)ud, (void)dbg;
-    if (strstr(msg, "dispatch: solver") && strstr(msg, "bwd_filter") && ++dispatched)
-        CHECK_MSG(strstr(msg, "winograd_f4x3_f32") != NULL, "dispatched elsewhere: %s", msg);
+    (void)sev, (void)ud;
+    int id, dir;
+    if (hostdnnDebugGetConvSolver(dbg, &id, &dir, NULL) && dir == 2 && ++dispatched)
+        CHECK_MSG(id == 307, "dispatched elsewhere: %s", msg);   /* bwd_filter.winograd_f4x3_f32 */
 }
 
 /* One case: the API result against the reference, element by element within its bound. */

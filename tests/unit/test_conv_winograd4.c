@@ -32,6 +32,7 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "hostdnn.h"
 #include "harness.h"
 #include "ref/conv_ref.h"
 #define CONV_CASE_SEED 2024
@@ -213,13 +214,14 @@ static int saw_w4, saw_other, saw_cl;
 static char last_plan[512];       /* the Winograd engine's last plan line */
 static void log_cb(cudnnSeverity_t sev, void *ud, const cudnnDebug_t *dbg, const char *msg)
 {
-    (void)sev, (void)ud, (void)dbg;
+    (void)sev, (void)ud;
     if (msg && strstr(msg, "plan: channel lanes"))
         saw_cl = 1;
     if (msg && strstr(msg, "plan: "))
         snprintf(last_plan, sizeof last_plan, "%s", strstr(msg, "plan: "));
-    if (msg && strstr(msg, "dispatch")) {
-        if (strstr(msg, "winograd_f4x3"))
+    int id;
+    if (hostdnnDebugGetConvSolver(dbg, &id, NULL, NULL)) {
+        if (id == 109 || id == 207)   /* fwd / bwd_data .winograd_f4x3_f32 */
             saw_w4 = 1;
         else
             saw_other = 1;

@@ -71,8 +71,8 @@ cudnnStatus_t HD_IMPL(cudnnConvolutionBiasActivationForward)(
     }
 
     const char *why;
-    const hd_conv_solver *s = hd_conv_pick(&p, HD_CONV_FWD, algo, &why);
-    if (!s)
+    hd_conv_plan pl;
+    if (!hd_conv_pick(&p, HD_CONV_FWD, algo, &pl, &why))
         return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "forward algo %d: %s", (int)algo, why);
     hd_conv_args a = {0};
     a.x = x, a.w = w, a.out = y, a.ws = workSpace, a.ws_size = workSpace ? workSpaceSizeInBytes : 0;
@@ -85,5 +85,5 @@ cudnnStatus_t HD_IMPL(cudnnConvolutionBiasActivationForward)(
     a.epi.bias_dt = bt->dtype;
     a.epi.bias_stride = bt->strides[1];
     a.epi.relu = mode == CUDNN_ACTIVATION_RELU;
-    return hd_conv_run(s, &p, &a, __func__);
+    return hd_conv_run(&pl, &a, __func__);
 }

@@ -27,8 +27,8 @@
 #include "conv/conv_registry.h"
 
 int hd_conv_bwdd_phase_app(const hd_conv_problem *p, const char **reason);
-size_t hd_conv_bwdd_phase_ws(const hd_conv_problem *p);
-void hd_conv_bwdd_phase_exec(const hd_conv_problem *p, const hd_conv_args *a);
+int hd_conv_bwdd_phase_plan(const hd_conv_problem *p, hd_conv_plan *pl, const char **reason);
+void hd_conv_bwdd_phase_exec(const hd_conv_plan *pl, const hd_conv_args *a);
 double hd_conv_bwdd_phase_cost(const hd_conv_problem *p);
 
 int hd_conv_bwdd_1x1_app(const hd_conv_problem *p, const char **reason);
@@ -45,19 +45,5 @@ int hd_conv_bwdd_col2im_app(const hd_conv_problem *p, const char **reason);
 size_t hd_conv_bwdd_col2im_ws(const hd_conv_problem *p);
 void hd_conv_bwdd_col2im_exec(const hd_conv_problem *p, const hd_conv_args *a);
 double hd_conv_bwdd_col2im_cost(const hd_conv_problem *p);
-
-#define HD_CONV_BWDD_1X1_F32 \
-    {253, "bwd_data.1x1_blocked_gemm_f32", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, 1, \
-     hd_conv_bwdd_1x1_app, hd_conv_bwdd_1x1_ws, hd_conv_bwdd_1x1_exec, 0.25, hd_conv_bwdd_1x1_cost}
-/* The names keep "blocked_gemm_f32": both run on the packed-panel SGEMM of that family. */
-#define HD_CONV_BWDD_COL2IM_F32 \
-    {252, "bwd_data.col2im_blocked_gemm_f32", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, 1, \
-     hd_conv_bwdd_col2im_app, hd_conv_bwdd_col2im_ws, hd_conv_bwdd_col2im_exec, 0.3, hd_conv_bwdd_col2im_cost}
-#define HD_CONV_BWDD_BATCHED_F32 \
-    {254, "bwd_data.batched_col2im_blocked_gemm_f32", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, 1, \
-     hd_conv_bwdd_batched_app, hd_conv_bwdd_batched_ws, hd_conv_bwdd_batched_exec, 0.25, hd_conv_bwdd_batched_cost}
-#define HD_CONV_BWDD_PHASE_F32 \
-    {251, "bwd_data.phased_fwd_blocked_gemm_f32", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, 1, \
-     hd_conv_bwdd_phase_app, hd_conv_bwdd_phase_ws, hd_conv_bwdd_phase_exec, 0.3, hd_conv_bwdd_phase_cost}
 
 #endif

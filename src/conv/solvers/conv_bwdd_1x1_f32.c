@@ -14,7 +14,7 @@
  *    read in place by the indirect micro-kernel (igemm-ukernels.h) through a table of the
  *    block's pixel rows, the rows two tiles ahead prefetched -- or, when 14 rows a pixel
  *    apart would share L1 sets (K = 1024: 4 KiB), transposed into micro-panels in the task's
- *    panel (res2 1x1 at batch 16: in place 12-15% faster than the copy).  B = W's channel
+ *    panel (in place is faster wherever the rows spread over the sets).  B = W's channel
  *    block as NR-wide panels, C = dx pixels, stored straight into dx when they are packed.
  *  - Stride s > 1 (the ResNet downsample projections): the dy positions are the GEMM's
  *    columns as before; the products go to the task's buffer, and its epilogue writes every
@@ -35,6 +35,7 @@
  * dealt to the threads from a counter; each uses the scratch slot of its thread (at most 8
  * threads, so the workspace does not depend on the thread count).
  */
+#include "conv/solvers/conv_solvers.h"
 #include "conv/solvers/conv_bwdd.h"
 
 #include "core/parallel.h"
@@ -374,7 +375,7 @@ static void pack_pix(const x1_ctx *c, int64_t r0, int64_t kcb, int64_t nq, const
             src[i] = i < cnt ? tab[j0 + i] + r0 : NULL;
         /* the pixels two micro-panels ahead (about; a prefetch never faults): the panel
            reads 16-channel strips across MR pixels, whose lines the hardware prefetcher
-           met too late (5x slower out of L3) */
+           meets too late */
         for (int64_t i = 0; i < cnt; i++) {
             const char *f = (const char *)((uintptr_t)src[i] + (uintptr_t)(2 * MR * c->p->ys[4] * (int64_t)sizeof(float)));
             for (int64_t off = 0; off < kcb * (int64_t)sizeof(float); off += 64)
@@ -534,9 +535,8 @@ static void nchw_task(x1_ctx *c, size_t task, int thread)
     /* dy's rows read in place (B stride = plane) when every panel of the block is whole and
        stored straight into dx, there are few A tiles to sweep them (the copy pays off over
        many) and few rows per k block (each on a page of its own): each A tile then walks the
-       rows as long runs, which the hardware prefetcher follows (res2 1x1 at batch 16, two
-       threads: 1.7 -> 1.5 ms; with k blocks of 256 dy rows 20-30% slower, with 128 rows on
-       28x28 images up to 8% slower) */
+       rows as long runs, which the hardware prefetcher follows (with many rows per k block the
+       runs, a page each, no longer stay in the prefetcher's reach) */
     int inplace = L->direct && q0 / P == (q0 + nq - 1) / P && nq % L->NR == 0 && ntiles <= X1_INPLACE_TILES &&
                   L->kc <= X1_INPLACE_ROWS;
     /* steps: (sub-block, k block), k blocks inner so that the sub-block's results stay in
@@ -640,7 +640,7 @@ static void nhwc_task(x1_ctx *c, size_t task, int thread)
                 /* the rows two tiles ahead, as pack_pix does for its copy */
                 hd_conv_prefetch_rows(tab, r0, ir + 2 * MR, imin(ir + 3 * MR, nq), kcb);
             /* dy's positions equally spaced (every full tile of a dense NHWC dy): the strided
-               entry, which reloads no row pointer (NHWC res2 1x1 at batch 16 6% faster) */
+               entry, which reloads no row pointer */
             hd_igemm_sseg ss;
             int strided = L->inplace && c->iks && hd_igemm_strided_segments(&seg, 1, (size_t)ir, (size_t)MR, &ss, 1);
             for (int64_t jr = 0; jr < nm; jr += NR) {
@@ -751,3 +751,8 @@ void hd_conv_bwdd_1x1_exec(const hd_conv_problem *p, const hd_conv_args *a)
         nt = 1;
     hd_parallel_deal(ntasks, nt, x1_task, &c);
 }
+
+/* The name keeps "blocked_gemm_f32": it runs on the packed-panel SGEMM of that family. */
+const hd_conv_solver hd_solver_bwdd_1x1 = {
+    .id = 253, .name = "bwd_data.1x1_blocked_gemm_f32", .dir = HD_CONV_BWD_DATA, .algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, .deterministic = 1,
+    .applicable = hd_conv_bwdd_1x1_app, .workspace = hd_conv_bwdd_1x1_ws, .run = hd_conv_bwdd_1x1_exec, .cost_factor = 0.25, .cost = hd_conv_bwdd_1x1_cost};

@@ -19,6 +19,7 @@
  * are first copied into a panel (the GEMM's transposed A).  Writing channel planes is done
  * plane by plane from the pixel-major image.
  */
+#include "conv/solvers/conv_solvers.h"
 #include "conv/solvers/conv_bwdd.h"
 
 #include "core/parallel.h"
@@ -248,3 +249,8 @@ void hd_conv_bwdd_batched_exec(const hd_conv_problem *p, const hd_conv_args *a)
         }
     }
 }
+
+/* The name keeps "blocked_gemm_f32": it runs on the packed-panel SGEMM of that family. */
+const hd_conv_solver hd_solver_bwdd_batched = {
+    .id = 254, .name = "bwd_data.batched_col2im_blocked_gemm_f32", .dir = HD_CONV_BWD_DATA, .algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, .deterministic = 1,
+    .applicable = hd_conv_bwdd_batched_app, .workspace = hd_conv_bwdd_batched_ws, .run = hd_conv_bwdd_batched_exec, .cost_factor = 0.25, .cost = hd_conv_bwdd_batched_cost};

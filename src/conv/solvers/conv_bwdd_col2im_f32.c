@@ -21,6 +21,7 @@
  * does not depend on the thread count.  Dy rows next to a band boundary are multiplied for
  * both bands (a few rows per band; with batch >= 8 there is one band per image).
  */
+#include "conv/solvers/conv_solvers.h"
 #include "conv/solvers/conv_bwdd.h"
 
 #include "core/parallel.h"
@@ -238,3 +239,8 @@ void hd_conv_bwdd_col2im_exec(const hd_conv_problem *p, const hd_conv_args *a)
     int nt = a->nthreads < SLOTS ? a->nthreads : SLOTS;
     hd_parallel_for((size_t)(p->N * p->G * c.L.nb), nt, c2_task, &c);
 }
+
+/* The name keeps "blocked_gemm_f32": it runs on the packed-panel SGEMM of that family. */
+const hd_conv_solver hd_solver_bwdd_col2im = {
+    .id = 252, .name = "bwd_data.col2im_blocked_gemm_f32", .dir = HD_CONV_BWD_DATA, .algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, .deterministic = 1,
+    .applicable = hd_conv_bwdd_col2im_app, .workspace = hd_conv_bwdd_col2im_ws, .run = hd_conv_bwdd_col2im_exec, .cost_factor = 0.3, .cost = hd_conv_bwdd_col2im_cost};

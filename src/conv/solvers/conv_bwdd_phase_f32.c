@@ -25,6 +25,7 @@
  * The forward solver is deterministic, packing is a copy: results do not depend on threads.
  */
 #include "conv/solvers/conv_bwdd.h"
+#include "conv/solvers/conv_solvers.h"
 
 #include "core/parallel.h"
 #include "conv/solvers/conv_fast.h"
@@ -133,36 +134,11 @@ static void derive(const hd_conv_problem *p, const phase *f, hd_conv_problem *q)
     q->flip = 0;
 }
 
-/* Packed sub-filters of all phases (K * CRS floats), then the largest forward workspace. */
-static hd_conv_layout layout_phase(const hd_conv_problem *p)
-{
-    hd_conv_layout W = {{0}, 0};
-    size_t fw = 0;
-    for (int64_t ph = 0; ph < phase_count(p); ph++) {
-        phase f;
-        phase_init(p, ph, &f);
-        if (!f.conv || !phase_has_dx(&f))
-            continue;
-        hd_conv_problem q;
-        derive(p, &f, &q);
-        size_t s = hd_conv_fast_ws_fwd(&q);
-        if (s == SIZE_MAX) {
-            W.total = SIZE_MAX;
-            return W;
-        }
-        if (s > fw)
-            fw = s;
-    }
-    hd_conv_book(&W, 0, p->K, p->CRS, sizeof(float));
-    hd_conv_book(&W, 1, 1, (int64_t)fw, 1);
-    return W;
-}
-
 /* ---- packing: one task per block of PACK_CH dx channels, all phases ---- */
 
 #define PACK_CH 16   /* dx channels per packing task: the filter values of one (k, tap) for
-                        these channels share a cache line or a few (one task per channel read
-                        a line per value, a filter row apart: 7 ms for a 9 MiB filter) */
+                        these channels share a cache line or a few (one task per channel
+                        would read a whole line per value, a filter row apart) */
 
 typedef struct {
     const hd_conv_problem *p;
@@ -227,8 +203,6 @@ static void scale_phase(const hd_conv_problem *p, const phase *f, const hd_conv_
 
 /* ---- the solver ---- */
 
-size_t hd_conv_bwdd_phase_ws(const hd_conv_problem *p) { return layout_phase(p).total; }
-
 int hd_conv_bwdd_phase_app(const hd_conv_problem *p, const char **reason)
 {
     if (p->xdt != CUDNN_DATA_FLOAT || p->wdt != CUDNN_DATA_FLOAT || p->ydt != CUDNN_DATA_FLOAT || p->dbl ||
@@ -240,23 +214,40 @@ int hd_conv_bwdd_phase_app(const hd_conv_problem *p, const char **reason)
         *reason = "more than 4096 stride phases";
         return 0;
     }
+    return 1;
+}
+
+/* The plan: every phase's forward convolution is planned (any may refuse), and the
+ * workspace is the packed sub-filters of all phases (K * CRS floats), then the largest
+ * forward workspace of a phase.  The phases' own plans are made again when they run. */
+int hd_conv_bwdd_phase_plan(const hd_conv_problem *p, hd_conv_plan *pl, const char **reason)
+{
+    size_t fw = 0;
     for (int64_t ph = 0; ph < phase_count(p); ph++) {
         phase f;
         phase_init(p, ph, &f);
         if (!f.conv || !phase_has_dx(&f))
             continue;
         hd_conv_problem q;
+        hd_conv_plan sub;
         derive(p, &f, &q);
-        if (!hd_conv_fast_app_fwd(&q, reason))
+        if (!hd_conv_fw_plan(&q, &sub, reason))
             return 0;
+        if (sub.ws > fw)
+            fw = sub.ws;
     }
-    size_t ws = hd_conv_bwdd_phase_ws(p), cap = (size_t)64 << 20, dx = 0;
+    hd_conv_layout *W = (hd_conv_layout *)(void *)pl->priv;
+    *W = (hd_conv_layout){{0}, 0};
+    hd_conv_book(W, 0, p->K, p->CRS, sizeof(float));
+    hd_conv_book(W, 1, 1, (int64_t)fw, 1);
+    size_t cap = (size_t)64 << 20, dx = 0;
     if (hd_mul_size((size_t)(p->N * p->C), (size_t)p->Q * sizeof(float), &dx) == 0 && dx > cap)
         cap = dx;
-    if (ws == SIZE_MAX || ws > cap) {
+    if (W->total == SIZE_MAX || W->total > cap) {
         *reason = "its workspace would exceed max(dx, 64 MiB)";
         return 0;
     }
+    pl->ws = W->total;
     return 1;
 }
 
@@ -266,9 +257,10 @@ double hd_conv_bwdd_phase_cost(const hd_conv_problem *p)
     return 0.3;
 }
 
-void hd_conv_bwdd_phase_exec(const hd_conv_problem *p, const hd_conv_args *a)
+void hd_conv_bwdd_phase_exec(const hd_conv_plan *pl, const hd_conv_args *a)
 {
-    hd_conv_layout W = layout_phase(p);
+    const hd_conv_problem *p = pl->p;
+    hd_conv_layout W = *(const hd_conv_layout *)(const void *)pl->priv;
     float *packed = (float *)((char *)a->ws + W.off[0]);
     pack_ctx pc = {p, a->w, packed};
     hd_parallel_for((size_t)((p->C + PACK_CH - 1) / PACK_CH), a->nthreads, pack_task, &pc);
@@ -296,6 +288,15 @@ void hd_conv_bwdd_phase_exec(const hd_conv_problem *p, const hd_conv_args *a)
         fa.out = dx + f.a[0] * p->xs[2] + f.a[1] * p->xs[3] + f.a[2] * p->xs[4];
         fa.ws = (char *)a->ws + W.off[1];
         fa.ws_size = a->ws_size - W.off[1];
-        hd_conv_fast_exec_fwd(&q, &fa);
+        hd_conv_plan sub;
+        const char *why;
+        if (hd_conv_fw_plan(&q, &sub, &why))      /* it took the phase when the call was planned */
+            hd_conv_fw_execute(&sub, &fa);
     }
 }
+
+const hd_conv_solver hd_solver_bwdd_phase = {
+    .id = 251, .name = "bwd_data.phased_fwd_blocked_gemm_f32", .dir = HD_CONV_BWD_DATA,
+    .algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, .deterministic = 1, .applicable = hd_conv_bwdd_phase_app,
+    .plan = hd_conv_bwdd_phase_plan, .execute = hd_conv_bwdd_phase_exec, .cost_factor = 0.3,
+    .cost = hd_conv_bwdd_phase_cost};

@@ -45,15 +45,4 @@ void hd_conv_bwdf_store_avx512(const float *const *rows, int64_t ne, int64_t nk,
 void hd_conv_bwdf_store_avx2(const float *const *rows, int64_t ne, int64_t nk, int64_t plane, int64_t nchunk,
                              float *dw, int64_t ldw, float alpha, float beta);
 
-/* 352, then 351, are listed before the blocked-GEMM solver of ALGO_1 (350), which takes what
- * they refuse.  Both names keep "blocked_gemm_f32": it is the same method, blocked for the
- * micro-kernels. */
-#define HD_CONV_BWDF_KMAJOR_F32 \
-    {352, "bwd_filter.ukernel_kmajor_blocked_gemm_f32", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, 1, \
-     hd_conv_bwdf_km_app, hd_conv_bwdf_km_ws, hd_conv_bwdf_km_exec, 0.3, hd_conv_bwdf_uk_cost}
-
-#define HD_CONV_BWDF_UKERNEL_F32 \
-    {351, "bwd_filter.ukernel_blocked_gemm_f32", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, 1, \
-     hd_conv_bwdf_uk_app, hd_conv_bwdf_uk_ws, hd_conv_bwdf_uk_exec, 0.3, hd_conv_bwdf_uk_cost}
-
 #endif

@@ -1,6 +1,6 @@
 /*
  * Blocked implicit-GEMM convolution in fp32 (conv/solvers/conv_fast.h).  The forward solver
- * has its own file (conv_fast_fwd_f32.c); exec_mm below serves backward data.
+ * has its own files (conv_fwd_*_f32.c); exec_mm below serves backward data.
  *
  * Forward and backward data are the same computation seen from two sides: every value of
  * the result (y, or dx) is a dot product of a filter row with a "column" of the source
@@ -23,6 +23,7 @@
  * Parallel tasks take one of HD_FAST_SLOTS scratch areas by thread index, so the workspace
  * does not depend on the thread count; at most HD_FAST_SLOTS threads are used.
  */
+#include "conv/solvers/conv_solvers.h"
 #include "conv/solvers/conv_fast.h"
 
 #include "core/parallel.h"
@@ -595,23 +596,20 @@ static void exec_bwdf_run(const hd_conv_problem *p, const hd_conv_args *a)
 size_t hd_conv_fast_ws_bwdd(const hd_conv_problem *p) { return layout_mm(p, 1).total; }
 size_t hd_conv_fast_ws_bwdf(const hd_conv_problem *p) { return layout_wf(p).total; }
 
-static int app_common(const hd_conv_problem *p, size_t ws, const char **r)
-{
-    if (!fp32_only(p, r))
-        return 0;
-    if (ws == SIZE_MAX) {
-        *r = "its workspace would not fit in size_t";
-        return 0;
-    }
-    return 1;
-}
-
-int hd_conv_fast_app_bwdd(const hd_conv_problem *p, const char **r) { return app_common(p, hd_conv_fast_ws_bwdd(p), r); }
-int hd_conv_fast_app_bwdf(const hd_conv_problem *p, const char **r) { return app_common(p, hd_conv_fast_ws_bwdf(p), r); }
+/* The workspace's fit is checked by the registry when it plans. */
+int hd_conv_fast_app_bwdd(const hd_conv_problem *p, const char **r) { return fp32_only(p, r); }
+int hd_conv_fast_app_bwdf(const hd_conv_problem *p, const char **r) { return fp32_only(p, r); }
 
 void hd_conv_fast_exec_bwdd(const hd_conv_problem *p, const hd_conv_args *a) { exec_mm(p, a, 1); }
 void hd_conv_fast_exec_bwdf(const hd_conv_problem *p, const hd_conv_args *a) { exec_bwdf_run(p, a); }
 
-const hd_conv_solver hd_conv_fast_fwd_f32 = HD_CONV_FAST_FWD_F32;
-const hd_conv_solver hd_conv_fast_bwdd_f32 = HD_CONV_FAST_BWDD_F32;
-const hd_conv_solver hd_conv_fast_bwdf_f32 = HD_CONV_FAST_BWDF_F32;
+/* Backward data: the gather over dy, per block of input positions (ALGO_1). */
+const hd_conv_solver hd_solver_bwdd_blocked = {
+    .id = 250, .name = "bwd_data.blocked_gemm_f32", .dir = HD_CONV_BWD_DATA, .algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, .deterministic = 1,
+    .applicable = hd_conv_fast_app_bwdd, .workspace = hd_conv_fast_ws_bwdd, .run = hd_conv_fast_exec_bwdd, .cost_factor = 0.4, .cost = NULL};
+
+/* Backward filter: per (reduction chunk, group, filter-row block, reduction-column block)
+ * partial products, chunks summed in a fixed order (ALGO_1). */
+const hd_conv_solver hd_solver_bwdf_blocked = {
+    .id = 350, .name = "bwd_filter.blocked_gemm_f32", .dir = HD_CONV_BWD_FILTER, .algo = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, .deterministic = 1,
+    .applicable = hd_conv_fast_app_bwdf, .workspace = hd_conv_fast_ws_bwdf, .run = hd_conv_fast_exec_bwdf, .cost_factor = 0.4, .cost = NULL};

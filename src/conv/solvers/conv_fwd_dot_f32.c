@@ -1,13 +1,13 @@
 /*
- * Forward fp32 convolution, the "dot" plan of solver 150 (conv_fast_fwd_f32.c hands such
- * problems here): few positions (at most 64 over all images, taken image after image), a
- * long reduction and a filter too large to stay cached between calls -- the 7x7 layers at
- * batch 1 (res5 3x3: 49 positions, a reduction of 4608, a 9 MiB filter).
+ * Forward fp32 convolution, solver 151 fwd.dot_f32 (planned with the other blocked-GEMM
+ * variants in conv_fwd_plan_f32.c, which hands it such problems): few positions (at most 64
+ * over all images, taken image after image), a long reduction and a filter too large to stay
+ * cached between calls -- the 7x7 layers at batch 1 (res5 3x3: 49 positions, a reduction of 4608, a 9 MiB filter).
  *
  * There the filter is most of the memory traffic, and it is read from the user's tensor
  * once per call.  The outer-product kernels need it transposed (packed as the B side, or
- * broadcast from 14 rows at a time as the A side), which waited on memory for 25-30% of the
- * time.  Here both sides are rows read in place and the reduction runs along them
+ * broadcast from 14 rows at a time as the A side), which leaves them waiting on memory for
+ * a large part of the time.  Here both sides are rows read in place and the reduction runs along them
  * (dot-ukernels.h): a filter row is a contiguous stream, five of them at a time, and a
  * position's row is either its channels at one tap (NHWC-like x and a KRSC filter; a
  * reduction block, one kernel call, takes whole taps or equal parts of one, about DOT_KC
@@ -32,11 +32,10 @@
 
 #define DOT_SLOTS 8            /* scratch slots (tasks take one by thread index) */
 #define DOT_MAX_POS 64         /* at most this many positions over the batch: beyond, the filter
-                                  packed by the outer-product plans serves enough of them (two
-                                  threads, 100 positions: 10% slower here; res5 at batch 2, 98:
-                                  8% slower) */
-#define DOT_MIN_R 1024         /* reductions at least this long (res5 1x1 c512 -> k2048, 512: 20%
-                                  slower than the packed-filter plans) */
+                                  packed by the outer-product plans serves enough positions to
+                                  pay for its packing */
+#define DOT_MIN_R 1024         /* reductions at least this long (shorter ones, e.g. 512, run faster
+                                  on the packed-filter plans) */
 #define DOT_MAX_TAPS 64        /* im2col: filters of at most this many taps */
 #define DOT_FILTER_CACHED (1 << 20) /* filters of at most this many bytes stay cached: not here */
 #define DOT_KC 1024            /* steps per kernel call, about (the filter block of NR rows in L1) */
@@ -61,18 +60,6 @@ static int w_ctap(const hd_conv_problem *p)
 
 /* NHWC-like x and a KRSC filter: position rows are x's channel runs, per tap. */
 static int dot_tapc(const hd_conv_problem *p) { return p->xs[1] == 1 && w_tapc(p); }
-
-int hd_conv_fwd_dot_applies(const hd_conv_problem *p)
-{
-    if (p->G != 1 || p->flip || p->in[0] != 1 || p->out[0] != 1 || p->flt[0] != 1)
-        return 0;
-    if (p->N * p->P > DOT_MAX_POS || p->CRS < DOT_MIN_R || p->K * p->CRS * (int64_t)sizeof(float) <= DOT_FILTER_CACHED)
-        return 0;
-    if (!dot_tapc(p) && !(w_ctap(p) && p->TRS <= DOT_MAX_TAPS))
-        return 0;
-    /* the im2col rows of a huge reduction: leave the problem to the other plans */
-    return hd_conv_fwd_dot_ws(p) <= DOT_MAX_WS;
-}
 
 typedef struct {
     const hd_conv_problem *p;
@@ -108,9 +95,8 @@ static dot_ctx dot_plan(const hd_conv_problem *p)
     c.NR = (int64_t)k->nr;
     c.tapc = dot_tapc(p);
     /* blocks of about DOT_KC steps: with shorter ones the kernel's partial sums, loaded and
-       stored per call, cost too much (res5 3x3: blocks of 512 5% slower at two threads, C =
-       256 with one tap per block 25% slower), with longer ones the NR filter rows of a block
-       no longer stay in L1 (blocks of 2048: 5% slower).  A tap of more than DOT_KC channels
+       stored per call, cost too much, with longer ones the NR filter rows of a block no longer
+       stay in L1.  A tap of more than DOT_KC channels
        is cut into equal parts when C has a divisor near C / DOT_KC. */
     if (c.tapc) {
         int64_t want = cdiv(p->C, DOT_KC), nch = want;
@@ -152,10 +138,28 @@ static hd_conv_layout dot_layout(const dot_ctx *c)
     return W;
 }
 
-size_t hd_conv_fwd_dot_ws(const hd_conv_problem *p)
+/* What the plan keeps: the choices (the context before execution fills its pointers) and
+ * the workspace layout. */
+typedef struct {
+    dot_ctx c;
+    hd_conv_layout W;
+} dot_saved;
+_Static_assert(sizeof(dot_saved) <= HD_CONV_DOT_PLAN_BYTES, "the dot plan fits its space");
+
+int hd_conv_fwd_dot_plan(const hd_conv_problem *p, void *plan, size_t *ws)
 {
-    dot_ctx c = dot_plan(p);
-    return dot_layout(&c).total;
+    if (p->G != 1 || p->flip || p->in[0] != 1 || p->out[0] != 1 || p->flt[0] != 1)
+        return 0;
+    if (p->N * p->P > DOT_MAX_POS || p->CRS < DOT_MIN_R || p->K * p->CRS * (int64_t)sizeof(float) <= DOT_FILTER_CACHED)
+        return 0;
+    if (!dot_tapc(p) && !(w_ctap(p) && p->TRS <= DOT_MAX_TAPS))
+        return 0;
+    dot_saved *d = plan;
+    d->c = dot_plan(p);
+    d->W = dot_layout(&d->c);
+    *ws = d->W.total;
+    /* the im2col rows of a huge reduction: leave the problem to the other plans */
+    return d->W.total <= DOT_MAX_WS;
 }
 
 /* x's im2col: xcol[q * ldcol + ch * TRS + tap] = x at channel ch and the tap's window
@@ -280,11 +284,13 @@ static void dot_task(void *vctx, size_t task, int thread)
     }
 }
 
-void hd_conv_fwd_dot_exec(const hd_conv_problem *p, const hd_conv_args *a)
+void hd_conv_fwd_dot_exec(const void *plan, const hd_conv_problem *p, const hd_conv_args *a)
 {
-    dot_ctx c = dot_plan(p);
+    const dot_saved *d = plan;
+    dot_ctx c = d->c;
+    c.p = p;
     c.a = a;
-    hd_conv_layout W = dot_layout(&c);
+    hd_conv_layout W = d->W;
     char *ws = a->ws;
     c.xtab = (const float **)(ws + W.off[0]);
     float *zero = (float *)(ws + W.off[0]) + dot_tab_floats(&c);
@@ -300,7 +306,7 @@ void hd_conv_fwd_dot_exec(const hd_conv_problem *p, const hd_conv_args *a)
         hd_parallel_deal((size_t)cdiv(p->C, DOT_XCOL_CB), nt, xcol_task, &c);
     build_xtab(&c);
     /* two runs of channel tiles per thread: a task's filter rows are one contiguous stream
-       (more, shorter runs measured 3-5% slower); which task computes a value never changes
+       (more, shorter runs are slower); which task computes a value never changes
        its bits */
     c.ctpt = cdiv(c.nct, 2 * (int64_t)nt);
     hd_parallel_deal((size_t)cdiv(c.nct, c.ctpt), nt, dot_task, &c);

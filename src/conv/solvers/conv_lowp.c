@@ -15,6 +15,7 @@
  * through the same alpha/beta (or fused bias/activation) arithmetic in double, then y is
  * rounded to nearest even and saturated (INT8 y) or rounded to float (FLOAT y).
  */
+#include "conv/solvers/conv_solvers.h"
 #include "conv/solvers/conv_lowp.h"
 
 #include "core/convert.h"
@@ -564,3 +565,12 @@ static void exec(const hd_conv_problem *p, const hd_conv_args *a, int bf16)
 
 void hd_conv_lowp_exec_int8(const hd_conv_problem *p, const hd_conv_args *a) { exec(p, a, 0); }
 void hd_conv_lowp_exec_bf16(const hd_conv_problem *p, const hd_conv_args *a) { exec(p, a, 1); }
+
+/* Listed in the forward table before the generic IMPLICIT_PRECOMP_GEMM solver (102). */
+const hd_conv_solver hd_solver_fwd_int8 = {
+    .id = 170, .name = "fwd.lowp_int8_igemm", .dir = HD_CONV_FWD, .algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, .deterministic = 1,
+    .applicable = hd_conv_lowp_app_int8, .workspace = hd_conv_lowp_ws_int8, .run = hd_conv_lowp_exec_int8, .cost_factor = 0.1, .cost = hd_conv_lowp_cost_int8};
+
+const hd_conv_solver hd_solver_fwd_bf16 = {
+    .id = 171, .name = "fwd.lowp_bf16_igemm", .dir = HD_CONV_FWD, .algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, .deterministic = 1,
+    .applicable = hd_conv_lowp_app_bf16, .workspace = hd_conv_lowp_ws_bf16, .run = hd_conv_lowp_exec_bf16, .cost_factor = 0.1, .cost = hd_conv_lowp_cost_bf16};

@@ -14,8 +14,8 @@
  *
  * Kernels by CPU (hd_cpu_isa(), so HOSTDNN_MAX_ISA caps them): INT8 uses vpdpbusd with
  * AVX-512 + AVX512_VNNI, else the same packing with a scalar int32 kernel (exact).  BFLOAT16
- * uses fp32 FMAs on the widened values with AVX-512 (vdpbf16ps measured at half the FMA
- * MAC rate on the development machine; HOSTDNN_CONV_BF16_DP=1 selects it when the CPU has
+ * uses fp32 FMAs on the widened values with AVX-512 (vdpbf16ps can run at a lower
+ * MAC rate than the FMAs on CPUs that have it; HOSTDNN_CONV_BF16_DP=1 selects it when the CPU has
  * AVX512_BF16), else fp32 panels and hd_sgemm.
  */
 #ifndef HD_KERNELS_CONV_LOWP_H
@@ -33,14 +33,6 @@ void hd_conv_lowp_exec_int8(const hd_conv_problem *p, const hd_conv_args *a);
 void hd_conv_lowp_exec_bf16(const hd_conv_problem *p, const hd_conv_args *a);
 double hd_conv_lowp_cost_int8(const hd_conv_problem *p);
 double hd_conv_lowp_cost_bf16(const hd_conv_problem *p);
-
-/* Listed in the forward table before the generic IMPLICIT_PRECOMP_GEMM solver (102). */
-#define HD_CONV_LOWP_FWD_INT8 \
-    {170, "fwd.lowp_int8_igemm", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, 1, \
-     hd_conv_lowp_app_int8, hd_conv_lowp_ws_int8, hd_conv_lowp_exec_int8, 0.1, hd_conv_lowp_cost_int8}
-#define HD_CONV_LOWP_FWD_BF16 \
-    {171, "fwd.lowp_bf16_igemm", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, 1, \
-     hd_conv_lowp_app_bf16, hd_conv_lowp_ws_bf16, hd_conv_lowp_exec_bf16, 0.1, hd_conv_lowp_cost_bf16}
 
 /* ---- the vector micro-kernels (conv_lowp_int8-avx512-vnni.c, conv_lowp_bf16-avx512-bf16.c) ----
  *

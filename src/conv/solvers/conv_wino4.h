@@ -42,16 +42,4 @@ size_t hd_conv_wino4_bwdf_ws(const hd_conv_problem *p);
 void hd_conv_wino4_bwdf_exec(const hd_conv_problem *p, const hd_conv_args *a);
 double hd_conv_wino4_bwdf_cost(const hd_conv_problem *p);
 
-#define HD_CONV_WINO4_FWD_F32 \
-    {109, "fwd.winograd_f4x3_f32", HD_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED, 1, \
-     hd_conv_wino4_app, hd_conv_wino4_ws, hd_conv_wino4_exec, 0.3, hd_conv_wino4_cost}
-
-#define HD_CONV_WINO4_BWDD_F32 \
-    {207, "bwd_data.winograd_f4x3_f32", HD_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED, 1, \
-     hd_conv_wino4_bwdd_app, hd_conv_wino4_bwdd_ws, hd_conv_wino4_bwdd_exec, 0.3, hd_conv_wino4_bwdd_cost}
-
-#define HD_CONV_WINO4_BWDF_F32 \
-    {307, "bwd_filter.winograd_f4x3_f32", HD_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED, 1, \
-     hd_conv_wino4_bwdf_app, hd_conv_wino4_bwdf_ws, hd_conv_wino4_bwdf_exec, 0.3, hd_conv_wino4_bwdf_cost}
-
 #endif

@@ -32,6 +32,7 @@
  * chunks are summed in a fixed order: the result does not depend on the thread count (the
  * plan is a function of the problem only).
  */
+#include "conv/solvers/conv_solvers.h"
 #include "conv/solvers/conv_wino4.h"
 
 #include "core/parallel.h"
@@ -448,14 +449,11 @@ size_t hd_conv_wino4_bwdf_ws(const hd_conv_problem *p)
  * channel of x and of dy); per value copied into a band 4 (NCHW-like tensors); per dU value
  * 20 for each block (written or updated) and 5 for each chunk (read by the last pass); per
  * (k, c) filter pair 1500 (the last pass: 36 values summed and transformed in double).  With
- * many filters and few tiles the last two dominate.  Fitted on the ResNet-50 3x3 layers at
- * batch 1 and 16 with two threads against solvers 351/352 (Xeon guest, 5 December): measured
- * 0.11-0.16 for res2 and res3 at batch 16 and 0.20-0.22 for res2 at batch 1 (Winograd faster),
- * 0.40 to 2.2 for res4 and res5 and 0.37 for res3 at batch 1 (slower).  Whole mode writes dU
- * once and reads it once (10 per value) and its last pass got a base pointer per tap instead
- * of an offset per value (600 per pair), set from its measurements (two threads, 5 December):
- * 0.64x solver 351's time for res4 at batch 16, 0.84x for res5 at batch 16, 0.45x for VGG's
- * 256-channel 56x56 layer and 0.85x for res3 at batch 1. */
+ * many filters and few tiles the last two dominate.  The constants are fitted to measurements
+ * on the ResNet-50 and VGG-16 3x3 layers against solvers 351/352, so that the ranking puts
+ * Winograd first where it is the faster one (large images with few filters) and not on the
+ * deep, small layers.  Whole mode writes dU once and reads it once (10 per value), and its last
+ * pass takes a base pointer per tap instead of an offset per value (600 per pair). */
 double hd_conv_wino4_bwdf_cost(const hd_conv_problem *p)
 {
     wb_plan L;
@@ -502,3 +500,7 @@ void hd_conv_wino4_bwdf_exec(const hd_conv_problem *p, const hd_conv_args *a)
     }
     hd_parallel_deal((size_t)(p->G * p->Kg), nt, wb_finish, &c);
 }
+
+const hd_conv_solver hd_solver_bwdf_wino4 = {
+    .id = 307, .name = "bwd_filter.winograd_f4x3_f32", .dir = HD_CONV_BWD_FILTER, .algo = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED, .deterministic = 1,
+    .applicable = hd_conv_wino4_bwdf_app, .workspace = hd_conv_wino4_bwdf_ws, .run = hd_conv_wino4_bwdf_exec, .cost_factor = 0.3, .cost = hd_conv_wino4_bwdf_cost};

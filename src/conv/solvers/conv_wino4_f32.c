@@ -32,6 +32,7 @@
  * workspace is the transformed filter (or the shared V) plus W4_SLOTS x (V block, unless
  * shared + M sub-block [+ the task's filter panels]).
  */
+#include "conv/solvers/conv_solvers.h"
 #include "conv/solvers/conv_wino4.h"
 
 #include "core/parallel.h"
@@ -185,9 +186,7 @@ static void w4_book(const w4_view *v, w4_plan *L)
      * cut into chunks, the SGEMM calls ran at a third of the speed).  Not when V is 4 MiB or
      * more: a chunk reads a piece of each of V's rows (48 of 512 channels: 192 of 2048 bytes),
      * which then come from memory scattered; whole rows read in order, with the panels and
-     * the products passed once, measured 12-14% faster (res5 3x3 from NHWC at batch 16, V 4.9
-     * MB, 6.8 -> 5.9-6.0 ms with two threads; at batch 8, V 2.7 MB, and batch 1 chunks stay
-     * faster). */
+     * the products passed once, are faster there (with a smaller V the chunks stay faster). */
     L->cc = v->Cg;
     if (L->otf && L->cl && !v_streamed(v, L)) {
         int64_t cc = U_BUDGET / (36 * 4 * L->kbp * L->FP) / 16 * 16;
@@ -257,8 +256,8 @@ static int w4_plan_make(const w4_view *v, w4_plan *L)
     /* A transformed filter far larger than L2 is read from memory once per tile block; split
      * over two K ranges (tasks in K-range-major order, so with the contiguous static dealing
      * each of two threads streams its own half), the traffic per thread halves for one more
-     * input transform per block.  Batch-16 res4 3x3 (9.4 MB): 2 threads 6.3-6.8 -> 5.2-5.6 ms
-     * (1.5x -> 1.9x over one thread); with U of 0.6-2.4 MB (res2, res3) it measured slower. */
+     * input transform per block.  That pays only for a large U (above U_SPLIT_BYTES); with a
+     * U of a few MB the extra transforms cost more than the traffic saved. */
     if (!L->otf && L->nkq == 1 && L->Kpan >= 2 && 36 * v->Kg * Cg * (int64_t)sizeof(float) > U_SPLIT_BYTES)
         L->nkq = 2;
     L->kbp = cdiv(L->Kpan, L->nkq);
@@ -267,9 +266,8 @@ static int w4_plan_make(const w4_view *v, w4_plan *L)
     /* The task's transformed filter panels are kept within 2 * U_BUDGET so that they stay in
      * L2 while the sub-block's GEMMs stream V past them -- unless V is far larger than L2:
      * then every sub-block reads all of V from memory again, and fewer, larger sub-blocks
-     * save more than the panels' stay in L2 (res5 3x3 from NCHW at batch 16, V 4.7 MB: 1 -> 3
-     * panels per sub-block, forward 5.2 -> 4.6 ms and backward data 5.9 -> 5.3 ms with two
-     * threads; at batch 1, V 1.2-2.4 MB, larger sub-blocks measured up to 6% slower). */
+     * save more than the panels' stay in L2 (with a V of a few MB, larger sub-blocks are
+     * slower). */
     int u_cap = L->otf && !L->cl && !v_streamed(v, L);
     while (L->kbp > 1 && (m_floats(L) * 4 > M_BUDGET || (u_cap && u_sub_floats(L) * 4 > 2 * U_BUDGET))) {
         L->kbp--;
@@ -350,11 +348,10 @@ static size_t w4_ws(const w4_view *v)
  * (per K range, unless shared), per output tile and filter 700, per transformed 3x3 filter and
  * tile block that transforms it again 300 (tile lanes) or 250 (channel lanes: chunks kept in
  * L2, loads transposed in registers), 1000 when transformed once for the call (the 4x larger
- * result goes through memory).  The filter constants were lowered after the transposed loads,
- * so that batch-1 NHWC res4 (16 tiles) ranks Winograd first and res5 (4 tiles) does not, as
- * measured against solvers 150 and 254; the tile-lane one (600 until 4 December) so that
- * batch-1 NCHW res4 and VGG conv5 (14x14, 256 and 512 channels) do too, measured 10-15%
- * faster than solver 150 with two threads on the Xeon guest (docs/algorithms.md). */
+ * result goes through memory).  The filter constants are set so that the ranking follows the
+ * measurements against solvers 150 and 254: batch-1 NHWC res4 (16 tiles) ranks Winograd
+ * first and res5 (4 tiles) does not, and batch-1 NCHW res4 and VGG conv5 (14x14, 256 and 512
+ * channels), where Winograd is the faster, rank it first too (docs/algorithms.md). */
 /* Tile columns the GEMMs compute over all blocks: whole panels of TP, except that a last
  * panel of at most 16 tiles costs 16 where TP is 32 (the AVX-512 14x32 kernel then runs one
  * column vector: 16 tiles at batch 1 for a 14x14 image). */
@@ -749,3 +746,11 @@ void hd_conv_wino4_bwdd_exec(const hd_conv_problem *p, const hd_conv_args *a)
     view_bwdd(p, &v);
     w4_exec(&v, a, a->y, a->out);
 }
+
+const hd_conv_solver hd_solver_fwd_wino4 = {
+    .id = 109, .name = "fwd.winograd_f4x3_f32", .dir = HD_CONV_FWD, .algo = CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED, .deterministic = 1,
+    .applicable = hd_conv_wino4_app, .workspace = hd_conv_wino4_ws, .run = hd_conv_wino4_exec, .cost_factor = 0.3, .cost = hd_conv_wino4_cost};
+
+const hd_conv_solver hd_solver_bwdd_wino4 = {
+    .id = 207, .name = "bwd_data.winograd_f4x3_f32", .dir = HD_CONV_BWD_DATA, .algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED, .deterministic = 1,
+    .applicable = hd_conv_wino4_bwdd_app, .workspace = hd_conv_wino4_bwdd_ws, .run = hd_conv_wino4_bwdd_exec, .cost_factor = 0.3, .cost = hd_conv_wino4_bwdd_cost};
