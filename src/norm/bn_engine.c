@@ -2,6 +2,7 @@
 #include "norm/bn_engine.h"
 #include "kernels/bn/bn-kernels.h"
 #include "kernels/eltwise/eltwise.h"
+#include "core/desc_set.h"
 #include "core/parallel.h"
 #include "core/tensor.h"
 
@@ -54,9 +55,9 @@ cudnnStatus_t hd_bn_act_read(const char *fn, cudnnActivationDescriptor_t d, hd_b
     cudnnActivationMode_t mode;
     cudnnNanPropagation_t nan;
     double coef;
-    cudnnStatus_t st = cudnnGetActivationDescriptor(d, &mode, &nan, &coef);
+    cudnnStatus_t st = hd_activation_get(d, &mode, &nan, &coef, "activationDesc", fn);
     if (st != CUDNN_STATUS_SUCCESS)
-        return hd_fail(st, fn, "cudnnGetActivationDescriptor refused activationDesc (%s)", cudnnGetErrorString(st));
+        return st;
     switch (mode) {
     case CUDNN_ACTIVATION_RELU: case CUDNN_ACTIVATION_CLIPPED_RELU: case CUDNN_ACTIVATION_SIGMOID:
     case CUDNN_ACTIVATION_TANH: case CUDNN_ACTIVATION_ELU: case CUDNN_ACTIVATION_IDENTITY:
