@@ -23,6 +23,7 @@
 #include "core/handle.h"
 #include "core/desc_set.h"
 #include "conv/conv_problem.h"
+#include "hd_impl.h"
 
 #include <string.h>
 
@@ -133,16 +134,16 @@ static cudnnStatus_t fold_strided(const char *fn, const filter_t *w, const tenso
     const int fw_dims[4] = {K, C * u * v, Rf, Sf};
     const int fdx_dims[4] = {dx->dims[0], C * u * v, dy->dims[2] + Rf - 1, dy->dims[3] + Sf - 1};
     const int zero2[2] = {0, 0}, one2[2] = {1, 1};
-    cudnnStatus_t st = cudnnSetTensorTransformDescriptor(t_filter, 4, fmt, pad0, pad0, fold, CUDNN_TRANSFORM_FOLD);
+    cudnnStatus_t st = hd_impl_cudnnSetTensorTransformDescriptor(t_filter, 4, fmt, pad0, pad0, fold, CUDNN_TRANSFORM_FOLD);
     if (st == CUDNN_STATUS_SUCCESS)
-        st = cudnnSetTensorTransformDescriptor(t_diff, 4, fmt, pad0, pad0, fold1, CUDNN_TRANSFORM_FOLD);
+        st = hd_impl_cudnnSetTensorTransformDescriptor(t_diff, 4, fmt, pad0, pad0, fold1, CUDNN_TRANSFORM_FOLD);
     if (st == CUDNN_STATUS_SUCCESS)
-        st = cudnnSetTensorTransformDescriptor(t_fold, 4, fmt, padx, pad0, fold, CUDNN_TRANSFORM_FOLD);
+        st = hd_impl_cudnnSetTensorTransformDescriptor(t_fold, 4, fmt, padx, pad0, fold, CUDNN_TRANSFORM_FOLD);
     if (st == CUDNN_STATUS_SUCCESS)
-        st = cudnnSetTensorTransformDescriptor(t_unfold, 4, fmt, padx, pad0, fold, CUDNN_TRANSFORM_UNFOLD);
+        st = hd_impl_cudnnSetTensorTransformDescriptor(t_unfold, 4, fmt, padx, pad0, fold, CUDNN_TRANSFORM_UNFOLD);
     size_t bytes;
     if (st == CUDNN_STATUS_SUCCESS)
-        st = cudnnInitTransformDest(t_diff, (cudnnTensorDescriptor_t)(uintptr_t)dy, pdy, &bytes);
+        st = hd_impl_cudnnInitTransformDest(t_diff, (cudnnTensorDescriptor_t)(uintptr_t)dy, pdy, &bytes);
     if (st == CUDNN_STATUS_SUCCESS)
         st = hd_filter_set(fw, w->dtype, fmt, 4, fw_dims, fn);
     if (st == CUDNN_STATUS_SUCCESS)
@@ -195,15 +196,15 @@ cudnnStatus_t HD_IMPL(cudnnGetFoldedConvBackwardDataDescriptors)(const cudnnHand
     cudnnTensorTransformDescriptor_t t[4] = { filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc,
                                               gradUnfoldTransDesc };
     for (int i = 0; i < 4; i++) {
-        cudnnStatus_t st = cudnnSetTensorTransformDescriptor(t[i], (uint32_t)nb, transformFormat, pad0, pad0, fold1,
+        cudnnStatus_t st = hd_impl_cudnnSetTensorTransformDescriptor(t[i], (uint32_t)nb, transformFormat, pad0, pad0, fold1,
                                                              i == 3 ? CUDNN_TRANSFORM_UNFOLD : CUDNN_TRANSFORM_FOLD);
         if (st != CUDNN_STATUS_SUCCESS)
             return HD_FAIL(st, "could not set transform descriptor %d", i);
     }
     size_t bytes = 0;
-    cudnnStatus_t st = cudnnInitTransformDest(diffPadTransDesc, diffDesc, paddedDiffDesc, &bytes);
+    cudnnStatus_t st = hd_impl_cudnnInitTransformDest(diffPadTransDesc, diffDesc, paddedDiffDesc, &bytes);
     if (st == CUDNN_STATUS_SUCCESS)
-        st = cudnnInitTransformDest(gradFoldTransDesc, gradDesc, foldedGradDesc, &bytes);
+        st = hd_impl_cudnnInitTransformDest(gradFoldTransDesc, gradDesc, foldedGradDesc, &bytes);
     if (st == CUDNN_STATUS_SUCCESS)
         st = hd_filter_set(foldedFilterDesc, filterDesc->dtype, transformFormat, nb, filterDesc->dims, __func__);
     if (st != CUDNN_STATUS_SUCCESS)
