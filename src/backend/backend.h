@@ -5,8 +5,8 @@
  * finalized flag and a small store of typed attributes.  attr_table.c says which
  * attributes each type takes, with which cudnnBackendAttributeType_t and how many
  * elements; finalize.c validates per type and adds the attributes cuDNN computes
- * (defaults, heuristic results, workspace size); execute.c runs a plan through the
- * legacy convolution API.
+ * (defaults, heuristic results, workspace size); execute.c runs a plan on the convolution
+ * engine (src/conv), the one the legacy convolution functions run on.
  *
  * Descriptor-valued attributes hold private deep copies (the caller may destroy theirs
  * after Set), owned by the descriptor and freed with it.
@@ -14,7 +14,7 @@
 #ifndef HD_BACKEND_H
 #define HD_BACKEND_H
 
-#include "core/object.h"
+#include "core/desc.h"
 
 #define HD_BACKEND_MAX_ATTRS 24
 #define HD_BACKEND_NUM_TYPES 23
@@ -31,9 +31,10 @@ typedef struct hd_bdesc hd_bdesc;
 /* What a finalized execution plan runs (filled by finalize.c, used by execute.c). */
 typedef struct hd_bplan {
     int kind;                        /* 10 forward, 12 backward data, 11 backward filter (descriptor types) */
-    cudnnTensorDescriptor_t x, y;    /* in the forward sense: x is dx, y is dy for the backward ops */
-    cudnnFilterDescriptor_t w;       /* w, or dw */
-    cudnnConvolutionDescriptor_t conv;
+    /* The problem as legacy descriptors, owned by the plan (never passed to hd_object_free). */
+    struct cudnnTensorStruct x, y;   /* in the forward sense: x is dx, y is dy for the backward ops */
+    struct cudnnFilterStruct w;      /* w, or dw */
+    struct cudnnConvolutionStruct conv;
     int64_t uid_x, uid_w, uid_y;
     int algo;
     int double_scalars;              /* alpha/beta are double (DOUBLE data) */

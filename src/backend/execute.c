@@ -2,19 +2,23 @@
  * Execution plans of hostdnn's one engine, and cudnnBackendExecute.
  *
  * At finalize, a plan whose graph is one convolution operation is translated into legacy
- * descriptors through the public API (cudnnSetTensorNdDescriptor, cudnnSetFilterNdDescriptor,
- * cudnnSetConvolutionNdDescriptor, ...) and its workspace is the legacy workspace size of
- * algorithm 0.  Execute looks the tensors up in the variant pack by unique id and calls
- * cudnnConvolutionForward / BackwardData / BackwardFilter.  What the legacy API cannot
- * express (asymmetric padding, a filter that is neither KCRS- nor KRSC-packed, vectorized
- * tensors, sizes beyond int) is NOT_SUPPORTED at finalize.
+ * descriptors, owned by the plan and checked by the legacy setters' own rules
+ * (core/desc_set.h), and its workspace is the legacy workspace size of algorithm 0.  Execute
+ * looks the tensors up in the variant pack by unique id and runs the convolution engine
+ * (conv/conv_api_util.h) exactly as cudnnConvolutionForward / BackwardData / BackwardFilter
+ * do, without calling those exported functions: a user's log shows only the backend calls
+ * they made.  What the legacy API cannot express (asymmetric padding, a filter that is
+ * neither KCRS- nor KRSC-packed, vectorized tensors, sizes beyond int) is NOT_SUPPORTED at
+ * finalize.
  */
 #include "core/api.h"
 #include "core/check.h"
+#include "core/desc_set.h"
 #include "core/handle.h"
+#include "core/status.h"
 #include "backend/backend.h"
+#include "conv/conv_api_util.h"
 
-#include <dlfcn.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,47 +26,16 @@
 #define A(x) CUDNN_ATTR_##x
 #define FN "cudnnBackendFinalize"
 
-typedef cudnnStatus_t (*bwd_filter_ws_fn)(cudnnHandle_t, const cudnnTensorDescriptor_t, const cudnnTensorDescriptor_t,
-                                          const cudnnConvolutionDescriptor_t, const cudnnFilterDescriptor_t,
-                                          cudnnConvolutionBwdFilterAlgo_t, size_t *);
-typedef cudnnStatus_t (*bwd_filter_fn)(cudnnHandle_t, const void *, const cudnnTensorDescriptor_t, const void *,
-                                       const cudnnTensorDescriptor_t, const void *, const cudnnConvolutionDescriptor_t,
-                                       cudnnConvolutionBwdFilterAlgo_t, void *, size_t, const void *,
-                                       const cudnnFilterDescriptor_t, void *);
-
-/* Backward filter lives in libcudnn_cnn_train, which depends on this library: find it at
- * run time (in the process, else by loading it). */
-static void *train_symbol(const char *name)
-{
-    void *p = dlsym(RTLD_DEFAULT, name);
-    if (!p) {
-        void *lib = dlopen("libcudnn_cnn_train.so.8", RTLD_NOW | RTLD_GLOBAL);
-        if (lib)
-            p = dlsym(lib, name);
-    }
-    return p;
-}
-
 void hd_bplan_free(hd_bplan *p)
 {
-    if (!p)
-        return;
-    if (p->x)
-        cudnnDestroyTensorDescriptor(p->x);
-    if (p->y)
-        cudnnDestroyTensorDescriptor(p->y);
-    if (p->w)
-        cudnnDestroyFilterDescriptor(p->w);
-    if (p->conv)
-        cudnnDestroyConvolutionDescriptor(p->conv);
     free(p);
 }
 
 static cudnnStatus_t legacy_fail(const char *what, cudnnStatus_t st)
 {
     if (st == CUDNN_STATUS_NOT_SUPPORTED)
-        return hd_warn(st, FN, "the legacy convolution API refused %s (not available or not supported)", what);
-    return hd_fail(st, FN, "the legacy convolution API refused %s", what);
+        return hd_warn(st, FN, "the convolution engine refused %s (not available or not supported)", what);
+    return hd_fail(st, FN, "the convolution engine refused %s", what);
 }
 
 static int read_tensor(const hd_bdesc *t, int *nb, int *dims, int *strides, cudnnDataType_t *dt)
@@ -86,16 +59,14 @@ static int read_tensor(const hd_bdesc *t, int *nb, int *dims, int *strides, cudn
     return 1;
 }
 
-static cudnnStatus_t make_tensor(const hd_bdesc *t, cudnnTensorDescriptor_t *out, cudnnDataType_t *dt)
+static cudnnStatus_t make_tensor(const hd_bdesc *t, struct cudnnTensorStruct *out, cudnnDataType_t *dt)
 {
     int nb, dims[CUDNN_DIM_MAX], strides[CUDNN_DIM_MAX];
     if (!read_tensor(t, &nb, dims, strides, dt))
         return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, FN, "vectorized tensors or sizes beyond int do not run");
-    cudnnStatus_t st = cudnnCreateTensorDescriptor(out);
-    if (st != CUDNN_STATUS_SUCCESS)
-        return legacy_fail("cudnnCreateTensorDescriptor", st);
-    st = cudnnSetTensorNdDescriptor(*out, *dt, nb, dims, strides);
-    return st == CUDNN_STATUS_SUCCESS ? st : legacy_fail("a tensor (cudnnSetTensorNdDescriptor)", st);
+    hd_object_init(out, HD_TAG_TENSOR);
+    cudnnStatus_t st = hd_tensor_set_strided(out, *dt, nb, dims, strides, FN);
+    return st == CUDNN_STATUS_SUCCESS ? st : legacy_fail("a tensor (as cudnnSetTensorNdDescriptor)", st);
 }
 
 /* Are STRIDES the packed strides of DIMS taken in ORDER (outermost first)?  Size-1
@@ -112,7 +83,7 @@ static int packed_in_order(int nb, const int *dims, const int *strides, const in
     return 1;
 }
 
-static cudnnStatus_t make_filter(const hd_bdesc *t, cudnnFilterDescriptor_t *out)
+static cudnnStatus_t make_filter(const hd_bdesc *t, struct cudnnFilterStruct *out)
 {
     int nb, dims[CUDNN_DIM_MAX], strides[CUDNN_DIM_MAX];
     cudnnDataType_t dt;
@@ -132,14 +103,12 @@ static cudnnStatus_t make_filter(const hd_bdesc *t, cudnnFilterDescriptor_t *out
         fmt = CUDNN_TENSOR_NHWC;
     else
         return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, FN, "the filter tensor must be packed KCRS or KRSC to run");
-    cudnnStatus_t st = cudnnCreateFilterDescriptor(out);
-    if (st != CUDNN_STATUS_SUCCESS)
-        return legacy_fail("cudnnCreateFilterDescriptor", st);
-    st = cudnnSetFilterNdDescriptor(*out, dt, fmt, nb, dims);
-    return st == CUDNN_STATUS_SUCCESS ? st : legacy_fail("the filter (cudnnSetFilterNdDescriptor)", st);
+    hd_object_init(out, HD_TAG_FILTER);
+    cudnnStatus_t st = hd_filter_set(out, dt, fmt, nb, dims, FN);
+    return st == CUDNN_STATUS_SUCCESS ? st : legacy_fail("the filter (as cudnnSetFilterNdDescriptor)", st);
 }
 
-static cudnnStatus_t make_conv(const hd_bdesc *c, int groups, cudnnConvolutionDescriptor_t *out)
+static cudnnStatus_t make_conv(const hd_bdesc *c, int groups, struct cudnnConvolutionStruct *out)
 {
     int64_t sd = 0;
     int mode = 0, comp = 0;
@@ -159,14 +128,22 @@ static cudnnStatus_t make_conv(const hd_bdesc *c, int groups, cudnnConvolutionDe
         stride[i] = (int)str[i];
         dilation[i] = (int)dil[i];
     }
-    cudnnStatus_t st = cudnnCreateConvolutionDescriptor(out);
-    if (st != CUDNN_STATUS_SUCCESS)
-        return legacy_fail("cudnnCreateConvolutionDescriptor", st);
-    st = cudnnSetConvolutionNdDescriptor(*out, (int)sd, pad, stride, dilation, (cudnnConvolutionMode_t)mode,
-                                         (cudnnDataType_t)comp);
+    hd_object_init(out, HD_TAG_CONV);
+    hd_conv_desc_defaults(out);
+    cudnnStatus_t st = hd_conv_desc_set(out, (int)sd, pad, stride, dilation, (cudnnConvolutionMode_t)mode,
+                                        (cudnnDataType_t)comp, FN);
     if (st == CUDNN_STATUS_SUCCESS && groups > 1)
-        st = cudnnSetConvolutionGroupCount(*out, groups);
-    return st == CUDNN_STATUS_SUCCESS ? st : legacy_fail("the convolution (cudnnSetConvolutionNdDescriptor)", st);
+        out->group_count = groups;
+    return st == CUDNN_STATUS_SUCCESS ? st : legacy_fail("the convolution (as cudnnSetConvolutionNdDescriptor)", st);
+}
+
+static hd_conv_dir direction(int kind)
+{
+    if (kind == CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR)
+        return HD_CONV_FWD;
+    if (kind == CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR)
+        return HD_CONV_BWD_DATA;
+    return HD_CONV_BWD_FILTER;
 }
 
 static int64_t uid_of(const hd_bdesc *t)
@@ -201,22 +178,10 @@ cudnnStatus_t hd_bplan_build(hd_bdesc *d, const hd_bdesc *op)
     if (st == CUDNN_STATUS_SUCCESS)
         st = make_conv(conv, (int)(xc / wc), &p->conv);
     p->double_scalars = dt == CUDNN_DATA_DOUBLE;
-    cudnnHandle_t h = NULL;
-    memcpy(&h, hd_bdesc_find(d, A(EXECUTION_PLAN_HANDLE))->data, sizeof h);
     if (st == CUDNN_STATUS_SUCCESS) {
         p->algo = 0;
-        if (p->kind == CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR)
-            st = cudnnGetConvolutionForwardWorkspaceSize(h, p->x, p->w, p->conv, p->y, (cudnnConvolutionFwdAlgo_t)0,
-                                                         &p->workspace);
-        else if (p->kind == CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR)
-            st = cudnnGetConvolutionBackwardDataWorkspaceSize(h, p->w, p->y, p->conv, p->x,
-                                                              (cudnnConvolutionBwdDataAlgo_t)0, &p->workspace);
-        else {
-            bwd_filter_ws_fn f;
-            *(void **)&f = train_symbol("cudnnGetConvolutionBackwardFilterWorkspaceSize");
-            st = f ? f(h, p->x, p->y, p->conv, p->w, (cudnnConvolutionBwdFilterAlgo_t)0, &p->workspace)
-                   : CUDNN_STATUS_NOT_SUPPORTED;
-        }
+        hd_conv_descs cd = {&p->x, &p->w, &p->conv, &p->y};
+        st = hd_conv_api_workspace(direction(p->kind), &cd, p->algo, &p->workspace, FN);
         if (st != CUDNN_STATUS_SUCCESS)
             st = legacy_fail("the workspace query", st);
     }
@@ -272,21 +237,19 @@ cudnnStatus_t HD_IMPL(cudnnBackendExecute)(cudnnHandle_t handle, cudnnBackendDes
     float af = (float)p->alpha, bf = (float)p->beta;
     const void *alpha = p->double_scalars ? (const void *)&p->alpha : (const void *)&af;
     const void *beta = p->double_scalars ? (const void *)&p->beta : (const void *)&bf;
-    cudnnStatus_t st;
-    if (p->kind == CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR)
-        st = cudnnConvolutionForward(handle, alpha, p->x, x, p->w, w, p->conv, (cudnnConvolutionFwdAlgo_t)p->algo, ws,
-                                     p->workspace, beta, p->y, y);
-    else if (p->kind == CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR)
-        st = cudnnConvolutionBackwardData(handle, alpha, p->w, w, p->y, y, p->conv, (cudnnConvolutionBwdDataAlgo_t)p->algo,
-                                          ws, p->workspace, beta, p->x, x);
-    else {
-        bwd_filter_fn f;
-        *(void **)&f = train_symbol("cudnnConvolutionBackwardFilter");
-        st = f ? f(handle, alpha, p->x, x, p->y, y, p->conv, (cudnnConvolutionBwdFilterAlgo_t)p->algo, ws, p->workspace,
-                   beta, p->w, w)
-               : CUDNN_STATUS_NOT_SUPPORTED;
-    }
+    /* x, w, y in the forward sense; the output is y, x (backward data) or w (backward filter). */
+    hd_conv_dir dir = direction(p->kind);
+    hd_conv_descs cd = {&p->x, &p->w, &p->conv, &p->y};
+    hd_conv_args a = {0};
+    a.ws = ws, a.ws_size = p->workspace;
+    if (dir == HD_CONV_FWD)
+        a.x = x, a.w = w, a.out = y;
+    else if (dir == HD_CONV_BWD_DATA)
+        a.w = w, a.y = y, a.out = x;
+    else
+        a.x = x, a.y = y, a.out = w;
+    cudnnStatus_t st = hd_conv_api_run(handle, dir, &cd, p->algo, alpha, beta, a, __func__);
     if (st != CUDNN_STATUS_SUCCESS)
-        return hd_fail(st, __func__, "the legacy convolution call failed (%s)", cudnnGetErrorString(st));
+        return hd_fail(st, __func__, "the convolution failed (%s)", hd_status_name(st));
     return CUDNN_STATUS_SUCCESS;
 }

@@ -9,9 +9,8 @@
  * (madvise: Debian's default "madvise" mode only gives them to regions that ask).  Where
  * the kernel has no such pages the advice fails quietly and the memory is ordinary;
  * HOSTDNN_HUGE_PAGES=0 turns the advice off (for a process where the kernel's compaction on a
- * fault would cost more than the TLB misses save).
- * Measured on the Xeon host, batch 16, two threads, interleaved against 4 KiB pages: dw3 from
- * NHWC 6% faster, 1x1 backward data from NCHW 4-5%, most forward layers 1-3%.
+ * fault would cost more than the TLB misses save).  The layers that gain most are those that
+ * stride across planes: depthwise convolutions from NHWC and 1x1 backward data from NCHW.
  *
  * Header-only (static inline): libcudart holds no hostdnn core code.
  */

@@ -2,9 +2,10 @@
  * core/log.c -- cuDNN-style API logging (see log.h for the controls).
  *
  * Messages are assembled in a per-thread buffer and delivered in one piece, either to the
- * user's callback or to the default one, which writes them to CUDNN_LOGDEST_DBG.  Each
- * sub-library carries its own copy of this file; the severity mask and the callback are
- * owned by libcudnn_ops_infer so that all libraries obey one cudnnSetCallback.
+ * user's callback or to the default one, which writes them to CUDNN_LOGDEST_DBG.  This file
+ * lives in libcudnn_ops_infer, with the severity mask and the callback, and the other
+ * sub-libraries log through it (the private interface), so one cudnnSetCallback and one
+ * CUDNN_LOGDEST_DBG file serve them all.  libcublas and libhostdnn have their own copy.
  */
 #define _GNU_SOURCE
 #include "core/api.h"

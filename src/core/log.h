@@ -44,8 +44,9 @@ cudnnStatus_t hd_warn(cudnnStatus_t status, const char *fn, const char *fmt, ...
 /* The answer of a generated stub: a warning naming the function, then NOT_SUPPORTED. */
 cudnnStatus_t hd_not_implemented(const char *fn);
 
-/* Where this library gets the callback settings from: the ops_infer library owns them
- * (src/ops/infer/callback.c); the other libraries ask it through cudnnGetCallback. */
+/* The callback settings: libcudnn_ops_infer owns them (src/ops/infer/callback.c) and logs
+ * for every sub-library; the libraries outside cuDNN (libcublas, libhostdnn) follow the
+ * environment only (src/core/standalone/callback_env.c). */
 void hd_log_callback_state(unsigned *mask, void **udata, cudnnCallback_t *fptr);
 
 /* Re-read the CUDNN_LOG* environment variables (tests use this after setenv). */

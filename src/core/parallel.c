@@ -4,10 +4,13 @@
  * Why not OpenMP: libgomp's workers spin while they wait, and its wait policy can only be set
  * by environment variables read before any of our code runs.  On a machine with other busy
  * processes (a CI runner, a laptop with a browser) spinning workers steal the time the real
- * work needs: training examples/train_cnn ran at 170 images/s with 2 OpenMP threads against
- * 1780 with one thread and 2650 with OMP_WAIT_POLICY=passive.  This pool's workers poll
- * briefly (yielding), then sleep on a condition variable, which is what passive waiting
- * gives; the caller polls (yielding) for up to 2 ms for its workers to finish a region.
+ * work needs, and a two-thread run can end up many times slower than a one-thread run.  This
+ * pool's workers poll briefly (yielding), then sleep on a condition variable, which is what
+ * passive waiting gives; the caller polls (yielding) for up to 2 ms for its workers to finish
+ * a region.
+ *
+ * There is one pool per process: this file is part of the runtime in libcudnn_ops_infer, and
+ * the other sub-libraries reach it through the private interface (docs/architecture.md).
  *
  * Semantics are those of the OpenMP version it replaces: tasks are dealt in contiguous
  * blocks (thread t of T runs tasks [n*t/T, n*(t+1)/T)), the caller is thread 0, a call from
@@ -24,8 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define HD_MAX_WORKERS 255
-#define HD_SPIN 200                 /* a worker's yield-polls before sleeping (about 100 microseconds when idle) */
+#define HD_MAX_WORKERS (HD_MAX_THREADS - 1)
+#define HD_SPIN 200                 /* a worker's yield-polls before sleeping */
 #define HD_JOIN_POLL_NS 2000000L    /* how long the caller yield-polls for its workers before sleeping */
 
 typedef struct {
@@ -53,14 +56,18 @@ int hd_default_threads(void)
     const char *v = getenv("HOSTDNN_NUM_THREADS");
     if (v) {
         long n = strtol(v, NULL, 10);
-        if (n >= 1 && n <= 1024)
-            return (int)n;
+        if (n >= 1)
+            return n < HD_MAX_THREADS ? (int)n : HD_MAX_THREADS;
     }
+    long n = 0;
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-        return CPU_COUNT(&set);
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
+        n = CPU_COUNT(&set);
+    else
+        n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n < 1)
+        return 1;
+    return n < HD_MAX_THREADS ? (int)n : HD_MAX_THREADS;
 }
 
 static void run_block(hd_task_fn fn, void *ctx, size_t ntasks, int nt, int tid)
@@ -76,18 +83,17 @@ static unsigned long start_gen[HD_MAX_WORKERS + 1];   /* gen when worker i was m
 
 /* One poll of a waiting thread: yield, not pause.  On a loaded machine the scheduler may put
  * the waiter on the same CPU as the thread it waits for; a pause loop then holds that thread
- * off for the whole spin (measured ~125 us per parallel region on the 2-vCPU development VM
- * with other processes running, against ~3 us yielding and ~10 us sleeping at once), while a
- * yield lets it run.  On an idle machine a yield returns at once and polls like a spin. */
+ * off for the whole spin, while a yield lets it run.  On an idle machine a yield returns at
+ * once and polls like a spin. */
 static inline void relax(void) { sched_yield(); }
 
 /*
- * A worker that wakes up on the CPU its caller is running on leaves it.  Seen on the 2-vCPU
- * development VM (Linux 6.18): in about half of all processes the scheduler woke the worker
- * on the caller's CPU every time and never moved either thread to the idle one (both count
- * as cache-hot), so the worker only ran once the caller had done every task and a 2-thread
- * call took as long as a 1-thread one.  The hop excludes that CPU from the worker's mask,
- * which moves it at once, and then gives the mask back, so the worker is never pinned.
+ * A worker that wakes up on the CPU its caller is running on leaves it.  The scheduler may
+ * keep waking the worker on the caller's CPU and never move either thread to an idle one
+ * (both count as cache-hot); the worker then only runs once the caller has done every task,
+ * and a 2-thread call takes as long as a 1-thread one.  The hop excludes that CPU from the
+ * worker's mask, which moves it at once, and then gives the mask back, so the worker is never
+ * pinned.
  */
 static void leave_caller_cpu(int caller)
 {
@@ -198,9 +204,8 @@ void hd_parallel_for(size_t ntasks, int nthreads, hd_task_fn fn, void *ctx)
     run_block(fn, ctx, ntasks, nthreads, 0);
 
     /* The caller waits for its workers by polling, not sleeping, unless they take long: a
-       caller that slept was woken by the last worker on that worker's CPU (seen on the 2-vCPU
-       VM in about 1 process of 15: every region then began with both threads on one CPU, a
-       hop of about 180 us to the halted other vCPU, and a call 4x slower). */
+       caller that sleeps is woken by the last worker on that worker's CPU, so the next region
+       can begin with both threads on one CPU and pay a migration to an idle one each time. */
     struct timespec t0, t;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int i = 0; __atomic_load_n(&pool.remaining, __ATOMIC_ACQUIRE) > 0; i++) {

@@ -11,9 +11,20 @@
 
 #include <stddef.h>
 
+/* The most threads any operation runs on: the calling thread and up to HD_MAX_THREADS - 1
+ * workers of the process's one pool (it lives in libcudnn_ops_infer; every sub-library uses
+ * it).  HOSTDNN_NUM_THREADS and the core count are capped to it. */
+#define HD_MAX_THREADS 256
+
+/* Operations that give each thread a scratch area of its own inside the user's workspace
+ * book this many areas, so that the workspace size does not depend on the thread count; such
+ * an operation runs on at most HD_SCRATCH_SLOTS threads. */
+#define HD_SCRATCH_SLOTS 8
+
 typedef void (*hd_task_fn)(void *ctx, size_t task, int thread);
 
-/* Threads to use by default: HOSTDNN_NUM_THREADS, else the number of cores. */
+/* Threads to use by default: HOSTDNN_NUM_THREADS, else the number of cores; at most
+ * HD_MAX_THREADS. */
 int hd_default_threads(void);
 
 /* Run fn(ctx, t, thread) for t in [0, ntasks) on up to NTHREADS threads. */

@@ -1,6 +1,8 @@
 /*
  * norm/bn_engine.h -- the batch-normalization engine behind cudnnBatchNormalization*
- * and cudnnNormalization* (ops_infer and ops_train both link it).
+ * and cudnnNormalization* (in libcudnn_ops_infer; ops_train calls it through the private
+ * interface).  bn_check.c: arguments and parameters; bn_layout.c: memory layouts and chunks;
+ * bn_forward.c: statistics and the forward apply; bn_backward.c: the backward passes.
  *
  * A problem is x of N x C x spatial (1 to 3 spatial dims, any strides, FLOAT / DOUBLE / HALF
  * / BFLOAT16 storage).  A "feature" is a channel (spatial modes) or a channel and spatial
@@ -17,10 +19,10 @@
  * types run the column kernels (16-bit blocks converted); everything else runs generic loops
  * in double.
  */
-#ifndef HD_KERNELS_BN_ENGINE_H
-#define HD_KERNELS_BN_ENGINE_H
+#ifndef HD_NORM_BN_ENGINE_H
+#define HD_NORM_BN_ENGINE_H
 
-#include "ops/infer/elem.h"
+#include "core/elem.h"
 
 #define HD_BN_CHUNK 16384
 
@@ -35,8 +37,8 @@ typedef struct {
 /* act(v); *deriv (if not NULL) gets act'(v). */
 double hd_bn_act_apply(const hd_bn_act *a, double v, double *deriv);
 
-/* Read the mode and coefficient of an activation descriptor through the public getter.
- * FN is the caller's name for the log. */
+/* Read the mode and coefficient of an activation descriptor (core/desc_set.h).  FN is the
+ * caller's name for the log. */
 cudnnStatus_t hd_bn_act_read(const char *fn, cudnnActivationDescriptor_t d, hd_bn_act *out);
 
 typedef struct {

@@ -1,5 +1,5 @@
 /* Is this sub-library of the same release as libcudnn_ops_infer? */
 #include "core/api.h"
-#include "core/remote/version_check.h"
+#include "core/version_check.h"
 
 cudnnStatus_t HD_IMPL(cudnnAdvTrainVersionCheck)(void) { return hd_version_check_against_ops_infer(__func__); }

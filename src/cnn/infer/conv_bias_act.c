@@ -9,6 +9,7 @@
  */
 #include "core/api.h"
 #include "core/check.h"
+#include "core/desc_set.h"
 #include "core/handle.h"
 #include "conv/conv_api_util.h"
 
@@ -29,7 +30,7 @@ cudnnStatus_t HD_IMPL(cudnnConvolutionBiasActivationForward)(
     HD_CHECK_PTR(y);
     HD_CHECK_TENSOR(zDesc);
     HD_CHECK_TENSOR(biasDesc);
-    HD_CHECK_PTR(activationDesc);      /* its kind is checked by cudnnGetActivationDescriptor below */
+    HD_CHECK_PTR(activationDesc);      /* its kind is checked by hd_activation_get below */
     hd_conv_problem p;
     cudnnStatus_t st = hd_conv_setup(&p, xDesc, wDesc, convDesc, yDesc, __func__);
     if (st != CUDNN_STATUS_SUCCESS)
@@ -40,9 +41,9 @@ cudnnStatus_t HD_IMPL(cudnnConvolutionBiasActivationForward)(
     cudnnActivationMode_t mode;
     cudnnNanPropagation_t nan;
     double coef;
-    st = cudnnGetActivationDescriptor(activationDesc, &mode, &nan, &coef);
+    st = hd_activation_get(activationDesc, &mode, &nan, &coef, "activationDesc", __func__);
     if (st != CUDNN_STATUS_SUCCESS)
-        return HD_FAIL(st, "activationDesc could not be read");
+        return st;
     if (mode != CUDNN_ACTIVATION_RELU && mode != CUDNN_ACTIVATION_IDENTITY)
         return HD_FAIL(CUDNN_STATUS_NOT_SUPPORTED, "activation mode %d: only RELU and IDENTITY are supported",
                        (int)mode);

@@ -8,30 +8,17 @@
  * BAD_PARAM; more spatial dimensions than CUDNN_DIM_MAX - 2 is NOT_SUPPORTED.  As in cuDNN,
  * a fresh descriptor reads back with 0 spatial dimensions and all values 0, arrayLength 0
  * is accepted (such a descriptor cannot be used), and Get2d of an N-d descriptor returns
- * its first two dimensions (0 where there are none).
+ * its first two dimensions (0 where there are none).  The setters' checks live in
+ * core/desc_set.c.
  */
 #include "core/api.h"
 #include "core/check.h"
+#include "core/desc_set.h"
 #include "core/tensor.h"
 
 #include <limits.h>
 
 typedef struct cudnnConvolutionStruct conv_t;
-
-static void conv_defaults(conv_t *c)
-{
-    c->nbSpatial = 0;
-    for (int i = 0; i < HD_CONV_MAX_SPATIAL; i++) {
-        c->pad[i] = 0;
-        c->stride[i] = 0;
-        c->dilation[i] = 0;
-    }
-    c->mode = CUDNN_CONVOLUTION;
-    c->compute_type = CUDNN_DATA_FLOAT;
-    c->group_count = 1;
-    c->math_type = CUDNN_DEFAULT_MATH;
-    c->reorder_type = CUDNN_DEFAULT_REORDER;
-}
 
 cudnnStatus_t HD_IMPL(cudnnCreateConvolutionDescriptor)(cudnnConvolutionDescriptor_t *convDesc)
 {
@@ -39,7 +26,7 @@ cudnnStatus_t HD_IMPL(cudnnCreateConvolutionDescriptor)(cudnnConvolutionDescript
     conv_t *c = hd_object_new(sizeof *c, HD_TAG_CONV);
     if (!c)
         return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "out of host memory");
-    conv_defaults(c);
+    hd_conv_desc_defaults(c);
     *convDesc = c;
     return CUDNN_STATUS_SUCCESS;
 }
@@ -53,54 +40,13 @@ cudnnStatus_t HD_IMPL(cudnnDestroyConvolutionDescriptor)(cudnnConvolutionDescrip
     return CUDNN_STATUS_SUCCESS;
 }
 
-/* Compute types a convolution descriptor accepts (the accumulation types of cuDNN's
- * configurations; INT32 is the int8 configurations' accumulator).  BFLOAT16 data computes
- * in FLOAT; cuDNN refuses BFLOAT16 as a compute type too. */
-static int valid_compute_type(cudnnDataType_t t)
-{
-    return t == CUDNN_DATA_FLOAT || t == CUDNN_DATA_DOUBLE || t == CUDNN_DATA_HALF || t == CUDNN_DATA_INT32;
-}
-
-static cudnnStatus_t set_conv(const char *fn, conv_t *c, int n, const int *pad, const int *stride, const int *dil,
-                              cudnnConvolutionMode_t mode, cudnnDataType_t ct)
-{
-    if (n > HD_CONV_MAX_SPATIAL)
-        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "arrayLength %d exceeds CUDNN_DIM_MAX - 2 (%d)", n,
-                       HD_CONV_MAX_SPATIAL);
-    if (n < 0)
-        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "arrayLength is negative (%d)", n);
-    if (n > 0 && (!pad || !stride || !dil))
-        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "padA, filterStrideA or dilationA is NULL");
-    if (mode != CUDNN_CONVOLUTION && mode != CUDNN_CROSS_CORRELATION)
-        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "mode %d is not a cudnnConvolutionMode_t", (int)mode);
-    if (!valid_compute_type(ct))
-        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "computeType %d is not a convolution compute type", (int)ct);
-    for (int i = 0; i < n; i++) {
-        if (pad[i] < 0)
-            return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "padding %d of dimension %d is negative", pad[i], i);
-        if (stride[i] <= 0)
-            return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "stride %d of dimension %d is not positive", stride[i], i);
-        if (dil[i] <= 0)
-            return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "dilation %d of dimension %d is not positive", dil[i], i);
-    }
-    c->nbSpatial = n;
-    for (int i = 0; i < HD_CONV_MAX_SPATIAL; i++) {
-        c->pad[i] = i < n ? pad[i] : 0;
-        c->stride[i] = i < n ? stride[i] : 0;
-        c->dilation[i] = i < n ? dil[i] : 0;
-    }
-    c->mode = mode;
-    c->compute_type = ct;
-    return CUDNN_STATUS_SUCCESS;
-}
-
 cudnnStatus_t HD_IMPL(cudnnSetConvolution2dDescriptor)(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w,
                                                        int u, int v, int dilation_h, int dilation_w,
                                                        cudnnConvolutionMode_t mode, cudnnDataType_t computeType)
 {
     HD_CHECK_DESC(convDesc, HD_TAG_CONV);
     int pad[2] = {pad_h, pad_w}, str[2] = {u, v}, dil[2] = {dilation_h, dilation_w};
-    return set_conv("cudnnSetConvolution2dDescriptor", convDesc, 2, pad, str, dil, mode, computeType);
+    return hd_conv_desc_set(convDesc, 2, pad, str, dil, mode, computeType, "cudnnSetConvolution2dDescriptor");
 }
 
 cudnnStatus_t HD_IMPL(cudnnGetConvolution2dDescriptor)(const cudnnConvolutionDescriptor_t convDesc, int *pad_h,
@@ -125,8 +71,8 @@ cudnnStatus_t HD_IMPL(cudnnSetConvolutionNdDescriptor)(cudnnConvolutionDescripto
                                                        cudnnDataType_t computeType)
 {
     HD_CHECK_DESC(convDesc, HD_TAG_CONV);
-    return set_conv("cudnnSetConvolutionNdDescriptor", convDesc, arrayLength, padA, filterStrideA, dilationA, mode,
-                    computeType);
+    return hd_conv_desc_set(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType,
+                            "cudnnSetConvolutionNdDescriptor");
 }
 
 cudnnStatus_t HD_IMPL(cudnnGetConvolutionNdDescriptor)(const cudnnConvolutionDescriptor_t convDesc,

@@ -21,7 +21,9 @@
 #include "core/api.h"
 #include "core/check.h"
 #include "core/handle.h"
-#include "core/desc.h"
+#include "core/desc_set.h"
+#include "conv/conv_problem.h"
+#include "hd_impl.h"
 
 #include <string.h>
 
@@ -60,7 +62,7 @@ static cudnnStatus_t check_inputs(const char *fn, const filter_t *w, const tenso
                        hd_dtype_name(w->dtype), hd_dtype_name(dy->dtype), hd_dtype_name(dx->dtype));
     /* diff must be the forward output of (grad, filter, conv) */
     int want[CUDNN_DIM_MAX];
-    cudnnStatus_t st = cudnnGetConvolutionNdForwardOutputDim((conv_t *)c, (tensor_t *)dx, (filter_t *)w, nb, want);
+    cudnnStatus_t st = hd_conv_output_dims(c, dx, w, want, fn);
     if (st != CUDNN_STATUS_SUCCESS)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "gradDesc, filterDesc and convDesc do not form a convolution");
     for (int i = 0; i < nb; i++)
@@ -129,25 +131,27 @@ static cudnnStatus_t fold_strided(const char *fn, const filter_t *w, const tenso
         fold1[i] = fold[i] = 1;
     fold[0] = (uint32_t)u, fold[1] = (uint32_t)v;
     padx[2] = c->pad[0], padx[3] = c->pad[1];
-    cudnnStatus_t st = cudnnSetTensorTransformDescriptor(t_filter, 4, fmt, pad0, pad0, fold, CUDNN_TRANSFORM_FOLD);
+    const int fw_dims[4] = {K, C * u * v, Rf, Sf};
+    const int fdx_dims[4] = {dx->dims[0], C * u * v, dy->dims[2] + Rf - 1, dy->dims[3] + Sf - 1};
+    const int zero2[2] = {0, 0}, one2[2] = {1, 1};
+    cudnnStatus_t st = hd_impl_cudnnSetTensorTransformDescriptor(t_filter, 4, fmt, pad0, pad0, fold, CUDNN_TRANSFORM_FOLD);
     if (st == CUDNN_STATUS_SUCCESS)
-        st = cudnnSetTensorTransformDescriptor(t_diff, 4, fmt, pad0, pad0, fold1, CUDNN_TRANSFORM_FOLD);
+        st = hd_impl_cudnnSetTensorTransformDescriptor(t_diff, 4, fmt, pad0, pad0, fold1, CUDNN_TRANSFORM_FOLD);
     if (st == CUDNN_STATUS_SUCCESS)
-        st = cudnnSetTensorTransformDescriptor(t_fold, 4, fmt, padx, pad0, fold, CUDNN_TRANSFORM_FOLD);
+        st = hd_impl_cudnnSetTensorTransformDescriptor(t_fold, 4, fmt, padx, pad0, fold, CUDNN_TRANSFORM_FOLD);
     if (st == CUDNN_STATUS_SUCCESS)
-        st = cudnnSetTensorTransformDescriptor(t_unfold, 4, fmt, padx, pad0, fold, CUDNN_TRANSFORM_UNFOLD);
+        st = hd_impl_cudnnSetTensorTransformDescriptor(t_unfold, 4, fmt, padx, pad0, fold, CUDNN_TRANSFORM_UNFOLD);
     size_t bytes;
     if (st == CUDNN_STATUS_SUCCESS)
-        st = cudnnInitTransformDest(t_diff, (cudnnTensorDescriptor_t)(uintptr_t)dy, pdy, &bytes);
+        st = hd_impl_cudnnInitTransformDest(t_diff, (cudnnTensorDescriptor_t)(uintptr_t)dy, pdy, &bytes);
     if (st == CUDNN_STATUS_SUCCESS)
-        st = cudnnSetFilter4dDescriptor(fw, w->dtype, fmt, K, C * u * v, Rf, Sf);
+        st = hd_filter_set(fw, w->dtype, fmt, 4, fw_dims, fn);
     if (st == CUDNN_STATUS_SUCCESS)
-        st = cudnnSetTensor4dDescriptor(fdx, fmt, dx->dtype, dx->dims[0], C * u * v, dy->dims[2] + Rf - 1,
-                                        dy->dims[3] + Sf - 1);
+        st = hd_tensor_set_format(fdx, fmt, dx->dtype, 4, fdx_dims, fn);
     if (st == CUDNN_STATUS_SUCCESS)
-        st = cudnnSetConvolution2dDescriptor(fc, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, c->compute_type);
+        st = hd_conv_desc_set(fc, 2, zero2, one2, one2, CUDNN_CROSS_CORRELATION, c->compute_type, fn);
     if (st == CUDNN_STATUS_SUCCESS)
-        st = cudnnSetConvolutionMathType(fc, c->math_type);
+        fc->math_type = c->math_type;
     if (st != CUDNN_STATUS_SUCCESS)
         return hd_fail(st, fn, "could not describe the folded problem");
     return CUDNN_STATUS_SUCCESS;
@@ -192,17 +196,17 @@ cudnnStatus_t HD_IMPL(cudnnGetFoldedConvBackwardDataDescriptors)(const cudnnHand
     cudnnTensorTransformDescriptor_t t[4] = { filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc,
                                               gradUnfoldTransDesc };
     for (int i = 0; i < 4; i++) {
-        cudnnStatus_t st = cudnnSetTensorTransformDescriptor(t[i], (uint32_t)nb, transformFormat, pad0, pad0, fold1,
+        cudnnStatus_t st = hd_impl_cudnnSetTensorTransformDescriptor(t[i], (uint32_t)nb, transformFormat, pad0, pad0, fold1,
                                                              i == 3 ? CUDNN_TRANSFORM_UNFOLD : CUDNN_TRANSFORM_FOLD);
         if (st != CUDNN_STATUS_SUCCESS)
             return HD_FAIL(st, "could not set transform descriptor %d", i);
     }
     size_t bytes = 0;
-    cudnnStatus_t st = cudnnInitTransformDest(diffPadTransDesc, diffDesc, paddedDiffDesc, &bytes);
+    cudnnStatus_t st = hd_impl_cudnnInitTransformDest(diffPadTransDesc, diffDesc, paddedDiffDesc, &bytes);
     if (st == CUDNN_STATUS_SUCCESS)
-        st = cudnnInitTransformDest(gradFoldTransDesc, gradDesc, foldedGradDesc, &bytes);
+        st = hd_impl_cudnnInitTransformDest(gradFoldTransDesc, gradDesc, foldedGradDesc, &bytes);
     if (st == CUDNN_STATUS_SUCCESS)
-        st = cudnnSetFilterNdDescriptor(foldedFilterDesc, filterDesc->dtype, transformFormat, nb, filterDesc->dims);
+        st = hd_filter_set(foldedFilterDesc, filterDesc->dtype, transformFormat, nb, filterDesc->dims, __func__);
     if (st != CUDNN_STATUS_SUCCESS)
         return HD_FAIL(st, "could not describe the folded tensors");
     hd_object keep = foldedConvDesc->obj;

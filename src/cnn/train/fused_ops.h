@@ -71,10 +71,11 @@ typedef struct {
     int algo;                            /* forward (op 0) or backward-filter (op 1) algorithm */
     int scale, bias, relu;               /* which parts of the x transform are on */
     int stats;                           /* op 0: bit 0 ySum, bit 1 ySqSum */
-    /* Descriptors built from the constant pack (owned by the plan). */
-    cudnnTensorDescriptor_t x, y;        /* op 1: y = dy */
-    cudnnFilterDescriptor_t w;           /* op 1: w = dw */
-    cudnnConvolutionDescriptor_t conv;
+    /* Descriptors built from the constant pack, owned by the plan (never passed to
+     * hd_object_free): the convolution engine reads them as it reads a user's. */
+    struct cudnnTensorStruct x, y;       /* op 1: y = dy */
+    struct cudnnFilterStruct w;          /* op 1: w = dw */
+    struct cudnnConvolutionStruct conv;
 } hd_fused_made;
 
 struct cudnnFusedOpsPlanStruct {
@@ -92,7 +93,7 @@ typedef struct cudnnFusedOpsPlanStruct hd_fused_plan;
 /* Per-op halves of Make and Execute (fused_ops_conv.c, fused_ops_bn_finalize.c).  Make
  * fills *m from the plan's slots (already copied from the constant pack); on failure the
  * caller releases whatever *m holds. */
-cudnnStatus_t hd_fused_make_conv(cudnnHandle_t handle, hd_fused_plan *plan, hd_fused_made *m);
+cudnnStatus_t hd_fused_make_conv(hd_fused_plan *plan, hd_fused_made *m);
 cudnnStatus_t hd_fused_exec_conv(cudnnHandle_t handle, const hd_fused_plan *plan, const hd_fused_var_pack *v);
 cudnnStatus_t hd_fused_make_bn_finalize(hd_fused_plan *plan, hd_fused_made *m);
 cudnnStatus_t hd_fused_exec_bn_finalize(const hd_fused_plan *plan, const hd_fused_var_pack *v);

@@ -4,16 +4,19 @@
  *       then ySum[k] = sum of y over every position of channel k, ySqSum[k] = sum of y^2;
  *   CUDNN_FUSED_SCALE_BIAS_ACTIVATION_WGRAD          dw = wgrad(act(x * eqScale + eqBias), dy).
  * The transformed x goes to the front of the workspace (in x's type and strides), then the
- * public convolution functions run on it with the algorithm Make picked; the statistics
+ * convolution engine runs on it with the algorithm Make picked (as cudnnConvolutionForward /
+ * BackwardFilter would, without calling those exported functions); the statistics
  * are summed in double after the convolution (one partial per image, combined in image
  * order: identical for every thread count).
  */
 #include "core/api.h"
 #include "core/check.h"
+#include "core/desc_set.h"
 #include "core/handle.h"
 #include "core/parallel.h"
 #include "core/tensor.h"
 #include "cnn/train/fused_ops.h"
+#include "conv/conv_api_util.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -43,35 +46,36 @@ static cudnnStatus_t need_ptr(const hd_fused_plan *plan, int ph_label)
 
 #define TRY(e) do { cudnnStatus_t st_ = (e); if (st_ != CUDNN_STATUS_SUCCESS) return st_; } while (0)
 
-/* Descriptors the public convolution functions take, built from the plan's copies. */
-static cudnnStatus_t build_descs(hd_fused_plan *plan, hd_fused_made *m, int xl, int wl, int yl)
+/* The plan's own descriptors for the convolution, copied from the constant pack. */
+static void build_descs(hd_fused_plan *plan, hd_fused_made *m, int xl, int wl, int yl)
 {
-    if (cudnnCreateTensorDescriptor(&m->x) != CUDNN_STATUS_SUCCESS || cudnnCreateTensorDescriptor(&m->y) != CUDNN_STATUS_SUCCESS ||
-        cudnnCreateFilterDescriptor(&m->w) != CUDNN_STATUS_SUCCESS ||
-        cudnnCreateConvolutionDescriptor(&m->conv) != CUDNN_STATUS_SUCCESS)
-        return hd_fail(CUDNN_STATUS_ALLOC_FAILED, "cudnnMakeFusedOpsPlan", "could not create the plan's descriptors");
-    COPY_BODY(m->x, &plan->slot[xl].u.tensor);
-    COPY_BODY(m->y, &plan->slot[yl].u.tensor);
-    COPY_BODY(m->w, &plan->slot[wl].u.filter);
-    COPY_BODY(m->conv, &plan->slot[CUDNN_PARAM_CONV_DESC].u.conv);
-    return CUDNN_STATUS_SUCCESS;
+    hd_object_init(&m->x, HD_TAG_TENSOR);
+    hd_object_init(&m->y, HD_TAG_TENSOR);
+    hd_object_init(&m->w, HD_TAG_FILTER);
+    hd_object_init(&m->conv, HD_TAG_CONV);
+    COPY_BODY(&m->x, &plan->slot[xl].u.tensor);
+    COPY_BODY(&m->y, &plan->slot[yl].u.tensor);
+    COPY_BODY(&m->w, &plan->slot[wl].u.filter);
+    COPY_BODY(&m->conv, &plan->slot[CUDNN_PARAM_CONV_DESC].u.conv);
 }
 
 /* The convolution's algorithm (the first the heuristic ranks as available and, for the
  * filter gradient, deterministic) and its workspace. */
-static cudnnStatus_t pick_algo(cudnnHandle_t handle, int wgrad, hd_fused_made *m)
+static cudnnStatus_t pick_algo(int wgrad, hd_fused_made *m)
 {
+    const char *fn = "cudnnMakeFusedOpsPlan";
+    hd_conv_descs d = {&m->x, &m->w, &m->conv, &m->y};
     cudnnStatus_t st;
     if (!wgrad) {
         cudnnConvolutionFwdAlgoPerf_t r[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
         int n = 0;
-        st = cudnnGetConvolutionForwardAlgorithm_v7(handle, m->x, m->w, m->conv, m->y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, r);
+        st = hd_conv_api_rank(HD_CONV_FWD, &d, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, r, fn);
         if (st != CUDNN_STATUS_SUCCESS)
-            return hd_fail(st, "cudnnMakeFusedOpsPlan", "the convolution refused x/w/conv/y (see the line above)");
+            return hd_fail(st, fn, "the convolution refused x/w/conv/y (see the line above)");
         for (int i = 0; i < n; i++) {
             if (r[i].status != CUDNN_STATUS_SUCCESS)
                 continue;
-            st = cudnnGetConvolutionForwardWorkspaceSize(handle, m->x, m->w, m->conv, m->y, r[i].algo, &m->conv_bytes);
+            st = hd_conv_api_workspace(HD_CONV_FWD, &d, (int)r[i].algo, &m->conv_bytes, fn);
             if (st == CUDNN_STATUS_SUCCESS) {
                 m->algo = (int)r[i].algo;
                 return st;
@@ -80,25 +84,23 @@ static cudnnStatus_t pick_algo(cudnnHandle_t handle, int wgrad, hd_fused_made *m
     } else {
         cudnnConvolutionBwdFilterAlgoPerf_t r[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
         int n = 0;
-        st = cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, m->x, m->y, m->conv, m->w,
-                                                           CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &n, r);
+        st = hd_conv_api_rank(HD_CONV_BWD_FILTER, &d, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &n, r, fn);
         if (st != CUDNN_STATUS_SUCCESS)
-            return hd_fail(st, "cudnnMakeFusedOpsPlan", "the convolution refused x/dy/conv/dw (see the line above)");
+            return hd_fail(st, fn, "the convolution refused x/dy/conv/dw (see the line above)");
         for (int i = 0; i < n; i++) {
             if (r[i].status != CUDNN_STATUS_SUCCESS || r[i].determinism != CUDNN_DETERMINISTIC)
                 continue;
-            st = cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, m->x, m->y, m->conv, m->w, r[i].algo,
-                                                                &m->conv_bytes);
+            st = hd_conv_api_workspace(HD_CONV_BWD_FILTER, &d, (int)r[i].algo, &m->conv_bytes, fn);
             if (st == CUDNN_STATUS_SUCCESS) {
                 m->algo = (int)r[i].algo;
                 return st;
             }
         }
     }
-    return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, "cudnnMakeFusedOpsPlan", "no convolution algorithm handles this problem");
+    return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "no convolution algorithm handles this problem");
 }
 
-cudnnStatus_t hd_fused_make_conv(cudnnHandle_t handle, hd_fused_plan *plan, hd_fused_made *m)
+cudnnStatus_t hd_fused_make_conv(hd_fused_plan *plan, hd_fused_made *m)
 {
     const char *fn = "cudnnMakeFusedOpsPlan";
     int wgrad = plan->op == CUDNN_FUSED_SCALE_BIAS_ACTIVATION_WGRAD;
@@ -168,8 +170,8 @@ cudnnStatus_t hd_fused_make_conv(cudnnHandle_t handle, hd_fused_plan *plan, hd_f
         }
     }
 
-    TRY(build_descs(plan, m, CUDNN_PARAM_XDESC, wl, yl));
-    TRY(pick_algo(handle, wgrad, m));
+    build_descs(plan, m, CUDNN_PARAM_XDESC, wl, yl);
+    TRY(pick_algo(wgrad, m));
     m->xt_offset = 0;
     m->xt_bytes = (m->scale || m->bias || m->relu) ? hd_tensor_span_bytes(x) : 0;
     m->conv_offset = m->xt_bytes == 0 ? 0 : (m->xt_bytes + WS_ALIGN - 1) / WS_ALIGN * WS_ALIGN;
@@ -291,13 +293,14 @@ cudnnStatus_t hd_fused_exec_conv(cudnnHandle_t handle, const hd_fused_plan *plan
     const void *one = dbl ? (const void *)&one_d : (const void *)&one_f;
     const void *zero = dbl ? (const void *)&zero_d : (const void *)&zero_f;
     void *cws = m->conv_bytes ? ws + m->conv_offset : NULL;
-    cudnnStatus_t st;
+    hd_conv_descs d = {&m->x, &m->w, &m->conv, &m->y};
+    hd_conv_args a = {0};
+    a.x = xin, a.ws = cws, a.ws_size = m->conv_bytes;
     if (wgrad)
-        st = cudnnConvolutionBackwardFilter(handle, one, m->x, xin, m->y, yd, m->conv,
-                                            (cudnnConvolutionBwdFilterAlgo_t)m->algo, cws, m->conv_bytes, zero, m->w, wd);
+        a.y = yd, a.out = wd;
     else
-        st = cudnnConvolutionForward(handle, one, m->x, xin, m->w, wd, m->conv, (cudnnConvolutionFwdAlgo_t)m->algo, cws,
-                                     m->conv_bytes, zero, m->y, yd);
+        a.w = wd, a.out = yd;
+    cudnnStatus_t st = hd_conv_api_run(handle, wgrad ? HD_CONV_BWD_FILTER : HD_CONV_FWD, &d, m->algo, one, zero, a, fn);
     if (st != CUDNN_STATUS_SUCCESS) {
         free(acc);
         return hd_fail(st, fn, "the convolution failed (see the line above)");

@@ -11,6 +11,7 @@
  */
 #include "core/api.h"
 #include "core/check.h"
+#include "core/desc_set.h"
 #include "cnn/train/fused_ops.h"
 
 #include <string.h>
@@ -96,16 +97,7 @@ cudnnStatus_t HD_IMPL(cudnnSetFusedOpsConstParamPackAttribute)(cudnnFusedOpsCons
             COPY_BODY(&next.u.conv, param);
         break;
     case HD_FUSED_ACTIVATION: {
-        /* The activation descriptor's layout belongs to ops_infer: read it through the API. */
-        st = hd_check_obj(param, HD_TAG_ACTIVATION, what, fn);
-        if (st != CUDNN_STATUS_SUCCESS)
-            break;
-        cudnnActivationDescriptor_t a = (cudnnActivationDescriptor_t)(uintptr_t)param;
-        st = cudnnGetActivationDescriptor(a, &next.u.act.mode, &next.u.act.nan_opt, &next.u.act.coef);
-        if (st != CUDNN_STATUS_SUCCESS) {
-            st = HD_FAIL(st, "could not read the activation descriptor for %s", what);
-            break;
-        }
+        st = hd_activation_get(param, &next.u.act.mode, &next.u.act.nan_opt, &next.u.act.coef, what, fn);
         break;
     }
     case HD_FUSED_BN_MODE: {
@@ -167,8 +159,7 @@ cudnnStatus_t HD_IMPL(cudnnGetFusedOpsConstParamPackAttribute)(const cudnnFusedO
     case HD_FUSED_FILTER: COPY_BODY((struct cudnnFilterStruct *)param, &slot->u.filter); break;
     case HD_FUSED_CONV: COPY_BODY((struct cudnnConvolutionStruct *)param, &slot->u.conv); break;
     case HD_FUSED_ACTIVATION: {
-        cudnnActivationDescriptor_t a = param;
-        st = cudnnSetActivationDescriptor(a, slot->u.act.mode, slot->u.act.nan_opt, slot->u.act.coef);
+        st = hd_activation_set(param, slot->u.act.mode, slot->u.act.nan_opt, slot->u.act.coef, fn);
         if (st != CUDNN_STATUS_SUCCESS)
             return HD_FAIL(st, "could not write the activation descriptor for %s", what);
         break;

@@ -27,10 +27,6 @@ cudnnStatus_t HD_IMPL(cudnnCreateFusedOpsPlan)(cudnnFusedOpsPlan_t *plan, cudnnF
 
 void hd_fused_made_release(hd_fused_made *m)
 {
-    cudnnDestroyTensorDescriptor(m->x);
-    cudnnDestroyTensorDescriptor(m->y);
-    cudnnDestroyFilterDescriptor(m->w);
-    cudnnDestroyConvolutionDescriptor(m->conv);
     memset(m, 0, sizeof *m);
 }
 
@@ -74,7 +70,7 @@ cudnnStatus_t HD_IMPL(cudnnMakeFusedOpsPlan)(cudnnHandle_t handle, cudnnFusedOps
     memset(&next, 0, sizeof next);
     next.op = plan->op;
     memcpy(next.slot, constPack->slot, sizeof next.slot);
-    cudnnStatus_t st = conv_op(plan->op) ? hd_fused_make_conv(handle, &next, &next.m)
+    cudnnStatus_t st = conv_op(plan->op) ? hd_fused_make_conv(&next, &next.m)
                                          : hd_fused_make_bn_finalize(&next, &next.m);
     if (st != CUDNN_STATUS_SUCCESS) {
         hd_fused_made_release(&next.m);

@@ -10,6 +10,7 @@
 #include "core/api.h"
 #include "core/activation_desc.h"
 #include "core/check.h"
+#include "core/desc_set.h"
 #include "core/handle.h"
 #include "core/tensor.h"
 #include "kernels/eltwise/activation_math.h"
@@ -42,15 +43,7 @@ cudnnStatus_t HD_IMPL(cudnnSetActivationDescriptor)(cudnnActivationDescriptor_t 
                                                     double coef)
 {
     HD_CHECK_DESC(activationDesc, HD_TAG_ACTIVATION);
-    if ((int)mode < (int)CUDNN_ACTIVATION_SIGMOID || (int)mode > (int)CUDNN_ACTIVATION_IDENTITY)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "mode %d is not an activation mode of cuDNN 8.1", (int)mode);
-    if (reluNanOpt != CUDNN_NOT_PROPAGATE_NAN && reluNanOpt != CUDNN_PROPAGATE_NAN)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "reluNanOpt %d is not a cudnnNanPropagation_t", (int)reluNanOpt);
-    activationDesc->mode = mode;
-    activationDesc->nan_opt = reluNanOpt;
-    activationDesc->coef = coef;
-    activationDesc->is_set = 1;
-    return CUDNN_STATUS_SUCCESS;
+    return hd_activation_set(activationDesc, mode, reluNanOpt, coef, "cudnnSetActivationDescriptor");
 }
 
 cudnnStatus_t HD_IMPL(cudnnGetActivationDescriptor)(const cudnnActivationDescriptor_t activationDesc,

@@ -12,6 +12,7 @@
 #include "core/api.h"
 #include "core/check.h"
 #include "core/handle.h"
+#include "core/desc_set.h"
 #include "core/tensor.h"
 #include "norm/bn_engine.h"
 
@@ -28,7 +29,7 @@ static cudnnStatus_t derive(const char *fn, cudnnTensorDescriptor_t d, const ten
     int dims[CUDNN_DIM_MAX];
     for (int i = 0; i < x->nbDims; i++)
         dims[i] = i == 0 ? 1 : i == 1 ? x->dims[1] : per_act ? x->dims[i] : 1;
-    cudnnStatus_t st = cudnnSetTensorNdDescriptorEx(d, CUDNN_TENSOR_NCHW, hd_bn_param_type(x->dtype), x->nbDims, dims);
+    cudnnStatus_t st = hd_tensor_set_format(d, CUDNN_TENSOR_NCHW, hd_bn_param_type(x->dtype), x->nbDims, dims, fn);
     if (st != CUDNN_STATUS_SUCCESS)
         return hd_fail(st, fn, "could not set the derived descriptor");
     return CUDNN_STATUS_SUCCESS;

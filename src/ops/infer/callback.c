@@ -1,7 +1,7 @@
 /*
  * The logging callback.  libcudnn_ops_infer owns the severity mask and the callback for the
- * whole process; the other sub-libraries read them through cudnnGetCallback
- * (src/core/remote/callback_remote.c).
+ * whole process, next to the one logging core (src/core/log.c) that every sub-library calls
+ * through the private interface.
  */
 #include "core/api.h"
 

@@ -25,7 +25,7 @@
 #include "core/tensor.h"
 #include "kernels/pool/maxpool.h"
 #include "kernels/pool/pool_row.h"
-#include "ops/infer/elem.h"
+#include "core/elem.h"
 #include "ops/infer/pooling.h"
 
 #include <math.h>

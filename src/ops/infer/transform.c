@@ -15,6 +15,7 @@
  */
 #include "core/api.h"
 #include "core/check.h"
+#include "core/desc_set.h"
 #include "core/handle.h"
 #include "core/tensor.h"
 #include "kernels/eltwise/eltwise.h"
@@ -195,18 +196,15 @@ cudnnStatus_t HD_IMPL(cudnnInitTransformDest)(const cudnnTensorTransformDescript
                            hd_dtype_name(srcDesc->dtype));
     }
     /* validate on a scratch descriptor so destDesc stays untouched on failure */
-    cudnnTensorDescriptor_t tmp;
-    cudnnStatus_t st = cudnnCreateTensorDescriptor(&tmp);
-    if (st != CUDNN_STATUS_SUCCESS)
-        return st;
-    st = cudnnSetTensorNdDescriptorEx(tmp, transformDesc->format, dt, srcDesc->nbDims, dims);
+    struct cudnnTensorStruct tmp;
+    hd_object_init(&tmp, HD_TAG_TENSOR);
+    cudnnStatus_t st = hd_tensor_set_format(&tmp, transformDesc->format, dt, srcDesc->nbDims, dims, __func__);
     if (st == CUDNN_STATUS_SUCCESS) {
         hd_object keep = destDesc->obj;
-        *destDesc = *tmp;
+        *destDesc = tmp;
         destDesc->obj = keep;
         *destSizeInBytes = hd_tensor_span_bytes(destDesc);
     }
-    cudnnDestroyTensorDescriptor(tmp);
     return st;
 }
 

@@ -15,7 +15,7 @@
 #include "core/memory.h"
 #include "core/parallel.h"
 #include "core/tensor.h"
-#include "ops/infer/elem.h"
+#include "core/elem.h"
 #include "ops/infer/lrn.h"
 
 #include <math.h>

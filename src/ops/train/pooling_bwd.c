@@ -17,7 +17,7 @@
 #include "core/memory.h"
 #include "core/parallel.h"
 #include "core/tensor.h"
-#include "ops/infer/elem.h"
+#include "core/elem.h"
 #include "ops/infer/pooling.h"
 
 #include <math.h>

@@ -1,14 +1,14 @@
 /*
- * ops/infer/elem.h -- typed element access for the generic (any type, any stride) paths of
- * pooling, LRN and normalization.  Header-only so that ops_train can use it too.
+ * core/elem.h -- typed element access for the generic (any type, any stride) paths of
+ * pooling, LRN and the normalization engine.  Header-only.
  *
  * A view is a validated tensor descriptor seen as scalars: element (i0, i1, ...) lives at
  * scalar offset  sum(i_k * stride_k)  -- except for NCHW_VECT_C, where channel c sits in
  * vector c / vect at lane c % vect, and the descriptor's strides count whole vectors.
  * Values travel as double: FLOAT, HALF and BFLOAT16 results are rounded once on store.
  */
-#ifndef HD_OPS_ELEM_H
-#define HD_OPS_ELEM_H
+#ifndef HD_CORE_ELEM_H
+#define HD_CORE_ELEM_H
 
 #include "core/api.h"
 #include "core/convert.h"
