@@ -1,6 +1,6 @@
 /*
  * adv/rnn_check.h -- argument checks shared by the RNN entry points of both adv libraries
- * (header-only for the reason given in rnn_common.h).  Each logs its reason through hd_fail
+ * (header-only: both libraries compile them).  Each logs its reason through hd_fail
  * under the caller's function name.
  */
 #ifndef HD_ADV_RNN_CHECK_H
@@ -12,7 +12,8 @@
 #include "core/api.h"
 #include "core/check.h"
 #include "core/desc.h"
-#include "adv/rnn_common.h"
+#include "rnn/rnn_plan.h"
+#include "rnn/rnn_problem.h"
 
 /* RNN descriptor: live, set, and with a known input size (v8-set or filled from xDesc). */
 static inline cudnnStatus_t hd_rnn_check_desc(const char *fn, const struct cudnnRNNStruct *r)
@@ -95,11 +96,6 @@ static inline cudnnStatus_t hd_rnn_check_dev_lens(const char *fn, const int32_t 
             return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "devSeqLengths[%d] = %d differs from xDesc's %d", b, dev[b],
                            x->seq_len[b]);
     return CUDNN_STATUS_SUCCESS;
-}
-
-static inline size_t hd_rnn_compute_size(const struct cudnnRNNStruct *r)
-{
-    return r->dtype == CUDNN_DATA_DOUBLE ? sizeof(double) : sizeof(float);
 }
 
 /* Legacy view: the RNN descriptor completed with the input size and data type of a legacy

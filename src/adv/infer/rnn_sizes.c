@@ -1,7 +1,7 @@
 /*
  * RNN size queries and weight-space lookups: weight space / params size, work and reserve
  * space sizes, and the pointers + descriptors of each matrix and bias (layout in
- * adv/rnn_common.h and docs/rnn.md).
+ * rnn/rnn_plan.h and docs/rnn.md).
  */
 #include <stdlib.h>
 #include <string.h>
