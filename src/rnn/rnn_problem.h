@@ -126,4 +126,18 @@ double hd_rnn_size_estimate(const struct cudnnRNNStruct *r, int input_size, int 
 
 #define HD_RNN_MAX_BYTES 1e15   /* refuse anything larger: far beyond host memory anyway */
 
+/* ---- the problems of the cuDNN 7-style calls ----
+ * Both check what they read and log the reason under FN (BAD_PARAM, or ALLOC_FAILED). */
+
+/* Legacy view: the RNN descriptor completed with the input size and data type of a legacy
+ * call's xDesc (v6-set descriptors know neither; v8-set ones must agree). */
+cudnnStatus_t hd_rnn_legacy_view(const char *fn, const struct cudnnRNNStruct *r, int input_size, cudnnDataType_t dtype,
+                                 struct cudnnRNNStruct *out);
+
+/* The legacy per-time-step descriptor array xDesc[seqLength] ({batch_t, vec, 1}, batch_t not
+ * increasing) as a packed RNN data descriptor.  *LENS gets its sequence lengths (xDesc[0]'s
+ * batch entries), which the caller frees.  VEC < 0 accepts any common width. */
+cudnnStatus_t hd_rnn_legacy_data(const char *fn, const char *name, int seq_length, const cudnnTensorDescriptor_t *desc,
+                                 int vec, struct cudnnRNNDataStruct *out, int **lens);
+
 #endif /* HD_RNN_PROBLEM_H */
