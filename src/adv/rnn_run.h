@@ -47,14 +47,11 @@ static inline cudnnStatus_t hd_rnn_run_forward(const char *fn, cudnnHandle_t han
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "x and y must not be NULL");
     if (hd_rnn_size_estimate(r, r->input_size, xd->max_seq, xd->batch) > HD_RNN_MAX_BYTES)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "the sizes of this RNN overflow any buffer");
-    size_t es = hd_rnn_compute_size(r);
-    if ((st = hd_rnn_check_space(fn, "weightSpace", w, wsize, hd_rnn_weight_elems(r, r->input_size) * hd_dtype_size(r->dtype))))
+    hd_rnn_bytes need = hd_rnn_plan_bytes(r, xd->max_seq, xd->batch, !training);
+    if ((st = hd_rnn_check_space(fn, "weightSpace", w, wsize, need.weight)) ||
+        (st = hd_rnn_check_space(fn, "workSpace", work, work_size, need.work)))
         return st;
-    size_t wneed = hd_rnn_work_layout(r, r->input_size, xd->max_seq, xd->batch, !training).total * es;
-    if ((st = hd_rnn_check_space(fn, "workSpace", work, work_size, wneed)))
-        return st;
-    if (training && (st = hd_rnn_check_space(fn, "reserveSpace", res, res_size,
-                                             hd_rnn_reserve_layout(r, xd->max_seq, xd->batch).total * es)))
+    if (training && (st = hd_rnn_check_space(fn, "reserveSpace", res, res_size, need.reserve)))
         return st;
     if ((st = hd_rnn_check_dropout(fn, handle, r, training)))
         return st;
@@ -75,14 +72,10 @@ static inline cudnnStatus_t hd_rnn_run_backward_data(const char *fn, cudnnHandle
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "dy and dx must not be NULL");
     if (hd_rnn_size_estimate(r, r->input_size, xd->max_seq, xd->batch) > HD_RNN_MAX_BYTES)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "the sizes of this RNN overflow any buffer");
-    size_t es = hd_rnn_compute_size(r);
-    if ((st = hd_rnn_check_space(fn, "weightSpace", w, wsize, hd_rnn_weight_elems(r, r->input_size) * hd_dtype_size(r->dtype))))
-        return st;
-    if ((st = hd_rnn_check_space(fn, "workSpace", work, work_size,
-                                 hd_rnn_work_layout(r, r->input_size, xd->max_seq, xd->batch, 0).total * es)))
-        return st;
-    if ((st = hd_rnn_check_space(fn, "reserveSpace", res, res_size,
-                                 hd_rnn_reserve_layout(r, xd->max_seq, xd->batch).total * es)))
+    hd_rnn_bytes need = hd_rnn_plan_bytes(r, xd->max_seq, xd->batch, 0);
+    if ((st = hd_rnn_check_space(fn, "weightSpace", w, wsize, need.weight)) ||
+        (st = hd_rnn_check_space(fn, "workSpace", work, work_size, need.work)) ||
+        (st = hd_rnn_check_space(fn, "reserveSpace", res, res_size, need.reserve)))
         return st;
     if ((st = hd_rnn_check_dropout(fn, handle, r, 1)))
         return st;
@@ -105,14 +98,10 @@ static inline cudnnStatus_t hd_rnn_run_backward_weights(const char *fn, cudnnHan
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "x must not be NULL");
     if (hd_rnn_size_estimate(r, r->input_size, xd->max_seq, xd->batch) > HD_RNN_MAX_BYTES)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "the sizes of this RNN overflow any buffer");
-    size_t es = hd_rnn_compute_size(r);
-    if ((st = hd_rnn_check_space(fn, "dweightSpace", dw, wsize, hd_rnn_weight_elems(r, r->input_size) * hd_dtype_size(r->dtype))))
-        return st;
-    if ((st = hd_rnn_check_space(fn, "workSpace", work, work_size,
-                                 hd_rnn_work_layout(r, r->input_size, xd->max_seq, xd->batch, 0).total * es)))
-        return st;
-    if ((st = hd_rnn_check_space(fn, "reserveSpace", res, res_size,
-                                 hd_rnn_reserve_layout(r, xd->max_seq, xd->batch).total * es)))
+    hd_rnn_bytes need = hd_rnn_plan_bytes(r, xd->max_seq, xd->batch, 0);
+    if ((st = hd_rnn_check_space(fn, "dweightSpace", dw, wsize, need.weight)) ||
+        (st = hd_rnn_check_space(fn, "workSpace", work, work_size, need.work)) ||
+        (st = hd_rnn_check_space(fn, "reserveSpace", res, res_size, need.reserve)))
         return st;
     if ((st = hd_rnn_check_dropout(fn, handle, r, 1)))
         return st;

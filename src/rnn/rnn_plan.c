@@ -1,4 +1,6 @@
 /* Layouts of the weight, reserve and work spaces of an RNN problem (rnn_plan.h). */
+#include "core/api.h"
+#include "core/desc.h"
 #include "rnn/rnn_plan.h"
 
 size_t hd_rnn_pl_elems(const struct cudnnRNNStruct *r, int input_size, int layer)
@@ -21,6 +23,11 @@ size_t hd_rnn_weight_elems(const struct cudnnRNNStruct *r, int input_size)
     for (int l = 0; l < r->num_layers; l++)
         n += hd_rnn_pl_elems(r, input_size, l) * (size_t)hd_rnn_dirs(r);
     return n;
+}
+
+size_t hd_rnn_weight_bytes(const struct cudnnRNNStruct *r)
+{
+    return hd_rnn_weight_elems(r, r->input_size) * hd_dtype_size(r->dtype);
 }
 
 hd_rnn_piece hd_rnn_locate(const struct cudnnRNNStruct *r, int input_size, int pl, int id)
@@ -100,4 +107,14 @@ hd_rnn_work hd_rnn_work_layout(const struct cudnnRNNStruct *r, int input_size, i
     w.bwd_end = w.tmp + (size_t)B * H;
     w.total = w.fwd_end > w.bwd_end ? w.fwd_end : w.bwd_end;
     return w;
+}
+
+hd_rnn_bytes hd_rnn_plan_bytes(const struct cudnnRNNStruct *r, int T, int B, int inference)
+{
+    size_t es = hd_rnn_compute_size(r);
+    hd_rnn_bytes n;
+    n.weight = hd_rnn_weight_bytes(r);
+    n.work = hd_rnn_work_layout(r, r->input_size, T, B, inference).total * es;
+    n.reserve = inference ? 0 : hd_rnn_reserve_layout(r, T, B).total * es;
+    return n;
 }

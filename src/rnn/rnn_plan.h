@@ -29,6 +29,9 @@ size_t hd_rnn_pl_elems(const struct cudnnRNNStruct *r, int input_size, int layer
 /* Total elements of the weight space; callers check sizes with hd_rnn_size_estimate first. */
 size_t hd_rnn_weight_elems(const struct cudnnRNNStruct *r, int input_size);
 
+/* Bytes of the weight space of a complete view R (elements of R's data type). */
+size_t hd_rnn_weight_bytes(const struct cudnnRNNStruct *r);
+
 /* Locate linLayerID ID of pseudo-layer PL (0 <= id < 2G, or 2G for a projection). */
 hd_rnn_piece hd_rnn_locate(const struct cudnnRNNStruct *r, int input_size, int pl, int id);
 
@@ -68,5 +71,15 @@ typedef struct {
 } hd_rnn_work;
 
 hd_rnn_work hd_rnn_work_layout(const struct cudnnRNNStruct *r, int input_size, int T, int B, int inference);
+
+/* ---- buffer sizes of one call on T x B data of a complete view R ----
+ * What the size queries report and what the compute calls require, from the layouts above:
+ * the weight space (in the data type), the work space (for inference with the activations'
+ * scratch) and the reserve space (0 for inference), in bytes. */
+typedef struct {
+    size_t weight, work, reserve;
+} hd_rnn_bytes;
+
+hd_rnn_bytes hd_rnn_plan_bytes(const struct cudnnRNNStruct *r, int T, int B, int inference);
 
 #endif /* HD_RNN_PLAN_H */
