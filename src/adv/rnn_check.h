@@ -6,7 +6,6 @@
 #ifndef HD_ADV_RNN_CHECK_H
 #define HD_ADV_RNN_CHECK_H
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "core/api.h"

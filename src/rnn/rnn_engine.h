@@ -53,8 +53,8 @@ typedef struct {
 } hd_rnn_bwd_w_args;
 
 /* By data type; FN names the API call for the log.  R must be a complete view of type
- * FLOAT, DOUBLE or HALF.  For HALF the work and reserve spaces hold floats (sized by
- * hd_rnn_compute_size). */
+ * FLOAT, DOUBLE or HALF, the buffers as large as hd_rnn_plan_bytes says (for HALF the work
+ * and reserve spaces hold floats). */
 cudnnStatus_t hd_rnn_forward(const char *fn, const hd_rnn_fwd_args *a);
 cudnnStatus_t hd_rnn_backward_data(const char *fn, const hd_rnn_bwd_data_args *a);
 cudnnStatus_t hd_rnn_backward_weights(const char *fn, const hd_rnn_bwd_w_args *a);
