@@ -1,6 +1,6 @@
 /*
- * adv/attn_check.h -- argument checks and element access shared by the attention entry points
- * of both adv libraries (header-only, as rnn_common.h explains).
+ * adv/attn_check.h -- argument checks shared by the attention entry points of both adv
+ * libraries (header-only: both libraries compile them).
  */
 #ifndef HD_ADV_ATTN_CHECK_H
 #define HD_ADV_ATTN_CHECK_H
@@ -10,8 +10,7 @@
 #include "core/api.h"
 #include "core/check.h"
 #include "core/desc.h"
-#include "adv/attn_common.h"
-#include "adv/half.h"
+#include "attn/attn_problem.h"
 
 #define HD_ATRY(expr) do { cudnnStatus_t st_ = (expr); if (st_ != CUDNN_STATUS_SUCCESS) return st_; } while (0)
 
@@ -26,36 +25,6 @@ static inline cudnnStatus_t hd_attn_check(const char *fn, const struct cudnnAttn
     if ((w > ws ? w : ws) * 8.0 > 1e15)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "the sizes of this attention descriptor overflow any buffer");
     return CUDNN_STATUS_SUCCESS;
-}
-
-/* ---- element access by data type ---- */
-
-static inline double hd_attn_ld(const void *p, cudnnDataType_t dt, size_t i)
-{
-    switch (dt) {
-    case CUDNN_DATA_DOUBLE: return ((const double *)p)[i];
-    case CUDNN_DATA_HALF: return hd_adv_h2f(((const uint16_t *)p)[i]);
-    default: return ((const float *)p)[i];
-    }
-}
-
-static inline void hd_attn_st(void *p, cudnnDataType_t dt, size_t i, double v)
-{
-    switch (dt) {
-    case CUDNN_DATA_DOUBLE: ((double *)p)[i] = v; break;
-    case CUDNN_DATA_HALF: ((uint16_t *)p)[i] = hd_adv_f2h((float)v); break;
-    default: ((float *)p)[i] = (float)v; break;
-    }
-}
-
-/* Strides (in elements) of each axis of packed sequence data, indexed by cudnnSeqDataAxis_t. */
-static inline void hd_attn_seq_strides(const struct cudnnSeqDataStruct *d, size_t s[CUDNN_SEQDATA_DIM_COUNT])
-{
-    size_t acc = 1;
-    for (int i = CUDNN_SEQDATA_DIM_COUNT - 1; i >= 0; i--) {
-        s[d->axes[i]] = acc;
-        acc *= (size_t)d->dims[d->axes[i]];
-    }
 }
 
 static inline cudnnStatus_t hd_attn_check_seq(const char *fn, const struct cudnnSeqDataStruct *d, const char *name,
@@ -82,13 +51,6 @@ static inline cudnnStatus_t hd_attn_same_lens(const char *fn, const int *dev, co
             return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s[%zu] = %d differs from the descriptor's %d", name, i, dev[i],
                            d->seq_len[i]);
     return CUDNN_STATUS_SUCCESS;
-}
-
-/* Reserve space: the attention windows of the last forward / backward-data call (the weight
- * gradient call does not receive them), as int lo[qoMaxSeqLength], hi[qoMaxSeqLength]. */
-static inline size_t hd_attn_reserve_bytes(const struct cudnnAttnStruct *a)
-{
-    return 2 * (size_t)a->qo_max_seq * sizeof(int);
 }
 
 #endif

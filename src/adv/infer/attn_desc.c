@@ -4,7 +4,7 @@
 #include "core/api.h"
 #include "core/check.h"
 #include "core/desc.h"
-#include "adv/attn_common.h"
+#include "attn/attn_problem.h"
 
 cudnnStatus_t HD_IMPL(cudnnCreateAttnDescriptor)(cudnnAttnDescriptor_t *attnDesc)
 {

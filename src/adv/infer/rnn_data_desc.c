@@ -8,7 +8,7 @@
 #include "core/api.h"
 #include "core/check.h"
 #include "core/desc.h"
-#include "adv/rnn_common.h"
+#include "rnn/rnn_problem.h"
 
 cudnnStatus_t HD_IMPL(cudnnCreateRNNDataDescriptor)(cudnnRNNDataDescriptor_t *rnnDataDesc)
 {

@@ -1,6 +1,6 @@
 /*
  * RNN descriptor: create/destroy, the v8 and v6 setters/getters and the legacy field setters
- * (math type, bias mode, clipping, projection, padding mode).  Layout in adv/rnn_common.h;
+ * (math type, bias mode, clipping, projection, padding mode).  Layout in rnn/rnn_problem.h;
  * rules and the v6 <-> v8 read-back table in docs/rnn.md.
  */
 #include <math.h>
@@ -9,7 +9,7 @@
 #include "core/check.h"
 #include "core/desc.h"
 #include "core/handle.h"
-#include "adv/rnn_common.h"
+#include "rnn/rnn_problem.h"
 
 static int valid_dtype_enum(cudnnDataType_t t) { return (unsigned)t <= (unsigned)CUDNN_DATA_INT64; }
 static int rnn_dtype(cudnnDataType_t t) { return t == CUDNN_DATA_FLOAT || t == CUDNN_DATA_DOUBLE || t == CUDNN_DATA_HALF; }

@@ -1,7 +1,7 @@
 /*
  * RNN size queries and weight-space lookups: weight space / params size, work and reserve
  * space sizes, and the pointers + descriptors of each matrix and bias (layout in
- * adv/rnn_common.h and docs/rnn.md).
+ * rnn/rnn_plan.h and docs/rnn.md).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +37,7 @@ cudnnStatus_t HD_IMPL(cudnnGetRNNWeightSpaceSize)(cudnnHandle_t handle, cudnnRNN
     HD_CHECK_PTR(weightSpaceSize);
     TRY(need_input_size(__func__, rnnDesc));
     TRY(check_fits(__func__, rnnDesc, rnnDesc->input_size, 1, 1));
-    *weightSpaceSize = hd_rnn_weight_elems(rnnDesc, rnnDesc->input_size) * hd_dtype_size(rnnDesc->dtype);
+    *weightSpaceSize = hd_rnn_weight_bytes(rnnDesc);
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -64,7 +64,7 @@ cudnnStatus_t HD_IMPL(cudnnGetRNNParamsSize)(cudnnHandle_t handle, const cudnnRN
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "dataType %s differs from xDesc's %s", hd_dtype_name(dataType),
                        hd_dtype_name(xDesc->dtype));
     TRY(check_fits(__func__, &v, v.input_size, 1, 1));
-    *sizeInBytes = hd_rnn_weight_elems(&v, v.input_size) * hd_dtype_size(dataType);
+    *sizeInBytes = hd_rnn_weight_bytes(&v);   /* v's type is dataType */
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -137,7 +137,7 @@ cudnnStatus_t HD_IMPL(cudnnGetRNNWeightParams)(cudnnHandle_t handle, cudnnRNNDes
     if (!mAddr && !bAddr)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "mAddr and bAddr are both NULL");
     size_t es = hd_dtype_size(rnnDesc->dtype);
-    size_t need = hd_rnn_weight_elems(rnnDesc, rnnDesc->input_size) * es;
+    size_t need = hd_rnn_weight_bytes(rnnDesc);
     if (weightSpaceSize < need)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "weightSpaceSize %zu is below the %zu bytes this RNN needs",
                        weightSpaceSize, need);
@@ -225,13 +225,11 @@ cudnnStatus_t HD_IMPL(cudnnGetRNNTempSpaceSizes)(cudnnHandle_t handle, cudnnRNND
     if (!workSpaceSize && !reserveSpaceSize)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "workSpaceSize and reserveSpaceSize are both NULL");
     TRY(check_fits(__func__, rnnDesc, rnnDesc->input_size, xDesc->max_seq, xDesc->batch));
-    size_t es = hd_rnn_compute_size(rnnDesc);
-    int inf = fMode == CUDNN_FWD_MODE_INFERENCE;
-    hd_rnn_work wk = hd_rnn_work_layout(rnnDesc, rnnDesc->input_size, xDesc->max_seq, xDesc->batch, inf);
+    hd_rnn_bytes n = hd_rnn_plan_bytes(rnnDesc, xDesc->max_seq, xDesc->batch, fMode == CUDNN_FWD_MODE_INFERENCE);
     if (workSpaceSize)
-        *workSpaceSize = wk.total * es;
+        *workSpaceSize = n.work;
     if (reserveSpaceSize)
-        *reserveSpaceSize = inf ? 0 : hd_rnn_reserve_layout(rnnDesc, xDesc->max_seq, xDesc->batch).total * es;
+        *reserveSpaceSize = n.reserve;
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -252,11 +250,10 @@ static cudnnStatus_t legacy_sizes(const char *fn, cudnnHandle_t handle, const st
     memset(&v, 0, sizeof v);
     TRY(hd_rnn_legacy_view(fn, r, xd.vec, xd.dtype, &v));
     TRY(check_fits(fn, &v, v.input_size, xd.max_seq, xd.batch));
-    size_t es = hd_rnn_compute_size(&v);
     /* The legacy API has one workspace for inference and training: size it for inference
      * (the larger, since it also holds the activations). */
-    *out = (reserve ? hd_rnn_reserve_layout(&v, xd.max_seq, xd.batch).total
-                    : hd_rnn_work_layout(&v, v.input_size, xd.max_seq, xd.batch, 1).total) * es;
+    *out = reserve ? hd_rnn_plan_bytes(&v, xd.max_seq, xd.batch, 0).reserve
+                   : hd_rnn_plan_bytes(&v, xd.max_seq, xd.batch, 1).work;
     return CUDNN_STATUS_SUCCESS;
 }
 

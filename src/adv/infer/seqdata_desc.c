@@ -8,7 +8,7 @@
 #include "core/api.h"
 #include "core/check.h"
 #include "core/desc.h"
-#include "adv/attn_common.h"
+#include "attn/attn_problem.h"
 
 cudnnStatus_t HD_IMPL(cudnnCreateSeqDataDescriptor)(cudnnSeqDataDescriptor_t *seqDataDesc)
 {

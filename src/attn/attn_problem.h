@@ -1,9 +1,11 @@
 /*
- * adv/attn_common.h -- sequence-data and multi-head attention descriptors, shared by
- * libcudnn_adv_infer (descriptors, forward) and libcudnn_adv_train (backward).
+ * attn/attn_problem.h -- the multi-head attention problem: the layouts of
+ * cudnnSeqDataDescriptor_t and cudnnAttnDescriptor_t (set in adv_infer, read by the engine
+ * and both adv libraries), and where the weights, the work space and the reserve space of
+ * one attention descriptor live.
  */
-#ifndef HD_ADV_ATTN_COMMON_H
-#define HD_ADV_ATTN_COMMON_H
+#ifndef HD_ATTN_PROBLEM_H
+#define HD_ATTN_PROBLEM_H
 
 #include <stddef.h>
 
@@ -47,31 +49,16 @@ typedef struct {
     size_t total;               /* elements */
 } hd_attn_layout;
 
-static inline hd_attn_layout hd_attn_layout_of(const struct cudnnAttnStruct *a)
-{
-    hd_attn_layout L;
-    int H = a->n_heads, bias = (a->mode & CUDNN_ATTN_ENABLE_PROJ_BIASES) != 0;
-    L.dq = a->q_proj ? a->q_proj : a->q_size;
-    L.dk = a->k_proj ? a->k_proj : a->k_size;
-    L.dv = a->v_proj ? a->v_proj : a->v_size;
-    L.dout = a->o_proj ? a->o_proj : H * L.dv;
-    int proj[4] = { a->q_proj, a->k_proj, a->v_proj, a->o_proj };
-    int in[4] = { a->q_size, a->k_size, a->v_size, L.dv };
-    size_t n = 0;
-    for (int k = 0; k < 4; k++) {
-        L.rows[k] = proj[k]; L.cols[k] = proj[k] ? in[k] : 0; L.heads[k] = proj[k] ? H : 0;
-        L.off[k] = n;
-        n += (size_t)L.heads[k] * (size_t)L.rows[k] * (size_t)L.cols[k];
-    }
-    for (int k = 0; k < 4; k++) {
-        int has = bias && proj[k];
-        L.rows[4 + k] = has ? proj[k] : 0; L.cols[4 + k] = has ? 1 : 0;
-        L.heads[4 + k] = has ? (k == 3 ? 1 : H) : 0;
-        L.off[4 + k] = n;
-        n += (size_t)L.heads[4 + k] * (size_t)L.rows[4 + k];
-    }
-    L.total = n;
-    return L;
-}
+hd_attn_layout hd_attn_layout_of(const struct cudnnAttnStruct *a);
 
-#endif
+/* Strides (in elements) of each axis of packed sequence data, indexed by cudnnSeqDataAxis_t. */
+void hd_attn_seq_strides(const struct cudnnSeqDataStruct *d, size_t s[CUDNN_SEQDATA_DIM_COUNT]);
+
+/* Work space of the forward pass, in bytes, for key sequences of up to KV_LEN steps. */
+size_t hd_attn_work_bytes(const struct cudnnAttnStruct *a, const hd_attn_layout *L, int kv_len);
+
+/* Reserve space: the attention windows of the last forward / backward-data call (the weight
+ * gradient call does not receive them), as int lo[qoMaxSeqLength], hi[qoMaxSeqLength]. */
+size_t hd_attn_reserve_bytes(const struct cudnnAttnStruct *a);
+
+#endif /* HD_ATTN_PROBLEM_H */

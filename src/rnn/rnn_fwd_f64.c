@@ -1,11 +1,11 @@
-/* RNN forward pass, double compute (the kernel is adv/rnn_fwd.inc). */
+/* RNN forward pass, double compute (the kernel is rnn_fwd.inc). */
 #include "core/api.h"
 #include "kernels/gemm.h"
-#include "adv/rnn_exec.h"
+#include "rnn/rnn_engine.h"
 
 #define REAL double
 #define GEMM hd_dgemm
 #define EXP exp
 #define TANH tanh
 #define FN(n) n##_f64
-#include "adv/rnn_fwd.inc"
+#include "rnn/rnn_fwd.inc"

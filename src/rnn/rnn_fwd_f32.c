@@ -1,11 +1,11 @@
-/* RNN forward pass, float compute (the kernel is adv/rnn_fwd.inc). */
+/* RNN forward pass, float compute (the kernel is rnn_fwd.inc). */
 #include "core/api.h"
 #include "kernels/gemm.h"
-#include "adv/rnn_exec.h"
+#include "rnn/rnn_engine.h"
 
 #define REAL float
 #define GEMM hd_sgemm
 #define EXP expf
 #define TANH tanhf
 #define FN(n) n##_f32
-#include "adv/rnn_fwd.inc"
+#include "rnn/rnn_fwd.inc"
