@@ -1,7 +1,7 @@
 /* The batch-normalization engine (see bn_engine.h). */
 #include "norm/bn_engine.h"
-#include "kernels/bn/bn-kernels.h"
-#include "kernels/eltwise/eltwise.h"
+#include "kernels/bn/bn-ukernels.h"
+#include "kernels/eltwise/eltwise-ukernels.h"
 #include "core/parallel.h"
 #include "core/tensor.h"
 

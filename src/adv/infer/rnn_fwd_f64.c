@@ -1,6 +1,6 @@
 /* RNN forward pass, double compute (the kernel is adv/rnn_fwd.inc). */
 #include "core/api.h"
-#include "kernels/gemm.h"
+#include "kernels/gemm/gemm.h"
 #include "adv/rnn_exec.h"
 
 #define REAL double

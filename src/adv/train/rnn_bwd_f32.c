@@ -1,6 +1,6 @@
 /* RNN backward data and weights, float compute (the kernels are adv/rnn_bwd.inc). */
 #include "core/api.h"
-#include "kernels/gemm.h"
+#include "kernels/gemm/gemm.h"
 #include "adv/rnn_exec.h"
 
 #define REAL float

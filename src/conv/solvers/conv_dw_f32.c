@@ -39,7 +39,7 @@
 #include "core/cpu.h"
 #include "core/parallel.h"
 #include "conv/conv_internal.h"
-#include "kernels/conv/dwconv.h"
+#include "kernels/dwconv/dwconv-ukernels.h"
 
 #include <immintrin.h>
 #include <string.h>
@@ -54,24 +54,6 @@
 #define BLK_NCHW_MAXW 40              /* NCHW: result rows wider than this stay plane work */
 #define EROW_MAX_CHUNKS 16            /* in place with the edge-row kernel: rows of at most 16 chunks */
 #define DW_STREAM_BYTES ((int64_t)64 << 20) /* source and result beyond this: streaming stores (ctx_init) */
-
-hd_dw_kernels hd_f32_dw_select(int isa)
-{
-    hd_dw_kernels k = {hd_f32_dw_row__scalar, hd_f32_dw_wrow__scalar, hd_f32_dw_brow__scalar,
-                       hd_f32_dw_bwrow__scalar, NULL, NULL, hd_f32_dw_gather__scalar, hd_f32_dw_scatter__scalar};
-    if (isa >= HD_ISA_AVX512) {
-        hd_dw_kernels v = {hd_f32_dw_row__avx512, hd_f32_dw_wrow__avx512, hd_f32_dw_brow__avx512,
-                           hd_f32_dw_bwrow__avx512, hd_f32_dw_erow__avx512, hd_f32_dw_ewrow__avx512,
-                           hd_f32_dw_gather__avx512,
-                           hd_f32_dw_scatter__avx512};
-        k = v;
-    } else if (isa >= HD_ISA_AVX2) {
-        hd_dw_kernels v = {hd_f32_dw_row__avx2, hd_f32_dw_wrow__avx2, hd_f32_dw_brow__avx2,
-                           hd_f32_dw_bwrow__avx2, NULL, NULL, hd_f32_dw_gather__avx2, hd_f32_dw_scatter__scalar};
-        k = v;
-    }
-    return k;
-}
 
 enum { DIR_FWD, DIR_BWDD, DIR_BWDF };
 

@@ -40,9 +40,9 @@
 
 #include "core/parallel.h"
 #include "conv/solvers/conv_fwd_dot.h"
-#include "kernels/conv/conv_fwd_gather.h"
+#include "kernels/conv/im2col-ukernels.h"
 #include "conv/conv_internal.h"
-#include "kernels/conv/igemm-ukernels.h"
+#include "kernels/igemm/igemm-ukernels.h"
 #include "kernels/gemm/gemm-ukernels.h"
 
 #include <stdint.h>
@@ -430,7 +430,7 @@ static inline void pos_advance(const hd_conv_problem *p, poscur *u, int64_t cnt)
     }
 }
 
-/* Plain C versions of the panel copies (conv_fwd_gather.h). */
+/* Plain C versions of the panel copies (im2col-ukernels.h). */
 static void cols_c(float *dst, int64_t ld, int64_t T, const float *const *src, int64_t cnt)
 {
     for (int64_t i = 0; i < T; i++) {
@@ -1126,8 +1126,8 @@ void hd_conv_fast_exec_fwd(const hd_conv_problem *p, const hd_conv_args *a)
     c.slots = (float *)((char *)a->ws + W.off[1]);
     c.cbuf = fw_cbuf(p, &c.L, a->epi.fused);
     int v512 = hd_cpu_isa() >= HD_ISA_AVX512;
-    c.mrun = v512 ? hd_conv_gather_mrun__avx512 : mrun_c;
-    c.cols = v512 ? hd_conv_gather_cols__avx512 : cols_c;
+    c.mrun = v512 ? hd_f32_im2col_ukernel_mrun__avx512 : mrun_c;
+    c.cols = v512 ? hd_f32_im2col_ukernel_cols__avx512 : cols_c;
     c.ik = hd_igemm_kernel_for(hd_cpu_isa())->fn;
     c.ik_stream = hd_igemm_kernel_for(hd_cpu_isa())->fn_stream;
     c.ik_strided = hd_igemm_kernel_for(hd_cpu_isa())->fn_strided;

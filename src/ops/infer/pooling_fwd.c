@@ -23,8 +23,7 @@
 #include "core/handle.h"
 #include "core/parallel.h"
 #include "core/tensor.h"
-#include "kernels/pool/maxpool.h"
-#include "kernels/pool/pool_row.h"
+#include "kernels/pool/pool-ukernels.h"
 #include "ops/infer/elem.h"
 #include "ops/infer/pooling.h"
 
