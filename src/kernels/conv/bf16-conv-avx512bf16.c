@@ -1,6 +1,6 @@
 /*
- * BFLOAT16 micro-kernel and store with AVX512_BF16 (conv/solvers/conv_lowp.h).  Called only
- * when hd_cpu_isa() >= AVX512 and the CPU has AVX512_BF16.
+ * kernels/conv/bf16-conv-avx512bf16.c -- the BFLOAT16 micro-kernel with AVX512_BF16
+ * (lowp-ukernels.h).  Called only when the ISA is AVX512 and the CPU has AVX512_BF16.
  *
  * vdpbf16ps adds to each fp32 lane the two products of a pair of bf16 values (products of
  * bf16 numbers are exact in fp32; each addition rounds to nearest even, subnormal inputs

@@ -1,5 +1,5 @@
 /* kernels/conv/f32-bwdf-avx2.c -- the strided run copies of the micro-kernel backward
- * filter (conv_bwdf.h) with AVX2 masked moves, 8 floats at a time, and the store of the sums
+ * filter (bwdf-ukernels.h) with AVX2 masked moves, 8 floats at a time, and the store of the sums
  * into dW by 8 x 8 register transposes. */
 #include <immintrin.h>
 

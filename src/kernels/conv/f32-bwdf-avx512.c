@@ -1,5 +1,5 @@
 /* kernels/conv/f32-bwdf-avx512.c -- the strided run copies of the micro-kernel backward
- * filter (conv_bwdf.h) with masked AVX-512 loads and stores: one instruction pair per run of
+ * filter (bwdf-ukernels.h) with masked AVX-512 loads and stores: one instruction pair per run of
  * up to 16 floats; its register transposes (panels, and the store of the sums into dW). */
 #include <immintrin.h>
 
