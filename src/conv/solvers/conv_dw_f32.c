@@ -1,7 +1,7 @@
 /*
  * Depthwise convolution in fp32 (conv/solvers/conv_dw.h): G == C == K, one channel per group,
  * so every channel is an independent 2-d correlation and there is nothing to multiply as a
- * matrix.  The solvers cut the work into tasks and call the micro-kernels of dwconv.h.
+ * matrix.  The solvers cut the work into tasks and call the micro-kernels of dwconv-ukernels.h.
  *
  * Forward and backward data are one computation, "result row o = sum over filter rows r and
  * taps s of w'[r][s] * source(o, r, s)", described per axis by dw_axis: the source element of

@@ -72,7 +72,7 @@ void hd_f32_im2col_ukernel_mrun__avx512(float *d, const float *src, int64_t step
 }
 
 /* 16 channels at a time: T rows (positions) of 16 loaded, transposed in registers, and
- * stored as 16 k-steps of T values (about 4x fewer cycles than a 14-lane gather per step). */
+ * stored as 16 k-steps of T values (far fewer cycles than a 14-lane gather per step). */
 void hd_f32_im2col_ukernel_cols__avx512(float *dst, int64_t ld, int64_t T, const float *const *src, int64_t cnt)
 {
     const __mmask16 st = (__mmask16)((1u << T) - 1u);

@@ -6,7 +6,7 @@
  * two halves are independent chains, so the kernel runs them one after the other over the
  * segments: only one half of the tile's sums is live at a time, and 3 x 3 fits the 16
  * registers (9 sums, 3 w vectors, one x vector; 6 loads per 9 FMAs) where both halves at
- * once allowed 2 x 2 (4 loads per 4 FMAs, 20% slower on res5 3x3 at batch 1).
+ * once allowed only 2 x 2 (4 loads per 4 FMAs: bound by the loads).
  */
 #include <immintrin.h>
 #include <stdint.h>

@@ -3,9 +3,8 @@
  *
  * 25 accumulators, 5 w vectors and one x vector: 31 of the 32 registers.  Per 16 steps it
  * loads 10 vectors for 25 fused multiply-adds, so the two FMA ports, not the loads, set the
- * pace: 80-84% of the FMA peak with the rows in L1 (measured on this project's Xeon guest),
- * about what the packed 14x32 kernel reaches.  5 x 5 rather than 4 x 6 (as fast) or 3 x 7
- * (slower): the 7x7 layers' 49 positions fill 50 rows.
+ * pace, as in the packed 14x32 kernel.  5 x 5 rather than 4 x 6 (the same load ratio) or
+ * 3 x 7 (more loads per FMA): the 7x7 layers' 49 positions fill 50 rows.
  */
 #include <immintrin.h>
 

@@ -144,7 +144,7 @@ typedef struct {
  * dst + b*dbs, dst[b*dbs + 16*i + c%16] = src[c*cstr + i*pstr]; lanes past nc are set to 0.
  * Channels contiguous: pixel by pixel, all blocks (the source is read in order).  Pixels
  * contiguous: 16x16 transposes, whose loads may read past a row (not past end, the end of
- * the source tensor): masked loads measured several times slower when they miss the cache. */
+ * the source tensor): masked loads that miss the cache are far slower. */
 typedef void (*hd_dw_gather_fn)(float *dst, int64_t dbs, const float *src, size_t n, int64_t cstr, int64_t pstr,
                                 size_t nc, const float *end);
 

@@ -1,6 +1,7 @@
 /* Depthwise convolution micro-kernels, AVX2 + FMA: 8 output positions (plane kernels) or 8
- * channels (blocked kernels: two halves of a 16-channel block) per vector, masked tails (see dwconv.h).  Same loop structure as
- * the AVX-512 variant, with constant-width templates for 3x3 and 5x5 at strides 1 and 2. */
+ * channels (blocked kernels: two halves of a 16-channel block) per vector, masked tails (see
+ * dwconv-ukernels.h).  Same loop structure as the AVX-512 variant, with constant-width
+ * templates for 3x3 and 5x5 at strides 1 and 2. */
 #include <immintrin.h>
 #include "kernels/dwconv/dwconv-ukernels.h"
 

@@ -1,5 +1,5 @@
 /* Depthwise convolution micro-kernels, AVX-512: 16 output positions (plane kernels) or 16
- * channels (blocked kernels) per vector (see dwconv.h).  The templates below are
+ * channels (blocked kernels) per vector (see dwconv-ukernels.h).  The templates below are
  * always inlined with constant filter widths and strides, so the 3x3 and 5x5, stride 1 and 2
  * cases get their own unrolled loops; stride-2 rows are de-interleaved with a two-source
  * permute, larger strides gathered. */

@@ -1,4 +1,4 @@
-/* Depthwise convolution micro-kernels, scalar reference (see dwconv.h).  The vector variants
+/* Depthwise convolution micro-kernels, scalar reference (see dwconv-ukernels.h).  The vector variants
  * are tested against these. */
 #include "kernels/dwconv/dwconv-ukernels.h"
 

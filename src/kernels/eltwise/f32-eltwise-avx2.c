@@ -1,4 +1,4 @@
-/* kernels/eltwise/f32-eltwise-avx2.c -- eltwise.h with 8-wide AVX2 vectors; tails scalar. */
+/* kernels/eltwise/f32-eltwise-avx2.c -- eltwise-ukernels.h with 8-wide AVX2 vectors; tails scalar. */
 #include "kernels/eltwise/eltwise-ukernels.h"
 
 #include <immintrin.h>

@@ -1,4 +1,4 @@
-/* kernels/eltwise/f32-eltwise-avx512.c -- eltwise.h with 16-wide AVX-512 vectors; tails scalar. */
+/* kernels/eltwise/f32-eltwise-avx512.c -- eltwise-ukernels.h with 16-wide AVX-512 vectors; tails scalar. */
 #include "kernels/eltwise/eltwise-ukernels.h"
 
 #include <immintrin.h>

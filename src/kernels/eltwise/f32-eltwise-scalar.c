@@ -1,4 +1,4 @@
-/* kernels/eltwise/f32-eltwise-scalar.c -- portable reference versions of eltwise.h. */
+/* kernels/eltwise/f32-eltwise-scalar.c -- portable reference versions of eltwise-ukernels.h. */
 #include "kernels/eltwise/eltwise-ukernels.h"
 
 static void relu(size_t n, const float *x, float *y, float alpha, float beta)

@@ -1,14 +1,14 @@
 /*
- * f32-igemm-14x32-avx512.c -- indirect micro-kernel for AVX-512 (contract in
+ * kernels/igemm/f32-igemm-14x32-avx512.c -- indirect micro-kernel for AVX-512 (contract in
  * igemm-ukernels.h): the 14 x 32 tile of the packed kernel (28 accumulators), A broadcast
  * straight from 14 row pointers per segment -- rows of an NHWC-like x, or filter rows.
  *
- * Measured on Zen 5 with A in L1: the same speed as the packed kernel (the row pointers
- * that do not fit in registers are reloaded from the stack, a load port has room for them).
- * The _pfa entry is for A rows that come from memory (the filter, read once at batch 1): it
- * prefetches them two cache lines ahead every 16 steps.  A rows from the caches (an NHWC-like
- * x) take the plain entry: there those 14 prefetches per 16 steps cost 5-8% of the k loop
- * (measured on the Xeon host, cache-resident panels).  B as in the packed kernel.
+ * With A in L1 it runs at the packed kernel's pace: the row pointers that do not fit in
+ * registers are reloaded from the stack, and a load port has room for them.  The _pfa entry
+ * is for A rows that come from memory (the filter, read once at batch 1): it prefetches them
+ * two cache lines ahead every 16 steps.  A rows from the caches (an NHWC-like x) take the
+ * plain entry, where those 14 prefetches per 16 steps would only take issue slots from the
+ * k loop.  B as in the packed kernel.
  */
 #include <immintrin.h>
 
@@ -48,8 +48,8 @@ static inline __attribute__((always_inline)) void igemm_step(const int ROWS, con
 /* Zeroes the accumulators and starts fetching C.  A result read back (beta != 0: a buffer or
  * y being accumulated, usually cached) is fetched at once; a fresh one (beta == 0: y's lines,
  * usually not cached) one line every EVERY k steps over the first steps (igemm_c_line), so that
- * its misses do not take every fill buffer at the start of the tile (NHWC conv1 and res2 1x1
- * at batch 16: 4-7% faster).  Returns the number of steps that fetch a line. */
+ * its misses do not take every fill buffer at the start of the tile.  Returns the number of
+ * steps that fetch a line. */
 static inline __attribute__((always_inline)) size_t igemm_start(const int COLS, const size_t EVERY, size_t mr,
                                                                const float *c, size_t ldc, float beta,
                                                                __m512 *acc0, __m512 *acc1)
@@ -127,8 +127,7 @@ void hd_f32_igemm_ukernel_14x32_pfa__avx512(size_t mr, size_t nr, size_t nseg, c
 /* Equally spaced A rows (hd_igemm_sseg): row i of a segment is at a + i * d bytes.  The 14
  * addresses come from five bases (rows 0, 3, 6, 9, 12) and the offsets 0, d and 2d, so no row
  * pointer lives on the stack: where the pointer kernel reloads some of its 14 pointers every
- * step, this one issues only the broadcasts and B's loads (conv1 from NHWC, 7 segments of 21
- * steps: 6% faster on cache-resident data on the Xeon host).  Same steps, same bits. */
+ * step, this one issues only the broadcasts and B's loads.  Same steps, same bits. */
 static inline __attribute__((always_inline)) const float *srow(const char *base, ptrdiff_t off)
 {
     return (const float *)(const void *)(base + off);
@@ -159,9 +158,8 @@ static inline __attribute__((always_inline)) void igemm_srows(const int ROWS, co
                                                               const float *restrict b, size_t b_stride,
                                                               float *restrict c, size_t ldc, float alpha, float beta)
 {
-    /* a fresh C tile's lines one every C_PF_EVERY steps: conv1 from NHWC measured 2-3% faster
-       with the misses spread over 56 steps than over 28 (a prefetch that finds every fill
-       buffer taken stalls the k loop) */
+    /* a fresh C tile's lines one every C_PF_EVERY steps: the misses spread over more steps,
+       since a prefetch that finds every fill buffer taken stalls the k loop */
     __m512 acc0[MR], acc1[MR];
     size_t q = 0, qn = igemm_start(COLS, C_PF_EVERY, mr, c, ldc, beta, acc0, acc1);
     for (size_t s = 0; s < nseg; s++) {

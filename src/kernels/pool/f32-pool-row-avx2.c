@@ -1,4 +1,4 @@
-/* Direct max-pooling row passes, 8 lanes; tails go to the scalar passes (see pool_row.h). */
+/* Direct max-pooling row passes, 8 lanes; tails go to the scalar passes (see pool-ukernels.h). */
 #include <immintrin.h>
 #include "kernels/pool/pool-ukernels.h"
 

@@ -1,4 +1,4 @@
-/* Direct max-pooling row passes, 16 lanes with masked tails (see pool_row.h). */
+/* Direct max-pooling row passes, 16 lanes with masked tails (see pool-ukernels.h). */
 #include <immintrin.h>
 #include "kernels/pool/pool-ukernels.h"
 

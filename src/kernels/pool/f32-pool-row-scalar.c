@@ -1,4 +1,4 @@
-/* Direct max-pooling row passes, portable reference (see pool_row.h). */
+/* Direct max-pooling row passes, portable reference (see pool-ukernels.h). */
 #include "kernels/pool/pool-ukernels.h"
 
 #include <math.h>

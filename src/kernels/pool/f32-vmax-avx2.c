@@ -1,4 +1,4 @@
-/* Running maximum, 8 lanes (see maxpool.h).  max_ps(x, acc) returns acc when x is NaN or
+/* Running maximum, 8 lanes (see pool-ukernels.h).  max_ps(x, acc) returns acc when x is NaN or
  * equal to acc, which is exactly the scalar "replace only if greater" rule. */
 #include <immintrin.h>
 #include "kernels/pool/pool-ukernels.h"

@@ -1,4 +1,4 @@
-/* Running maximum, 16 lanes with a masked tail (see maxpool.h). */
+/* Running maximum, 16 lanes with a masked tail (see pool-ukernels.h). */
 #include <immintrin.h>
 #include "kernels/pool/pool-ukernels.h"
 

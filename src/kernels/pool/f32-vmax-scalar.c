@@ -1,4 +1,4 @@
-/* Running maximum, portable reference (see maxpool.h). */
+/* Running maximum, portable reference (see pool-ukernels.h). */
 #include "kernels/pool/pool-ukernels.h"
 
 void hd_f32_vmax_ukernel__scalar(float *acc, const float *x, size_t n, int propagate)

@@ -7,8 +7,8 @@
 #include "core/parallel.h"
 
 /* Work is cut into fixed blocks of up to BLOCK_R x BLOCK_C elements (one task each, the
- * same cut for every thread count).  A block reads 16 source rows of 1 KiB (few streams for
- * the hardware prefetchers; more rows per block measured slower) and writes one 64-byte line
+ * same cut for every thread count).  A block reads 16 source rows of 1 KiB (few streams, so
+ * the hardware prefetchers keep up with them all) and writes one 64-byte line
  * of each of its 256 destination rows. */
 #define BLOCK_R 16
 #define BLOCK_C 256
