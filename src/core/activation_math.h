@@ -6,8 +6,8 @@
  * a NaN input to 0 (as max(x, 0) does); with CUDNN_PROPAGATE_NAN they return the NaN.  The
  * smooth modes (SIGMOID, TANH, ELU) propagate NaN either way.
  */
-#ifndef HD_KERNELS_ACTIVATION_MATH_H
-#define HD_KERNELS_ACTIVATION_MATH_H
+#ifndef HD_CORE_ACTIVATION_MATH_H
+#define HD_CORE_ACTIVATION_MATH_H
 
 #include "core/api.h"
 

@@ -3,8 +3,8 @@
  * a 128-bit counter and 64-bit key give four independent 32-bit words, so any element's
  * random number can be computed without the ones before it (parallel and deterministic).
  */
-#ifndef HD_KERNELS_PHILOX_H
-#define HD_KERNELS_PHILOX_H
+#ifndef HD_CORE_PHILOX_H
+#define HD_CORE_PHILOX_H
 
 #include <stdint.h>
 

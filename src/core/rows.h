@@ -12,8 +12,8 @@
  * The generic path of every operation converts a piece to double (hd_load_f64), computes,
  * and converts back (hd_store_f64 / hd_blend_f64); float fast paths use src/kernels/eltwise.
  */
-#ifndef HD_KERNELS_ROWS_H
-#define HD_KERNELS_ROWS_H
+#ifndef HD_CORE_ROWS_H
+#define HD_CORE_ROWS_H
 
 #include "core/api.h"
 #include "core/desc.h"

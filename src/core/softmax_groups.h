@@ -5,8 +5,8 @@
  * has N groups of C*S elements; CHANNEL mode has N*S groups of C elements.  Element j of
  * group g lives at hd_sm_group_off(g) + hd_sm_elem_off(j) (in elements).
  */
-#ifndef HD_KERNELS_SOFTMAX_GROUPS_H
-#define HD_KERNELS_SOFTMAX_GROUPS_H
+#ifndef HD_CORE_SOFTMAX_GROUPS_H
+#define HD_CORE_SOFTMAX_GROUPS_H
 
 #include "core/api.h"
 #include "core/desc.h"

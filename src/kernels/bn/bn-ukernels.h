@@ -8,8 +8,8 @@
  * x + r*C) accumulate each channel in row order, so every variant gives bitwise the scalar
  * result.  beta == 0 means the output is not read.
  */
-#ifndef HD_KERNELS_BN_KERNELS_H
-#define HD_KERNELS_BN_KERNELS_H
+#ifndef HD_KERNELS_BN_BN_UKERNELS_H
+#define HD_KERNELS_BN_BN_UKERNELS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -3,8 +3,8 @@
  * from x (conv_fast_fwd_f32.c), in plain C and AVX-512.  Pure copies: every version gives
  * the same bits.
  */
-#ifndef HD_KERNELS_CONV_FWD_GATHER_H
-#define HD_KERNELS_CONV_FWD_GATHER_H
+#ifndef HD_KERNELS_CONV_IM2COL_UKERNELS_H
+#define HD_KERNELS_CONV_IM2COL_UKERNELS_H
 
 #include <stdint.h>
 

@@ -21,8 +21,8 @@
  * segment boundaries never changes a bit, and the AVX2 kernel (two 8-lane halves) gives the
  * AVX-512 kernel's bits.  hd_f32_dot_fold then sums the 16 lanes in one fixed tree.
  */
-#ifndef HD_KERNELS_CONV_DOT_UKERNELS_H
-#define HD_KERNELS_CONV_DOT_UKERNELS_H
+#ifndef HD_KERNELS_DOT_DOT_UKERNELS_H
+#define HD_KERNELS_DOT_DOT_UKERNELS_H
 
 #include <stddef.h>
 

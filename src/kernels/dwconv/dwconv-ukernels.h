@@ -17,8 +17,8 @@
  * blocked rows.  Every variant sums in a fixed order, so a result depends on the problem and
  * the ISA only, never on threads.
  */
-#ifndef HD_KERNELS_CONV_DWCONV_H
-#define HD_KERNELS_CONV_DWCONV_H
+#ifndef HD_KERNELS_DWCONV_DWCONV_UKERNELS_H
+#define HD_KERNELS_DWCONV_DWCONV_UKERNELS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -7,8 +7,8 @@
  * handle's ISA and tests force each one through HOSTDNN_MAX_ISA.  The scalar table is the
  * reference the vector ones are tested against.
  */
-#ifndef HD_KERNELS_ELTWISE_H
-#define HD_KERNELS_ELTWISE_H
+#ifndef HD_KERNELS_ELTWISE_ELTWISE_UKERNELS_H
+#define HD_KERNELS_ELTWISE_ELTWISE_UKERNELS_H
 
 #include <stddef.h>
 

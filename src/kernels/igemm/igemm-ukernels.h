@@ -22,8 +22,8 @@
  * rounded sum (scalar).  So an indirect call and a packed call over the same reduction give
  * the same bits, and the AVX2 and AVX-512 kernels agree with each other.
  */
-#ifndef HD_KERNELS_CONV_IGEMM_UKERNELS_H
-#define HD_KERNELS_CONV_IGEMM_UKERNELS_H
+#ifndef HD_KERNELS_IGEMM_IGEMM_UKERNELS_H
+#define HD_KERNELS_IGEMM_IGEMM_UKERNELS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -17,8 +17,8 @@
  * The horizontal pass may read col[] up to HD_POOL_ROW_SLACK floats past col[(ow-1)*sw + kw - 1]
  * (whole-vector loads whose extra lanes are dropped); the caller allocates them.
  */
-#ifndef HD_KERNELS_POOL_ROW_H
-#define HD_KERNELS_POOL_ROW_H
+#ifndef HD_KERNELS_POOL_POOL_UKERNELS_H
+#define HD_KERNELS_POOL_POOL_UKERNELS_H
 
 #include <stddef.h>
 

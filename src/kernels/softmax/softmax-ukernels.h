@@ -6,8 +6,8 @@
  * The vector versions use their own exp/log polynomials (about 2 ulp), so they are tested
  * against the float64 reference rather than bit-for-bit against the scalar one.
  */
-#ifndef HD_KERNELS_SOFTMAX_H
-#define HD_KERNELS_SOFTMAX_H
+#ifndef HD_KERNELS_SOFTMAX_SOFTMAX_UKERNELS_H
+#define HD_KERNELS_SOFTMAX_SOFTMAX_UKERNELS_H
 
 #include <stddef.h>
 

@@ -4,8 +4,8 @@
  * forward column gather, the Winograd filter loads).  A pure permutation: every user gets the
  * same bits whichever copy it once had.  Include only from files compiled for AVX-512.
  */
-#ifndef HD_F32_TR16_AVX512_H
-#define HD_F32_TR16_AVX512_H
+#ifndef HD_KERNELS_TRANSPOSE_F32_TRANSPOSE_16X16_AVX512_H
+#define HD_KERNELS_TRANSPOSE_F32_TRANSPOSE_16X16_AVX512_H
 
 #include <immintrin.h>
 

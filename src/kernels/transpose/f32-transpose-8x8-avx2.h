@@ -3,8 +3,8 @@
  * kernels that need one (the tiled transpose, the backward-filter store).  Include only from
  * files compiled for AVX2.
  */
-#ifndef HD_F32_TR8_AVX2_H
-#define HD_F32_TR8_AVX2_H
+#ifndef HD_KERNELS_TRANSPOSE_F32_TRANSPOSE_8X8_AVX2_H
+#define HD_KERNELS_TRANSPOSE_F32_TRANSPOSE_8X8_AVX2_H
 
 #include <immintrin.h>
 

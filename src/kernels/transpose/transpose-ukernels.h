@@ -4,8 +4,8 @@
  * beta * out[j][i], in being ROWS x COLS and out COLS x ROWS, both packed.  out is not
  * read when beta == 0.  Work is cut into fixed tiles (deterministic: no reductions).
  */
-#ifndef HD_KERNELS_TRANSPOSE_H
-#define HD_KERNELS_TRANSPOSE_H
+#ifndef HD_KERNELS_TRANSPOSE_TRANSPOSE_UKERNELS_H
+#define HD_KERNELS_TRANSPOSE_TRANSPOSE_UKERNELS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -4,8 +4,8 @@
  * computes one tile (or filter) per lane with the same operations in the same order as the
  * scalar one (wino4-transform.inc), so all give bitwise the same values.
  */
-#ifndef HD_KERNELS_CONV_WINO4_KERNELS_H
-#define HD_KERNELS_CONV_WINO4_KERNELS_H
+#ifndef HD_KERNELS_WINO4_WINO4_UKERNELS_H
+#define HD_KERNELS_WINO4_WINO4_UKERNELS_H
 
 #include <stddef.h>
 #include <stdint.h>
