@@ -27,4 +27,13 @@ const hd_cpu_info *hd_cpu(void);
 static inline hd_isa_t hd_cpu_isa(void) { return hd_cpu()->isa; }
 const char *hd_isa_name(hd_isa_t isa);
 
+/* ISA (an hd_isa_t, e.g. a handle's) lowered to what this CPU allows: the kernel families'
+ * configs (src/kernels/<family>/<family>-config.c) choose their variants from this, so a
+ * stale or forced value can never pick instructions the CPU lacks. */
+static inline hd_isa_t hd_isa_cap(int isa)
+{
+    hd_isa_t have = hd_cpu_isa();
+    return isa <= (int)HD_ISA_SCALAR ? HD_ISA_SCALAR : isa >= (int)have ? have : (hd_isa_t)isa;
+}
+
 #endif

@@ -4,13 +4,13 @@
  *
  * cuBLAS matrices are column-major.  A column-major X (r x c, leading dimension ld) is the
  * row-major X^T with row stride ld, so C = op(A) op(B) is computed by the row-major kernel
- * (kernels/gemm.h) as C^T = op(B)^T op(A)^T: operands swapped, each keeping its own 'N'/'T'.
+ * (kernels/gemm/gemm.h) as C^T = op(B)^T op(A)^T: operands swapped, each keeping its own 'N'/'T'.
  * Half, bfloat16 and int8 operands are widened to float (packed) first; a half or bfloat16 C
  * is computed in float and rounded once at the end.  As in BLAS, alpha == 0 or k == 0 means
  * A and B are not read, and beta == 0 means C is not read (it may hold NaN).
  */
 #include "cublas/blas.h"
-#include "kernels/gemm.h"
+#include "kernels/gemm/gemm.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -4,7 +4,7 @@
  * dx = alpha * (p * g + q * (x - m) + r) + beta * dx.
  */
 #include "norm/bn_internal.h"
-#include "kernels/eltwise/eltwise.h"
+#include "kernels/eltwise/eltwise-ukernels.h"
 #include "core/parallel.h"
 
 #include <math.h>

@@ -15,7 +15,7 @@
  * thread count.  Callers validate everything first: the engine never fails.
  *
  * Paths: FLOAT / HALF / BFLOAT16 rows with packed spatial dims run the row kernels of
- * bn-kernels.h (16-bit rows converted to float first); channel-contiguous layouts of these
+ * bn-ukernels.h (16-bit rows converted to float first); channel-contiguous layouts of these
  * types run the column kernels (16-bit blocks converted); everything else runs generic loops
  * in double.
  */

@@ -4,7 +4,7 @@
  * pass y = alpha * act(a * (x - m) + b (+ z)) + beta * y.
  */
 #include "norm/bn_internal.h"
-#include "kernels/eltwise/eltwise.h"
+#include "kernels/eltwise/eltwise-ukernels.h"
 #include "core/parallel.h"
 
 #include <math.h>

@@ -7,7 +7,7 @@
 #define HD_NORM_BN_INTERNAL_H
 
 #include "norm/bn_engine.h"
-#include "kernels/bn/bn-kernels.h"
+#include "kernels/bn/bn-ukernels.h"
 
 /* Pixels per block when channel-contiguous HALF / BFLOAT16 data are converted to float. */
 #define HD_BN_BLK 16

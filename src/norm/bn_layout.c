@@ -4,7 +4,7 @@
  * the chunking of the reductions and the scratch each call needs.
  */
 #include "norm/bn_internal.h"
-#include "kernels/eltwise/eltwise.h"
+#include "kernels/eltwise/eltwise-ukernels.h"
 
 #include <math.h>
 #include <string.h>

@@ -7,7 +7,7 @@
 
 #include "core/api.h"
 #include "core/desc.h"
-#include "kernels/rows.h"
+#include "core/rows.h"
 
 /* FLOAT, DOUBLE, HALF, BFLOAT16: the types every floating-point operation takes. */
 static inline int hd_is_fp_type(cudnnDataType_t t)

@@ -1,6 +1,6 @@
 /* RNN backward data and weights, float compute (the kernels are rnn_bwd.inc). */
 #include "core/api.h"
-#include "kernels/gemm.h"
+#include "kernels/gemm/gemm.h"
 #include "rnn/rnn_engine.h"
 
 #define REAL float

@@ -1,6 +1,6 @@
 /* RNN forward pass, float compute (the kernel is rnn_fwd.inc). */
 #include "core/api.h"
-#include "kernels/gemm.h"
+#include "kernels/gemm/gemm.h"
 #include "rnn/rnn_engine.h"
 
 #define REAL float

@@ -1,5 +1,6 @@
 /*
- * The low-precision forward solvers (src/conv/solvers/conv_lowp.c, src/kernels/conv/conv_lowp_*.c), through the public API:
+ * The low-precision forward solvers (src/conv/solvers/conv_lowp.c, the kernels of
+ * src/kernels/conv/lowp-ukernels.h), through the public API:
  * INT8_CONFIG (int8 y), INT8_EXT_CONFIG (float y) and BFLOAT16 with IMPLICIT_PRECOMP_GEMM,
  * where these solvers come first, against the float64 reference (tests/ref/conv_ref.c).
  *

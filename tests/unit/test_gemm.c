@@ -1,5 +1,5 @@
 /*
- * Whole GEMM (kernels/gemm.h) against the float64 reference (tests/ref/gemm_ref.c), for every
+ * Whole GEMM (kernels/gemm/gemm.h) against the float64 reference (tests/ref/gemm_ref.c), for every
  * kernel family the CPU allows (hd_sgemm_isa / hd_dgemm_isa), float and double: many shapes
  * (remainders of every tile, k below/at/above the k block, chunked m and n), all four
  * transpose combinations, leading dimensions wider than the matrices (padding untouched),
@@ -17,7 +17,7 @@
 
 #include "harness.h"
 #include "core/cpu.h"
-#include "kernels/gemm.h"
+#include "kernels/gemm/gemm.h"
 #include "ref/gemm_ref.h"
 
 #define GUARD 13.5

@@ -1,5 +1,5 @@
 /*
- * The depthwise edge-row micro-kernels (src/kernels/conv/dwconv.h: hd_dw_erow_args and
+ * The depthwise edge-row micro-kernels (src/kernels/dwconv/dwconv-ukernels.h: hd_dw_erow_args and
  * hd_dw_ewrow_args, AVX-512 only), each on its own, against their contracts written out as
  * plain loops with one fmaf per term in the documented order, bit for bit.  Every
  * combination hd_dw_erow_takes accepts (chunks of 7, 8, 14 and 16 results; 3 taps at stride 1
@@ -18,7 +18,7 @@
 
 #include "harness.h"
 #include "core/cpu.h"
-#include "kernels/conv/dwconv.h"
+#include "kernels/dwconv/dwconv-ukernels.h"
 
 static uint32_t rng = 4711u;
 static float rnd(void)

@@ -20,7 +20,7 @@
 
 #include "harness.h"
 #include "core/cpu.h"
-#include "kernels/conv/igemm-ukernels.h"
+#include "kernels/igemm/igemm-ukernels.h"
 #include "kernels/gemm/gemm-ukernels.h"
 
 static uint32_t rng = 4242u;
@@ -310,12 +310,18 @@ int main(void)
         char shape[32];
         snprintf(shape, sizeof shape, "-%zux%zu-", ks[i].mr, ks[i].nr);
         CHECK_MSG(strstr(ks[i].name, shape) != NULL, "%s has shape %s", ks[i].name, shape);
-        const hd_gemm_kernel *P = hd_gemm_kernel_for(sizeof(float), ks[i].isa);
+        size_t ng;
+        const hd_gemm_kernel *G = hd_gemm_kernels(sizeof(float), &ng), *P = &G[0];
+        for (size_t j = 0; j < ng; j++)          /* the packed kernel of the same ISA */
+            if (G[j].isa <= ks[i].isa)
+                P = &G[j];
         CHECK_MSG(P->mr == ks[i].mr && P->nr == ks[i].nr, "%s: the tile of %s", ks[i].name, P->name);
         if (i > 0)
             CHECK(ks[i].isa >= ks[i - 1].isa);
-        CHECK(hd_igemm_kernel_for(ks[i].isa) == &ks[i]);
+        if (ks[i].isa <= hd_cpu_isa())   /* the config never goes above the CPU */
+            CHECK(hd_igemm_kernel_for(ks[i].isa) == &ks[i]);
     }
+    CHECK(hd_igemm_kernel_for(HD_ISA_AVX512)->isa <= hd_cpu_isa());
     for (size_t i = 0; i < n; i++) {
         if (ks[i].isa > hd_cpu_isa()) {
             SKIP("%s (ISA %s not available)", ks[i].name, hd_isa_name(ks[i].isa));

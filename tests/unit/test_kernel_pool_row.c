@@ -1,5 +1,5 @@
 /*
- * The direct max-pooling row kernels (src/kernels/pool/pool_row.h), each against the scalar
+ * The direct max-pooling row kernels (src/kernels/pool/pool-ukernels.h), each against the scalar
  * ones, bit for bit: the vertical pass over 1..5 rows and every length up to 70 (all tails),
  * the horizontal pass for windows 1..7, strides 1..4 (permute and gather paths) and every
  * output count up to 40, both NaN rules; the average passes (sums, divisors) likewise, with NaNs, infinities and signed zeros in the data.
@@ -10,7 +10,7 @@
 #include <string.h>
 #include "harness.h"
 #include "core/cpu.h"
-#include "kernels/pool/pool_row.h"
+#include "kernels/pool/pool-ukernels.h"
 
 static float val(unsigned *s)
 {
@@ -50,7 +50,7 @@ static void vertical(const char *name, hd_f32_pool_vmax_fn fn)
                     x[i] = val(&s);
                 for (size_t i = 0; i < 80; i++)
                     a[i] = b[i] = 1234.5f;        /* past n: must stay */
-                hd_f32_pool_vmax__scalar(a, x, LD, rows, n, prop);
+                hd_f32_pool_ukernel_vmax__scalar(a, x, LD, rows, n, prop);
                 fn(b, x, LD, rows, n, prop);
                 bad += !same_bits(a, b, 80);
             }
@@ -72,7 +72,7 @@ static void horizontal(const char *name, hd_f32_pool_hmax_fn fn)
                         col[i] = i < lc ? val(&s) : NAN;     /* the slack must not leak in */
                     for (size_t i = 0; i < 48; i++)
                         a[i] = b[i] = 1234.5f;
-                    hd_f32_pool_hmax__scalar(a, col, ow, kw, sw, prop);
+                    hd_f32_pool_ukernel_hmax__scalar(a, col, ow, kw, sw, prop);
                     fn(b, col, ow, kw, sw, prop);
                     bad += !same_bits(a, b, 48);
                 }
@@ -98,7 +98,7 @@ static void sums(const char *name, hd_f32_pool_vsum_fn vs, hd_f32_pool_hsum_fn h
                 x[i] = fval(&s) * 1.1f;    /* inexact values: the rounding order shows */
             for (size_t i = 0; i < 80; i++)
                 a[i] = b[i] = 1234.5f;
-            hd_f32_pool_vsum__scalar(a, x, LD, rows, n);
+            hd_f32_pool_ukernel_vsum__scalar(a, x, LD, rows, n);
             vs(b, x, LD, rows, n);
             bad += !same_bits(a, b, 80);
         }
@@ -114,7 +114,7 @@ static void sums(const char *name, hd_f32_pool_vsum_fn vs, hd_f32_pool_hsum_fn h
                 for (size_t i = 0; i < 48; i++)
                     a[i] = b[i] = 1234.5f;
                 float vdiv = (float)(1 + (ow + (size_t)sw) % 3);
-                hd_f32_pool_hsum__scalar(a, col, ow, kw, sw, hdiv, vdiv);
+                hd_f32_pool_ukernel_hsum__scalar(a, col, ow, kw, sw, hdiv, vdiv);
                 hs(b, col, ow, kw, sw, hdiv, vdiv);
                 bad += !same_bits(a, b, 48);
             }
@@ -128,20 +128,20 @@ static void scalar_rule(void)
     SECTION("scalar rule");
     float x[3 * 4] = {1, NAN, -INFINITY, NAN, /**/ 2, NAN, -0.0f, NAN, /**/ 0, 3, 0.0f, NAN};
     float c[4];
-    hd_f32_pool_vmax__scalar(c, x, 4, 3, 4, 0);
+    hd_f32_pool_ukernel_vmax__scalar(c, x, 4, 3, 4, 0);
     CHECK(c[0] == 2 && c[1] == 3 && c[2] == 0 && isinf(c[3]) && c[3] < 0);
     CHECK(signbit(c[2]));                     /* -0 came first among the equal zeros */
-    hd_f32_pool_vmax__scalar(c, x, 4, 3, 4, 1);
+    hd_f32_pool_ukernel_vmax__scalar(c, x, 4, 3, 4, 1);
     CHECK(c[0] == 2 && isnan(c[1]) && c[2] == 0 && isnan(c[3]));
     float col[8] = {1, 5, NAN, 2, -1, 7, 0, 0}, y[3];
-    hd_f32_pool_hmax__scalar(y, col, 3, 3, 2, 0);     /* taps {1,5,NaN} {NaN,2,-1} {-1,7,0} */
+    hd_f32_pool_ukernel_hmax__scalar(y, col, 3, 3, 2, 0);     /* taps {1,5,NaN} {NaN,2,-1} {-1,7,0} */
     CHECK(y[0] == 5 && y[1] == 2 && y[2] == 7);
-    hd_f32_pool_hmax__scalar(y, col, 3, 3, 2, 1);
+    hd_f32_pool_ukernel_hmax__scalar(y, col, 3, 3, 2, 1);
     CHECK(isnan(y[0]) && isnan(y[1]) && y[2] == 7);
     float sx[2 * 3] = {1, 2, 3, 4, 5, 6}, sc[3], div[2] = {2, 1};
-    hd_f32_pool_vsum__scalar(sc, sx, 3, 2, 3);
+    hd_f32_pool_ukernel_vsum__scalar(sc, sx, 3, 2, 3);
     CHECK(sc[0] == 5 && sc[1] == 7 && sc[2] == 9);
-    hd_f32_pool_hsum__scalar(y, sc, 2, 2, 1, div, 3.0f);     /* (5+7)/(3*2), (7+9)/(3*1) */
+    hd_f32_pool_ukernel_hsum__scalar(y, sc, 2, 2, 1, div, 3.0f);     /* (5+7)/(3*2), (7+9)/(3*1) */
     CHECK(y[0] == 2.0f && y[1] == 16.0f / 3.0f);
 }
 
@@ -150,23 +150,23 @@ int main(void)
     int hw = (int)hd_cpu()->hw_isa;
     scalar_rule();
     if (hw >= HD_ISA_AVX2) {
-        vertical("vertical avx2", hd_f32_pool_vmax__avx2);
-        horizontal("horizontal avx2", hd_f32_pool_hmax__avx2);
-        sums("sums avx2", hd_f32_pool_vsum__avx2, hd_f32_pool_hsum__avx2);
+        vertical("vertical avx2", hd_f32_pool_ukernel_vmax__avx2);
+        horizontal("horizontal avx2", hd_f32_pool_ukernel_hmax__avx2);
+        sums("sums avx2", hd_f32_pool_ukernel_vsum__avx2, hd_f32_pool_ukernel_hsum__avx2);
     } else {
         SKIP("the AVX2 row kernels (no AVX2 on this CPU)");
     }
     if (hw >= HD_ISA_AVX512) {
-        vertical("vertical avx512", hd_f32_pool_vmax__avx512);
-        horizontal("horizontal avx512", hd_f32_pool_hmax__avx512);
-        sums("sums avx512", hd_f32_pool_vsum__avx512, hd_f32_pool_hsum__avx512);
+        vertical("vertical avx512", hd_f32_pool_ukernel_vmax__avx512);
+        horizontal("horizontal avx512", hd_f32_pool_ukernel_hmax__avx512);
+        sums("sums avx512", hd_f32_pool_ukernel_vsum__avx512, hd_f32_pool_ukernel_hsum__avx512);
     } else {
         SKIP("the AVX-512 row kernels (no AVX-512 on this CPU)");
     }
     SECTION("dispatch");
-    CHECK(hd_f32_pool_vmax_select(HD_ISA_SCALAR) == hd_f32_pool_vmax__scalar);
-    CHECK(hd_f32_pool_hmax_select(HD_ISA_SCALAR) == hd_f32_pool_hmax__scalar);
+    CHECK(hd_f32_pool_vmax_select(HD_ISA_SCALAR) == hd_f32_pool_ukernel_vmax__scalar);
+    CHECK(hd_f32_pool_hmax_select(HD_ISA_SCALAR) == hd_f32_pool_ukernel_hmax__scalar);
     if ((int)hd_cpu_isa() >= HD_ISA_AVX2)
-        CHECK(hd_f32_pool_hmax_select(HD_ISA_AVX2) == hd_f32_pool_hmax__avx2);
+        CHECK(hd_f32_pool_hmax_select(HD_ISA_AVX2) == hd_f32_pool_ukernel_hmax__avx2);
     return hd_test_finish();
 }

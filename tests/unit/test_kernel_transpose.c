@@ -1,5 +1,5 @@
 /*
- * The float transpose tiles (src/kernels/transpose/transpose.h), each against the scalar
+ * The float transpose tiles (src/kernels/transpose/transpose-ukernels.h), each against the scalar
  * tile, bit for bit: every shape up to 40 x 40 (full and partial register tiles), padded
  * leading dimensions, alpha/beta combinations (alpha 1 with beta 0 is a pure copy that keeps
  * NaN payloads), beta 0 over a NaN-filled destination (with beta != 0 the destination holds
@@ -13,7 +13,7 @@
 #include <string.h>
 #include "harness.h"
 #include "core/cpu.h"
-#include "kernels/transpose/transpose.h"
+#include "kernels/transpose/transpose-ukernels.h"
 
 static float val(unsigned *s)
 {
@@ -56,7 +56,7 @@ static void tiles(const char *name, hd_f32_tile_fn fn, int nt)
                     in[i] = val(&s);
                 for (int i = 0; i < 40 * LDO; i++)
                     a[i] = b[i] = beta == 0.0f ? NAN : (float)(i % 9) - 4.5f;    /* beta 0: never read */
-                hd_f32_tile_scalar(r, c, in, LDI, a, LDO, alpha, beta);
+                hd_f32_transpose_ukernel__scalar(r, c, in, LDI, a, LDO, alpha, beta);
                 fn(r, c, in, LDI, b, LDO, alpha, beta);
                 bad += memcmp(a, b, sizeof(float) * 40 * LDO) != 0;
             }
@@ -101,12 +101,12 @@ int main(void)
 {
     int hw = (int)hd_cpu()->hw_isa;
     if (hw >= HD_ISA_AVX2)
-        tiles("tile avx2", hd_f32_tile_avx2, 0);
+        tiles("tile avx2", hd_f32_transpose_ukernel__avx2, 0);
     else
         SKIP("the AVX2 tile (no AVX2 on this CPU)");
     if (hw >= HD_ISA_AVX512) {
-        tiles("tile avx512", hd_f32_tile_avx512, 0);
-        tiles("tile avx512 streaming", hd_f32_tile_avx512_nt, 1);
+        tiles("tile avx512", hd_f32_transpose_ukernel__avx512, 0);
+        tiles("tile avx512 streaming", hd_f32_transpose_ukernel_nt__avx512, 1);
     } else {
         SKIP("the AVX-512 tiles (no AVX-512 on this CPU)");
     }
@@ -126,6 +126,6 @@ int main(void)
     /* past HD_TRANSPOSE_STREAM_BYTES (streaming stores where the CPU has AVX-512) */
     CHECK(driver_ok(HD_ISA_AVX512, 2, 2, 64, (HD_TRANSPOSE_STREAM_BYTES / 4 / 128) + 40, 1.0f, 0.0f));
     CHECK(driver_ok(HD_ISA_AVX512, 2, 1, 48, (HD_TRANSPOSE_STREAM_BYTES / 4 / 48) + 7, 2.0f, 0.0f));
-    CHECK(hd_f32_tile_select(HD_ISA_SCALAR) == hd_f32_tile_scalar);
+    CHECK(hd_f32_tile_select(HD_ISA_SCALAR) == hd_f32_transpose_ukernel__scalar);
     return hd_test_finish();
 }

@@ -1,5 +1,5 @@
 /*
- * The running-maximum micro-kernels under max pooling (src/kernels/pool/maxpool.h), each
+ * The running-maximum micro-kernels under max pooling (src/kernels/pool/pool-ukernels.h), each
  * against the scalar one, bit for bit: every length up to
  * 70 (all tails), both NaN rules, with NaNs, infinities and signed zeros in the data.
  */
@@ -8,7 +8,7 @@
 #include <string.h>
 #include "harness.h"
 #include "core/cpu.h"
-#include "kernels/pool/maxpool.h"
+#include "kernels/pool/pool-ukernels.h"
 
 static float val(unsigned *s)
 {
@@ -43,11 +43,12 @@ static void compare(const char *name, hd_f32_vmax_fn ref, hd_f32_vmax_fn fn, int
 
 int main(void)
 {
-    compare("vmax avx2", hd_f32_vmax__scalar, hd_cpu()->hw_isa >= HD_ISA_AVX2 ? hd_f32_vmax__avx2 : hd_f32_vmax__scalar, 1);
-    compare("vmax avx512", hd_f32_vmax__scalar,
-            hd_cpu()->hw_isa >= HD_ISA_AVX512 ? hd_f32_vmax__avx512 : hd_f32_vmax__scalar, 1);
+    compare("vmax avx2", hd_f32_vmax_ukernel__scalar,
+            hd_cpu()->hw_isa >= HD_ISA_AVX2 ? hd_f32_vmax_ukernel__avx2 : hd_f32_vmax_ukernel__scalar, 1);
+    compare("vmax avx512", hd_f32_vmax_ukernel__scalar,
+            hd_cpu()->hw_isa >= HD_ISA_AVX512 ? hd_f32_vmax_ukernel__avx512 : hd_f32_vmax_ukernel__scalar, 1);
     /* the dispatcher follows the cap */
     SECTION("dispatch");
-    CHECK(hd_f32_vmax_select(HD_ISA_SCALAR) == hd_f32_vmax__scalar);
+    CHECK(hd_f32_vmax_select(HD_ISA_SCALAR) == hd_f32_vmax_ukernel__scalar);
     return hd_test_finish();
 }

@@ -15,7 +15,7 @@
 
 #include "harness.h"
 #include "core/cpu.h"
-#include "kernels/conv/wino4-kernels.h"
+#include "kernels/wino4/wino4-ukernels.h"
 
 static uint32_t rng = 4242u;
 static float rnd(void)

@@ -16,7 +16,7 @@
 
 #include "bench.h"
 #include "core/memory.h"
-#include "kernels/gemm.h"
+#include "kernels/gemm/gemm.h"
 
 /*
  * Optional comparison (--ref=dnnl): oneDNN's row-major dnnl_sgemm (and dnnl_dgemm where a

@@ -39,10 +39,10 @@
 #include "conv/solvers/conv_bwdd.h"
 
 #include "core/parallel.h"
-#include "kernels/conv/conv_fwd_gather.h"
+#include "kernels/conv/im2col-ukernels.h"
 #include "conv/conv_internal.h"
-#include "kernels/conv/igemm-ukernels.h"
-#include "kernels/gemm.h"
+#include "kernels/igemm/igemm-ukernels.h"
+#include "kernels/gemm/gemm.h"
 #include "kernels/gemm/gemm-ukernels.h"
 
 #include <stdint.h>
@@ -228,7 +228,7 @@ static inline void copy_f(float *d, const float *s, int64_t n)
     }
 }
 
-/* Plain C version of the k-major transpose (conv_fwd_gather.h). */
+/* Plain C version of the k-major transpose (im2col-ukernels.h). */
 static void cols_c(float *dst, int64_t ld, int64_t T, const float *const *src, int64_t cnt)
 {
     for (int64_t i = 0; i < T; i++) {
@@ -739,7 +739,7 @@ void hd_conv_bwdd_1x1_exec(const hd_conv_problem *p, const hd_conv_args *a)
     c.w = a->w;
     c.dx = a->out;
     c.slots = (float *)((char *)a->ws + W.off[0]);
-    c.cols = hd_cpu_isa() >= HD_ISA_AVX512 ? hd_conv_gather_cols__avx512 : cols_c;
+    c.cols = hd_cpu_isa() >= HD_ISA_AVX512 ? hd_f32_im2col_ukernel_cols__avx512 : cols_c;
     c.ik = hd_igemm_kernel_for(hd_cpu_isa())->fn;
     c.iks = hd_igemm_kernel_for(hd_cpu_isa())->fn_strided;
     for (int i = 0; i < SLOTS; i++)

@@ -13,6 +13,7 @@
 #define HD_KERNELS_CONV_BWDF_H
 
 #include "conv/conv_registry.h"
+#include "kernels/conv/bwdf-ukernels.h"
 
 int hd_conv_bwdf_uk_app(const hd_conv_problem *p, const char **reason);
 size_t hd_conv_bwdf_uk_ws(const hd_conv_problem *p);
@@ -26,23 +27,5 @@ int hd_conv_bwdf_km_app(const hd_conv_problem *p, const char **reason);
 size_t hd_conv_bwdf_km_ws(const hd_conv_problem *p);
 void hd_conv_bwdf_km_exec(const hd_conv_problem *p, const hd_conv_args *a);
 
-/* COUNT runs of LEN floats: run o from src + o * sstride to dst + o * dstride (the gathers'
- * inner loop; the ISA versions are chosen at run time). */
-void hd_conv_bwdf_copy_runs_avx512(float *dst, int64_t dstride, const float *src, int64_t sstride, int64_t len,
-                                   int64_t count);
-void hd_conv_bwdf_copy_runs_avx2(float *dst, int64_t dstride, const float *src, int64_t sstride, int64_t len,
-                                 int64_t count);
-
-/* out[j * ldo + i] = in[i * ldi + j] for i < rows, j < cols (16 x 16 register blocks). */
-void hd_conv_bwdf_transpose_avx512(int64_t rows, int64_t cols, const float *in, int64_t ldi, float *out, int64_t ldo);
-
-/* Store of a block of sums into dW: for e < ne and k < nk,
- *     dw[k * ldw + e] = alpha * (rows[e][k] + rows[e][k + plane] + ... (nchunk terms, in order))
- *                       (+ beta * dw[k * ldw + e] unless beta == 0: dw is then not read),
- * the products rounded separately.  ne, nk <= 16 (AVX-512) or 8 (AVX2). */
-void hd_conv_bwdf_store_avx512(const float *const *rows, int64_t ne, int64_t nk, int64_t plane, int64_t nchunk,
-                               float *dw, int64_t ldw, float alpha, float beta);
-void hd_conv_bwdf_store_avx2(const float *const *rows, int64_t ne, int64_t nk, int64_t plane, int64_t nchunk,
-                             float *dw, int64_t ldw, float alpha, float beta);
 
 #endif

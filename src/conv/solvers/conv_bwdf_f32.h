@@ -14,7 +14,7 @@
 #include "core/parallel.h"
 #include "conv/conv_internal.h"
 #include "kernels/gemm/gemm-ukernels.h"
-#include "kernels/transpose/transpose.h"
+#include "kernels/transpose/transpose-ukernels.h"
 
 #include <string.h>
 

@@ -20,13 +20,13 @@ static void km_gather_rows(const bw_ctx *c, int64_t g, int64_t m0, int64_t nr, i
     const int64_t OW = p->out[2], OH = p->out[1], IW = p->in[2], qend = q0 + kcur;
     const int64_t *xs = p->xs;
     const float *xg = c->X.base + g * p->Cg * xs[1];
-    hd_f32_tile_fn tile = c->isa >= HD_ISA_AVX2 ? hd_f32_tile_avx2 : hd_f32_tile_scalar;
+    hd_f32_tile_fn tile = c->isa >= HD_ISA_AVX2 ? hd_f32_transpose_ukernel__avx2 : hd_f32_transpose_ukernel__scalar;
     if (c->L.xdirect) {                                  /* rows of x, image by image */
         for (int64_t q = q0; q < qend;) {
             int64_t img = q / P, pos = q % P, cnt = min64(P - pos, qend - q);
             const float *src = xg + img * xs[0] + m0 * xs[1] + pos;
             if (c->isa >= HD_ISA_AVX512)
-                hd_conv_bwdf_transpose_avx512(nr, cnt, src, xs[1], dst + (q - q0) * NR, NR);
+                hd_f32_bwdf_ukernel_transpose__avx512(nr, cnt, src, xs[1], dst + (q - q0) * NR, NR);
             else
                 tile(nr, cnt, src, xs[1], dst + (q - q0) * NR, NR, 1.0f, 0.0f);
             q += cnt;
@@ -79,7 +79,7 @@ static void km_gather_rows(const bw_ctx *c, int64_t g, int64_t m0, int64_t nr, i
             }
         }
         if (c->isa >= HD_ISA_AVX512)
-            hd_conv_bwdf_transpose_avx512(nr, kcur, T, kcur, dst, NR);
+            hd_f32_bwdf_ukernel_transpose__avx512(nr, kcur, T, kcur, dst, NR);
         else
             tile(nr, kcur, T, kcur, dst, NR, 1.0f, 0.0f);
     }

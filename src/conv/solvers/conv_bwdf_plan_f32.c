@@ -234,8 +234,8 @@ static void exec_bw(const hd_conv_problem *p, const hd_conv_args *a, int kmajor)
     c.hd_bw_slot_floats = hd_bw_slot_floats(&c.L);
     c.a = a;
     c.fuse_store = c.L.nchunk == 1;
-    c.copy = hd_cpu_isa() >= HD_ISA_AVX512 ? hd_conv_bwdf_copy_runs_avx512
-           : hd_cpu_isa() >= HD_ISA_AVX2   ? hd_conv_bwdf_copy_runs_avx2
+    c.copy = hd_cpu_isa() >= HD_ISA_AVX512 ? hd_f32_bwdf_ukernel_runs__avx512
+           : hd_cpu_isa() >= HD_ISA_AVX2   ? hd_f32_bwdf_ukernel_runs__avx2
                                            : hd_bw_copy_runs_scalar;
     float *xt = (float *)((char *)a->ws + W.off[1]);
     int nt = a->nthreads < BW_SLOTS ? a->nthreads : BW_SLOTS;

@@ -20,11 +20,11 @@ static void tr_task(void *vctx, size_t task, int thread)
     int lin = s[4] == 1 && (d[1] == 1 || s[3] == d[2]) && (d[0] == 1 || s[2] == d[1] * d[2]);
     if (lin && hd_cpu_isa() >= HD_ISA_AVX512) {
         for (int64_t c0 = 0; c0 < c->ch; c0 += TR_CH)      /* TR_CH streams of TR_POS positions */
-            hd_conv_bwdf_transpose_avx512(min64(TR_CH, c->ch - c0), nq, src + c0 * s[1] + q0, s[1], dst + c0, c->ch);
+            hd_f32_bwdf_ukernel_transpose__avx512(min64(TR_CH, c->ch - c0), nq, src + c0 * s[1] + q0, s[1], dst + c0, c->ch);
         return;
     }
     if (lin) {
-        hd_f32_tile_fn tile = hd_cpu_isa() >= HD_ISA_AVX2 ? hd_f32_tile_avx2 : hd_f32_tile_scalar;
+        hd_f32_tile_fn tile = hd_cpu_isa() >= HD_ISA_AVX2 ? hd_f32_transpose_ukernel__avx2 : hd_f32_transpose_ukernel__scalar;
         for (int64_t j0 = 0; j0 < nq; j0 += TR_SUB)       /* output blocks that stay in L1 */
             for (int64_t c0 = 0; c0 < c->ch; c0 += TR_CH)
                 tile(min64(TR_CH, c->ch - c0), min64(TR_SUB, nq - j0), src + c0 * s[1] + q0 + j0, s[1],
@@ -101,9 +101,9 @@ static void gather_a_transposed(const bw_ctx *c, int64_t g, int64_t ch0, int64_t
         int64_t img = (q0 + j) / P, pos = (q0 + j) % P, cnt = min64(P - pos, kcur - j);
         const float *src = c->X.base + img * c->X.sn + (g * p->Cg + ch0) * cs + pos;
         if (c->isa >= HD_ISA_AVX512)
-            hd_conv_bwdf_transpose_avx512(mr, cnt, src, cs, dst + j * MR, MR);
+            hd_f32_bwdf_ukernel_transpose__avx512(mr, cnt, src, cs, dst + j * MR, MR);
         else
-            (c->isa >= HD_ISA_AVX2 ? hd_f32_tile_avx2 : hd_f32_tile_scalar)(mr, cnt, src, cs, dst + j * MR, MR, 1.0f,
+            (c->isa >= HD_ISA_AVX2 ? hd_f32_transpose_ukernel__avx2 : hd_f32_transpose_ukernel__scalar)(mr, cnt, src, cs, dst + j * MR, MR, 1.0f,
                                                                              0.0f);
         j += cnt;
     }
@@ -200,9 +200,9 @@ static const float *panel_b_transposed(const bw_ctx *c, int64_t g, int64_t k0, i
         const float *src = c->Y.base + img * c->Y.sn + (g * p->Kg + k0) * cs;
         float *d = buf + j * NR;
         if (c->ylin && c->Y.sw == 1 && c->isa >= HD_ISA_AVX512) {
-            hd_conv_bwdf_transpose_avx512(nr, cnt, src + pos * c->Y.sw, cs, d, NR);
+            hd_f32_bwdf_ukernel_transpose__avx512(nr, cnt, src + pos * c->Y.sw, cs, d, NR);
         } else if (c->ylin && c->Y.sw == 1) {
-            hd_f32_tile_fn tile = c->isa >= HD_ISA_AVX2 ? hd_f32_tile_avx2 : hd_f32_tile_scalar;
+            hd_f32_tile_fn tile = c->isa >= HD_ISA_AVX2 ? hd_f32_transpose_ukernel__avx2 : hd_f32_transpose_ukernel__scalar;
             tile(nr, cnt, src + pos, cs, d, NR, 1.0f, 0.0f);
         } else {
             for (int64_t o = 0; o < cnt; o++) {
@@ -265,7 +265,7 @@ const float *hd_bw_panel_b(const bw_ctx *c, int64_t g, int64_t k0, int64_t nr, i
 
 /* ---------------- storing a tile: chunks in order, then alpha and beta ---------------- */
 
-/* The contract of hd_conv_bwdf_store_avx512 (conv_bwdf.h) in plain C. */
+/* The contract of hd_f32_bwdf_ukernel_store__avx512 (conv_bwdf.h) in plain C. */
 static void store_scalar(const float *const *rows, int64_t ne, int64_t nk, int64_t plane, int64_t nchunk, float *dw,
                          int64_t ldw, float alpha, float beta)
 {
@@ -290,7 +290,7 @@ static void store_tile(const hd_conv_problem *p, const hd_conv_args *a, const bw
     const int64_t TRS = p->TRS, c0 = rbi * L->CB, cbw = min64(L->CB, p->Cg - c0), ldw = p->wst[0];
     const float alpha = (float)a->epi.alpha, beta = (float)a->epi.beta;
     hd_isa_t isa = hd_cpu_isa();
-    store_fn st = isa >= HD_ISA_AVX512 ? hd_conv_bwdf_store_avx512 : isa >= HD_ISA_AVX2 ? hd_conv_bwdf_store_avx2
+    store_fn st = isa >= HD_ISA_AVX512 ? hd_f32_bwdf_ukernel_store__avx512 : isa >= HD_ISA_AVX2 ? hd_f32_bwdf_ukernel_store__avx2
                                                                                         : store_scalar;
     const int64_t BS = isa >= HD_ISA_AVX512 ? 16 : 8;
     const float *rows[16];

@@ -14,7 +14,7 @@
 #include "core/cpu.h"
 #include "core/parallel.h"
 #include "conv/conv_internal.h"
-#include "kernels/conv/dwconv.h"
+#include "kernels/dwconv/dwconv-ukernels.h"
 
 #include <immintrin.h>
 #include <string.h>

@@ -38,24 +38,6 @@
 
 #include "conv/solvers/conv_solvers.h"
 
-hd_dw_kernels hd_f32_dw_select(int isa)
-{
-    hd_dw_kernels k = {hd_f32_dw_row__scalar, hd_f32_dw_wrow__scalar, hd_f32_dw_brow__scalar,
-                       hd_f32_dw_bwrow__scalar, NULL, NULL, hd_f32_dw_gather__scalar, hd_f32_dw_scatter__scalar};
-    if (isa >= HD_ISA_AVX512) {
-        hd_dw_kernels v = {hd_f32_dw_row__avx512, hd_f32_dw_wrow__avx512, hd_f32_dw_brow__avx512,
-                           hd_f32_dw_bwrow__avx512, hd_f32_dw_erow__avx512, hd_f32_dw_ewrow__avx512,
-                           hd_f32_dw_gather__avx512,
-                           hd_f32_dw_scatter__avx512};
-        k = v;
-    } else if (isa >= HD_ISA_AVX2) {
-        hd_dw_kernels v = {hd_f32_dw_row__avx2, hd_f32_dw_wrow__avx2, hd_f32_dw_brow__avx2,
-                           hd_f32_dw_bwrow__avx2, NULL, NULL, hd_f32_dw_gather__avx2, hd_f32_dw_scatter__scalar};
-        k = v;
-    }
-    return k;
-}
-
 /* ---------------- the plan: one function for the workspace size and the execution ---------------- */
 
 static int64_t rows_needed(const dw_plan *P, int64_t rb)

@@ -28,7 +28,7 @@
 
 #include "core/parallel.h"
 #include "conv/conv_internal.h"
-#include "kernels/gemm.h"
+#include "kernels/gemm/gemm.h"
 
 #include <string.h>
 

@@ -25,7 +25,7 @@
 
 #include "core/parallel.h"
 #include "conv/conv_internal.h"
-#include "kernels/conv/dot-ukernels.h"
+#include "kernels/dot/dot-ukernels.h"
 
 #include <stdint.h>
 #include <string.h>

@@ -16,8 +16,8 @@
 
 #include "core/parallel.h"
 #include "conv/conv_internal.h"
-#include "kernels/conv/conv_fwd_gather.h"
-#include "kernels/conv/igemm-ukernels.h"
+#include "kernels/conv/im2col-ukernels.h"
+#include "kernels/igemm/igemm-ukernels.h"
 #include "kernels/gemm/gemm-ukernels.h"
 
 #include <stdint.h>

@@ -22,7 +22,7 @@
 #include "core/cpu.h"
 #include "core/parallel.h"
 #include "conv/conv_internal.h"
-#include "kernels/gemm.h"
+#include "kernels/gemm/gemm.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -301,7 +301,7 @@ static void gather(const ctx *c, int64_t n, int64_t g, int64_t p0, int64_t np, i
                         if (in) {
                             const uint8_t *src = (const uint8_t *)c->a->x + base;
                             if (L->vec) {
-                                hd_conv_lowp_bias_i8_avx512(d, (const int8_t *)src, p->Cg);
+                                hd_qs8_conv_ukernel_bias__avx512(d, (const int8_t *)src, p->Cg);
                                 ch = p->Cg;
                             }
                             for (; ch + 8 <= p->Cg; ch += 8) {      /* eight at a time */
@@ -334,7 +334,7 @@ static void gather(const ctx *c, int64_t n, int64_t g, int64_t p0, int64_t np, i
                         if (in) {
                             const uint16_t *src = (const uint16_t *)c->a->x + base;
                             if (L->vec && p->xs[1] == 1) {
-                                hd_conv_lowp_widen_bf16_avx512(d, src, p->Cg);
+                                hd_bf16_conv_ukernel_widen__avx512(d, src, p->Cg);
                                 ch = p->Cg;
                             }
                             for (; ch < p->Cg; ch++)
@@ -428,17 +428,17 @@ static void store_tile(const ctx *c, int64_t n, int64_t q0, int64_t nr, int64_t 
         if (!c->L.bf16) {
             const int32_t *v = (const int32_t *)tile + j * ld;
             if (fast && p->ydt == CUDNN_DATA_INT8)
-                hd_conv_lowp_store_i8_avx512((int8_t *)a->out + off, v, nk, a->epi.alpha, a->epi.beta);
+                hd_qs8_conv_ukernel_store_qs8__avx512((int8_t *)a->out + off, v, nk, a->epi.alpha, a->epi.beta);
             else if (fast)
-                hd_conv_lowp_store_f32_from_i32_avx512((float *)a->out + off, v, nk, a->epi.alpha, a->epi.beta);
+                hd_qs8_conv_ukernel_store_f32__avx512((float *)a->out + off, v, nk, a->epi.alpha, a->epi.beta);
             else
                 for (int64_t k = 0; k < nk; k++)
                     store_int8cfg(p, a, off + k * p->ys[1], ch0 + k, (double)v[k]);
         } else {
             const float *v = (const float *)tile + j * ld;
             if (fast)
-                hd_conv_lowp_store_bf16_avx512((uint16_t *)a->out + off, v, nk, (float)a->epi.alpha,
-                                               (float)a->epi.beta);
+                hd_bf16_conv_ukernel_store__avx512((uint16_t *)a->out + off, v, nk, (float)a->epi.alpha,
+                                                   (float)a->epi.beta);
             else
                 for (int64_t k = 0; k < nk; k++)
                     store_bf16(p, a, off + k * p->ys[1], ch0 + k, v[k]);
@@ -528,14 +528,14 @@ static void run_task(void *vc, size_t task, int thread)
                 const char *wq = wp + (size_t)q0 * 64;
                 char *tile = sums + (size_t)j0 * (size_t)nrv * 64;
                 if (L->mode == M_BF16_FMA)
-                    hd_conv_lowp_f32_kernel_avx512((const float *)prow, L->ldp, (const float *)wq, vstride, nq, nrv,
-                                                   (float *)tile, q0 > 0);
+                    hd_f32_conv_ukernel__avx512((const float *)prow, L->ldp, (const float *)wq, vstride, nq, nrv,
+                                                (float *)tile, q0 > 0);
                 else if (L->mode == M_BF16_DP)
-                    hd_conv_lowp_bf16_kernel_avx512((const uint16_t *)prow, L->ldp, (const uint16_t *)wq, vstride, nq,
-                                                    nrv, (float *)tile, q0 > 0);
+                    hd_bf16_conv_ukernel__avx512bf16((const uint16_t *)prow, L->ldp, (const uint16_t *)wq, vstride, nq,
+                                                     nrv, (float *)tile, q0 > 0);
                 else
-                    hd_conv_lowp_int8_kernel_vnni((const uint8_t *)prow, L->ldp, (const int8_t *)wq, vstride, nq,
-                                                  comp, nrv, (int32_t *)tile, q0 > 0);
+                    hd_qs8_conv_ukernel__avx512vnni((const uint8_t *)prow, L->ldp, (const int8_t *)wq, vstride, nq,
+                                                    comp, nrv, (int32_t *)tile, q0 > 0);
             }
         }
         store_tile(c, n, p0, np, g * p->Kg + k0, nk, sums, nrv * 16);

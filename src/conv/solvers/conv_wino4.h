@@ -11,14 +11,14 @@
  * transforms the input into packed panels, runs the 36 GEMMs with the SGEMM micro-kernels,
  * and transforms the products back into the output.  Backward data (stride 1) is the same
  * computation on dy with the filter rotated by 180 degrees, k and c exchanged, padding
- * 2 - pad.  The tile and filter transforms are the kernels of wino4-kernels.h (scalar,
+ * 2 - pad.  The tile and filter transforms are the kernels of wino4-ukernels.h (scalar,
  * AVX2, AVX-512).
  */
 #ifndef HD_KERNELS_CONV_WINO4_H
 #define HD_KERNELS_CONV_WINO4_H
 
 #include "conv/conv_registry.h"
-#include "kernels/conv/wino4-kernels.h"
+#include "kernels/wino4/wino4-ukernels.h"
 
 /* The problems every F(4x4,3x3) solver takes: FLOAT data, a 2-d 3x3 filter, unit stride and
  * dilation (else 0, with *reason set). */

@@ -36,7 +36,7 @@
 #include "conv/solvers/conv_wino4.h"
 
 #include "core/parallel.h"
-#include "kernels/conv/conv_fwd_gather.h"
+#include "kernels/conv/im2col-ukernels.h"
 #include "conv/conv_internal.h"
 #include "kernels/gemm/gemm-ukernels.h"
 
@@ -477,7 +477,7 @@ void hd_conv_wino4_bwdf_exec(const hd_conv_problem *p, const hd_conv_args *a)
     c.p = p;
     c.a = a;
     wb_plan_make(p, &c.L);
-    c.L.cols = hd_cpu_isa() >= HD_ISA_AVX512 ? hd_conv_gather_cols__avx512 : cols_c;
+    c.L.cols = hd_cpu_isa() >= HD_ISA_AVX512 ? hd_f32_im2col_ukernel_cols__avx512 : cols_c;
     c.x = a->x;
     c.dy = a->y;
     c.dw = a->out;

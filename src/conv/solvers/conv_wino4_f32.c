@@ -54,23 +54,6 @@
 #define SHARED_CHANNELS 32              /* channels per task of the shared input transform */
 #define IN_CHANNELS 8                   /* channels per input transform call */
 
-static const hd_wino4_kernels w4_kernels[] = {
-    {"f32-wino4-scalar", HD_ISA_SCALAR, 1, hd_f32_wino4_in__scalar, hd_f32_wino4_out__scalar,
-     hd_f32_wino4_filter__scalar, hd_f32_wino4_in_c__scalar, hd_f32_wino4_out_c__scalar, hd_f32_wino4_gemm__scalar,
-     hd_f32_wino4_dy_c__scalar},
-    {"f32-wino4-avx2", HD_ISA_AVX2, 8, hd_f32_wino4_in__avx2, hd_f32_wino4_out__avx2, hd_f32_wino4_filter__avx2, NULL,
-     NULL, NULL, NULL},
-    {"f32-wino4-avx512", HD_ISA_AVX512, 16, hd_f32_wino4_in__avx512, hd_f32_wino4_out__avx512,
-     hd_f32_wino4_filter__avx512, hd_f32_wino4_in_c__avx512, hd_f32_wino4_out_c__avx512,
-     hd_f32_wino4_gemm_6x64__avx512, hd_f32_wino4_dy_c__avx512},
-};
-
-const hd_wino4_kernels *hd_wino4_kernel_table(size_t *count)
-{
-    *count = sizeof w4_kernels / sizeof *w4_kernels;
-    return w4_kernels;
-}
-
 /* ---------------- the view: the forward convolution the engine computes ---------------- */
 
 typedef struct {
@@ -120,7 +103,7 @@ static void view_bwdd(const hd_conv_problem *p, w4_view *v)
  *  - channel lanes (x and y with contiguous channels, AVX-512): the transforms take 16
  *    channels of one tile per vector, so each window element is one load and each output
  *    one store; V^T (rows = tiles, channels contiguous) is read in place as the A side of the
- *    6 x 64 kernel of wino4-kernels.h, U^T (panels of 64 filters) is the B side. */
+ *    6 x 64 kernel of wino4-ukernels.h, U^T (panels of 64 filters) is the B side. */
 typedef struct {
     const hd_gemm_kernel *gk;
     const hd_wino4_kernels *wk;
@@ -204,10 +187,7 @@ static int w4_plan_make(const w4_view *v, w4_plan *L)
     memset(L, 0, sizeof *L);
     hd_isa_t isa = hd_cpu_isa();
     L->gk = hd_gemm_kernel_for(sizeof(float), isa);
-    L->wk = &w4_kernels[0];
-    for (size_t i = 0; i < sizeof w4_kernels / sizeof *w4_kernels; i++)
-        if (w4_kernels[i].isa <= isa)
-            L->wk = &w4_kernels[i];
+    L->wk = hd_wino4_kernel_for(isa);
     /* channel lanes: both tensors' channels contiguous, enough of them to fill the vectors */
     L->cl = L->wk->in_c && L->wk->isa >= HD_ISA_AVX512 && v->xs[1] == 1 && v->ys[1] == 1 && v->Cg >= 8 &&
             v->Kg >= 8;

@@ -1,9 +1,9 @@
-/* Batch-normalization row kernels, AVX2 (see bn-kernels.h): sums in 4-lane double
+/* Batch-normalization row kernels, AVX2 (see bn-ukernels.h): sums in 4-lane double
  * accumulators (two of them), element-wise parts in 8-lane float with mul+add (no FMA, so
  * they round like the scalar code). */
 #include <immintrin.h>
 #include <stdint.h>
-#include "kernels/bn/bn-kernels.h"
+#include "kernels/bn/bn-ukernels.h"
 #include "core/convert.h"
 
 static double hsum(__m256d a)
@@ -365,7 +365,7 @@ static void f2b_v(const float *f, uint16_t *h, size_t n)
         h[i] = hd_f32_to_bf16(f[i]);
 }
 
-const hd_bn_f32_kernels hd_bn_f32__avx2 = {"avx2", sum_v, sqdev_v, affine_v, dsums_v, bwd_v,
+const hd_bn_f32_kernels hd_f32_bn_ukernels__avx2 = {"avx2", sum_v, sqdev_v, affine_v, dsums_v, bwd_v,
                                            col_sum_v, col_sqdev_v, col_affine_v, col_dsums_v, col_bwd_v,
                                            h2f_v, f2h_v, b2f_v, f2b_v, ssums_v, col_ssums_v,
                                              dssums_v, affine_stream_v, bwd_stream_v};

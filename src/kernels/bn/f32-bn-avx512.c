@@ -1,8 +1,8 @@
-/* Batch-normalization row kernels, AVX-512 (see bn-kernels.h): sums in 8-lane double
+/* Batch-normalization row kernels, AVX-512 (see bn-ukernels.h): sums in 8-lane double
  * accumulators, element-wise parts in 16-lane float with mul+add and masked tails. */
 #include <immintrin.h>
 #include <stdint.h>
-#include "kernels/bn/bn-kernels.h"
+#include "kernels/bn/bn-ukernels.h"
 
 static inline __mmask16 tail(size_t left) { return left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1u); }
 
@@ -308,7 +308,7 @@ static void f2b_v(const float *f, uint16_t *h, size_t n)
     }
 }
 
-const hd_bn_f32_kernels hd_bn_f32__avx512 = {"avx512", sum_v, sqdev_v, affine_v, dsums_v, bwd_v,
+const hd_bn_f32_kernels hd_f32_bn_ukernels__avx512 = {"avx512", sum_v, sqdev_v, affine_v, dsums_v, bwd_v,
                                              col_sum_v, col_sqdev_v, col_affine_v, col_dsums_v, col_bwd_v,
                                              h2f_v, f2h_v, b2f_v, f2b_v, ssums_v, col_ssums_v,
                                              dssums_v, affine_stream_v, bwd_stream_v};

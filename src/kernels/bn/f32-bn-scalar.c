@@ -1,7 +1,6 @@
-/* Batch-normalization row kernels, portable reference (see bn-kernels.h). */
-#include "kernels/bn/bn-kernels.h"
+/* Batch-normalization row kernels, portable reference (see bn-ukernels.h). */
+#include "kernels/bn/bn-ukernels.h"
 #include "core/convert.h"
-#include "core/cpu.h"
 
 static double sum_s(const float *x, size_t n)
 {
@@ -160,18 +159,7 @@ static void f2b_s(const float *f, uint16_t *h, size_t n)
         h[i] = hd_f32_to_bf16(f[i]);
 }
 
-const hd_bn_f32_kernels hd_bn_f32__scalar = {"scalar", sum_s, sqdev_s, affine_s, dsums_s, bwd_s,
+const hd_bn_f32_kernels hd_f32_bn_ukernels__scalar = {"scalar", sum_s, sqdev_s, affine_s, dsums_s, bwd_s,
                                              col_sum_s, col_sqdev_s, col_affine_s, col_dsums_s, col_bwd_s,
                                              h2f_s, f2h_s, b2f_s, f2b_s, ssums_s, col_ssums_s,
                                              dssums_s, affine_s, bwd_s};
-
-const hd_bn_f32_kernels *hd_bn_f32_select(int isa)
-{
-    if (isa > (int)hd_cpu_isa())
-        isa = (int)hd_cpu_isa();
-    if (isa >= HD_ISA_AVX512)
-        return &hd_bn_f32__avx512;
-    if (isa >= HD_ISA_AVX2)
-        return &hd_bn_f32__avx2;
-    return &hd_bn_f32__scalar;
-}

@@ -1,5 +1,5 @@
-/* kernels/eltwise/f32-eltwise-avx512.c -- eltwise.h with 16-wide AVX-512 vectors; tails scalar. */
-#include "kernels/eltwise/eltwise.h"
+/* kernels/eltwise/f32-eltwise-avx512.c -- eltwise-ukernels.h with 16-wide AVX-512 vectors; tails scalar. */
+#include "kernels/eltwise/eltwise-ukernels.h"
 
 #include <immintrin.h>
 #include <stdint.h>
@@ -18,7 +18,7 @@ static void relu(size_t n, const float *x, float *y, float alpha, float beta)
         for (; i + 16 <= n; i += 16)
             _mm512_storeu_ps(y + i, _mm512_mul_ps(va, _mm512_max_ps(_mm512_loadu_ps(x + i), z)));
     }
-    hd_eltwise_scalar.relu(n - i, x + i, y + i, alpha, beta);
+    hd_f32_eltwise_ukernels__scalar.relu(n - i, x + i, y + i, alpha, beta);
 }
 
 static void axpby(size_t n, const float *x, float *y, float alpha, float beta)
@@ -33,7 +33,7 @@ static void axpby(size_t n, const float *x, float *y, float alpha, float beta)
         for (; i + 16 <= n; i += 16)
             _mm512_storeu_ps(y + i, _mm512_mul_ps(va, _mm512_loadu_ps(x + i)));
     }
-    hd_eltwise_scalar.axpby(n - i, x + i, y + i, alpha, beta);
+    hd_f32_eltwise_ukernels__scalar.axpby(n - i, x + i, y + i, alpha, beta);
 }
 
 static void add3(size_t n, const float *a, const float *b, float *c, float alpha1, float alpha2, float beta)
@@ -46,7 +46,7 @@ static void add3(size_t n, const float *a, const float *b, float *c, float alpha
             v = _mm512_add_ps(v, _mm512_mul_ps(vb, _mm512_loadu_ps(c + i)));
         _mm512_storeu_ps(c + i, v);
     }
-    hd_eltwise_scalar.add3(n - i, a + i, b + i, c + i, alpha1, alpha2, beta);
+    hd_f32_eltwise_ukernels__scalar.add3(n - i, a + i, b + i, c + i, alpha1, alpha2, beta);
 }
 
 static void mul3(size_t n, const float *a, const float *b, float *c, float alpha1, float alpha2, float beta)
@@ -59,7 +59,7 @@ static void mul3(size_t n, const float *a, const float *b, float *c, float alpha
             v = _mm512_add_ps(v, _mm512_mul_ps(vb, _mm512_loadu_ps(c + i)));
         _mm512_storeu_ps(c + i, v);
     }
-    hd_eltwise_scalar.mul3(n - i, a + i, b + i, c + i, alpha1, alpha2, beta);
+    hd_f32_eltwise_ukernels__scalar.mul3(n - i, a + i, b + i, c + i, alpha1, alpha2, beta);
 }
 
 /* Elements before Y reaches a 64-byte boundary (streaming stores need it), capped at N;
@@ -106,4 +106,4 @@ static void add3_stream(size_t n, const float *a, const float *b, float *c, floa
     add3(n - i, a + i, b + i, c + i, alpha1, alpha2, beta);
 }
 
-const hd_eltwise_table hd_eltwise_avx512 = { "avx512", relu, axpby, add3, mul3, relu_stream, add3_stream };
+const hd_eltwise_table hd_f32_eltwise_ukernels__avx512 = {"avx512", relu, axpby, add3, mul3, relu_stream, add3_stream};

@@ -1,5 +1,5 @@
-/* kernels/eltwise/f32-eltwise-scalar.c -- portable reference versions of eltwise.h. */
-#include "kernels/eltwise/eltwise.h"
+/* kernels/eltwise/f32-eltwise-scalar.c -- portable reference versions of eltwise-ukernels.h. */
+#include "kernels/eltwise/eltwise-ukernels.h"
 
 static void relu(size_t n, const float *x, float *y, float alpha, float beta)
 {
@@ -31,4 +31,4 @@ static void mul3(size_t n, const float *a, const float *b, float *c, float alpha
     }
 }
 
-const hd_eltwise_table hd_eltwise_scalar = { "scalar", relu, axpby, add3, mul3, relu, add3 };
+const hd_eltwise_table hd_f32_eltwise_ukernels__scalar = { "scalar", relu, axpby, add3, mul3, relu, add3 };

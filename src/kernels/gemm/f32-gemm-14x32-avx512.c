@@ -57,7 +57,7 @@ static inline __attribute__((always_inline)) void gemm_rows(const int ROWS, cons
         b += b_stride;
     }
 
-    hd_f32_store_14x32__avx512(mr, nr, acc0, acc1, c, ldc, alpha, beta);
+    hd_f32_gemm_store_14x32__avx512(mr, nr, acc0, acc1, c, ldc, alpha, beta);
 }
 
 /* Short tiles (the last rows of 128, 256 or 1024 channels) run a loop of 4, 7 or 10 rows

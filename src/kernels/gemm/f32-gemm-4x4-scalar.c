@@ -1,7 +1,7 @@
 /*
  * f32-gemm-4x4-scalar.c -- the portable SGEMM micro-kernel (contract in gemm-ukernels.h), for
  * CPUs without AVX2.  It multiplies and adds in two roundings: a library fmaf() call per
- * element would be exact but about ten times slower than the plain arithmetic here.
+ * element would be exact but far slower than the plain arithmetic here.
  */
 #include "kernels/gemm/gemm-ukernels.h"
 

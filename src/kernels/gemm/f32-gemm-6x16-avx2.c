@@ -39,5 +39,5 @@ void hd_f32_gemm_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const float
         b += b_stride;
     }
 
-    hd_f32_store_6x16__avx2(mr, nr, acc0, acc1, c, ldc, alpha, beta);
+    hd_f32_gemm_store_6x16__avx2(mr, nr, acc0, acc1, c, ldc, alpha, beta);
 }

@@ -1,6 +1,6 @@
 /*
  * f32-gemm-store-avx2.h -- the epilogue shared by the fp32 AVX2 6 x 16 micro-kernels (packed:
- * kernels/gemm/f32-gemm-6x16-avx2.c; indirect: kernels/conv/f32-igemm-6x16-avx2.c):
+ * kernels/gemm/f32-gemm-6x16-avx2.c; indirect: kernels/igemm/f32-igemm-6x16-avx2.c):
  * C = alpha * acc + beta * C over the mr x nr corner of the tile, C read only when beta != 0
  * (so NaN in C is ignored for beta = 0); full 16-wide rows with plain loads and stores, partial
  * ones masked.  One copy, so both kernels round alike.  Include only from files compiled for
@@ -15,7 +15,7 @@
 #define HD_F32_STORE_6X16_ROWS 6
 
 /* Forced inline: the 12 accumulators must stay in registers. */
-static inline __attribute__((always_inline)) void hd_f32_store_6x16__avx2(size_t mr, size_t nr, const __m256 *acc0,
+static inline __attribute__((always_inline)) void hd_f32_gemm_store_6x16__avx2(size_t mr, size_t nr, const __m256 *acc0,
                                                                          const __m256 *acc1, float *c, size_t ldc,
                                                                          float alpha, float beta)
 {

@@ -1,6 +1,6 @@
 /*
  * f32-gemm-store-avx512.h -- the epilogue shared by the fp32 AVX-512 14 x 32 micro-kernels
- * (packed: kernels/gemm/f32-gemm-14x32-avx512.c; indirect: kernels/conv/f32-igemm-14x32-avx512.c):
+ * (packed: kernels/gemm/f32-gemm-14x32-avx512.c; indirect: kernels/igemm/f32-igemm-14x32-avx512.c):
  * C = alpha * acc + beta * C over the mr x nr corner of the tile, C read only when beta != 0
  * (so NaN in C is ignored for beta = 0), and the list of tile shapes their k loops are
  * specialised for.  One copy of each, so both kernels round alike.
@@ -16,7 +16,7 @@
 
 /* Forced inline: the accumulators must stay in registers (an out-of-line call would spill
  * all 28 ZMM values through memory). */
-static inline __attribute__((always_inline)) void hd_f32_store_14x32__avx512(size_t mr, size_t nr,
+static inline __attribute__((always_inline)) void hd_f32_gemm_store_14x32__avx512(size_t mr, size_t nr,
                                                                             const __m512 *acc0,
                                                                             const __m512 *acc1, float *c,
                                                                             size_t ldc, float alpha, float beta)

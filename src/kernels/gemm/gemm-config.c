@@ -8,7 +8,7 @@ static const hd_gemm_kernel f32_kernels[] = {
     {"f32-gemm-4x4-scalar", HD_ISA_SCALAR, 4, 4, 0, hd_f32_gemm_ukernel_4x4__scalar, NULL, NULL, NULL},
     {"f32-gemm-6x16-avx2", HD_ISA_AVX2, 6, 16, 1, hd_f32_gemm_ukernel_6x16__avx2, NULL, NULL, NULL},
     {"f32-gemm-14x32-avx512", HD_ISA_AVX512, 14, 32, 1, hd_f32_gemm_ukernel_14x32__avx512, NULL,
-     hd_f32_pack_a_n_14__avx512, hd_f32_gemm_ukernel_14x32_sa__avx512},
+     hd_f32_packa_ukernel_14__avx512, hd_f32_gemm_ukernel_14x32_sa__avx512},
 };
 
 static const hd_gemm_kernel f64_kernels[] = {
@@ -29,6 +29,7 @@ const hd_gemm_kernel *hd_gemm_kernels(size_t elem_size, size_t *count)
 
 const hd_gemm_kernel *hd_gemm_kernel_for(size_t elem_size, hd_isa_t isa)
 {
+    isa = hd_isa_cap(isa);
     size_t n;
     const hd_gemm_kernel *k = hd_gemm_kernels(elem_size, &n);
     const hd_gemm_kernel *best = &k[0];

@@ -52,7 +52,7 @@ void hd_f64_gemm_ukernel_14x16__avx512(size_t mr, size_t nr, size_t kc, const do
  * results do not change.  Returns 0 if it cannot (the driver then packs in plain C).
  */
 typedef int (*hd_f32_pack_a_fn)(const float *a, size_t lda, size_t rows, size_t kc, float *dst);
-int hd_f32_pack_a_n_14__avx512(const float *a, size_t lda, size_t rows, size_t kc, float *dst);
+int hd_f32_packa_ukernel_14__avx512(const float *a, size_t lda, size_t rows, size_t kc, float *dst);
 
 /*
  * Optional: the f32 kernel with A read in place instead of from a packed panel -- k step p's
@@ -80,7 +80,8 @@ typedef struct {
 /* All kernels of one element size (4 or 8 bytes), scalar first; *count receives the number. */
 const hd_gemm_kernel *hd_gemm_kernels(size_t elem_size, size_t *count);
 
-/* The kernel the GEMM uses for ISA: the best one with kernel->isa <= isa. */
+/* The kernel the GEMM uses for ISA: the best one with kernel->isa <= isa, ISA lowered to
+ * what the CPU allows (hd_isa_cap). */
 const hd_gemm_kernel *hd_gemm_kernel_for(size_t elem_size, hd_isa_t isa);
 
 /*

@@ -1,6 +1,6 @@
-/* Direct max-pooling row passes, 8 lanes; tails go to the scalar passes (see pool_row.h). */
+/* Direct max-pooling row passes, 8 lanes; tails go to the scalar passes (see pool-ukernels.h). */
 #include <immintrin.h>
-#include "kernels/pool/pool_row.h"
+#include "kernels/pool/pool-ukernels.h"
 
 #include <math.h>
 
@@ -15,7 +15,7 @@ static inline __m256 step(__m256 a, __m256 v, int propagate)
     return _mm256_blendv_ps(m, v, vnan);
 }
 
-void hd_f32_pool_vmax__avx2(float *col, const float *x, ptrdiff_t ld, int rows, size_t n, int propagate)
+void hd_f32_pool_ukernel_vmax__avx2(float *col, const float *x, ptrdiff_t ld, int rows, size_t n, int propagate)
 {
     const __m256 ninf = _mm256_set1_ps(-INFINITY);
     size_t i = 0;
@@ -41,10 +41,10 @@ void hd_f32_pool_vmax__avx2(float *col, const float *x, ptrdiff_t ld, int rows, 
         _mm256_storeu_ps(col + i, a);
     }
     if (i < n)
-        hd_f32_pool_vmax__scalar(col + i, x + i, ld, rows, n - i, propagate);
+        hd_f32_pool_ukernel_vmax__scalar(col + i, x + i, ld, rows, n - i, propagate);
 }
 
-void hd_f32_pool_hmax__avx2(float *y, const float *col, size_t ow, int kw, int sw, int propagate)
+void hd_f32_pool_ukernel_hmax__avx2(float *y, const float *col, size_t ow, int kw, int sw, int propagate)
 {
     const __m256 ninf = _mm256_set1_ps(-INFINITY);
     size_t j = 0;
@@ -78,12 +78,12 @@ void hd_f32_pool_hmax__avx2(float *y, const float *col, size_t ow, int kw, int s
         }
     }
     if (j < ow)
-        hd_f32_pool_hmax__scalar(y + j, col + j * (size_t)sw, ow - j, kw, sw, propagate);
+        hd_f32_pool_ukernel_hmax__scalar(y + j, col + j * (size_t)sw, ow - j, kw, sw, propagate);
 }
 
 /* ---- average pooling: the same two passes with sums ---- */
 
-void hd_f32_pool_vsum__avx2(float *col, const float *x, ptrdiff_t ld, int rows, size_t n)
+void hd_f32_pool_ukernel_vsum__avx2(float *col, const float *x, ptrdiff_t ld, int rows, size_t n)
 {
     size_t i = 0;
     for (; i + 16 <= n; i += 16) {
@@ -107,7 +107,7 @@ void hd_f32_pool_vsum__avx2(float *col, const float *x, ptrdiff_t ld, int rows, 
         _mm256_storeu_ps(col + i, a);
     }
     if (i < n)
-        hd_f32_pool_vsum__scalar(col + i, x + i, ld, rows, n - i);
+        hd_f32_pool_ukernel_vsum__scalar(col + i, x + i, ld, rows, n - i);
 }
 
 /* Tap k of outputs j .. j+7 (all eight within the row). */
@@ -124,7 +124,8 @@ static inline __m256 tap8(const float *col, size_t j, int k, int sw)
     return _mm256_i32gather_ps(col + j * (size_t)sw, _mm256_add_epi32(idx, _mm256_set1_epi32(k)), 4);
 }
 
-void hd_f32_pool_hsum__avx2(float *y, const float *col, size_t ow, int kw, int sw, const float *hdiv, float vdiv)
+void hd_f32_pool_ukernel_hsum__avx2(float *y, const float *col, size_t ow, int kw, int sw, const float *hdiv,
+                                    float vdiv)
 {
     const __m256 vd = _mm256_set1_ps(vdiv);
     size_t j = 0;
@@ -135,5 +136,5 @@ void hd_f32_pool_hsum__avx2(float *y, const float *col, size_t ow, int kw, int s
         _mm256_storeu_ps(y + j, _mm256_div_ps(a, _mm256_mul_ps(vd, _mm256_loadu_ps(hdiv + j))));
     }
     if (j < ow)
-        hd_f32_pool_hsum__scalar(y + j, col + j * (size_t)sw, ow - j, kw, sw, hdiv + j, vdiv);
+        hd_f32_pool_ukernel_hsum__scalar(y + j, col + j * (size_t)sw, ow - j, kw, sw, hdiv + j, vdiv);
 }

@@ -1,6 +1,6 @@
-/* Direct max-pooling row passes, 16 lanes with masked tails (see pool_row.h). */
+/* Direct max-pooling row passes, 16 lanes with masked tails (see pool-ukernels.h). */
 #include <immintrin.h>
-#include "kernels/pool/pool_row.h"
+#include "kernels/pool/pool-ukernels.h"
 
 #include <math.h>
 
@@ -20,7 +20,7 @@ static inline __mmask16 first(size_t m)
     return (__mmask16)(m >= 16 ? 0xffffu : (1u << m) - 1u);
 }
 
-void hd_f32_pool_vmax__avx512(float *col, const float *x, ptrdiff_t ld, int rows, size_t n, int propagate)
+void hd_f32_pool_ukernel_vmax__avx512(float *col, const float *x, ptrdiff_t ld, int rows, size_t n, int propagate)
 {
     const __m512 ninf = _mm512_set1_ps(-INFINITY);
     size_t i = 0;
@@ -48,7 +48,7 @@ void hd_f32_pool_vmax__avx512(float *col, const float *x, ptrdiff_t ld, int rows
     }
 }
 
-void hd_f32_pool_hmax__avx512(float *y, const float *col, size_t ow, int kw, int sw, int propagate)
+void hd_f32_pool_ukernel_hmax__avx512(float *y, const float *col, size_t ow, int kw, int sw, int propagate)
 {
     const __m512 ninf = _mm512_set1_ps(-INFINITY);
     if (sw == 1) {
@@ -86,7 +86,7 @@ void hd_f32_pool_hmax__avx512(float *y, const float *col, size_t ow, int kw, int
 
 /* ---- average pooling: the same two passes with sums ---- */
 
-void hd_f32_pool_vsum__avx512(float *col, const float *x, ptrdiff_t ld, int rows, size_t n)
+void hd_f32_pool_ukernel_vsum__avx512(float *col, const float *x, ptrdiff_t ld, int rows, size_t n)
 {
     size_t i = 0;
     for (; i + 32 <= n; i += 32) {
@@ -128,7 +128,8 @@ static inline __m512 tap16(const float *col, size_t j, int k, int sw, __mmask16 
                                     col + j * (size_t)sw, 4);
 }
 
-void hd_f32_pool_hsum__avx512(float *y, const float *col, size_t ow, int kw, int sw, const float *hdiv, float vdiv)
+void hd_f32_pool_ukernel_hsum__avx512(float *y, const float *col, size_t ow, int kw, int sw, const float *hdiv,
+                                      float vdiv)
 {
     const __m512 vd = _mm512_set1_ps(vdiv);
     for (size_t j = 0; j < ow; j += 16) {

@@ -1,6 +1,5 @@
-/* Direct max-pooling row passes, portable reference (see pool_row.h). */
-#include "kernels/pool/pool_row.h"
-#include "core/cpu.h"
+/* Direct max-pooling row passes, portable reference (see pool-ukernels.h). */
+#include "kernels/pool/pool-ukernels.h"
 
 #include <math.h>
 
@@ -17,7 +16,7 @@ static inline float step(float a, float v, int propagate)
     return v > a ? v : a;
 }
 
-void hd_f32_pool_vmax__scalar(float *col, const float *x, ptrdiff_t ld, int rows, size_t n, int propagate)
+void hd_f32_pool_ukernel_vmax__scalar(float *col, const float *x, ptrdiff_t ld, int rows, size_t n, int propagate)
 {
     for (size_t i = 0; i < n; i++) {
         float a = -INFINITY;
@@ -27,7 +26,7 @@ void hd_f32_pool_vmax__scalar(float *col, const float *x, ptrdiff_t ld, int rows
     }
 }
 
-void hd_f32_pool_hmax__scalar(float *y, const float *col, size_t ow, int kw, int sw, int propagate)
+void hd_f32_pool_ukernel_hmax__scalar(float *y, const float *col, size_t ow, int kw, int sw, int propagate)
 {
     for (size_t j = 0; j < ow; j++) {
         const float *c = col + j * (size_t)sw;
@@ -38,7 +37,7 @@ void hd_f32_pool_hmax__scalar(float *y, const float *col, size_t ow, int kw, int
     }
 }
 
-void hd_f32_pool_vsum__scalar(float *col, const float *x, ptrdiff_t ld, int rows, size_t n)
+void hd_f32_pool_ukernel_vsum__scalar(float *col, const float *x, ptrdiff_t ld, int rows, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         float a = x[i];
@@ -48,7 +47,8 @@ void hd_f32_pool_vsum__scalar(float *col, const float *x, ptrdiff_t ld, int rows
     }
 }
 
-void hd_f32_pool_hsum__scalar(float *y, const float *col, size_t ow, int kw, int sw, const float *hdiv, float vdiv)
+void hd_f32_pool_ukernel_hsum__scalar(float *y, const float *col, size_t ow, int kw, int sw, const float *hdiv,
+                                      float vdiv)
 {
     for (size_t j = 0; j < ow; j++) {
         const float *c = col + j * (size_t)sw;
@@ -57,37 +57,4 @@ void hd_f32_pool_hsum__scalar(float *y, const float *col, size_t ow, int kw, int
             a += c[k];
         y[j] = a / (vdiv * hdiv[j]);
     }
-}
-
-static int cap(int isa)
-{
-    return isa > (int)hd_cpu_isa() ? (int)hd_cpu_isa() : isa;
-}
-
-hd_f32_pool_vmax_fn hd_f32_pool_vmax_select(int isa)
-{
-    isa = cap(isa);
-    return isa >= HD_ISA_AVX512 ? hd_f32_pool_vmax__avx512
-         : isa >= HD_ISA_AVX2   ? hd_f32_pool_vmax__avx2 : hd_f32_pool_vmax__scalar;
-}
-
-hd_f32_pool_hmax_fn hd_f32_pool_hmax_select(int isa)
-{
-    isa = cap(isa);
-    return isa >= HD_ISA_AVX512 ? hd_f32_pool_hmax__avx512
-         : isa >= HD_ISA_AVX2   ? hd_f32_pool_hmax__avx2 : hd_f32_pool_hmax__scalar;
-}
-
-hd_f32_pool_vsum_fn hd_f32_pool_vsum_select(int isa)
-{
-    isa = cap(isa);
-    return isa >= HD_ISA_AVX512 ? hd_f32_pool_vsum__avx512
-         : isa >= HD_ISA_AVX2   ? hd_f32_pool_vsum__avx2 : hd_f32_pool_vsum__scalar;
-}
-
-hd_f32_pool_hsum_fn hd_f32_pool_hsum_select(int isa)
-{
-    isa = cap(isa);
-    return isa >= HD_ISA_AVX512 ? hd_f32_pool_hsum__avx512
-         : isa >= HD_ISA_AVX2   ? hd_f32_pool_hsum__avx2 : hd_f32_pool_hsum__scalar;
 }

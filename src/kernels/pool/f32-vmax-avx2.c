@@ -1,9 +1,9 @@
-/* Running maximum, 8 lanes (see maxpool.h).  max_ps(x, acc) returns acc when x is NaN or
+/* Running maximum, 8 lanes (see pool-ukernels.h).  max_ps(x, acc) returns acc when x is NaN or
  * equal to acc, which is exactly the scalar "replace only if greater" rule. */
 #include <immintrin.h>
-#include "kernels/pool/maxpool.h"
+#include "kernels/pool/pool-ukernels.h"
 
-void hd_f32_vmax__avx2(float *acc, const float *x, size_t n, int propagate)
+void hd_f32_vmax_ukernel__avx2(float *acc, const float *x, size_t n, int propagate)
 {
     size_t i = 0;
     if (propagate) {
@@ -18,5 +18,5 @@ void hd_f32_vmax__avx2(float *acc, const float *x, size_t n, int propagate)
             _mm256_storeu_ps(acc + i, _mm256_max_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(acc + i)));
     }
     if (i < n)
-        hd_f32_vmax__scalar(acc + i, x + i, n - i, propagate);
+        hd_f32_vmax_ukernel__scalar(acc + i, x + i, n - i, propagate);
 }

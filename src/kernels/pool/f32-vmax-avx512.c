@@ -1,6 +1,6 @@
-/* Running maximum, 16 lanes with a masked tail (see maxpool.h). */
+/* Running maximum, 16 lanes with a masked tail (see pool-ukernels.h). */
 #include <immintrin.h>
-#include "kernels/pool/maxpool.h"
+#include "kernels/pool/pool-ukernels.h"
 
 static inline __m512 step(__m512 a, __m512 v, int propagate)
 {
@@ -11,7 +11,7 @@ static inline __m512 step(__m512 a, __m512 v, int propagate)
     return _mm512_mask_add_ps(m, u, a, v);
 }
 
-void hd_f32_vmax__avx512(float *acc, const float *x, size_t n, int propagate)
+void hd_f32_vmax_ukernel__avx512(float *acc, const float *x, size_t n, int propagate)
 {
     size_t i = 0;
     for (; i + 16 <= n; i += 16)

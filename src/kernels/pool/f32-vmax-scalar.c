@@ -1,8 +1,7 @@
-/* Running maximum, portable reference (see maxpool.h). */
-#include "kernels/pool/maxpool.h"
-#include "core/cpu.h"
+/* Running maximum, portable reference (see pool-ukernels.h). */
+#include "kernels/pool/pool-ukernels.h"
 
-void hd_f32_vmax__scalar(float *acc, const float *x, size_t n, int propagate)
+void hd_f32_vmax_ukernel__scalar(float *acc, const float *x, size_t n, int propagate)
 {
     if (propagate) {
         for (size_t i = 0; i < n; i++) {
@@ -17,15 +16,4 @@ void hd_f32_vmax__scalar(float *acc, const float *x, size_t n, int propagate)
             if (x[i] > acc[i])
                 acc[i] = x[i];
     }
-}
-
-hd_f32_vmax_fn hd_f32_vmax_select(int isa)
-{
-    if (isa > (int)hd_cpu_isa())
-        isa = (int)hd_cpu_isa();
-    if (isa >= HD_ISA_AVX512)
-        return hd_f32_vmax__avx512;
-    if (isa >= HD_ISA_AVX2)
-        return hd_f32_vmax__avx2;
-    return hd_f32_vmax__scalar;
 }

@@ -3,7 +3,7 @@
  * exp(r) for r <= 0: r = k ln2 + t with |t| <= ln2/2, exp(t) by its degree-6 Taylor
  * polynomial (relative error below 2e-7 on that interval), times 2^k built in the exponent
  * bits.  Inputs below -87 give 0 (the terms vanish against the sum, which is >= 1). */
-#include "kernels/softmax/softmax.h"
+#include "kernels/softmax/softmax-ukernels.h"
 
 #include <immintrin.h>
 #include <math.h>
@@ -73,7 +73,7 @@ static double sumexp_v(const float *x, size_t n, float m)
 #define HD_SM_ONLINE_MIN 65536
 #define HD_SM_ONLINE_BLK 8192
 
-void hd_f32_softmax_avx2(size_t n, const float *x, float *y, float alpha, float beta, int log_mode)
+void hd_f32_softmax_ukernel__avx2(size_t n, const float *x, float *y, float alpha, float beta, int log_mode)
 {
     float m;
     double s;
@@ -84,7 +84,7 @@ void hd_f32_softmax_avx2(size_t n, const float *x, float *y, float alpha, float 
             size_t len = n - b < HD_SM_ONLINE_BLK ? n - b : HD_SM_ONLINE_BLK;
             float mb = max_v(x + b, len);
             if (mb != mb || isinf(mb)) {     /* NaN or infinite inputs: the scalar path's rules */
-                hd_f32_softmax_scalar(n, x, y, alpha, beta, log_mode);
+                hd_f32_softmax_ukernel__scalar(n, x, y, alpha, beta, log_mode);
                 return;
             }
             double sb = sumexp_v(x + b, len, mb);
@@ -98,7 +98,7 @@ void hd_f32_softmax_avx2(size_t n, const float *x, float *y, float alpha, float 
     } else {
         m = max_v(x, n);
         if (m != m || isinf(m)) {            /* NaN or infinite inputs: the scalar path's rules */
-            hd_f32_softmax_scalar(n, x, y, alpha, beta, log_mode);
+            hd_f32_softmax_ukernel__scalar(n, x, y, alpha, beta, log_mode);
             return;
         }
         s = sumexp_v(x, n, m);
@@ -129,7 +129,7 @@ static void cols8(size_t c, const float *x, size_t ldx, float *y, size_t ldy, fl
 {
     /* NaN or infinite maxima: the scalar path's rules */
     if (_mm256_movemask_ps(_mm256_cmp_ps(_mm256_sub_ps(vm, vm), _mm256_setzero_ps(), _CMP_NEQ_UQ))) {
-        hd_f32_softmax_cols_scalar(c, 8, x, ldx, y, ldy, alpha, beta, log_mode);
+        hd_f32_softmax_ukernel_cols__scalar(c, 8, x, ldx, y, ldy, alpha, beta, log_mode);
         return;
     }
     __m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd();
@@ -245,8 +245,8 @@ static void block_rows(size_t c, size_t w, const float *x, size_t ldx, float *y,
 /* Blocks of up to HD_SM_MAX_COLS columns (multiples of 8): maxima row by row, then
  * block_rows, or cols8 per 8 columns when a maximum is NaN or infinite; the last cols % 8
  * columns scalar. */
-void hd_f32_softmax_cols_avx2(size_t c, size_t cols, const float *x, size_t ldx, float *y, size_t ldy, float alpha,
-                              float beta, int log_mode)
+void hd_f32_softmax_ukernel_cols__avx2(size_t c, size_t cols, const float *x, size_t ldx, float *y, size_t ldy,
+                                       float alpha, float beta, int log_mode)
 {
     float m[HD_SM_MAX_COLS] __attribute__((aligned(32)));
     size_t j0 = 0;
@@ -275,5 +275,5 @@ void hd_f32_softmax_cols_avx2(size_t c, size_t cols, const float *x, size_t ldx,
         j0 += w;
     }
     if (j0 < cols)
-        hd_f32_softmax_cols_scalar(c, cols - j0, x + j0, ldx, y + j0, ldy, alpha, beta, log_mode);
+        hd_f32_softmax_ukernel_cols__scalar(c, cols - j0, x + j0, ldx, y + j0, ldy, alpha, beta, log_mode);
 }

@@ -1,6 +1,6 @@
 /* kernels/softmax/f32-softmax-avx512.c -- row softmax with 16-wide vectors; the exp
  * polynomial is the one described in f32-softmax-avx2.c. */
-#include "kernels/softmax/softmax.h"
+#include "kernels/softmax/softmax-ukernels.h"
 
 #include <immintrin.h>
 #include <stdint.h>
@@ -55,7 +55,7 @@ static double sumexp_v(const float *x, size_t n, float m)
 #define HD_SM_ONLINE_MIN 65536
 #define HD_SM_ONLINE_BLK 8192
 
-void hd_f32_softmax_avx512(size_t n, const float *x, float *y, float alpha, float beta, int log_mode)
+void hd_f32_softmax_ukernel__avx512(size_t n, const float *x, float *y, float alpha, float beta, int log_mode)
 {
     float m;
     double s;
@@ -66,7 +66,7 @@ void hd_f32_softmax_avx512(size_t n, const float *x, float *y, float alpha, floa
             size_t len = n - b < HD_SM_ONLINE_BLK ? n - b : HD_SM_ONLINE_BLK;
             float mb = max_v(x + b, len);
             if (mb != mb || isinf(mb)) {
-                hd_f32_softmax_scalar(n, x, y, alpha, beta, log_mode);
+                hd_f32_softmax_ukernel__scalar(n, x, y, alpha, beta, log_mode);
                 return;
             }
             double sb = sumexp_v(x + b, len, mb);
@@ -80,7 +80,7 @@ void hd_f32_softmax_avx512(size_t n, const float *x, float *y, float alpha, floa
     } else {
         m = max_v(x, n);
         if (m != m || isinf(m)) {
-            hd_f32_softmax_scalar(n, x, y, alpha, beta, log_mode);
+            hd_f32_softmax_ukernel__scalar(n, x, y, alpha, beta, log_mode);
             return;
         }
         s = sumexp_v(x, n, m);
@@ -108,7 +108,7 @@ static void cols16(size_t c, size_t j, const float *x, size_t ldx, float *y, siz
     for (size_t k = 0; k < c; k++)
         vm = _mm512_max_ps(vm, _mm512_loadu_ps(x + k * ldx + j));
     if (_mm512_cmp_ps_mask(_mm512_sub_ps(vm, vm), _mm512_setzero_ps(), _CMP_NEQ_UQ)) {    /* NaN or infinite maxima: the scalar path's rules */
-        hd_f32_softmax_cols_scalar(c, 16, x + j, ldx, y + j, ldy, alpha, beta, log_mode);
+        hd_f32_softmax_ukernel_cols__scalar(c, 16, x + j, ldx, y + j, ldy, alpha, beta, log_mode);
         return;
     }
     __m512d s0 = _mm512_setzero_pd(), s1 = _mm512_setzero_pd();
@@ -289,17 +289,17 @@ static void cols_blocks(size_t c, size_t cols, const float *x, size_t ldx, float
         j0 += w;
     }
     if (j0 < cols)
-        hd_f32_softmax_cols_scalar(c, cols - j0, x + j0, ldx, y + j0, ldy, alpha, beta, log_mode);
+        hd_f32_softmax_ukernel_cols__scalar(c, cols - j0, x + j0, ldx, y + j0, ldy, alpha, beta, log_mode);
 }
 
-void hd_f32_softmax_cols_avx512(size_t c, size_t cols, const float *x, size_t ldx, float *y, size_t ldy, float alpha,
-                                float beta, int log_mode)
+void hd_f32_softmax_ukernel_cols__avx512(size_t c, size_t cols, const float *x, size_t ldx, float *y, size_t ldy,
+                                         float alpha, float beta, int log_mode)
 {
     cols_blocks(c, cols, x, ldx, y, ldy, alpha, beta, log_mode, NULL);
 }
 
-void hd_f32_softmax_cols_stream_avx512(size_t c, size_t cols, const float *x, size_t ldx, float *y, size_t ldy,
-                                       float alpha, float *work)
+void hd_f32_softmax_ukernel_cols_stream__avx512(size_t c, size_t cols, const float *x, size_t ldx, float *y, size_t ldy,
+                                                float alpha, float *work)
 {
     cols_blocks(c, cols, x, ldx, y, ldy, alpha, 0.0f, 0, work);
 }

@@ -1,10 +1,9 @@
-/* kernels/softmax/f32-softmax-scalar.c -- reference row softmax and the dispatcher. */
-#include "kernels/softmax/softmax.h"
-#include "core/cpu.h"
+/* kernels/softmax/f32-softmax-scalar.c -- reference row and column softmax. */
+#include "kernels/softmax/softmax-ukernels.h"
 
 #include <math.h>
 
-void hd_f32_softmax_scalar(size_t n, const float *x, float *y, float alpha, float beta, int log_mode)
+void hd_f32_softmax_ukernel__scalar(size_t n, const float *x, float *y, float alpha, float beta, int log_mode)
 {
     float m = -INFINITY;
     for (size_t i = 0; i < n; i++)
@@ -19,20 +18,8 @@ void hd_f32_softmax_scalar(size_t n, const float *x, float *y, float alpha, floa
     }
 }
 
-hd_f32_softmax_fn hd_f32_softmax_kernel(int isa)
-{
-    int cap = (int)hd_cpu_isa();
-    if (isa > cap)
-        isa = cap;
-    if (isa >= HD_ISA_AVX512)
-        return hd_f32_softmax_avx512;
-    if (isa >= HD_ISA_AVX2)
-        return hd_f32_softmax_avx2;
-    return hd_f32_softmax_scalar;
-}
-
-void hd_f32_softmax_cols_scalar(size_t c, size_t cols, const float *x, size_t ldx, float *y, size_t ldy, float alpha,
-                                float beta, int log_mode)
+void hd_f32_softmax_ukernel_cols__scalar(size_t c, size_t cols, const float *x, size_t ldx, float *y, size_t ldy,
+                                         float alpha, float beta, int log_mode)
 {
     float m[HD_SM_MAX_COLS], ls[HD_SM_MAX_COLS], inv[HD_SM_MAX_COLS];
     double s[HD_SM_MAX_COLS];
@@ -57,24 +44,4 @@ void hd_f32_softmax_cols_scalar(size_t c, size_t cols, const float *x, size_t ld
             float *o = y + k * ldy + j;
             *o = beta != 0.0f ? alpha * v + beta * *o : alpha * v;
         }
-}
-
-hd_f32_softmax_cols_fn hd_f32_softmax_cols_kernel(int isa)
-{
-    int cap = (int)hd_cpu_isa();
-    if (isa > cap)
-        isa = cap;
-    if (isa >= HD_ISA_AVX512)
-        return hd_f32_softmax_cols_avx512;
-    if (isa >= HD_ISA_AVX2)
-        return hd_f32_softmax_cols_avx2;
-    return hd_f32_softmax_cols_scalar;
-}
-
-hd_f32_softmax_cols_stream_fn hd_f32_softmax_cols_stream_kernel(int isa)
-{
-    int cap = (int)hd_cpu_isa();
-    if (isa > cap)
-        isa = cap;
-    return isa >= HD_ISA_AVX512 ? hd_f32_softmax_cols_stream_avx512 : NULL;
 }

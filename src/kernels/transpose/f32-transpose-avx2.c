@@ -1,11 +1,11 @@
 /* kernels/transpose/f32-transpose-avx2.c -- tiles by 8x8 register transposes; edges scalar. */
-#include "kernels/transpose/transpose.h"
-#include "kernels/transpose/f32-tr8-avx2.h"
+#include "kernels/transpose/transpose-ukernels.h"
+#include "kernels/transpose/f32-transpose-8x8-avx2.h"
 
 #include <immintrin.h>
 
-void hd_f32_tile_avx2(int64_t r, int64_t c, const float *in, int64_t ldi, float *out, int64_t ldo, float alpha,
-                      float beta)
+void hd_f32_transpose_ukernel__avx2(int64_t r, int64_t c, const float *in, int64_t ldi, float *out, int64_t ldo,
+                                    float alpha, float beta)
 {
     const int plain = alpha == 1.0f && beta == 0.0f;
     const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
@@ -15,7 +15,7 @@ void hd_f32_tile_avx2(int64_t r, int64_t c, const float *in, int64_t ldi, float 
             __m256 v[8];
             for (int k = 0; k < 8; k++)
                 v[k] = _mm256_loadu_ps(in + (i + k) * ldi + j);
-            hd_f32_tr8__avx2(v);
+            hd_f32_transpose_regs_8x8__avx2(v);
             for (int k = 0; k < 8; k++) {
                 float *o = out + (j + k) * ldo + i;
                 __m256 w = v[k];
@@ -29,7 +29,7 @@ void hd_f32_tile_avx2(int64_t r, int64_t c, const float *in, int64_t ldi, float 
         }
     /* right and bottom edges */
     if (c8 < c)
-        hd_f32_tile_scalar(r, c - c8, in + c8, ldi, out + c8 * ldo, ldo, alpha, beta);
+        hd_f32_transpose_ukernel__scalar(r, c - c8, in + c8, ldi, out + c8 * ldo, ldo, alpha, beta);
     if (r8 < r)
-        hd_f32_tile_scalar(r - r8, c8, in + r8 * ldi, ldi, out + r8, ldo, alpha, beta);
+        hd_f32_transpose_ukernel__scalar(r - r8, c8, in + r8 * ldi, ldi, out + r8, ldo, alpha, beta);
 }

@@ -1,8 +1,8 @@
 /* kernels/transpose/f32-transpose-avx512.c -- tiles by 16x16 register transposes; partial
  * tiles at the edges use masked loads and stores, so every shape runs here.  The _nt variant
  * streams its stores past the caches (for outputs far larger than them). */
-#include "kernels/transpose/transpose.h"
-#include "kernels/transpose/f32-tr16-avx512.h"
+#include "kernels/transpose/transpose-ukernels.h"
+#include "kernels/transpose/f32-transpose-16x16-avx512.h"
 
 #include <immintrin.h>
 #include <stdint.h>
@@ -35,7 +35,7 @@ static inline void tile(int64_t r, int64_t c, const float *in, int64_t ldi, floa
                 for (int k = 0; k < 16; k++)
                     v[k] = k < rr ? _mm512_maskz_loadu_ps(cm, src + k * ldi) : _mm512_setzero_ps();
             }
-            hd_f32_tr16__avx512(v);
+            hd_f32_transpose_regs_16x16__avx512(v);
             float *dst = out + j * ldo + i;
             for (int k = 0; k < cc; k++) {
                 float *o = dst + k * ldo;
@@ -56,14 +56,14 @@ static inline void tile(int64_t r, int64_t c, const float *in, int64_t ldi, floa
         _mm_sfence();    /* the streamed rows are visible before the task counts as done */
 }
 
-void hd_f32_tile_avx512(int64_t r, int64_t c, const float *in, int64_t ldi, float *out, int64_t ldo, float alpha,
-                        float beta)
+void hd_f32_transpose_ukernel__avx512(int64_t r, int64_t c, const float *in, int64_t ldi, float *out, int64_t ldo,
+                                      float alpha, float beta)
 {
     tile(r, c, in, ldi, out, ldo, alpha, beta, 0);
 }
 
-void hd_f32_tile_avx512_nt(int64_t r, int64_t c, const float *in, int64_t ldi, float *out, int64_t ldo, float alpha,
-                           float beta)
+void hd_f32_transpose_ukernel_nt__avx512(int64_t r, int64_t c, const float *in, int64_t ldi, float *out, int64_t ldo,
+                                         float alpha, float beta)
 {
     tile(r, c, in, ldi, out, ldo, alpha, 0.0f, 1);
     (void)beta;

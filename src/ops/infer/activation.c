@@ -13,8 +13,8 @@
 #include "core/desc_set.h"
 #include "core/handle.h"
 #include "core/tensor.h"
-#include "kernels/eltwise/activation_math.h"
-#include "kernels/eltwise/eltwise.h"
+#include "core/activation_math.h"
+#include "kernels/eltwise/eltwise-ukernels.h"
 #include "ops/common.h"
 
 typedef struct cudnnActivationStruct act_t;

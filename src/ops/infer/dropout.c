@@ -15,7 +15,7 @@
 #include "core/handle.h"
 #include "core/parallel.h"
 #include "core/tensor.h"
-#include "kernels/philox.h"
+#include "core/philox.h"
 #include "ops/common.h"
 
 #include <string.h>

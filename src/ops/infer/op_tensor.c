@@ -18,7 +18,7 @@
 #include "core/check.h"
 #include "core/handle.h"
 #include "core/tensor.h"
-#include "kernels/eltwise/eltwise.h"
+#include "kernels/eltwise/eltwise-ukernels.h"
 #include "ops/common.h"
 
 #include <math.h>

@@ -12,8 +12,8 @@
  * do this); each extra output simply takes its clipped window.
  *
  * Paths: FLOAT max pooling runs vector kernels: over channels for channel-contiguous layouts
- * (NHWC, the running max of maxpool.h), and for 2-d row-contiguous layouts (NCHW) the direct
- * row kernel of pool_row.h: the vertical max of the window's input rows, then the horizontal
+ * (NHWC, the running max of pool-ukernels.h), and for 2-d row-contiguous layouts (NCHW) the direct
+ * row kernel of pool-ukernels.h: the vertical max of the window's input rows, then the horizontal
  * max along the padded result (any window, padding and stride); FLOAT average pooling on
  * row-contiguous 2-d layouts runs the same passes with float sums and one division.
  * Everything else takes the generic path (values as double).
@@ -23,8 +23,8 @@
 #include "core/handle.h"
 #include "core/parallel.h"
 #include "core/tensor.h"
-#include "kernels/pool/maxpool.h"
-#include "kernels/pool/pool_row.h"
+#include "kernels/pool/pool-ukernels.h"
+#include "kernels/pool/pool-ukernels.h"
 #include "core/elem.h"
 #include "ops/infer/pooling.h"
 
@@ -172,7 +172,7 @@ static void nhwc_task(void *vctx, size_t t, int thread)
 }
 
 /* 2-d, rows contiguous in x and y: one task per (n, c, block of ROW_BLOCK output rows).  Each
- * output row is the direct row kernel's two passes (pool_row.h): the vertical max of the
+ * output row is the direct row kernel's two passes (pool-ukernels.h): the vertical max of the
  * window's input rows into the padded column row, then the horizontal max along it.  (Doing
  * both in registers for 3x3/2 gains nothing: the passes are as many instructions.) */
 #define ROW_BLOCK 16

@@ -17,9 +17,9 @@
 #include "core/handle.h"
 #include "core/parallel.h"
 #include "core/tensor.h"
-#include "kernels/eltwise/eltwise.h"
-#include "kernels/softmax/softmax.h"
-#include "kernels/softmax_groups.h"
+#include "kernels/eltwise/eltwise-ukernels.h"
+#include "kernels/softmax/softmax-ukernels.h"
+#include "core/softmax_groups.h"
 #include "ops/common.h"
 
 #include <math.h>

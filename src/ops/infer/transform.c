@@ -18,8 +18,8 @@
 #include "core/desc_set.h"
 #include "core/handle.h"
 #include "core/tensor.h"
-#include "kernels/eltwise/eltwise.h"
-#include "kernels/transpose/transpose.h"
+#include "kernels/eltwise/eltwise-ukernels.h"
+#include "kernels/transpose/transpose-ukernels.h"
 #include "ops/common.h"
 
 #include <string.h>

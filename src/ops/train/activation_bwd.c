@@ -9,7 +9,7 @@
 #include "core/check.h"
 #include "core/handle.h"
 #include "core/tensor.h"
-#include "kernels/eltwise/activation_math.h"
+#include "core/activation_math.h"
 #include "ops/common.h"
 
 typedef struct {

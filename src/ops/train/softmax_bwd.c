@@ -11,7 +11,7 @@
 #include "core/handle.h"
 #include "core/parallel.h"
 #include "core/tensor.h"
-#include "kernels/softmax_groups.h"
+#include "core/softmax_groups.h"
 #include "ops/common.h"
 
 #include <math.h>

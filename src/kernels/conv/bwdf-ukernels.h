@@ -1,0 +1,32 @@
+/*
+ * kernels/conv/bwdf-ukernels.h -- the copy, transpose and store micro-kernels of the fp32
+ * backward filter on the GEMM micro-kernels (conv/solvers/conv_bwdf.h): the strided runs its
+ * gathers copy, the register transposes of its panels, and the store of the summed tiles into
+ * dW.  Pure data movement but for the store's blend, so every ISA gives the same bits.
+ */
+#ifndef HD_KERNELS_CONV_BWDF_UKERNELS_H
+#define HD_KERNELS_CONV_BWDF_UKERNELS_H
+
+#include <stdint.h>
+
+/* COUNT runs of LEN floats: run o from src + o * sstride to dst + o * dstride (the gathers'
+ * inner loop; the ISA versions are chosen at run time). */
+void hd_f32_bwdf_ukernel_runs__avx512(float *dst, int64_t dstride, const float *src, int64_t sstride, int64_t len,
+                                      int64_t count);
+void hd_f32_bwdf_ukernel_runs__avx2(float *dst, int64_t dstride, const float *src, int64_t sstride, int64_t len,
+                                    int64_t count);
+
+/* out[j * ldo + i] = in[i * ldi + j] for i < rows, j < cols (16 x 16 register blocks). */
+void hd_f32_bwdf_ukernel_transpose__avx512(int64_t rows, int64_t cols, const float *in, int64_t ldi, float *out,
+                                           int64_t ldo);
+
+/* Store of a block of sums into dW: for e < ne and k < nk,
+ *     dw[k * ldw + e] = alpha * (rows[e][k] + rows[e][k + plane] + ... (nchunk terms, in order))
+ *                       (+ beta * dw[k * ldw + e] unless beta == 0: dw is then not read),
+ * the products rounded separately.  ne, nk <= 16 (AVX-512) or 8 (AVX2). */
+void hd_f32_bwdf_ukernel_store__avx512(const float *const *rows, int64_t ne, int64_t nk, int64_t plane, int64_t nchunk,
+                                       float *dw, int64_t ldw, float alpha, float beta);
+void hd_f32_bwdf_ukernel_store__avx2(const float *const *rows, int64_t ne, int64_t nk, int64_t plane, int64_t nchunk,
+                                     float *dw, int64_t ldw, float alpha, float beta);
+
+#endif

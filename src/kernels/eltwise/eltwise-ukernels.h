@@ -1,0 +1,53 @@
+/*
+ * kernels/eltwise/eltwise-ukernels.h -- float32 elementwise micro-kernels on contiguous arrays.
+ *
+ * Each kernel computes out = alpha * f(inputs) + beta * out and never reads OUT when
+ * beta == 0 (it may hold NaN).  OUT may alias an input exactly (in-place).  One table per
+ * ISA; hd_eltwise_kernels(isa) returns the best table not above ISA, so callers pass the
+ * handle's ISA and tests force each one through HOSTDNN_MAX_ISA.  The scalar table is the
+ * reference the vector ones are tested against.
+ */
+#ifndef HD_KERNELS_ELTWISE_ELTWISE_UKERNELS_H
+#define HD_KERNELS_ELTWISE_ELTWISE_UKERNELS_H
+
+#include <stddef.h>
+
+/* y = alpha * max(x, 0) + beta * y; a NaN x gives 0 (CUDNN_NOT_PROPAGATE_NAN) */
+typedef void (*hd_f32_relu_fn)(size_t n, const float *x, float *y, float alpha, float beta);
+/* y = alpha * x + beta * y */
+typedef void (*hd_f32_axpby_fn)(size_t n, const float *x, float *y, float alpha, float beta);
+/* c = alpha1 * a + alpha2 * b + beta * c */
+typedef void (*hd_f32_add3_fn)(size_t n, const float *a, const float *b, float *c, float alpha1, float alpha2,
+                               float beta);
+/* c = (alpha1 * a) * (alpha2 * b) + beta * c */
+typedef void (*hd_f32_mul3_fn)(size_t n, const float *a, const float *b, float *c, float alpha1, float alpha2,
+                               float beta);
+
+typedef struct {
+    const char *name;
+    hd_f32_relu_fn relu;
+    hd_f32_axpby_fn axpby;
+    hd_f32_add3_fn add3;
+    hd_f32_mul3_fn mul3;
+    /* relu and add3 again, bit for bit, but when beta == 0 the output is written with
+     * non-temporal (streaming) stores: no read-for-ownership of lines that are overwritten
+     * whole, and the output does not evict the cache.  For outputs too large to stay in the
+     * cache anyway (hd_eltwise_stream_min_bytes); the scalar table has none (plain stores). */
+    hd_f32_relu_fn relu_stream;
+    hd_f32_add3_fn add3_stream;
+} hd_eltwise_table;
+
+extern const hd_eltwise_table hd_f32_eltwise_ukernels__scalar;
+extern const hd_eltwise_table hd_f32_eltwise_ukernels__avx2;
+extern const hd_eltwise_table hd_f32_eltwise_ukernels__avx512;
+
+/* The table for ISA (an hd_isa_t), never above what the CPU allows. */
+const hd_eltwise_table *hd_eltwise_kernels(int isa);
+
+/* The bytes an elementwise call must touch (inputs read + output written) before the
+ * streaming kernels pay: half the last-level cache (what the output would have to share it
+ * with), or HOSTDNN_STREAM_MIN_BYTES when set (tests use 0 to run them on small tensors).
+ * Read once per process. */
+size_t hd_eltwise_stream_min_bytes(void);
+
+#endif

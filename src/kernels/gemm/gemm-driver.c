@@ -1,0 +1,178 @@
+/*
+ * kernels/gemm/gemm-driver.c -- the GEMM family's driver: the entry points of gemm.h (see
+ * docs/gemm.md).  The blocked loop nest is written once in gemm-driver.inc and instantiated
+ * here for float and double; this file holds what both share: operand normalisation, thread
+ * choice and the packing-buffer cache.  The micro-kernel comes from gemm-config.c.
+ */
+#include "kernels/gemm/gemm.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "core/memory.h"
+#include "core/parallel.h"
+#include "kernels/gemm/gemm-ukernels.h"
+
+static char norm_trans(char t)
+{
+    return (t == 'T' || t == 't' || t == 'C' || t == 'c') ? 'T' : 'N';
+}
+
+/* Tiny problems stay on one thread: waking a team costs more than it saves.  The choice
+ * never changes results (docs/gemm.md), only speed. */
+static int pick_threads(int nthreads, size_t m, size_t n, size_t k)
+{
+    if (nthreads <= 1)
+        return 1;
+    double work = (double)m * (double)n * (double)k;
+    return work < 64.0 * 64.0 * 64.0 ? 1 : nthreads;
+}
+
+/*
+ * Phase-2 partition of a chunk of MP x NP panels into MT x NT tiles of whole panels, about
+ * MT_PANELS x NT_PANELS each.  With several threads, tiles are added along n (then m) until
+ * every thread has work and the count divides evenly among them.  Which thread computes a tile
+ * never changes its bits (docs/gemm.md), so the partition may follow the thread count.
+ */
+static void plan_tiles(size_t mp, size_t mt_panels, size_t np, size_t nt_panels, int threads, size_t *mt,
+                       size_t *nt)
+{
+    size_t a = (mp + mt_panels - 1) / mt_panels, b = (np + nt_panels - 1) / nt_panels;
+    size_t th = threads > 1 ? (size_t)threads : 1;
+    for (int tries = 0; tries < 8 && (a * b < th || (a * b) % th != 0); tries++) {
+        if (b < np)
+            b++;
+        else if (a < mp)
+            a++;
+        else
+            break;
+    }
+    *mt = a;
+    *nt = b;
+}
+
+/*
+ * HOSTDNN_GEMM_UNPACKED=1 forces the unpacked fallback (normally taken only when the packing
+ * memory cannot be had), so that the tests can check it gives the same bits.  Read once.
+ */
+static int force_unpacked;
+static pthread_once_t force_once = PTHREAD_ONCE_INIT;
+
+static void read_force_unpacked(void)
+{
+    const char *v = getenv("HOSTDNN_GEMM_UNPACKED");
+    force_unpacked = v && strcmp(v, "1") == 0;
+}
+
+static int unpacked_forced(void)
+{
+    pthread_once(&force_once, read_force_unpacked);
+    return force_unpacked;
+}
+
+/*
+ * One packing buffer is kept between calls, so that repeated GEMMs do not pay for fresh
+ * pages every time.  A caller takes it with an atomic exchange (a concurrent caller finds the
+ * slot empty and allocates its own) and puts it back when done; the larger one survives.
+ */
+typedef struct {
+    size_t bytes;
+    uint8_t pad[HD_ALIGN - sizeof(size_t)];
+} scratch_head;
+
+static _Atomic(scratch_head *) scratch_slot;
+
+static void *scratch_get(size_t bytes)
+{
+    scratch_head *h = atomic_exchange(&scratch_slot, NULL);
+    if (h && h->bytes >= bytes)
+        return h + 1;
+    hd_aligned_free(h);
+    if (bytes > (size_t)-1 - sizeof(scratch_head))
+        return NULL;
+    h = hd_aligned_alloc(sizeof(scratch_head) + bytes);
+    if (!h)
+        return NULL;
+    h->bytes = bytes;
+    return h + 1;
+}
+
+static void scratch_put(void *p)
+{
+    if (!p)
+        return;
+    scratch_head *h = (scratch_head *)p - 1;
+    scratch_head *old = atomic_exchange(&scratch_slot, h);
+    if (old) {
+        /* Keep the larger of the two. */
+        if (old->bytes > h->bytes) {
+            scratch_head *again = atomic_exchange(&scratch_slot, old);
+            hd_aligned_free(again);
+        } else {
+            hd_aligned_free(old);
+        }
+    }
+}
+
+typedef int (*f64_pack_a_fn)(const double *a, size_t lda, size_t rows, size_t kc, double *dst);
+
+#define T float
+#define FN(name) name##_f32
+#define UKERNEL(kern) ((kern)->f32)
+#define PACK_A_N(kern) ((kern)->f32_pack_a_n)
+#define FMA fmaf
+#include "kernels/gemm/gemm-driver.inc"
+#undef T
+#undef FN
+#undef UKERNEL
+#undef PACK_A_N
+#undef FMA
+
+#define T double
+#define FN(name) name##_f64
+#define UKERNEL(kern) ((kern)->f64)
+#define PACK_A_N(kern) ((f64_pack_a_fn)NULL) /* no ISA-specific double packer yet */
+#define FMA fma
+#include "kernels/gemm/gemm-driver.inc"
+#undef T
+#undef FN
+#undef UKERNEL
+#undef PACK_A_N
+#undef FMA
+
+void hd_sgemm_isa(hd_isa_t isa, int nthreads, char transa, char transb, size_t m, size_t n, size_t k,
+                  float alpha, const float *A, size_t lda, const float *B, size_t ldb, float beta, float *C,
+                  size_t ldc)
+{
+    gemm_f32(hd_isa_cap(isa), nthreads, norm_trans(transa), norm_trans(transb), m, n, k, alpha, A, lda, B, ldb,
+             beta, C, ldc);
+}
+
+void hd_dgemm_isa(hd_isa_t isa, int nthreads, char transa, char transb, size_t m, size_t n, size_t k,
+                  double alpha, const double *A, size_t lda, const double *B, size_t ldb, double beta,
+                  double *C, size_t ldc)
+{
+    gemm_f64(hd_isa_cap(isa), nthreads, norm_trans(transa), norm_trans(transb), m, n, k, alpha, A, lda, B, ldb,
+             beta, C, ldc);
+}
+
+void hd_sgemm(int nthreads, char transa, char transb, size_t m, size_t n, size_t k, float alpha,
+              const float *A, size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc)
+{
+    hd_sgemm_isa(HD_ISA_AVX512, nthreads, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+void hd_dgemm(int nthreads, char transa, char transb, size_t m, size_t n, size_t k, double alpha,
+              const double *A, size_t lda, const double *B, size_t ldb, double beta, double *C, size_t ldc)
+{
+    hd_dgemm_isa(HD_ISA_AVX512, nthreads, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+const char *hd_gemm_kernel_name(size_t elem_size, hd_isa_t isa)
+{
+    return hd_gemm_kernel_for(elem_size == 8 ? 8 : 4, hd_isa_cap(isa))->name;
+}

@@ -1,0 +1,47 @@
+/*
+ * kernels/gemm/gemm.h -- general matrix multiply, the workhorse under convolution, RNN and the
+ * cuBLAS subset.
+ *
+ * Row-major: C[m x n] = alpha * op(A)[m x k] * op(B)[k x n] + beta * C, where op(X) is X or
+ * its transpose (trans = 'N' or 'T'; 'n', 't', 'C', 'c' are accepted too), and lda/ldb/ldc
+ * are row strides in elements of the matrices as stored.  beta == 0 means C is not read (it
+ * may hold NaN).  alpha == 0 or k == 0 mean A and B are not read: C = beta * C.  Column-major
+ * callers (cuBLAS) compute C^T = op(B)^T op(A)^T by swapping the operands.
+ *
+ * Results are bitwise identical for any thread count: each element of C is reduced over k
+ * in the same order whatever the partition.  The AVX2 and AVX-512 kernels give the same
+ * bits as each other (fused multiply-adds in the same order); the scalar kernels round the
+ * multiply and the add separately, so they can differ in the last bit (docs/gemm.md).
+ * NTHREADS <= 1 runs on the calling thread.  The implementation is a BLIS-style packed-panel
+ * GEMM (kernels/gemm/); it allocates (and caches) at most a few MiB of packing buffers and
+ * falls back to an unpacked loop, with the same results, if that memory is not available.
+ */
+#ifndef HD_KERNELS_GEMM_H
+#define HD_KERNELS_GEMM_H
+
+#include <stddef.h>
+
+#include "core/cpu.h"
+
+void hd_sgemm(int nthreads, char transa, char transb, size_t m, size_t n, size_t k, float alpha,
+              const float *A, size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc);
+
+void hd_dgemm(int nthreads, char transa, char transb, size_t m, size_t n, size_t k, double alpha,
+              const double *A, size_t lda, const double *B, size_t ldb, double beta, double *C, size_t ldc);
+
+/*
+ * The same with the micro-kernel family of ISA, lowered to hd_cpu_isa() (the hardware, capped
+ * by HOSTDNN_MAX_ISA) -- for tests and benchmarks that compare kernel families in one process.
+ */
+void hd_sgemm_isa(hd_isa_t isa, int nthreads, char transa, char transb, size_t m, size_t n, size_t k,
+                  float alpha, const float *A, size_t lda, const float *B, size_t ldb, float beta, float *C,
+                  size_t ldc);
+void hd_dgemm_isa(hd_isa_t isa, int nthreads, char transa, char transb, size_t m, size_t n, size_t k,
+                  double alpha, const double *A, size_t lda, const double *B, size_t ldb, double beta,
+                  double *C, size_t ldc);
+
+/* Name of the micro-kernel used for elements of ELEM_SIZE bytes (4: sgemm, 8: dgemm) at ISA
+ * (lowered to hd_cpu_isa()), e.g. "f32-gemm-14x32-avx512". */
+const char *hd_gemm_kernel_name(size_t elem_size, hd_isa_t isa);
+
+#endif

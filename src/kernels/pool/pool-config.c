@@ -1,0 +1,44 @@
+/*
+ * kernels/pool/pool-config.c -- the pooling variants for an ISA (pool-ukernels.h).  Only
+ * function pointers here: built without ISA flags.
+ */
+#include "kernels/pool/pool-ukernels.h"
+#include "core/cpu.h"
+
+hd_f32_pool_vmax_fn hd_f32_pool_vmax_select(int isa)
+{
+    isa = hd_isa_cap(isa);
+    return isa >= HD_ISA_AVX512 ? hd_f32_pool_ukernel_vmax__avx512
+         : isa >= HD_ISA_AVX2   ? hd_f32_pool_ukernel_vmax__avx2 : hd_f32_pool_ukernel_vmax__scalar;
+}
+
+hd_f32_pool_hmax_fn hd_f32_pool_hmax_select(int isa)
+{
+    isa = hd_isa_cap(isa);
+    return isa >= HD_ISA_AVX512 ? hd_f32_pool_ukernel_hmax__avx512
+         : isa >= HD_ISA_AVX2   ? hd_f32_pool_ukernel_hmax__avx2 : hd_f32_pool_ukernel_hmax__scalar;
+}
+
+hd_f32_pool_vsum_fn hd_f32_pool_vsum_select(int isa)
+{
+    isa = hd_isa_cap(isa);
+    return isa >= HD_ISA_AVX512 ? hd_f32_pool_ukernel_vsum__avx512
+         : isa >= HD_ISA_AVX2   ? hd_f32_pool_ukernel_vsum__avx2 : hd_f32_pool_ukernel_vsum__scalar;
+}
+
+hd_f32_pool_hsum_fn hd_f32_pool_hsum_select(int isa)
+{
+    isa = hd_isa_cap(isa);
+    return isa >= HD_ISA_AVX512 ? hd_f32_pool_ukernel_hsum__avx512
+         : isa >= HD_ISA_AVX2   ? hd_f32_pool_ukernel_hsum__avx2 : hd_f32_pool_ukernel_hsum__scalar;
+}
+
+hd_f32_vmax_fn hd_f32_vmax_select(int isa)
+{
+    isa = hd_isa_cap(isa);
+    if (isa >= HD_ISA_AVX512)
+        return hd_f32_vmax_ukernel__avx512;
+    if (isa >= HD_ISA_AVX2)
+        return hd_f32_vmax_ukernel__avx2;
+    return hd_f32_vmax_ukernel__scalar;
+}

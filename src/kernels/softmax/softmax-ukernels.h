@@ -1,0 +1,47 @@
+/*
+ * kernels/softmax/softmax-ukernels.h -- float32 softmax of one contiguous group, with blending:
+ * y = alpha * softmax(x) + beta * y (LOG: alpha * log_softmax(x) + ...), y not read when
+ * beta == 0, y may be x.  Always subtracts the maximum (ACCURATE / LOG); the FAST
+ * algorithm stays on the generic path so that it can overflow exactly like cuDNN's.
+ * The vector versions use their own exp/log polynomials (about 2 ulp), so they are tested
+ * against the float64 reference rather than bit-for-bit against the scalar one.
+ */
+#ifndef HD_KERNELS_SOFTMAX_SOFTMAX_UKERNELS_H
+#define HD_KERNELS_SOFTMAX_SOFTMAX_UKERNELS_H
+
+#include <stddef.h>
+
+typedef void (*hd_f32_softmax_fn)(size_t n, const float *x, float *y, float alpha, float beta, int log_mode);
+
+void hd_f32_softmax_ukernel__scalar(size_t n, const float *x, float *y, float alpha, float beta, int log_mode);
+void hd_f32_softmax_ukernel__avx2(size_t n, const float *x, float *y, float alpha, float beta, int log_mode);
+void hd_f32_softmax_ukernel__avx512(size_t n, const float *x, float *y, float alpha, float beta, int log_mode);
+
+/* The kernel for ISA (capped by the CPU). */
+hd_f32_softmax_fn hd_f32_softmax_kernel(int isa);
+
+/* COLS independent groups side by side (CHANNEL mode on NCHW): group j is x[j + c*ldx]
+ * for c < C, written to y[j + c*ldy].  Sums are accumulated in double per column. */
+#define HD_SM_MAX_COLS 1024
+typedef void (*hd_f32_softmax_cols_fn)(size_t c, size_t cols, const float *x, size_t ldx, float *y, size_t ldy,
+                                       float alpha, float beta, int log_mode);
+
+void hd_f32_softmax_ukernel_cols__scalar(size_t c, size_t cols, const float *x, size_t ldx, float *y, size_t ldy,
+                                         float alpha, float beta, int log_mode);
+void hd_f32_softmax_ukernel_cols__avx2(size_t c, size_t cols, const float *x, size_t ldx, float *y, size_t ldy,
+                                       float alpha, float beta, int log_mode);
+void hd_f32_softmax_ukernel_cols__avx512(size_t c, size_t cols, const float *x, size_t ldx, float *y, size_t ldy,
+                                         float alpha, float beta, int log_mode);
+hd_f32_softmax_cols_fn hd_f32_softmax_cols_kernel(int isa);
+
+/* ACCURATE, beta == 0, for outputs larger than the cache: the column kernel, bit for bit, but
+ * e = exp(x - max) is kept in WORK (C x cols floats, per thread) instead of y, and y is written
+ * once with streaming stores (when its rows are 64-byte aligned), so it is never read for
+ * ownership.  NULL where there is none (scalar, AVX2): use the plain column kernel. */
+typedef void (*hd_f32_softmax_cols_stream_fn)(size_t c, size_t cols, const float *x, size_t ldx, float *y, size_t ldy,
+                                              float alpha, float *work);
+void hd_f32_softmax_ukernel_cols_stream__avx512(size_t c, size_t cols, const float *x, size_t ldx, float *y, size_t ldy,
+                                                float alpha, float *work);
+hd_f32_softmax_cols_stream_fn hd_f32_softmax_cols_stream_kernel(int isa);
+
+#endif
