@@ -126,6 +126,7 @@ typedef struct {
     dr_cudart cudarts[16];
     int ncudarts;
     dr_driver driver;
+    int driver_reported;        /* a copy's loader failure already named the missing driver */
     dr_framework fw[16];
     int nfw;
     dr_cpu cpu;

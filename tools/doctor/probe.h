@@ -1,11 +1,12 @@
 /*
  * probe.h -- load a library in a throw-away child process and ask it for its version.
  * A library that crashes, hangs or aborts in its constructor or in the call only takes
- * the child down; the parent reports what happened.
+ * the child down; the parent reports what happened, with what the library printed.
  */
 #ifndef HD_DOCTOR_PROBE_H
 #define HD_DOCTOR_PROBE_H
 
+#include "loaderr.h"
 #include "util.h"
 
 typedef enum {
@@ -15,7 +16,8 @@ typedef enum {
     DR_PROBE_NO_SYMBOL,   /* loaded, but the version function is not exported */
     DR_PROBE_CRASHED,     /* the child died from a signal (sig) */
     DR_PROBE_TIMEOUT,     /* the child did not answer in time and was killed */
-    DR_PROBE_ERROR        /* fork/pipe failed, or the child exited without answering */
+    DR_PROBE_ERROR,       /* fork/pipe failed, or the child exited without answering */
+    DR_PROBE_LOADER_FAILED /* no answer, and the library printed NVIDIA's "Could not load library" (lf) */
 } dr_probe_status;
 
 typedef enum {
@@ -33,6 +35,9 @@ typedef struct {
     int sig;
     char loaded_from[HD_PATH_MAX]; /* the file the child's loader actually mapped */
     char err[512];
+    char output[1024];      /* what the child printed (stdout and stderr, the first KiB) */
+    int has_lf;             /* output holds NVIDIA's loader failure, parsed into lf */
+    dr_loadfail lf;
 } dr_probe;
 
 /* target: a path (contains '/') or a bare name resolved by the child's own loader.

@@ -25,11 +25,11 @@ char *dr_verdict(const dr_ctx *c)
         return dr_fmt("PROBLEMS FOUND (%zu error%s, %zu warning%s): %s", ne, ne == 1 ? "" : "s", nw, nw == 1 ? "" : "s",
                       first_of(c, DR_ERROR)->msg);
     /* name what would be loaded */
-    char what[HD_PATH_MAX + 96] = "";
+    char what[HD_PATH_MAX + 160] = "";
     for (int m = 9; m >= 7; m--)
         if (c->winner[m] && !what[0]) {
             const dr_copy *w = &c->copies[c->winner[m] - 1];
-            snprintf(what, sizeof what, "libcudnn.so.%d -> %s (%s cuDNN %s)", m, w->path,
+            snprintf(what, sizeof what, "%s -> %s (%s cuDNN %s)", w->name, w->path,
                      strcmp(w->impl, "hostdnn") == 0 ? "hostdnn" : "NVIDIA", w->version[0] ? w->version : "?");
         }
     if (nw)
@@ -276,11 +276,8 @@ void dr_report_json(const dr_ctx *c, FILE *o)
     jw_close(&w, ']');
     jw_open(&w, "loads", '{');
     for (int m = 7; m <= 9; m++)
-        if (c->winner[m]) {
-            char k[32];
-            snprintf(k, sizeof k, "libcudnn.so.%d", m);
-            jw_str(&w, k, c->copies[c->winner[m] - 1].path);
-        }
+        if (c->winner[m])
+            jw_str(&w, c->copies[c->winner[m] - 1].name, c->copies[c->winner[m] - 1].path);
     jw_close(&w, '}');
     jw_close(&w, '}');
 
@@ -301,6 +298,18 @@ void dr_report_json(const dr_ctx *c, FILE *o)
         jw_str(&w, "implementation", cp->impl);
         jw_str(&w, "probe", dr_probe_status_name(cp->probe.status));
         jw_str(&w, "probe_error", cp->probe.err);
+        jw_str(&w, "probe_output", cp->probe.output);
+        if (cp->probe.has_lf) {
+            const dr_loadfail *lf = &cp->probe.lf;
+            jw_open(&w, "loader_failure", '{');
+            jw_str(&w, "message", lf->line);
+            jw_str(&w, "library", lf->library);
+            jw_str(&w, "error", lf->error);
+            jw_int(&w, "code", lf->code);
+            jw_str(&w, "missing", lf->missing);
+            jw_str(&w, "cause", dr_loadfail_cause_name(lf->cause));
+            jw_close(&w, '}');
+        }
         jw_int(&w, "cudnnGetVersion", cp->probe.status == DR_PROBE_OK ? cp->probe.value : -1);
         jw_str(&w, "version", cp->version);
         jw_int(&w, "cudnnGetCudartVersion", cp->cudart);

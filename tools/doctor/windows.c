@@ -20,7 +20,7 @@ typedef struct {
     size_t n, cap;
 } sbuf;
 
-static void sb_add(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_add(sbuf *b, const char *fmt, ...) DR_PRINTF(2, 3);
 static void sb_add(sbuf *b, const char *fmt, ...)
 {
     va_list ap;
