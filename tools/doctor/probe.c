@@ -7,17 +7,7 @@
  */
 #include "probe.h"
 
-#include <dlfcn.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <link.h>
-#include <poll.h>
-#include <signal.h>
-#include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 const char *dr_probe_status_name(dr_probe_status s)
 {
@@ -33,6 +23,19 @@ const char *dr_probe_status_name(dr_probe_status s)
     }
     return "?";
 }
+
+#ifndef _WIN32 /* probe_win.c does the same with CreateProcess */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 static void child(const char *const *preload, int npreload, const char *target, dr_probe_kind kind, int wfd,
                   int outfd)
@@ -217,3 +220,4 @@ void dr_probe_run_after(const char *const *preload, int npreload, const char *ta
         snprintf(out->err, sizeof out->err, "%s (then %s)", out->lf.line, how);
     }
 }
+#endif

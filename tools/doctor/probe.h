@@ -50,4 +50,14 @@ void dr_probe_run_after(const char *const *preload, int npreload, const char *ta
                         int timeout_ms, dr_probe *out);
 const char *dr_probe_status_name(dr_probe_status s);
 
+#ifdef _WIN32
+/* Windows: the child is the doctor itself, started as "cudnn-doctor --probe-dll KIND DLL"
+ * (KIND: cudnn, driver, cudart, load); main() hands that over to this function, which
+ * loads the DLL, asks it, prints the answer between marker lines and returns the exit
+ * status.  Preloads are not needed there: a DLL's own imports are resolved by the loader. */
+int dr_probe_child_main(const char *kind, const char *dll);
+/* A readable name for a process exit code that is an exception (0xC0000005 ...), or NULL. */
+const char *dr_win_exception_name(unsigned long code);
+#endif
+
 #endif
