@@ -454,6 +454,13 @@ static void test_windows(void)
     CHECK(n == 2 && strstr(h[0].host_path, "C/p2/Z.DLL") != NULL);
     n = dr_win_search(&e, "w.dll", h, 8);
     CHECK(n == 1 && strcmp(h[0].step, "Windows dir") == 0);
+    /* SetDllDirectory: right after the program's folder, and the current dir drops out */
+    e.set_dll_dir = "C:\\p2";
+    n = dr_win_search(&e, "y.dll", h, 8);
+    CHECK(n == 1 && strcmp(h[0].step, "SetDllDirectory") == 0);
+    n = dr_win_search(&e, "x.dll", h, 8);
+    CHECK(n == 3 && strcmp(h[0].step, "application dir") == 0 && strcmp(h[1].step, "System32") == 0);
+    e.set_dll_dir = NULL;
     /* Python >= 3.8: no current dir, no PATH; added directories instead */
     e.safe = 1;
     n = dr_win_search(&e, "y.dll", h, 8);
@@ -482,6 +489,82 @@ static void test_windows(void)
     CHECK(!dr_pe_info("/nonexistent.dll", &machine, v, &hv));
     free(p);
     free(root);
+}
+
+/* a PE32+ image with one section holding an import directory naming two DLLs */
+static void mkimports(const char *path)
+{
+    unsigned char buf[1024];
+    memset(buf, 0, sizeof buf);
+    buf[0] = 'M';
+    buf[1] = 'Z';
+    uint32_t pe = 0x80, v;
+    memcpy(buf + 0x3c, &pe, 4);
+    memcpy(buf + pe, "PE\0\0", 4);
+    buf[pe + 4] = 0x64;
+    buf[pe + 5] = 0x86;
+    buf[pe + 6] = 1;   /* one section */
+    buf[pe + 20] = 240; /* optional header size */
+    uint32_t opt = pe + 24;
+    buf[opt] = 0x0b;
+    buf[opt + 1] = 0x02; /* PE32+ */
+    v = 0x1000;
+    memcpy(buf + opt + 120, &v, 4); /* import directory RVA */
+    uint32_t sec = opt + 240, vals[4] = {0x1000, 0x1000, 0x200, 0x200}; /* vsize, va, raw size, raw ptr */
+    memcpy(buf + sec + 8, vals, sizeof vals);
+    v = 0x1100;
+    memcpy(buf + 0x200 + 12, &v, 4);
+    v = 0x1110;
+    memcpy(buf + 0x214 + 12, &v, 4);
+    memcpy(buf + 0x300, "zlibwapi.dll", 13);
+    memcpy(buf + 0x310, "KERNEL32.dll", 13);
+    write_file(path, buf, sizeof buf);
+}
+
+static void test_loader_failures(void)
+{
+    SECTION("loader failures");
+    dr_loadfail lf;
+    CHECK(dr_loadfail_parse("noise\nCould not load library libcudnn_ops_infer.so.8. Error: libcuda.so.1: cannot open shared "
+                            "object file: No such file or directory\nAborted\n", &lf));
+    CHECK(strcmp(lf.library, "libcudnn_ops_infer.so.8") == 0 && strcmp(lf.missing, "libcuda.so.1") == 0);
+    CHECK(lf.cause == DR_LF_DRIVER && strcmp(dr_loadfail_cause_name(lf.cause), "missing-driver") == 0);
+    CHECK(strncmp(lf.line, "Could not load library", 22) == 0 && !strchr(lf.line, '\n'));
+    CHECK(dr_loadfail_parse("Could not load library libcudnn_cnn_infer.so.8. Error: libcudnn_cnn_infer.so.8: cannot open "
+                            "shared object file: No such file or directory", &lf));
+    CHECK(lf.cause == DR_LF_SUBLIB);
+    CHECK(dr_loadfail_parse("Could not load library libcudnn_cnn_infer.so.8. Error: libcublasLt.so.11: cannot open shared "
+                            "object file: No such file or directory", &lf));
+    CHECK(lf.cause == DR_LF_DEP && strcmp(lf.missing, "libcublasLt.so.11") == 0);
+    CHECK(dr_loadfail_parse("Could not load library libcudnn_cnn_infer.so.8. Error: /x/libcudnn_cnn_infer.so.8: undefined "
+                            "symbol: foo", &lf));
+    CHECK(lf.cause == DR_LF_OTHER && lf.missing[0] == 0);
+    CHECK(dr_loadfail_parse("Could not load library cudnn_cnn_infer64_8.dll. Error code 126\r\nPlease make sure "
+                            "cudnn_cnn_infer64_8.dll is in your library path!\r\n", &lf));
+    CHECK(strcmp(lf.library, "cudnn_cnn_infer64_8.dll") == 0 && lf.code == 126 && lf.cause == DR_LF_OTHER);
+    CHECK(dr_loadfail_cause("cudnn_cnn_infer64_8.dll", "ZLIBWAPI.DLL") == DR_LF_ZLIB);
+    CHECK(dr_loadfail_cause("cudnn_cnn_infer64_8.dll", "nvcuda.dll") == DR_LF_DRIVER);
+    CHECK(dr_loadfail_cause("x", "") == DR_LF_OTHER);
+    CHECK(!dr_loadfail_parse("Segmentation fault", &lf));
+    CHECK(!dr_loadfail_parse(NULL, &lf));
+    CHECK(dr_loadfail_parse("Could not load library ", &lf) && lf.library[0] == 0);
+    CHECK_EQ_INT(dr_win_dll_major("cudnn64_8.dll"), 8);
+    CHECK_EQ_INT(dr_win_dll_major("cudnn_cnn_infer64_9.DLL"), 9);
+    CHECK_EQ_INT(dr_win_dll_major("cudnn64_8.so"), 0);
+    CHECK_EQ_INT(dr_win_dll_major("cudnn.dll"), 0);
+
+    char *p = tpath("imports.dll");
+    mkimports(p);
+    dr_strlist imps = {0};
+    CHECK_EQ_INT(dr_pe_imports(p, &imps), 2);
+    CHECK(imps.n == 2 && strcmp(imps.v[0], "zlibwapi.dll") == 0 && strcmp(imps.v[1], "KERNEL32.dll") == 0);
+    CHECK(dr_win_system_dll(imps.v[1]) && !dr_win_system_dll(imps.v[0]));
+    CHECK(dr_win_system_dll("api-ms-win-crt-runtime-l1-1-0.dll"));
+    dr_sl_free(&imps);
+    write_text(p, "MZ");
+    CHECK_EQ_INT(dr_pe_imports(p, &imps), -1);
+    CHECK_EQ_INT(dr_pe_imports("/nonexistent.dll", &imps), -1);
+    free(p);
 }
 
 static void test_json(void)
@@ -653,6 +736,7 @@ int main(void)
     test_probe();
     test_headers();
     test_windows();
+    test_loader_failures();
     test_json();
     test_resolve();
     test_findings();

@@ -56,6 +56,8 @@ run() { "$@" >"$T/out" 2>&1; rc=$?; }
 # ---------- fake libraries ----------
 cat >"$T/fake.c" <<'C'
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 #ifndef VER
 #define VER 8100
@@ -74,6 +76,16 @@ size_t cudnnGetVersion(void)
 #ifdef HANG
     for (;;)
         pause();
+#endif
+#if LOADFAIL == 1 /* NVIDIA's shim without a driver: its words, then abort() */
+    fprintf(stderr, "Could not load library libcudnn_ops_infer.so.8. Error: libcuda.so.1: cannot open shared object file: No such file or directory\n");
+    abort();
+#elif LOADFAIL == 2
+    fprintf(stderr, "Could not load library libcudnn_cnn_infer.so.8. Error: libcudnn_cnn_infer.so.8: cannot open shared object file: No such file or directory\n");
+    abort();
+#elif LOADFAIL == 3
+    fprintf(stderr, "Could not load library libcudnn_cnn_infer.so.8. Error: libcublasLt.so.11: cannot open shared object file: No such file or directory\n");
+    abort();
 #endif
     return VER;
 }
@@ -162,6 +174,30 @@ mkdir -p "$T/crash"
 cc -shared -fPIC -o "$T/crash/libcudnn.so.8" -Wl,-soname,libcudnn.so.8 -DCRASH "$T/fake.c"
 LD_LIBRARY_PATH=$T/crash run doc
 expect crash 1 "ERROR \[crashed\] $T/crash/libcudnn.so.8 crashed .*signal 11" "fix: replace or remove"
+
+# ---------- 4b. NVIDIA's own loader failure is named, not called a crash ----------
+# the cuDNN 8.5 wheel on a machine without a driver: found through --site-packages
+mklib "$T/lf/site/nvidia/cudnn/lib" 8 8500 8.5.0 -DLOADFAIL=1
+run doc --site-packages "$T/lf/site"
+expect loadfail-driver 1 "\[loader-no-driver\] $T/lf/site/nvidia/cudnn/lib/libcudnn.so.8 is not broken: it stops because the NVIDIA driver is missing -- libcudnn_ops_infer.so.8 cannot be loaded without libcuda.so.1" \
+  "fix: install the NVIDIA driver \(it provides libcuda.so.1" "loader-failed: Could not load library libcudnn_ops_infer.so.8. Error: libcuda.so.1"
+absent loadfail-driver "\[crashed\]" "\[no-driver\]" "replace or remove"
+run doc --site-packages "$T/lf/site" --json
+expect loadfail-json 1 '"probe": "loader-failed"' '"cause": "missing-driver"' '"missing": "libcuda.so.1"' \
+  '"probe_output": "Could not load library libcudnn_ops_infer.so.8. Error: libcuda.so.1'
+# the same copy first on the loader path: an error, and no second "no driver" finding
+LD_LIBRARY_PATH=$T/lf/site/nvidia/cudnn/lib run doc
+expect loadfail-winner 1 "ERROR \[loader-no-driver\]"
+if [ "$(grep -c 'driver\]' "$T/out")" = 1 ]; then ok; else bad "loadfail-winner: one driver finding expected"; fi
+mklib "$T/lf/sub" 8 8500 8.5.0 -DLOADFAIL=2
+LD_LIBRARY_PATH=$T/lf/sub run doc
+expect loadfail-sublib 1 "ERROR \[loader-sublib-missing\] $T/lf/sub/libcudnn.so.8 cannot find its sub-library libcudnn_cnn_infer.so.8" \
+  "fix: install the complete cuDNN"
+mklib "$T/lf/dep" 8 8500 8.5.0 -DLOADFAIL=3
+LD_LIBRARY_PATH=$T/lf/dep:$DRV run doc
+expect loadfail-dep 1 "ERROR \[loader-dep-missing\] .*sub-library libcudnn_cnn_infer.so.8 is present but needs libcublasLt.so.11" \
+  "fix: install cuBLAS"
+absent loadfail-dep "\[crashed\]"
 
 # ---------- 5. a library that hangs ----------
 mkdir -p "$T/hang"

@@ -60,6 +60,66 @@ static void pick_winners(dr_ctx *c)
     }
 }
 
+/* NVIDIA's "Could not load library X. Error: Y": name what is really missing.  Returns 1
+ * when the cause is the missing driver (then the driver check says nothing more). */
+static int loader_failure(dr_ctx *c, const dr_copy *cp, dr_sev sev)
+{
+    const dr_loadfail *lf = &cp->probe.lf;
+    dr_findings *f = &c->findings;
+    char dir[HD_PATH_MAX];
+    dir_of(cp->path, dir, sizeof dir);
+    switch (lf->cause) {
+    case DR_LF_DRIVER:
+        if (strcmp(lf->missing, "libcuda.so") == 0 && c->driver.present) {
+            char ddir[HD_PATH_MAX] = "/usr/lib/x86_64-linux-gnu", real[HD_PATH_MAX];
+            if (c->driver.probe.loaded_from[0] && realpath(c->driver.probe.loaded_from, real))
+                dir_of(real, ddir, sizeof ddir);
+            char *fix = dr_fmt("create the link: sudo ln -s libcuda.so.1 %s/libcuda.so && sudo ldconfig", ddir);
+            dr_add(f, sev, "loader-no-libcuda-so", fix,
+                   "%s cannot load %s: the driver is installed but only as libcuda.so.1, and cuDNN asks for "
+                   "\"libcuda.so\" (NVIDIA's message: '%s')", cp->path, lf->library, lf->line);
+            free(fix);
+            return 0;
+        }
+        dr_add(f, sev, "loader-no-driver",
+               "install the NVIDIA driver (it provides libcuda.so.1; NVIDIA's cuDNN needs an NVIDIA GPU and its driver); "
+               "on a machine without one use hostdnn's CPU libcudnn.so.8 instead -- this copy itself is fine, do not "
+               "remove it",
+               "%s is not broken: it stops because the NVIDIA driver is missing -- %s cannot be loaded without %s "
+               "(NVIDIA's message: '%s')", cp->path, lf->library, lf->missing, lf->line);
+        return 1;
+    case DR_LF_SUBLIB: {
+        char *fix = dr_fmt("install the complete cuDNN %s package so that %s sits beside %s", cp->version[0] ? cp->version : "",
+                           lf->library, cp->path);
+        dr_add(f, sev, "loader-sublib-missing", fix, "%s cannot find its sub-library %s (NVIDIA's message: '%s')", cp->path,
+               lf->library, lf->line);
+        free(fix);
+        return 0;
+    }
+    case DR_LF_DEP:
+    case DR_LF_ZLIB: {
+        int cublas = strncmp(lf->missing, "libcublas", 9) == 0;
+        char *fix = cublas ? dr_fmt("install cuBLAS of the CUDA major this cuDNN was built for (the CUDA toolkit, or pip "
+                                    "install nvidia-cublas-cuNN) and make the directory holding %s visible to the loader "
+                                    "(LD_LIBRARY_PATH or ldconfig)", lf->missing)
+                           : dr_fmt("install the package that provides %s and make its directory visible to the loader "
+                                    "(LD_LIBRARY_PATH or ldconfig)", lf->missing);
+        dr_add(f, sev, "loader-dep-missing", fix,
+               "%s's sub-library %s is present but needs %s, which the loader cannot find (NVIDIA's message: '%s')",
+               cp->path, lf->library, lf->missing, lf->line);
+        free(fix);
+        return 0;
+    }
+    case DR_LF_OTHER:
+        break;
+    }
+    char *fix = dr_fmt("make %s loadable (ldd on it shows what is missing), or reinstall cuDNN into %s", lf->library, dir);
+    dr_add(f, sev, "loader-failed", fix, "%s cannot load its sub-library %s (NVIDIA's message: '%s')", cp->path, lf->library,
+           lf->line);
+    free(fix);
+    return 0;
+}
+
 static void check_copy_health(dr_ctx *c, const dr_copy *cp, int is_winner)
 {
     dr_findings *f = &c->findings;
@@ -101,9 +161,13 @@ static void check_copy_health(dr_ctx *c, const dr_copy *cp, int is_winner)
         free(fix);
     }
     const dr_probe *p = &cp->probe;
+    if (p->has_lf && loader_failure(c, cp, sev))
+        c->driver_reported = 1;
     switch (p->status) {
     case DR_PROBE_OK:
         break;
+    case DR_PROBE_LOADER_FAILED:
+        return; /* said above, with its cause */
     case DR_PROBE_LOAD_FAILED: {
         char *fix = dr_fmt("install what it depends on (ldd %s shows the missing library) or remove this copy", cp->path);
         dr_add(f, sev, "load-failed", fix, "%s does not load: %s", cp->path, p->err);
@@ -158,7 +222,15 @@ static void check_copy_health(dr_ctx *c, const dr_copy *cp, int is_winner)
         const dr_sublib *s = &cp->subs[i];
         if (!s->path[0])
             continue;
-        if (s->err[0]) {
+        if (s->err[0] && strstr(s->err, "libcuda.so") && strstr(s->err, "cannot open shared object file")) {
+            /* it needs the driver, like every NVIDIA sub-library: one finding for the machine */
+            if (!c->driver_reported)
+                dr_add(f, sev, "loader-no-driver",
+                       "install the NVIDIA driver (it provides libcuda.so.1); on a machine without an NVIDIA GPU use "
+                       "hostdnn's CPU libcudnn.so.8 instead -- the cuDNN files themselves are fine",
+                       "%s (for %s) cannot be loaded because the NVIDIA driver is missing: %s", s->path, cp->path, s->err);
+            c->driver_reported = 1;
+        } else if (s->err[0]) {
             char *fix = dr_fmt("make %s loadable (ldd %s lists what is missing)", s->path, s->path);
             dr_add(f, sev, "sublib-load", fix, "%s (for %s) does not load: %s", s->path, cp->path, s->err);
             free(fix);
@@ -244,6 +316,8 @@ static void check_driver(dr_ctx *c, const dr_copy *nv_winner)
     dr_findings *f = &c->findings;
     const dr_driver *d = &c->driver;
     if (!d->present) {
+        if (c->driver_reported)
+            return; /* the copy's own loader failure already named the driver */
         if (nv_winner)
             dr_add(f, DR_ERROR, "no-driver",
                    "install the NVIDIA driver (a GPU and the driver are required by NVIDIA's cuDNN), or use hostdnn's "
@@ -521,7 +595,7 @@ void dr_checks(dr_ctx *c)
         describe(w, wd, sizeof wd);
         dr_add(f, DR_INFO, "winner", NULL, "libcudnn.so.%d resolves to %s (%s, via %s)%s%s", m, w->path, wd, w->loader_via,
                w->real[0] && strcmp(w->real, w->path) ? " -> " : "", w->real[0] && strcmp(w->real, w->path) ? w->real : "");
-        if (w->elf_ok && w->probe.status == DR_PROBE_OK) {
+        if (w->elf_ok && (w->probe.status == DR_PROBE_OK || w->probe.status == DR_PROBE_LOADER_FAILED)) {
             if (strcmp(w->impl, "hostdnn") && !nv_winner)
                 nv_winner = w;
             if (w->ver[0] >= 8 && strcmp(w->impl, "hostdnn"))

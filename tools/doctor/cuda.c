@@ -11,52 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* "cuda" : { "name" : ..., "version" : "13.0.88" } in version.json */
-static int version_json(const char *file, char *out, size_t cap)
-{
-    char buf[65536];
-    if (dr_read_file(file, buf, sizeof buf) <= 0)
-        return 0;
-    const char *p = strstr(buf, "\"cuda\"");
-    if (!p)
-        return 0;
-    p = strstr(p, "\"version\"");
-    if (!p)
-        return 0;
-    p = strchr(p + 9, '"');
-    if (!p)
-        return 0;
-    p++;
-    size_t k = strcspn(p, "\"");
-    if (k == 0 || k >= cap)
-        return 0;
-    memcpy(out, p, k);
-    out[k] = 0;
-    return 1;
-}
-
-/* "CUDA Version 10.2.89" in version.txt */
-static int version_txt(const char *file, char *out, size_t cap)
-{
-    char buf[4096];
-    if (dr_read_file(file, buf, sizeof buf) <= 0)
-        return 0;
-    const char *p = strstr(buf, "CUDA Version");
-    if (!p)
-        return 0;
-    p += 12;
-    while (*p == ' ')
-        p++;
-    size_t k = 0;
-    while (p[k] && (isdigit((unsigned char)p[k]) || p[k] == '.'))
-        k++;
-    if (!k || k >= cap)
-        return 0;
-    memcpy(out, p, k);
-    out[k] = 0;
-    return 1;
-}
-
 /* "Cuda compilation tools, release 13.0, V13.0.88" from nvcc -V */
 static int version_nvcc(const char *nvcc, char *out, size_t cap)
 {
@@ -99,9 +53,9 @@ static void find_toolkits(dr_ctx *c)
         memset(t, 0, sizeof *t);
         char *vj = dr_fmt("%s/version.json", real), *vt = dr_fmt("%s/version.txt", real),
              *nv = dr_fmt("%s/bin/nvcc", real);
-        if (version_json(vj, t->version, sizeof t->version))
+        if (dr_cuda_version_json(vj, t->version, sizeof t->version))
             dr_scopy(t->how, sizeof t->how, "version.json");
-        else if (version_txt(vt, t->version, sizeof t->version))
+        else if (dr_cuda_version_txt(vt, t->version, sizeof t->version))
             dr_scopy(t->how, sizeof t->how, "version.txt");
         else if (version_nvcc(nv, t->version, sizeof t->version))
             dr_scopy(t->how, sizeof t->how, "nvcc -V");

@@ -11,6 +11,7 @@
 #include "ldcache.h"
 #include "probe.h"
 #include "util.h"
+#include "winsearch.h"
 
 #define DR_MAX_SUBLIBS 7
 
@@ -32,6 +33,8 @@ typedef struct {
     const char *win_cwd;
     const char *win_path;    /* ';'-separated, Windows syntax */
     dr_strlist win_dll_dirs; /* os.add_dll_directory / AddDllDirectory */
+    const char *win_set_dll_dir; /* --win-set-dll-dir: SetDllDirectory */
+    int win_python;          /* --win-python: the Python >= 3.8 search (no PATH) */
 } dr_opts;
 
 typedef struct {
@@ -41,6 +44,7 @@ typedef struct {
     char how[40];            /* "beside the shim", "LD_LIBRARY_PATH", ... */
     char version[32];        /* "" when unknown */
     char err[600];           /* why it does not load, when probed and failed */
+    char missing_deps[256];  /* Windows: imported DLLs the search order cannot find, ", "-separated */
 } dr_sublib;
 
 typedef struct {
@@ -126,6 +130,7 @@ typedef struct {
     dr_cudart cudarts[16];
     int ncudarts;
     dr_driver driver;
+    int driver_reported;        /* a copy's loader failure already named the missing driver */
     dr_framework fw[16];
     int nfw;
     dr_cpu cpu;
@@ -134,6 +139,14 @@ typedef struct {
     /* Windows simulation results are findings plus this text block */
     char *win_text;
     char *win_json;
+    /* live Windows (cudnn-doctor.exe on the machine itself): copies[] holds the DLLs */
+    int win_live;
+    dr_win_env win_env;         /* the search order of the program in question */
+    char win_mode[40];          /* "plain program" / "Python >= 3.8 extension" */
+    char win_app_dir[HD_PATH_MAX];
+    char win_sys32[HD_PATH_MAX], win_windir[HD_PATH_MAX], win_cwd[HD_PATH_MAX];
+    char *win_path_env;         /* PATH as read (owned) */
+    dr_strlist cuda_path_bad;   /* "CUDA_PATH=C:\x" whose folder does not exist */
 } dr_ctx;
 
 /* sysroot-aware path: "/usr/lib" -> "<sysroot>/usr/lib" (malloc'ed) */
@@ -147,6 +160,10 @@ void dr_frameworks(dr_ctx *c);      /* frameworks.c */
 void dr_cpu_detect(dr_cpu *cpu);    /* cpu.c */
 void dr_checks(dr_ctx *c);          /* checks.c: turn the inventory into findings */
 void dr_windows(dr_ctx *c);         /* windows.c: --windows-tree simulation */
+void dr_win_live(dr_ctx *c);        /* live_win.c (Windows builds): this machine's DLLs */
+void dr_win_checks(dr_ctx *c);      /* wincheck.c: findings for the live Windows inventory */
+/* Windows: the major of cudnn64_N.dll / cudnn_x64_N.dll names, 0 otherwise */
+int dr_win_dll_major(const char *name);
 
 /* Loader resolution of a bare name for a plain dlopen (or for --for's program).
  * Appends the candidate paths in loader order to paths and the step labels to how. */
@@ -159,5 +176,9 @@ int dr_ld_library_path(dr_strlist *dirs);
 /* version helpers (version.c) */
 void dr_cudnn_decode(long long v, int out[3]);      /* 8101 -> 8.1.1, 90600 -> 9.6.0 */
 void dr_cuda_decode(long long v, char *out, size_t cap); /* 11020 -> "11.2" */
+/* a CUDA toolkit's version from its version.json ("cuda": {"version": "13.0.88"}) or
+ * version.txt ("CUDA Version 10.2.89"); 1 when found */
+int dr_cuda_version_json(const char *file, char *out, size_t cap);
+int dr_cuda_version_txt(const char *file, char *out, size_t cap);
 
 #endif

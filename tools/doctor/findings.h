@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 
+#include "util.h"
+
 typedef enum { DR_INFO = 0, DR_WARN = 1, DR_ERROR = 2 } dr_sev;
 
 typedef struct {
@@ -24,7 +26,7 @@ typedef struct {
 
 /* fix may be NULL; it is copied. */
 void dr_add(dr_findings *f, dr_sev sev, const char *code, const char *fix, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
+    DR_PRINTF(5, 6);
 size_t dr_count(const dr_findings *f, dr_sev sev);
 int dr_has(const dr_findings *f, const char *code);
 void dr_findings_free(dr_findings *f);

@@ -16,6 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef _WIN32
+#include <windows.h>
+#endif
 
 #ifndef HD_DOCTOR_VERSION
 #define HD_DOCTOR_VERSION "0.1.0"
@@ -46,6 +49,11 @@ static void usage(FILE *o)
           "  --win-path 'A;B'       the PATH to simulate\n"
           "  --win-cwd DIR          the current directory to simulate\n"
           "  --win-dll-dir DIR      a directory added with os.add_dll_directory (repeatable)\n"
+          "  --win-set-dll-dir DIR  a directory set with SetDllDirectory (plain programs)\n"
+          "  --win-python           Windows: check the Python >= 3.8 search (no PATH) instead of a plain program's\n"
+          "On Windows (cudnn-doctor.exe) the report is about this machine: the program's folder\n"
+          "(--win-app-dir, the folder of --for PROGRAM.exe, or the doctor's own), System32, the\n"
+          "Windows folder, the current folder and PATH; --win-* options override each part.\n"
           "  -h, --help             this text\n"
           "  --version              the doctor's version\n"
           "exit status: 0 healthy, 1 problems found (or snapshots differ), 2 usage error\n",
@@ -78,6 +86,7 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name, in
     return argv[++*i];
 }
 
+#ifndef _WIN32
 static void load_cache(dr_ctx *c)
 {
     char *file = dr_sys(c, "/etc/ld.so.cache");
@@ -108,6 +117,7 @@ static void load_cache(dr_ctx *c)
         dr_ldcache_parse_ldconfig_text(text, &c->cache);
     free(text);
 }
+#endif
 
 static int load_compat(dr_ctx *c)
 {
@@ -119,10 +129,12 @@ static int load_compat(dr_ctx *c)
         }
         return 1;
     }
-    char *cands[3];
+    char *cands[4];
     int n = 0;
-    if (c->self_dir[0])
+    if (c->self_dir[0]) {
         cands[n++] = dr_fmt("%s/../share/hostdnn/compat.tsv", c->self_dir);
+        cands[n++] = dr_fmt("%s/compat.tsv", c->self_dir); /* a zip: beside cudnn-doctor.exe */
+    }
 #ifdef HD_DOCTOR_SOURCE_COMPAT
     cands[n++] = dr_xstrdup(HD_DOCTOR_SOURCE_COMPAT);
 #endif
@@ -141,7 +153,9 @@ static int load_compat(dr_ctx *c)
 static void free_ctx(dr_ctx *c)
 {
     dr_compat_free(&c->compat);
+#ifndef _WIN32
     dr_ldcache_free(&c->cache);
+#endif
     dr_sl_free(&c->rpath);
     dr_sl_free(&c->runpath);
     dr_sl_free(&c->sites);
@@ -154,6 +168,10 @@ static void free_ctx(dr_ctx *c)
     free(c->copies);
     free(c->win_text);
     free(c->win_json);
+    dr_sl_free(&c->win_env.path);
+    dr_sl_free(&c->win_env.dll_dirs);
+    dr_sl_free(&c->cuda_path_bad);
+    free(c->win_path_env);
 }
 
 int main(int argc, char **argv)
@@ -163,6 +181,11 @@ int main(int argc, char **argv)
     c->opt.timeout_ms = 10000;
     int color = -1;
     const char *snapshot = NULL;
+#ifdef _WIN32
+    /* the child probe: the doctor started by itself to load one DLL (probe_win.c) */
+    if (argc == 4 && strcmp(argv[1], "--probe-dll") == 0)
+        return dr_probe_child_main(argv[2], argv[3]);
+#endif
     if (argc >= 2 && strcmp(argv[1], "diff") == 0) {
         if (argc != 4)
             return bad_usage("diff needs exactly two snapshot files%s", "");
@@ -228,6 +251,10 @@ int main(int argc, char **argv)
             c->opt.win_cwd = v;
         } else if (VAL("--win-dll-dir")) {
             if (v) dr_sl_push(&c->opt.win_dll_dirs, v);
+        } else if (VAL("--win-set-dll-dir")) {
+            c->opt.win_set_dll_dir = v;
+        } else if (strcmp(a, "--win-python") == 0) {
+            c->opt.win_python = 1;
         } else {
             free_ctx(c);
             return bad_usage(a[0] == '-' ? "unknown option '%s'" : "unexpected argument '%s'", a);
@@ -253,11 +280,19 @@ int main(int argc, char **argv)
     c->opt.color = color >= 0 ? color : (!c->opt.json && isatty(1) && !getenv("NO_COLOR"));
 
     char self[HD_PATH_MAX];
+#ifdef _WIN32
+    DWORD n = GetModuleFileNameA(NULL, self, sizeof self - 1);
+    if (n > 0 && n < sizeof self - 1) {
+        self[n] = 0;
+        dr_dirname(self, c->self_dir, sizeof c->self_dir);
+    }
+#else
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n > 0) {
         self[n] = 0;
         dr_dirname(self, c->self_dir, sizeof c->self_dir);
     }
+#endif
     if (!load_compat(c)) {
         free_ctx(c);
         return 2;
@@ -266,6 +301,14 @@ int main(int argc, char **argv)
         /* a Windows tree is checked on its own: this Linux machine is not the subject */
         dr_windows(c);
     } else {
+#ifdef _WIN32
+        dr_win_live(c);
+        if (c->opt.for_prog && c->for_err[0]) {
+            fprintf(stderr, "cudnn-doctor: --for %s\n", c->for_err);
+            free_ctx(c);
+            return 2;
+        }
+#else
         load_cache(c);
         dr_scan(c);
         if (c->opt.for_prog && c->for_err[0]) {
@@ -278,6 +321,7 @@ int main(int argc, char **argv)
         dr_frameworks(c);
         dr_cpu_detect(&c->cpu);
         dr_checks(c);
+#endif
     }
 
     int rc = dr_count(&c->findings, DR_ERROR) || (c->opt.strict && dr_count(&c->findings, DR_WARN)) ? 1 : 0;

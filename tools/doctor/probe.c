@@ -1,10 +1,30 @@
 /*
  * probe.c -- fork, dlopen in the child, send a fixed-size answer through a pipe, _exit.
  * The parent polls the pipe with a deadline and SIGKILLs a child that is late.  The
- * child's stdout/stderr go to /dev/null so chatty libraries cannot garble the report.
+ * child's stdout/stderr go to an unlinked temporary file, so chatty libraries cannot garble
+ * the report and NVIDIA's "Could not load library" message, printed just before it aborts,
+ * can be read back to name the real cause.
  */
 #include "probe.h"
 
+#include <string.h>
+
+const char *dr_probe_status_name(dr_probe_status s)
+{
+    switch (s) {
+    case DR_PROBE_NOT_RUN: return "not-run";
+    case DR_PROBE_OK: return "ok";
+    case DR_PROBE_LOAD_FAILED: return "load-failed";
+    case DR_PROBE_NO_SYMBOL: return "no-symbol";
+    case DR_PROBE_CRASHED: return "crashed";
+    case DR_PROBE_TIMEOUT: return "timeout";
+    case DR_PROBE_ERROR: return "error";
+    case DR_PROBE_LOADER_FAILED: return "loader-failed";
+    }
+    return "?";
+}
+
+#ifndef _WIN32 /* probe_win.c does the same with CreateProcess */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -17,21 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
-const char *dr_probe_status_name(dr_probe_status s)
-{
-    switch (s) {
-    case DR_PROBE_NOT_RUN: return "not-run";
-    case DR_PROBE_OK: return "ok";
-    case DR_PROBE_LOAD_FAILED: return "load-failed";
-    case DR_PROBE_NO_SYMBOL: return "no-symbol";
-    case DR_PROBE_CRASHED: return "crashed";
-    case DR_PROBE_TIMEOUT: return "timeout";
-    case DR_PROBE_ERROR: return "error";
-    }
-    return "?";
-}
-
-static void child(const char *const *preload, int npreload, const char *target, dr_probe_kind kind, int wfd)
+static void child(const char *const *preload, int npreload, const char *target, dr_probe_kind kind, int wfd,
+                  int outfd)
 {
     dr_probe r;
     memset(&r, 0, sizeof r);
@@ -45,11 +52,13 @@ static void child(const char *const *preload, int npreload, const char *target, 
         sa.sa_handler = SIG_DFL;
         sigaction(fatal[i], &sa, NULL);
     }
-    int devnull = open("/dev/null", O_WRONLY);
-    if (devnull >= 0) {
-        dup2(devnull, 1);
-        dup2(devnull, 2);
+    int sink = outfd >= 0 ? outfd : open("/dev/null", O_WRONLY);
+    if (sink >= 0) {
+        dup2(sink, 1);
+        dup2(sink, 2);
     }
+    /* unbuffered: a library that prints and then aborts must not lose its last words */
+    setvbuf(stdout, NULL, _IONBF, 0);
     for (int i = 0; i < npreload; i++)
         dlopen(preload[i], RTLD_NOW | RTLD_GLOBAL);
     void *h = dlopen(target, RTLD_NOW | RTLD_LOCAL);
@@ -123,10 +132,14 @@ void dr_probe_run_after(const char *const *preload, int npreload, const char *ta
         return;
     }
     fflush(NULL);
+    FILE *outf = tmpfile();
+    int out_fd = outf ? fileno(outf) : -1;
     pid_t pid = fork();
     if (pid < 0) {
         close(fds[0]);
         close(fds[1]);
+        if (outf)
+            fclose(outf);
         out->status = DR_PROBE_ERROR;
         dr_scopy(out->err, sizeof out->err, "fork failed");
         return;
@@ -135,7 +148,7 @@ void dr_probe_run_after(const char *const *preload, int npreload, const char *ta
         close(fds[0]);
         /* a second guard in case the parent is gone: the alarm kills a hung child */
         alarm((unsigned)(timeout_ms / 1000 + 2));
-        child(preload, npreload, target, kind, fds[1]);
+        child(preload, npreload, target, kind, fds[1], out_fd);
     }
     close(fds[1]);
     dr_probe r;
@@ -169,12 +182,24 @@ void dr_probe_run_after(const char *const *preload, int npreload, const char *ta
     int st = 0;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
     }
+    char printed[sizeof out->output];
+    printed[0] = 0;
+    if (outf) {
+        rewind(outf);
+        size_t k = fread(printed, 1, sizeof printed - 1, outf);
+        printed[k] = 0;
+        fclose(outf);
+    }
     if (got == sizeof r) {
         *out = r;
         out->err[sizeof out->err - 1] = 0;
         out->loaded_from[sizeof out->loaded_from - 1] = 0;
+        memcpy(out->output, printed, sizeof printed);
+        out->has_lf = dr_loadfail_parse(out->output, &out->lf);
         return;
     }
+    memcpy(out->output, printed, sizeof printed);
+    out->has_lf = dr_loadfail_parse(out->output, &out->lf);
     if (timed_out) {
         out->status = DR_PROBE_TIMEOUT;
         snprintf(out->err, sizeof out->err, "no answer within %d ms; the child was killed", timeout_ms);
@@ -187,4 +212,12 @@ void dr_probe_run_after(const char *const *preload, int npreload, const char *ta
         snprintf(out->err, sizeof out->err, "the child exited with status %d without answering",
                  WIFEXITED(st) ? WEXITSTATUS(st) : -1);
     }
+    /* NVIDIA's shim says why it gave up before it aborts: that is the cause, not a crash */
+    if (out->has_lf && out->status != DR_PROBE_TIMEOUT) {
+        char how[96];
+        dr_scopy(how, sizeof how, out->err);
+        out->status = DR_PROBE_LOADER_FAILED;
+        snprintf(out->err, sizeof out->err, "%s (then %s)", out->lf.line, how);
+    }
 }
+#endif

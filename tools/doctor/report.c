@@ -25,11 +25,11 @@ char *dr_verdict(const dr_ctx *c)
         return dr_fmt("PROBLEMS FOUND (%zu error%s, %zu warning%s): %s", ne, ne == 1 ? "" : "s", nw, nw == 1 ? "" : "s",
                       first_of(c, DR_ERROR)->msg);
     /* name what would be loaded */
-    char what[HD_PATH_MAX + 96] = "";
+    char what[HD_PATH_MAX + 160] = "";
     for (int m = 9; m >= 7; m--)
         if (c->winner[m] && !what[0]) {
             const dr_copy *w = &c->copies[c->winner[m] - 1];
-            snprintf(what, sizeof what, "libcudnn.so.%d -> %s (%s cuDNN %s)", m, w->path,
+            snprintf(what, sizeof what, "%s -> %s (%s cuDNN %s)", w->name, w->path,
                      strcmp(w->impl, "hostdnn") == 0 ? "hostdnn" : "NVIDIA", w->version[0] ? w->version : "?");
         }
     if (nw)
@@ -76,8 +76,14 @@ void dr_report_text(const dr_ctx *c, FILE *o)
 
     if (c->opt.win_root)
         goto windows;
-    fprintf(o, "cuDNN libraries (* loaded, ~ shadowed, - not searched; LD_LIBRARY_PATH=%s; cache: %s)\n",
-            getenv("LD_LIBRARY_PATH") ? getenv("LD_LIBRARY_PATH") : "(unset)", c->cache.loaded ? c->cache.source : "none");
+    if (c->win_live)
+        fprintf(o, "cuDNN DLLs (* loaded, ~ shadowed, - not searched; search of a %s: program folder %s%s%s%s; PATH=%s)\n",
+                c->win_mode, c->win_app_dir, c->win_env.set_dll_dir ? ", SetDllDirectory " : "",
+                c->win_env.set_dll_dir ? c->win_env.set_dll_dir : "", c->win_env.safe ? ", added DLL dirs, System32" : "",
+                c->win_path_env ? c->win_path_env : "");
+    else
+        fprintf(o, "cuDNN libraries (* loaded, ~ shadowed, - not searched; LD_LIBRARY_PATH=%s; cache: %s)\n",
+                getenv("LD_LIBRARY_PATH") ? getenv("LD_LIBRARY_PATH") : "(unset)", c->cache.loaded ? c->cache.source : "none");
     if (c->opt.for_prog)
         fprintf(o, "  for program %s%s%s\n", c->opt.for_prog, c->for_err[0] ? ": " : "", c->for_err);
     if (!c->ncopies)
@@ -109,6 +115,8 @@ void dr_report_text(const dr_ctx *c, FILE *o)
             for (int s = 0; s < cp->nsubs; s++)
                 if (!cp->subs[s].path[0])
                     fprintf(o, "; missing %s", cp->subs[s].name);
+                else if (cp->subs[s].missing_deps[0])
+                    fprintf(o, "; %s needs %s (not found)", cp->subs[s].name, cp->subs[s].missing_deps);
             fprintf(o, "\n");
         }
         if (cp->header[0])
@@ -117,9 +125,10 @@ void dr_report_text(const dr_ctx *c, FILE *o)
 
     fprintf(o, "\nCUDA\n");
     for (int i = 0; i < c->ntoolkits; i++)
-        fprintf(o, "  toolkit %s: %s (%s)\n", c->toolkits[i].path, c->toolkits[i].version, c->toolkits[i].how);
+        fprintf(o, "  toolkit %s: %s (%s)\n", c->toolkits[i].path,
+                c->toolkits[i].version[0] ? c->toolkits[i].version : "version unknown", c->toolkits[i].how);
     if (!c->ntoolkits)
-        fprintf(o, "  no CUDA toolkit under /usr/local/cuda*\n");
+        fprintf(o, "  %s\n", c->win_live ? "no CUDA_PATH or CUDA_PATH_V*_* variable" : "no CUDA toolkit under /usr/local/cuda*");
     for (int i = 0; i < c->ncudarts; i++)
         fprintf(o, "  runtime %s: %s\n", c->cudarts[i].path,
                 c->cudarts[i].version[0] ? c->cudarts[i].version : c->cudarts[i].probe.err);
@@ -129,6 +138,8 @@ void dr_report_text(const dr_ctx *c, FILE *o)
                 c->driver.probe.loaded_from);
     else
         fprintf(o, "  driver: none -- no NVIDIA driver is installed (%s)\n", c->driver.probe.err);
+    if (c->win_live)
+        goto windows; /* frameworks are read from Linux site-packages only */
 
     fprintf(o, "\nFrameworks (%zu site-packages dirs searched)\n", c->sites.n);
     if (!c->nfw)
@@ -262,6 +273,23 @@ void dr_report_json(const dr_ctx *c, FILE *o)
     jw_int(&w, "warnings", (long long)nw);
 
     jw_open(&w, "loader", '{');
+    jw_str(&w, "os", c->win_live ? "windows" : "linux");
+    if (c->win_live) {
+        jw_str(&w, "mode", c->win_mode);
+        jw_str(&w, "app_dir", c->win_app_dir);
+        jw_str(&w, "system32", c->win_sys32);
+        jw_str(&w, "windows_dir", c->win_windir);
+        jw_str(&w, "current_dir", c->win_cwd);
+        jw_str(&w, "set_dll_directory", c->win_env.set_dll_dir ? c->win_env.set_dll_dir : "");
+        jw_open(&w, "dll_directories", '[');
+        for (size_t i = 0; i < c->win_env.dll_dirs.n; i++)
+            jw_str(&w, NULL, c->win_env.dll_dirs.v[i]);
+        jw_close(&w, ']');
+        jw_open(&w, "path", '[');
+        for (size_t i = 0; i < c->win_env.path.n; i++)
+            jw_str(&w, NULL, c->win_env.path.v[i]);
+        jw_close(&w, ']');
+    }
     jw_str(&w, "ld_library_path", getenv("LD_LIBRARY_PATH") ? getenv("LD_LIBRARY_PATH") : "");
     jw_str(&w, "cache", c->cache.loaded ? c->cache.source : "none");
     jw_str(&w, "for_program", c->opt.for_prog ? c->opt.for_prog : "");
@@ -276,11 +304,8 @@ void dr_report_json(const dr_ctx *c, FILE *o)
     jw_close(&w, ']');
     jw_open(&w, "loads", '{');
     for (int m = 7; m <= 9; m++)
-        if (c->winner[m]) {
-            char k[32];
-            snprintf(k, sizeof k, "libcudnn.so.%d", m);
-            jw_str(&w, k, c->copies[c->winner[m] - 1].path);
-        }
+        if (c->winner[m])
+            jw_str(&w, c->copies[c->winner[m] - 1].name, c->copies[c->winner[m] - 1].path);
     jw_close(&w, '}');
     jw_close(&w, '}');
 
@@ -301,6 +326,18 @@ void dr_report_json(const dr_ctx *c, FILE *o)
         jw_str(&w, "implementation", cp->impl);
         jw_str(&w, "probe", dr_probe_status_name(cp->probe.status));
         jw_str(&w, "probe_error", cp->probe.err);
+        jw_str(&w, "probe_output", cp->probe.output);
+        if (cp->probe.has_lf) {
+            const dr_loadfail *lf = &cp->probe.lf;
+            jw_open(&w, "loader_failure", '{');
+            jw_str(&w, "message", lf->line);
+            jw_str(&w, "library", lf->library);
+            jw_str(&w, "error", lf->error);
+            jw_int(&w, "code", lf->code);
+            jw_str(&w, "missing", lf->missing);
+            jw_str(&w, "cause", dr_loadfail_cause_name(lf->cause));
+            jw_close(&w, '}');
+        }
         jw_int(&w, "cudnnGetVersion", cp->probe.status == DR_PROBE_OK ? cp->probe.value : -1);
         jw_str(&w, "version", cp->version);
         jw_int(&w, "cudnnGetCudartVersion", cp->cudart);
@@ -313,6 +350,8 @@ void dr_report_json(const dr_ctx *c, FILE *o)
             jw_str(&w, "found_via", sl->how);
             jw_str(&w, "version", sl->version);
             jw_str(&w, "error", sl->err);
+            if (c->win_live)
+                jw_str(&w, "missing_imports", sl->missing_deps);
             jw_close(&w, '}');
         }
         jw_close(&w, ']');

@@ -4,13 +4,22 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <glob.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#ifdef _WIN32
+#include <windows.h>
+/* no symbolic links to tell apart, and files must be read as bytes (no CRLF or ^Z games) */
+#define lstat stat
+#define DR_OPEN_FLAGS (O_RDONLY | O_BINARY)
+#else
+#include <glob.h>
+#define DR_OPEN_FLAGS (O_RDONLY | O_CLOEXEC)
+#endif
 
 static void oom(void)
 {
@@ -133,15 +142,27 @@ int dr_is_file(const char *p)
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-const char *dr_basename(const char *p)
+/* the last directory separator: '/' everywhere, '\\' too on Windows */
+static const char *last_sep(const char *p)
 {
     const char *s = strrchr(p, '/');
+#ifdef _WIN32
+    const char *b = strrchr(p, '\\');
+    if (b && (!s || b > s))
+        s = b;
+#endif
+    return s;
+}
+
+const char *dr_basename(const char *p)
+{
+    const char *s = last_sep(p);
     return s ? s + 1 : p;
 }
 
 void dr_dirname(const char *p, char *out, size_t cap)
 {
-    const char *s = strrchr(p, '/');
+    const char *s = last_sep(p);
     if (!s) {
         dr_scopy(out, cap, ".");
         return;
@@ -159,7 +180,7 @@ long dr_read_file(const char *path, char *buf, size_t cap)
 {
     if (!cap)
         return -1;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, DR_OPEN_FLAGS);
     if (fd < 0)
         return -1;
     size_t got = 0;
@@ -178,7 +199,7 @@ long dr_read_file(const char *path, char *buf, size_t cap)
 
 int dr_file_contains(const char *path, const char *needle, long long max_bytes)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, DR_OPEN_FLAGS);
     if (fd < 0)
         return 0;
     size_t nl = strlen(needle);
@@ -244,6 +265,38 @@ int dr_vercmp(const char *a, const char *b)
     return 0;
 }
 
+#ifdef _WIN32
+/* Wildcards only in the last component, which is what the Windows callers use. */
+void dr_glob(const char *pattern, dr_strlist *out)
+{
+    char dir[HD_PATH_MAX];
+    dr_dirname(pattern, dir, sizeof dir);
+    int has_dir = last_sep(pattern) != NULL;
+    WIN32_FIND_DATAA fd;
+    HANDLE h = FindFirstFileA(pattern, &fd);
+    if (h == INVALID_HANDLE_VALUE)
+        return;
+    dr_strlist found = {0};
+    do {
+        if (strcmp(fd.cFileName, ".") == 0 || strcmp(fd.cFileName, "..") == 0)
+            continue;
+        char *p = has_dir ? dr_fmt("%s\\%s", dir, fd.cFileName) : dr_xstrdup(fd.cFileName);
+        dr_sl_push(&found, p);
+        free(p);
+    } while (FindNextFileA(h, &fd));
+    FindClose(h);
+    /* sorted, as glob() returns them */
+    for (size_t i = 1; i < found.n; i++)
+        for (size_t k = i; k > 0 && strcmp(found.v[k - 1], found.v[k]) > 0; k--) {
+            char *t = found.v[k];
+            found.v[k] = found.v[k - 1];
+            found.v[k - 1] = t;
+        }
+    for (size_t i = 0; i < found.n; i++)
+        dr_sl_push(out, found.v[i]);
+    dr_sl_free(&found);
+}
+#else
 void dr_glob(const char *pattern, dr_strlist *out)
 {
     glob_t g;
@@ -253,3 +306,4 @@ void dr_glob(const char *pattern, dr_strlist *out)
             dr_sl_push(out, g.gl_pathv[i]);
     globfree(&g);
 }
+#endif

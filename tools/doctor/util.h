@@ -9,6 +9,14 @@
 
 #define HD_PATH_MAX 4096
 
+/* printf-style checking; MinGW's own "printf" archetype is the MSVCRT one, which knows no
+ * %zu/%lld, while the doctor is built there with the C99 stdio (__USE_MINGW_ANSI_STDIO). */
+#if defined(_WIN32) && defined(__MINGW32__)
+#define DR_PRINTF(f, a) __attribute__((format(gnu_printf, f, a)))
+#else
+#define DR_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#endif
+
 typedef struct {
     char **v;
     size_t n, cap;
@@ -23,7 +31,7 @@ void dr_sl_free(dr_strlist *l);
 void dr_sl_split(dr_strlist *l, const char *s, const char *seps);
 
 /* malloc'ed printf; never returns NULL (aborts on out-of-memory). */
-char *dr_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *dr_fmt(const char *fmt, ...) DR_PRINTF(1, 2);
 void *dr_xcalloc(size_t n, size_t sz);
 char *dr_xstrdup(const char *s);
 

@@ -20,7 +20,7 @@ typedef struct {
     size_t n, cap;
 } sbuf;
 
-static void sb_add(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_add(sbuf *b, const char *fmt, ...) DR_PRINTF(2, 3);
 static void sb_add(sbuf *b, const char *fmt, ...)
 {
     va_list ap;
@@ -202,6 +202,7 @@ void dr_windows(dr_ctx *c)
     e.root = c->opt.win_root;
     e.app_dir = c->opt.win_app_dir;
     e.cwd = c->opt.win_cwd;
+    e.set_dll_dir = c->opt.win_set_dll_dir;
     dr_sl_split(&e.path, c->opt.win_path, ";");
     for (size_t i = 0; i < c->opt.win_dll_dirs.n; i++)
         dr_sl_push(&e.dll_dirs, c->opt.win_dll_dirs.v[i]);
