@@ -6,6 +6,8 @@
 #   make install PREFIX=/opt/hostdnn
 #   make bench      benchmark driver + memory-bound ops vs oneDNN (see docs/performance.md)
 #   make bench-compare  convolution and ops: hostdnn vs oneDNN 2.6 vs PyTorch
+#   make windows-package  MinGW-w64 cross build -> build-win/hostdnn-<version>-windows-x64.zip
+#   make check-windows    that zip's checks and the test programs under Wine (docs/windows.md)
 PREFIX ?= /usr/local
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE ?= cmake
@@ -15,7 +17,10 @@ ASAN_BUILD ?= build-asan
 # (make bench) are built.  A plain cmake build has none of -Werror by default.
 DEV_OPTS ?= -DHOSTDNN_WERROR=ON -DBUILD_TESTING=ON -DHOSTDNN_BUILD_EXAMPLES=ON -DHOSTDNN_BUILD_BENCH=ON
 
-.PHONY: all build check check-fast check-quick check-asan demo install bench bench-compare bench-ops clean headers coverage
+WIN_BUILD ?= build-win
+
+.PHONY: all build check check-fast check-quick check-asan demo install bench bench-compare bench-ops clean headers coverage \
+	windows-build windows-package check-windows
 
 all: build
 
@@ -69,5 +74,17 @@ headers:
 coverage: build
 	@tools/gen/coverage.sh $(BUILD)
 
+# Windows: cross-compiled with MinGW-w64, tested under Wine (docs/windows.md).
+windows-build:
+	@$(CMAKE) -S . -B $(WIN_BUILD) -DCMAKE_TOOLCHAIN_FILE=cmake/mingw-w64-x86_64.cmake \
+		-DCMAKE_BUILD_TYPE=Release >/dev/null
+	@$(CMAKE) --build $(WIN_BUILD) -j $(JOBS)
+
+windows-package: windows-build
+	@tools/windows/package.sh $(WIN_BUILD) $(WIN_BUILD)
+
+check-windows: windows-package
+	@tools/windows/check.sh $(WIN_BUILD) $$(ls -t $(WIN_BUILD)/hostdnn-*-windows-x64.zip | head -n 1)
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(WIN_BUILD)

@@ -17,4 +17,11 @@ void *hd_aligned_alloc(size_t bytes)
     return p;
 }
 
-void hd_aligned_free(void *p) { free(p); }
+void hd_aligned_free(void *p)
+{
+#ifdef _WIN32
+    _aligned_free(p);   /* aligned_alloc is _aligned_malloc there (core/win32/posix.h) */
+#else
+    free(p);
+#endif
+}

@@ -24,6 +24,13 @@
 #define RT_GUARD 64             /* guard bytes after each allocation we own */
 #define RT_GUARD_BYTE 0xA5
 
+/* Blocks come from posix_memalign; on Windows that is _aligned_malloc (core/win32/posix.h). */
+#ifdef _WIN32
+#define rt_block_free _aligned_free
+#else
+#define rt_block_free free
+#endif
+
 typedef struct {
     rt_region r;
     void *block;                /* what posix_memalign returned; NULL for registered memory */
@@ -127,7 +134,7 @@ void rt_memory_reset(void)
 {
     pthread_mutex_lock(&rt_mem_lock);
     for (size_t i = 0; i < rt_count; i++)
-        free(rt_entries[i].block);
+        rt_block_free(rt_entries[i].block);
     free(rt_entries);
     rt_entries = NULL;
     rt_count = rt_cap = 0;
@@ -156,7 +163,7 @@ static cudaError_t rt_alloc(void **out, size_t size, enum rt_kind kind, unsigned
     int ok = rt_insert(&e);
     pthread_mutex_unlock(&rt_mem_lock);
     if (!ok) {
-        free(block);
+        rt_block_free(block);
         return rt_fail(cudaErrorMemoryAllocation, fn, "the allocation registry could not grow");
     }
     *out = block;
@@ -181,7 +188,7 @@ static cudaError_t rt_release(void *p, unsigned mask, const char *fn)
     int intact = rt_guard_intact(&e);
     rt_remove_at((size_t)i);
     pthread_mutex_unlock(&rt_mem_lock);
-    free(e.block);
+    rt_block_free(e.block);
     if (!intact) {
         rt_set_sticky(cudaErrorIllegalAddress);
         return rt_fail(cudaErrorIllegalAddress, fn, "memory past the end of %p was overwritten", p);

@@ -7,10 +7,17 @@
 #include <stdio.h>
 #include <string.h>
 
+#ifdef _WIN32   /* dlopen here is core/win32/include/dlfcn.h's, over LoadLibraryEx */
+static const char *const sonames[HD_LIB_COUNT] = {
+    "cudnn_ops_infer64_8.dll", "cudnn_ops_train64_8.dll", "cudnn_cnn_infer64_8.dll",
+    "cudnn_cnn_train64_8.dll", "cudnn_adv_infer64_8.dll", "cudnn_adv_train64_8.dll",
+};
+#else
 static const char *const sonames[HD_LIB_COUNT] = {
     "libcudnn_ops_infer.so.8", "libcudnn_ops_train.so.8", "libcudnn_cnn_infer.so.8",
     "libcudnn_cnn_train.so.8", "libcudnn_adv_infer.so.8", "libcudnn_adv_train.so.8",
 };
+#endif
 
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 static void *handles[HD_LIB_COUNT];
@@ -47,7 +54,13 @@ void *hd_shim_resolve(int lib, const char *name, void *volatile *slot)
         if (!handles[lib]) {
             failed[lib] = 1;
             /* The message cuDNN users know, so that searches for it find the fix. */
+#ifdef _WIN32
+            unsigned long code = (unsigned long)GetLastError();
+            fprintf(stderr, "Could not load library %s. Error code %lu\nPlease make sure %s is in your library path!\n",
+                    sonames[lib], code, sonames[lib]);
+#else
             fprintf(stderr, "Could not load library %s. Error: %s\n", sonames[lib], dlerror());
+#endif
         }
     }
     void *h = handles[lib];

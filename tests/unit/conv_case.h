@@ -232,6 +232,65 @@ static inline void conv_case_check_threads(long (*run)(cudnnHandle_t h, int arg,
  * write N floats of results to OUT: avx2 and avx512 must then agree bit for bit, and scalar
  * (separately rounded multiply and add) within 1e-4 relative.  Call it before the process
  * starts worker threads (fork copies only the calling thread). */
+#ifdef _WIN32
+/* Windows has no fork(): the program runs itself again for each cap (it calls this first
+ * thing in main, so the child does nothing else), and the child's results come back in a
+ * file. */
+static inline void conv_case_check_isa(long n, void (*child)(cudnnHandle_t h, int cap, float *out))
+{
+    const char *me = getenv("HD_CONV_ISA_CHILD"), *out_path = getenv("HD_CONV_ISA_OUT");
+    size_t count = (size_t)(n > 0 ? n : 1);
+    if (me && out_path) {
+        float *out = calloc(count, sizeof(float));
+        cudnnHandle_t h = conv_case_handle(2);
+        child(h, atoi(me), out);
+        cudnnDestroy(h);
+        FILE *f = fopen(out_path, "wb");
+        int wrote = f && fwrite(out, sizeof(float), count, f) == count;
+        if (f)
+            fclose(f);
+        fflush(NULL);
+        exit(hd_t_failed || !wrote ? 1 : 0);
+    }
+    SECTION("every HOSTDNN_MAX_ISA cap");
+    const char *caps[3] = {"scalar", "avx2", "avx512"};
+    float *shared = calloc(3 * count, sizeof(float));
+    char self[MAX_PATH], dir[MAX_PATH], path[MAX_PATH + 64], idx[8];
+    DWORD len = GetModuleFileNameA(NULL, self, sizeof self);
+    if (!shared || len == 0 || len >= sizeof self || GetTempPathA(sizeof dir, dir) == 0) {
+        CHECK(0);
+        free(shared);
+        return;
+    }
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%shd_conv_isa_%lu_%d", dir, (unsigned long)GetCurrentProcessId(), i);
+        snprintf(idx, sizeof idx, "%d", i);
+        _putenv_s("HOSTDNN_MAX_ISA", caps[i]);
+        _putenv_s("HD_CONV_ISA_CHILD", idx);
+        _putenv_s("HD_CONV_ISA_OUT", path);
+        fflush(NULL);
+        intptr_t rc = _spawnl(_P_WAIT, self, self, (const char *)NULL);
+        _putenv_s("HOSTDNN_MAX_ISA", "");
+        _putenv_s("HD_CONV_ISA_CHILD", "");
+        _putenv_s("HD_CONV_ISA_OUT", "");
+        FILE *f = fopen(path, "rb");
+        int got = f && fread(shared + (size_t)i * count, sizeof(float), count, f) == count;
+        if (f)
+            fclose(f);
+        remove(path);
+        CHECK_MSG(rc == 0 && got, "checks failed under HOSTDNN_MAX_ISA=%s", caps[i]);
+    }
+    if (n > 0) {
+        CHECK_MSG(!memcmp(shared + n, shared + 2 * n, sizeof(float) * (size_t)n), "avx2 and avx512 results differ");
+        long far = 0;
+        for (long i = 0; i < n; i++)
+            if (!(fabsf(shared[i] - shared[n + i]) <= 1e-4f * (1 + fabsf(shared[i]))))
+                far++;
+        CHECK_MSG(far == 0, "%ld scalar results differ from avx2 beyond rounding", far);
+    }
+    free(shared);
+}
+#else
 static inline void conv_case_check_isa(long n, void (*child)(cudnnHandle_t h, int cap, float *out))
 {
     SECTION("every HOSTDNN_MAX_ISA cap");
@@ -265,5 +324,6 @@ static inline void conv_case_check_isa(long n, void (*child)(cudnnHandle_t h, in
     }
     munmap(shared, bytes);
 }
+#endif /* _WIN32 */
 
 #endif

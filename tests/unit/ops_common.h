@@ -49,6 +49,22 @@ static inline cudnnHandle_t ops_handle(int threads)
  * child writes its bitwise-compared outputs to.  Returns the child's exit status. */
 static inline int ops_run_child(const char *isa, const char *dump)
 {
+#ifdef _WIN32
+    /* No shell to set the variables for one command: set them, run, and take them back. */
+    char self[4096];
+    DWORD n = GetModuleFileNameA(NULL, self, sizeof self);
+    if (n == 0 || n >= sizeof self)
+        return -1;
+    _putenv_s("HOSTDNN_MAX_ISA", isa);
+    _putenv_s("OPS_CHILD", "1");
+    _putenv_s("OPS_DUMP", dump);
+    fflush(NULL);
+    intptr_t rc = _spawnl(_P_WAIT, self, self, "child", (const char *)NULL);
+    _putenv_s("HOSTDNN_MAX_ISA", "");
+    _putenv_s("OPS_CHILD", "");
+    _putenv_s("OPS_DUMP", "");
+    return (int)rc;
+#else
     char self[4096];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0)
@@ -57,6 +73,7 @@ static inline int ops_run_child(const char *isa, const char *dump)
     char cmd[8192];
     snprintf(cmd, sizeof cmd, "HOSTDNN_MAX_ISA=%s OPS_CHILD=1 OPS_DUMP='%s' '%s' > /dev/null", isa, dump, self);
     return system(cmd);
+#endif
 }
 
 /* Whole-file comparison of two dumps. */

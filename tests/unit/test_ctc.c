@@ -543,7 +543,7 @@ static void non_finite(cudnnHandle_t h)
             for (int k = 0; k < A; k++) {
                 ok0 &= fabs(grad[((size_t)t * N + 0) * A + k] - egrad[((size_t)t * N + 0) * A + k]) < 1e-12;
                 double g2 = grad[((size_t)t * N + 2) * A + k];
-                nan2 += isnan(g2);
+                nan2 += isnan(g2) != 0;   /* isnan answers any nonzero value */
                 zero2 += g2 == 0.0;
             }
         CHECK(ok0);
