@@ -27,10 +27,15 @@ set(CMAKE_RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
 # Called at the end of CMakeLists.txt: NVIDIA's DLL names and the .def export lists.
 function(hd_windows_dlls)
   foreach(lib ${HD_LIBS})
+    # ops_infer also exports the private hd_ interface the other five import (gen_private.py).
+    set(def ${HD_GEN}/exports_${lib}.def)
+    if(lib STREQUAL "ops_infer")
+      set(def ${HD_GEN}/exports_ops_infer_all.def)
+    endif()
     set_target_properties(cudnn_${lib} PROPERTIES OUTPUT_NAME cudnn_${lib}64_8
       RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin ARCHIVE_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib
-      LINK_DEPENDS ${HD_GEN}/exports_${lib}.def)
-    target_link_options(cudnn_${lib} PRIVATE ${HD_GEN}/exports_${lib}.def -Wl,--no-undefined)
+      LINK_DEPENDS ${def})
+    target_link_options(cudnn_${lib} PRIVATE ${def} -Wl,--no-undefined)
   endforeach()
   set_target_properties(cudnn PROPERTIES OUTPUT_NAME cudnn64_8
     RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin ARCHIVE_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib

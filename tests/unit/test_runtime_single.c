@@ -3,16 +3,40 @@
  * sub-library runs the work.  With HOSTDNN_NUM_THREADS=4, a convolution (cnn_infer), an
  * activation (ops_infer) and an activation backward (ops_train) all run on the caller plus the
  * same 3 pool workers: the process never has more than 4 threads.  A sub-library with a pool
- * of its own would start 3 more.  Thread counts come from /proc/self/task.
+ * of its own would start 3 more.  Thread counts come from /proc/self/task (on Windows, from a
+ * Tool Help snapshot).
  */
 #define _DEFAULT_SOURCE /* setenv */
 #include <cudnn.h>
-#include <dirent.h>
 #include <stdlib.h>
 #include "harness.h"
+#ifdef _WIN32
+#include <windows.h>
+#include <tlhelp32.h>
+#else
+#include <dirent.h>
+#endif
 
 #define THREADS 4
 
+#ifdef _WIN32
+/* Windows has no /proc: the Tool Help snapshot lists every thread with its process. */
+static int threads_now(void)
+{
+    HANDLE snap = CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0);
+    if (snap == INVALID_HANDLE_VALUE)
+        return -1;
+    THREADENTRY32 te;
+    te.dwSize = sizeof te;
+    int n = 0;
+    DWORD self = GetCurrentProcessId();
+    for (BOOL more = Thread32First(snap, &te); more; more = Thread32Next(snap, &te))
+        if (te.th32OwnerProcessID == self)
+            n++;
+    CloseHandle(snap);
+    return n;
+}
+#else
 static int threads_now(void)
 {
     DIR *d = opendir("/proc/self/task");
@@ -25,6 +49,7 @@ static int threads_now(void)
     closedir(d);
     return n;
 }
+#endif
 
 int main(void)
 {

@@ -12,8 +12,10 @@ provider's objects (ops_infer) define -- and writes
   exports_ops_infer.map    the version script of libcudnn_ops_infer: the cuDNN functions stay
                            unversioned (as NVIDIA's are), the private functions get the
                            version node HOSTDNN_PRIVATE_8.1, every other symbol is local;
-  private_ops_infer.txt    the same private list, one name a line (the input of a Windows
-                           .def file).
+  private_ops_infer.txt    the same private list, one name a line;
+  exports_ops_infer_all.def  the Windows DLL's export list: gen_api.py's public
+                           exports_ops_infer.def followed by the private names (on Windows the
+                           private names are exported undecorated, without a version node).
 
 Only functions may be private: data would need import declarations on Windows.  The list
 follows the code, so no one edits it; a symbol the users need that ops_infer does not define
@@ -76,6 +78,11 @@ def main():
           "};", ""]
     write(out + "/exports_ops_infer.map", "\n".join(o))
     write(out + "/private_ops_infer.txt", "".join(n + "\n" for n in private))
+    try:
+        public = open(out + "/exports_ops_infer.def").read()
+    except OSError:
+        sys.exit("gen_private: " + out + "/exports_ops_infer.def (from gen_api.py) is missing")
+    write(out + "/exports_ops_infer_all.def", public + "".join("    %s\n" % n for n in private))
 
 
 if __name__ == "__main__":

@@ -42,7 +42,7 @@ for exe in "$build"/tests/bin/test_*.exe; do
   run_one "$(basename "$exe" .exe)" wine "$exe"
 done
 if [ -n "$zip" ]; then
-  run_one package "$root/tools/windows/check_package.sh" "$zip"
+  run_one package "$root/tools/windows/check_package.sh" "$zip" "$build/gen/private_ops_infer.txt"
 fi
 echo "skipped on Windows (tests/windows-skip.tsv):"
 grep -E '^test_' "$root/tests/windows-skip.tsv" | sed 's/\t/: /; s/^/  /'

@@ -8,11 +8,11 @@
 #   cuda/LICENSE.txt
 #   hostcuda/        the host CUDA runtime and cuBLAS subset (bin/, lib/x64/, include/), apart
 #                    so that unpacking into a CUDA folder never replaces a real cudart or cuBLAS
-#   tools/cudnn-doctor.exe
+#   tools/cudnn-doctor.exe, tools/compat.tsv
 #   README.md        docs/windows.md
 #   tools/windows/package.sh BUILD_DIR OUT_DIR
 # DOCTOR_EXE=path uses a cudnn-doctor.exe built elsewhere; otherwise tools/doctor is
-# cross-compiled here, and left out (with a warning) if it does not build for Windows.
+# cross-compiled here (tools/doctor/build-windows.sh).
 set -euo pipefail
 build=$(cd "${1:?usage: package.sh BUILD_DIR OUT_DIR}" && pwd)
 mkdir -p "${2:?usage: package.sh BUILD_DIR OUT_DIR}"
@@ -59,28 +59,16 @@ done
    cp "$f" "$pkg/hostcuda/include/$f"
  done)
 
+# cudnn-doctor.exe and the table it reads beside itself (tools/doctor/build-windows.sh).
 if [ -n "${DOCTOR_EXE:-}" ]; then
   cp "$DOCTOR_EXE" "$pkg/tools/cudnn-doctor.exe"
-elif "$prefix-gcc" -O2 -std=gnu11 -D_GNU_SOURCE -D__USE_MINGW_ANSI_STDIO=1 \
-       -DHD_DOCTOR_VERSION="\"$version\"" -DHD_DOCTOR_SOURCE_COMPAT='"compat.tsv"' \
-       -I"$root/tools/doctor" "$root"/tools/doctor/*.c -static -s \
-       -o "$pkg/tools/cudnn-doctor.exe" >"$stage/doctor.log" 2>&1; then
-  :
+  cp "$root/tools/doctor/compat.tsv" "$pkg/tools/"
 else
-  echo "package.sh: WARNING: tools/doctor does not build for Windows yet; the zip has no tools/cudnn-doctor.exe" >&2
-  sed -n '1,5p' "$stage/doctor.log" >&2
-  rmdir "$pkg/tools"
+  CC="$prefix-gcc" "$root/tools/doctor/build-windows.sh" "$pkg/tools" >"$stage/doctor.log" 2>&1 ||
+    { echo "package.sh: cudnn-doctor.exe does not build:" >&2; sed -n '1,20p' "$stage/doctor.log" >&2; exit 1; }
 fi
-[ -f "$root/tools/doctor/compat.tsv" ] && [ -d "$pkg/tools" ] && cp "$root/tools/doctor/compat.tsv" "$pkg/tools/"
 
-lic=$(ls "$root"/LICENSE* "$root"/COPYING* 2>/dev/null | head -n 1 || true)
-if [ -n "$lic" ]; then
-  cp "$lic" "$pkg/cuda/LICENSE.txt"
-else
-  echo "package.sh: WARNING: the repository has no LICENSE file; cuda/LICENSE.txt only points to the project" >&2
-  printf 'hostdnn %s, a clean-room implementation of the cuDNN 8.1 API for the host CPU.\nThe licence terms are those of the hostdnn project repository this package was built from.\n' \
-    "$version" >"$pkg/cuda/LICENSE.txt"
-fi
+cp "$root/LICENSE" "$pkg/cuda/LICENSE.txt"
 cp "$root/docs/windows.md" "$pkg/README.md"
 
 rm -f "$out/$name.zip"
