@@ -44,8 +44,18 @@ done
 if [ -n "$zip" ]; then
   run_one package "$root/tools/windows/check_package.sh" "$zip" "$build/gen/private_ops_infer.txt"
 fi
+# the doctor against staged broken installs (fake DLLs, its own Wine prefix)
+run_one doctor_wine bash "$root/tests/windows/doctor_wine.sh"
+# NVIDIA's conv_sample built against the zip: its sources are not in the tree, so it runs
+# where HOSTDNN_SAMPLES names a fetched cudnn_samples_v8 (docs/windows.md)
+if [ -n "$zip" ] && [ -n "${HOSTDNN_SAMPLES:-}" ]; then
+  run_one conv_sample_wine bash "$root/tests/windows/conv_sample_wine.sh" "$zip" "$HOSTDNN_SAMPLES"
+fi
 echo "skipped on Windows (tests/windows-skip.tsv):"
 grep -E '^test_' "$root/tests/windows-skip.tsv" | sed 's/\t/: /; s/^/  /'
+if [ -z "${HOSTDNN_SAMPLES:-}" ]; then
+  echo "  conv_sample_wine: HOSTDNN_SAMPLES is not set (NVIDIA's samples are not in the tree; docs/windows.md)"
+fi
 echo "windows: $ran programs under Wine"
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]

@@ -5,6 +5,7 @@
 #     system DLLs (and its sibling cuDNN DLLs);
 #   - an object compiled for the MSVC ABI links with lld-link against cudnn.lib, and the .exe
 #     runs under Wine (the version probe) with cuda/bin on PATH and with the DLLs beside it;
+#   - tools/cudnn-doctor.exe from the zip, under Wine, finds cuda/bin and says HEALTHY (8.1.0);
 #   - a MinGW program links against the same cudnn.lib; cudart.lib links with lld-link.
 #   tools/windows/check_package.sh ZIP [PRIVATE_LIST]
 # PRIVATE_LIST (the build's gen/private_ops_infer.txt) names the private hd_ functions that
@@ -45,7 +46,7 @@ for f in hostcuda/bin/cudart64_110.dll hostcuda/bin/cublas64_11.dll hostcuda/bin
          hostcuda/include/cuda_runtime.h README.md; do
   check "$f in the zip" test -f "pkg/$f"
 done
-if [ -f pkg/tools/cudnn-doctor.exe ]; then ok; else echo "note: no tools/cudnn-doctor.exe in this zip"; fi
+check "tools/cudnn-doctor.exe and its compat.tsv in the zip" test -f pkg/tools/cudnn-doctor.exe -a -f pkg/tools/compat.tsv
 (cd pkg && find . -path ./tools -prune -o -name '*.exe' -print) >stray_exe
 check "no programs outside tools/" test ! -s stray_exe
 
@@ -106,6 +107,17 @@ mkdir -p miss && cp pkg/cuda/bin/*.dll probe.exe miss/ && rm miss/cudnn_ops_infe
 (unset WINEPATH; wine miss/probe.exe) >miss.log 2>&1
 check "a missing sub-library is reported as cuDNN reports it" grep -q \
   "^Could not load library cudnn_ops_infer64_8.dll. Error code 126" miss.log
+
+# ---- the zip's own doctor, run as a user would after unpacking: it finds cuda/bin on PATH,
+# loads the shim, and reports this release with all six sub-libraries ----
+doctor() {
+  (export WINEPATH=$(winpath "$tmp/pkg/cuda/bin"); wine pkg/tools/cudnn-doctor.exe --no-color) 2>&1 |
+    tr -d '\r' >doctor.log
+  grep -qE "^cudnn-doctor: HEALTHY: cudnn64_8.dll -> .*cudnn64_8.dll \(hostdnn cuDNN 8.1.0\)" doctor.log &&
+    grep -q "cudnnGetVersion 8100" doctor.log && grep -q "sub-libraries: 6 of 6 present" doctor.log ||
+    { cat doctor.log; return 1; }
+}
+check "cudnn-doctor.exe from the zip reports the zip's cuDNN 8.1.0 as HEALTHY" doctor
 
 # ---- the same import library with MinGW's linker ----
 cat >mingw.c <<'C'
