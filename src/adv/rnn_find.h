@@ -14,21 +14,25 @@
  * up to 3 runs at |1| (cuDNN's quick search also runs the problem up to three times).
  * NaN counts as 0.  The reported time is the fastest run, in milliseconds.
  *
- * The algorithm descriptor each result refers to is created here with the public API and
- * belongs to the caller (cudnnGetAlgorithmPerformance hands it out; destroy it with
+ * The algorithm descriptor each result refers to is created here (with the internal
+ * hd_impl_ functions, so the log shows only the user's calls) and belongs to the caller (cudnnGetAlgorithmPerformance hands it out; destroy it with
  * cudnnDestroyAlgorithmDescriptor).
  */
 #ifndef HD_ADV_RNN_FIND_H
 #define HD_ADV_RNN_FIND_H
 
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "core/api.h"
 #include "core/check.h"
 #include "core/handle.h"
+#include "hd_impl.h"
 #include "core/object.h"
 #include "adv/rnn_check.h"
+#include "rnn/rnn_plan.h"
+#include "rnn/rnn_problem.h"
 
 enum { HD_RNN_FIND_ALGOS = 1, HD_RNN_FIND_MAX_RUNS = 3 };
 
@@ -78,13 +82,13 @@ static inline cudnnStatus_t hd_rnn_find_begin(const char *fn, cudnnHandle_t hand
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "returnedAlgoCount and perfResults must not be NULL");
     if ((st = hd_check_obj(perf[0], HD_TAG_ALGO_PERF, "perfResults[0]", fn)) != CUDNN_STATUS_SUCCESS)
         return st;
-    if (cudnnCreateAlgorithmDescriptor(ad) != CUDNN_STATUS_SUCCESS)
+    if (hd_impl_cudnnCreateAlgorithmDescriptor(ad) != CUDNN_STATUS_SUCCESS)
         return hd_fail(CUDNN_STATUS_ALLOC_FAILED, fn, "could not create the algorithm descriptor");
     cudnnAlgorithm_t a;
     memset(&a, 0, sizeof a);
     a.algo.RNNAlgo = CUDNN_RNN_ALGO_STANDARD;
-    if ((st = cudnnSetAlgorithmDescriptor(*ad, a)) != CUDNN_STATUS_SUCCESS) {
-        cudnnDestroyAlgorithmDescriptor(*ad);
+    if ((st = hd_impl_cudnnSetAlgorithmDescriptor(*ad, a)) != CUDNN_STATUS_SUCCESS) {
+        hd_impl_cudnnDestroyAlgorithmDescriptor(*ad);
         return hd_fail(st, fn, "could not set the algorithm descriptor");
     }
     return CUDNN_STATUS_SUCCESS;
@@ -96,26 +100,35 @@ static inline cudnnStatus_t hd_rnn_find_end(const char *fn, cudnnStatus_t run_st
                                             cudnnAlgorithmPerformance_t *perf)
 {
     if (run_status != CUDNN_STATUS_SUCCESS) {
-        cudnnDestroyAlgorithmDescriptor(ad);
+        hd_impl_cudnnDestroyAlgorithmDescriptor(ad);
         return run_status;
     }
-    cudnnStatus_t st = cudnnSetAlgorithmPerformance(perf[0], ad, CUDNN_STATUS_SUCCESS, (float)best_ms, memory);
+    cudnnStatus_t st = hd_impl_cudnnSetAlgorithmPerformance(perf[0], ad, CUDNN_STATUS_SUCCESS, (float)best_ms, memory);
     if (st != CUDNN_STATUS_SUCCESS) {
-        cudnnDestroyAlgorithmDescriptor(ad);
+        hd_impl_cudnnDestroyAlgorithmDescriptor(ad);
         return hd_fail(st, fn, "could not fill perfResults[0]");
     }
     *returned = HD_RNN_FIND_ALGOS;
     return CUDNN_STATUS_SUCCESS;
 }
 
-/* The workspace the legacy calls need for this problem (what the result's memory reports). */
-static inline size_t hd_rnn_find_memory(cudnnHandle_t handle, cudnnRNNDescriptor_t r, int seq_length,
+/* The workspace the legacy calls need for this problem (what the result's memory reports):
+ * cudnnGetRNNWorkspaceSize's answer, computed here from the engine's plan rather than through
+ * that entry point (which lives in adv_infer and would log a call the user never made). */
+static inline size_t hd_rnn_find_memory(const char *fn, const struct cudnnRNNStruct *r, int seq_length,
                                         const cudnnTensorDescriptor_t *xDesc)
 {
-    size_t n = 0;
-    if (cudnnGetRNNWorkspaceSize(handle, r, seq_length, xDesc, &n) != CUDNN_STATUS_SUCCESS)
-        n = 0;
-    return n;
+    struct cudnnRNNDataStruct xd;
+    memset(&xd, 0, sizeof xd);
+    int *lens = NULL;
+    if (hd_rnn_legacy_data(fn, "xDesc", seq_length, xDesc, -1, &xd, &lens) != CUDNN_STATUS_SUCCESS)
+        return 0;
+    free(lens);
+    struct cudnnRNNStruct v;
+    memset(&v, 0, sizeof v);
+    if (hd_rnn_legacy_view(fn, r, xd.vec, xd.dtype, &v) != CUDNN_STATUS_SUCCESS)
+        return 0;
+    return hd_rnn_plan_bytes(&v, xd.max_seq, xd.batch, 1).work;
 }
 
 #endif

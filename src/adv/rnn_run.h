@@ -6,7 +6,9 @@
 #ifndef HD_ADV_RNN_RUN_H
 #define HD_ADV_RNN_RUN_H
 
+#include "core/api.h"
 #include "core/handle.h"
+#include "hd_impl.h"
 #include "adv/rnn_check.h"
 #include "rnn/rnn_engine.h"
 
@@ -20,7 +22,7 @@ static inline cudnnStatus_t hd_rnn_check_dropout(const char *fn, cudnnHandle_t h
     float p = -1.0f;
     void *states = NULL;
     unsigned long long seed = 0;
-    if (cudnnGetDropoutDescriptor(r->dropout, handle, &p, &states, &seed) != CUDNN_STATUS_SUCCESS || p != 0.0f)
+    if (hd_impl_cudnnGetDropoutDescriptor(r->dropout, handle, &p, &states, &seed) != CUDNN_STATUS_SUCCESS || p != 0.0f)
         return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "inter-layer dropout (probability %g) is not implemented", p);
     return CUDNN_STATUS_SUCCESS;
 }

@@ -207,6 +207,7 @@ cudnnStatus_t hd_conv_problem_init(hd_conv_problem *p, const struct cudnnTensorS
     p->int8 = x->dtype == CUDNN_DATA_INT8 || vect;
     p->dbl = x->dtype == CUDNN_DATA_DOUBLE || p->int8;
     p->scale_dbl = x->dtype == CUDNN_DATA_DOUBLE;
+    p->isa = hd_cpu_isa();
     return CUDNN_STATUS_SUCCESS;
 }
 

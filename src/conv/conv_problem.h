@@ -15,6 +15,7 @@
 #define HD_KERNELS_CONV_PROBLEM_H
 
 #include "core/api.h"
+#include "core/cpu.h"
 #include "core/desc.h"
 
 typedef struct hd_conv_problem {
@@ -35,6 +36,10 @@ typedef struct hd_conv_problem {
                                        * vectorised tensor is at (c / v) * stride + c % v, with all
                                        * strides in scalars; the storage type is then INT8 */
     int64_t P, Q, TRS, CRS;           /* output / input spatial sizes, filter spatial size, Cg*TRS */
+    hd_isa_t isa;                     /* the instruction set the solvers plan and run for: the one
+                                       * place they read it (the process's, HOSTDNN_MAX_ISA-capped,
+                                       * which is also every handle's), so the workspace query
+                                       * and the execution always choose the same kernels */
 } hd_conv_problem;
 
 /* Forward output dims (N, K, spatial...) into OUT[x->nbDims]; BAD_PARAM (logged as FN) when

@@ -2,7 +2,9 @@
  * API logging shows only the calls the user made.  With CUDNN_LOGINFO_DBG=1 and a logging
  * callback, a backend convolution graph (forward and backward filter, which runs in another
  * sub-library), the fused ops built around a convolution (CONV_BNSTATS and WGRAD, with an
- * activation descriptor) and a folded convolution (stride 1 and stride 2) must log exactly
+ * activation descriptor), a folded convolution (stride 1 and stride 2) and the legacy RNN
+ * Find calls (which time the computation, size its workspace and fill algorithm descriptors
+ * and check an inter-layer dropout descriptor) must log exactly
  * the cuDNN functions this program calls, in the order it calls them: internal code reaches
  * descriptors, the convolution engine and its sibling libraries through hd_ functions, never
  * through the exported, logging cudnn* entry points.
@@ -334,6 +336,86 @@ static void folded(int stride)
     CHECK_OK(CALL(cudnnDestroyFilterDescriptor, w));
 }
 
+/* ---- the legacy RNN Find calls: a 2-layer LSTM with a dropout descriptor of probability 0 ---- */
+
+static cudnnTensorDescriptor_t tensor3(int a, int b, int c)
+{
+    cudnnTensorDescriptor_t t;
+    int d[3] = {a, b, c}, st[3] = {b * c, c, 1};
+    CHECK_OK(CALL(cudnnCreateTensorDescriptor, &t));
+    CHECK_OK(CALL(cudnnSetTensorNdDescriptor, t, CUDNN_DATA_FLOAT, 3, d, st));
+    return t;
+}
+
+static void rnn_find(void)
+{
+    enum { T = 3, B = 2, IN = 4, HID = 5, L = 2 };
+    cudnnDropoutDescriptor_t drop;
+    cudnnRNNDescriptor_t r;
+    size_t ssize = 0, psize = 0, ws_size = 0, rs_size = 0;
+    CHECK_OK(CALL(cudnnCreateDropoutDescriptor, &drop));
+    CHECK_OK(CALL(cudnnDropoutGetStatesSize, h, &ssize));
+    void *states = buf(ssize);
+    CHECK_OK(CALL(cudnnSetDropoutDescriptor, drop, h, 0.0f, states, ssize, 1234ull));
+    CHECK_OK(CALL(cudnnCreateRNNDescriptor, &r));
+    CHECK_OK(CALL(cudnnSetRNNDescriptor_v6, h, r, HID, L, drop, CUDNN_LINEAR_INPUT, CUDNN_UNIDIRECTIONAL, CUDNN_LSTM,
+                  CUDNN_RNN_ALGO_STANDARD, CUDNN_DATA_FLOAT));
+    cudnnTensorDescriptor_t xs[T], ys[T], st = tensor3(L, B, HID);
+    for (int t = 0; t < T; t++) {
+        xs[t] = tensor3(B, IN, 1);
+        ys[t] = tensor3(B, HID, 1);
+    }
+    CHECK_OK(CALL(cudnnGetRNNParamsSize, h, r, xs[0], &psize, CUDNN_DATA_FLOAT));
+    CHECK_OK(CALL(cudnnGetRNNWorkspaceSize, h, r, T, xs, &ws_size));
+    CHECK_OK(CALL(cudnnGetRNNTrainingReserveSize, h, r, T, xs, &rs_size));
+    cudnnFilterDescriptor_t wd;
+    int wdims[3] = {(int)(psize / sizeof(float)), 1, 1};
+    CHECK_OK(CALL(cudnnCreateFilterDescriptor, &wd));
+    CHECK_OK(CALL(cudnnSetFilterNdDescriptor, wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 3, wdims));
+    size_t nx = (size_t)T * B * IN, ny = (size_t)T * B * HID, nh = (size_t)L * B * HID;
+    float *w = buf(psize), *dw = buf(psize), *x = buf(nx * 4), *y = buf(ny * 4), *dy = buf(ny * 4), *dx = buf(nx * 4);
+    float *hx = buf(nh * 4), *cx = buf(nh * 4), *hy = buf(nh * 4), *cy = buf(nh * 4), *dhx = buf(nh * 4);
+    float *dcx = buf(nh * 4), *dhy = buf(nh * 4), *dcy = buf(nh * 4);
+    void *ws = buf(ws_size), *rs = buf(rs_size);
+    for (size_t i = 0; i < psize / 4; i++)
+        w[i] = (float)((i * 7) % 13) * 0.02f - 0.1f, dw[i] = 0.0f;
+    for (size_t i = 0; i < nx; i++)
+        x[i] = (float)((i * 5) % 11) * 0.1f - 0.5f;
+    for (size_t i = 0; i < ny; i++)
+        dy[i] = (float)((i * 3) % 7) * 0.1f - 0.3f;
+    for (size_t i = 0; i < nh; i++)
+        hx[i] = cx[i] = dhy[i] = dcy[i] = 0.1f;
+    cudnnAlgorithmPerformance_t perf;
+    int got = 0;
+    CHECK_OK(CALL(cudnnCreateAlgorithmPerformance, &perf, 1));
+    CHECK_OK(CALL(cudnnFindRNNForwardInferenceAlgorithmEx, h, r, T, xs, x, st, hx, st, cx, wd, w, ys, y, st, hy, st,
+                  cy, 0.0f, 1, &got, &perf, ws, ws_size));
+    CHECK_OK(CALL(cudnnFindRNNForwardTrainingAlgorithmEx, h, r, T, xs, x, st, hx, st, cx, wd, w, ys, y, st, hy, st,
+                  cy, 0.0f, 1, &got, &perf, ws, ws_size, rs, rs_size));
+    CHECK_OK(CALL(cudnnFindRNNBackwardDataAlgorithmEx, h, r, T, ys, y, ys, dy, st, dhy, st, dcy, wd, w, st, hx, st,
+                  cx, xs, dx, st, dhx, st, dcx, 0.0f, 1, &got, &perf, ws, ws_size, rs, rs_size));
+    CHECK_OK(CALL(cudnnFindRNNBackwardWeightsAlgorithmEx, h, r, T, xs, x, st, hx, ys, y, 0.0f, 1, &got, &perf, ws,
+                  ws_size, wd, dw, rs, rs_size));
+    cudnnAlgorithmDescriptor_t ad = NULL;
+    cudnnStatus_t status;
+    float ms = 0;
+    size_t mem = 0;
+    CHECK_OK(CALL(cudnnGetAlgorithmPerformance, perf, &ad, &status, &ms, &mem));
+    CHECK_MSG(mem == ws_size, "Find reports %zu workspace bytes, cudnnGetRNNWorkspaceSize %zu", mem, ws_size);
+    CHECK_OK(CALL(cudnnDestroyAlgorithmPerformance, &perf, 1));
+    CHECK_OK(CALL(cudnnDestroyFilterDescriptor, wd));
+    for (int t = 0; t < T; t++) {
+        CHECK_OK(CALL(cudnnDestroyTensorDescriptor, xs[t]));
+        CHECK_OK(CALL(cudnnDestroyTensorDescriptor, ys[t]));
+    }
+    CHECK_OK(CALL(cudnnDestroyTensorDescriptor, st));
+    CHECK_OK(CALL(cudnnDestroyRNNDescriptor, r));
+    CHECK_OK(CALL(cudnnDestroyDropoutDescriptor, drop));
+    void *bufs[] = {w, dw, x, y, dy, dx, hx, cx, hy, cy, dhx, dcx, dhy, dcy, ws, rs, states};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        free(bufs[i]);
+}
+
 int main(void)
 {
     /* Before the first cuDNN call: the logging environment is read once. */
@@ -369,6 +451,10 @@ int main(void)
     start();
     folded(2);
     compare("folded convolution, stride 2");
+    SECTION("legacy RNN find");
+    start();
+    rnn_find();
+    compare("legacy RNN Find (LSTM, 2 layers, dropout descriptor)");
 
     cudnnSetCallback(0, NULL, NULL);
     cudnnDestroy(h);

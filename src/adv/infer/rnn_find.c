@@ -36,6 +36,6 @@ cudnnStatus_t HD_IMPL(cudnnFindRNNForwardInferenceAlgorithmEx)(cudnnHandle_t han
         if (i == 0 || t < best)
             best = t;
     }
-    size_t mem = st == CUDNN_STATUS_SUCCESS ? hd_rnn_find_memory(handle, rnnDesc, seqLength, xDesc) : 0;
+    size_t mem = st == CUDNN_STATUS_SUCCESS ? hd_rnn_find_memory(__func__, rnnDesc, seqLength, xDesc) : 0;
     return hd_rnn_find_end(__func__, st, ad, best, mem, returnedAlgoCount, perfResults);
 }

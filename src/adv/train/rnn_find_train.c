@@ -53,7 +53,7 @@ cudnnStatus_t HD_IMPL(cudnnFindRNNForwardTrainingAlgorithmEx)(cudnnHandle_t hand
         if (i == 0 || t < best)
             best = t;
     }
-    size_t mem = st == CUDNN_STATUS_SUCCESS ? hd_rnn_find_memory(handle, rnnDesc, seqLength, xDesc) : 0;
+    size_t mem = st == CUDNN_STATUS_SUCCESS ? hd_rnn_find_memory(__func__, rnnDesc, seqLength, xDesc) : 0;
     return hd_rnn_find_end(__func__, st, ad, best, mem, returnedAlgoCount, perfResults);
 }
 
@@ -77,7 +77,7 @@ cudnnStatus_t HD_IMPL(cudnnFindRNNBackwardDataAlgorithmEx)(cudnnHandle_t handle,
     double best = 0.0;
     for (int i = 0, runs = hd_rnn_find_runs(findIntensity); i < runs; i++) {
         double t0 = hd_rnn_now_ms();
-        st = cudnnRNNBackwardData(handle, rnnDesc, seqLength, yDesc, y, dyDesc, dy, dhyDesc, dhy, dcyDesc, dcy, wDesc,
+        st = hd_impl_cudnnRNNBackwardData(handle, rnnDesc, seqLength, yDesc, y, dyDesc, dy, dhyDesc, dhy, dcyDesc, dcy, wDesc,
                                   w, hxDesc, hx, cxDesc, cx, dxDesc, dx, dhxDesc, dhx, dcxDesc, dcx, workspace,
                                   workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
         double t = hd_rnn_now_ms() - t0;
@@ -86,7 +86,7 @@ cudnnStatus_t HD_IMPL(cudnnFindRNNBackwardDataAlgorithmEx)(cudnnHandle_t handle,
         if (i == 0 || t < best)
             best = t;
     }
-    size_t mem = st == CUDNN_STATUS_SUCCESS ? hd_rnn_find_memory(handle, rnnDesc, seqLength, dxDesc) : 0;
+    size_t mem = st == CUDNN_STATUS_SUCCESS ? hd_rnn_find_memory(__func__, rnnDesc, seqLength, dxDesc) : 0;
     return hd_rnn_find_end(__func__, st, ad, best, mem, returnedAlgoCount, perfResults);
 }
 
@@ -121,7 +121,7 @@ cudnnStatus_t HD_IMPL(cudnnFindRNNBackwardWeightsAlgorithmEx)(cudnnHandle_t hand
             target = scratch;
         }
         double t0 = hd_rnn_now_ms();
-        st = cudnnRNNBackwardWeights(handle, rnnDesc, seqLength, xDesc, x, hxDesc, hx, yDesc, y, workspace,
+        st = hd_impl_cudnnRNNBackwardWeights(handle, rnnDesc, seqLength, xDesc, x, hxDesc, hx, yDesc, y, workspace,
                                      workSpaceSizeInBytes, dwDesc, target, reserveSpace, reserveSpaceSizeInBytes);
         double t = hd_rnn_now_ms() - t0;
         if (st != CUDNN_STATUS_SUCCESS)
@@ -130,6 +130,6 @@ cudnnStatus_t HD_IMPL(cudnnFindRNNBackwardWeightsAlgorithmEx)(cudnnHandle_t hand
             best = t;
     }
     free(scratch);
-    size_t mem = st == CUDNN_STATUS_SUCCESS ? hd_rnn_find_memory(handle, rnnDesc, seqLength, xDesc) : 0;
+    size_t mem = st == CUDNN_STATUS_SUCCESS ? hd_rnn_find_memory(__func__, rnnDesc, seqLength, xDesc) : 0;
     return hd_rnn_find_end(__func__, st, ad, best, mem, returnedAlgoCount, perfResults);
 }

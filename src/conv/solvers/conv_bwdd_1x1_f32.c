@@ -49,7 +49,6 @@
 #include <string.h>
 #include <xmmintrin.h>
 
-#define SLOTS 8             /* scratch slots, taken by thread index: at most 8 threads */
 #define KC 256              /* most k (dy channels) per block: sets the rounding */
 #define MC 256              /* most dx channels per block */
 #define UNIT 32             /* NCHW position blocks are multiples of this */
@@ -109,7 +108,7 @@ typedef struct {
 static x1_plan plan_x1(const hd_conv_problem *p)
 {
     x1_plan L;
-    L.kern = hd_gemm_kernel_for(sizeof(float), hd_cpu_isa());
+    L.kern = hd_gemm_kernel_for(sizeof(float), p->isa);
     L.MR = (int64_t)L.kern->mr;
     L.NR = (int64_t)L.kern->nr;
     L.pix = dy_pix(p);
@@ -192,11 +191,11 @@ static x1_plan plan_x1(const hd_conv_problem *p)
     return L;
 }
 
-/* SLOTS scratch slots. */
+/* HD_SCRATCH_SLOTS scratch slots. */
 static hd_conv_layout layout_x1(const x1_plan *L)
 {
     hd_conv_layout W = {{0}, 0};
-    hd_conv_book(&W, 0, L->whole ? 0 : SLOTS, L->slot, sizeof(float));
+    hd_conv_book(&W, 0, L->whole ? 0 : HD_SCRATCH_SLOTS, L->slot, sizeof(float));
     return W;
 }
 
@@ -211,7 +210,7 @@ typedef struct {
     hd_conv_cols_fn cols;
     hd_f32_igemm_fn ik;           /* the indirect kernel of the packed kernel's ISA (same tile) */
     hd_f32_igemm_strided_fn iks;   /* its strided entry (NULL: none) */
-    int64_t tag[SLOTS];           /* one k block: the (group, channel block) whose packed W the slot holds */
+    int64_t tag[HD_SCRATCH_SLOTS];           /* one k block: the (group, channel block) whose packed W the slot holds */
 } x1_ctx;
 
 /* n floats from s to d: the tile widths are constant-size copies (inlined moves; a
@@ -739,14 +738,14 @@ void hd_conv_bwdd_1x1_exec(const hd_conv_problem *p, const hd_conv_args *a)
     c.w = a->w;
     c.dx = a->out;
     c.slots = (float *)((char *)a->ws + W.off[0]);
-    c.cols = hd_cpu_isa() >= HD_ISA_AVX512 ? hd_f32_im2col_ukernel_cols__avx512 : cols_c;
-    c.ik = hd_igemm_kernel_for(hd_cpu_isa())->fn;
-    c.iks = hd_igemm_kernel_for(hd_cpu_isa())->fn_strided;
-    for (int i = 0; i < SLOTS; i++)
+    c.cols = p->isa >= HD_ISA_AVX512 ? hd_f32_im2col_ukernel_cols__avx512 : cols_c;
+    c.ik = hd_igemm_kernel_for(p->isa)->fn;
+    c.iks = hd_igemm_kernel_for(p->isa)->fn_strided;
+    for (int i = 0; i < HD_SCRATCH_SLOTS; i++)
         c.tag[i] = 0;
     int64_t per_group = c.L.cross ? c.L.npb : p->N * c.L.npb;
     size_t ntasks = (size_t)(p->G * c.L.nmb * per_group);
-    int nt = a->nthreads < SLOTS ? a->nthreads : SLOTS;
+    int nt = a->nthreads < HD_SCRATCH_SLOTS ? a->nthreads : HD_SCRATCH_SLOTS;
     if (nt < 1)
         nt = 1;
     hd_parallel_deal(ntasks, nt, x1_task, &c);

@@ -28,7 +28,6 @@
 
 #include <string.h>
 
-#define SLOTS 8                       /* private planes, taken by thread index: at most 8 threads */
 #define DCOL_FLOATS (6 * 1024 * 1024) /* most floats of one dcol block (24 MiB) */
 #define MAX_IMAGES 8                  /* most images per block (wide enough for the GEMM) */
 
@@ -60,10 +59,10 @@ static bt_plan plan_bt(const hd_conv_problem *p)
     L.nimg = cdiv(p->N, cdiv(p->N, L.nimg));          /* balanced blocks */
     L.np = L.nimg * p->P;
     L.in_place = dy_linear_nhwc(p);
-    /* With fewer images than SLOTS (batch 1) one task per image would leave threads idle in
-     * the scatter: the channels are cut into chunks of at least 32 too, up to SLOTS tasks.
+    /* With fewer images than HD_SCRATCH_SLOTS (batch 1) one task per image would leave threads idle in
+     * the scatter: the channels are cut into chunks of at least 32 too, up to HD_SCRATCH_SLOTS tasks.
      * A chunk only picks which task adds a value, never the order of the additions. */
-    L.nch = cdiv(SLOTS, L.nimg);
+    L.nch = cdiv(HD_SCRATCH_SLOTS, L.nimg);
     if (L.nch > p->Cg / 32)
         L.nch = p->Cg / 32 < 1 ? 1 : p->Cg / 32;
     L.cw = cdiv(p->Cg, L.nch);
@@ -71,14 +70,14 @@ static bt_plan plan_bt(const hd_conv_problem *p)
     return L;
 }
 
-/* dcol, dy panel (none in place), SLOTS private planes. */
+/* dcol, dy panel (none in place), HD_SCRATCH_SLOTS private planes. */
 static hd_conv_layout layout_bt(const hd_conv_problem *p)
 {
     bt_plan L = plan_bt(p);
     hd_conv_layout W = {{0}, 0};
     hd_conv_book(&W, 1, p->CRS, L.np, sizeof(float));
     hd_conv_book(&W, 2, L.in_place ? 0 : p->Kg, L.np, sizeof(float));
-    hd_conv_book(&W, 3, SLOTS, p->Q * p->Cg, sizeof(float));
+    hd_conv_book(&W, 3, HD_SCRATCH_SLOTS, p->Q * p->Cg, sizeof(float));
     return W;
 }
 
@@ -225,7 +224,7 @@ void hd_conv_bwdd_batched_exec(const hd_conv_problem *p, const hd_conv_args *a)
     c.dcol = (float *)((char *)a->ws + W.off[1]);
     c.panel = (float *)((char *)a->ws + W.off[2]);
     c.planes = (float *)((char *)a->ws + W.off[3]);
-    int nt = a->nthreads < SLOTS ? a->nthreads : SLOTS;
+    int nt = a->nthreads < HD_SCRATCH_SLOTS ? a->nthreads : HD_SCRATCH_SLOTS;
     for (c.n0 = 0; c.n0 < p->N; c.n0 += c.L.nimg) {
         int64_t nimg = p->N - c.n0 < c.L.nimg ? p->N - c.n0 : c.L.nimg, np = nimg * p->P;
         for (c.g = 0; c.g < p->G; c.g++) {

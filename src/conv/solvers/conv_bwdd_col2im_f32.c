@@ -30,7 +30,6 @@
 
 #include <string.h>
 
-#define SLOTS 8                       /* scratch areas, taken by thread index: at most 8 threads */
 #define DCOL_FLOATS (128 * 1024)      /* target size of one dcol block (512 KiB) */
 #define BAND_FLOATS (1024 * 1024)     /* most floats of one band (4 MiB) */
 
@@ -81,12 +80,12 @@ static c2_plan plan_c2(const hd_conv_problem *p)
     return L;
 }
 
-/* SLOTS x (dcol, panel, band). */
+/* HD_SCRATCH_SLOTS x (dcol, panel, band). */
 static hd_conv_layout layout_c2(const hd_conv_problem *p)
 {
     c2_plan L = plan_c2(p);
     hd_conv_layout W = {{0}, 0};
-    hd_conv_book(&W, 1, SLOTS, L.slot, sizeof(float));
+    hd_conv_book(&W, 1, HD_SCRATCH_SLOTS, L.slot, sizeof(float));
     return W;
 }
 
@@ -236,7 +235,7 @@ void hd_conv_bwdd_col2im_exec(const hd_conv_problem *p, const hd_conv_args *a)
     c.a = a;
     c.L = plan_c2(p);
     c.slots = (float *)((char *)a->ws + W.off[1]);
-    int nt = a->nthreads < SLOTS ? a->nthreads : SLOTS;
+    int nt = a->nthreads < HD_SCRATCH_SLOTS ? a->nthreads : HD_SCRATCH_SLOTS;
     hd_parallel_for((size_t)(p->N * p->G * c.L.nb), nt, c2_task, &c);
 }
 

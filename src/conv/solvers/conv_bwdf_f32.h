@@ -18,7 +18,6 @@
 
 #include <string.h>
 
-#define BW_SLOTS 8                        /* scratch areas; at most this many threads */
 #define BW_KC 512                         /* positions per reduction block: sets the summation order (longer
                                              blocks load and store the result tiles less often) */
 #define BW_ROWS 640                       /* filter columns per row tile (whole channels: TRS * CB), about */

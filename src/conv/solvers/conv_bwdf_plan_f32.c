@@ -180,7 +180,7 @@ static bw_plan plan_bw(const hd_conv_problem *p, int kmajor)
 }
 
 /* Partial sums (nchunk x G x R x Kg; none when local), the channel-contiguous copy of x for
- * one wave, then BW_SLOTS scratch areas (A panels of one tile, its B panels, its sums when
+ * one wave, then HD_SCRATCH_SLOTS scratch areas (A panels of one tile, its B panels, its sums when
  * local). */
 size_t hd_bw_slot_floats(const bw_plan *L)
 {
@@ -203,12 +203,12 @@ static hd_conv_layout layout_bw(const hd_conv_problem *p, int kmajor)
     if (L.km) {            /* dy of a wave packed into A panels (any kernel's MR), partial sums, the slots */
         hd_conv_book(&W, 0, p->G * (p->Kg + BW_MR_MAX - 1), L.npos, sizeof(float));
         hd_conv_book(&W, 1, L.single || L.local ? 0 : L.nchunk * p->K, p->CRS, sizeof(float));
-        hd_conv_book(&W, 2, BW_SLOTS, (int64_t)hd_bw_km_slot_floats(&L, p), sizeof(float));
+        hd_conv_book(&W, 2, HD_SCRATCH_SLOTS, (int64_t)hd_bw_km_slot_floats(&L, p), sizeof(float));
         return W;
     }
     hd_conv_book(&W, 0, L.local ? 0 : L.nchunk * p->K, L.R, sizeof(float));
     hd_conv_book(&W, 1, L.tx ? L.wave * p->Q : 0, p->C, sizeof(float));
-    hd_conv_book(&W, 2, BW_SLOTS, (int64_t)hd_bw_slot_floats(&L), sizeof(float));
+    hd_conv_book(&W, 2, HD_SCRATCH_SLOTS, (int64_t)hd_bw_slot_floats(&L), sizeof(float));
     return W;
 }
 
@@ -223,8 +223,8 @@ static void exec_bw(const hd_conv_problem *p, const hd_conv_args *a, int kmajor)
     memset(&c, 0, sizeof c);
     c.p = p;
     c.L = plan_bw(p, kmajor);
-    c.kern = hd_gemm_kernel_for(sizeof(float), hd_cpu_isa());
-    c.isa = hd_cpu_isa();
+    c.kern = hd_gemm_kernel_for(sizeof(float), p->isa);
+    c.isa = p->isa;
     c.MR = (int64_t)c.kern->mr;
     c.NR = (int64_t)c.kern->nr;
     c.cb = cdiv(c.L.ncols, c.NR) * c.NR;
@@ -234,11 +234,11 @@ static void exec_bw(const hd_conv_problem *p, const hd_conv_args *a, int kmajor)
     c.hd_bw_slot_floats = hd_bw_slot_floats(&c.L);
     c.a = a;
     c.fuse_store = c.L.nchunk == 1;
-    c.copy = hd_cpu_isa() >= HD_ISA_AVX512 ? hd_f32_bwdf_ukernel_runs__avx512
-           : hd_cpu_isa() >= HD_ISA_AVX2   ? hd_f32_bwdf_ukernel_runs__avx2
+    c.copy = p->isa >= HD_ISA_AVX512 ? hd_f32_bwdf_ukernel_runs__avx512
+           : p->isa >= HD_ISA_AVX2   ? hd_f32_bwdf_ukernel_runs__avx2
                                            : hd_bw_copy_runs_scalar;
     float *xt = (float *)((char *)a->ws + W.off[1]);
-    int nt = a->nthreads < BW_SLOTS ? a->nthreads : BW_SLOTS;
+    int nt = a->nthreads < HD_SCRATCH_SLOTS ? a->nthreads : HD_SCRATCH_SLOTS;
     if (c.L.km) {
         hd_bw_km_exec(&c, p, a, W, nt);
         return;

@@ -18,13 +18,13 @@ static void tr_task(void *vctx, size_t task, int thread)
     const float *src = c->src + (c->img0 + img) * s[0];
     float *dst = c->dst + (img * c->npos + q0) * c->ch;
     int lin = s[4] == 1 && (d[1] == 1 || s[3] == d[2]) && (d[0] == 1 || s[2] == d[1] * d[2]);
-    if (lin && hd_cpu_isa() >= HD_ISA_AVX512) {
+    if (lin && c->p->isa >= HD_ISA_AVX512) {
         for (int64_t c0 = 0; c0 < c->ch; c0 += TR_CH)      /* TR_CH streams of TR_POS positions */
             hd_f32_bwdf_ukernel_transpose__avx512(min64(TR_CH, c->ch - c0), nq, src + c0 * s[1] + q0, s[1], dst + c0, c->ch);
         return;
     }
     if (lin) {
-        hd_f32_tile_fn tile = hd_cpu_isa() >= HD_ISA_AVX2 ? hd_f32_transpose_ukernel__avx2 : hd_f32_transpose_ukernel__scalar;
+        hd_f32_tile_fn tile = c->p->isa >= HD_ISA_AVX2 ? hd_f32_transpose_ukernel__avx2 : hd_f32_transpose_ukernel__scalar;
         for (int64_t j0 = 0; j0 < nq; j0 += TR_SUB)       /* output blocks that stay in L1 */
             for (int64_t c0 = 0; c0 < c->ch; c0 += TR_CH)
                 tile(min64(TR_CH, c->ch - c0), min64(TR_SUB, nq - j0), src + c0 * s[1] + q0 + j0, s[1],
@@ -289,7 +289,7 @@ static void store_tile(const hd_conv_problem *p, const hd_conv_args *a, const bw
 {
     const int64_t TRS = p->TRS, c0 = rbi * L->CB, cbw = min64(L->CB, p->Cg - c0), ldw = p->wst[0];
     const float alpha = (float)a->epi.alpha, beta = (float)a->epi.beta;
-    hd_isa_t isa = hd_cpu_isa();
+    hd_isa_t isa = p->isa;
     store_fn st = isa >= HD_ISA_AVX512 ? hd_f32_bwdf_ukernel_store__avx512 : isa >= HD_ISA_AVX2 ? hd_f32_bwdf_ukernel_store__avx2
                                                                                         : store_scalar;
     const int64_t BS = isa >= HD_ISA_AVX512 ? 16 : 8;

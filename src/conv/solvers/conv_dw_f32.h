@@ -19,7 +19,6 @@
 #include <immintrin.h>
 #include <string.h>
 
-#define DW_SLOTS 8
 #define BUF_FLOATS (1 << 20)          /* source rows a plane task buffers: at most 4 MiB */
 #define PART_BYTES ((size_t)32 << 20) /* backward-filter partial sums */
 #define DW_CHUNK 32                   /* in place: results per row and channel block per kernel call */
@@ -109,8 +108,8 @@ typedef struct {
     const int64_t *ds;
     float *wpk;                   /* plane: packed filter, or the backward-filter partial sums */
     char *slots;
-    int slot_ready[DW_SLOTS];     /* the slot's buffer rows are zeroed (each thread its own) */
-    int64_t slot_wg[DW_SLOTS];    /* blocked forward / backward data: the channel group whose
+    int slot_ready[HD_SCRATCH_SLOTS];     /* the slot's buffer rows are zeroed (each thread its own) */
+    int64_t slot_wg[HD_SCRATCH_SLOTS];    /* blocked forward / backward data: the channel group whose
                                      weights the slot holds packed in this call (-1: none) */
     int stream;                   /* blocked forward / backward data: streaming stores (see hd_dw_ctx_init) */
 } dw_ctx;

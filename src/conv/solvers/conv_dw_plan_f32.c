@@ -31,7 +31,7 @@
  * the problem only) into partial sums in the workspace, then adds the chunks in chunk order,
  * so its result does not depend on the thread count either.
  *
- * Scratch: DW_SLOTS slots taken by thread index (at most DW_SLOTS threads), so the workspace
+ * Scratch: HD_SCRATCH_SLOTS slots taken by thread index (at most HD_SCRATCH_SLOTS threads), so the workspace
  * does not depend on the thread count.
  */
 #include "conv/solvers/conv_dw_f32.h"
@@ -176,10 +176,10 @@ static void plan_blk(dw_plan *P, hd_conv_layout *L, int chan_contig)
  * one column past each end of the source row.  Before it, a 14-wide row ran as an 8-result
  * block, a 4-result block and two border results one at a time (chains of one multiply-add),
  * 7-wide rows were copied into the band, and so were the rows of strided backward data. */
-static int plan_erow(dw_plan *P)
+static int plan_erow(dw_plan *P, hd_isa_t isa)
 {
     static const int64_t widths[] = {16, 14, 8, 7};
-    if (hd_cpu_isa() < HD_ISA_AVX512 || P->nph > 2 || P->R > 64)
+    if (isa < HD_ISA_AVX512 || P->nph > 2 || P->R > 64)
         return 0;
     for (int64_t k = 0; k < P->nph; k++) {
         const blk_phase *f = &P->ph[k];
@@ -215,7 +215,7 @@ static void plan_inplace(dw_plan *P, const hd_conv_problem *p)
     const int64_t *ss = P->dir == DIR_BWDD ? p->ys : p->xs, *ds = P->dir == DIR_BWDD ? p->xs : p->ys;
     if (P->C % 16 || ss[1] != 1 || ds[1] != 1)
         return;
-    if (plan_erow(P))
+    if (plan_erow(P, p->isa))
         return;
     if (P->nph != 1)
         return;
@@ -272,7 +272,7 @@ static dw_plan make_plan(const hd_conv_problem *p, int dir)
             hd_conv_book(&L, 0, P.C, P.R * P.S, sizeof(float));
         }
     }
-    hd_conv_book(&L, 1, DW_SLOTS, (int64_t)P.slot_bytes, 1);
+    hd_conv_book(&L, 1, HD_SCRATCH_SLOTS, (int64_t)P.slot_bytes, 1);
     if (L.total != SIZE_MAX)
         L.total += 64;            /* the regions start at the first 64-byte boundary of ws */
     P.L = L;
@@ -343,7 +343,7 @@ void hd_dw_ctx_init(dw_ctx *c, const hd_conv_problem *p, const hd_conv_args *a, 
     c->p = p;
     c->a = a;
     c->P = make_plan(p, dir);
-    c->k = hd_f32_dw_select(hd_cpu_isa());
+    c->k = hd_f32_dw_select(p->isa);
     c->src = dir == DIR_BWDD ? a->y : a->x;
     c->ss = dir == DIR_BWDD ? p->ys : p->xs;
     c->dst = dir == DIR_BWDF ? NULL : a->out;
@@ -354,7 +354,7 @@ void hd_dw_ctx_init(dw_ctx *c, const hd_conv_problem *p, const hd_conv_args *a, 
     c->wpk = (float *)(void *)(base + c->P.L.off[0]);
     c->slots = base + c->P.L.off[1];
     memset(c->slot_ready, 0, sizeof c->slot_ready);
-    for (int i = 0; i < DW_SLOTS; i++)
+    for (int i = 0; i < HD_SCRATCH_SLOTS; i++)
         c->slot_wg[i] = -1;
     /* Results of a call whose source and result tensors together exceed DW_STREAM_BYTES go
      * around the caches (non-temporal stores of whole lines, beta == 0 and no fused epilogue):

@@ -121,7 +121,7 @@ static void exec_data(const hd_conv_problem *p, const hd_conv_args *a, int dir)
 {
     dw_ctx c;
     hd_dw_ctx_init(&c, p, a, dir);
-    int nt = a->nthreads < DW_SLOTS ? a->nthreads : DW_SLOTS;
+    int nt = a->nthreads < HD_SCRATCH_SLOTS ? a->nthreads : HD_SCRATCH_SLOTS;
     if (c.P.blk) {
         hd_parallel_for((size_t)(c.P.N * c.P.nrb * c.P.G), nt, hd_dw_blk_task, &c);
         return;
@@ -203,7 +203,7 @@ void hd_conv_dw_exec_bwdf(const hd_conv_problem *p, const hd_conv_args *a)
 {
     dw_ctx c;
     hd_dw_ctx_init(&c, p, a, DIR_BWDF);
-    int nt = a->nthreads < DW_SLOTS ? a->nthreads : DW_SLOTS;
+    int nt = a->nthreads < HD_SCRATCH_SLOTS ? a->nthreads : HD_SCRATCH_SLOTS;
     if (c.P.blk) {
         hd_parallel_for((size_t)(c.P.N * c.P.nrb * c.P.G), nt, hd_dw_blk_wtask, &c);
         hd_parallel_for((size_t)c.P.CB, nt, hd_dw_blk_wstore, &c);

@@ -20,8 +20,8 @@
  * chunk x group x filter-row block x reduction-column block and keeps its partial sums in
  * the workspace, and the chunks are added in chunk order at the end.
  *
- * Parallel tasks take one of HD_FAST_SLOTS scratch areas by thread index, so the workspace
- * does not depend on the thread count; at most HD_FAST_SLOTS threads are used.
+ * Parallel tasks take one of HD_SCRATCH_SLOTS scratch areas by thread index, so the workspace
+ * does not depend on the thread count; at most HD_SCRATCH_SLOTS threads are used.
  */
 #include "conv/solvers/conv_solvers.h"
 #include "conv/solvers/conv_fast.h"
@@ -32,7 +32,6 @@
 
 #include <string.h>
 
-#define HD_FAST_SLOTS 8
 #define PANEL_FLOATS (512 * 1024)     /* one gathered panel: 2 MiB */
 #define MIN_TASKS 4                   /* cut small problems finer, down to this many tasks */
 
@@ -272,7 +271,7 @@ static mm_plan plan_mm(const hd_conv_problem *p, int bwd)
     L.mb = cdiv(L.M, L.nmb);
     int64_t pb = PANEL_FLOATS / L.R / 16 * 16;
     pb = pb < 128 ? 128 : pb > 1024 ? 1024 : pb;
-    while ((L.R + L.mb) * pb > ((int64_t)6 << 20) / HD_FAST_SLOTS && pb > 32)   /* all slots <= 24 MiB */
+    while ((L.R + L.mb) * pb > ((int64_t)6 << 20) / HD_SCRATCH_SLOTS && pb > 32)   /* all slots <= 24 MiB */
         pb /= 2;
     if (L.Pn >= 128) {                         /* large images: blocks stay inside one image */
         if (pb > L.Pn)
@@ -316,14 +315,14 @@ static int filter_is_packed(const hd_conv_problem *p, int bwd)
     return ws[1] == 1 && ws[4] == p->Cg && ws[3] == S * p->Cg && ws[2] == RS * p->Cg && ws[0] >= p->CRS;
 }
 
-/* Packed filter (G*M x R; none when the filter is packed already), then HD_FAST_SLOTS x
+/* Packed filter (G*M x R; none when the filter is packed already), then HD_SCRATCH_SLOTS x
  * (panel R x pb, result mb x pb). */
 static hd_conv_layout layout_mm(const hd_conv_problem *p, int bwd)
 {
     mm_plan L = plan_mm(p, bwd);
     hd_conv_layout W = {{0}, 0};
     hd_conv_book(&W, 0, filter_is_packed(p, bwd) ? 0 : p->G * L.M, L.R, sizeof(float));
-    hd_conv_book(&W, 1, HD_FAST_SLOTS, (L.R + L.mb) * L.pb, sizeof(float));
+    hd_conv_book(&W, 1, HD_SCRATCH_SLOTS, (L.R + L.mb) * L.pb, sizeof(float));
     return W;
 }
 
@@ -430,7 +429,7 @@ static void exec_mm(const hd_conv_problem *p, const hd_conv_args *a, int bwd)
     c.os = bwd ? p->xs : p->ys;
     c.od = c.G.dout;
     c.lin = linear_positions(c.os, c.od);
-    int nt = a->nthreads < HD_FAST_SLOTS ? a->nthreads : HD_FAST_SLOTS;
+    int nt = a->nthreads < HD_SCRATCH_SLOTS ? a->nthreads : HD_SCRATCH_SLOTS;
     if (filter_is_packed(p, bwd)) {
         c.wp = a->w;
         c.lda = (size_t)p->wst[0];
@@ -470,13 +469,13 @@ static wf_plan plan_wf(const hd_conv_problem *p)
     return L;
 }
 
-/* Partial sums (nr x K x CRS), then HD_FAST_SLOTS x (panel cb x pb, dy block mb x pb). */
+/* Partial sums (nr x K x CRS), then HD_SCRATCH_SLOTS x (panel cb x pb, dy block mb x pb). */
 static hd_conv_layout layout_wf(const hd_conv_problem *p)
 {
     wf_plan L = plan_wf(p);
     hd_conv_layout W = {{0}, 0};
     hd_conv_book(&W, 0, L.nr * p->K, L.R, sizeof(float));
-    hd_conv_book(&W, 1, HD_FAST_SLOTS, (L.cb + L.mb) * L.pb, sizeof(float));
+    hd_conv_book(&W, 1, HD_SCRATCH_SLOTS, (L.cb + L.mb) * L.pb, sizeof(float));
     return W;
 }
 
@@ -585,7 +584,7 @@ static void exec_bwdf_run(const hd_conv_problem *p, const hd_conv_args *a)
     c.slots = (float *)((char *)a->ws + W.off[1]);
     c.slot_floats = (size_t)((c.L.cb + c.L.mb) * c.L.pb);
     c.lin = linear_positions(p->ys, p->out);
-    int nt = a->nthreads < HD_FAST_SLOTS ? a->nthreads : HD_FAST_SLOTS;
+    int nt = a->nthreads < HD_SCRATCH_SLOTS ? a->nthreads : HD_SCRATCH_SLOTS;
     hd_parallel_for((size_t)(c.L.nr * p->G * c.L.nmb * c.L.ncb), nt, wf_task, &c);
     wf_store_ctx sc = {p, a, &c.G, &c.L, c.part};
     hd_parallel_for((size_t)p->K, nt, wf_store_task, &sc);

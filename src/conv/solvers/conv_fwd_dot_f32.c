@@ -30,7 +30,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#define DOT_SLOTS 8            /* scratch slots (tasks take one by thread index) */
 #define DOT_MAX_POS 64         /* at most this many positions over the batch: beyond, the filter
                                   packed by the outer-product plans serves enough positions to
                                   pay for its packing */
@@ -89,7 +88,7 @@ static dot_ctx dot_plan(const hd_conv_problem *p)
     dot_ctx c;
     memset(&c, 0, sizeof c);
     c.p = p;
-    const hd_dot_kernel *k = hd_dot_kernel_for(hd_cpu_isa());
+    const hd_dot_kernel *k = hd_dot_kernel_for(p->isa);
     c.fn = k->fn;
     c.MR = (int64_t)k->mr;
     c.NR = (int64_t)k->nr;
@@ -133,7 +132,7 @@ static hd_conv_layout dot_layout(const dot_ctx *c)
 {
     hd_conv_layout W = {{0}, 0};
     hd_conv_book(&W, 0, 1, dot_tab_floats(c) + c->upb * c->ulen, sizeof(float));
-    hd_conv_book(&W, 1, DOT_SLOTS, c->part, sizeof(float));
+    hd_conv_book(&W, 1, HD_SCRATCH_SLOTS, c->part, sizeof(float));
     hd_conv_book(&W, 2, c->tapc ? 0 : c->npos, c->ldcol, sizeof(float));
     return W;
 }
@@ -301,7 +300,7 @@ void hd_conv_fwd_dot_exec(const void *plan, const hd_conv_problem *p, const hd_c
     c.alpha = (float)a->epi.alpha;
     c.beta = (float)a->epi.beta;
     c.alpha2 = (float)a->epi.alpha2;
-    int nt = a->nthreads < DOT_SLOTS ? a->nthreads : DOT_SLOTS;
+    int nt = a->nthreads < HD_SCRATCH_SLOTS ? a->nthreads : HD_SCRATCH_SLOTS;
     if (!c.tapc)
         hd_parallel_deal((size_t)cdiv(p->C, DOT_XCOL_CB), nt, xcol_task, &c);
     build_xtab(&c);

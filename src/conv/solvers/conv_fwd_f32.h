@@ -23,7 +23,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#define FW_SLOTS 8
 #define FW_KC 256          /* most reduction rows per k block (sets the rounding: never ISA-dependent) */
 #define FW_NC 256          /* target positions per block */
 #define FW_MC 512          /* most result channels per block */

@@ -36,8 +36,8 @@
  * each by one micro-kernel call in k order, and its epilogue does not depend on the
  * partition: results are bitwise identical for every thread count, and between the AVX2 and
  * AVX-512 kernels (both fused multiply-add).  The partition itself depends on the problem
- * only.  Tasks take one of FW_SLOTS scratch areas by thread index, so the workspace does
- * not depend on the thread count; at most FW_SLOTS threads are used.
+ * only.  Tasks take one of HD_SCRATCH_SLOTS scratch areas by thread index, so the workspace does
+ * not depend on the thread count; at most HD_SCRATCH_SLOTS threads are used.
  */
 #include "conv/solvers/conv_fwd_f32.h"
 
@@ -64,7 +64,7 @@ static int x_wide(const hd_conv_problem *p)
 static fw_plan plan_fw(const hd_conv_problem *p)
 {
     fw_plan L;
-    L.kern = hd_gemm_kernel_for(sizeof(float), hd_cpu_isa());
+    L.kern = hd_gemm_kernel_for(sizeof(float), p->isa);
     L.MR = (int64_t)L.kern->mr;
     L.NR = (int64_t)L.kern->nr;
     L.pix = x_pix(p);
@@ -180,7 +180,7 @@ static int64_t fw_wide_span(const hd_conv_problem *p, const fw_plan *L)
     return L->nunits * ((L->MR - 1) * p->str[2] + (p->flt[2] - 1) * p->dil[2] + 1) * p->Cg;
 }
 
-/* Packed filter (G x Mpad x R), then FW_SLOTS x (gathered panel, result buffer).  The
+/* Packed filter (G x Mpad x R), then HD_SCRATCH_SLOTS x (gathered panel, result buffer).  The
  * workspace books the result buffer whenever any epilogue could need it. */
 static hd_conv_layout layout_fw(const hd_conv_problem *p, fw_plan *L)
 {
@@ -201,7 +201,7 @@ static hd_conv_layout layout_fw(const hd_conv_problem *p, fw_plan *L)
     L->slot = L->bpack_at + (L->b_late ? rup(L->kc * L->mb, 16) : 0);
     hd_conv_layout W = {{0}, 0};
     hd_conv_book(&W, 0, L->a_late || L->b_late ? 0 : p->G * L->Mpad, L->R, sizeof(float));
-    hd_conv_book(&W, 1, FW_SLOTS, L->slot, sizeof(float));
+    hd_conv_book(&W, 1, HD_SCRATCH_SLOTS, L->slot, sizeof(float));
     return W;
 }
 
@@ -259,7 +259,7 @@ int hd_conv_fw_plan(const hd_conv_problem *p, hd_conv_plan *pl, const char **r)
             return 0;
         }
         /* wide x goes tile by tile through the strided kernel, where the ISA has one */
-        f->L.wide_tiles = hd_igemm_kernel_for(hd_cpu_isa())->fn_strided && f->L.wide && !f->L.x_copy &&
+        f->L.wide_tiles = hd_igemm_kernel_for(p->isa)->fn_strided && f->L.wide && !f->L.x_copy &&
                           f->L.nunits <= FW_SSEG_MAX;
         f->kind = !f->L.pix ? HD_FW_BLOCKED : f->L.wide_tiles ? HD_FW_WIDE : HD_FW_ROWS;
     }
@@ -280,15 +280,15 @@ static void fw_run(const hd_conv_problem *p, const fw_family *f, const hd_conv_a
     c.apack = (float *)((char *)a->ws + f->W.off[0]);
     c.slots = (float *)((char *)a->ws + f->W.off[1]);
     c.cbuf = fw_cbuf(p, &c.L, a->epi.fused);
-    int v512 = hd_cpu_isa() >= HD_ISA_AVX512;
+    int v512 = p->isa >= HD_ISA_AVX512;
     c.mrun = v512 ? hd_f32_im2col_ukernel_mrun__avx512 : hd_fw_mrun_c;
     c.cols = v512 ? hd_f32_im2col_ukernel_cols__avx512 : hd_fw_cols_c;
-    const hd_igemm_kernel *ik = hd_igemm_kernel_for(hd_cpu_isa());
+    const hd_igemm_kernel *ik = hd_igemm_kernel_for(p->isa);
     c.ik = ik->fn;
     c.ik_stream = ik->fn_stream;
     c.ik_strided = ik->fn_strided;
     c.wide_tiles = c.L.wide_tiles;
-    int nt = a->nthreads < FW_SLOTS ? a->nthreads : FW_SLOTS;
+    int nt = a->nthreads < HD_SCRATCH_SLOTS ? a->nthreads : HD_SCRATCH_SLOTS;
     if (!c.L.a_late && !c.L.b_late)
         hd_parallel_deal((size_t)(p->G * c.L.nkb * (c.L.Mpad / c.L.AR)), nt, hd_fw_pack_w_task, &c);
     int64_t per_group = c.L.cross ? c.L.npb : p->N * c.L.npb;

@@ -28,7 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SLOTS 8                          /* scratch slots; at most this many threads */
 #define PANEL_BYTES (128 * 1024)         /* target size of one gathered panel (L2) */
 #define MAX_POS_BLOCK 192
 #define MAX_KBV 16                       /* channel block: at most 256 output channels */
@@ -59,12 +58,13 @@ typedef struct {
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-static int pick_mode(int bf16)
+/* The ISA level is the problem's; the AVX-512 extensions (VNNI, BF16) are read from the CPU. */
+static int pick_mode(hd_isa_t isa, int bf16)
 {
     const hd_cpu_info *c = hd_cpu();
     if (!bf16)
-        return c->isa >= HD_ISA_AVX512 && c->has_avx512_vnni ? M_VNNI : M_INT8_SCALAR;
-    if (c->isa < HD_ISA_AVX512)
+        return isa >= HD_ISA_AVX512 && c->has_avx512_vnni ? M_VNNI : M_INT8_SCALAR;
+    if (isa < HD_ISA_AVX512)
         return M_BF16_SGEMM;
     const char *dp = getenv("HOSTDNN_CONV_BF16_DP");
     return c->has_avx512_bf16 && dp && *dp == '1' ? M_BF16_DP : M_BF16_FMA;
@@ -77,7 +77,7 @@ static plan make_plan(const hd_conv_problem *p, int bf16)
 {
     plan L;
     L.bf16 = bf16;
-    L.mode = pick_mode(bf16);
+    L.mode = pick_mode(p->isa, bf16);
     L.vec = L.mode == M_VNNI || L.mode == M_BF16_DP || L.mode == M_BF16_FMA;
     L.L = L.mode == M_BF16_DP ? 2 : bf16 ? 1 : 4;
     L.cq = cdiv(p->Cg, L.L);
@@ -114,13 +114,13 @@ static hd_conv_layout layout(const hd_conv_problem *p, const plan *L)
     hd_conv_layout W = {{0}, 0};
     if (f32_fallback(L)) {
         hd_conv_book(&W, 0, p->K, L->R, sizeof(float));
-        hd_conv_book(&W, 1, SLOTS * L->rows, L->kbv * 16, sizeof(float));
+        hd_conv_book(&W, 1, HD_SCRATCH_SLOTS * L->rows, L->kbv * 16, sizeof(float));
     } else {
         hd_conv_book(&W, 0, p->G * L->Kv * L->RQ, 64, 1);
         hd_conv_book(&W, 1, L->bf16 ? 0 : p->G * L->Kv, 16, sizeof(int32_t));
     }
-    hd_conv_book(&W, 2, SLOTS * L->rows, (int64_t)L->ldp, 1);
-    hd_conv_book(&W, 3, L->vec ? SLOTS * L->rows : 0, 64, sizeof(float));   /* sums of 64 channels x rows */
+    hd_conv_book(&W, 2, HD_SCRATCH_SLOTS * L->rows, (int64_t)L->ldp, 1);
+    hd_conv_book(&W, 3, L->vec ? HD_SCRATCH_SLOTS * L->rows : 0, 64, sizeof(float));   /* sums of 64 channels x rows */
     return W;
 }
 
@@ -183,8 +183,8 @@ int hd_conv_lowp_app_bf16(const hd_conv_problem *p, const char **reason)
 /* Relative time per multiply-add (conv_registry.h): the vector kernels run 4 (int8) or 2
  * (bf16) products per lane; the fallbacks are still ahead of the generic double / float
  * conversion paths. */
-double hd_conv_lowp_cost_int8(const hd_conv_problem *p) { (void)p; return pick_mode(0) == M_VNNI ? 0.1 : 0.5; }
-double hd_conv_lowp_cost_bf16(const hd_conv_problem *p) { (void)p; return pick_mode(1) == M_BF16_SGEMM ? 0.45 : 0.3; }
+double hd_conv_lowp_cost_int8(const hd_conv_problem *p) { return pick_mode(p->isa, 0) == M_VNNI ? 0.1 : 0.5; }
+double hd_conv_lowp_cost_bf16(const hd_conv_problem *p) { return pick_mode(p->isa, 1) == M_BF16_SGEMM ? 0.45 : 0.3; }
 
 /* ---------------- filter packing ---------------- */
 
@@ -555,7 +555,7 @@ static void exec(const hd_conv_problem *p, const hd_conv_args *a, int bf16)
     c.res = f32_fallback(&c.L) ? (float *)(ws + W.off[1]) : NULL;
     c.slots = ws + W.off[2];
     c.sums = ws + W.off[3];
-    int nt = a->nthreads < SLOTS ? a->nthreads : SLOTS;
+    int nt = a->nthreads < HD_SCRATCH_SLOTS ? a->nthreads : HD_SCRATCH_SLOTS;
     if (f32_fallback(&c.L))
         hd_parallel_for((size_t)p->K, nt, pack_f32_task, &c);
     else

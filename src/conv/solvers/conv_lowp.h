@@ -12,7 +12,7 @@
  * row is (tap, channel unit) and a packed-filter vector step is 16 channels x one unit = 64
  * bytes.
  *
- * Kernels by CPU (hd_cpu_isa(), so HOSTDNN_MAX_ISA caps them): INT8 uses vpdpbusd with
+ * Kernels by the problem's ISA (p->isa, which HOSTDNN_MAX_ISA caps): INT8 uses vpdpbusd with
  * AVX-512 + AVX512_VNNI, else the same packing with a scalar int32 kernel (exact).  BFLOAT16
  * uses fp32 FMAs on the widened values with AVX-512 (vdpbf16ps can run at a lower
  * MAC rate than the FMAs on CPUs that have it; HOSTDNN_CONV_BF16_DP=1 selects it when the CPU has

@@ -42,7 +42,6 @@
 
 #include <string.h>
 
-#define WB_SLOTS 8
 #define WB_TILES_MIN 64                      /* tiles per block: at least (GEMM depth) ... */
 #define WB_BLOCK_BYTES ((int64_t)1536 << 10) /* ... and V + M of a block within this, if it can */
 #define WB_CHUNKS 4                          /* chunks of blocks (tasks per group), at most */
@@ -85,7 +84,7 @@ static int64_t spread(int64_t floats)
 static int wb_plan_make(const hd_conv_problem *p, wb_plan *L)
 {
     memset(L, 0, sizeof *L);
-    hd_isa_t isa = hd_cpu_isa();
+    hd_isa_t isa = p->isa;
     size_t nk;
     const hd_wino4_kernels *tab = hd_wino4_kernel_table(&nk), *wk = &tab[0];
     for (size_t i = 0; i < nk; i++)
@@ -114,7 +113,7 @@ static int wb_plan_make(const hd_conv_problem *p, wb_plan *L)
     while (L->nch > 1 && p->G * L->nch * L->dus * (int64_t)sizeof(float) > WB_PART_BYTES)
         L->nch--;
     /* Whole mode: when dU is large against the transforms (many channels, few tiles), the
-     * chunks would read and write their dU once per block, and each of the WB_SLOTS slots
+     * chunks would read and write their dU once per block, and each of the HD_SCRATCH_SLOTS slots
      * would hold a block's transforms.  Instead every tile is transformed once into shared V
      * and M, and the 36 GEMMs run one task per position over all tiles (depth = all tiles,
      * dU written once).  Chosen when the transforms of all tiles are smaller than the dU
@@ -137,7 +136,7 @@ static int wb_plan_make(const hd_conv_problem *p, wb_plan *L)
     L->slot = L->yb_at + (L->ycopy ? spread(4 * p->out[2] * p->Kg) : 0);
     hd_conv_layout W = {{0}, 0};
     hd_conv_book(&W, 0, p->G * L->nch, L->dus, sizeof(float));
-    hd_conv_book(&W, 1, WB_SLOTS, L->slot, sizeof(float));
+    hd_conv_book(&W, 1, HD_SCRATCH_SLOTS, L->slot, sizeof(float));
     hd_conv_book(&W, 2, L->whole ? p->G : 0, 36 * L->vps, sizeof(float));
     hd_conv_book(&W, 3, L->whole ? p->G : 0, 36 * L->mps, sizeof(float));
     L->W = W;
@@ -477,7 +476,7 @@ void hd_conv_wino4_bwdf_exec(const hd_conv_problem *p, const hd_conv_args *a)
     c.p = p;
     c.a = a;
     wb_plan_make(p, &c.L);
-    c.L.cols = hd_cpu_isa() >= HD_ISA_AVX512 ? hd_f32_im2col_ukernel_cols__avx512 : cols_c;
+    c.L.cols = p->isa >= HD_ISA_AVX512 ? hd_f32_im2col_ukernel_cols__avx512 : cols_c;
     c.x = a->x;
     c.dy = a->y;
     c.dw = a->out;
@@ -485,7 +484,7 @@ void hd_conv_wino4_bwdf_exec(const hd_conv_problem *p, const hd_conv_args *a)
     c.slots = (float *)((char *)a->ws + c.L.W.off[1]);
     c.vall = (float *)((char *)a->ws + c.L.W.off[2]);
     c.mall = (float *)((char *)a->ws + c.L.W.off[3]);
-    int nt = a->nthreads < WB_SLOTS ? a->nthreads : WB_SLOTS;
+    int nt = a->nthreads < HD_SCRATCH_SLOTS ? a->nthreads : HD_SCRATCH_SLOTS;
     if (hd_log_enabled(CUDNN_SEV_INFO))
         hd_logf(CUDNN_SEV_INFO, "bwd_filter.winograd_f4x3_f32", CUDNN_STATUS_SUCCESS,
                 "plan: %lld tiles, %s", (long long)(c.L.rows * c.L.TW),

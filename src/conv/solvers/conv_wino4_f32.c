@@ -63,11 +63,13 @@ typedef struct {
     int64_t xs[5], ys[5];         /* strides (n, c, -, h, w) of the input and the output */
     int64_t wg, wk, wc;           /* filter (g, k, c) at g*wg + k*wk + c*wc ... */
     int64_t tap[9];               /* ... + tap[3*r + s] for tap (r, s) */
+    hd_isa_t isa;                 /* the problem's instruction set */
 } w4_view;
 
 static void view_fwd(const hd_conv_problem *p, w4_view *v)
 {
     memset(v, 0, sizeof *v);
+    v->isa = p->isa;
     v->N = p->N, v->G = p->G, v->Cg = p->Cg, v->Kg = p->Kg;
     v->H = p->in[1], v->W = p->in[2], v->OH = p->out[1], v->OW = p->out[2];
     v->ph = p->pad[1], v->pw = p->pad[2];
@@ -84,6 +86,7 @@ static void view_fwd(const hd_conv_problem *p, w4_view *v)
 static void view_bwdd(const hd_conv_problem *p, w4_view *v)
 {
     memset(v, 0, sizeof *v);
+    v->isa = p->isa;
     v->bwd = 1;
     v->N = p->N, v->G = p->G, v->Cg = p->Kg, v->Kg = p->Cg;
     v->H = p->out[1], v->W = p->out[2], v->OH = p->in[1], v->OW = p->in[2];
@@ -185,7 +188,7 @@ static void w4_book(const w4_view *v, w4_plan *L)
 static int w4_plan_make(const w4_view *v, w4_plan *L)
 {
     memset(L, 0, sizeof *L);
-    hd_isa_t isa = hd_cpu_isa();
+    hd_isa_t isa = v->isa;
     L->gk = hd_gemm_kernel_for(sizeof(float), isa);
     L->wk = hd_wino4_kernel_for(isa);
     /* channel lanes: both tensors' channels contiguous, enough of them to fill the vectors */
