@@ -9,7 +9,15 @@
 #
 # An include without a folder ("cudnn.h", "enum_names.h") is a public or generated header and
 # allowed everywhere; angle-bracket includes are system headers.  Every .c, .h and .inc under
-# src/ has at most MAX_LINES lines.  Prints "N passed, N failed".
+# src/, tests/, tools/, bench/ and examples/ has at most MAX_LINES lines.
+#
+# Three contracts of the middle layer, checked in the source:
+#   - no code under src/ calls an exported cudnn* entry point (they log the call; internal
+#     code calls hd_impl_cudnnX, test_internal_calls checks the log at run time);
+#   - one per-thread scratch limit, HD_SCRATCH_SLOTS (src/core/parallel.h), no local copies;
+#   - the convolution engine reads the instruction set from its problem (hd_conv_problem.isa,
+#     set in conv_problem.c), never from hd_cpu_isa() in a solver.
+# Prints "N passed, N failed".
 . "$(dirname "$0")/../shlib.sh"
 cd "$HD_ROOT" || exit 1
 
@@ -93,7 +101,7 @@ for e in $KNOWN_INCLUDES; do
 done
 
 over=""
-for f in $(sources src); do
+for f in $(sources src tests tools bench examples); do
   n=$(wc -l < "$f")
   [ "$n" -le "$MAX_LINES" ] && continue
   if known "$f" "$KNOWN_OVERSIZE"; then
@@ -106,5 +114,18 @@ if [ -z "$over" ]; then ok; else bad "files over $MAX_LINES lines:$over"; fi
 for f in $KNOWN_OVERSIZE; do
   [ -f "$f" ] && [ "$(wc -l < "$f")" -gt "$MAX_LINES" ] || echo "note: $f is no longer oversize: delete it from KNOWN_OVERSIZE"
 done
+
+# Calls of exported cudnn* functions in src/ (comments, strings and the HD_IMPL definitions
+# aside).  The host CUDA runtime and cuBLAS call no cuDNN function either.
+calls=$(grep -rnE '(^|[^_A-Za-z0-9"])cudnn[A-Z][A-Za-z0-9_]*[[:space:]]*\(' src --include='*.c' --include='*.h' --include='*.inc' |
+  grep -vE '^[^:]+:[0-9]+:[[:space:]]*(\*|/\*|//)' | grep -vE 'HD_IMPL\(|/\*.*cudnn[A-Z]|"[^"]*cudnn[A-Z][^"]*"' |
+  grep -vE '^[^:]+:[0-9]+:(cudnnStatus_t|size_t|const char \*) cudnn' || true)
+if [ -z "$calls" ]; then ok; else bad "internal calls through exported cudnn* functions (use hd_impl_):$(printf '\n  %s' "$calls")"; fi
+
+slots=$(grep -rnE '#[[:space:]]*define[[:space:]]+[A-Z_]*SLOTS[[:space:]]' src | grep -v '^src/core/parallel.h:' || true)
+if [ -z "$slots" ]; then ok; else bad "scratch-slot limits besides HD_SCRATCH_SLOTS:$(printf '\n  %s' "$slots")"; fi
+
+isa=$(grep -rn 'hd_cpu_isa()' src/conv | grep -v '^src/conv/conv_problem.c:' | grep -vE ':[[:space:]]*(\*|/\*|//)' || true)
+if [ -z "$isa" ]; then ok; else bad "convolution code choosing kernels from hd_cpu_isa() instead of its problem's isa:$(printf '\n  %s' "$isa")"; fi
 
 finish
