@@ -173,9 +173,9 @@ static void plan_blk(dw_plan *P, hd_conv_layout *L, int chan_contig)
  * 2, whose two phases of a row are each a stride-1 correlation of 1 or 2 taps; at most 3
  * taps along the row, dilation 1): each phase of a result row is cut into equal chunks of a
  * width the kernel takes (16, 14, 8 or 7 results), the first and last of which may leave out
- * one column past each end of the source row.  Before it, a 14-wide row ran as an 8-result
- * block, a 4-result block and two border results one at a time (chains of one multiply-add),
- * 7-wide rows were copied into the band, and so were the rows of strided backward data. */
+ * one column past each end of the source row.  Why: without it a 14-wide row splits into
+ * blocks of 8 and 4 plus border results computed one at a time (chains of one multiply-add),
+ * and 7-wide rows and strided backward-data rows would be copied into the band. */
 static int plan_erow(dw_plan *P, hd_isa_t isa)
 {
     static const int64_t widths[] = {16, 14, 8, 7};
