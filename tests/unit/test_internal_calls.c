@@ -388,20 +388,30 @@ static void rnn_find(void)
     cudnnAlgorithmPerformance_t perf;
     int got = 0;
     CHECK_OK(CALL(cudnnCreateAlgorithmPerformance, &perf, 1));
-    CHECK_OK(CALL(cudnnFindRNNForwardInferenceAlgorithmEx, h, r, T, xs, x, st, hx, st, cx, wd, w, ys, y, st, hy, st,
-                  cy, 0.0f, 1, &got, &perf, ws, ws_size));
-    CHECK_OK(CALL(cudnnFindRNNForwardTrainingAlgorithmEx, h, r, T, xs, x, st, hx, st, cx, wd, w, ys, y, st, hy, st,
-                  cy, 0.0f, 1, &got, &perf, ws, ws_size, rs, rs_size));
-    CHECK_OK(CALL(cudnnFindRNNBackwardDataAlgorithmEx, h, r, T, ys, y, ys, dy, st, dhy, st, dcy, wd, w, st, hx, st,
-                  cx, xs, dx, st, dhx, st, dcx, 0.0f, 1, &got, &perf, ws, ws_size, rs, rs_size));
-    CHECK_OK(CALL(cudnnFindRNNBackwardWeightsAlgorithmEx, h, r, T, xs, x, st, hx, ys, y, 0.0f, 1, &got, &perf, ws,
-                  ws_size, wd, dw, rs, rs_size));
+    /* each Find hands the caller a new algorithm descriptor in perf: take it and destroy it */
     cudnnAlgorithmDescriptor_t ad = NULL;
     cudnnStatus_t status;
     float ms = 0;
     size_t mem = 0;
-    CHECK_OK(CALL(cudnnGetAlgorithmPerformance, perf, &ad, &status, &ms, &mem));
-    CHECK_MSG(mem == ws_size, "Find reports %zu workspace bytes, cudnnGetRNNWorkspaceSize %zu", mem, ws_size);
+#define TAKE()                                                                   \
+    do {                                                                         \
+        CHECK_OK(CALL(cudnnGetAlgorithmPerformance, perf, &ad, &status, &ms, &mem)); \
+        CHECK_MSG(mem == ws_size, "Find reports %zu workspace bytes, cudnnGetRNNWorkspaceSize %zu", mem, ws_size); \
+        CHECK_OK(CALL(cudnnDestroyAlgorithmDescriptor, ad));                     \
+    } while (0)
+    CHECK_OK(CALL(cudnnFindRNNForwardInferenceAlgorithmEx, h, r, T, xs, x, st, hx, st, cx, wd, w, ys, y, st, hy, st,
+                  cy, 0.0f, 1, &got, &perf, ws, ws_size));
+    TAKE();
+    CHECK_OK(CALL(cudnnFindRNNForwardTrainingAlgorithmEx, h, r, T, xs, x, st, hx, st, cx, wd, w, ys, y, st, hy, st,
+                  cy, 0.0f, 1, &got, &perf, ws, ws_size, rs, rs_size));
+    TAKE();
+    CHECK_OK(CALL(cudnnFindRNNBackwardDataAlgorithmEx, h, r, T, ys, y, ys, dy, st, dhy, st, dcy, wd, w, st, hx, st,
+                  cx, xs, dx, st, dhx, st, dcx, 0.0f, 1, &got, &perf, ws, ws_size, rs, rs_size));
+    TAKE();
+    CHECK_OK(CALL(cudnnFindRNNBackwardWeightsAlgorithmEx, h, r, T, xs, x, st, hx, ys, y, 0.0f, 1, &got, &perf, ws,
+                  ws_size, wd, dw, rs, rs_size));
+    TAKE();
+#undef TAKE
     CHECK_OK(CALL(cudnnDestroyAlgorithmPerformance, &perf, 1));
     CHECK_OK(CALL(cudnnDestroyFilterDescriptor, wd));
     for (int t = 0; t < T; t++) {
