@@ -76,6 +76,7 @@ static inline cudnnStatus_t hd_rnn_legacy_forward(const char *fn, cudnnHandle_t 
         HD_LTRY(hd_rnn_opt_state(fn, cyDesc, "cyDesc", &r, xd.batch, r.hidden_size, cy));
     }
     HD_LTRY(hd_rnn_legacy_filter(fn, "wDesc", wDesc, &r, &wbytes));
+    HD_LTRY(hd_rnn_check_legacy_work(fn, &r, &xd, wss));
     HD_LTRY(hd_rnn_run_forward(fn, handle, &r, training, &xd, x, &yd, y, hx, hy, r.cell == CUDNN_LSTM ? cx : NULL,
                                r.cell == CUDNN_LSTM ? cy : NULL, wbytes, w, wss, ws, rss, rs));
 done:
@@ -120,7 +121,8 @@ static inline cudnnStatus_t hd_rnn_legacy_forward_ex(const char *fn, cudnnHandle
         ((st = hd_rnn_opt_state(fn, cxDesc, "cxDesc", &r, xDesc->batch, r.hidden_size, cx)) ||
          (st = hd_rnn_opt_state(fn, cyDesc, "cyDesc", &r, xDesc->batch, r.hidden_size, cy))))
         return st;
-    if ((st = hd_rnn_legacy_filter(fn, "wDesc", wDesc, &r, &wbytes)))
+    if ((st = hd_rnn_legacy_filter(fn, "wDesc", wDesc, &r, &wbytes)) ||
+        (st = hd_rnn_check_legacy_work(fn, &r, xDesc, wss)))
         return st;
     return hd_rnn_run_forward(fn, handle, &r, training, xDesc, x, yDesc, y, hx, hy, r.cell == CUDNN_LSTM ? cx : NULL,
                               r.cell == CUDNN_LSTM ? cy : NULL, wbytes, w, wss, ws, rss, rs);

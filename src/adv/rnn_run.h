@@ -27,6 +27,21 @@ static inline cudnnStatus_t hd_rnn_check_dropout(const char *fn, cudnnHandle_t h
     return CUDNN_STATUS_SUCCESS;
 }
 
+/* The legacy calls (cudnnRNNForward*, cudnnRNNBackward* without _v8) share one workspace whose
+ * size cudnnGetRNNWorkspaceSize answers, sized for inference (the larger).  Each refuses a
+ * smaller one, as cuDNN does, even where its own pass would fit in less. */
+static inline cudnnStatus_t hd_rnn_check_legacy_work(const char *fn, const struct cudnnRNNStruct *r,
+                                                     const struct cudnnRNNDataStruct *xd, size_t work_size)
+{
+    if (hd_rnn_size_estimate(r, r->input_size, xd->max_seq, xd->batch) > HD_RNN_MAX_BYTES)
+        return CUDNN_STATUS_SUCCESS;   /* refused with its reason by the run that follows */
+    size_t need = hd_rnn_plan_bytes(r, xd->max_seq, xd->batch, 1).work;
+    if (work_size < need)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "workSpaceSizeInBytes is %zu; cudnnGetRNNWorkspaceSize answers %zu",
+                       work_size, need);
+    return CUDNN_STATUS_SUCCESS;
+}
+
 static inline cudnnStatus_t hd_rnn_check_space(const char *fn, const char *name, const void *p, size_t have, size_t need)
 {
     if (have < need)
@@ -61,17 +76,19 @@ static inline cudnnStatus_t hd_rnn_run_forward(const char *fn, cudnnHandle_t han
     return hd_rnn_forward(fn, &a);
 }
 
-/* Backward data: R complete; XD/YD checked.  Buffers as the forward training call left them. */
+/* Backward data: R complete; XD/YD checked.  Buffers as the forward training call left them.
+ * Y, the forward output, is required as cuDNN requires it, although the engine reads what it
+ * needs from the reserve space. */
 static inline cudnnStatus_t hd_rnn_run_backward_data(const char *fn, cudnnHandle_t handle, const struct cudnnRNNStruct *r,
-    const struct cudnnRNNDataStruct *xd, void *dx, const struct cudnnRNNDataStruct *yd, const void *dy,
+    const struct cudnnRNNDataStruct *xd, void *dx, const struct cudnnRNNDataStruct *yd, const void *y, const void *dy,
     const void *hx, const void *dhy, void *dhx, const void *cx, const void *dcy, void *dcx, size_t wsize, const void *w,
     size_t work_size, void *work, size_t res_size, void *res)
 {
     cudnnStatus_t st;
     if ((st = hd_rnn_check_compute(fn, r)) != CUDNN_STATUS_SUCCESS)
         return st;
-    if (!dy || !dx)
-        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "dy and dx must not be NULL");
+    if (!y || !dy || !dx)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "y, dy and dx must not be NULL");
     if (hd_rnn_size_estimate(r, r->input_size, xd->max_seq, xd->batch) > HD_RNN_MAX_BYTES)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "the sizes of this RNN overflow any buffer");
     hd_rnn_bytes need = hd_rnn_plan_bytes(r, xd->max_seq, xd->batch, 0);
@@ -88,16 +105,17 @@ static inline cudnnStatus_t hd_rnn_run_backward_data(const char *fn, cudnnHandle
     return hd_rnn_backward_data(fn, &a);
 }
 
-/* Backward weights: adds into DW. */
+/* Backward weights: adds into DW.  Y is required as for backward data. */
 static inline cudnnStatus_t hd_rnn_run_backward_weights(const char *fn, cudnnHandle_t handle,
-    const struct cudnnRNNStruct *r, const struct cudnnRNNDataStruct *xd, const void *x, const void *hx, size_t wsize,
+    const struct cudnnRNNStruct *r, const struct cudnnRNNDataStruct *xd, const void *x, const void *hx, const void *y,
+    size_t wsize,
     void *dw, size_t work_size, void *work, size_t res_size, const void *res)
 {
     cudnnStatus_t st;
     if ((st = hd_rnn_check_compute(fn, r)) != CUDNN_STATUS_SUCCESS)
         return st;
-    if (!x)
-        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "x must not be NULL");
+    if (!x || !y)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "x and y must not be NULL");
     if (hd_rnn_size_estimate(r, r->input_size, xd->max_seq, xd->batch) > HD_RNN_MAX_BYTES)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "the sizes of this RNN overflow any buffer");
     hd_rnn_bytes need = hd_rnn_plan_bytes(r, xd->max_seq, xd->batch, 0);

@@ -198,6 +198,16 @@ static void check(const bcase *c, unsigned seed)
                      n.od, go, n.wsize, n.w, NULL, n.wks, n.ws, n.rss, n.rs), CUDNN_STATUS_BAD_PARAM);
         CHECK_STATUS(cudnnMultiHeadAttnBackwardWeights(h, n.a, CUDNN_WGRAD_MODE_ADD, n.qd, n.q, n.kd, n.k, n.vd, n.v,
                      n.od, go, n.wsize, n.w, dw, n.wks, n.ws, n.rss, NULL), CUDNN_STATUS_BAD_PARAM);
+        /* the workspace cudnnGetMultiHeadAttnBuffers asked for: one byte short, or NULL */
+        CHECK(n.wks > 0);
+        CHECK_STATUS(cudnnMultiHeadAttnBackwardData(h, n.a, n.lo, n.hi, n.qlen, n.klen, n.od, go, n.qd, dq, n.q, n.kd,
+                     dk, n.k, n.vd, dv, n.v, n.wsize, n.w, n.wks - 1, n.ws, n.rss, n.rs), CUDNN_STATUS_BAD_PARAM);
+        CHECK_STATUS(cudnnMultiHeadAttnBackwardData(h, n.a, n.lo, n.hi, n.qlen, n.klen, n.od, go, n.qd, dq, n.q, n.kd,
+                     dk, n.k, n.vd, dv, n.v, n.wsize, n.w, n.wks, NULL, n.rss, n.rs), CUDNN_STATUS_BAD_PARAM);
+        CHECK_STATUS(cudnnMultiHeadAttnBackwardWeights(h, n.a, CUDNN_WGRAD_MODE_ADD, n.qd, n.q, n.kd, n.k, n.vd, n.v,
+                     n.od, go, n.wsize, n.w, dw, n.wks - 1, n.ws, n.rss, n.rs), CUDNN_STATUS_BAD_PARAM);
+        CHECK_STATUS(cudnnMultiHeadAttnBackwardWeights(h, n.a, CUDNN_WGRAD_MODE_ADD, n.qd, n.q, n.kd, n.k, n.vd, n.v,
+                     n.od, go, n.wsize, n.w, dw, n.wks, NULL, n.rss, n.rs), CUDNN_STATUS_BAD_PARAM);
         free(dq); free(dk); free(dv); free(dw); free(go);
     }
     grads_free(&g);

@@ -175,6 +175,29 @@ static void run(cudnnRNNMode_t cell, cudnnDataType_t dt)
                                                 NULL, NULL, NULL, NULL, NULL, NULL, ws, lws), CUDNN_STATUS_BAD_PARAM);
         CHECK(memcmp(y, ysave, ny * es) == 0);
         free(ysave);
+        /* one workspace for every legacy call, of the size cudnnGetRNNWorkspaceSize answers; the
+         * forward output y is required by the backward calls */
+        CHECK_STATUS(cudnnRNNForwardTraining(h, r6, T, xs, x, st, hx, st, cx, wdesc, w, ys, y, st, hy, st, cy, ws,
+                                             lws - 1, rs, lrs), CUDNN_STATUS_BAD_PARAM);
+        unsigned char *dxsave = malloc(nx * es), *dwsave = malloc(psize);
+        memcpy(dxsave, dx, nx * es);
+        memcpy(dwsave, dw, psize);
+        CHECK_STATUS(cudnnRNNBackwardData(h, r6, T, ys, y, ys, dy, st, dhy, st, dcy, wdesc, w, st, hx, st, cx, xs, dx, st,
+                                          dhx, st, dcx, ws, lws - 1, rs, lrs), CUDNN_STATUS_BAD_PARAM);
+        CHECK_STATUS(cudnnRNNBackwardData(h, r6, T, ys, NULL, ys, dy, st, dhy, st, dcy, wdesc, w, st, hx, st, cx, xs, dx,
+                                          st, dhx, st, dcx, ws, lws, rs, lrs), CUDNN_STATUS_BAD_PARAM);
+        CHECK_STATUS(cudnnRNNBackwardData_v8(h, r8, lens, yd, NULL, dy, xd, dx, st, hx, dhy, dhx, st, cx, dcy, dcx, psize,
+                                             w, ws8, ws, rs8, rs), CUDNN_STATUS_BAD_PARAM);
+        CHECK_STATUS(cudnnRNNBackwardWeights(h, r6, T, xs, x, st, hx, ys, y, ws, lws - 1, wdesc, dw, rs, lrs),
+                     CUDNN_STATUS_BAD_PARAM);
+        CHECK_STATUS(cudnnRNNBackwardWeights(h, r6, T, xs, x, st, hx, ys, NULL, ws, lws, wdesc, dw, rs, lrs),
+                     CUDNN_STATUS_BAD_PARAM);
+        CHECK_STATUS(cudnnRNNBackwardWeights_v8(h, r8, CUDNN_WGRAD_MODE_ADD, lens, xd, x, st, hx, yd, NULL, psize, dw,
+                                                ws8, ws, rs8, rs), CUDNN_STATUS_BAD_PARAM);
+        CHECK(memcmp(dx, dxsave, nx * es) == 0);
+        CHECK(memcmp(dw, dwsave, psize) == 0);
+        free(dxsave);
+        free(dwsave);
         size_t sz = 5;
         CHECK_STATUS(cudnnGetRNNParamsSize(h, r6, xs[0], &sz, CUDNN_DATA_DOUBLE), CUDNN_STATUS_BAD_PARAM);
         CHECK_STATUS(cudnnGetRNNParamsSize(h, r8, ys[0], &sz, dt), CUDNN_STATUS_BAD_PARAM);   /* v8 inputSize differs */

@@ -16,7 +16,8 @@
 static cudnnStatus_t check_common(const char *fn, const struct cudnnAttnStruct *a, const hd_attn_layout *L,
                                   const struct cudnnSeqDataStruct *qd, const struct cudnnSeqDataStruct *kd,
                                   const struct cudnnSeqDataStruct *vd, const struct cudnnSeqDataStruct *od,
-                                  size_t wsize, const void *w, size_t rsize, const void *res)
+                                  size_t wsize, const void *w, size_t work_size, const void *work, size_t rsize,
+                                  const void *res)
 {
     HD_ATRY(hd_attn_check_seq(fn, qd, "qDesc", a, a->q_size));
     HD_ATRY(hd_attn_check_seq(fn, kd, "kDesc", a, a->k_size));
@@ -39,6 +40,11 @@ static cudnnStatus_t check_common(const char *fn, const struct cudnnAttnStruct *
     size_t need = L->total * hd_dtype_size(a->dtype);
     if (wsize < need || (need && !w))
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "weights: %zu bytes given, %zu needed", wsize, need);
+    /* the workspace the forward pass and cudnnGetMultiHeadAttnBuffers ask for: the backward
+     * engine needs less, but a smaller or missing one is the caller's error, refused as cuDNN does */
+    size_t wneed = hd_attn_work_bytes(a, L, k[CUDNN_SEQDATA_TIME_DIM]);
+    if (work_size < wneed || (wneed && !work))
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "workSpace: %zu bytes given, %zu needed", work_size, wneed);
     if (!res || rsize < hd_attn_reserve_bytes(a))
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "reserveSpace: %zu bytes given, %zu needed", rsize,
                        hd_attn_reserve_bytes(a));
@@ -53,13 +59,11 @@ cudnnStatus_t HD_IMPL(cudnnMultiHeadAttnBackwardData)(cudnnHandle_t handle, cons
     const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes,
     void *reserveSpace)
 {
-    (void)workSpaceSizeInBytes;
-    (void)workSpace;
     HD_CHECK_HANDLE(handle);
     HD_ATRY(hd_attn_check(__func__, attnDesc));
     hd_attn_layout L = hd_attn_layout_of(attnDesc);
     HD_ATRY(check_common(__func__, attnDesc, &L, dqDesc, dkDesc, dvDesc, doDesc, weightSizeInBytes, weights,
-                         reserveSpaceSizeInBytes, reserveSpace));
+                         workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace));
     HD_ATRY(hd_attn_same_lens(__func__, devSeqLengthsDQDO, dqDesc, "devSeqLengthsDQDO"));
     HD_ATRY(hd_attn_same_lens(__func__, devSeqLengthsDKDV, dkDesc, "devSeqLengthsDKDV"));
     HD_CHECK_PTR(loWinIdx);
@@ -77,15 +81,13 @@ cudnnStatus_t HD_IMPL(cudnnMultiHeadAttnBackwardWeights)(cudnnHandle_t handle, c
     const cudnnSeqDataDescriptor_t doDesc, const void *dout, size_t weightSizeInBytes, const void *weights,
     void *dweights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
-    (void)workSpaceSizeInBytes;
-    (void)workSpace;
     HD_CHECK_HANDLE(handle);
     HD_ATRY(hd_attn_check(__func__, attnDesc));
     if ((unsigned)addGrad > (unsigned)CUDNN_WGRAD_MODE_SET)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "addGrad %d is not a cudnnWgradMode_t", (int)addGrad);
     hd_attn_layout L = hd_attn_layout_of(attnDesc);
     HD_ATRY(check_common(__func__, attnDesc, &L, qDesc, kDesc, vDesc, doDesc, weightSizeInBytes, weights,
-                         reserveSpaceSizeInBytes, reserveSpace));
+                         workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace));
     if (!dout || !queries || !keys || !values || (L.total && !dweights))
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "dout, queries, keys, values and dweights must not be NULL");
     if (addGrad != CUDNN_WGRAD_MODE_ADD)

@@ -155,6 +155,8 @@ cudnnStatus_t HD_IMPL(cudnnGetCTCLossWorkspaceSize)(cudnnHandle_t handle, const 
     if (st != CUDNN_STATUS_SUCCESS)
         return st;
     HD_CHECK_PTR(sizeInBytes);
+    if (!labels)   /* an input of the query, as of the loss: the labels are checked here too */
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "labels is NULL");
     int longest;
     st = check_lengths(fn, probsDesc, labels, labelLengths, inputLengths, HD_CTC_MAX_LABEL, "cuDNN's label limit",
                        &longest);

@@ -32,8 +32,7 @@ cudnnStatus_t HD_IMPL(cudnnRNNBackwardData_v8)(cudnnHandle_t handle, cudnnRNNDes
 {
     HD_CHECK_HANDLE(handle);
     TRY(check_v8(__func__, rnnDesc, devSeqLengths, xDesc, yDesc, hDesc, cDesc, 1));
-    (void)y;   /* the outputs are in the reserve space already */
-    return hd_rnn_run_backward_data(__func__, handle, rnnDesc, xDesc, dx, yDesc, dy, hx, dhy, dhx, cx, dcy, dcx,
+    return hd_rnn_run_backward_data(__func__, handle, rnnDesc, xDesc, dx, yDesc, y, dy, hx, dhy, dhx, cx, dcy, dcx,
                                     weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize,
                                     reserveSpace);
 }
@@ -50,7 +49,6 @@ cudnnStatus_t HD_IMPL(cudnnRNNBackwardWeights_v8)(cudnnHandle_t handle, cudnnRNN
     TRY(check_v8(__func__, rnnDesc, devSeqLengths, xDesc, yDesc, hDesc, NULL, 0));
     if (addGrad != CUDNN_WGRAD_MODE_ADD)
         return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "cuDNN 8.1 supports only CUDNN_WGRAD_MODE_ADD");
-    (void)y;
-    return hd_rnn_run_backward_weights(__func__, handle, rnnDesc, xDesc, x, hx, weightSpaceSize, dweightSpace,
+    return hd_rnn_run_backward_weights(__func__, handle, rnnDesc, xDesc, x, hx, y, weightSpaceSize, dweightSpace,
                                        workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
 }

@@ -38,8 +38,8 @@ cudnnStatus_t HD_IMPL(cudnnRNNForwardTrainingEx)(cudnnHandle_t handle, const cud
 
 /* Shared tail of both backward-data forms once the data descriptors are known. */
 static cudnnStatus_t bwd_data_common(const char *fn, cudnnHandle_t handle, const struct cudnnRNNStruct *r,
-    const struct cudnnRNNDataStruct *dxd, void *dx, const struct cudnnRNNDataStruct *dyd, const void *dy,
-    const struct cudnnTensorStruct *dhyDesc, const void *dhy, const struct cudnnTensorStruct *dcyDesc, const void *dcy,
+    const struct cudnnRNNDataStruct *dxd, void *dx, const struct cudnnRNNDataStruct *dyd, const void *y,
+    const void *dy, const struct cudnnTensorStruct *dhyDesc, const void *dhy, const struct cudnnTensorStruct *dcyDesc, const void *dcy,
     const struct cudnnFilterStruct *wDesc, const void *w, const struct cudnnTensorStruct *hxDesc, const void *hx,
     const struct cudnnTensorStruct *cxDesc, const void *cx, const struct cudnnTensorStruct *dhxDesc, void *dhx,
     const struct cudnnTensorStruct *dcxDesc, void *dcx, void *ws, size_t wss, void *rs, size_t rss)
@@ -56,9 +56,9 @@ static cudnnStatus_t bwd_data_common(const char *fn, cudnnHandle_t handle, const
          (st = hd_rnn_opt_state(fn, dcyDesc, "dcyDesc", r, B, H, dcy)) ||
          (st = hd_rnn_opt_state(fn, dcxDesc, "dcxDesc", r, B, H, dcx))))
         return st;
-    if ((st = hd_rnn_legacy_filter(fn, "wDesc", wDesc, r, &wbytes)))
+    if ((st = hd_rnn_legacy_filter(fn, "wDesc", wDesc, r, &wbytes)) || (st = hd_rnn_check_legacy_work(fn, r, dxd, wss)))
         return st;
-    return hd_rnn_run_backward_data(fn, handle, r, dxd, dx, dyd, dy, hx, dhy, dhx, cx, dcy, dcx, wbytes, w, wss, ws,
+    return hd_rnn_run_backward_data(fn, handle, r, dxd, dx, dyd, y, dy, hx, dhy, dhx, cx, dcy, dcx, wbytes, w, wss, ws,
                                     rss, rs);
 }
 
@@ -73,7 +73,6 @@ cudnnStatus_t HD_IMPL(cudnnRNNBackwardData)(cudnnHandle_t handle, const cudnnRNN
     cudnnStatus_t st = hd_handle_check(handle, __func__);
     if (st != CUDNN_STATUS_SUCCESS || (st = hd_rnn_check_desc(__func__, rnnDesc)) != CUDNN_STATUS_SUCCESS)
         return st;
-    (void)y;
     struct cudnnRNNDataStruct xd, yd, dyd;
     struct cudnnRNNStruct r;
     int *xl = NULL, *yl = NULL, *dyl = NULL;
@@ -84,7 +83,7 @@ cudnnStatus_t HD_IMPL(cudnnRNNBackwardData)(cudnnHandle_t handle, const cudnnRNN
     HD_LTRY(hd_rnn_check_data(__func__, &dyd, "dyDesc", &r, -1));
     HD_LTRY(hd_rnn_same_lens(__func__, &xd, &yd, "dxDesc", "yDesc"));
     HD_LTRY(hd_rnn_same_lens(__func__, &xd, &dyd, "dxDesc", "dyDesc"));
-    HD_LTRY(bwd_data_common(__func__, handle, &r, &xd, dx, &dyd, dy, dhyDesc, dhy, dcyDesc, dcy, wDesc, w, hxDesc, hx,
+    HD_LTRY(bwd_data_common(__func__, handle, &r, &xd, dx, &dyd, y, dy, dhyDesc, dhy, dcyDesc, dcy, wDesc, w, hxDesc, hx,
                             cxDesc, cx, dhxDesc, dhx, dcxDesc, dcx, workSpace, workSpaceSizeInBytes, reserveSpace,
                             reserveSpaceSizeInBytes));
 done:
@@ -110,7 +109,6 @@ cudnnStatus_t HD_IMPL(cudnnRNNBackwardDataEx)(cudnnHandle_t handle, const cudnnR
         return st;
     if (!dxDesc->is_set)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "dxDesc was never set");
-    (void)y;
     struct cudnnRNNStruct r;
     int DP;
     if ((st = hd_rnn_legacy_view(__func__, rnnDesc, dxDesc->vec, dxDesc->dtype, &r)))
@@ -121,7 +119,7 @@ cudnnStatus_t HD_IMPL(cudnnRNNBackwardDataEx)(cudnnHandle_t handle, const cudnnR
         (st = hd_rnn_check_same_seqs(__func__, dxDesc, yDesc)) ||
         (st = hd_rnn_check_same_seqs(__func__, dxDesc, dyDesc)))
         return st;
-    return bwd_data_common(__func__, handle, &r, dxDesc, dx, dyDesc, dy, dhyDesc, dhy, dcyDesc, dcy, wDesc, w, hxDesc,
+    return bwd_data_common(__func__, handle, &r, dxDesc, dx, dyDesc, y, dy, dhyDesc, dhy, dcyDesc, dcy, wDesc, w, hxDesc,
                            hx, cxDesc, cx, dhxDesc, dhx, dcxDesc, dcx, workSpace, workSpaceSizeInBytes, reserveSpace,
                            reserveSpaceSizeInBytes);
 }
@@ -136,7 +134,6 @@ cudnnStatus_t HD_IMPL(cudnnRNNBackwardWeights)(cudnnHandle_t handle, const cudnn
     cudnnStatus_t st = hd_handle_check(handle, __func__);
     if (st != CUDNN_STATUS_SUCCESS || (st = hd_rnn_check_desc(__func__, rnnDesc)) != CUDNN_STATUS_SUCCESS)
         return st;
-    (void)y;
     struct cudnnRNNDataStruct xd, yd;
     struct cudnnRNNStruct r;
     int *xl = NULL, *yl = NULL;
@@ -147,8 +144,9 @@ cudnnStatus_t HD_IMPL(cudnnRNNBackwardWeights)(cudnnHandle_t handle, const cudnn
     HD_LTRY(hd_rnn_same_lens(__func__, &xd, &yd, "xDesc", "yDesc"));
     HD_LTRY(hd_rnn_opt_state(__func__, hxDesc, "hxDesc", &r, xd.batch, r.proj_size, hx));
     HD_LTRY(hd_rnn_legacy_filter(__func__, "dwDesc", dwDesc, &r, &wbytes));
+    HD_LTRY(hd_rnn_check_legacy_work(__func__, &r, &xd, workSpaceSizeInBytes));
     /* the kernels only read the work and reserve spaces here, whatever the const-ness */
-    HD_LTRY(hd_rnn_run_backward_weights(__func__, handle, &r, &xd, x, hx, wbytes, dw, workSpaceSizeInBytes,
+    HD_LTRY(hd_rnn_run_backward_weights(__func__, handle, &r, &xd, x, hx, y, wbytes, dw, workSpaceSizeInBytes,
                                         (void *)(uintptr_t)workSpace, reserveSpaceSizeInBytes, reserveSpace));
 done:
     free(xl); free(yl);
@@ -167,15 +165,15 @@ cudnnStatus_t HD_IMPL(cudnnRNNBackwardWeightsEx)(cudnnHandle_t handle, const cud
         return st;
     if (!xDesc->is_set)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "xDesc was never set");
-    (void)y;
     struct cudnnRNNStruct r;
     size_t wbytes = 0;
     if ((st = hd_rnn_legacy_view(__func__, rnnDesc, xDesc->vec, xDesc->dtype, &r)) ||
         (st = hd_rnn_check_data(__func__, yDesc, "yDesc", &r, hd_rnn_dirs(&r) * r.proj_size)) ||
         (st = hd_rnn_check_same_seqs(__func__, xDesc, yDesc)) ||
         (st = hd_rnn_opt_state(__func__, hxDesc, "hxDesc", &r, xDesc->batch, r.proj_size, hx)) ||
-        (st = hd_rnn_legacy_filter(__func__, "dwDesc", dwDesc, &r, &wbytes)))
+        (st = hd_rnn_legacy_filter(__func__, "dwDesc", dwDesc, &r, &wbytes)) ||
+        (st = hd_rnn_check_legacy_work(__func__, &r, xDesc, workSpaceSizeInBytes)))
         return st;
-    return hd_rnn_run_backward_weights(__func__, handle, &r, xDesc, x, hx, wbytes, dw, workSpaceSizeInBytes, workSpace,
+    return hd_rnn_run_backward_weights(__func__, handle, &r, xDesc, x, hx, y, wbytes, dw, workSpaceSizeInBytes, workSpace,
                                        reserveSpaceSizeInBytes, reserveSpace);
 }

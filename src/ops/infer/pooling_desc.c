@@ -154,6 +154,8 @@ static cudnnStatus_t out_dims(const char *fn, const pool_t *p, const struct cudn
                            "window %d (%d) is larger than the padded input (%d + 2*%d)", i, p->window[i],
                            x->dims[i + 2], p->pad[i]);
         long long o = 1 + span / p->stride[i];
+        if (o > 0x7fffffff)   /* a huge padding: the size would wrap */
+            return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "output dim %d (%lld) does not fit an int", i + 2, o);
         out[i + 2] = (int)o;
     }
     return CUDNN_STATUS_SUCCESS;

@@ -132,6 +132,22 @@ static int has_fold(const struct cudnnTensorTransformStruct *d)
     return 0;
 }
 
+/* Fold factors, stored as given by the setter (as cuDNN does), are checked where used: each
+ * positive, and their product a size an int holds (so nothing divides by 0 or wraps). */
+static cudnnStatus_t check_fold_factors(const char *fn, const struct cudnnTensorTransformStruct *d)
+{
+    int64_t f = 1;
+    for (uint32_t i = 0; i + 2 < d->nbDims; i++) {
+        if (d->fold[i] == 0 || d->fold[i] > 0x7fffffffu)
+            return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "foldA[%u] = %u: a fold factor must be in [1, INT_MAX]", i,
+                           d->fold[i]);
+        f *= d->fold[i];
+        if (f > 0x7fffffff)
+            return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "the fold factors' product overflows an int");
+    }
+    return CUDNN_STATUS_SUCCESS;
+}
+
 /* Negative padding would crop; cuDNN does not document it, so it is refused where used. */
 static int has_negative_pad(const struct cudnnTensorTransformStruct *d)
 {
@@ -167,8 +183,14 @@ cudnnStatus_t HD_IMPL(cudnnInitTransformDest)(const cudnnTensorTransformDescript
         /* the folded (FOLD) or unfolded (UNFOLD) shape of the padded source; see run_fold */
         if (srcDesc->nbDims != 4)
             return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "folding is implemented for 4-d tensors only");
+        cudnnStatus_t fst = check_fold_factors(__func__, transformDesc);
+        if (fst != CUDNN_STATUS_SUCCESS)
+            return fst;
         int64_t fh = transformDesc->fold[0], fw = transformDesc->fold[1];
         if (transformDesc->direction == CUDNN_TRANSFORM_FOLD) {
+            if ((int64_t)srcDesc->dims[1] * fh * fw > 0x7fffffff)
+                return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "the folded C (%d x %lld x %lld) overflows an int",
+                               srcDesc->dims[1], (long long)fh, (long long)fw);
             dims[1] = (int)((int64_t)srcDesc->dims[1] * fh * fw);
             dims[2] = (int)((dims[2] + fh - 1) / fh);
             dims[3] = (int)((dims[3] + fw - 1) / fw);
@@ -177,8 +199,12 @@ cudnnStatus_t HD_IMPL(cudnnInitTransformDest)(const cudnnTensorTransformDescript
                 return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "C (%d) is not a multiple of the fold factors %lld x %lld",
                                srcDesc->dims[1], (long long)fh, (long long)fw);
             dims[1] = (int)(srcDesc->dims[1] / (fh * fw));
-            dims[2] = (int)((int64_t)srcDesc->dims[2] * fh - transformDesc->pad_before[2] - transformDesc->pad_after[2]);
-            dims[3] = (int)((int64_t)srcDesc->dims[3] * fw - transformDesc->pad_before[3] - transformDesc->pad_after[3]);
+            int64_t uh = (int64_t)srcDesc->dims[2] * fh - transformDesc->pad_before[2] - transformDesc->pad_after[2];
+            int64_t uw = (int64_t)srcDesc->dims[3] * fw - transformDesc->pad_before[3] - transformDesc->pad_after[3];
+            if (uh > 0x7fffffff || uw > 0x7fffffff)
+                return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "the unfolded H or W overflows an int");
+            dims[2] = (int)uh;
+            dims[3] = (int)uw;
             if (dims[2] <= 0 || dims[3] <= 0)
                 return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "the unfolded tensor would be empty");
         }
@@ -380,6 +406,9 @@ static cudnnStatus_t check_fold(const char *fn, const struct cudnnTensorTransfor
         return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "folding of vectorised (NCHW_VECT_C) data is not supported");
     if (has_negative_pad(d))
         return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "negative padding (cropping) is not supported");
+    cudnnStatus_t st = check_fold_factors(fn, d);
+    if (st != CUDNN_STATUS_SUCCESS)
+        return st;
     int64_t f = (int64_t)d->fold[0] * d->fold[1];
     const tensor_t *few = d->direction == CUDNN_TRANSFORM_FOLD ? xd : yd;   /* the unfolded side */
     const tensor_t *many = d->direction == CUDNN_TRANSFORM_FOLD ? yd : xd;  /* the folded side */
