@@ -81,13 +81,6 @@ cudnnStatus_t HD_IMPL(cudnnCreateAlgorithmDescriptor)(cudnnAlgorithmDescriptor_t
 cudnnStatus_t HD_IMPL(cudnnSetAlgorithmDescriptor)(cudnnAlgorithmDescriptor_t algoDesc, cudnnAlgorithm_t algorithm)
 {
     HD_CHECK_DESC(algoDesc, HD_TAG_ALGO_DESC);
-    /* cudnnAlgorithm_t is a union of the algorithm enums and the descriptor does not say which
-     * one it holds: a value no member enum has (below 0, or from the largest COUNT on) is
-     * refused, never stored. */
-    int v = (int)algorithm.algo.convFwdAlgo;
-    if (v < 0 || v >= (int)CUDNN_CONVOLUTION_FWD_ALGO_COUNT)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "algorithm %d is not a value of any cuDNN algorithm enum (0..%d)", v,
-                       (int)CUDNN_CONVOLUTION_FWD_ALGO_COUNT - 1);
     algoDesc->algo = algorithm;
     algoDesc->is_set = 1;
     return CUDNN_STATUS_SUCCESS;
