@@ -33,6 +33,16 @@ static inline int oracle_open(void)
         return 0;
     }
     const char *paths[] = {getenv("HD_ORACLE_LIB"), "/usr/local/cuda/lib64/libcudnn.so.9", "libcudnn.so.9"};
+    if (paths[0]) {
+        /* A cuDNN 8 oracle has our sub-libraries' sonames.  Load ours first (privately), so
+         * that one of ours loaded later (the shim loads them on first use) finds its sibling
+         * libcudnn_ops_infer.so.8 -- ours, with the private interface -- and not NVIDIA's. */
+        static const char *const ours[] = {"libcudnn_ops_infer.so.8", "libcudnn_ops_train.so.8",
+                                           "libcudnn_cnn_infer.so.8", "libcudnn_cnn_train.so.8",
+                                           "libcudnn_adv_infer.so.8", "libcudnn_adv_train.so.8"};
+        for (unsigned i = 0; i < sizeof ours / sizeof *ours; i++)
+            (void)dlopen(ours[i], RTLD_NOW | RTLD_LOCAL);
+    }
     for (unsigned i = 0; i < sizeof paths / sizeof *paths && !oracle_lib; i++)
         if (paths[i])
             oracle_lib = dlopen(paths[i], RTLD_NOW | RTLD_LOCAL);
