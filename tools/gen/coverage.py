@@ -129,6 +129,17 @@ def main():
     tested = tested_names()
     limits = notes()
     ns_rows = classify_sites()
+    # A function whose every request is refused (a "hostdnn" row of docs/not-supported.tsv
+    # whose note reads "NAME: not implemented") is not implemented, whatever its HD_IMPL
+    # checks first: it is never counted as done.
+    refused = set()
+    for r in ns_rows:
+        m = re.match(r"(cudnn\w+): not implemented\b", r["note"])
+        if r["kind"] == "hostdnn" and m:
+            refused.add(m.group(1))
+    for r in rows:
+        if r["name"] in refused:
+            r["state"] = "refused"
     libs = collections.OrderedDict()
     for r in rows:
         libs.setdefault(r["library"], []).append(r)
@@ -139,7 +150,7 @@ def main():
          "",
          "- **implemented**: hostdnn has a real implementation (`HD_IMPL`) of the function.",
          "- **not implemented**: the function exists and is exported, logs a warning and returns",
-         "  `CUDNN_STATUS_NOT_SUPPORTED`.",
+         "  `CUDNN_STATUS_NOT_SUPPORTED` (some check their arguments first, then refuse every request).",
          "- **tested**: a test under `tests/` calls it.",
          "",
          "Within an implemented function, requests that cuDNN 8.1 itself refuses, or that hostdnn does",
@@ -162,8 +173,11 @@ def main():
         o.append("|---|---|---|---|---|---|")
         for r in rs:
             impl = r["state"] == "implemented"
+            state = "implemented" if impl else "**not implemented** (NOT_SUPPORTED)"
+            if r["state"] == "refused":
+                state = "**not implemented** (NOT_SUPPORTED after checking its arguments)"
             o.append("| `%s` | %s | %s | %s | %s | %s |" % (
-                r["name"], r["group"], "implemented" if impl else "**not implemented** (NOT_SUPPORTED)",
+                r["name"], r["group"], state,
                 "yes" if (impl and r["name"] in tested) else ("-" if not impl else "no"),
                 "yes" if r["deprecated"] == "yes" else "", limits.get(r["name"], "")))
         o.append("")
