@@ -14,6 +14,22 @@
 
 #define HD_ATRY(expr) do { cudnnStatus_t st_ = (expr); if (st_ != CUDNN_STATUS_SUCCESS) return st_; } while (0)
 
+/* The weight buffer and the work space every pass needs (the forward pass's work space, which
+ * cudnnGetMultiHeadAttnBuffers reports, also for the backward passes, as cuDNN requires):
+ * too small or NULL is BAD_PARAM.  KV_LEN: the keys' time steps of this call. */
+static inline cudnnStatus_t hd_attn_check_spaces(const char *fn, const struct cudnnAttnStruct *a,
+                                                 const hd_attn_layout *L, int kv_len, size_t wsize, const void *w,
+                                                 size_t work_size, const void *work)
+{
+    size_t need = L->total * hd_dtype_size(a->dtype);
+    if (wsize < need || (need && !w))
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "weights: %zu bytes given, %zu needed", wsize, need);
+    need = hd_attn_work_bytes(a, L, kv_len);
+    if (work_size < need || !work)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "workSpace: %zu bytes given, %zu needed", work_size, need);
+    return CUDNN_STATUS_SUCCESS;
+}
+
 static inline cudnnStatus_t hd_attn_check(const char *fn, const struct cudnnAttnStruct *a)
 {
     HD_ATRY(hd_check_obj(a, HD_TAG_ATTN, "attnDesc", fn));

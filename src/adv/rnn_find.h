@@ -15,8 +15,8 @@
  * NaN counts as 0.  The reported time is the fastest run, in milliseconds.
  *
  * The algorithm descriptor each result refers to is created here (with the internal
- * hd_impl_ functions, so the log shows only the user's calls) and belongs to the caller (cudnnGetAlgorithmPerformance hands it out; destroy it with
- * cudnnDestroyAlgorithmDescriptor).
+ * hd_impl_ functions, so the log shows only the user's calls) and belongs to the caller
+ * (cudnnGetAlgorithmPerformance hands it out; destroy it with cudnnDestroyAlgorithmDescriptor).
  */
 #ifndef HD_ADV_RNN_FIND_H
 #define HD_ADV_RNN_FIND_H
@@ -31,8 +31,7 @@
 #include "hd_impl.h"
 #include "core/object.h"
 #include "adv/rnn_check.h"
-#include "rnn/rnn_plan.h"
-#include "rnn/rnn_problem.h"
+#include "adv/rnn_run.h"
 
 enum { HD_RNN_FIND_ALGOS = 1, HD_RNN_FIND_MAX_RUNS = 3 };
 
@@ -128,7 +127,7 @@ static inline size_t hd_rnn_find_memory(const char *fn, const struct cudnnRNNStr
     memset(&v, 0, sizeof v);
     if (hd_rnn_legacy_view(fn, r, xd.vec, xd.dtype, &v) != CUDNN_STATUS_SUCCESS)
         return 0;
-    return hd_rnn_plan_bytes(&v, xd.max_seq, xd.batch, 1).work;
+    return hd_rnn_legacy_work_bytes(&v, &xd);
 }
 
 #endif

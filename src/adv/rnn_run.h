@@ -27,15 +27,22 @@ static inline cudnnStatus_t hd_rnn_check_dropout(const char *fn, cudnnHandle_t h
     return CUDNN_STATUS_SUCCESS;
 }
 
-/* The legacy calls (cudnnRNNForward*, cudnnRNNBackward* without _v8) share one workspace whose
- * size cudnnGetRNNWorkspaceSize answers, sized for inference (the larger).  Each refuses a
- * smaller one, as cuDNN does, even where its own pass would fit in less. */
+/* The legacy calls (cudnnRNNForward*, cudnnRNNBackward* without _v8) share one workspace,
+ * sized for inference (the larger, since it also holds the activations): what
+ * cudnnGetRNNWorkspaceSize answers for the complete view R of XD's sequences. */
+static inline size_t hd_rnn_legacy_work_bytes(const struct cudnnRNNStruct *r, const struct cudnnRNNDataStruct *xd)
+{
+    return hd_rnn_plan_bytes(r, xd->max_seq, xd->batch, 1).work;
+}
+
+/* Each legacy call refuses a workspace smaller than that, as cuDNN does, even where its own
+ * pass would fit in less. */
 static inline cudnnStatus_t hd_rnn_check_legacy_work(const char *fn, const struct cudnnRNNStruct *r,
                                                      const struct cudnnRNNDataStruct *xd, size_t work_size)
 {
     if (hd_rnn_size_estimate(r, r->input_size, xd->max_seq, xd->batch) > HD_RNN_MAX_BYTES)
         return CUDNN_STATUS_SUCCESS;   /* refused with its reason by the run that follows */
-    size_t need = hd_rnn_plan_bytes(r, xd->max_seq, xd->batch, 1).work;
+    size_t need = hd_rnn_legacy_work_bytes(r, xd);
     if (work_size < need)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "workSpaceSizeInBytes is %zu; cudnnGetRNNWorkspaceSize answers %zu",
                        work_size, need);

@@ -242,6 +242,8 @@ cudnnStatus_t hd_activation_get(const void *d, cudnnActivationMode_t *mode, cudn
     if (st != CUDNN_STATUS_SUCCESS)
         return st;
     const struct cudnnActivationStruct *a = d;
+    if (!a->is_set)   /* its zeros would read as SIGMOID: an activation to run must be chosen */
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s was never set (cudnnSetActivationDescriptor)", argname);
     *mode = a->mode;
     *nan_opt = a->nan_opt;
     *coef = a->coef;

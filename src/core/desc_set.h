@@ -45,9 +45,9 @@ cudnnStatus_t hd_conv_desc_set(struct cudnnConvolutionStruct *c, int n, const in
 /* cudnnSetActivationDescriptor. */
 cudnnStatus_t hd_activation_set(struct cudnnActivationStruct *a, cudnnActivationMode_t mode,
                                 cudnnNanPropagation_t nan_opt, double coef, const char *fn);
-/* Read activation descriptor D (ARGNAME in messages): BAD_PARAM when D is not a live
- * activation descriptor.  A descriptor never set reads as zeros, as cudnnGetActivationDescriptor
- * answers. */
+/* Read activation descriptor D (ARGNAME in messages) for an operation that runs it: BAD_PARAM
+ * when D is not a live activation descriptor or was never set (cudnnGetActivationDescriptor,
+ * by contrast, reads a never-set one as zeros, as cuDNN does). */
 cudnnStatus_t hd_activation_get(const void *d, cudnnActivationMode_t *mode, cudnnNanPropagation_t *nan_opt,
                                 double *coef, const char *argname, const char *fn);
 

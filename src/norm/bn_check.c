@@ -4,7 +4,6 @@
  * tensors (scale, bias, mean, variance) as doubles.
  */
 #include "norm/bn_engine.h"
-#include "core/activation_desc.h"
 #include "core/desc_set.h"
 #include "core/tensor.h"
 
@@ -54,8 +53,6 @@ cudnnStatus_t hd_bn_act_read(const char *fn, cudnnActivationDescriptor_t d, hd_b
     if (!hd_object_is(d, HD_TAG_ACTIVATION))
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "activationDesc is a %s, not an activation descriptor",
                        hd_object_kind(d));
-    if (!((const struct cudnnActivationStruct *)d)->is_set)   /* zeros would read as SIGMOID */
-        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "activationDesc was never set (cudnnSetActivationDescriptor)");
     cudnnActivationMode_t mode;
     cudnnNanPropagation_t nan;
     double coef;

@@ -114,14 +114,8 @@ cudnnStatus_t HD_IMPL(cudnnMultiHeadAttnForward)(cudnnHandle_t handle, const cud
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "queries, keys, values and out must not be NULL");
     if (residuals && L.dout != a->q_size)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "residuals need the output size (%d) to equal qSize (%d)", L.dout, a->q_size);
-    const cudnnDataType_t dt = a->dtype;
-    if (weightSizeInBytes < L.total * hd_dtype_size(dt) || (L.total && !weights))
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "weights: %zu bytes given, %zu needed", weightSizeInBytes,
-                       L.total * hd_dtype_size(dt));
     const int KT = kd[CUDNN_SEQDATA_TIME_DIM];
-    size_t wneed = hd_attn_work_bytes(a, &L, KT);
-    if (workSpaceSizeInBytes < wneed || !workSpace)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "workSpace: %zu bytes given, %zu needed", workSpaceSizeInBytes, wneed);
+    HD_ATRY(hd_attn_check_spaces(__func__, a, &L, KT, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace));
 
     if (reserveSpace && reserveSpaceSizeInBytes < hd_attn_reserve_bytes(a))
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "reserveSpace: %zu bytes given, %zu needed", reserveSpaceSizeInBytes,

@@ -11,6 +11,7 @@
 #include "core/desc.h"
 #include "core/handle.h"
 #include "adv/rnn_check.h"
+#include "adv/rnn_run.h"
 
 static cudnnStatus_t check_fits(const char *fn, const struct cudnnRNNStruct *r, int input_size, int T, int B)
 {
@@ -250,10 +251,7 @@ static cudnnStatus_t legacy_sizes(const char *fn, cudnnHandle_t handle, const st
     memset(&v, 0, sizeof v);
     TRY(hd_rnn_legacy_view(fn, r, xd.vec, xd.dtype, &v));
     TRY(check_fits(fn, &v, v.input_size, xd.max_seq, xd.batch));
-    /* The legacy API has one workspace for inference and training: size it for inference
-     * (the larger, since it also holds the activations). */
-    *out = reserve ? hd_rnn_plan_bytes(&v, xd.max_seq, xd.batch, 0).reserve
-                   : hd_rnn_plan_bytes(&v, xd.max_seq, xd.batch, 1).work;
+    *out = reserve ? hd_rnn_plan_bytes(&v, xd.max_seq, xd.batch, 0).reserve : hd_rnn_legacy_work_bytes(&v, &xd);
     return CUDNN_STATUS_SUCCESS;
 }
 

@@ -37,14 +37,7 @@ static cudnnStatus_t check_common(const char *fn, const struct cudnnAttnStruct *
     if (memcmp(vd->seq_len, kd->seq_len, kd->nlens * sizeof(int)) != 0 ||
         memcmp(od->seq_len, qd->seq_len, qd->nlens * sizeof(int)) != 0)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "sequence lengths of values/dout must match keys/queries");
-    size_t need = L->total * hd_dtype_size(a->dtype);
-    if (wsize < need || (need && !w))
-        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "weights: %zu bytes given, %zu needed", wsize, need);
-    /* the workspace the forward pass and cudnnGetMultiHeadAttnBuffers ask for: the backward
-     * engine needs less, but a smaller or missing one is the caller's error, refused as cuDNN does */
-    size_t wneed = hd_attn_work_bytes(a, L, k[CUDNN_SEQDATA_TIME_DIM]);
-    if (work_size < wneed || (wneed && !work))
-        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "workSpace: %zu bytes given, %zu needed", work_size, wneed);
+    HD_ATRY(hd_attn_check_spaces(fn, a, L, k[CUDNN_SEQDATA_TIME_DIM], wsize, w, work_size, work));
     if (!res || rsize < hd_attn_reserve_bytes(a))
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "reserveSpace: %zu bytes given, %zu needed", rsize,
                        hd_attn_reserve_bytes(a));
