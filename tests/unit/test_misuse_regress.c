@@ -5,8 +5,9 @@
  *     product overflows an int (a wrapped size);
  *   - a pooling descriptor whose padding makes the output size overflow an int;
  *   - cudnnGetCTCLossWorkspaceSize without labels;
- *   - a never-set activation descriptor given to the fused batch-normalization and the 8.x
- *     normalization calls (its zeros would read as SIGMOID).
+ *   - a never-set activation descriptor given to the fused batch-normalization, the 8.x
+ *     normalization calls and cudnnConvolutionBiasActivationForward (its zeros would read as
+ *     SIGMOID).
  * The RNN, attention and algorithm-descriptor cases are in test_rnn_legacy.c,
  * test_attn_backward.c and test_algo_desc.c.
  */
@@ -148,6 +149,35 @@ static void unset_activation(void)
                                                 rm, rv, NULL, NULL, relu, x, ys, 1e-5, 1));
     free(ws);
     free(rs);
+
+    /* the same rule in cudnnConvolutionBiasActivationForward (one reader of activations) */
+    cudnnFilterDescriptor_t wd;
+    cudnnConvolutionDescriptor_t cd;
+    cudnnTensorDescriptor_t yd = tensor4(N, C, H, W);
+    CHECK_OK(cudnnCreateFilterDescriptor(&wd));
+    CHECK_OK(cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, C, C, 1, 1));
+    CHECK_OK(cudnnCreateConvolutionDescriptor(&cd));
+    CHECK_OK(cudnnSetConvolution2dDescriptor(cd, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+    float wv[C * C], bv[C];
+    for (int i = 0; i < C * C; i++)
+        wv[i] = i % (C + 1) == 0 ? 1.0f : 0.0f;
+    for (int c = 0; c < C; c++)
+        bv[c] = 0.25f;
+    memcpy(ys, keep, sizeof ys);
+    const cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+    size_t cws = 0;
+    CHECK_OK(cudnnGetConvolutionForwardWorkspaceSize(h, x, wd, cd, yd, algo, &cws));
+    void *cw = malloc(cws + 64);
+    CHECK_STATUS(cudnnConvolutionBiasActivationForward(h, &one, x, xs, wd, wv, cd, algo, cw, cws, &zero, yd, ys, prm,
+                                                       bv, unset, yd, ys),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK(memcmp(ys, keep, sizeof ys) == 0);
+    CHECK_OK(cudnnConvolutionBiasActivationForward(h, &one, x, xs, wd, wv, cd, algo, cw, cws, &zero, yd, ys, prm, bv,
+                                                   relu, yd, ys));
+    free(cw);
+    CHECK_OK(cudnnDestroyConvolutionDescriptor(cd));
+    CHECK_OK(cudnnDestroyFilterDescriptor(wd));
+    CHECK_OK(cudnnDestroyTensorDescriptor(yd));
     CHECK_OK(cudnnDestroyActivationDescriptor(unset));
     CHECK_OK(cudnnDestroyActivationDescriptor(relu));
     CHECK_OK(cudnnDestroyTensorDescriptor(x));
