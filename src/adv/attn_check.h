@@ -10,21 +10,22 @@
 #include "core/api.h"
 #include "core/check.h"
 #include "core/desc.h"
+#include "core/dropout_desc.h"
 #include "attn/attn_problem.h"
 
 #define HD_ATRY(expr) do { cudnnStatus_t st_ = (expr); if (st_ != CUDNN_STATUS_SUCCESS) return st_; } while (0)
 
 /* The weight buffer and the work space every pass needs (the forward pass's work space, which
  * cudnnGetMultiHeadAttnBuffers reports, also for the backward passes, as cuDNN requires):
- * too small or NULL is BAD_PARAM.  KV_LEN: the keys' time steps of this call. */
+ * too small or NULL is BAD_PARAM.  QO_LEN, KV_LEN: the query and key time steps of this call. */
 static inline cudnnStatus_t hd_attn_check_spaces(const char *fn, const struct cudnnAttnStruct *a,
-                                                 const hd_attn_layout *L, int kv_len, size_t wsize, const void *w,
-                                                 size_t work_size, const void *work)
+                                                 const hd_attn_layout *L, int qo_len, int kv_len, size_t wsize,
+                                                 const void *w, size_t work_size, const void *work)
 {
     size_t need = L->total * hd_dtype_size(a->dtype);
     if (wsize < need || (need && !w))
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "weights: %zu bytes given, %zu needed", wsize, need);
-    need = hd_attn_work_bytes(a, L, kv_len);
+    need = hd_attn_work_bytes(a, L, qo_len, kv_len);
     if (work_size < need || !work)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "workSpace: %zu bytes given, %zu needed", work_size, need);
     return CUDNN_STATUS_SUCCESS;
@@ -37,9 +38,31 @@ static inline cudnnStatus_t hd_attn_check(const char *fn, const struct cudnnAttn
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "attnDesc was never set");
     double H = a->n_heads, w = H * ((double)a->q_size * a->q_proj + (double)a->k_size * a->k_proj +
                                     (double)a->v_size * a->v_proj + (double)a->o_proj * (a->v_proj ? a->v_proj : a->v_size));
-    double ws = H * (double)a->kv_max_seq * ((double)a->k_proj + a->k_size + a->v_proj + a->v_size);
+    double QT = a->qo_max_seq, KT = a->kv_max_seq, io = (double)a->q_size + a->k_size + a->v_size;
+    double wide = (double)a->q_proj + a->k_proj + a->v_proj + a->q_size + a->k_size + a->v_size;
+    double ws = 2 * w + (QT + KT) * (4 * H * wide + 2 * io + 2 * (H * wide + (double)a->o_proj)) + 3 * QT * KT;
     if ((w > ws ? w : ws) * 8.0 > 1e15)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "the sizes of this attention descriptor overflow any buffer");
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* A training forward call draws its dropout masks from the dropout descriptors' states
+ * buffers: a descriptor with a probability above 0 needs an initialised one. */
+static inline cudnnStatus_t hd_attn_check_dropout(const char *fn, const struct cudnnAttnStruct *a)
+{
+    const struct cudnnDropoutStruct *d[2] = { a->attn_dropout, a->post_dropout };
+    static const char *const name[2] = { "attnDropoutDesc", "postDropoutDesc" };
+    for (int i = 0; i < 2; i++) {
+        if (!d[i] || !(d[i]->dropout > 0.0f))
+            continue;
+        HD_ATRY(hd_check_obj(d[i], HD_TAG_DROPOUT, name[i], fn));
+        struct hd_dropout_state st;
+        if (d[i]->states)
+            memcpy(&st, d[i]->states, sizeof st);
+        if (!d[i]->is_set || !d[i]->states || st.magic != HD_DROPOUT_STATE_MAGIC)
+            return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s (dropout %g) has no initialised states buffer", name[i],
+                           (double)d[i]->dropout);
+    }
     return CUDNN_STATUS_SUCCESS;
 }
 

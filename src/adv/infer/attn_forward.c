@@ -23,9 +23,9 @@ cudnnStatus_t HD_IMPL(cudnnGetMultiHeadAttnBuffers)(cudnnHandle_t handle, const 
     HD_CHECK_PTR(workSpaceSizeInBytes);
     hd_attn_layout L = hd_attn_layout_of(attnDesc);
     *weightSizeInBytes = L.total * hd_dtype_size(attnDesc->dtype);
-    *workSpaceSizeInBytes = hd_attn_work_bytes(attnDesc, &L, attnDesc->kv_max_seq);
-    /* Training keeps only the attention windows for the weight-gradient call, which
-     * recomputes the rest. */
+    *workSpaceSizeInBytes = hd_attn_work_bytes(attnDesc, &L, attnDesc->qo_max_seq, attnDesc->kv_max_seq);
+    /* Training keeps only the attention windows and the dropout draws for the backward
+     * calls, which recompute the rest. */
     if (reserveSpaceSizeInBytes)
         *reserveSpaceSizeInBytes = hd_attn_reserve_bytes(attnDesc);
     return CUDNN_STATUS_SUCCESS;
@@ -115,12 +115,14 @@ cudnnStatus_t HD_IMPL(cudnnMultiHeadAttnForward)(cudnnHandle_t handle, const cud
     if (residuals && L.dout != a->q_size)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "residuals need the output size (%d) to equal qSize (%d)", L.dout, a->q_size);
     const int KT = kd[CUDNN_SEQDATA_TIME_DIM];
-    HD_ATRY(hd_attn_check_spaces(__func__, a, &L, KT, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace));
+    HD_ATRY(hd_attn_check_spaces(__func__, a, &L, QT, KT, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace));
 
     if (reserveSpace && reserveSpaceSizeInBytes < hd_attn_reserve_bytes(a))
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "reserveSpace: %zu bytes given, %zu needed", reserveSpaceSizeInBytes,
                        hd_attn_reserve_bytes(a));
+    if (reserveSpace)
+        TRY(hd_attn_check_dropout(__func__, a));
     hd_attn_fwd_args args = { a, currIdx, loWinIdx, hiWinIdx, qDesc, kDesc, vDesc, oDesc, queries, residuals, keys,
-                              values, weights, out, workSpace, reserveSpace };
+                              values, weights, out, workSpace, reserveSpace, handle->num_threads };
     return hd_attn_forward(&args);
 }

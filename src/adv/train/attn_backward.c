@@ -37,7 +37,8 @@ static cudnnStatus_t check_common(const char *fn, const struct cudnnAttnStruct *
     if (memcmp(vd->seq_len, kd->seq_len, kd->nlens * sizeof(int)) != 0 ||
         memcmp(od->seq_len, qd->seq_len, qd->nlens * sizeof(int)) != 0)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "sequence lengths of values/dout must match keys/queries");
-    HD_ATRY(hd_attn_check_spaces(fn, a, L, k[CUDNN_SEQDATA_TIME_DIM], wsize, w, work_size, work));
+    HD_ATRY(hd_attn_check_spaces(fn, a, L, q[CUDNN_SEQDATA_TIME_DIM], k[CUDNN_SEQDATA_TIME_DIM], wsize, w, work_size,
+                                 work));
     if (!res || rsize < hd_attn_reserve_bytes(a))
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "reserveSpace: %zu bytes given, %zu needed", rsize,
                        hd_attn_reserve_bytes(a));
@@ -64,7 +65,7 @@ cudnnStatus_t HD_IMPL(cudnnMultiHeadAttnBackwardData)(cudnnHandle_t handle, cons
     if (!dout || !dqueries || !queries || !dkeys || !keys || !dvalues || !values)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "dout, queries, keys, values and their gradients must not be NULL");
     hd_attn_bwd_args args = { attnDesc, loWinIdx, hiWinIdx, dqDesc, dkDesc, dvDesc, doDesc, queries, keys, values, dout,
-                              weights, dqueries, dkeys, dvalues, NULL, reserveSpace };
+                              weights, dqueries, dkeys, dvalues, NULL, reserveSpace, workSpace, handle->num_threads };
     return hd_attn_backward_data(__func__, &args);
 }
 
@@ -86,6 +87,6 @@ cudnnStatus_t HD_IMPL(cudnnMultiHeadAttnBackwardWeights)(cudnnHandle_t handle, c
     if (addGrad != CUDNN_WGRAD_MODE_ADD)
         return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "only CUDNN_WGRAD_MODE_ADD is supported, as in cuDNN 8.1");
     hd_attn_bwd_args args = { attnDesc, NULL, NULL, qDesc, kDesc, vDesc, doDesc, queries, keys, values, dout, weights,
-                              NULL, NULL, NULL, dweights, reserveSpace };
+                              NULL, NULL, NULL, dweights, reserveSpace, workSpace, handle->num_threads };
     return hd_attn_backward_weights(__func__, &args);
 }
