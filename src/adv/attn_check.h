@@ -11,21 +11,25 @@
 #include "core/check.h"
 #include "core/desc.h"
 #include "core/dropout_desc.h"
+#include "core/parallel.h"
 #include "attn/attn_problem.h"
 
 #define HD_ATRY(expr) do { cudnnStatus_t st_ = (expr); if (st_ != CUDNN_STATUS_SUCCESS) return st_; } while (0)
 
-/* The weight buffer and the work space every pass needs (the forward pass's work space, which
- * cudnnGetMultiHeadAttnBuffers reports, also for the backward passes, as cuDNN requires):
- * too small or NULL is BAD_PARAM.  QO_LEN, KV_LEN: the query and key time steps of this call. */
+/* The weight buffer and the work space every pass needs (the size cudnnGetMultiHeadAttnBuffers
+ * reports covers all three passes, as cuDNN requires): too small or NULL is BAD_PARAM.  The
+ * sizes are the call's: batch and beams from QDIM and KDIM, QT query rows (1 for a
+ * single-step call) and KDIM's key steps. */
 static inline cudnnStatus_t hd_attn_check_spaces(const char *fn, const struct cudnnAttnStruct *a,
-                                                 const hd_attn_layout *L, int qo_len, int kv_len, size_t wsize,
+                                                 const hd_attn_layout *L, const int qdim[CUDNN_SEQDATA_DIM_COUNT],
+                                                 const int kdim[CUDNN_SEQDATA_DIM_COUNT], int qt, size_t wsize,
                                                  const void *w, size_t work_size, const void *work)
 {
     size_t need = L->total * hd_dtype_size(a->dtype);
     if (wsize < need || (need && !w))
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "weights: %zu bytes given, %zu needed", wsize, need);
-    need = hd_attn_work_bytes(a, L, qo_len, kv_len);
+    need = hd_attn_work_bytes(a, L, qdim[CUDNN_SEQDATA_BATCH_DIM], qdim[CUDNN_SEQDATA_BEAM_DIM],
+                              kdim[CUDNN_SEQDATA_BEAM_DIM], qt, kdim[CUDNN_SEQDATA_TIME_DIM]);
     if (work_size < need || !work)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "workSpace: %zu bytes given, %zu needed", work_size, need);
     return CUDNN_STATUS_SUCCESS;
@@ -36,11 +40,16 @@ static inline cudnnStatus_t hd_attn_check(const char *fn, const struct cudnnAttn
     HD_ATRY(hd_check_obj(a, HD_TAG_ATTN, "attnDesc", fn));
     if (!a->is_set)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "attnDesc was never set");
-    double H = a->n_heads, w = H * ((double)a->q_size * a->q_proj + (double)a->k_size * a->k_proj +
-                                    (double)a->v_size * a->v_proj + (double)a->o_proj * (a->v_proj ? a->v_proj : a->v_size));
-    double QT = a->qo_max_seq, KT = a->kv_max_seq, io = (double)a->q_size + a->k_size + a->v_size;
-    double wide = (double)a->q_proj + a->k_proj + a->v_proj + a->q_size + a->k_size + a->v_size;
-    double ws = 2 * w + (QT + KT) * (4 * H * wide + 2 * io + 2 * (H * wide + (double)a->o_proj)) + 3 * QT * KT;
+    /* every buffer size in doubles first: the work-space layout (attn_problem.c) multiplies
+     * these sizes in size_t */
+    double H = a->n_heads, dq = a->q_proj ? a->q_proj : a->q_size, dk = a->k_proj ? a->k_proj : a->k_size;
+    double dv = a->v_proj ? a->v_proj : a->v_size, dout = a->o_proj ? a->o_proj : H * dv;
+    double w = H * ((double)a->q_size * a->q_proj + (double)a->k_size * a->k_proj + (double)a->v_size * a->v_proj +
+                    (double)a->o_proj * dv);
+    double rows = (double)a->max_batch * a->max_beam * ((double)a->qo_max_seq + a->kv_max_seq);
+    double io = (double)a->q_size + a->k_size + a->v_size;
+    double ws = rows * (3 * io + 3 * H * (dq + dk + dv) + 3 * dout + 2 * H * dv) + 2 * w + 2 * dout * H * dv +
+                3.0 * HD_SCRATCH_SLOTS * a->qo_max_seq * a->kv_max_seq;
     if ((w > ws ? w : ws) * 8.0 > 1e15)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "the sizes of this attention descriptor overflow any buffer");
     return CUDNN_STATUS_SUCCESS;

@@ -5,7 +5,8 @@
  *
  * The forward training call takes one range of Philox-4x32-10 blocks from each dropout
  * descriptor's states buffer (the generator cudnnDropoutForward uses, core/dropout_desc.h)
- * and records key, first block and probability in the reserve space.  The backward calls
+ * and records key, first block and probability in the reserve space (hd_attn_rec,
+ * attn_problem.h).  The backward calls
  * regenerate the same mask from that record instead of storing one byte per probability.
  * Element e of a mask uses word e % 4 of block first + e / 4, where e is the element's
  * index in the descriptor's largest problem (maxBatch x maxBeam x heads x qoMax x kvMax for
@@ -20,7 +21,6 @@
 
 #include "core/philox.h"
 
-#define HD_ATTN_DROP_MAGIC 0x68644144u   /* "hdAD" */
 #define HD_ATTN_DROP_TAG 0x68644150u     /* third counter word: attention-dropout stream */
 
 /* One dropout site's draw; p == 0 means "no dropout here". */
@@ -29,13 +29,6 @@ typedef struct {
     float pad_;
     uint64_t key, first;
 } hd_attn_drop;
-
-/* What a training forward call leaves in the reserve space, after the windows. */
-typedef struct {
-    uint32_t magic;
-    uint32_t pad_;
-    hd_attn_drop attn, post;
-} hd_attn_drop_rec;
 
 /* Fill KEEP[0..n) with 1 for kept elements and 0 for dropped ones, elements E0 .. E0 + n of
  * the mask D (the caller scales kept ones by 1 / (1 - p) in its compute type). */

@@ -39,13 +39,13 @@ cudnnStatus_t hd_attn_forward(const hd_attn_fwd_args *args)
     if (args->reserve) {   /* training: remember the windows and draw the dropout masks */
         hd_attn_save_windows(a, args->qd->dims[CUDNN_SEQDATA_TIME_DIM], args->lo, args->hi, args->reserve);
         hd_attn_layout L = hd_attn_layout_of(a);
-        hd_attn_drop_rec rec;
+        hd_attn_rec rec;
         memset(&rec, 0, sizeof rec);
-        rec.magic = HD_ATTN_DROP_MAGIC;
+        rec.magic = HD_ATTN_REC_MAGIC;
         uint64_t rows = (uint64_t)a->max_batch * (uint64_t)a->max_beam * (uint64_t)a->qo_max_seq;
         rec.attn = draw(a->attn_dropout, rows * (uint64_t)a->n_heads * (uint64_t)a->kv_max_seq);
         rec.post = draw(a->post_dropout, rows * (uint64_t)L.dout);
-        memcpy((char *)args->reserve + hd_attn_reserve_drop_offset(a), &rec, sizeof rec);
+        memcpy((char *)args->reserve + hd_attn_reserve_layout(a, &L).rec, &rec, sizeof rec);
     }
     return a->dtype == CUDNN_DATA_DOUBLE ? hd_attn_forward_f64(args) : hd_attn_forward_f32(args);
 }

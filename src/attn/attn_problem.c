@@ -1,6 +1,6 @@
 /* Layouts of the attention weights, work space and reserve space (attn_problem.h). */
-#include "attn/attn_dropout.h"
 #include "attn/attn_problem.h"
+#include "core/parallel.h"
 
 hd_attn_layout hd_attn_layout_of(const struct cudnnAttnStruct *a)
 {
@@ -38,53 +38,80 @@ void hd_attn_seq_strides(const struct cudnnSeqDataStruct *d, size_t s[CUDNN_SEQD
     }
 }
 
-hd_attn_work hd_attn_work_layout(const struct cudnnAttnStruct *a, const hd_attn_layout *L, int qo_len, int kv_len)
+hd_attn_work hd_attn_work_layout(const struct cudnnAttnStruct *a, const hd_attn_layout *L, int B, int QB, int KB,
+                                 int QT, int KT)
 {
     hd_attn_work w;
-    const size_t H = (size_t)a->n_heads, QT = (size_t)qo_len, KT = (size_t)kv_len;
+    const size_t H = (size_t)a->n_heads, NQ = (size_t)B * (size_t)QB * (size_t)QT, NK = (size_t)B * (size_t)KB * (size_t)KT;
+    const size_t HQ = H * (size_t)L->dq, HK = H * (size_t)L->dk, HV = H * (size_t)L->dv, dout = (size_t)L->dout;
+    const size_t wo = a->o_proj ? dout * HV : 0;
     const int half = a->dtype == CUDNN_DATA_HALF;
     size_t n = 0;
 #define AT(field, count) (w.field = n, n += (count))
     AT(wc, half ? L->total : 0);
-    AT(kin, KT * (size_t)a->k_size);
-    AT(vin, KT * (size_t)a->v_size);
-    AT(kp, KT * H * (size_t)L->dk);
-    AT(vp, KT * H * (size_t)L->dv);
-    AT(qin, QT * (size_t)a->q_size);
-    AT(qp, QT * H * (size_t)L->dq);
-    AT(s, QT * KT);
-    AT(pd, QT * KT);
-    AT(h, QT * H * (size_t)L->dv);
-    AT(o, QT * (size_t)L->dout);
-    AT(g, QT * (size_t)L->dout);
-    AT(dh, QT * H * (size_t)L->dv);
-    AT(dp, QT * KT);
-    AT(dqp, QT * H * (size_t)L->dq);
-    AT(dqin, QT * (size_t)a->q_size);
-    AT(dkp, KT * H * (size_t)L->dk);
-    AT(dvp, KT * H * (size_t)L->dv);
-    AT(dkin, KT * (size_t)a->k_size);
-    AT(dvin, KT * (size_t)a->v_size);
+    AT(wo, wo);
+    AT(qin, NQ * (size_t)a->q_size);
+    AT(kin, NK * (size_t)a->k_size);
+    AT(vin, NK * (size_t)a->v_size);
+    AT(qp, NQ * HQ);
+    AT(kp, NK * HK);
+    AT(vp, NK * HV);
+    AT(hc, NQ * HV);
+    AT(o, NQ * dout);
+    AT(g, NQ * dout);
+    AT(dh, NQ * HV);
+    AT(dqin, NQ * (size_t)a->q_size);
+    AT(dkin, NK * (size_t)a->k_size);
+    AT(dvin, NK * (size_t)a->v_size);
+    AT(dwo, wo);
     AT(dw, half ? L->total : 0);
+    w.slot_stride = 3 * (size_t)QT * (size_t)KT;
+    AT(slot, HD_SCRATCH_SLOTS * w.slot_stride);
 #undef AT
     w.total = n;
     w.real_size = a->dtype == CUDNN_DATA_DOUBLE ? sizeof(double) : sizeof(float);
     return w;
 }
 
-size_t hd_attn_work_bytes(const struct cudnnAttnStruct *a, const hd_attn_layout *L, int qo_len, int kv_len)
+size_t hd_attn_work_bytes(const struct cudnnAttnStruct *a, const hd_attn_layout *L, int B, int QB, int KB, int QT,
+                          int KT)
 {
-    hd_attn_work w = hd_attn_work_layout(a, L, qo_len, kv_len);
+    hd_attn_work w = hd_attn_work_layout(a, L, B, QB, KB, QT, KT);
     /* at least one element, so a work-space pointer is always required */
     return (w.total ? w.total : 1) * w.real_size;
 }
 
-size_t hd_attn_reserve_drop_offset(const struct cudnnAttnStruct *a)
+size_t hd_attn_work_bytes_max(const struct cudnnAttnStruct *a, const hd_attn_layout *L)
 {
-    return (2 * (size_t)a->qo_max_seq * sizeof(int) + 7) & ~(size_t)7;
+    const int kb = (a->mode & CUDNN_ATTN_QUERYMAP_ONE_TO_ONE) ? a->max_beam : 1;
+    return hd_attn_work_bytes(a, L, a->max_batch, a->max_beam, kb, a->qo_max_seq, a->kv_max_seq);
+}
+
+hd_attn_reserve hd_attn_reserve_layout(const struct cudnnAttnStruct *a, const hd_attn_layout *L)
+{
+    hd_attn_reserve r;
+    const size_t H = (size_t)a->n_heads, kb = (a->mode & CUDNN_ATTN_QUERYMAP_ONE_TO_ONE) ? (size_t)a->max_beam : 1;
+    const size_t NQ = (size_t)a->max_batch * (size_t)a->max_beam * (size_t)a->qo_max_seq;
+    const size_t NK = (size_t)a->max_batch * kb * (size_t)a->kv_max_seq;
+    const size_t es = a->dtype == CUDNN_DATA_DOUBLE ? sizeof(double) : sizeof(float);
+    size_t n = 0;
+#define AT(field, bytes) (r.field = n, n += ((bytes) + 63) & ~(size_t)63)
+    AT(win, 2 * (size_t)a->qo_max_seq * sizeof(int));
+    AT(rec, sizeof(hd_attn_rec));
+    AT(qp, a->q_proj ? NQ * H * (size_t)L->dq * es : 0);
+    AT(kp, a->k_proj ? NK * H * (size_t)L->dk * es : 0);
+    AT(vp, a->v_proj ? NK * H * (size_t)L->dv * es : 0);
+    AT(hc, a->o_proj ? NQ * H * (size_t)L->dv * es : 0);
+    AT(dqp, NQ * H * (size_t)L->dq * es);
+    AT(dkp, NK * H * (size_t)L->dk * es);
+    AT(dvp, NK * H * (size_t)L->dv * es);
+#undef AT
+    r.total = n;
+    return r;
 }
 
 size_t hd_attn_reserve_bytes(const struct cudnnAttnStruct *a)
 {
-    return hd_attn_reserve_drop_offset(a) + sizeof(hd_attn_drop_rec);
+    hd_attn_layout L = hd_attn_layout_of(a);
+    return hd_attn_reserve_layout(a, &L).total;
 }

@@ -8,9 +8,11 @@
 #define HD_ATTN_PROBLEM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/api.h"
 #include "core/object.h"
+#include "attn/attn_dropout.h"
 
 struct cudnnSeqDataStruct {
     hd_object obj;
@@ -56,32 +58,65 @@ void hd_attn_seq_strides(const struct cudnnSeqDataStruct *d, size_t s[CUDNN_SEQD
 
 /* ---- work space, in elements of the compute type (double for DOUBLE data, else float) ----
  * One layout serves the forward pass and both backward passes (cuDNN has one work-space
- * size for all three), for QT query and KT key time steps of one sequence group:
- *   wc    the weights converted to float (HALF data only)
- *   kin vin [KT][k|vSize]   the group's keys and values, packed
- *   kp vp   [KT][H*dk|dv]   their projections, every head side by side
- *   qin [QT][qSize], qp [QT][H*dq], s [QT][KT] (scores, then probabilities),
- *   pd [QT][KT] (probabilities after dropout), h [QT][H*dv] (heads), o [QT][out]
- *   backward: g [QT][out], dh [QT][H*dv], dp [QT][KT], dqp [QT][H*dq], dqin [QT][qSize],
- *   dkp [KT][H*dk], dvp [KT][H*dv], dkin [KT][kSize], dvin [KT][vSize], dw (weight-gradient
- *   accumulators, HALF data only) */
+ * size for all three).  NQ rows are the query steps (batch x beam x time), NK the key steps:
+ *   wc   the weights converted to float (HALF data only); wo  W_O regrouped as
+ *        [out][heads * dv], so the output projection and its gradients are single GEMMs
+ *   qin [NQ][qSize] kin vin [NK][k|vSize]   inputs, packed (padding rows zero)
+ *   qp [NQ][H*dq] kp vp [NK][H*dk|dv]       their projections, every head side by side
+ *   hc [NQ][H*dv]  the heads' outputs;  o [NQ][out]  the output
+ *   backward: g [NQ][out], dh [NQ][H*dv], dqin, dkin, dvin (as qin, kin, vin), dwo
+ *   [out][H*dv], dw (weight-gradient accumulators, HALF only); the gradients of the projected
+ *   Q, K, V live in the reserve space (backward weights reuses them)
+ *   slot: HD_SCRATCH_SLOTS areas of 3 x [QT][KT] (scores / probabilities, probabilities after
+ *   dropout, their gradient), one per thread of the per-head stage */
 typedef struct {
-    size_t wc, kin, vin, kp, vp, qin, qp, s, pd, h, o;
-    size_t g, dh, dp, dqp, dqin, dkp, dvp, dkin, dvin, dw;
+    size_t wc, wo, qin, kin, vin, qp, kp, vp, hc, o;
+    size_t g, dh, dqin, dkin, dvin, dwo, dw;
+    size_t slot, slot_stride;
     size_t total;         /* elements */
     size_t real_size;     /* bytes per element */
 } hd_attn_work;
 
-hd_attn_work hd_attn_work_layout(const struct cudnnAttnStruct *a, const hd_attn_layout *L, int qo_len, int kv_len);
+/* The layout for B batch entries, QB query beams and KB key beams of QT query rows and KT
+ * key steps (QT is 1 for a single-step inference call). */
+hd_attn_work hd_attn_work_layout(const struct cudnnAttnStruct *a, const hd_attn_layout *L, int B, int QB, int KB,
+                                 int QT, int KT);
 
-/* Work space of any pass, in bytes, for up to QO_LEN query and KV_LEN key time steps. */
-size_t hd_attn_work_bytes(const struct cudnnAttnStruct *a, const hd_attn_layout *L, int qo_len, int kv_len);
+/* Work space in bytes of any pass for those sizes; cudnnGetMultiHeadAttnBuffers reports it
+ * for the descriptor's maximum sizes. */
+size_t hd_attn_work_bytes(const struct cudnnAttnStruct *a, const hd_attn_layout *L, int B, int QB, int KB, int QT,
+                          int KT);
+size_t hd_attn_work_bytes_max(const struct cudnnAttnStruct *a, const hd_attn_layout *L);
 
-/* Reserve space of a training forward call: the attention windows of the last forward /
- * backward-data call (the weight-gradient call does not receive them), as
- * int lo[qoMaxSeqLength], hi[qoMaxSeqLength], then (8-byte aligned) the record of the dropout
- * masks drawn (attn/attn_dropout.h). */
+/* ---- reserve space (training) ----
+ * A forward call with a reserve space keeps what the backward calls would otherwise
+ * recompute, and backward data keeps the projections' gradients for backward weights (which
+ * cuDNN calls after it); a record says what is there, for which sizes:
+ *   win   int lo[qoMaxSeqLength], hi[qoMaxSeqLength]: the windows of the last forward /
+ *         backward-data call (backward weights does not receive them)
+ *   rec   hd_attn_rec
+ *   qp kp vp hc   the forward's projections and heads' outputs (those that exist: qp only
+ *                 with a Q projection, hc only with an output projection)
+ *   dqp dkp dvp   backward data's gradients of the projected Q, K, V
+ * in elements of the compute type, for the descriptor's maximum sizes. */
+#define HD_ATTN_REC_MAGIC 0x68644152u   /* "hdAR" */
+#define HD_ATTN_REC_FWD 1u              /* qp, kp, vp, hc hold a forward pass's values */
+#define HD_ATTN_REC_DGRAD 2u            /* dqp, dkp, dvp hold backward data's values */
+
+typedef struct {
+    uint32_t magic;
+    uint32_t flags;
+    int32_t dims[5];                    /* B, QB, KB, QT, KT the cached values are for */
+    int32_t pad_;
+    hd_attn_drop attn, post;            /* the forward call's dropout draws */
+} hd_attn_rec;
+
+typedef struct {
+    size_t win, rec, qp, kp, vp, hc, dqp, dkp, dvp;   /* byte offsets */
+    size_t total;                                      /* bytes */
+} hd_attn_reserve;
+
+hd_attn_reserve hd_attn_reserve_layout(const struct cudnnAttnStruct *a, const hd_attn_layout *L);
 size_t hd_attn_reserve_bytes(const struct cudnnAttnStruct *a);
-size_t hd_attn_reserve_drop_offset(const struct cudnnAttnStruct *a);
 
 #endif /* HD_ATTN_PROBLEM_H */

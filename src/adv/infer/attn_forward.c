@@ -23,7 +23,7 @@ cudnnStatus_t HD_IMPL(cudnnGetMultiHeadAttnBuffers)(cudnnHandle_t handle, const 
     HD_CHECK_PTR(workSpaceSizeInBytes);
     hd_attn_layout L = hd_attn_layout_of(attnDesc);
     *weightSizeInBytes = L.total * hd_dtype_size(attnDesc->dtype);
-    *workSpaceSizeInBytes = hd_attn_work_bytes(attnDesc, &L, attnDesc->qo_max_seq, attnDesc->kv_max_seq);
+    *workSpaceSizeInBytes = hd_attn_work_bytes_max(attnDesc, &L);
     /* Training keeps only the attention windows and the dropout draws for the backward
      * calls, which recompute the rest. */
     if (reserveSpaceSizeInBytes)
@@ -114,8 +114,8 @@ cudnnStatus_t HD_IMPL(cudnnMultiHeadAttnForward)(cudnnHandle_t handle, const cud
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "queries, keys, values and out must not be NULL");
     if (residuals && L.dout != a->q_size)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "residuals need the output size (%d) to equal qSize (%d)", L.dout, a->q_size);
-    const int KT = kd[CUDNN_SEQDATA_TIME_DIM];
-    HD_ATRY(hd_attn_check_spaces(__func__, a, &L, QT, KT, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace));
+    HD_ATRY(hd_attn_check_spaces(__func__, a, &L, qd, kd, currIdx < 0 ? QT : 1, weightSizeInBytes, weights,
+                                 workSpaceSizeInBytes, workSpace));
 
     if (reserveSpace && reserveSpaceSizeInBytes < hd_attn_reserve_bytes(a))
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "reserveSpace: %zu bytes given, %zu needed", reserveSpaceSizeInBytes,

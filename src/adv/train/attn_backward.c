@@ -37,8 +37,7 @@ static cudnnStatus_t check_common(const char *fn, const struct cudnnAttnStruct *
     if (memcmp(vd->seq_len, kd->seq_len, kd->nlens * sizeof(int)) != 0 ||
         memcmp(od->seq_len, qd->seq_len, qd->nlens * sizeof(int)) != 0)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "sequence lengths of values/dout must match keys/queries");
-    HD_ATRY(hd_attn_check_spaces(fn, a, L, q[CUDNN_SEQDATA_TIME_DIM], k[CUDNN_SEQDATA_TIME_DIM], wsize, w, work_size,
-                                 work));
+    HD_ATRY(hd_attn_check_spaces(fn, a, L, q, k, q[CUDNN_SEQDATA_TIME_DIM], wsize, w, work_size, work));
     if (!res || rsize < hd_attn_reserve_bytes(a))
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "reserveSpace: %zu bytes given, %zu needed", rsize,
                        hd_attn_reserve_bytes(a));
