@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <cudnn.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "harness.h"
@@ -269,11 +270,73 @@ static void gradients(const dcase *c, unsigned seed)
     net_free(&n);
 }
 
+/* Gradients of one training step (forward, backward data, backward weights) on handle HH;
+ * SKIP_DATA leaves backward data out, so backward weights computes everything itself. */
+static void step(net *n, cudnnHandle_t hh, const void *go, void *dq, void *dk, void *dv, void *dw, int skip_data)
+{
+    restore(n);
+    forward(n, hh, 1, n->o);
+    if (!skip_data)
+        CHECK_OK(cudnnMultiHeadAttnBackwardData(hh, n->a, n->lo, n->hi, n->qlen, n->klen, n->od, go, n->qd, dq, n->q,
+                                                n->kd, dk, n->k, n->vd, dv, n->v, n->wsize, n->w, n->wks, n->ws, n->rss,
+                                                n->rs));
+    memset(dw, 0, n->wsize);
+    CHECK_OK(cudnnMultiHeadAttnBackwardWeights(hh, n->a, CUDNN_WGRAD_MODE_ADD, n->qd, n->q, n->kd, n->k, n->vd, n->v,
+                                               n->od, go, n->wsize, n->w, dw, n->wks, n->ws, n->rss, n->rs));
+}
+
+static void paths(void)
+{
+    SECTION("attention backward: same bits on every path and thread count");
+    dcase c = { 4, 24, 20, 16, 8, 8, 12, 24, CUDNN_ATTN_ENABLE_PROJ_BIASES, 12, 10, 3, 2, 0.25f, 0.2f, 0 };
+    net n;
+    net_init(&n, h, &c, CUDNN_DATA_FLOAT, 77, 1);
+    unsigned s = 99;
+    void *go = malloc(n.no * n.es), *g[2][4];
+    for (size_t i = 0; i < n.no; i++) put(&n, go, i, rtu_rand(&s, 1.0));
+    size_t sz[4] = { n.nq * n.es, n.nk * n.es, n.nv * n.es, n.wsize };
+    for (int r = 0; r < 2; r++)
+        for (int k = 0; k < 4; k++) g[r][k] = calloc(1, sz[k] ? sz[k] : 1);
+    step(&n, h, go, g[0][0], g[0][1], g[0][2], g[0][3], 0);
+    /* backward weights alone (no backward data before it) recomputes what it reused */
+    step(&n, h, go, g[1][0], g[1][1], g[1][2], g[1][3], 1);
+    CHECK_MSG(same_bits(g[0][3], g[1][3], n.wsize), "backward weights alone gives the same bits");
+    /* an inference call in between leaves the reserve space alone */
+    restore(&n);
+    forward(&n, h, 1, n.o);
+    CHECK_OK(cudnnMultiHeadAttnBackwardData(h, n.a, n.lo, n.hi, n.qlen, n.klen, n.od, go, n.qd, g[1][0], n.q, n.kd,
+                                            g[1][1], n.k, n.vd, g[1][2], n.v, n.wsize, n.w, n.wks, n.ws, n.rss, n.rs));
+    forward(&n, h, 0, n.o);
+    memset(g[1][3], 0, n.wsize);
+    CHECK_OK(cudnnMultiHeadAttnBackwardWeights(h, n.a, CUDNN_WGRAD_MODE_ADD, n.qd, n.q, n.kd, n.k, n.vd, n.v, n.od, go,
+                                               n.wsize, n.w, g[1][3], n.wks, n.ws, n.rss, n.rs));
+    CHECK_MSG(same_bits(g[0][3], g[1][3], n.wsize), "an inference call between the passes changes nothing");
+    for (int t = 2; t <= 3; t++) {
+        char v[4];
+        snprintf(v, sizeof v, "%d", t);
+        setenv("HOSTDNN_NUM_THREADS", v, 1);
+        cudnnHandle_t ht;
+        CHECK_OK(cudnnCreate(&ht));
+        unsetenv("HOSTDNN_NUM_THREADS");
+        step(&n, ht, go, g[1][0], g[1][1], g[1][2], g[1][3], 0);
+        for (int k = 0; k < 4; k++)
+            CHECK_MSG(same_bits(g[0][k], g[1][k], sz[k]), "%d threads: gradient %d has the same bits as 1 thread", t, k);
+        cudnnDestroy(ht);
+    }
+    for (int r = 0; r < 2; r++)
+        for (int k = 0; k < 4; k++) free(g[r][k]);
+    free(go);
+    net_free(&n);
+}
+
 int main(void)
 {
+    setenv("HOSTDNN_NUM_THREADS", "1", 1);   /* h runs on one thread; others are compared with it */
     CHECK_OK(cudnnCreate(&h));
+    unsetenv("HOSTDNN_NUM_THREADS");
     stats();
     reproducible();
+    paths();
     const unsigned both = CUDNN_ATTN_ENABLE_PROJ_BIASES;
     const dcase g[] = {
         { 2, 5, 4, 3, 3, 3, 2, 4, both, 4, 5, 2, 2, 0.3f, 0.25f, 0 },
