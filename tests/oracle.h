@@ -7,8 +7,10 @@
  * (each library's own cudnnGetErrorString).  Skipped under the sanitizers (the vendor
  * library is not instrumented) and when the library is absent.
  *
- * HD_ORACLE_LIB=path selects another oracle, e.g. the libcudnn_ops_infer.so.8 of NVIDIA's
- * cuDNN 8 wheel (tests/scripts/oracle_cudnn8.sh).
+ * HD_ORACLE_LIB=path selects another oracle, e.g. the libcudnn.so.8 of NVIDIA's cuDNN 8 wheel
+ * (tests/scripts/oracle_cudnn8.sh).  A cuDNN 8 has our libraries' sonames, so it is loaded in
+ * a link-map namespace of its own (dlmopen): its libcudnn.so.8 then finds its own
+ * sub-libraries, and ours keep finding ours.
  *
  * Usage:  ORACLE_FN(cudnnSetTensor4dDescriptor) gives `v9_cudnnSetTensor4dDescriptor`, a
  *         pointer of our prototype's type into the vendor library.
@@ -16,7 +18,11 @@
 #ifndef HD_TEST_ORACLE_H
 #define HD_TEST_ORACLE_H
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE   /* dlmopen */
+#endif
 #include <dlfcn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,18 +40,26 @@ static inline int oracle_open(void)
     }
     const char *paths[] = {getenv("HD_ORACLE_LIB"), "/usr/local/cuda/lib64/libcudnn.so.9", "libcudnn.so.9"};
     if (paths[0]) {
-        /* A cuDNN 8 oracle has our sub-libraries' sonames.  Load ours first (privately), so
-         * that one of ours loaded later (the shim loads them on first use) finds its sibling
-         * libcudnn_ops_infer.so.8 -- ours, with the private interface -- and not NVIDIA's. */
-        static const char *const ours[] = {"libcudnn_ops_infer.so.8", "libcudnn_ops_train.so.8",
-                                           "libcudnn_cnn_infer.so.8", "libcudnn_cnn_train.so.8",
-                                           "libcudnn_adv_infer.so.8", "libcudnn_adv_train.so.8"};
-        for (unsigned i = 0; i < sizeof ours / sizeof *ours; i++)
-            (void)dlopen(ours[i], RTLD_NOW | RTLD_LOCAL);
+        oracle_lib = dlmopen(LM_ID_NEWLM, paths[0], RTLD_NOW | RTLD_LOCAL);
+        /* Its sub-libraries, by full path into the same namespace, before it asks for them
+         * by soname: LD_LIBRARY_PATH must not name their folder, or our own libcudnn.so.8
+         * would load NVIDIA's sub-libraries as ours. */
+        Lmid_t ns;
+        const char *slash = strrchr(paths[0], '/');
+        if (oracle_lib && slash && dlinfo(oracle_lib, RTLD_DI_LMID, &ns) == 0) {
+            static const char *const subs[] = {"libcudnn_ops_infer.so.8", "libcudnn_ops_train.so.8",
+                                               "libcudnn_cnn_infer.so.8", "libcudnn_cnn_train.so.8",
+                                               "libcudnn_adv_infer.so.8", "libcudnn_adv_train.so.8"};
+            for (unsigned i = 0; i < sizeof subs / sizeof *subs; i++) {
+                char full[4096];
+                int n = snprintf(full, sizeof full, "%.*s/%s", (int)(slash - paths[0]), paths[0], subs[i]);
+                if (n > 0 && (size_t)n < sizeof full)
+                    (void)dlmopen(ns, full, RTLD_NOW | RTLD_LOCAL);
+            }
+        }
     }
-    for (unsigned i = 0; i < sizeof paths / sizeof *paths && !oracle_lib; i++)
-        if (paths[i])
-            oracle_lib = dlopen(paths[i], RTLD_NOW | RTLD_LOCAL);
+    for (unsigned i = 1; i < sizeof paths / sizeof *paths && !oracle_lib; i++)
+        oracle_lib = dlopen(paths[i], RTLD_NOW | RTLD_LOCAL);
     if (!oracle_lib) {
         oracle_skip_reason = "neither HD_ORACLE_LIB nor NVIDIA libcudnn.so.9 could be loaded";
         return 0;

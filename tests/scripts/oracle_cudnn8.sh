@@ -17,9 +17,16 @@ if [ -z "$d" ] || [ ! -f "$d/cudnn/lib/libcudnn_ops_infer.so.8" ]; then
   finish
   exit
 fi
-export LD_LIBRARY_PATH=$d/cublas/lib:$LD_LIBRARY_PATH
+# NVIDIA's cuDNN is loaded by full path in a namespace of its own (tests/oracle.h); its folder
+# must not be on LD_LIBRARY_PATH, where our libcudnn.so.8 would find NVIDIA's sub-libraries.
+keep=""
+IFS=: read -r -a parts <<<"${LD_LIBRARY_PATH:-}"
+for p in "${parts[@]}"; do
+  [ -n "$p" ] && [ "$p" != "$d/cudnn/lib" ] && keep=${keep:+$keep:}$p
+done
+export LD_LIBRARY_PATH=$d/cublas/lib${keep:+:$keep}
 for t in "$HD_BUILD"/tests/bin/test_oracle_*; do
-  out=$(HD_ORACLE_LIB=$d/cudnn/lib/libcudnn_ops_infer.so.8 "$t" 2>&1)
+  out=$(HD_ORACLE_LIB=$d/cudnn/lib/libcudnn.so.8 "$t" 2>&1)
   rc=$?
   echo "$out" | tail -n 3
   if [ $rc -eq 0 ] && echo "$out" | grep -q "NVIDIA cuDNN 8"; then ok; else bad "$(basename "$t") against cuDNN 8"; fi

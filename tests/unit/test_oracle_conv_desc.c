@@ -273,6 +273,6 @@ int main(void)
     conv_nd();
     conv_attrs();
     out_dims();
-    printf("%d cases compared with cuDNN 9\n", cases);
+    printf("%d cases compared with NVIDIA cuDNN %d\n", cases, oracle_major());
     return hd_test_finish();
 }

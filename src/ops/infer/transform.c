@@ -68,8 +68,9 @@ cudnnStatus_t HD_IMPL(cudnnSetTensorTransformDescriptor)(cudnnTensorTransformDes
      * they are used (cudnnInitTransformDest, cudnnTransformTensorEx, cudnnTransformFilter) */
     if (nbDims > CUDNN_DIM_MAX)
         return HD_FAIL(CUDNN_STATUS_NOT_SUPPORTED, "nbDims %u exceeds CUDNN_DIM_MAX (%d)", nbDims, CUDNN_DIM_MAX);
-    if (nbDims < 2)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "nbDims %u must be at least 2", nbDims);
+    /* cuDNN 8 refuses 2 dimensions (a transform needs a spatial one); cuDNN 9 takes them */
+    if (nbDims < 3)
+        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "nbDims %u must be at least 3", nbDims);
     if (destFormat != CUDNN_TENSOR_NCHW && destFormat != CUDNN_TENSOR_NHWC && destFormat != CUDNN_TENSOR_NCHW_VECT_C)
         return HD_FAIL(CUDNN_STATUS_NOT_SUPPORTED, "destFormat %d is not a supported cudnnTensorFormat_t",
                        (int)destFormat);
