@@ -205,15 +205,19 @@ cudnnStatus_t HD_IMPL(cudnnGetRNNDescriptor_v6)(cudnnHandle_t handle, cudnnRNNDe
     HD_CHECK_DESC(rnnDesc, HD_TAG_RNN);
     if (!rnnDesc->is_set)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "rnnDesc was never set");
+    /* Unlike Get_v8, the v6 getter needs every output: cuDNN 8.5 answers BAD_PARAM for any
+     * NULL one (docs/rnn.md, "NULL outputs"). */
+    if (!hiddenSize || !numLayers || !dropoutDesc || !inputMode || !direction || !cellMode || !algo || !mathPrec)
+        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "an output pointer is NULL (the v6 getter needs all eight)");
     const struct cudnnRNNStruct *r = rnnDesc;
-    if (hiddenSize) *hiddenSize = r->hidden_size;
-    if (numLayers) *numLayers = r->num_layers;
-    if (dropoutDesc) *dropoutDesc = r->dropout;
-    if (inputMode) *inputMode = r->input_mode;
-    if (direction) *direction = r->dir;
-    if (cellMode) *cellMode = r->cell;
-    if (algo) *algo = r->algo;
-    if (mathPrec) *mathPrec = r->math_prec;
+    *hiddenSize = r->hidden_size;
+    *numLayers = r->num_layers;
+    *dropoutDesc = r->dropout;
+    *inputMode = r->input_mode;
+    *direction = r->dir;
+    *cellMode = r->cell;
+    *algo = r->algo;
+    *mathPrec = r->math_prec;
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -272,15 +276,17 @@ static cudnnStatus_t set_clip(const char *fn, cudnnRNNDescriptor_t r, cudnnRNNCl
     return CUDNN_STATUS_SUCCESS;
 }
 
+/* cuDNN 8.5 treats NULL outputs differently in the two clip getters: the _v8 one skips them
+ * ("not wanted"), the legacy one answers BAD_PARAM.  ALL_NEEDED picks the legacy rule. */
 static cudnnStatus_t get_clip(const char *fn, cudnnRNNDescriptor_t r, cudnnRNNClipMode_t *mode,
-                              cudnnNanPropagation_t *nan_opt, double *lclip, double *rclip)
+                              cudnnNanPropagation_t *nan_opt, double *lclip, double *rclip, int all_needed)
 {
-    if (!mode || !nan_opt || !lclip || !rclip)
+    if (all_needed && (!mode || !nan_opt || !lclip || !rclip))
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "an output pointer is NULL");
-    *mode = r->clip_mode;
-    *nan_opt = r->clip_nan;
-    *lclip = r->lclip;
-    *rclip = r->rclip;
+    if (mode) *mode = r->clip_mode;
+    if (nan_opt) *nan_opt = r->clip_nan;
+    if (lclip) *lclip = r->lclip;
+    if (rclip) *rclip = r->rclip;
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -295,7 +301,7 @@ cudnnStatus_t HD_IMPL(cudnnRNNGetClip_v8)(cudnnRNNDescriptor_t rnnDesc, cudnnRNN
                                           cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip)
 {
     HD_CHECK_DESC(rnnDesc, HD_TAG_RNN);
-    return get_clip(__func__, rnnDesc, clipMode, clipNanOpt, lclip, rclip);
+    return get_clip(__func__, rnnDesc, clipMode, clipNanOpt, lclip, rclip, 0);
 }
 
 cudnnStatus_t HD_IMPL(cudnnRNNSetClip)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode,
@@ -311,7 +317,7 @@ cudnnStatus_t HD_IMPL(cudnnRNNGetClip)(cudnnHandle_t handle, cudnnRNNDescriptor_
 {
     HD_CHECK_HANDLE(handle);
     HD_CHECK_DESC(rnnDesc, HD_TAG_RNN);
-    return get_clip(__func__, rnnDesc, clipMode, clipNanOpt, lclip, rclip);
+    return get_clip(__func__, rnnDesc, clipMode, clipNanOpt, lclip, rclip, 1);
 }
 
 cudnnStatus_t HD_IMPL(cudnnSetRNNProjectionLayers)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc,
