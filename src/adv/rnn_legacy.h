@@ -89,7 +89,7 @@ done:
 static inline cudnnStatus_t hd_rnn_no_attn(const char *fn, const void *a, const void *b, const void *c, const void *d)
 {
     if (a || b || c || d)
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "the attention arguments (kDesc, cDesc, iDesc, qDesc ...) "
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "the attention arguments (kDesc, cDesc, iDesc, qDesc ...) "
                        "are reserved and must be NULL");
     return CUDNN_STATUS_SUCCESS;
 }

@@ -63,6 +63,14 @@ void hd_bdesc_clear(hd_bdesc *d)
     }
 }
 
+/* Out of host memory while storing: logged here at error level, because Finalize's steps and
+ * copies return this status as it is (a refusal must be visible with CUDNN_LOGERR_DBG alone). */
+static cudnnStatus_t store_oom(cudnnBackendAttributeName_t name, int64_t count)
+{
+    return hd_fail(CUDNN_STATUS_ALLOC_FAILED, "hd_bdesc_store", "out of host memory storing %lld elements of %s",
+                   (long long)count, hd_battr_name(name));
+}
+
 cudnnStatus_t hd_bdesc_store(hd_bdesc *d, cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type,
                              int64_t count, const void *elems)
 {
@@ -71,7 +79,7 @@ cudnnStatus_t hd_bdesc_store(hd_bdesc *d, cudnnBackendAttributeName_t name, cudn
     if (count > 0) {
         fresh.data = malloc((size_t)count * es);
         if (!fresh.data)
-            return CUDNN_STATUS_ALLOC_FAILED;
+            return store_oom(name, count);
         if (type == CUDNN_TYPE_BACKEND_DESCRIPTOR) {
             for (int64_t i = 0; i < count; i++) {
                 hd_bdesc *c = hd_bdesc_clone(((hd_bdesc *const *)elems)[i]);
@@ -79,7 +87,7 @@ cudnnStatus_t hd_bdesc_store(hd_bdesc *d, cudnnBackendAttributeName_t name, cudn
                 if (!c) {
                     fresh.count = i;
                     free_attr(&fresh);
-                    return CUDNN_STATUS_ALLOC_FAILED;
+                    return store_oom(name, count);
                 }
             }
         } else {
@@ -94,7 +102,8 @@ cudnnStatus_t hd_bdesc_store(hd_bdesc *d, cudnnBackendAttributeName_t name, cudn
         d->attr[d->nattr++] = fresh;
     } else {
         free_attr(&fresh);
-        return CUDNN_STATUS_ALLOC_FAILED;
+        return hd_fail(CUDNN_STATUS_ALLOC_FAILED, "hd_bdesc_store", "a descriptor holds at most %d attributes",
+                       HD_BACKEND_MAX_ATTRS);
     }
     return CUDNN_STATUS_SUCCESS;
 }
@@ -205,7 +214,7 @@ cudnnStatus_t HD_IMPL(cudnnBackendCreateDescriptor)(cudnnBackendDescriptorType_t
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "descriptorType %d is not a cudnnBackendDescriptorType_t",
                        (int)descriptorType);
     if (descriptorType == CUDNN_BACKEND_INTERMEDIATE_INFO_DESCRIPTOR)
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__,
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, __func__,
                        "%s is not supported: hostdnn engines have no intermediate results",
                        hd_bdesc_type_name((int)descriptorType));
     hd_bdesc *d = hd_bdesc_new(descriptorType);

@@ -34,7 +34,7 @@ void hd_bplan_free(hd_bplan *p)
 static cudnnStatus_t legacy_fail(const char *what, cudnnStatus_t st)
 {
     if (st == CUDNN_STATUS_NOT_SUPPORTED)
-        return hd_warn(st, FN, "the convolution engine refused %s (not available or not supported)", what);
+        return hd_fail(st, FN, "the convolution engine refused %s (not available or not supported)", what);
     return hd_fail(st, FN, "the convolution engine refused %s", what);
 }
 
@@ -63,7 +63,7 @@ static cudnnStatus_t make_tensor(const hd_bdesc *t, struct cudnnTensorStruct *ou
 {
     int nb, dims[CUDNN_DIM_MAX], strides[CUDNN_DIM_MAX];
     if (!read_tensor(t, &nb, dims, strides, dt))
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, FN, "vectorized tensors or sizes beyond int do not run");
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, FN, "vectorized tensors or sizes beyond int do not run");
     hd_object_init(out, HD_TAG_TENSOR);
     cudnnStatus_t st = hd_tensor_set_strided(out, *dt, nb, dims, strides, FN);
     return st == CUDNN_STATUS_SUCCESS ? st : legacy_fail("a tensor (as cudnnSetTensorNdDescriptor)", st);
@@ -88,7 +88,7 @@ static cudnnStatus_t make_filter(const hd_bdesc *t, struct cudnnFilterStruct *ou
     int nb, dims[CUDNN_DIM_MAX], strides[CUDNN_DIM_MAX];
     cudnnDataType_t dt;
     if (!read_tensor(t, &nb, dims, strides, &dt))
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, FN, "vectorized filters or sizes beyond int do not run");
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, FN, "vectorized filters or sizes beyond int do not run");
     int kcrs[CUDNN_DIM_MAX], krsc[CUDNN_DIM_MAX];
     for (int i = 0; i < nb; i++)
         kcrs[i] = i;
@@ -102,7 +102,7 @@ static cudnnStatus_t make_filter(const hd_bdesc *t, struct cudnnFilterStruct *ou
     else if (packed_in_order(nb, dims, strides, krsc))
         fmt = CUDNN_TENSOR_NHWC;
     else
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, FN, "the filter tensor must be packed KCRS or KRSC to run");
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, FN, "the filter tensor must be packed KCRS or KRSC to run");
     hd_object_init(out, HD_TAG_FILTER);
     cudnnStatus_t st = hd_filter_set(out, dt, fmt, nb, dims, FN);
     return st == CUDNN_STATUS_SUCCESS ? st : legacy_fail("the filter (as cudnnSetFilterNdDescriptor)", st);
@@ -122,7 +122,7 @@ static cudnnStatus_t make_conv(const hd_bdesc *c, int groups, struct cudnnConvol
     int pad[CUDNN_DIM_MAX], stride[CUDNN_DIM_MAX], dilation[CUDNN_DIM_MAX];
     for (int i = 0; i < sd; i++) {
         if (pre[i] != post[i])
-            return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, FN, "asymmetric padding (%lld before, %lld after) does not run",
+            return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, FN, "asymmetric padding (%lld before, %lld after) does not run",
                            (long long)pre[i], (long long)post[i]);
         pad[i] = (int)pre[i];
         stride[i] = (int)str[i];

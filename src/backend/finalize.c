@@ -437,7 +437,7 @@ static cudnnStatus_t finalize_engine(hd_bdesc *d)
     if (idx >= count) {
         const char *why = "";
         hd_bgraph_supported(g, &why);
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, FN, "engine %lld does not exist for this graph (%lld engines%s%s)",
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, FN, "engine %lld does not exist for this graph (%lld engines%s%s)",
                        (long long)idx, (long long)count, why ? ": " : "", why ? why : "");
     }
     return CUDNN_STATUS_SUCCESS;
@@ -448,7 +448,7 @@ static cudnnStatus_t finalize_engine_cfg(hd_bdesc *d)
     static const int req[] = {A(ENGINECFG_ENGINE), -1};
     TRY(require(d, req));
     if (hd_bcount(d, A(ENGINECFG_KNOB_CHOICES)) > 0)
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, FN, "hostdnn's engine has no knobs; knob choices cannot be applied");
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, FN, "hostdnn's engine has no knobs; knob choices cannot be applied");
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -520,7 +520,7 @@ static cudnnStatus_t finalize_plan(hd_bdesc *d)
     const hd_bdesc *graph = hd_bget_desc(engine, A(ENGINE_OPERATION_GRAPH), 0);
     const char *why;
     if (!hd_bgraph_supported(graph, &why))
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, FN, "no hostdnn engine runs this graph: %s", why);
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, FN, "no hostdnn engine runs this graph: %s", why);
     TRY(hd_bplan_build(d, hd_bget_desc(graph, A(OPERATIONGRAPH_OPS), 0)));
     TRY(put_i64(d, A(EXECUTION_PLAN_WORKSPACE_SIZE), (int64_t)d->plan->workspace));
     return hd_bdesc_store(d, A(EXECUTION_PLAN_COMPUTED_INTERMEDIATE_UIDS), CUDNN_TYPE_INT64, 0, NULL);
@@ -577,7 +577,7 @@ cudnnStatus_t hd_bdesc_finalize(hd_bdesc *d)
     case B(VARIANT_PACK): st = finalize_variant_pack(d); break;
     default:
         /* KNOB_INFO, LAYOUT_INFO (and INTERMEDIATE_INFO): filled in by the library, never built by users. */
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, FN, "a %s is filled in by cuDNN and cannot be finalized by the user",
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, FN, "a %s is filled in by cuDNN and cannot be finalized by the user",
                        hd_bdesc_type_name((int)d->type));
     }
     if (st == CUDNN_STATUS_SUCCESS)

@@ -50,7 +50,7 @@ static cudnnStatus_t pick(const hd_conv_problem *p, hd_conv_dir dir, int algo, h
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "algo %d is not a %s", algo, algo_type[dir]);
     const char *why;
     if (!hd_conv_pick(p, dir, algo, pl, &why))
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "%s algo %d: %s", dir_name[dir], algo, why);
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "%s algo %d: %s", dir_name[dir], algo, why);
     return CUDNN_STATUS_SUCCESS;
 }
 

@@ -297,6 +297,6 @@ cudnnStatus_t hd_warn(cudnnStatus_t status, const char *fn, const char *fmt, ...
 
 cudnnStatus_t hd_not_implemented(const char *fn)
 {
-    return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn,
+    return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn,
                    "%s is not implemented in hostdnn yet (see docs/coverage.md)", fn);
 }

@@ -38,10 +38,12 @@ void hd_logf_tagged(cudnnSeverity_t sev, const char *fn, cudnnStatus_t status, c
 cudnnStatus_t hd_fail(cudnnStatus_t status, const char *fn, const char *fmt, ...) HD_PRINTF(3, 4);
 #define HD_FAIL(status, ...) hd_fail((status), __func__, __VA_ARGS__)
 
-/* Same at warning level, for answers that are not errors (e.g. "not implemented yet"). */
+/* Same at warning level.  Never for an error return: a refusal must be visible with
+ * CUDNN_LOGERR_DBG=1 alone, so every non-SUCCESS answer logs through hd_fail (docs/logging.md;
+ * tests/scripts/log_levels.sh fails on `return hd_warn(CUDNN_STATUS_...`). */
 cudnnStatus_t hd_warn(cudnnStatus_t status, const char *fn, const char *fmt, ...) HD_PRINTF(3, 4);
 
-/* The answer of a generated stub: a warning naming the function, then NOT_SUPPORTED. */
+/* The answer of a generated stub: an error naming the function, then NOT_SUPPORTED. */
 cudnnStatus_t hd_not_implemented(const char *fn);
 
 /* The callback settings: libcudnn_ops_infer owns them (src/ops/infer/callback.c) and logs

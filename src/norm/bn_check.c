@@ -64,7 +64,7 @@ cudnnStatus_t hd_bn_act_read(const char *fn, cudnnActivationDescriptor_t d, hd_b
     case CUDNN_ACTIVATION_TANH: case CUDNN_ACTIVATION_ELU: case CUDNN_ACTIVATION_IDENTITY:
         break;
     default:
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "activation mode %d is not supported in a fused normalization",
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "activation mode %d is not supported in a fused normalization",
                        (int)mode);
     }
     out->on = 1;
@@ -87,7 +87,7 @@ cudnnStatus_t hd_bn_check_x(const char *fn, const struct cudnnTensorStruct *x, c
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s has %d dims; only 4-d and 5-d tensors are supported", name,
                        x->nbDims);
     if (!hd_is_float_type(x->dtype) || x->vect_c > 1)
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "%s: %s data is not supported by normalization", name,
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "%s: %s data is not supported by normalization", name,
                        hd_dtype_name(x->dtype));
     return CUDNN_STATUS_SUCCESS;
 }
@@ -101,7 +101,7 @@ cudnnStatus_t hd_bn_check_like_x(const char *fn, const struct cudnnTensorStruct 
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s is %s but xDesc is %s", name, hd_dtype_name(t->dtype),
                        hd_dtype_name(x->dtype));
     if (t->vect_c > 1)
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "%s: vectorized layouts are not supported", name);
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "%s: vectorized layouts are not supported", name);
     return CUDNN_STATUS_SUCCESS;
 }
 

@@ -58,9 +58,10 @@ static void descriptor(void)
                  CUDNN_STATUS_BAD_PARAM);
     CHECK_OK(cudnnGetCTCLossDescriptor_v8(d, &ct, &nm, &gm, &ml));
     CHECK(ct == CUDNN_DATA_FLOAT && nm == CUDNN_LOSS_NORMALIZATION_SOFTMAX && gm == CUDNN_PROPAGATE_NAN && ml == 9);
-    CHECK_STATUS(cudnnGetCTCLossDescriptor(d, NULL), CUDNN_STATUS_BAD_PARAM);
-    CHECK_STATUS(cudnnGetCTCLossDescriptorEx(d, &ct, NULL, &gm), CUDNN_STATUS_BAD_PARAM);
-    CHECK_STATUS(cudnnGetCTCLossDescriptor_v8(d, &ct, &nm, &gm, NULL), CUDNN_STATUS_BAD_PARAM);
+    /* NULL outputs are "not wanted", as in cuDNN 8.5 (test_adv_getters covers each one) */
+    CHECK_OK(cudnnGetCTCLossDescriptor(d, NULL));
+    CHECK_OK(cudnnGetCTCLossDescriptorEx(d, &ct, NULL, &gm));
+    CHECK_OK(cudnnGetCTCLossDescriptor_v8(d, &ct, &nm, &gm, NULL));
     CHECK_STATUS(cudnnGetCTCLossDescriptor(NULL, &ct), CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(cudnnSetCTCLossDescriptor(NULL, CUDNN_DATA_FLOAT), CUDNN_STATUS_BAD_PARAM);
 

@@ -130,6 +130,100 @@ static void to_stdout(void)
     CHECK(strstr(buf, "Error: CUDNN_STATUS_BAD_PARAM") != NULL);
 }
 
+/* One NOT_SUPPORTED refusal from each sub-library family (ops, cnn, adv, backend): a refusal
+ * must be visible with CUDNN_LOGERR_DBG=1 alone, so each logs its reason at error level. */
+static const char *const refusal_reasons[] = {
+    "cuDNN 8.1 supports groupCnt 1 only (got 2)",                       /* ops_infer */
+    "CUDNN_FUSED_SCALE_BIAS_ADD_ACTIVATION_GEN_BITMASK is not implemented in hostdnn", /* cnn_train */
+    "nbDims must be 4 (got 3)",                                          /* adv_infer */
+    "is filled in by cuDNN and cannot be finalized by the user",         /* backend */
+};
+
+static int refusals(void)
+{
+    int bad = 0;
+    cudnnTensorDescriptor_t x, a, b;
+    cudnnCreateTensorDescriptor(&x);
+    cudnnCreateTensorDescriptor(&a);
+    cudnnCreateTensorDescriptor(&b);
+    cudnnSetTensor4dDescriptor(x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 2, 3, 4, 5);
+    bad += cudnnDeriveNormTensorDescriptor(a, b, x, CUDNN_NORM_PER_CHANNEL, 2) != CUDNN_STATUS_NOT_SUPPORTED;
+    cudnnHandle_t h;
+    cudnnFusedOpsPlan_t plan;
+    cudnnFusedOpsConstParamPack_t pack;
+    size_t ws = 0;
+    bad += cudnnCreate(&h) != CUDNN_STATUS_SUCCESS;
+    cudnnCreateFusedOpsPlan(&plan, CUDNN_FUSED_SCALE_BIAS_ADD_ACTIVATION_GEN_BITMASK);
+    cudnnCreateFusedOpsConstParamPack(&pack, CUDNN_FUSED_SCALE_BIAS_ADD_ACTIVATION_GEN_BITMASK);
+    bad += cudnnMakeFusedOpsPlan(h, plan, pack, &ws) != CUDNN_STATUS_NOT_SUPPORTED;
+    cudnnSeqDataDescriptor_t sd;
+    int dims[4] = { 2, 2, 1, 4 }, lens[2] = { 2, 2 };
+    cudnnSeqDataAxis_t axes[4] = { CUDNN_SEQDATA_TIME_DIM, CUDNN_SEQDATA_BATCH_DIM, CUDNN_SEQDATA_BEAM_DIM,
+                                   CUDNN_SEQDATA_VECT_DIM };
+    cudnnCreateSeqDataDescriptor(&sd);
+    bad += cudnnSetSeqDataDescriptor(sd, CUDNN_DATA_FLOAT, 3, dims, axes, 2, lens, NULL) != CUDNN_STATUS_NOT_SUPPORTED;
+    cudnnBackendDescriptor_t knob;
+    cudnnBackendCreateDescriptor(CUDNN_BACKEND_KNOB_INFO_DESCRIPTOR, &knob);
+    bad += cudnnBackendFinalize(knob) != CUDNN_STATUS_NOT_SUPPORTED;
+    return bad;
+}
+
+static void refusals_child(void)
+{
+    _exit(refusals() ? 20 : 0);
+}
+
+static int err_cb_hits[4], err_cb_other;
+static void error_callback(cudnnSeverity_t sev, void *udata, const cudnnDebug_t *dbg, const char *msg)
+{
+    (void)udata;
+    if (sev != CUDNN_SEV_ERROR || dbg->cudnnStatus == CUDNN_STATUS_SUCCESS) {
+        err_cb_other++;
+        return;
+    }
+    for (int i = 0; i < 4; i++)
+        if (strstr(msg, refusal_reasons[i]))
+            err_cb_hits[i]++;
+}
+
+static void refusals_callback_child(void)
+{
+    cudnnSetCallback(CUDNN_SEV_ERROR_EN, NULL, error_callback);
+    if (refusals())
+        _exit(20);
+    for (int i = 0; i < 4; i++)
+        if (err_cb_hits[i] != 1)
+            _exit(21 + i);
+    _exit(err_cb_other ? 25 : 0);
+}
+
+static void refusals_at_error_level(void)
+{
+    SECTION("NOT_SUPPORTED refusals with CUDNN_LOGERR_DBG=1 alone");
+    int st = in_child(NULL, NULL, "1", path, refusals_child);
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child exit %d", WEXITSTATUS(st));
+    char *s = slurp(path);
+    CHECK(s != NULL);
+    if (!s)
+        return;
+    for (int i = 0; i < 4; i++) {
+        const char *r = strstr(s, refusal_reasons[i]);
+        CHECK_MSG(r != NULL, "reason \"%s\" not logged at error level", refusal_reasons[i]);
+        /* the reason sits on an error record's "e!     Error: CUDNN_STATUS_NOT_SUPPORTED" line */
+        const char *line = r;
+        while (line > s && line[-1] != '\n')
+            line--;
+        static const char head[] = "e!     Error: CUDNN_STATUS_NOT_SUPPORTED; Reason:";
+        CHECK_MSG(r && strncmp(line, head, sizeof head - 1) == 0,
+                  "reason \"%s\" is not on an error line", refusal_reasons[i]);
+    }
+    CHECK(strstr(s, "W! ") == NULL && strstr(s, "w! ") == NULL);
+
+    SECTION("NOT_SUPPORTED refusals through a CUDNN_SEV_ERROR_EN callback");
+    st = in_child(NULL, NULL, NULL, NULL, refusals_callback_child);
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child exit %d", WEXITSTATUS(st));
+}
+
 static int cb_count, cb_bad;
 static cudnnSeverity_t cb_sev;
 static cudnnStatus_t cb_status;
@@ -200,6 +294,7 @@ int main(void)
     nothing_enabled();
     to_stdout();
     callbacks();
+    refusals_at_error_level();
     unlink(path);
     return hd_test_finish();
 }

@@ -7,7 +7,7 @@ For each sub-library it writes
   api_<lib>.c        one exported cudnn* entry point per function of that library: logs the call
                      and its arguments (CUDNN_LOGINFO_DBG), then calls the implementation
                      hd_impl_<name> written in src/ with HD_IMPL(name), or, where none exists
-                     yet, answers CUDNN_STATUS_NOT_SUPPORTED with a warning;
+                     yet, answers CUDNN_STATUS_NOT_SUPPORTED with an error-level log;
   exports_<lib>.map  the linker version script exporting exactly that library's functions
                      (not for ops_infer, whose script also carries the private interface and
                      is written by gen_private.py from the compiled objects);

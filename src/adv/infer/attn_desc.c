@@ -43,7 +43,7 @@ cudnnStatus_t HD_IMPL(cudnnSetAttnDescriptor)(cudnnAttnDescriptor_t attnDesc, un
     if ((unsigned)computePrec > (unsigned)CUDNN_DATA_INT64)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "computePrec %d is not a cudnnDataType_t", (int)computePrec);
     if (!prec_ok)
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "computePrec %s does not go with dataType %s",
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, __func__, "computePrec %s does not go with dataType %s",
                        hd_dtype_name(computePrec), hd_dtype_name(dataType));
     if ((unsigned)mathType > (unsigned)CUDNN_FMA_MATH)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "mathType %d is not a cudnnMathType_t", (int)mathType);

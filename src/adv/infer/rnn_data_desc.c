@@ -38,7 +38,7 @@ cudnnStatus_t HD_IMPL(cudnnSetRNNDataDescriptor)(cudnnRNNDataDescriptor_t rnnDat
     if ((unsigned)dataType > (unsigned)CUDNN_DATA_INT64)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "dataType %d is not a cudnnDataType_t", (int)dataType);
     if (dataType != CUDNN_DATA_FLOAT && dataType != CUDNN_DATA_DOUBLE && dataType != CUDNN_DATA_HALF)
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "RNN data must be FLOAT, DOUBLE or HALF (got %s)",
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, __func__, "RNN data must be FLOAT, DOUBLE or HALF (got %s)",
                        hd_dtype_name(dataType));
     if ((unsigned)layout > (unsigned)CUDNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "layout %d is not a cudnnRNNDataLayout_t", (int)layout);

@@ -69,7 +69,7 @@ static cudnnStatus_t check_common(const char *fn, cudnnRNNAlgo_t algo, cudnnRNNM
     if (!valid_dtype_enum(math_prec))
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "mathPrec %d is not a cudnnDataType_t", (int)math_prec);
     if (!rnn_dtype(math_prec))
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "RNN mathPrec must be FLOAT, DOUBLE or HALF (got %s)",
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "RNN mathPrec must be FLOAT, DOUBLE or HALF (got %s)",
                        hd_dtype_name(math_prec));
     if (hidden <= 0)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "hiddenSize must be positive (got %d)", hidden);
@@ -96,12 +96,12 @@ cudnnStatus_t HD_IMPL(cudnnSetRNNDescriptor_v8)(cudnnRNNDescriptor_t rnnDesc, cu
     if (!valid_dtype_enum(dataType))
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "dataType %d is not a cudnnDataType_t", (int)dataType);
     if (!rnn_dtype(dataType))
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "RNN dataType must be FLOAT, DOUBLE or HALF (got %s)",
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, __func__, "RNN dataType must be FLOAT, DOUBLE or HALF (got %s)",
                        hd_dtype_name(dataType));
     int prec_ok = dataType == CUDNN_DATA_HALF ? (mathPrec == CUDNN_DATA_HALF || mathPrec == CUDNN_DATA_FLOAT)
                                               : mathPrec == dataType;
     if (!prec_ok)
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "mathPrec %s does not go with dataType %s",
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, __func__, "mathPrec %s does not go with dataType %s",
                        hd_dtype_name(mathPrec), hd_dtype_name(dataType));
     if ((unsigned)mathType > (unsigned)CUDNN_FMA_MATH)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "mathType %d is not a cudnnMathType_t", (int)mathType);
@@ -114,13 +114,13 @@ cudnnStatus_t HD_IMPL(cudnnSetRNNDescriptor_v8)(cudnnRNNDescriptor_t rnnDesc, cu
     /* As cuDNN: a projection wider than the cell, or on a non-LSTM cell, is "not supported";
      * SKIP_INPUT with inputSize != hiddenSize is accepted here and refused when used. */
     if (projSize > hiddenSize)
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "projSize %d is larger than hiddenSize %d", projSize, hiddenSize);
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, __func__, "projSize %d is larger than hiddenSize %d", projSize, hiddenSize);
     if (projSize < hiddenSize && cellMode != CUDNN_LSTM)
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "a recurrent projection (projSize < hiddenSize) needs CUDNN_LSTM");
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, __func__, "a recurrent projection (projSize < hiddenSize) needs CUDNN_LSTM");
     if (projSize < hiddenSize && algo != CUDNN_RNN_ALGO_STANDARD)
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "recurrent projection needs CUDNN_RNN_ALGO_STANDARD");
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, __func__, "recurrent projection needs CUDNN_RNN_ALGO_STANDARD");
     if (biasMode != CUDNN_RNN_DOUBLE_BIAS && algo != CUDNN_RNN_ALGO_STANDARD)
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "bias modes other than DOUBLE_BIAS need CUDNN_RNN_ALGO_STANDARD");
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, __func__, "bias modes other than DOUBLE_BIAS need CUDNN_RNN_ALGO_STANDARD");
 
     rnn_defaults(rnnDesc);
     rnnDesc->algo = algo;
@@ -205,15 +205,19 @@ cudnnStatus_t HD_IMPL(cudnnGetRNNDescriptor_v6)(cudnnHandle_t handle, cudnnRNNDe
     HD_CHECK_DESC(rnnDesc, HD_TAG_RNN);
     if (!rnnDesc->is_set)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "rnnDesc was never set");
+    /* Unlike Get_v8, the v6 getter needs every output: cuDNN 8.5 answers BAD_PARAM for any
+     * NULL one (docs/rnn.md, "NULL outputs"). */
+    if (!hiddenSize || !numLayers || !dropoutDesc || !inputMode || !direction || !cellMode || !algo || !mathPrec)
+        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "an output pointer is NULL (the v6 getter needs all eight)");
     const struct cudnnRNNStruct *r = rnnDesc;
-    if (hiddenSize) *hiddenSize = r->hidden_size;
-    if (numLayers) *numLayers = r->num_layers;
-    if (dropoutDesc) *dropoutDesc = r->dropout;
-    if (inputMode) *inputMode = r->input_mode;
-    if (direction) *direction = r->dir;
-    if (cellMode) *cellMode = r->cell;
-    if (algo) *algo = r->algo;
-    if (mathPrec) *mathPrec = r->math_prec;
+    *hiddenSize = r->hidden_size;
+    *numLayers = r->num_layers;
+    *dropoutDesc = r->dropout;
+    *inputMode = r->input_mode;
+    *direction = r->dir;
+    *cellMode = r->cell;
+    *algo = r->algo;
+    *mathPrec = r->math_prec;
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -240,7 +244,7 @@ cudnnStatus_t HD_IMPL(cudnnSetRNNBiasMode)(cudnnRNNDescriptor_t rnnDesc, cudnnRN
     if ((unsigned)biasMode > (unsigned)CUDNN_RNN_SINGLE_REC_BIAS)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "biasMode %d is not a cudnnRNNBiasMode_t", (int)biasMode);
     if (biasMode != CUDNN_RNN_DOUBLE_BIAS && rnnDesc->algo != CUDNN_RNN_ALGO_STANDARD)
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "bias modes other than DOUBLE_BIAS need CUDNN_RNN_ALGO_STANDARD");
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, __func__, "bias modes other than DOUBLE_BIAS need CUDNN_RNN_ALGO_STANDARD");
     rnnDesc->bias = biasMode;
     return CUDNN_STATUS_SUCCESS;
 }
@@ -272,15 +276,17 @@ static cudnnStatus_t set_clip(const char *fn, cudnnRNNDescriptor_t r, cudnnRNNCl
     return CUDNN_STATUS_SUCCESS;
 }
 
+/* cuDNN 8.5 treats NULL outputs differently in the two clip getters: the _v8 one skips them
+ * ("not wanted"), the legacy one answers BAD_PARAM.  ALL_NEEDED picks the legacy rule. */
 static cudnnStatus_t get_clip(const char *fn, cudnnRNNDescriptor_t r, cudnnRNNClipMode_t *mode,
-                              cudnnNanPropagation_t *nan_opt, double *lclip, double *rclip)
+                              cudnnNanPropagation_t *nan_opt, double *lclip, double *rclip, int all_needed)
 {
-    if (!mode || !nan_opt || !lclip || !rclip)
+    if (all_needed && (!mode || !nan_opt || !lclip || !rclip))
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "an output pointer is NULL");
-    *mode = r->clip_mode;
-    *nan_opt = r->clip_nan;
-    *lclip = r->lclip;
-    *rclip = r->rclip;
+    if (mode) *mode = r->clip_mode;
+    if (nan_opt) *nan_opt = r->clip_nan;
+    if (lclip) *lclip = r->lclip;
+    if (rclip) *rclip = r->rclip;
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -295,7 +301,7 @@ cudnnStatus_t HD_IMPL(cudnnRNNGetClip_v8)(cudnnRNNDescriptor_t rnnDesc, cudnnRNN
                                           cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip)
 {
     HD_CHECK_DESC(rnnDesc, HD_TAG_RNN);
-    return get_clip(__func__, rnnDesc, clipMode, clipNanOpt, lclip, rclip);
+    return get_clip(__func__, rnnDesc, clipMode, clipNanOpt, lclip, rclip, 0);
 }
 
 cudnnStatus_t HD_IMPL(cudnnRNNSetClip)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode,
@@ -311,7 +317,7 @@ cudnnStatus_t HD_IMPL(cudnnRNNGetClip)(cudnnHandle_t handle, cudnnRNNDescriptor_
 {
     HD_CHECK_HANDLE(handle);
     HD_CHECK_DESC(rnnDesc, HD_TAG_RNN);
-    return get_clip(__func__, rnnDesc, clipMode, clipNanOpt, lclip, rclip);
+    return get_clip(__func__, rnnDesc, clipMode, clipNanOpt, lclip, rclip, 1);
 }
 
 cudnnStatus_t HD_IMPL(cudnnSetRNNProjectionLayers)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc,
@@ -327,12 +333,12 @@ cudnnStatus_t HD_IMPL(cudnnSetRNNProjectionLayers)(cudnnHandle_t handle, cudnnRN
     if (outProjSize < 0)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "outProjSize must not be negative (got %d)", outProjSize);
     if (outProjSize != 0)
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "output projection is not supported (outProjSize must be 0)");
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, __func__, "output projection is not supported (outProjSize must be 0)");
     if (recProjSize < rnnDesc->hidden_size) {
         if (rnnDesc->cell != CUDNN_LSTM)
-            return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "recurrent projection exists only for CUDNN_LSTM");
+            return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, __func__, "recurrent projection exists only for CUDNN_LSTM");
         if (rnnDesc->algo != CUDNN_RNN_ALGO_STANDARD)
-            return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "recurrent projection needs CUDNN_RNN_ALGO_STANDARD");
+            return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, __func__, "recurrent projection needs CUDNN_RNN_ALGO_STANDARD");
     }
     rnnDesc->proj_size = recProjSize;
     return CUDNN_STATUS_SUCCESS;
@@ -375,7 +381,7 @@ cudnnStatus_t HD_IMPL(cudnnSetRNNAlgorithmDescriptor)(cudnnHandle_t handle, cudn
     HD_CHECK_HANDLE(handle);
     HD_CHECK_DESC(rnnDesc, HD_TAG_RNN);
     HD_CHECK_DESC(algoDesc, HD_TAG_ALGO_DESC);
-    return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__,
+    return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, __func__,
                    "RNN algorithm descriptors are not used: choose the algorithm in cudnnSetRNNDescriptor_v8");
 }
 

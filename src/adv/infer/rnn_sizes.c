@@ -133,10 +133,11 @@ cudnnStatus_t HD_IMPL(cudnnGetRNNWeightParams)(cudnnHandle_t handle, cudnnRNNDes
     TRY(need_input_size(__func__, rnnDesc));
     TRY(check_fits(__func__, rnnDesc, rnnDesc->input_size, 1, 1));
     HD_CHECK_PTR(weightSpace);
-    if (mDesc) HD_CHECK_DESC(mDesc, HD_TAG_TENSOR);
-    if (bDesc) HD_CHECK_DESC(bDesc, HD_TAG_TENSOR);
-    if (!mAddr && !bAddr)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "mAddr and bAddr are both NULL");
+    /* All four outputs are needed: cuDNN 8.5 answers BAD_PARAM for any NULL one. */
+    HD_CHECK_DESC(mDesc, HD_TAG_TENSOR);
+    HD_CHECK_DESC(bDesc, HD_TAG_TENSOR);
+    HD_CHECK_PTR(mAddr);
+    HD_CHECK_PTR(bAddr);
     size_t es = hd_dtype_size(rnnDesc->dtype);
     size_t need = hd_rnn_weight_bytes(rnnDesc);
     if (weightSpaceSize < need)
@@ -146,14 +147,10 @@ cudnnStatus_t HD_IMPL(cudnnGetRNNWeightParams)(cudnnHandle_t handle, cudnnRNNDes
     TRY(locate(__func__, rnnDesc, pseudoLayer, linLayerID, &pc));
     TRY(fits_int(__func__, pc));
     char *base = (char *)(uintptr_t)weightSpace;
-    if (mAddr) {
-        *mAddr = pc.m_rows ? base + pc.m_off * es : NULL;
-        if (mDesc) describe_tensor(mDesc, rnnDesc->dtype, pc.m_rows, pc.m_cols);
-    }
-    if (bAddr) {
-        *bAddr = pc.b_rows ? base + pc.b_off * es : NULL;
-        if (bDesc) describe_tensor(bDesc, rnnDesc->dtype, pc.b_rows, 1);
-    }
+    *mAddr = pc.m_rows ? base + pc.m_off * es : NULL;
+    describe_tensor(mDesc, rnnDesc->dtype, pc.m_rows, pc.m_cols);
+    *bAddr = pc.b_rows ? base + pc.b_off * es : NULL;
+    describe_tensor(bDesc, rnnDesc->dtype, pc.b_rows, 1);
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -223,8 +220,7 @@ cudnnStatus_t HD_IMPL(cudnnGetRNNTempSpaceSizes)(cudnnHandle_t handle, cudnnRNND
     if ((unsigned)fMode > (unsigned)CUDNN_FWD_MODE_TRAINING)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "fMode %d is not a cudnnForwardMode_t", (int)fMode);
     TRY(hd_rnn_check_data(__func__, xDesc, "xDesc", rnnDesc, rnnDesc->input_size));
-    if (!workSpaceSize && !reserveSpaceSize)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "workSpaceSize and reserveSpaceSize are both NULL");
+    /* Either size may be NULL ("not wanted"), both too: cuDNN 8.5 answers SUCCESS then. */
     TRY(check_fits(__func__, rnnDesc, rnnDesc->input_size, xDesc->max_seq, xDesc->batch));
     hd_rnn_bytes n = hd_rnn_plan_bytes(rnnDesc, xDesc->max_seq, xDesc->batch, fMode == CUDNN_FWD_MODE_INFERENCE);
     if (workSpaceSize)

@@ -38,10 +38,10 @@ cudnnStatus_t HD_IMPL(cudnnSetSeqDataDescriptor)(cudnnSeqDataDescriptor_t seqDat
     if ((unsigned)dataType > (unsigned)CUDNN_DATA_INT64)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "dataType %d is not a cudnnDataType_t", (int)dataType);
     if (dataType != CUDNN_DATA_FLOAT && dataType != CUDNN_DATA_DOUBLE && dataType != CUDNN_DATA_HALF)
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "sequence data must be FLOAT, DOUBLE or HALF (got %s)",
+        return HD_FAIL(CUDNN_STATUS_NOT_SUPPORTED, "sequence data must be FLOAT, DOUBLE or HALF (got %s)",
                        hd_dtype_name(dataType));
     if (nbDims != CUDNN_SEQDATA_DIM_COUNT)
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "nbDims must be %d (got %d)", CUDNN_SEQDATA_DIM_COUNT, nbDims);
+        return HD_FAIL(CUDNN_STATUS_NOT_SUPPORTED, "nbDims must be %d (got %d)", CUDNN_SEQDATA_DIM_COUNT, nbDims);
     HD_CHECK_PTR(dimA);
     HD_CHECK_PTR(axes);
     HD_CHECK_PTR(seqLengthArray);
@@ -91,25 +91,27 @@ cudnnStatus_t HD_IMPL(cudnnGetSeqDataDescriptor)(const cudnnSeqDataDescriptor_t 
     HD_CHECK_DESC(seqDataDesc, HD_TAG_SEQ_DATA);
     if (!seqDataDesc->is_set)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "seqDataDesc was never set");
-    if (!dataType || !nbDims || !seqLengthArraySize)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "dataType, nbDims and seqLengthArraySize must not be NULL");
     if (nbDimsRequested < 0)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "nbDimsRequested must not be negative (got %d)", nbDimsRequested);
-    if (nbDimsRequested > 0 && (!dimA || !axes))
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "dimA and axes must not be NULL when nbDimsRequested > 0");
-    if (seqLengthSizeRequested > 0 && !seqLengthArray)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "seqLengthArray is NULL with seqLengthSizeRequested > 0");
+    /* Every output is optional, as in cuDNN 8.5 (checked against it, docs/rnn.md): NVIDIA's
+     * multiHeadAttention sample asks for the dims and axes only, with dataType, the length
+     * array and paddingFill NULL.  A NULL array is "not wanted" whatever count comes with it. */
     const struct cudnnSeqDataStruct *d = seqDataDesc;
-    *dataType = d->dtype;
-    *nbDims = CUDNN_SEQDATA_DIM_COUNT;
+    if (dataType)
+        *dataType = d->dtype;
+    if (nbDims)
+        *nbDims = CUDNN_SEQDATA_DIM_COUNT;
     int nd = nbDimsRequested < CUDNN_SEQDATA_DIM_COUNT ? nbDimsRequested : CUDNN_SEQDATA_DIM_COUNT;
     for (int i = 0; i < nd; i++) {
-        dimA[i] = d->dims[i];
-        axes[i] = d->axes[i];
+        if (dimA)
+            dimA[i] = d->dims[i];
+        if (axes)
+            axes[i] = d->axes[i];
     }
-    *seqLengthArraySize = d->nlens;
+    if (seqLengthArraySize)
+        *seqLengthArraySize = d->nlens;
     size_t n = seqLengthSizeRequested < d->nlens ? seqLengthSizeRequested : d->nlens;
-    if (n > 0)
+    if (n > 0 && seqLengthArray)
         memcpy(seqLengthArray, d->seq_len, n * sizeof *seqLengthArray);
     if (paddingFill) {
         if (d->dtype == CUDNN_DATA_DOUBLE)

@@ -85,8 +85,9 @@ cudnnStatus_t HD_IMPL(cudnnSetCTCLossDescriptor_v8)(cudnnCTCLossDescriptor_t ctc
 cudnnStatus_t HD_IMPL(cudnnGetCTCLossDescriptor)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType)
 {
     HD_CHECK_DESC(ctcLossDesc, HD_TAG_CTC_LOSS);
-    HD_CHECK_PTR(compType);
-    *compType = ctcLossDesc->comp_type;
+    /* Every CTC getter output is optional, as in cuDNN 8.5: NULL means "not wanted". */
+    if (compType)
+        *compType = ctcLossDesc->comp_type;
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -95,11 +96,9 @@ cudnnStatus_t HD_IMPL(cudnnGetCTCLossDescriptorEx)(cudnnCTCLossDescriptor_t ctcL
                                                    cudnnNanPropagation_t *gradMode)
 {
     HD_CHECK_DESC(ctcLossDesc, HD_TAG_CTC_LOSS);
-    if (!compType || !normMode || !gradMode)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "an output pointer is NULL");
-    *compType = ctcLossDesc->comp_type;
-    *normMode = ctcLossDesc->norm_mode;
-    *gradMode = ctcLossDesc->grad_mode;
+    if (compType) *compType = ctcLossDesc->comp_type;
+    if (normMode) *normMode = ctcLossDesc->norm_mode;
+    if (gradMode) *gradMode = ctcLossDesc->grad_mode;
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -108,11 +107,9 @@ cudnnStatus_t HD_IMPL(cudnnGetCTCLossDescriptor_v8)(cudnnCTCLossDescriptor_t ctc
                                                     cudnnNanPropagation_t *gradMode, int *maxLabelLength)
 {
     HD_CHECK_DESC(ctcLossDesc, HD_TAG_CTC_LOSS);
-    if (!compType || !normMode || !gradMode || !maxLabelLength)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "an output pointer is NULL");
-    *compType = ctcLossDesc->comp_type;
-    *normMode = ctcLossDesc->norm_mode;
-    *gradMode = ctcLossDesc->grad_mode;
-    *maxLabelLength = ctcLossDesc->max_label_length;
+    if (compType) *compType = ctcLossDesc->comp_type;
+    if (normMode) *normMode = ctcLossDesc->norm_mode;
+    if (gradMode) *gradMode = ctcLossDesc->grad_mode;
+    if (maxLabelLength) *maxLabelLength = ctcLossDesc->max_label_length;
     return CUDNN_STATUS_SUCCESS;
 }

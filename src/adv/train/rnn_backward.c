@@ -48,7 +48,7 @@ cudnnStatus_t HD_IMPL(cudnnRNNBackwardWeights_v8)(cudnnHandle_t handle, cudnnRNN
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "addGrad %d is not a cudnnWgradMode_t", (int)addGrad);
     TRY(check_v8(__func__, rnnDesc, devSeqLengths, xDesc, yDesc, hDesc, NULL, 0));
     if (addGrad != CUDNN_WGRAD_MODE_ADD)
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "cuDNN 8.1 supports only CUDNN_WGRAD_MODE_ADD");
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, __func__, "cuDNN 8.1 supports only CUDNN_WGRAD_MODE_ADD");
     return hd_rnn_run_backward_weights(__func__, handle, rnnDesc, xDesc, x, hx, y, weightSpaceSize, dweightSpace,
                                        workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
 }

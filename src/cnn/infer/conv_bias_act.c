@@ -74,7 +74,7 @@ cudnnStatus_t HD_IMPL(cudnnConvolutionBiasActivationForward)(
     const char *why;
     hd_conv_plan pl;
     if (!hd_conv_pick(&p, HD_CONV_FWD, algo, &pl, &why))
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "forward algo %d: %s", (int)algo, why);
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, __func__, "forward algo %d: %s", (int)algo, why);
     hd_conv_args a = {0};
     a.x = x, a.w = w, a.out = y, a.ws = workSpace, a.ws_size = workSpace ? workSpaceSizeInBytes : 0;
     a.nthreads = handle->num_threads;

@@ -71,7 +71,7 @@ static cudnnStatus_t check_inputs(const char *fn, const filter_t *w, const tenso
                            i, dy->dims[i], want[i]);
     if (!plain_type(dx->dtype) || dx->vect_c != 1 || dy->vect_c != 1 || w->vect_c != 1 ||
         fmt == CUDNN_TENSOR_NCHW_VECT_C)
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "vectorised (NCHW_VECT_C) data is not folded");
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "vectorised (NCHW_VECT_C) data is not folded");
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -115,12 +115,12 @@ static cudnnStatus_t fold_strided(const char *fn, const filter_t *w, const tenso
                                   cudnnTensorTransformDescriptor_t t_unfold)
 {
     if (dx->nbDims != 4)
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "strided folding is implemented for 2-d convolutions only");
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "strided folding is implemented for 2-d convolutions only");
     /* CUDNN_CONVOLUTION flips the filter, which the folding transform does not do; for a 1x1
      * filter the flip changes nothing, so that case is folded too. */
     int flip_free = c->mode == CUDNN_CROSS_CORRELATION || (w->dims[2] == 1 && w->dims[3] == 1);
     if (c->group_count != 1 || c->dilation[0] != 1 || c->dilation[1] != 1 || !flip_free)
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "strided folding needs one group, unit dilation and "
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "strided folding needs one group, unit dilation and "
                        "CUDNN_CROSS_CORRELATION (or a 1x1 filter)");
     const int u = c->stride[0], v = c->stride[1];
     const int K = w->dims[0], C = w->dims[1], R = w->dims[2], S = w->dims[3];

@@ -58,7 +58,7 @@ cudnnStatus_t hd_fused_make_bn_finalize(hd_fused_plan *plan, hd_fused_made *m)
     TRY(need(plan, CUDNN_PARAM_BN_MODE));
     int mode = plan->slot[CUDNN_PARAM_BN_MODE].u.value;
     if (mode != CUDNN_BATCHNORM_SPATIAL && mode != CUDNN_BATCHNORM_SPATIAL_PERSISTENT)
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, MAKE, "CUDNN_PARAM_BN_MODE %s: BN finalize is per channel "
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, MAKE, "CUDNN_PARAM_BN_MODE %s: BN finalize is per channel "
                        "(SPATIAL or SPATIAL_PERSISTENT)", hd_enum_name_cudnnBatchNormMode_t(mode));
     TRY(need(plan, CUDNN_PARAM_BN_SCALEBIAS_MEANVAR_DESC));
     TRY(per_channel(plan, CUDNN_PARAM_BN_SCALEBIAS_MEANVAR_DESC, 0, 0));

@@ -97,7 +97,7 @@ static cudnnStatus_t pick_algo(int wgrad, hd_fused_made *m)
             }
         }
     }
-    return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "no convolution algorithm handles this problem");
+    return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "no convolution algorithm handles this problem");
 }
 
 cudnnStatus_t hd_fused_make_conv(hd_fused_plan *plan, hd_fused_made *m)
@@ -121,7 +121,7 @@ cudnnStatus_t hd_fused_make_conv(hd_fused_plan *plan, hd_fused_made *m)
     const struct cudnnTensorStruct *x = &s[CUDNN_PARAM_XDESC].u.tensor, *y = &s[yl].u.tensor;
     const struct cudnnFilterStruct *w = &s[wl].u.filter;
     if (!hd_fused_float_type(x->dtype) || x->vect_c != 1)
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "x data type %s: the fused ops take FLOAT, DOUBLE, HALF or BFLOAT16",
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "x data type %s: the fused ops take FLOAT, DOUBLE, HALF or BFLOAT16",
                        hd_enum_name_cudnnDataType_t((int)x->dtype));
     if (y->dtype != x->dtype || w->dtype != x->dtype)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "x, %s and %s must have one data type (got %s, %s, %s)", lname(wl),
@@ -142,7 +142,7 @@ cudnnStatus_t hd_fused_make_conv(hd_fused_plan *plan, hd_fused_made *m)
                            hd_enum_name_cudnnDataType_t((int)e->dtype));
         int mode = s[CUDNN_PARAM_BN_MODE].u.value;
         if (mode != CUDNN_BATCHNORM_SPATIAL && mode != CUDNN_BATCHNORM_SPATIAL_PERSISTENT)
-            return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "CUDNN_PARAM_BN_MODE %s: the scale and bias are per channel "
+            return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "CUDNN_PARAM_BN_MODE %s: the scale and bias are per channel "
                            "(SPATIAL or SPATIAL_PERSISTENT)", hd_enum_name_cudnnBatchNormMode_t(mode));
     }
     m->relu = 0;
@@ -151,7 +151,7 @@ cudnnStatus_t hd_fused_make_conv(hd_fused_plan *plan, hd_fused_made *m)
         if (am == CUDNN_ACTIVATION_RELU)
             m->relu = 1;
         else if (am != CUDNN_ACTIVATION_IDENTITY)
-            return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "activation %s: the fused ops apply RELU (or IDENTITY) only",
+            return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "activation %s: the fused ops apply RELU (or IDENTITY) only",
                            hd_enum_name_cudnnActivationMode_t((int)am));
     }
     m->stats = 0;

@@ -62,7 +62,7 @@ cudnnStatus_t HD_IMPL(cudnnMakeFusedOpsPlan)(cudnnHandle_t handle, cudnnFusedOps
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "constPack is for %s but plan is for %s",
                        hd_enum_name_cudnnFusedOps_t((int)constPack->op), hd_enum_name_cudnnFusedOps_t((int)plan->op));
     if (!implemented(plan->op))
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__,
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, __func__,
                        "%s is not implemented in hostdnn (cuDNN 8.1 documents it as reserved for future use)",
                        hd_enum_name_cudnnFusedOps_t((int)plan->op));
     /* Work on a scratch plan, so that a failure leaves PLAN as it was. */
@@ -94,7 +94,7 @@ cudnnStatus_t HD_IMPL(cudnnFusedOpsExecute)(cudnnHandle_t handle, const cudnnFus
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "varPack is for %s but plan is for %s",
                        hd_enum_name_cudnnFusedOps_t((int)varPack->op), hd_enum_name_cudnnFusedOps_t((int)plan->op));
     if (!implemented(plan->op))
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__,
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, __func__,
                        "%s is not implemented in hostdnn (no plan can be made; see docs/fused-ops.md)",
                        hd_enum_name_cudnnFusedOps_t((int)plan->op));
     if (!plan->made)

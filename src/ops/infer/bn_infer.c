@@ -57,7 +57,7 @@ cudnnStatus_t HD_IMPL(cudnnDeriveNormTensorDescriptor)(cudnnTensorDescriptor_t d
     if (mode != CUDNN_NORM_PER_ACTIVATION && mode != CUDNN_NORM_PER_CHANNEL)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "mode %d is not a cudnnNormMode_t", (int)mode);
     if (groupCnt != 1)
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "cuDNN 8.1 supports groupCnt 1 only (got %d)", groupCnt);
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, __func__, "cuDNN 8.1 supports groupCnt 1 only (got %d)", groupCnt);
     cudnnStatus_t st = derive(__func__, derivedNormScaleBiasDesc, xDesc, mode == CUDNN_NORM_PER_ACTIVATION);
     if (st != CUDNN_STATUS_SUCCESS)
         return st;
@@ -156,7 +156,7 @@ cudnnStatus_t HD_IMPL(cudnnNormalizationForwardInference)(
     if (algo != CUDNN_NORM_ALGO_STANDARD && algo != CUDNN_NORM_ALGO_PERSIST)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "algo %d is not a cudnnNormAlgo_t", (int)algo);
     if (groupCnt != 1)
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "cuDNN 8.1 supports groupCnt 1 only (got %d)", groupCnt);
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, __func__, "cuDNN 8.1 supports groupCnt 1 only (got %d)", groupCnt);
     return infer(__func__, handle, mode == CUDNN_NORM_PER_ACTIVATION, normOps != CUDNN_NORM_OPS_NORM,
                  normOps == CUDNN_NORM_OPS_NORM_ADD_ACTIVATION, alpha, beta, xDesc, x, yDesc, y, normScaleBiasDesc,
                  normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc,

@@ -69,9 +69,9 @@ static cudnnStatus_t check_pair(const char *fn, const tensor_t *x, const tensor_
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "xDesc is %s but yDesc is %s", hd_dtype_name(x->dtype),
                        hd_dtype_name(y->dtype));
     if (!hd_is_float_type(x->dtype) || x->vect_c > 1)
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "%s data is not supported", hd_dtype_name(x->dtype));
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "%s data is not supported", hd_dtype_name(x->dtype));
     if (!hd_same_strides(x, y))
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "x and y strides differ (cuDNN does not support this)");
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "x and y strides differ (cuDNN does not support this)");
     return CUDNN_STATUS_SUCCESS;
 }
 

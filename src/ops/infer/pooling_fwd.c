@@ -317,7 +317,7 @@ cudnnStatus_t HD_IMPL(cudnnPoolingForward)(cudnnHandle_t handle, const cudnnPool
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "n, c of x (%d, %d) and y (%d, %d) differ", xDesc->dims[0],
                        xDesc->dims[1], yDesc->dims[0], yDesc->dims[1]);
     if (!valid_pool_type(xDesc) || !valid_pool_type(yDesc))
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "pooling forward does not take %s data",
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, __func__, "pooling forward does not take %s data",
                        hd_dtype_name(xDesc->dtype));
     for (int d = 0; d < p->nbSpatial; d++)
         if ((long long)xDesc->dims[d + 2] + 2LL * p->pad[d] < p->window[d])

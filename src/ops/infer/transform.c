@@ -172,7 +172,7 @@ cudnnStatus_t HD_IMPL(cudnnInitTransformDest)(const cudnnTensorTransformDescript
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "transformDesc has %u dims but srcDesc has %d", transformDesc->nbDims,
                        srcDesc->nbDims);
     if (has_negative_pad(transformDesc))
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "negative padding (cropping) is not supported");
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, __func__, "negative padding (cropping) is not supported");
     int dims[CUDNN_DIM_MAX];
     for (int i = 0; i < srcDesc->nbDims; i++) {
         int64_t d = (int64_t)srcDesc->dims[i] + transformDesc->pad_before[i] + transformDesc->pad_after[i];
@@ -183,7 +183,7 @@ cudnnStatus_t HD_IMPL(cudnnInitTransformDest)(const cudnnTensorTransformDescript
     if (has_fold(transformDesc)) {
         /* the folded (FOLD) or unfolded (UNFOLD) shape of the padded source; see run_fold */
         if (srcDesc->nbDims != 4)
-            return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "folding is implemented for 4-d tensors only");
+            return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, __func__, "folding is implemented for 4-d tensors only");
         cudnnStatus_t fst = check_fold_factors(__func__, transformDesc);
         if (fst != CUDNN_STATUS_SUCCESS)
             return fst;
@@ -402,11 +402,11 @@ static cudnnStatus_t check_fold(const char *fn, const struct cudnnTensorTransfor
                                 const tensor_t *yd)
 {
     if (d->nbDims != 4 || xd->nbDims != 4 || yd->nbDims != 4)
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "folding is implemented for 4-d tensors only");
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "folding is implemented for 4-d tensors only");
     if (xd->vect_c > 1 || yd->vect_c > 1)
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "folding of vectorised (NCHW_VECT_C) data is not supported");
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "folding of vectorised (NCHW_VECT_C) data is not supported");
     if (has_negative_pad(d))
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "negative padding (cropping) is not supported");
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "negative padding (cropping) is not supported");
     cudnnStatus_t st = check_fold_factors(fn, d);
     if (st != CUDNN_STATUS_SUCCESS)
         return st;
@@ -457,7 +457,7 @@ static cudnnStatus_t check_ex(const char *fn, const struct cudnnTensorTransformS
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "transDesc, srcDesc and destDesc must have the same nbDims");
     /* (folding never reaches here: callers take check_fold when the descriptor folds) */
     if (has_negative_pad(d))
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "negative padding (cropping) is not supported");
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "negative padding (cropping) is not supported");
     *padded = 0;
     for (int i = 0; i < xd->nbDims; i++) {
         int64_t want = (int64_t)xd->dims[i] + d->pad_before[i] + d->pad_after[i];

@@ -96,9 +96,9 @@ cudnnStatus_t HD_IMPL(cudnnLRNCrossChannelBackward)(cudnnHandle_t handle, cudnnL
     if (xDesc->dtype != yDesc->dtype || xDesc->dtype != dyDesc->dtype || xDesc->dtype != dxDesc->dtype)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "x, y, dy and dx data types differ");
     if (!hd_is_float_type(xDesc->dtype) || xDesc->vect_c > 1)
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "%s data is not supported", hd_dtype_name(xDesc->dtype));
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, __func__, "%s data is not supported", hd_dtype_name(xDesc->dtype));
     if (!hd_same_strides(xDesc, yDesc) || !hd_same_strides(xDesc, dyDesc) || !hd_same_strides(xDesc, dxDesc))
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "the strides of x, y, dy and dx differ (cuDNN does not support this)");
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, __func__, "the strides of x, y, dy and dx differ (cuDNN does not support this)");
     bwd_ctx k;
     k.d = normDesc;
     hd_view_init(&k.x, xDesc);
@@ -170,9 +170,9 @@ cudnnStatus_t HD_IMPL(cudnnDivisiveNormalizationBackward)(cudnnHandle_t handle, 
     if (xDesc->dtype != dXdMeansDesc->dtype)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "xDesc and dXdMeansDesc data types differ");
     if (!hd_is_float_type(xDesc->dtype) || xDesc->vect_c > 1)
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "%s data is not supported", hd_dtype_name(xDesc->dtype));
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, __func__, "%s data is not supported", hd_dtype_name(xDesc->dtype));
     if (!hd_same_strides(xDesc, dXdMeansDesc))
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "x and dx strides differ (cuDNN does not support this)");
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, __func__, "x and dx strides differ (cuDNN does not support this)");
     bwd_ctx k;
     k.d = normDesc;
     hd_view_init(&k.x, xDesc);

@@ -23,7 +23,7 @@ static cudnnStatus_t check_common(const char *fn, cudnnNormMode_t mode, cudnnNor
     if (algo != CUDNN_NORM_ALGO_STANDARD && algo != CUDNN_NORM_ALGO_PERSIST)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "algo %d is not a cudnnNormAlgo_t", (int)algo);
     if (groupCnt != 1)
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "cuDNN 8.1 supports groupCnt 1 only (got %d)", groupCnt);
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "cuDNN 8.1 supports groupCnt 1 only (got %d)", groupCnt);
     return CUDNN_STATUS_SUCCESS;
 }
 

@@ -217,7 +217,7 @@ cudnnStatus_t HD_IMPL(cudnnPoolingBackward)(cudnnHandle_t handle, const cudnnPoo
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "n, c of x (%d, %d) and y (%d, %d) differ", xDesc->dims[0],
                        xDesc->dims[1], yDesc->dims[0], yDesc->dims[1]);
     if (!hd_is_float_type(xDesc->dtype) || xDesc->vect_c > 1)
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "pooling backward does not take %s data",
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, __func__, "pooling backward does not take %s data",
                        hd_dtype_name(xDesc->dtype));
     for (int d = 0; d < p->nbSpatial; d++)
         if ((long long)xDesc->dims[d + 2] + 2LL * p->pad[d] < p->window[d])
