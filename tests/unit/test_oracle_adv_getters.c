@@ -4,7 +4,7 @@
  * Only the getters that need no handle run here (cuDNN 8 creates no handle without a GPU);
  * test_adv_getters checks the handle-taking ones against the table.
  *
- * Runs when HD_ORACLE_LIB names NVIDIA's libcudnn_ops_infer.so.8 (tests/scripts/oracle_cudnn8.sh);
+ * Runs when HD_ORACLE_LIB names NVIDIA's libcudnn.so.8 (tests/scripts/oracle_cudnn8.sh);
  * skipped otherwise and under the sanitizers.  NVIDIA's libraries carry our sub-libraries'
  * sonames, so they are loaded in a forked child that never calls hostdnn: its ops_infer first
  * (by path, so that adv_infer's NEEDED entry finds it and not ours), then adv_infer and
@@ -176,10 +176,17 @@ int main(void)
         SKIP("cuDNN 8 oracle: not loaded under the sanitizers");
         return hd_test_finish();
     }
-    if (!lib || !strstr(lib, "libcudnn_ops_infer.so.8")) {
-        SKIP("cuDNN 8 oracle: HD_ORACLE_LIB does not name NVIDIA's libcudnn_ops_infer.so.8 (tests/scripts/oracle_cudnn8.sh)");
+    /* HD_ORACLE_LIB names NVIDIA's libcudnn.so.8 or its libcudnn_ops_infer.so.8: the
+     * sub-libraries are beside it */
+    static char ops[4096];
+    const char *base = lib ? strrchr(lib, '/') : NULL;
+    if (lib && base && (strcmp(base + 1, "libcudnn.so.8") == 0 || strcmp(base + 1, "libcudnn_ops_infer.so.8") == 0))
+        snprintf(ops, sizeof ops, "%.*s/libcudnn_ops_infer.so.8", (int)(base - lib), lib);
+    if (!ops[0]) {
+        SKIP("cuDNN 8 oracle: HD_ORACLE_LIB does not name NVIDIA's libcudnn.so.8 (tests/scripts/oracle_cudnn8.sh)");
         return hd_test_finish();
     }
+    lib = ops;
     list_cases();
     int fd[2];
     if (pipe(fd) != 0)

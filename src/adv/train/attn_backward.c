@@ -84,7 +84,7 @@ cudnnStatus_t HD_IMPL(cudnnMultiHeadAttnBackwardWeights)(cudnnHandle_t handle, c
     if (!dout || !queries || !keys || !values || (L.total && !dweights))
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "dout, queries, keys, values and dweights must not be NULL");
     if (addGrad != CUDNN_WGRAD_MODE_ADD)
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, __func__, "only CUDNN_WGRAD_MODE_ADD is supported, as in cuDNN 8.1");
+        return HD_FAIL(CUDNN_STATUS_NOT_SUPPORTED, "only CUDNN_WGRAD_MODE_ADD is supported, as in cuDNN 8.1");
     hd_attn_bwd_args args = { attnDesc, NULL, NULL, qDesc, kDesc, vDesc, doDesc, queries, keys, values, dout, weights,
                               NULL, NULL, NULL, dweights, reserveSpace, workSpace, handle->num_threads };
     return hd_attn_backward_weights(__func__, &args);
