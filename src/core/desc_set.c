@@ -2,15 +2,24 @@
  * core/desc_set.c -- see desc_set.h.
  *
  * Tensor validation follows the cuDNN 8.1 reference; where it is silent we follow what
- * cuDNN 9 answers for the same call (tests/unit/test_oracle_desc.c compares the two):
- *   - dims must be > 0 (BAD_PARAM); more than 2^31-1 elements is NOT_SUPPORTED;
- *   - nbDims 3..8 are accepted, fewer is BAD_PARAM (as NVIDIA's cuDNN 8 answers; cuDNN 9 also
- *     takes 2), more than CUDNN_DIM_MAX is NOT_SUPPORTED;
- *   - strides must be >= 0 (8.1 documents negative strides as BAD_PARAM; cuDNN 9 takes them);
- *     a zero stride is only accepted on a dimension of size 1;
+ * NVIDIA's cuDNN 8 answers for the same call (tests/unit/test_oracle_desc.c and
+ * test_oracle_random.c compare them; docs/descriptors.md lists the differences we keep):
+ *   - every dim must be > 0 (BAD_PARAM), checked before any size;
+ *   - nbDims 3..8 are accepted, fewer is BAD_PARAM (cuDNN 9 also takes 2), more than
+ *     CUDNN_DIM_MAX is NOT_SUPPORTED;
+ *   - "the total size exceeds 2 Giga-elements" (NOT_SUPPORTED) is measured as cuDNN 8 does:
+ *     the span of the strides, 1 + sum (dim - 1) * stride, must fit in 31 bits;
+ *   - packed tensors (a format instead of strides): cuDNN 8 computes the strides in 32-bit
+ *     arithmetic, so a tensor whose stride wraps to 0 is BAD_PARAM and any other too large one
+ *     NOT_SUPPORTED by the span; the same statuses here;
+ *   - strides given explicitly must be >= 0: hostdnn's operations do not run on negative
+ *     strides, so they are refused (BAD_PARAM) where cuDNN 8 stores them; a zero stride is
+ *     only accepted on a dimension of size 1; more than 2^31-1 elements is NOT_SUPPORTED even
+ *     when overlapping strides keep the span smaller (cuDNN 8 accepts those);
  *   - NCHW_VECT_C needs a vector type (INT8x4, UINT8x4, INT8x32) and C a multiple of its width.
  * Filters are checked as tensors, except that with NCHW_VECT_C a C that is not a multiple of
- * the vector width is accepted and rounded up to whole vectors, as cuDNN 9 does.
+ * the vector width is accepted and rounded up to whole vectors, as cuDNN 9 does; a filter of
+ * more than 2^31-1 elements is NOT_SUPPORTED (cuDNN 8 stores it; no convolution could use it).
  *
  * Convolution validation follows cuDNN (checked against cuDNN 9 by
  * tests/unit/test_oracle_conv_desc.c): negative padding, non-positive stride or dilation, an
@@ -44,8 +53,8 @@ static int valid_format(cudnnTensorFormat_t f)
 }
 
 /* Checks of the rank and the dimensions shared by tensors and filters (FILTER: 1 for a
- * filter, which the messages name). */
-static cudnnStatus_t check_dims(const char *fn, int filter, int nbDims, const int *dims)
+ * filter, which the messages name).  COUNT: also refuse more than 2^31-1 elements. */
+static cudnnStatus_t check_dims(const char *fn, int filter, int nbDims, const int *dims, int count)
 {
     if (nbDims > CUDNN_DIM_MAX)
         return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "nbDims %d exceeds CUDNN_DIM_MAX (%d)", nbDims, CUDNN_DIM_MAX);
@@ -54,10 +63,11 @@ static cudnnStatus_t check_dims(const char *fn, int filter, int nbDims, const in
                       : hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "nbDims must be at least 3 (got %d)", nbDims);
     if (!dims)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s is NULL", filter ? "filterDimA" : "dimA");
-    int64_t elems = 1;
-    for (int i = 0; i < nbDims; i++) {
+    for (int i = 0; i < nbDims; i++)
         if (dims[i] <= 0)
             return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "dimension %d is %d; dimensions must be positive", i, dims[i]);
+    int64_t elems = 1;
+    for (int i = 0; i < nbDims && count; i++) {
         elems *= dims[i];
         if (elems > INT_MAX)
             return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "the %s has more than 2^31-1 elements",
@@ -66,11 +76,45 @@ static cudnnStatus_t check_dims(const char *fn, int filter, int nbDims, const in
     return CUDNN_STATUS_SUCCESS;
 }
 
+/* The span of a strided tensor in elements, 1 + sum (dim - 1) * |stride|: what cuDNN 8 calls
+ * its total size. */
+static int64_t span_of(int nbDims, const int *dims, const int64_t *strides)
+{
+    int64_t span = 1;
+    for (int i = 0; i < nbDims; i++)
+        span += (int64_t)(dims[i] - 1) * (strides[i] < 0 ? -strides[i] : strides[i]);
+    return span;
+}
+
+/* The packed strides as cuDNN 8 computes them, in 32-bit arithmetic (each wraps modulo
+ * 2^32), in the order hd_packed_strides uses. */
+static void packed_strides32(cudnnTensorFormat_t fmt, int nbDims, const int *dims, int vect, int64_t *out)
+{
+    uint32_t s = 1, c = (uint32_t)(dims[1] / vect);
+    if (fmt == CUDNN_TENSOR_NHWC) {
+        out[1] = 1;
+        s = c;
+        for (int i = nbDims - 1; i >= 2; i--) {
+            out[i] = (int32_t)s;
+            s *= (uint32_t)dims[i];
+        }
+        out[0] = (int32_t)s;
+        return;
+    }
+    for (int i = nbDims - 1; i >= 0; i--) {
+        out[i] = (int32_t)s;
+        s *= i == 1 ? c : (uint32_t)dims[i];
+    }
+}
+
 static cudnnStatus_t check_tensor_dims(const char *fn, cudnnDataType_t dt, int nbDims, const int *dims)
 {
+    /* a rank above CUDNN_DIM_MAX is answered before the data type, as cuDNN 8 does */
+    if (nbDims > CUDNN_DIM_MAX)
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "nbDims %d exceeds CUDNN_DIM_MAX (%d)", nbDims, CUDNN_DIM_MAX);
     if (!valid_dtype(dt))
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "dataType %d is not valid for a tensor", (int)dt);
-    return check_dims(fn, 0, nbDims, dims);
+    return check_dims(fn, 0, nbDims, dims, 0);
 }
 
 /* Store a validated description; the caller has checked everything. */
@@ -106,8 +150,15 @@ cudnnStatus_t hd_tensor_set_format(tensor_t *t, cudnnTensorFormat_t fmt, cudnnDa
         if (dims[1] % vect != 0)
             return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "C (%d) must be a multiple of the vector width %d", dims[1], vect);
     }
+    int64_t s32[CUDNN_DIM_MAX];
+    packed_strides32(fmt, nbDims, dims, vect, s32);
+    for (int i = 0; i < nbDims; i++)
+        if (s32[i] == 0)
+            return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "the packed stride of dimension %d overflows 32 bits", i);
+    if (span_of(nbDims, dims, s32) > INT_MAX)
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "the tensor spans more than 2^31-1 elements");
     int strides[CUDNN_DIM_MAX];
-    if (hd_packed_strides(fmt, nbDims, dims, vect, strides) != 0)
+    if (hd_packed_strides(fmt, nbDims, dims, vect, strides) != 0)   /* unreachable after the span */
         return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "a stride exceeds 2^31-1");
     store(t, dt, fmt, vect, nbDims, dims, strides, 1);
     return CUDNN_STATUS_SUCCESS;
@@ -121,16 +172,20 @@ cudnnStatus_t hd_tensor_set_strided(tensor_t *t, cudnnDataType_t dt, int nbDims,
         return st;
     if (!strides)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "strideA is NULL");
-    int64_t last = 0;
+    int64_t s64[CUDNN_DIM_MAX];
     for (int i = 0; i < nbDims; i++) {
         if (strides[i] < 0)
-            return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "stride %d is negative (%d)", i, strides[i]);
+            return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "stride %d is negative (%d): hostdnn does not run on negative strides",
+                           i, strides[i]);
         if (strides[i] == 0 && dims[i] > 1)
             return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "stride %d is 0 but dimension %d has size %d", i, i, dims[i]);
-        last += (int64_t)(dims[i] - 1) * strides[i];
+        s64[i] = strides[i];
     }
-    if (last >= ((int64_t)1 << 40))
-        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "the strides span more than 2^40 elements");
+    if (span_of(nbDims, dims, s64) > INT_MAX)
+        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "the strides span more than 2^31-1 elements");
+    st = check_dims(fn, 0, nbDims, dims, 1);
+    if (st != CUDNN_STATUS_SUCCESS)
+        return st;
     int packed[CUDNN_DIM_MAX];
     int is_packed = hd_packed_strides(CUDNN_TENSOR_NCHW, nbDims, dims, 1, packed) == 0;
     for (int i = 0; i < nbDims && is_packed; i++)
@@ -142,11 +197,11 @@ cudnnStatus_t hd_tensor_set_strided(tensor_t *t, cudnnDataType_t dt, int nbDims,
 cudnnStatus_t hd_filter_set(struct cudnnFilterStruct *f, cudnnDataType_t dt, cudnnTensorFormat_t fmt, int nbDims,
                             const int *dims, const char *fn)
 {
-    if (!valid_dtype(dt))
+    if (!valid_dtype(dt) || dt == CUDNN_DATA_INT32)   /* cuDNN 8 has no INT32 filters */
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "dataType %d is not valid for a filter", (int)dt);
     if (!valid_format(fmt))
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "format %d is not a cudnnTensorFormat_t", (int)fmt);
-    cudnnStatus_t st = check_dims(fn, 1, nbDims, dims);
+    cudnnStatus_t st = check_dims(fn, 1, nbDims, dims, 1);
     if (st != CUDNN_STATUS_SUCCESS)
         return st;
     int vect = 1;
@@ -191,6 +246,11 @@ static int valid_compute_type(cudnnDataType_t t)
 cudnnStatus_t hd_conv_desc_set(struct cudnnConvolutionStruct *c, int n, const int *pad, const int *stride,
                                const int *dil, cudnnConvolutionMode_t mode, cudnnDataType_t ct, const char *fn)
 {
+    /* the enums first: cuDNN 8 answers BAD_PARAM for them before looking at arrayLength */
+    if (mode != CUDNN_CONVOLUTION && mode != CUDNN_CROSS_CORRELATION)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "mode %d is not a cudnnConvolutionMode_t", (int)mode);
+    if (!valid_compute_type(ct))
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "computeType %d is not a convolution compute type", (int)ct);
     if (n > HD_CONV_MAX_SPATIAL)
         return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "arrayLength %d exceeds CUDNN_DIM_MAX - 2 (%d)", n,
                        HD_CONV_MAX_SPATIAL);
@@ -198,10 +258,6 @@ cudnnStatus_t hd_conv_desc_set(struct cudnnConvolutionStruct *c, int n, const in
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "arrayLength is negative (%d)", n);
     if (n > 0 && (!pad || !stride || !dil))
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "padA, filterStrideA or dilationA is NULL");
-    if (mode != CUDNN_CONVOLUTION && mode != CUDNN_CROSS_CORRELATION)
-        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "mode %d is not a cudnnConvolutionMode_t", (int)mode);
-    if (!valid_compute_type(ct))
-        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "computeType %d is not a convolution compute type", (int)ct);
     for (int i = 0; i < n; i++) {
         if (pad[i] < 0)
             return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "padding %d of dimension %d is negative", pad[i], i);

@@ -73,11 +73,23 @@ static void tensor_bad_input(void)
     CHECK_STATUS(cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 65536, 65536, 1, 1), CUDNN_STATUS_NOT_SUPPORTED);
     CHECK_STATUS(cudnnSetTensor4dDescriptorEx(t, CUDNN_DATA_FLOAT, 2, 3, 4, 5, -1, 1, 1, 1), CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(cudnnSetTensor4dDescriptorEx(t, CUDNN_DATA_FLOAT, 2, 3, 4, 5, 0, 1, 1, 1), CUDNN_STATUS_BAD_PARAM);
-    /* Huge strides are fine: sizes are 64-bit. */
+    /* The span of the strides (1 + sum (dim - 1) * stride) must fit in 31 bits, as NVIDIA's
+     * cuDNN 8 answers; up to that, sizes are exact (64-bit). */
     size_t big = 0;
-    CHECK_OK(cudnnSetTensor4dDescriptorEx(t, CUDNN_DATA_FLOAT, 2, 3, 4, 5, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX));
+    CHECK_STATUS(cudnnSetTensor4dDescriptorEx(t, CUDNN_DATA_FLOAT, 2, 3, 4, 5, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX),
+                 CUDNN_STATUS_NOT_SUPPORTED);
+    CHECK_STATUS(cudnnSetTensor4dDescriptorEx(t, CUDNN_DATA_FLOAT, 2, 1, 1, 1, INT32_MAX, 1, 1, 1), CUDNN_STATUS_NOT_SUPPORTED);
+    CHECK_OK(cudnnSetTensor4dDescriptorEx(t, CUDNN_DATA_FLOAT, 2, 1, 1, 1, INT32_MAX - 1, 1, 1, 1));
     CHECK_OK(cudnnGetTensorSizeInBytes(t, &big));
-    CHECK(big == ((size_t)10 * INT32_MAX + 1) * 4);
+    CHECK(big == (size_t)INT32_MAX * 4);
+    /* packed strides are computed in 32 bits, as cuDNN 8 does: one that wraps to 0 is
+     * BAD_PARAM, a span beyond 31 bits NOT_SUPPORTED */
+    CHECK_STATUS(cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 3, 65536, 65536), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 1, 46341, 46341),
+                 CUDNN_STATUS_NOT_SUPPORTED);
+    CHECK_OK(cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 1, 46340, 46340));
+    CHECK_STATUS(cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 0, 65536, 65536, 65536),
+                 CUDNN_STATUS_BAD_PARAM);   /* a zero dimension is found before any size */
     CHECK_OK(cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 2, 3, 4));
     int dims[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, strides[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
     CHECK_STATUS(cudnnSetTensorNdDescriptor(t, CUDNN_DATA_FLOAT, 9, dims, strides), CUDNN_STATUS_NOT_SUPPORTED);
