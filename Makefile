@@ -53,10 +53,12 @@ install: build
 	@$(CMAKE) --install $(BUILD) --prefix $(PREFIX)
 
 # hostdnn-bench's short suite (peak, STREAM, GEMM), then the memory-bound primitives side by
-# side with oneDNN 2.6 (rewrites that section of docs/performance.md).
+# side with oneDNN 2.6 (rewrites that section of docs/performance.md), then multi-head
+# attention (NVIDIA's multiHeadAttention sample's size: 8 heads, batch 16, 64 steps, 512 wide).
 bench: build
 	@$(BUILD)/tools/hostdnn-bench
 	@bench/compare_ops.sh $(BUILD)
+	@$(BUILD)/bench/hostdnn_attn
 
 # hostdnn, oneDNN 2.6 and PyTorch side by side; rewrites docs/performance.md's convolution section.
 bench-compare: build
