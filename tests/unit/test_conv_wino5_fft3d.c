@@ -10,8 +10,9 @@
  * several transform tiles per dimension.  Each run gets exactly the workspace its query
  * returned, one byte less is refused with BAD_PARAM, the error is within the bound derived in
  * docs/algorithms.md, and the worst error per method, direction and type is printed.  Then:
- * 1 and 3 threads give bitwise the same results, cudnnGet*_v7 and cudnnFind* list the
- * algorithm with the queried workspace, and what the methods do not take is NOT_SUPPORTED.
+ * 1 and 3 threads give bitwise the same results, the dispatch record names the solver,
+ * cudnnGet*_v7 and cudnnFind* list the algorithm with the queried workspace, and what the
+ * methods do not take is NOT_SUPPORTED.
  */
 #define _GNU_SOURCE
 #include <cudnn.h>
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "hostdnn.h"
 #include "harness.h"
 #include "ref/conv_ref.h"
 
@@ -402,6 +404,41 @@ static void threads(void)
     cudnnDestroy(h1), cudnnDestroy(h3);
 }
 
+/* ---- the dispatch record names the new solvers ---- */
+
+static int last_id;
+
+static void on_log(cudnnSeverity_t sev, void *ud, const cudnnDebug_t *dbg, const char *msg)
+{
+    (void)sev, (void)ud, (void)msg;
+    int id, dir, algo;
+    if (hostdnnDebugGetConvSolver(dbg, &id, &dir, &algo))
+        last_id = id;
+}
+
+static void solver_ids(cudnnHandle_t h)
+{
+    SECTION("the solvers that run");
+    static const int ids[2][3] = {{110, 208, 308}, {111, 209, 309}};
+    const tcase *picks[] = {&cases[2], &cases[8]};
+    cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, on_log);
+    for (int k = 0; k < 2; k++)
+        for (int dir = 0; dir < 3; dir++) {
+            prob P;
+            prob_make(&P, picks[k], &types[1], 0, 0, NULL);
+            size_t wsz = 0;
+            CHECK_OK(ws_query(h, &P, dir, algo_of(picks[k], dir), &wsz));
+            void *ws = malloc(wsz + 1);
+            last_id = 0;
+            CHECK_OK(run(h, &P, dir, algo_of(picks[k], dir), ws, wsz));
+            CHECK_MSG(last_id == ids[k][dir], "%s %s: solver %d ran, want %d", picks[k]->name, dname[dir], last_id,
+                      ids[k][dir]);
+            free(ws);
+            prob_free(&P);
+        }
+    cudnnSetCallback(0, NULL, NULL);
+}
+
 /* ---- the heuristics and the search list them ---- */
 
 static void listed(cudnnHandle_t h)
@@ -505,6 +542,7 @@ int main(void)
     cudnnHandle_t h = handle_threads(1);
     correctness(h);
     threads();
+    solver_ids(h);
     listed(h);
     refusals(h);
     cudnnDestroy(h);
