@@ -550,12 +550,18 @@ static void check_refusals(cudnnHandle_t h)
     saw_w4 = saw_other = 0;
     CHECK_OK(cudnnConvolutionForward(h, &alpha, xd, x, wd, w, cd, ALGO, mem, ws, &beta, yd, y));
     CHECK(!saw_w4 && saw_other);
-    /* 5x5 FLOAT: no Winograd */
+    /* 5x5 FLOAT: solver 109 refuses, F(2x2,5x5) (110) computes it */
     cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 2, 8, 8);
     cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 3, 6, 6);
     cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 3, 2, 5, 5);
     cudnnSetConvolution2dDescriptor(cd, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT);
-    CHECK_STATUS(cudnnGetConvolutionForwardWorkspaceSize(h, xd, wd, cd, yd, ALGO, &ws), CUDNN_STATUS_NOT_SUPPORTED);
+    free(mem);
+    CHECK_OK(cudnnGetConvolutionForwardWorkspaceSize(h, xd, wd, cd, yd, ALGO, &ws));
+    mem = malloc(ws + 1);
+    float x5[128] = {0}, w5[150] = {0}, y5[108], falpha = 1, fbeta = 0;
+    saw_w4 = saw_other = 0;
+    CHECK_OK(cudnnConvolutionForward(h, &falpha, xd, x5, wd, w5, cd, ALGO, mem, ws, &fbeta, yd, y5));
+    CHECK(!saw_w4 && saw_other);
     free(mem);
     cudnnDestroyTensorDescriptor(xd);
     cudnnDestroyTensorDescriptor(yd);
