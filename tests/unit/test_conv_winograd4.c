@@ -19,8 +19,8 @@
  * alpha/beta with beta = 0 over NaN, several tile blocks and K ranges, C = 512; the dispatch
  * log; the exact workspace (one byte less is refused, y untouched) and its cap; bitwise
  * identical results for 1, 2, 3 and 5 threads; every HOSTDNN_MAX_ISA cap in a child process;
- * the fused bias/activation call; refusals (DOUBLE data and 5x5 go to solvers 106 and 110, stride 2, backward data with
- * pad 3) and the heuristic.  Backward data runs the same cases, layouts, alpha/beta, threads
+ * the fused bias/activation call; refusals (DOUBLE data and 5x5 filters, which solvers 106
+ * and 110 take instead, stride 2, backward data with pad 3) and the heuristic.  Backward data runs the same cases, layouts, alpha/beta, threads
  * and ISA caps.
  */
 #define _GNU_SOURCE
