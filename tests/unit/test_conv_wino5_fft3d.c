@@ -6,8 +6,8 @@
  * Real-valued data uniform in [-1, 1) (rounded to the storage type first, so the reference
  * sees exactly what the library reads), FLOAT, DOUBLE and HALF (FLOAT compute) data, and for
  * 3-d also TRUE_HALF; NCHW-like and NHWC-like tensors with the matching filter format; both
- * modes; odd sizes, every padding the method takes, groups, depthwise, N = 1 and N > 1,
- * several transform tiles per dimension.  Each run gets exactly the workspace its query
+ * modes; odd sizes, every padding the method takes, groups, depthwise, N = 1 and N > 1, up
+ * to 256 channels, several transform tiles per dimension.  Each run gets exactly the workspace its query
  * returned, one byte less is refused with BAD_PARAM, the error is within the bound derived in
  * docs/algorithms.md, and the worst error per method, direction and type is printed.  Then:
  * 1 and 3 threads give bitwise the same results, the dispatch record names the solver,
@@ -106,6 +106,8 @@ static const tcase cases[] = {
     {"3d grouped", 3, 2, 4, 6, 2, {5, 6, 4}, {2, 3, 3}, {1, 1, 2}},
     {"3d 16x1x2 filter", 3, 1, 1, 2, 1, {20, 3, 4}, {16, 1, 2}, {15, 0, 1}},
     {"3d depthwise", 3, 1, 3, 3, 3, {4, 5, 6}, {3, 3, 3}, {1, 1, 1}},
+    {"5x5 256 channels", 2, 2, 256, 8, 1, {1, 8, 7}, {1, 5, 5}, {0, 2, 2}},
+    {"3d 64 channels", 3, 1, 64, 4, 1, {6, 5, 7}, {3, 3, 3}, {1, 1, 1}},
 };
 
 typedef struct {
