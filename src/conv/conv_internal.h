@@ -199,8 +199,76 @@ static inline hd_conv_layout hd_conv_layout_winograd_bwdf(const hd_conv_problem 
     return L;
 }
 
+/* Winograd F(2x2, 5x5) on 6x6 tiles (conv_winograd5.inc): as F(2x2,3x3) above with 36
+ * transformed-domain points instead of 16 -- U (36 x G*co*ci), V (36 x ci x tiles) and M
+ * (36 x co x tiles) of one image and group; tiles over the output (dx for backward data). */
+static inline hd_conv_layout hd_conv_layout_winograd5(const hd_conv_problem *p, int bwd)
+{
+    int64_t oh = bwd ? p->in[1] : p->out[1], ow = bwd ? p->in[2] : p->out[2];
+    int64_t tiles = ((oh + 1) / 2) * ((ow + 1) / 2);
+    int64_t ci = bwd ? p->Kg : p->Cg, co = bwd ? p->Cg : p->Kg;
+    hd_conv_layout L = {{0}, 0};
+    hd_conv_book(&L, 0, 36 * p->G, co * ci, hd_conv_esize(p));
+    hd_conv_book(&L, 1, 36 * ci, tiles, hd_conv_esize(p));
+    hd_conv_book(&L, 2, 36 * co, tiles, hd_conv_esize(p));
+    return L;
+}
+
+/* Backward-filter F(2x2, 5x5): V (36 x Cg x tiles), transformed dy (36 x Kg x tiles) of one
+ * image and group, accumulated products M (36 x K x Cg). */
+static inline hd_conv_layout hd_conv_layout_winograd5_bwdf(const hd_conv_problem *p)
+{
+    int64_t tiles = ((p->out[1] + 1) / 2) * ((p->out[2] + 1) / 2);
+    hd_conv_layout L = {{0}, 0};
+    hd_conv_book(&L, 0, 36 * p->Cg, tiles, hd_conv_esize(p));
+    hd_conv_book(&L, 1, 36 * p->Kg, tiles, hd_conv_esize(p));
+    hd_conv_book(&L, 2, 36 * p->K, p->Cg, hd_conv_esize(p));
+    return L;
+}
+
+/* 3-d FFT_TILING transform sizes (conv_fft3d.inc), per dimension (D, H, W): the power of two
+ * covering the padded input, capped at the one covering twice the filter (at least 8), so a
+ * transform always yields at least half its length of outputs per tile while small volumes
+ * take one transform of their own size. */
+static inline void hd_conv_fft3d_size(const hd_conv_problem *p, int64_t f[3])
+{
+    for (int d = 0; d < 3; d++) {
+        int64_t padded = p->in[d] + 2 * p->pad[d], cap = 8, need = 1;
+        while (cap < 2 * p->flt[d])
+            cap <<= 1;
+        while (need < padded && need < cap)
+            need <<= 1;
+        f[d] = need;
+    }
+}
+
+/* 3-d FFT_TILING: twiddles, then Df x Hf x Wf complex volumes, assigned as the 2-d FFT's
+ * (hd_conv_layout_fft): A = K*Cg filter spectra or accumulators, B and C the per-image
+ * spectra of the two other tensors. */
+static inline hd_conv_layout hd_conv_layout_fft3d(const hd_conv_problem *p, int dir)
+{
+    int64_t f[3];
+    hd_conv_fft3d_size(p, f);
+    int64_t vol = f[0] * f[1] * f[2], big = f[0];
+    for (int d = 1; d < 3; d++)
+        big = f[d] > big ? f[d] : big;
+    size_t cs = 2 * hd_conv_esize(p);
+    hd_conv_layout L = {{0}, 0};
+    hd_conv_book(&L, 0, big / 2 + 1, 1, cs);
+    hd_conv_book(&L, 1, p->K * p->Cg, vol, cs);
+    hd_conv_book(&L, 2, dir == 1 ? p->Kg : p->Cg, vol, cs);
+    hd_conv_book(&L, 3, dir == 1 ? p->Cg : p->Kg, vol, cs);
+    return L;
+}
+
 #define HD_CONV_DECLARE(sfx) \
     void hd_conv_bwdf_wino_nonfused_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
+    void hd_conv_fwd_wino5_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
+    void hd_conv_bwdd_wino5_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
+    void hd_conv_bwdf_wino5_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
+    void hd_conv_fwd_fft3d_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
+    void hd_conv_bwdd_fft3d_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
+    void hd_conv_bwdf_fft3d_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
     void hd_conv_fwd_fft_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
     void hd_conv_bwdd_fft_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \
     void hd_conv_bwdf_fft_##sfx(const hd_conv_problem *p, const hd_conv_args *a); \

@@ -69,8 +69,10 @@ static const hd_conv_solver *const fwd_solvers[] = {
     &hd_solver_fwd_wino_f,      /* 105  WINOGRAD */
     &hd_solver_fwd_wino4,       /* 109  WINOGRAD_NONFUSED */
     &hd_solver_fwd_wino_nf,     /* 106 */
+    &hd_solver_fwd_wino5,       /* 110  5x5 */
     &hd_solver_fwd_fft,         /* 107  FFT */
-    &hd_solver_fwd_fftt,        /* 108  FFT_TILING */
+    &hd_solver_fwd_fft3d,       /* 111  FFT_TILING, 3-d */
+    &hd_solver_fwd_fftt,        /* 108  2-d (and names the 3-d refusal) */
 };
 
 static const hd_conv_solver *const bwdd_solvers[] = {
@@ -85,8 +87,10 @@ static const hd_conv_solver *const bwdd_solvers[] = {
     &hd_solver_bwdd_wino_f,     /* 203  WINOGRAD */
     &hd_solver_bwdd_wino4,      /* 207  WINOGRAD_NONFUSED */
     &hd_solver_bwdd_wino_nf,    /* 204 */
+    &hd_solver_bwdd_wino5,      /* 208  5x5 */
     &hd_solver_bwdd_fft,        /* 205  FFT */
-    &hd_solver_bwdd_fftt,       /* 206  FFT_TILING */
+    &hd_solver_bwdd_fft3d,      /* 209  FFT_TILING, 3-d */
+    &hd_solver_bwdd_fftt,       /* 206  2-d */
 };
 
 static const hd_conv_solver *const bwdf_solvers[] = {
@@ -98,9 +102,11 @@ static const hd_conv_solver *const bwdf_solvers[] = {
     &hd_solver_bwdf_direct,     /* 302 */
     &hd_solver_bwdf_tiled,      /* 303  ALGO_3 */
     &hd_solver_bwdf_fft,        /* 304  FFT */
-    &hd_solver_bwdf_fftt,       /* 305  FFT_TILING */
+    &hd_solver_bwdf_fft3d,      /* 309  FFT_TILING, 3-d */
+    &hd_solver_bwdf_fftt,       /* 305  2-d */
     &hd_solver_bwdf_wino4,      /* 307  WINOGRAD_NONFUSED */
     &hd_solver_bwdf_wino_nf,    /* 306 */
+    &hd_solver_bwdf_wino5,      /* 308  5x5 */
 };
 
 const hd_conv_solver *const *hd_conv_solvers(hd_conv_dir dir, int *n)

@@ -5,7 +5,8 @@
  * NHWC, padded strides; NCHW and NHWC filters) and types (FLOAT, DOUBLE, HALF with FLOAT
  * and HALF compute, BFLOAT16).  Fills are small integers, so every result of the GEMM,
  * direct and Winograd F(2x2,3x3) methods is exact and compared with zero tolerance; FFT
- * and Winograd F(4x4,3x3) results get a tolerance scaled with the reduction length.  Each algorithm runs with exactly the workspace its query
+ * (2-d and 3-d FFT_TILING) and Winograd F(4x4,3x3) and F(2x2,5x5) results get a tolerance
+ * scaled with the reduction length.  Each algorithm runs with exactly the workspace its query
  * returned, and must refuse one byte less with the output untouched.
  */
 #define _GNU_SOURCE
@@ -363,6 +364,22 @@ static void check_algo(setup *S, int dir, int algo, const char *what, double alp
         o->dt == CUDNN_DATA_FLOAT) {
         double T = (double)r->N * (double)((r->out[1] + 3) / 4) * (double)((r->out[2] + 3) / 4);
         tol = (T + 20) * 0x1p-24 * T * 62500.0 * 4 * fabs(alpha);
+    }
+    /* Winograd F(2x2,5x5) (solvers 110, 208, 308; any type) rounds in every type: forward and
+     * backward data within (L + 16) u S, S <= L * 49 * (31/24)^2 * 100 max|x| max|w| over the
+     * L = Cg (K / G) channels summed; backward filter within (T + 20) u S over the T 2x2 dy
+     * tiles, S <= T * 900 * (8/3)^2 max|x| max|dy| (docs/algorithms.md); float arithmetic
+     * except for DOUBLE data */
+    int wino5 = r->flt[1] == 5 && r->flt[2] == 5 &&
+                ((dir == FWD && algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED) ||
+                 (dir == BWD_DATA && algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED) ||
+                 (dir == BWD_FILTER && algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED));
+    if (wino5) {
+        double u = o->dt == CUDNN_DATA_DOUBLE ? 0x1p-53 : 0x1p-24;
+        double L = dir == BWD_DATA ? r->K / r->G : r->C / r->G;
+        double T = (double)r->N * (double)((r->out[1] + 1) / 2) * (double)((r->out[2] + 1) / 2);
+        tol = dir == BWD_FILTER ? (T + 20) * u * T * 6400.0 * 4 * fabs(alpha)
+                                : (L + 16) * u * L * 8200.0 * 4 * fabs(alpha);
     }
     long bad = 0, first = -1;
     for (long i = 0; i < n; i++) {

@@ -19,8 +19,8 @@
  * alpha/beta with beta = 0 over NaN, several tile blocks and K ranges, C = 512; the dispatch
  * log; the exact workspace (one byte less is refused, y untouched) and its cap; bitwise
  * identical results for 1, 2, 3 and 5 threads; every HOSTDNN_MAX_ISA cap in a child process;
- * the fused bias/activation call; refusals (DOUBLE data, stride 2, 5x5, backward data with
- * pad 3) and the heuristic.  Backward data runs the same cases, layouts, alpha/beta, threads
+ * the fused bias/activation call; refusals (DOUBLE data and 5x5 filters, which solvers 106
+ * and 110 take instead, stride 2, backward data with pad 3) and the heuristic.  Backward data runs the same cases, layouts, alpha/beta, threads
  * and ISA caps.
  */
 #define _GNU_SOURCE
@@ -550,12 +550,18 @@ static void check_refusals(cudnnHandle_t h)
     saw_w4 = saw_other = 0;
     CHECK_OK(cudnnConvolutionForward(h, &alpha, xd, x, wd, w, cd, ALGO, mem, ws, &beta, yd, y));
     CHECK(!saw_w4 && saw_other);
-    /* 5x5 FLOAT: no Winograd */
+    /* 5x5 FLOAT: solver 109 refuses, F(2x2,5x5) (110) computes it */
     cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 2, 8, 8);
     cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 3, 6, 6);
     cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 3, 2, 5, 5);
     cudnnSetConvolution2dDescriptor(cd, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT);
-    CHECK_STATUS(cudnnGetConvolutionForwardWorkspaceSize(h, xd, wd, cd, yd, ALGO, &ws), CUDNN_STATUS_NOT_SUPPORTED);
+    free(mem);
+    CHECK_OK(cudnnGetConvolutionForwardWorkspaceSize(h, xd, wd, cd, yd, ALGO, &ws));
+    mem = malloc(ws + 1);
+    float x5[128] = {0}, w5[150] = {0}, y5[108], falpha = 1, fbeta = 0;
+    saw_w4 = saw_other = 0;
+    CHECK_OK(cudnnConvolutionForward(h, &falpha, xd, x5, wd, w5, cd, ALGO, mem, ws, &fbeta, yd, y5));
+    CHECK(!saw_w4 && saw_other);
     free(mem);
     cudnnDestroyTensorDescriptor(xd);
     cudnnDestroyTensorDescriptor(yd);

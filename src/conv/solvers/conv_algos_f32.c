@@ -5,4 +5,6 @@
 #define GEMM hd_sgemm
 #include "conv/solvers/conv_algos.inc"
 #include "conv/solvers/conv_winograd.inc"
+#include "conv/solvers/conv_winograd5.inc"
 #include "conv/solvers/conv_fft.inc"
+#include "conv/solvers/conv_fft3d.inc"

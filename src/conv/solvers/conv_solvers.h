@@ -8,7 +8,7 @@
 
 #include "conv/conv_registry.h"
 
-/* generic, any data type (conv_generic.c) */
+/* generic, any data type (conv_generic.c; 110/208/308 F(2x2,5x5), 111/209/309 3-d FFT_TILING) */
 extern const hd_conv_solver hd_solver_fwd_implicit;       /* 101 */
 extern const hd_conv_solver hd_solver_fwd_precomp;        /* 102 */
 extern const hd_conv_solver hd_solver_fwd_gemm;           /* 103 */
@@ -29,6 +29,12 @@ extern const hd_conv_solver hd_solver_bwdf_tiled;         /* 303 */
 extern const hd_conv_solver hd_solver_bwdf_fft;           /* 304 */
 extern const hd_conv_solver hd_solver_bwdf_fftt;          /* 305 */
 extern const hd_conv_solver hd_solver_bwdf_wino_nf;       /* 306 */
+extern const hd_conv_solver hd_solver_fwd_wino5;          /* 110 */
+extern const hd_conv_solver hd_solver_fwd_fft3d;          /* 111 */
+extern const hd_conv_solver hd_solver_bwdd_wino5;         /* 208 */
+extern const hd_conv_solver hd_solver_bwdd_fft3d;         /* 209 */
+extern const hd_conv_solver hd_solver_bwdf_wino5;         /* 308 */
+extern const hd_conv_solver hd_solver_bwdf_fft3d;         /* 309 */
 
 /* fp32 blocked implicit GEMM: forward (conv_fwd_*_f32.c, conv_fwd_dot_f32.c), backward data
  * and filter (conv_fast_f32.c) */
