@@ -264,6 +264,10 @@ static int epilogue_fits(hd_bplan *p)
             alpha *= a1, alpha2 = a2, z = other;
         } else if (mode == CUDNN_POINTWISE_RELU_FWD && a1 == 1) {
             double lo = 0, hi = DBL_MAX, slope = 0;
+            int nan = CUDNN_NOT_PROPAGATE_NAN;
+            hd_bget_int(pw, A(POINTWISE_NAN_PROPAGATION), &nan);
+            if (nan != CUDNN_NOT_PROPAGATE_NAN)
+                return 0;            /* the fused store turns NaN into 0 */
             hd_bget_double(pw, A(POINTWISE_RELU_LOWER_CLIP), &lo);
             hd_bget_double(pw, A(POINTWISE_RELU_UPPER_CLIP), &hi);
             hd_bget_double(pw, A(POINTWISE_RELU_LOWER_CLIP_SLOPE), &slope);

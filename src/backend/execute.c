@@ -80,7 +80,10 @@ static cudnnStatus_t build_chain(const hd_bplan *p, const hd_bdesc *vp, hd_pw_ch
         hd_pw_step *s = &c->step[k];
         memset(s, 0, sizeof *s);
         double a1 = 1, a2 = 1, lo = 0, hi = DBL_MAX, slope = 0, ea = 1, sb = 1, wb = 1;
+        int nan = CUDNN_NOT_PROPAGATE_NAN;
         hd_bget_int(pw, A(POINTWISE_MODE), &s->mode);
+        hd_bget_int(pw, A(POINTWISE_NAN_PROPAGATION), &nan);
+        s->propagate_nan = nan == CUDNN_PROPAGATE_NAN;
         hd_bget_double(op, A(OPERATION_POINTWISE_ALPHA1), &a1);
         hd_bget_double(op, A(OPERATION_POINTWISE_ALPHA2), &a2);
         hd_bget_double(pw, A(POINTWISE_RELU_LOWER_CLIP), &lo);

@@ -36,6 +36,7 @@ typedef struct hd_pw_step {
     int mode;                        /* cudnnPointwiseMode_t */
     float alpha1, alpha2;
     float lower_clip, upper_clip, slope, elu_alpha, softplus_beta, swish_beta;
+    int propagate_nan;               /* RELU_FWD: a NaN input stays NaN (else it gives the lower clip) */
     int has_other;
     hd_pw_view other;
     int store;                       /* write the step's result to `out` (a tensor the user sees) */

@@ -102,6 +102,8 @@ static float sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
 /* Clipped, leaky relu: below the lower clip the line continues with SLOPE. */
 static float relu_fwd(const hd_pw_step *s, float x)
 {
+    if (x != x)
+        return s->propagate_nan ? x : s->lower_clip;
     if (x < s->lower_clip)
         return s->lower_clip + s->slope * (x - s->lower_clip);
     return x > s->upper_clip ? s->upper_clip : x;

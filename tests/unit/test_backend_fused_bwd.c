@@ -262,6 +262,33 @@ static void test_pointwise_only(cudnnHandle_t h)
     release_all();
 }
 
+/* RELU_FWD: NaN gives the lower clip unless PROPAGATE_NAN is asked for. */
+static void test_relu_nan(cudnnHandle_t h)
+{
+    for (int prop = 0; prop < 2; prop++) {
+        bd x = t4(1, XD, 0, CUDNN_DATA_FLOAT, false), y = t4(2, XD, 0, CUDNN_DATA_FLOAT, false);
+        pw_param relu = pw_mode(CUDNN_POINTWISE_RELU_FWD);
+        relu.nan = prop ? CUDNN_PROPAGATE_NAN : CUDNN_NOT_PROPAGATE_NAN;
+        bd op = op_pw(&relu, x, NULL, y, 1, 1);
+        bd g = mk_graph(h, &op, 1);
+        int64_t ws;
+        cudnnStatus_t st;
+        bd plan = mk_plan(h, g, 0, &ws, &st);
+        CHECK(plan != NULL);
+        if (plan) {
+            static float in[XE], out[XE];
+            fill(in, XE, 31);
+            in[3] = NAN, in[100] = NAN;
+            int64_t uids[2] = {1, 2};
+            void *ptrs[2] = {in, out};
+            CHECK_OK(run_plan(h, plan, 2, uids, ptrs, NULL));
+            CHECK(prop ? isnan(out[3]) && isnan(out[100]) : out[3] == 0 && out[100] == 0);
+            CHECK(out[5] == (in[5] > 0 ? in[5] : 0));
+        }
+        release_all();
+    }
+}
+
 /* Graphs no engine runs: the heuristics return nothing, engine 0 is NOT_SUPPORTED. */
 static void expect_refused(cudnnHandle_t h, bd *ops, int n, const char *what)
 {
@@ -342,6 +369,7 @@ int main(void)
     SECTION("matmul + bias + gelu, float"), test_matmul(h, CUDNN_DATA_FLOAT);
     SECTION("matmul + bias + gelu, half"), test_matmul(h, CUDNN_DATA_HALF);
     SECTION("pointwise chain without a head"), test_pointwise_only(h);
+    SECTION("relu and NaN"), test_relu_nan(h);
     SECTION("refused graphs"), test_refusals(h);
     SECTION("bad variant packs"), test_bad_variant_pack(h);
     cudnnDestroy(h);
