@@ -289,6 +289,39 @@ static void test_relu_nan(cudnnHandle_t h)
     }
 }
 
+/* GELU forward and backward (dy = 1) over [-9, 9] against erf in double: within the
+ * 2e-7 (1 + |x|) docs/backend.md states. */
+static void test_gelu_accuracy(cudnnHandle_t h)
+{
+    static float in[XE], ones[XE], out[XE];
+    for (int i = 0; i < XE; i++)
+        in[i] = -9.0f + 18.0f * (float)i / (XE - 1), ones[i] = 1;
+    for (int bwd = 0; bwd < 2; bwd++) {
+        bd x = t4(1, XD, 0, CUDNN_DATA_FLOAT, false), y = t4(2, XD, 0, CUDNN_DATA_FLOAT, false),
+           dy = t4(3, XD, 0, CUDNN_DATA_FLOAT, false);
+        pw_param q = pw_mode(bwd ? CUDNN_POINTWISE_GELU_BWD : CUDNN_POINTWISE_GELU_FWD);
+        bd op = bwd ? op_pw_bwd(&q, dy, x, y) : op_pw(&q, x, NULL, y, 1, 1);
+        bd g = mk_graph(h, &op, 1);
+        int64_t ws;
+        cudnnStatus_t st;
+        bd plan = mk_plan(h, g, 0, &ws, &st);
+        CHECK(plan != NULL);
+        if (plan) {
+            int64_t uids[3] = {1, 2, 3};
+            void *ptrs[3] = {in, out, ones};
+            CHECK_OK(run_plan(h, plan, 3, uids, ptrs, NULL));
+            double err = 0;
+            for (int i = 0; i < XE; i++) {
+                double v = in[i], cdf = 0.5 * (1 + erf(v / sqrt(2.0))), pdf = exp(-0.5 * v * v) / sqrt(2 * 3.14159265358979323846);
+                double want = bwd ? cdf + v * pdf : v * cdf;
+                err = fmax(err, fabs(out[i] - want) / (1 + fabs(v)));
+            }
+            CHECK_MSG(err < 2e-7, "GELU %s: error %g", bwd ? "backward" : "forward", err);
+        }
+        release_all();
+    }
+}
+
 /* Graphs no engine runs: the heuristics return nothing, engine 0 is NOT_SUPPORTED. */
 static void expect_refused(cudnnHandle_t h, bd *ops, int n, const char *what)
 {
@@ -370,6 +403,7 @@ int main(void)
     SECTION("matmul + bias + gelu, half"), test_matmul(h, CUDNN_DATA_HALF);
     SECTION("pointwise chain without a head"), test_pointwise_only(h);
     SECTION("relu and NaN"), test_relu_nan(h);
+    SECTION("gelu accuracy"), test_gelu_accuracy(h);
     SECTION("refused graphs"), test_refusals(h);
     SECTION("bad variant packs"), test_bad_variant_pack(h);
     cudnnDestroy(h);
