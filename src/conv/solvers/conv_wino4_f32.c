@@ -447,17 +447,23 @@ static void out_tiles(const w4_view *v, const w4_plan *L, int64_t t0, int lanes,
     }
 }
 
-/* The fused epilogue (bias, z, activation) on one raw value of output channel ch at y offset off. */
-static void store_fused1(const hd_conv_args *a, int64_t ch, int64_t off, float raw)
+/* The fused epilogue for NK consecutive channels from CH0 of one output position (offset
+ * POS without the channel), raw values in RAW (the channel-lane layout's raw tile row). */
+static void fuse_channels(const hd_conv_args *a, const w4_view *v, int64_t ch0, int64_t nk, int64_t pos, const float *raw)
 {
     const hd_conv_epilogue *e = &a->epi;
-    float alpha = (float)e->alpha, alpha2 = (float)e->alpha2;
-    float val = alpha * raw + ((const float *)e->bias)[ch * e->bias_stride];
-    if (alpha2 != 0)
-        val += alpha2 * ((const float *)e->z)[off];
-    if (e->relu && !(val > 0))
-        val = 0;
-    ((float *)a->out)[off] = val;
+    const float alpha = (float)e->alpha, alpha2 = (float)e->alpha2, *bias = e->bias;
+    const float *z = alpha2 != 0 ? e->z : NULL;
+    float *y = a->out;
+    const int relu = e->relu;
+    const int64_t bs = e->bias_stride, cs = v->ys[1];
+    for (int64_t kk = 0; kk < nk; kk++) {
+        int64_t ch = ch0 + kk, o = ch * cs + pos;
+        float val = alpha * raw[kk] + bias[ch * bs];
+        if (z)
+            val += alpha2 * z[o];
+        y[o] = relu ? (val > 0 ? val : 0.0f) : val;
+    }
 }
 
 /* Channels per output-transform call on the fused path (NCHW-style layout): the raw tiles
@@ -624,11 +630,8 @@ static void transform_output(const w4_ctx *c, int64_t g, const float *M, int64_t
                     L->wk->out_c(Mj + (size_t)i * ts + (k - k0), (size_t)L->ldm, ts, nk, &o1, NULL, 1.0f, 0.0f, raw);
                     for (int r = 0; r < o1.nrow[0]; r++)
                         for (int s = 0; s < o1.ncol[0]; s++)
-                            for (int64_t kk = 0; kk < nk; kk++) {
-                                int64_t ch = g * v->Kg + k + kk;
-                                store_fused1(a, ch, ch * v->ys[1] + o1.off[0] + r * ot.hs + s * ot.ws,
-                                             raw[(4 * r + s) * nk + kk]);
-                            }
+                            fuse_channels(a, v, g * v->Kg + k, nk, o1.off[0] + r * ot.hs + s * ot.ws,
+                                          raw + (4 * r + s) * nk);
                 }
             }
             continue;
