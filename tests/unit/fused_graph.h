@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_OBJS 64
+#define MAX_OBJS 512
 
 /* Every descriptor a test makes, destroyed together. */
 static bd g_objs[MAX_OBJS];
