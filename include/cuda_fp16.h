@@ -4,14 +4,18 @@
  * __half is an IEEE 754 binary16 value held in its 16 bits; __half_raw exposes those bits.
  * The conversions below run on the host and round as CUDA's do (round to nearest even unless
  * the name says otherwise; NaN becomes the canonical 0x7fff).  Usable from C and C++; C++
- * also gets the constructors and conversions nvcc users write (__half h = 1.5f; float f = h).
- * __nv_bfloat16 comes with it (cuda_bf16.h).
+ * also gets the constructors and conversions nvcc users write (__half h = 1.5f; float f = h),
+ * the `half` / `half2` names and the arithmetic and comparison operators (crt/hd_fp_ops.h),
+ * which CUDA's header gives C++ code.  Arithmetic (functions and operators) is done in float
+ * and rounded once, which is correctly rounded for half operands.  __nv_bfloat16 comes with
+ * it (cuda_bf16.h).
  */
 #ifndef __CUDA_FP16_H__
 #define __CUDA_FP16_H__
 
 #include <string.h>
 #include "crt/host_defines.h"
+#include "vector_types.h"
 
 #define CUDA_FP16_HOST_ONLY 1
 
@@ -173,6 +177,58 @@ static __inline__ __host__ __device__ float __high2float(__half2 a) { return __h
 static __inline__ __host__ __device__ __half __low2half(__half2 a) { return a.x; }
 static __inline__ __host__ __device__ __half __high2half(__half2 a) { return a.y; }
 
+/* Arithmetic and comparisons, computed in float and rounded once (see crt/hd_fp_ops.h for
+ * why that is correctly rounded).  Comparisons are ordered: false when either is NaN, except
+ * __hne, which is true then too (CUDA's unordered-or-not-equal). */
+static __inline__ __host__ __device__ __half __hadd(__half a, __half b) { return __float2half_rn(__half2float(a) + __half2float(b)); }
+static __inline__ __host__ __device__ __half __hsub(__half a, __half b) { return __float2half_rn(__half2float(a) - __half2float(b)); }
+static __inline__ __host__ __device__ __half __hmul(__half a, __half b) { return __float2half_rn(__half2float(a) * __half2float(b)); }
+static __inline__ __host__ __device__ __half __hdiv(__half a, __half b) { return __float2half_rn(__half2float(a) / __half2float(b)); }
+static __inline__ __host__ __device__ __half __hneg(__half a) { return __hd_half_from_bits((unsigned short)(a.__x ^ 0x8000u)); }
+static __inline__ __host__ __device__ __half __habs(__half a) { return __hd_half_from_bits((unsigned short)(a.__x & 0x7fffu)); }
+/* a*b is exact in double (22 significant bits); the sum is rounded to double, then to half. */
+static __inline__ __host__ __device__ __half __hfma(__half a, __half b, __half c)
+{
+    return __double2half((double)__half2float(a) * (double)__half2float(b) + (double)__half2float(c));
+}
+static __inline__ __host__ __device__ int __heq(__half a, __half b) { return __half2float(a) == __half2float(b); }
+static __inline__ __host__ __device__ int __hne(__half a, __half b) { return !(__half2float(a) == __half2float(b)); }
+static __inline__ __host__ __device__ int __hlt(__half a, __half b) { return __half2float(a) < __half2float(b); }
+static __inline__ __host__ __device__ int __hgt(__half a, __half b) { return __half2float(a) > __half2float(b); }
+static __inline__ __host__ __device__ int __hle(__half a, __half b) { return __half2float(a) <= __half2float(b); }
+static __inline__ __host__ __device__ int __hge(__half a, __half b) { return __half2float(a) >= __half2float(b); }
+/* max/min return the other operand when one is NaN (CUDA's __hmax / __hmin). */
+static __inline__ __host__ __device__ __half __hmax(__half a, __half b)
+{
+    return __hisnan(a) ? b : __hisnan(b) ? a : __half2float(a) >= __half2float(b) ? a : b;
+}
+static __inline__ __host__ __device__ __half __hmin(__half a, __half b)
+{
+    return __hisnan(a) ? b : __hisnan(b) ? a : __half2float(a) <= __half2float(b) ? a : b;
+}
+static __inline__ __host__ __device__ int __half2int_rz(__half a) { return (int)__half2float(a); }
+static __inline__ __host__ __device__ __half2 __half2half2(__half a) { return __hd_half2_make(a, a); }
+static __inline__ __host__ __device__ __half2 __low2half2(__half2 a) { return __hd_half2_make(a.x, a.x); }
+static __inline__ __host__ __device__ __half2 __high2half2(__half2 a) { return __hd_half2_make(a.y, a.y); }
+static __inline__ __host__ __device__ __half2 __lowhigh2highlow(__half2 a) { return __hd_half2_make(a.y, a.x); }
+static __inline__ __host__ __device__ __half2 __hadd2(__half2 a, __half2 b) { return __hd_half2_make(__hadd(a.x, b.x), __hadd(a.y, b.y)); }
+static __inline__ __host__ __device__ __half2 __hsub2(__half2 a, __half2 b) { return __hd_half2_make(__hsub(a.x, b.x), __hsub(a.y, b.y)); }
+static __inline__ __host__ __device__ __half2 __hmul2(__half2 a, __half2 b) { return __hd_half2_make(__hmul(a.x, b.x), __hmul(a.y, b.y)); }
+static __inline__ __host__ __device__ __half2 __h2div(__half2 a, __half2 b) { return __hd_half2_make(__hdiv(a.x, b.x), __hdiv(a.y, b.y)); }
+static __inline__ __host__ __device__ __half2 __hneg2(__half2 a) { return __hd_half2_make(__hneg(a.x), __hneg(a.y)); }
+static __inline__ __host__ __device__ __half2 __hfma2(__half2 a, __half2 b, __half2 c)
+{
+    return __hd_half2_make(__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y));
+}
+static __inline__ __host__ __device__ float2 __half22float2(__half2 a)
+{
+    float2 r;
+    r.x = __half2float(a.x);
+    r.y = __half2float(a.y);
+    return r;
+}
+static __inline__ __host__ __device__ __half2 __float22half2_rn(float2 a) { return __floats2half2_rn(a.x, a.y); }
+
 #if defined(__cplusplus)
 __host__ __device__ inline __half::__half(float f) : __x(__hd_float_to_half_bits(f, 0)) {}
 __host__ __device__ inline __half::__half(double f) : __x(__hd_float_to_half_bits((float)f, 0)) {}
@@ -182,6 +238,14 @@ __host__ __device__ inline __half &__half::operator=(float f)
     return *this;
 }
 __host__ __device__ inline __half::operator float() const { return __hd_half_bits_to_float(__x); }
+
+/* What CUDA's header gives C++ code besides the struct names. */
+typedef __half half;
+typedef __half2 half2;
+
+#include "crt/hd_fp_ops.h"
+__HD_FP_SCALAR_OPS(__half, __half2float, __float2half_rn)
+__HD_FP_PAIR_OPS(__half2, __half)
 #endif
 
 #include "cuda_bf16.h"

@@ -28,19 +28,49 @@ typedef struct {
 
 typedef struct hd_bdesc hd_bdesc;
 
-/* What a finalized execution plan runs (filled by finalize.c, used by execute.c). */
-typedef struct hd_bplan {
-    int kind;                        /* 10 forward, 12 backward data, 11 backward filter (descriptor types) */
-    /* The problem as legacy descriptors, owned by the plan (never passed to hd_object_free). */
-    struct cudnnTensorStruct x, y;   /* in the forward sense: x is dx, y is dy for the backward ops */
-    struct cudnnFilterStruct w;      /* w, or dw */
-    struct cudnnConvolutionStruct conv;
-    int64_t uid_x, uid_w, uid_y;
-    int algo;
-    int double_scalars;              /* alpha/beta are double (DOUBLE data) */
-    double alpha, beta;
-    size_t workspace;
-} hd_bplan;
+/* ---- graph.c: the shape of an operation graph our engines run ---- */
+
+#define HD_BGRAPH_MAX_CHAIN 16
+
+/* A graph as a head operation (a convolution, a matmul, or none) followed by a chain of
+ * pointwise operations, each consuming the previous one's output. */
+typedef struct hd_bgraph {
+    int head_type;                   /* descriptor type of the head; 0 when the chain starts from a tensor */
+    const hd_bdesc *head;
+    const hd_bdesc *head_out;        /* the head's output tensor (y, dx, dw or c); the chain's input */
+    int nchain;
+    const hd_bdesc *chain[HD_BGRAPH_MAX_CHAIN];   /* pointwise operations in execution order */
+    int swapped[HD_BGRAPH_MAX_CHAIN];             /* the running value enters as b, not x */
+    const hd_bdesc *out;             /* the last tensor written */
+} hd_bgraph;
+
+/* Analyse a finalized graph.  0 when no engine of ours runs its shape, with WHY naming the
+ * node (index in OPERATIONGRAPH_OPS and type) and the attribute that prevents it. */
+int hd_bgraph_analyze(const hd_bdesc *graph, hd_bgraph *g, char *why, size_t why_size);
+/* Tensor helpers shared by the backend files. */
+int hd_btensor_dims(const hd_bdesc *t, int64_t *dims, int64_t *strides);
+int hd_btensor_virtual(const hd_bdesc *t);
+int64_t hd_btensor_uid(const hd_bdesc *t);
+int hd_btensor_dtype(const hd_bdesc *t);
+/* The pointwise operation's running input, other input and output tensors. */
+void hd_bpw_tensors(const hd_bdesc *op, int swapped, const hd_bdesc **in, const hd_bdesc **other,
+                    const hd_bdesc **out);
+
+/* ---- engines.c: the engines, their global indices, plans ---- */
+
+typedef struct hd_bplan hd_bplan;
+/* Number of engines (global indices 0..n-1) for a graph of this shape. */
+int64_t hd_bengine_count(const hd_bgraph *g);
+/* Does engine INDEX run graph G?  On no, WHY says why (error level is the caller's choice). */
+int hd_bengine_applies(const hd_bgraph *g, int64_t index, char *why, size_t why_size);
+/* The engines that run G, best first (the legacy ranking for convolutions); returns how
+ * many were written to OUT (at most MAX). */
+int hd_bengine_rank(const hd_bgraph *g, int64_t *out, int max);
+/* Build the plan of engine INDEX for G (kept by the plan descriptor). */
+cudnnStatus_t hd_bplan_create(const hd_bgraph *g, int64_t index, hd_bplan **out);
+size_t hd_bplan_workspace(const hd_bplan *p);
+/* Why hd_bplan_create refused (the plan it returned then holds only that). */
+const char *hd_bplan_why(const hd_bplan *p);
 
 struct hd_bdesc {
     hd_object obj;
@@ -48,7 +78,7 @@ struct hd_bdesc {
     int finalized;
     int nattr;
     hd_battr attr[HD_BACKEND_MAX_ATTRS];
-    hd_bplan *plan;                  /* execution plans only, after finalize */
+    hd_bplan *plan;                  /* execution plans only, after finalize (engines.c) */
 };
 
 /* ---- attr_table.c ---- */
@@ -98,7 +128,5 @@ void hd_bplan_free(hd_bplan *p);
  * not a convolution operation. */
 int hd_bconv_parts(const hd_bdesc *op, const hd_bdesc **conv, const hd_bdesc **x, const hd_bdesc **w,
                    const hd_bdesc **y, double *alpha, double *beta);
-/* Does our engine run this finalized operation graph?  On no, *why says why. */
-int hd_bgraph_supported(const hd_bdesc *graph, const char **why);
 
 #endif

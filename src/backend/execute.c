@@ -1,209 +1,183 @@
 /*
- * Execution plans of hostdnn's one engine, and cudnnBackendExecute.
+ * cudnnBackendExecute: run a finalized plan (engines.c) on the variant pack's pointers.
  *
- * At finalize, a plan whose graph is one convolution operation is translated into legacy
- * descriptors, owned by the plan and checked by the legacy setters' own rules
- * (core/desc_set.h), and its workspace is the legacy workspace size of algorithm 0.  Execute
- * looks the tensors up in the variant pack by unique id and runs the convolution engine
- * (conv/conv_api_util.h) exactly as cudnnConvolutionForward / BackwardData / BackwardFilter
- * do, without calling those exported functions: a user's log shows only the backend calls
- * they made.  What the legacy API cannot express (asymmetric padding, a filter that is
- * neither KCRS- nor KRSC-packed, vectorized tensors, sizes beyond int) is NOT_SUPPORTED at
- * finalize.
+ * Every pointer the plan needs is looked up and checked before anything is written, so a
+ * bad variant pack leaves the outputs untouched.  The head runs on the engine layer (the
+ * convolution solver the plan chose, through the same registry as the legacy convolution
+ * functions; or the matmul of fusion/), then the pointwise chain (fusion/pw_chain.c) in one
+ * pass over the output, unless the convolution's store already applied it.  Virtual
+ * tensors live in the workspace the plan reported.  No exported cudnn* function is called:
+ * a user's log shows only the backend calls they made.
  */
 #include "core/api.h"
 #include "core/check.h"
-#include "core/desc_set.h"
 #include "core/handle.h"
 #include "core/status.h"
-#include "backend/backend.h"
-#include "conv/conv_api_util.h"
+#include "backend/plan.h"
 
-#include <limits.h>
-#include <stdlib.h>
+#include <float.h>
+#include <math.h>
 #include <string.h>
 
 #define A(x) CUDNN_ATTR_##x
-#define FN "cudnnBackendFinalize"
+#define B(x) CUDNN_BACKEND_##x##_DESCRIPTOR
 
-void hd_bplan_free(hd_bplan *p)
+/* The pointer the variant pack gives for UID; 0 when it has none. */
+static int lookup(const hd_bdesc *vp, int64_t uid, void **out)
 {
-    free(p);
+    const hd_battr *u = hd_bdesc_find(vp, A(VARIANT_PACK_UNIQUE_IDS)), *ptr = hd_bdesc_find(vp, A(VARIANT_PACK_DATA_POINTERS));
+    for (int64_t i = 0; u && i < u->count; i++)
+        if (((int64_t *)u->data)[i] == uid) {
+            *out = ((void **)ptr->data)[i];
+            return 1;
+        }
+    return 0;
 }
 
-static cudnnStatus_t legacy_fail(const char *what, cudnnStatus_t st)
+/* The user's pointer for tensor T (checked), or the workspace region of a virtual one. */
+static cudnnStatus_t pointer(const hd_bdesc *vp, const hd_bdesc *t, void *virt, void **out)
 {
-    if (st == CUDNN_STATUS_NOT_SUPPORTED)
-        return hd_fail(st, FN, "the convolution engine refused %s (not available or not supported)", what);
-    return hd_fail(st, FN, "the convolution engine refused %s", what);
-}
-
-static int read_tensor(const hd_bdesc *t, int *nb, int *dims, int *strides, cudnnDataType_t *dt)
-{
-    const hd_battr *d = hd_bdesc_find(t, A(TENSOR_DIMENSIONS)), *s = hd_bdesc_find(t, A(TENSOR_STRIDES));
-    int64_t vc = 1;
-    int type = CUDNN_DATA_FLOAT;
-    hd_bget_i64(t, A(TENSOR_VECTOR_COUNT), &vc);
-    hd_bget_int(t, A(TENSOR_DATA_TYPE), &type);
-    if (vc != 1)
-        return 0;
-    *nb = (int)d->count;
-    *dt = (cudnnDataType_t)type;
-    for (int i = 0; i < *nb; i++) {
-        int64_t a = ((int64_t *)d->data)[i], b = ((int64_t *)s->data)[i];
-        if (a > INT_MAX || b > INT_MAX)
-            return 0;
-        dims[i] = (int)a;
-        strides[i] = (int)b;
+    if (hd_btensor_virtual(t)) {
+        *out = virt;
+        return CUDNN_STATUS_SUCCESS;
     }
-    return 1;
-}
-
-static cudnnStatus_t make_tensor(const hd_bdesc *t, struct cudnnTensorStruct *out, cudnnDataType_t *dt)
-{
-    int nb, dims[CUDNN_DIM_MAX], strides[CUDNN_DIM_MAX];
-    if (!read_tensor(t, &nb, dims, strides, dt))
-        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, FN, "vectorized tensors or sizes beyond int do not run");
-    hd_object_init(out, HD_TAG_TENSOR);
-    cudnnStatus_t st = hd_tensor_set_strided(out, *dt, nb, dims, strides, FN);
-    return st == CUDNN_STATUS_SUCCESS ? st : legacy_fail("a tensor (as cudnnSetTensorNdDescriptor)", st);
-}
-
-/* Are STRIDES the packed strides of DIMS taken in ORDER (outermost first)?  Size-1
- * dimensions may have any stride. */
-static int packed_in_order(int nb, const int *dims, const int *strides, const int *order)
-{
-    int64_t expect = 1;
-    for (int k = nb - 1; k >= 0; k--) {
-        int i = order[k];
-        if (dims[i] != 1 && strides[i] != expect)
-            return 0;
-        expect *= dims[i];
-    }
-    return 1;
-}
-
-static cudnnStatus_t make_filter(const hd_bdesc *t, struct cudnnFilterStruct *out)
-{
-    int nb, dims[CUDNN_DIM_MAX], strides[CUDNN_DIM_MAX];
-    cudnnDataType_t dt;
-    if (!read_tensor(t, &nb, dims, strides, &dt))
-        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, FN, "vectorized filters or sizes beyond int do not run");
-    int kcrs[CUDNN_DIM_MAX], krsc[CUDNN_DIM_MAX];
-    for (int i = 0; i < nb; i++)
-        kcrs[i] = i;
-    krsc[0] = 0;
-    for (int i = 1; i < nb - 1; i++)
-        krsc[i] = i + 1;
-    krsc[nb - 1] = 1;
-    cudnnTensorFormat_t fmt;
-    if (packed_in_order(nb, dims, strides, kcrs))
-        fmt = CUDNN_TENSOR_NCHW;
-    else if (packed_in_order(nb, dims, strides, krsc))
-        fmt = CUDNN_TENSOR_NHWC;
-    else
-        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, FN, "the filter tensor must be packed KCRS or KRSC to run");
-    hd_object_init(out, HD_TAG_FILTER);
-    cudnnStatus_t st = hd_filter_set(out, dt, fmt, nb, dims, FN);
-    return st == CUDNN_STATUS_SUCCESS ? st : legacy_fail("the filter (as cudnnSetFilterNdDescriptor)", st);
-}
-
-static cudnnStatus_t make_conv(const hd_bdesc *c, int groups, struct cudnnConvolutionStruct *out)
-{
-    int64_t sd = 0;
-    int mode = 0, comp = 0;
-    hd_bget_i64(c, A(CONVOLUTION_SPATIAL_DIMS), &sd);
-    hd_bget_int(c, A(CONVOLUTION_CONV_MODE), &mode);
-    hd_bget_int(c, A(CONVOLUTION_COMP_TYPE), &comp);
-    const int64_t *pre = hd_bdesc_find(c, A(CONVOLUTION_PRE_PADDINGS))->data,
-                  *post = hd_bdesc_find(c, A(CONVOLUTION_POST_PADDINGS))->data,
-                  *str = hd_bdesc_find(c, A(CONVOLUTION_FILTER_STRIDES))->data,
-                  *dil = hd_bdesc_find(c, A(CONVOLUTION_DILATIONS))->data;
-    int pad[CUDNN_DIM_MAX], stride[CUDNN_DIM_MAX], dilation[CUDNN_DIM_MAX];
-    for (int i = 0; i < sd; i++) {
-        if (pre[i] != post[i])
-            return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, FN, "asymmetric padding (%lld before, %lld after) does not run",
-                           (long long)pre[i], (long long)post[i]);
-        pad[i] = (int)pre[i];
-        stride[i] = (int)str[i];
-        dilation[i] = (int)dil[i];
-    }
-    hd_object_init(out, HD_TAG_CONV);
-    hd_conv_desc_defaults(out);
-    cudnnStatus_t st = hd_conv_desc_set(out, (int)sd, pad, stride, dilation, (cudnnConvolutionMode_t)mode,
-                                        (cudnnDataType_t)comp, FN);
-    if (st == CUDNN_STATUS_SUCCESS && groups > 1)
-        out->group_count = groups;
-    return st == CUDNN_STATUS_SUCCESS ? st : legacy_fail("the convolution (as cudnnSetConvolutionNdDescriptor)", st);
-}
-
-static hd_conv_dir direction(int kind)
-{
-    if (kind == CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR)
-        return HD_CONV_FWD;
-    if (kind == CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR)
-        return HD_CONV_BWD_DATA;
-    return HD_CONV_BWD_FILTER;
-}
-
-static int64_t uid_of(const hd_bdesc *t)
-{
-    int64_t u = -1;
-    hd_bget_i64(t, A(TENSOR_UNIQUE_ID), &u);
-    return u;
-}
-
-cudnnStatus_t hd_bplan_build(hd_bdesc *d, const hd_bdesc *op)
-{
-    hd_bplan_free(d->plan);
-    d->plan = NULL;
-    hd_bplan *p = calloc(1, sizeof *p);
-    if (!p)
-        return hd_fail(CUDNN_STATUS_ALLOC_FAILED, FN, "out of host memory");
-    const hd_bdesc *conv, *x, *w, *y;
-    p->alpha = 1;
-    hd_bconv_parts(op, &conv, &x, &w, &y, &p->alpha, &p->beta);
-    p->kind = (int)op->type;
-    p->uid_x = uid_of(x);
-    p->uid_w = uid_of(w);
-    p->uid_y = uid_of(y);
-    cudnnDataType_t dt;
-    int64_t xc = ((int64_t *)hd_bdesc_find(x, A(TENSOR_DIMENSIONS))->data)[1];
-    int64_t wc = ((int64_t *)hd_bdesc_find(w, A(TENSOR_DIMENSIONS))->data)[1];
-    cudnnStatus_t st = make_tensor(x, &p->x, &dt);
-    if (st == CUDNN_STATUS_SUCCESS)
-        st = make_tensor(y, &p->y, &dt);
-    if (st == CUDNN_STATUS_SUCCESS)
-        st = make_filter(w, &p->w);
-    if (st == CUDNN_STATUS_SUCCESS)
-        st = make_conv(conv, (int)(xc / wc), &p->conv);
-    p->double_scalars = dt == CUDNN_DATA_DOUBLE;
-    if (st == CUDNN_STATUS_SUCCESS) {
-        p->algo = 0;
-        hd_conv_descs cd = {&p->x, &p->w, &p->conv, &p->y};
-        st = hd_conv_api_workspace(direction(p->kind), &cd, p->algo, &p->workspace, FN);
-        if (st != CUDNN_STATUS_SUCCESS)
-            st = legacy_fail("the workspace query", st);
-    }
-    if (st != CUDNN_STATUS_SUCCESS) {
-        hd_bplan_free(p);
-        return st;
-    }
-    d->plan = p;
+    int64_t uid = hd_btensor_uid(t);
+    if (!lookup(vp, uid, out))
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, "cudnnBackendExecute", "the variant pack has no pointer for unique id %lld",
+                       (long long)uid);
+    if (!*out)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, "cudnnBackendExecute", "the variant pack's pointer for unique id %lld is NULL",
+                       (long long)uid);
     return CUDNN_STATUS_SUCCESS;
 }
 
-/* The pointer the variant pack gives for UID, or NULL. */
-static void *lookup(const hd_bdesc *vp, int64_t uid, int *found)
+#define TRY(x) do { cudnnStatus_t st_ = (x); if (st_ != CUDNN_STATUS_SUCCESS) return st_; } while (0)
+
+static float clip_float(double v)
 {
-    const hd_battr *u = hd_bdesc_find(vp, A(VARIANT_PACK_UNIQUE_IDS)), *ptr = hd_bdesc_find(vp, A(VARIANT_PACK_DATA_POINTERS));
-    *found = 0;
-    for (int64_t i = 0; u && i < u->count; i++)
-        if (((int64_t *)u->data)[i] == uid) {
-            *found = 1;
-            return ((void **)ptr->data)[i];
+    return v >= FLT_MAX ? INFINITY : v <= -FLT_MAX ? -INFINITY : (float)v;
+}
+
+/* The chain's view of tensor T at PTR over the chain's dims: broadcast dimensions step 0. */
+static void view_of(const hd_bdesc *t, void *ptr, const hd_pw_chain *c, hd_pw_view *v)
+{
+    int64_t d[CUDNN_DIM_MAX], s[CUDNN_DIM_MAX];
+    hd_btensor_dims(t, d, s);
+    v->ptr = ptr;
+    v->dt = (cudnnDataType_t)hd_btensor_dtype(t);
+    for (int i = 0; i < c->nd; i++)
+        v->strides[i] = d[i] == 1 && c->dims[i] != 1 ? 0 : s[i];
+}
+
+/* Fill the chain's steps from the plan's graph, with the user's pointers (checked). */
+static cudnnStatus_t build_chain(const hd_bplan *p, const hd_bdesc *vp, hd_pw_chain *c)
+{
+    const hd_bgraph *g = &p->g;
+    for (int k = 0; k < g->nchain; k++) {
+        const hd_bdesc *op = g->chain[k], *in, *other, *out;
+        const hd_bdesc *pw = hd_bget_desc(op, A(OPERATION_POINTWISE_PW_DESCRIPTOR), 0);
+        hd_bpw_tensors(op, g->swapped[k], &in, &other, &out);
+        hd_pw_step *s = &c->step[k];
+        memset(s, 0, sizeof *s);
+        double a1 = 1, a2 = 1, lo = 0, hi = DBL_MAX, slope = 0, ea = 1, sb = 1, wb = 1;
+        int nan = CUDNN_NOT_PROPAGATE_NAN;
+        hd_bget_int(pw, A(POINTWISE_MODE), &s->mode);
+        hd_bget_int(pw, A(POINTWISE_NAN_PROPAGATION), &nan);
+        s->propagate_nan = nan == CUDNN_PROPAGATE_NAN;
+        hd_bget_double(op, A(OPERATION_POINTWISE_ALPHA1), &a1);
+        hd_bget_double(op, A(OPERATION_POINTWISE_ALPHA2), &a2);
+        hd_bget_double(pw, A(POINTWISE_RELU_LOWER_CLIP), &lo);
+        hd_bget_double(pw, A(POINTWISE_RELU_UPPER_CLIP), &hi);
+        hd_bget_double(pw, A(POINTWISE_RELU_LOWER_CLIP_SLOPE), &slope);
+        hd_bget_double(pw, A(POINTWISE_ELU_ALPHA), &ea);
+        hd_bget_double(pw, A(POINTWISE_SOFTPLUS_BETA), &sb);
+        hd_bget_double(pw, A(POINTWISE_SWISH_BETA), &wb);
+        /* ALPHA1 scales x and ALPHA2 b: when the chain enters through b they trade places. */
+        s->alpha1 = (float)(g->swapped[k] ? a2 : a1);
+        s->alpha2 = (float)(g->swapped[k] ? a1 : a2);
+        s->lower_clip = clip_float(lo), s->upper_clip = clip_float(hi), s->slope = (float)slope;
+        s->elu_alpha = (float)ea, s->softplus_beta = (float)sb, s->swish_beta = (float)wb;
+        if (other) {
+            void *ptr;
+            TRY(pointer(vp, other, NULL, &ptr));
+            s->has_other = 1;
+            view_of(other, ptr, c, &s->other);
         }
-    return NULL;
+        if (!hd_btensor_virtual(out)) {
+            void *ptr;
+            TRY(pointer(vp, out, NULL, &ptr));
+            s->store = 1;
+            view_of(out, ptr, c, &s->out);
+        }
+    }
+    c->nsteps = g->nchain;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+static cudnnStatus_t run_conv(cudnnHandle_t handle, const hd_bplan *p, const hd_bdesc *vp, char *ws, const char *fn)
+{
+    const hd_bgraph *g = &p->g;
+    const hd_bdesc *conv, *x, *w, *y;
+    double alpha, beta;
+    hd_bconv_parts(g->head, &conv, &x, &w, &y, &alpha, &beta);
+    void *px, *pw, *py, *bias = NULL, *z = NULL;
+    /* The convolution writes its own output (perhaps virtual), or the chain's last tensor
+     * when its store applies the chain. */
+    void *virt = p->virt_bytes ? ws + p->virt_off : NULL;
+    TRY(pointer(vp, x, virt, &px));
+    TRY(pointer(vp, w, virt, &pw));
+    TRY(pointer(vp, y, virt, &py));
+    if (p->epilogue) {
+        void *final;
+        TRY(pointer(vp, g->out, NULL, &final));
+        if (p->uid_bias >= 0 && !lookup(vp, p->uid_bias, &bias))
+            return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "the variant pack has no pointer for unique id %lld",
+                           (long long)p->uid_bias);
+        if (p->uid_z >= 0 && !lookup(vp, p->uid_z, &z))
+            return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "the variant pack has no pointer for unique id %lld",
+                           (long long)p->uid_z);
+        if ((p->uid_bias >= 0 && !bias) || (p->uid_z >= 0 && !z))
+            return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "a data pointer of the variant pack is NULL");
+        if (p->uid_bias < 0) {
+            memset(virt, 0, p->virt_bytes);
+            bias = virt;
+        }
+        py = final;
+    }
+    hd_conv_problem prob;
+    hd_conv_plan pl;
+    const char *why = "";
+    cudnnStatus_t st = hd_conv_setup(&prob, &p->x, &p->w, &p->conv, &p->y, fn);
+    if (st != CUDNN_STATUS_SUCCESS)
+        return st;
+    if (!hd_conv_plan_for(p->solver, &prob, &pl, &why))
+        return hd_fail(CUDNN_STATUS_INTERNAL_ERROR, fn, "the plan's solver no longer takes the problem: %s", why);
+    hd_conv_args a;
+    memset(&a, 0, sizeof a);
+    a.ws = p->ws_head ? ws : NULL;
+    a.ws_size = p->ws_head;
+    a.nthreads = handle->num_threads;
+    /* Scalars as the legacy functions see them: float unless the data is DOUBLE. */
+    a.epi.alpha = p->double_scalars ? p->alpha : (double)(float)p->alpha;
+    a.epi.beta = p->double_scalars ? p->beta : (double)(float)p->beta;
+    if (p->dir == HD_CONV_FWD)
+        a.x = px, a.w = pw, a.out = py;
+    else if (p->dir == HD_CONV_BWD_DATA)
+        a.w = pw, a.y = py, a.out = px;
+    else
+        a.x = px, a.y = py, a.out = pw;
+    if (p->epilogue) {
+        a.epi.alpha = p->double_scalars ? p->epi_alpha : (double)(float)p->epi_alpha;
+        a.epi.beta = 0;
+        a.epi.fused = 1;
+        a.epi.alpha2 = p->double_scalars ? p->epi_alpha2 : (double)(float)p->epi_alpha2;
+        a.epi.z = z;
+        a.epi.bias = bias;
+        a.epi.bias_dt = (cudnnDataType_t)p->bias_dt;
+        a.epi.bias_stride = p->bias_stride;
+        a.epi.relu = p->epi_relu;
+    }
+    return hd_conv_run(&pl, &a, fn);
 }
 
 cudnnStatus_t HD_IMPL(cudnnBackendExecute)(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan,
@@ -222,34 +196,45 @@ cudnnStatus_t HD_IMPL(cudnnBackendExecute)(cudnnHandle_t handle, cudnnBackendDes
     if (!vp->finalized)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "variantPack is not finalized");
     const hd_bplan *p = pd->plan;
-    int fx, fw, fy;
-    void *x = lookup(vp, p->uid_x, &fx), *w = lookup(vp, p->uid_w, &fw), *y = lookup(vp, p->uid_y, &fy);
-    if (!fx || !fw || !fy)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "the variant pack has no pointer for unique id %lld",
-                       (long long)(!fx ? p->uid_x : !fw ? p->uid_w : p->uid_y));
-    if (!x || !w || !y)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "a data pointer of the variant pack is NULL");
-    void *ws = NULL;
+    const hd_bgraph *g = &p->g;
+    char *ws = NULL;
     memcpy(&ws, hd_bdesc_find(vp, A(VARIANT_PACK_WORKSPACE))->data, sizeof ws);
     if (p->workspace > 0 && !ws)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "the plan needs %zu bytes of workspace; the variant pack has none",
                        p->workspace);
-    float af = (float)p->alpha, bf = (float)p->beta;
-    const void *alpha = p->double_scalars ? (const void *)&p->alpha : (const void *)&af;
-    const void *beta = p->double_scalars ? (const void *)&p->beta : (const void *)&bf;
-    /* x, w, y in the forward sense; the output is y, x (backward data) or w (backward filter). */
-    hd_conv_dir dir = direction(p->kind);
-    hd_conv_descs cd = {&p->x, &p->w, &p->conv, &p->y};
-    hd_conv_args a = {0};
-    a.ws = ws, a.ws_size = p->workspace;
-    if (dir == HD_CONV_FWD)
-        a.x = x, a.w = w, a.out = y;
-    else if (dir == HD_CONV_BWD_DATA)
-        a.w = w, a.y = y, a.out = x;
-    else
-        a.x = x, a.y = y, a.out = w;
-    cudnnStatus_t st = hd_conv_api_run(handle, dir, &cd, p->algo, alpha, beta, a, __func__);
+    void *virt = p->virt_bytes ? ws + p->virt_off : NULL;
+
+    /* Everything the chain touches is checked before the head writes anything. */
+    hd_pw_chain c;
+    memset(&c, 0, sizeof c);
+    int run_chain = g->nchain > 0 && !p->epilogue;
+    if (run_chain) {
+        int64_t d[CUDNN_DIM_MAX];
+        c.nd = hd_btensor_dims(g->head_out, d, NULL);
+        memcpy(c.dims, d, (size_t)c.nd * sizeof *d);
+        TRY(build_chain(p, vp, &c));
+        void *in;
+        TRY(pointer(vp, g->head_out, virt, &in));
+        view_of(g->head_out, in, &c, &c.in);
+        if (g->head_type == B(OPERATION_MATMUL) && hd_btensor_virtual(g->head_out)) {
+            c.in.dt = CUDNN_DATA_FLOAT;      /* the matmul leaves a virtual C in packed float */
+            memcpy(c.in.strides, p->mm.c.strides, sizeof c.in.strides);
+        }
+    }
+    cudnnStatus_t st = CUDNN_STATUS_SUCCESS;
+    if (g->head_type == B(OPERATION_MATMUL)) {
+        hd_matmul_desc m = p->mm;
+        const hd_bdesc *op = g->head;
+        TRY(pointer(vp, hd_bget_desc(op, A(OPERATION_MATMUL_ADESC), 0), virt, &m.a.ptr));
+        TRY(pointer(vp, hd_bget_desc(op, A(OPERATION_MATMUL_BDESC), 0), virt, &m.b.ptr));
+        TRY(pointer(vp, hd_bget_desc(op, A(OPERATION_MATMUL_CDESC), 0), virt, &m.c.ptr));
+        hd_matmul_run(&m, ws, handle->num_threads);
+    } else if (g->head) {
+        st = run_conv(handle, p, vp, ws, __func__);
+    }
     if (st != CUDNN_STATUS_SUCCESS)
-        return hd_fail(st, __func__, "the convolution failed (%s)", hd_status_name(st));
+        return st;
+    if (run_chain)
+        hd_pw_chain_run(&c, handle->num_threads);
     return CUDNN_STATUS_SUCCESS;
 }

@@ -2,15 +2,15 @@
  * cudnnBackendFinalize: validation per descriptor type, defaults for optional attributes,
  * and the attributes cuDNN computes (engine count, heuristic results, workspace size).
  *
- * hostdnn has one engine (global index 0): it runs an operation graph made of a single
- * convolution forward, backward-data or backward-filter operation on non-virtual tensors,
- * through the legacy convolution API.  Other graphs finalize (they are valid) but report
- * zero engines, so heuristics return no configuration and an engine of such a graph is
- * NOT_SUPPORTED.
+ * Which graphs run and on which engines is graph.c's and engines.c's business: a graph
+ * finalizes whenever it is valid, reports the engine count of its shape (0 when no engine
+ * of ours runs it), and the engine, heuristics and plan finalizers say, at error level,
+ * which node and attribute stand in the way.
  */
 #include "core/api.h"
 #include "core/desc.h"
 #include "backend/backend.h"
+#include "conv/conv_api_util.h"
 
 #include <float.h>
 #include <limits.h>
@@ -75,12 +75,6 @@ static int tensor_dims(const hd_bdesc *t, int64_t *dims, int64_t *strides)
     if (strides)
         memcpy(strides, s->data, (size_t)s->count * sizeof *strides);
     return (int)a->count;
-}
-
-static int tensor_virtual(const hd_bdesc *t)
-{
-    const hd_battr *a = hd_bdesc_find(t, A(TENSOR_IS_VIRTUAL));
-    return a && a->count == 1 && ((const unsigned char *)a->data)[0];
 }
 
 static cudnnStatus_t finalize_tensor(hd_bdesc *d)
@@ -345,34 +339,6 @@ static cudnnStatus_t finalize_reduction_op(hd_bdesc *d)
 
 /* ---- graph, engine, heuristics ---- */
 
-int hd_bgraph_supported(const hd_bdesc *graph, const char **why)
-{
-    if (hd_bcount(graph, A(OPERATIONGRAPH_OPS)) != 1) {
-        *why = "the graph has more than one operation (only single convolutions run)";
-        return 0;
-    }
-    const hd_bdesc *op = hd_bget_desc(graph, A(OPERATIONGRAPH_OPS), 0);
-    const conv_names *nm = conv_op_names((int)op->type);
-    if (!nm) {
-        *why = "only convolution forward / backward data / backward filter operations run";
-        return 0;
-    }
-    const hd_bdesc *t[3] = {hd_bget_desc(op, nm->x, 0), hd_bget_desc(op, nm->w, 0), hd_bget_desc(op, nm->y, 0)};
-    for (int i = 0; i < 3; i++)
-        if (tensor_virtual(t[i])) {
-            *why = "a single-operation graph cannot have virtual tensors";
-            return 0;
-        }
-    int64_t sd = 0;
-    hd_bget_i64(hd_bget_desc(op, nm->conv, 0), A(CONVOLUTION_SPATIAL_DIMS), &sd);
-    if (sd < 2 || sd > 3) {
-        *why = "only 2-d and 3-d convolutions run";
-        return 0;
-    }
-    *why = NULL;
-    return 1;
-}
-
 /* Do two finalized tensors describe the same data layout? */
 static int same_tensor(const hd_bdesc *a, const hd_bdesc *b)
 {
@@ -420,26 +386,27 @@ static cudnnStatus_t finalize_graph(hd_bdesc *d)
             if (tensor_uid(ts[i]) == tensor_uid(ts[j]) && !same_tensor(ts[i], ts[j]))
                 return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "unique id %lld names two different tensors in the graph",
                                (long long)tensor_uid(ts[i]));
-    const char *why;
-    return put_i64(d, A(OPERATIONGRAPH_ENGINE_GLOBAL_COUNT), hd_bgraph_supported(d, &why) ? 1 : 0);
+    hd_bgraph g;
+    char why[320];
+    return put_i64(d, A(OPERATIONGRAPH_ENGINE_GLOBAL_COUNT),
+                   hd_bgraph_analyze(d, &g, why, sizeof why) ? hd_bengine_count(&g) : 0);
 }
 
 static cudnnStatus_t finalize_engine(hd_bdesc *d)
 {
     static const int req[] = {A(ENGINE_OPERATION_GRAPH), A(ENGINE_GLOBAL_INDEX), -1};
     TRY(require(d, req));
-    int64_t idx = -1, count = 0;
+    int64_t idx = -1;
     hd_bget_i64(d, A(ENGINE_GLOBAL_INDEX), &idx);
-    const hd_bdesc *g = hd_bget_desc(d, A(ENGINE_OPERATION_GRAPH), 0);
-    hd_bget_i64(g, A(OPERATIONGRAPH_ENGINE_GLOBAL_COUNT), &count);
+    const hd_bdesc *gd = hd_bget_desc(d, A(ENGINE_OPERATION_GRAPH), 0);
     if (idx < 0)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "engine global index is negative (%lld)", (long long)idx);
-    if (idx >= count) {
-        const char *why = "";
-        hd_bgraph_supported(g, &why);
-        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, FN, "engine %lld does not exist for this graph (%lld engines%s%s)",
-                       (long long)idx, (long long)count, why ? ": " : "", why ? why : "");
-    }
+    hd_bgraph g;
+    char why[320];
+    if (!hd_bgraph_analyze(gd, &g, why, sizeof why))
+        return HD_FAIL(CUDNN_STATUS_NOT_SUPPORTED, "engine %lld: no hostdnn engine runs this graph: %s", (long long)idx, why);
+    if (!hd_bengine_applies(&g, idx, why, sizeof why))
+        return HD_FAIL(CUDNN_STATUS_NOT_SUPPORTED, "engine %lld does not run this graph: %s", (long long)idx, why);
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -448,41 +415,73 @@ static cudnnStatus_t finalize_engine_cfg(hd_bdesc *d)
     static const int req[] = {A(ENGINECFG_ENGINE), -1};
     TRY(require(d, req));
     if (hd_bcount(d, A(ENGINECFG_KNOB_CHOICES)) > 0)
-        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, FN, "hostdnn's engine has no knobs; knob choices cannot be applied");
+        return HD_FAIL(CUDNN_STATUS_NOT_SUPPORTED, "hostdnn's engines have no knobs; knob choices cannot be applied");
     return CUDNN_STATUS_SUCCESS;
 }
 
-static cudnnStatus_t finalize_heur(hd_bdesc *d)
+/* A finalized engine config of engine INDEX on graph G (a deep copy is stored by the caller). */
+static hd_bdesc *make_cfg(const hd_bdesc *g, int64_t index)
 {
-    static const int req[] = {A(ENGINEHEUR_MODE), A(ENGINEHEUR_OPERATION_GRAPH), -1};
-    TRY(require(d, req));
-    const hd_bdesc *g = hd_bget_desc(d, A(ENGINEHEUR_OPERATION_GRAPH), 0);
-    int64_t count = 0;
-    hd_bget_i64(g, A(OPERATIONGRAPH_ENGINE_GLOBAL_COUNT), &count);
-    if (count == 0)
-        return hd_bdesc_store(d, A(ENGINEHEUR_RESULTS), CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, NULL);
-    /* One configuration: engine 0 with no knob choices. */
     hd_bdesc *engine = hd_bdesc_new(B(ENGINE)), *cfg = hd_bdesc_new(B(ENGINECFG));
-    int64_t zero = 0;
     cudnnStatus_t st = engine && cfg ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_ALLOC_FAILED;
     if (st == CUDNN_STATUS_SUCCESS)
         st = hd_bdesc_store(engine, A(ENGINE_OPERATION_GRAPH), CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &g);
     if (st == CUDNN_STATUS_SUCCESS)
-        st = hd_bdesc_store(engine, A(ENGINE_GLOBAL_INDEX), CUDNN_TYPE_INT64, 1, &zero);
+        st = hd_bdesc_store(engine, A(ENGINE_GLOBAL_INDEX), CUDNN_TYPE_INT64, 1, &index);
     if (st == CUDNN_STATUS_SUCCESS) {
         engine->finalized = 1;
         st = hd_bdesc_store(cfg, A(ENGINECFG_ENGINE), CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &engine);
     }
-    if (st == CUDNN_STATUS_SUCCESS) {
-        cfg->finalized = 1;
-        st = hd_bdesc_store(d, A(ENGINEHEUR_RESULTS), CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cfg);
+    if (engine) {
+        hd_bdesc_clear(engine);
+        hd_object_free(engine);
     }
-    for (int i = 0; i < 2; i++) {
-        hd_bdesc *t = i ? cfg : engine;
-        if (t) {
-            hd_bdesc_clear(t);
-            hd_object_free(t);
+    if (st != CUDNN_STATUS_SUCCESS) {
+        if (cfg) {
+            hd_bdesc_clear(cfg);
+            hd_object_free(cfg);
         }
+        return NULL;
+    }
+    cfg->finalized = 1;
+    return cfg;
+}
+
+/* Every engine that runs the graph, best first (all heuristic modes give the same order:
+ * the legacy ranking of the convolution's algorithms, see engines.c). */
+static cudnnStatus_t finalize_heur(hd_bdesc *d)
+{
+    static const int req[] = {A(ENGINEHEUR_MODE), A(ENGINEHEUR_OPERATION_GRAPH), -1};
+    TRY(require(d, req));
+    const hd_bdesc *gd = hd_bget_desc(d, A(ENGINEHEUR_OPERATION_GRAPH), 0);
+    hd_bgraph g;
+    char why[320];
+    int64_t idx[HD_CONV_MAX_ALGOS + 2];
+    int n = 0;
+    if (!hd_bgraph_analyze(gd, &g, why, sizeof why)) {
+        /* A valid question with an empty answer; the log says why it is empty. */
+        hd_fail(CUDNN_STATUS_NOT_SUPPORTED, FN, "the heuristics found no engine config: %s", why);
+    } else {
+        n = hd_bengine_rank(&g, idx, (int)(sizeof idx / sizeof *idx));
+        if (n == 0) {
+            hd_bengine_applies(&g, 0, why, sizeof why);
+            hd_fail(CUDNN_STATUS_NOT_SUPPORTED, FN, "the heuristics found no engine config: no engine runs this graph "
+                    "(engine 0: %s)", why);
+        }
+    }
+    hd_bdesc *cfgs[HD_CONV_MAX_ALGOS + 2];
+    cudnnStatus_t st = CUDNN_STATUS_SUCCESS;
+    int made = 0;
+    for (; made < n; made++)
+        if (!(cfgs[made] = make_cfg(gd, idx[made]))) {
+            st = CUDNN_STATUS_ALLOC_FAILED;
+            break;
+        }
+    if (st == CUDNN_STATUS_SUCCESS)
+        st = hd_bdesc_store(d, A(ENGINEHEUR_RESULTS), CUDNN_TYPE_BACKEND_DESCRIPTOR, n, n ? (const void *)cfgs : NULL);
+    for (int i = 0; i < made; i++) {
+        hd_bdesc_clear(cfgs[i]);
+        hd_object_free(cfgs[i]);
     }
     if (st != CUDNN_STATUS_SUCCESS)
         return HD_FAIL(st, "out of host memory building the heuristic results");
@@ -508,21 +507,31 @@ static cudnnStatus_t finalize_variant_pack(hd_bdesc *d)
     return CUDNN_STATUS_SUCCESS;
 }
 
-/* execute.c */
-cudnnStatus_t hd_bplan_build(hd_bdesc *plan, const hd_bdesc *op);
-
 static cudnnStatus_t finalize_plan(hd_bdesc *d)
 {
     static const int req[] = {A(EXECUTION_PLAN_HANDLE), A(EXECUTION_PLAN_ENGINE_CONFIG), -1};
     TRY(require(d, req));
     const hd_bdesc *cfg = hd_bget_desc(d, A(EXECUTION_PLAN_ENGINE_CONFIG), 0);
     const hd_bdesc *engine = hd_bget_desc(cfg, A(ENGINECFG_ENGINE), 0);
-    const hd_bdesc *graph = hd_bget_desc(engine, A(ENGINE_OPERATION_GRAPH), 0);
-    const char *why;
-    if (!hd_bgraph_supported(graph, &why))
-        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, FN, "no hostdnn engine runs this graph: %s", why);
-    TRY(hd_bplan_build(d, hd_bget_desc(graph, A(OPERATIONGRAPH_OPS), 0)));
-    TRY(put_i64(d, A(EXECUTION_PLAN_WORKSPACE_SIZE), (int64_t)d->plan->workspace));
+    const hd_bdesc *gd = hd_bget_desc(engine, A(ENGINE_OPERATION_GRAPH), 0);
+    int64_t idx = 0;
+    hd_bget_i64(engine, A(ENGINE_GLOBAL_INDEX), &idx);
+    hd_bgraph g;
+    char why[320];
+    if (!hd_bgraph_analyze(gd, &g, why, sizeof why))
+        return HD_FAIL(CUDNN_STATUS_NOT_SUPPORTED, "no hostdnn engine runs this graph: %s", why);
+    hd_bplan *p;
+    cudnnStatus_t st = hd_bplan_create(&g, idx, &p);
+    if (!p)
+        return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "out of host memory");
+    if (st != CUDNN_STATUS_SUCCESS) {
+        st = HD_FAIL(st, "engine %lld: %s", (long long)idx, hd_bplan_why(p));
+        hd_bplan_free(p);
+        return st;
+    }
+    hd_bplan_free(d->plan);
+    d->plan = p;
+    TRY(put_i64(d, A(EXECUTION_PLAN_WORKSPACE_SIZE), (int64_t)hd_bplan_workspace(p)));
     return hd_bdesc_store(d, A(EXECUTION_PLAN_COMPUTED_INTERMEDIATE_UIDS), CUDNN_TYPE_INT64, 0, NULL);
 }
 

@@ -3,7 +3,7 @@
 #
 #   core     src/core                      includes only core
 #   kernels  src/kernels/<family>          includes core and its own family (plus CROSS below)
-#   engines  src/conv src/norm src/rnn src/attn
+#   engines  src/conv src/norm src/rnn src/attn src/fusion
 #                                          includes core, kernels and engines, never the API
 #                                          layer (src/ops src/cnn src/adv src/backend)
 #
@@ -57,7 +57,7 @@ allowed() {
     case " $CROSS " in *" $own:$fam "*) return 0;; esac
     return 1 ;;
   engines)
-    case $top in core|kernels|conv|norm|rnn|attn) return 0;; esac
+    case $top in core|kernels|conv|norm|rnn|attn|fusion) return 0;; esac
     return 1 ;;
   esac
 }
@@ -87,7 +87,7 @@ check_layer() {
 
 check_layer core src/core
 check_layer kernels src/kernels
-check_layer engines src/conv src/norm src/rnn src/attn
+check_layer engines src/conv src/norm src/rnn src/attn src/fusion
 
 # src/kernels holds only families: no files at its top level.
 top=$(find src/kernels -maxdepth 1 -type f | sort)

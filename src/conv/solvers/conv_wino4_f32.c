@@ -447,17 +447,69 @@ static void out_tiles(const w4_view *v, const w4_plan *L, int64_t t0, int lanes,
     }
 }
 
-/* The fused epilogue (bias, z, activation) on one raw value of output channel ch at y offset off. */
-static void store_fused1(const hd_conv_args *a, int64_t ch, int64_t off, float raw)
+/* The fused epilogue for NK consecutive channels from CH0 of one output position (offset
+ * POS without the channel), raw values in RAW (the channel-lane layout's raw tile row). */
+static void fuse_channels(const hd_conv_args *a, const w4_view *v, int64_t ch0, int64_t nk, int64_t pos, const float *raw)
 {
     const hd_conv_epilogue *e = &a->epi;
-    float alpha = (float)e->alpha, alpha2 = (float)e->alpha2;
-    float val = alpha * raw + ((const float *)e->bias)[ch * e->bias_stride];
-    if (alpha2 != 0)
-        val += alpha2 * ((const float *)e->z)[off];
-    if (e->relu && !(val > 0))
-        val = 0;
-    ((float *)a->out)[off] = val;
+    const float alpha = (float)e->alpha, alpha2 = (float)e->alpha2, *bias = e->bias;
+    const float *z = alpha2 != 0 ? e->z : NULL;
+    float *y = a->out;
+    const int relu = e->relu;
+    const int64_t bs = e->bias_stride, cs = v->ys[1];
+    for (int64_t kk = 0; kk < nk; kk++) {
+        int64_t ch = ch0 + kk, o = ch * cs + pos;
+        float val = alpha * raw[kk] + bias[ch * bs];
+        if (z)
+            val += alpha2 * z[o];
+        y[o] = relu ? (val > 0 ? val : 0.0f) : val;
+    }
+}
+
+/* Channels per output-transform call on the fused path (NCHW-style layout): the raw tiles
+ * of 4 channels of a 16-tile group are 4 KiB, in L1 when the epilogue reads them. */
+#define FUSE_CHANNELS 4
+
+/* The fused epilogue from raw tiles (the output transform's RAW mode, written with plain
+ * vector stores just before) to y: act(alpha raw + bias + alpha2 z).  z is read before y is
+ * written, so z may be the output itself. */
+static void fuse_raw(const hd_conv_args *a, const w4_view *v, const hd_wino4_out_tiles *ot, int64_t ch0, int64_t nk,
+                     const float *raw)
+{
+    const hd_conv_epilogue *e = &a->epi;
+    const float alpha = (float)e->alpha, alpha2 = (float)e->alpha2, *bias = e->bias;
+    const float *z = alpha2 != 0 ? e->z : NULL;
+    float *y = a->out;
+    const int relu = e->relu;
+    const int64_t bs = e->bias_stride, cs = v->ys[1], hs = ot->hs, ws = ot->ws;
+    for (int64_t kk = 0; kk < nk; kk++) {
+        const int64_t ch = ch0 + kk;
+        const float b = bias[ch * bs];
+        for (int i = 0; i < ot->lanes; i++) {
+            const float *rt = raw + (kk * HD_WINO4_LANES + i) * 16;
+            for (int r = 0; r < ot->nrow[i]; r++) {
+                int64_t o = ch * cs + ot->off[i] + r * hs;
+                if (ot->ncol[i] == 4 && ws == 1) {
+                    /* a whole contiguous tile row: one 4-wide vector (SSE) pass, one store */
+                    float t[4], zt[4] = {0, 0, 0, 0};
+                    if (z)
+                        memcpy(zt, z + o, sizeof zt);
+                    for (int q = 0; q < 4; q++) {
+                        t[q] = alpha * rt[4 * r + q] + b + alpha2 * zt[q];
+                        t[q] = relu ? (t[q] > 0 ? t[q] : 0.0f) : t[q];
+                    }
+                    memcpy(y + o, t, sizeof t);
+                    continue;
+                }
+                for (int s = 0; s < ot->ncol[i]; s++, o += ws) {
+                    float val = alpha * rt[4 * r + s] + b;
+                    if (z)
+                        val += alpha2 * z[o];
+                    y[o] = relu ? (val > 0 ? val : 0.0f) : val;
+                }
+            }
+        }
+    }
 }
 
 /* Input transform of channels c0..c1 of group g, tile block tb, into V: the B panels of the
@@ -578,11 +630,8 @@ static void transform_output(const w4_ctx *c, int64_t g, const float *M, int64_t
                     L->wk->out_c(Mj + (size_t)i * ts + (k - k0), (size_t)L->ldm, ts, nk, &o1, NULL, 1.0f, 0.0f, raw);
                     for (int r = 0; r < o1.nrow[0]; r++)
                         for (int s = 0; s < o1.ncol[0]; s++)
-                            for (int64_t kk = 0; kk < nk; kk++) {
-                                int64_t ch = g * v->Kg + k + kk;
-                                store_fused1(a, ch, ch * v->ys[1] + o1.off[0] + r * ot.hs + s * ot.ws,
-                                             raw[(4 * r + s) * nk + kk]);
-                            }
+                            fuse_channels(a, v, g * v->Kg + k, nk, o1.off[0] + r * ot.hs + s * ot.ws,
+                                          raw + (4 * r + s) * nk);
                 }
             }
             continue;
@@ -592,14 +641,13 @@ static void transform_output(const w4_ctx *c, int64_t g, const float *M, int64_t
             L->wk->out(M + j, mpos, (size_t)T, k1 - k0, &ot, yg, v->ys[1], alpha, beta, NULL);
             continue;
         }
-        for (int64_t k = k0; k < k1; k++) {
-            float raw[HD_WINO4_LANES * 16];
-            L->wk->out(M + (k - k0) * T + j, mpos, (size_t)T, 1, &ot, NULL, 0, 1.0f, 0.0f, raw);
-            int64_t ch = g * v->Kg + k;
-            for (int i = 0; i < ot.lanes; i++)
-                for (int r = 0; r < ot.nrow[i]; r++)
-                    for (int s = 0; s < ot.ncol[i]; s++)
-                        store_fused1(a, ch, ch * v->ys[1] + ot.off[i] + r * ot.hs + s * ot.ws, raw[i * 16 + 4 * r + s]);
+        /* a few channels at a time through a raw buffer, so that the epilogue reads what the
+         * transform has just written from L1 */
+        for (int64_t k = k0; k < k1; k += FUSE_CHANNELS) {
+            float raw[FUSE_CHANNELS * HD_WINO4_LANES * 16];
+            int64_t nk = k1 - k < FUSE_CHANNELS ? k1 - k : FUSE_CHANNELS;
+            L->wk->out(M + (k - k0) * T + j, mpos, (size_t)T, nk, &ot, NULL, 0, 1.0f, 0.0f, raw);
+            fuse_raw(a, v, &ot, g * v->Kg + k, nk, raw);
         }
     }
 }
