@@ -247,8 +247,9 @@ cudnnStatus_t HD_IMPL(cudnnBackendFinalize)(cudnnBackendDescriptor_t descriptor)
 {
     CHECK_BDESC(descriptor);
     hd_bdesc *d = descriptor;
+    /* cuDNN 8 answers INVALID_VALUE for a second finalize (cuDNN 9: BAD_PARAM) */
     if (d->finalized)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "the %s is already finalized", hd_bdesc_type_name((int)d->type));
+        return HD_FAIL(CUDNN_STATUS_INVALID_VALUE, "the %s is already finalized", hd_bdesc_type_name((int)d->type));
     return hd_bdesc_finalize(d);
 }
 
@@ -281,8 +282,9 @@ cudnnStatus_t HD_IMPL(cudnnBackendSetAttribute)(cudnnBackendDescriptor_t descrip
     if (st != CUDNN_STATUS_SUCCESS)
         return st;
     const char *an = hd_battr_name(attributeName);
+    /* cuDNN 8 answers INVALID_VALUE for a set after finalize (cuDNN 9: BAD_PARAM) */
     if (d->finalized)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "the descriptor is finalized; %s can no longer be set", an);
+        return HD_FAIL(CUDNN_STATUS_INVALID_VALUE, "the descriptor is finalized; %s can no longer be set", an);
     if (!info->settable)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "%s is computed by cuDNN and cannot be set", an);
     if (elementCount < info->min_count || elementCount > info->max_count)

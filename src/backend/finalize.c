@@ -82,6 +82,9 @@ static cudnnStatus_t finalize_tensor(hd_bdesc *d)
     static const int req[] = {A(TENSOR_DIMENSIONS), A(TENSOR_STRIDES), A(TENSOR_BYTE_ALIGNMENT), -1};
     TRY(require(d, req));
     int n = (int)hd_bcount(d, A(TENSOR_DIMENSIONS));
+    /* cuDNN 8 backend tensors have 3 to 8 dimensions (cuDNN 9 also takes 1 and 2) */
+    if (n < 3)
+        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "a backend tensor needs at least 3 dimensions (got %d)", n);
     if (hd_bcount(d, A(TENSOR_STRIDES)) != n)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "the tensor has %d dimensions but %lld strides", n,
                        (long long)hd_bcount(d, A(TENSOR_STRIDES)));

@@ -95,9 +95,10 @@ static void tensor(void)
                  CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(cudnnBackendGetAttribute(t, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 8, NULL, NULL),
                  CUDNN_STATUS_BAD_PARAM);
-    /* Finalized: no more Set, no second Finalize. */
-    CHECK_STATUS(cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &v), CUDNN_STATUS_BAD_PARAM);
-    CHECK_STATUS(cudnnBackendFinalize(t), CUDNN_STATUS_BAD_PARAM);
+    /* Finalized: no more Set, no second Finalize (INVALID_VALUE, as NVIDIA's cuDNN 8 answers). */
+    CHECK_STATUS(cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &v),
+                 CUDNN_STATUS_INVALID_VALUE);
+    CHECK_STATUS(cudnnBackendFinalize(t), CUDNN_STATUS_INVALID_VALUE);
     /* Initialize brings it back to the created state. */
     CHECK_OK(cudnnBackendInitialize(t));
     CHECK_STATUS(cudnnBackendGetAttribute(t, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &cnt, &v),
