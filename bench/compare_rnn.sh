@@ -4,7 +4,7 @@
 # of each library's median time, GFLOP/s and the ratios as a markdown table.
 #
 #   bench/compare_rnn.sh BUILD_DIR [PROBLEM...]     (PROBLEM as in bench/hostdnn_rnn.c)
-#   env: ROUNDS=3 REPS=5 THREADS=2 TORCH=1 (0 skips PyTorch)
+#   env: ROUNDS=3 REPS=5 THREADS=2 TORCH=0 (1 adds PyTorch: Debian's build is slow here, minutes per round)
 #        ISA=native|avx2  (avx2 caps both hostdnn and oneDNN to AVX2 + FMA: HOSTDNN_MAX_ISA,
 #        ONEDNN_MAX_CPU_ISA; PyTorch has no such switch and is left out then)
 #
@@ -21,7 +21,7 @@ probs=("$@")
 ROUNDS=${ROUNDS:-3}
 REPS=${REPS:-5}
 THREADS=${THREADS:-2}
-TORCH=${TORCH:-1}
+TORCH=${TORCH:-0}
 ISA=${ISA:-native}
 export OMP_NUM_THREADS=$THREADS HOSTDNN_NUM_THREADS=$THREADS OMP_WAIT_POLICY=passive
 if [ "$ISA" = avx2 ]; then
