@@ -13,6 +13,7 @@
 #define HD_RNN_PLAN_H
 
 #include <stddef.h>
+#include <string.h>
 
 #include "rnn/rnn_problem.h"
 
@@ -69,6 +70,16 @@ typedef struct {
  * pass keeps its scratch copy of this layout in the work space and never needs them. */
 hd_rnn_reserve hd_rnn_reserve_layout_ex(const struct cudnnRNNStruct *r, int T, int B, int grads);
 hd_rnn_reserve hd_rnn_reserve_layout(const struct cudnnRNNStruct *r, int T, int B);
+
+/* Zero the padding slots (t >= len[b]) of a [T][B][WIDTH] area of ES-byte elements.  The
+ * passes write every valid slot of the areas they produce, so only padding needs clearing
+ * (the products over all T x B rows then see zeros there), not the whole area. */
+static inline void hd_rnn_zero_padding(void *base, size_t es, size_t width, int T, int B, const int *len)
+{
+    for (int b = 0; b < B; b++)
+        for (int t = len[b] > 0 ? len[b] : 0; t < T; t++)
+            memset((char *)base + ((size_t)t * (size_t)B + (size_t)b) * width * es, 0, width * es);
+}
 
 /* ---- work space, in elements of the compute type ----
  * Forward:  [reserve-shaped scratch (inference only)] xin[T*B*IN] pre[T*B*G*H] rec[B*G*H]
