@@ -1,6 +1,6 @@
 /*
  * RNN cell micro-kernels (kernels/rnn/rnn-ukernels.h): every table the CPU allows against
- * double-precision references of the LSTM and GRU rows and of tanh, with the accuracy bounds
+ * double-precision references of the LSTM and GRU rows (forward and backward) and of tanh, with the accuracy bounds
  * rnn-ukernels.h states (exp-based sigmoid within a few ulp, tanh within 3e-7 absolute), over
  * row lengths with every remainder of the vector width, arguments from tiny to saturating,
  * NaN passed through; the rows write exactly their H elements (guards untouched).
@@ -75,6 +75,43 @@ static void check_table(const hd_rnn_cell_table *t)
             free(px); free(pq); free(cp); free(buf);
         }
     }
+    /* backward rows against the same formulas in double (from the float inputs) */
+    double e_bl = 0, e_bg = 0;
+    for (size_t H = 1; H <= 45; H += 4) {
+        float *gt = malloc(4 * H * sizeof(float)), *c = malloc(H * sizeof(float)), *cp = malloc(H * sizeof(float));
+        float *dh = malloc(H * sizeof(float)), *dc = malloc(H * sizeof(float)), *dc0 = malloc(H * sizeof(float));
+        float *gx = malloc(4 * H * sizeof(float)), *gh = malloc(4 * H * sizeof(float)), *dz = malloc(H * sizeof(float));
+        for (size_t i = 0; i < 4 * H; i++) gt[i] = 0.5f + rnd(0.49f);
+        for (size_t j = 0; j < H; j++) { c[j] = rnd(3.0f); cp[j] = rnd(3.0f); dh[j] = rnd(1.0f); dc0[j] = rnd(1.0f); }
+        for (int use_prev = 0; use_prev < 2; use_prev++) {
+            memcpy(dc, dc0, H * sizeof(float));
+            t->lstm_bwd(H, gt, c, use_prev ? cp : NULL, dh, dc, gx, gh);
+            for (size_t j = 0; j < H; j++) {
+                double ig = gt[j], fg = gt[H + j], gg = gt[2 * H + j], og = gt[3 * H + j], p = use_prev ? cp[j] : 0;
+                double tc = tanh((double)c[j]), dcc = dc0[j] + dh[j] * og * (1 - tc * tc);
+                double want[4] = { dcc * gg * ig * (1 - ig), dcc * p * fg * (1 - fg), dcc * ig * (1 - gg * gg),
+                                   dh[j] * tc * og * (1 - og) };
+                for (int g = 0; g < 4; g++) {
+                    e_bl = fmax(e_bl, fabs(gx[g * H + j] - want[g]));
+                    if (gh[g * H + j] != gx[g * H + j]) guards_ok = 0;
+                }
+                e_bl = fmax(e_bl, fabs(dc[j] - dcc * fg));
+            }
+            t->gru_bwd(H, gt, c, use_prev ? cp : NULL, dh, gx, gh, dz);
+            for (size_t j = 0; j < H; j++) {
+                double rg = gt[j], zg = gt[H + j], ng = gt[2 * H + j], p = use_prev ? cp[j] : 0;
+                double dan = dh[j] * (1 - zg) * (1 - ng * ng);
+                double want[3] = { dan * c[j] * rg * (1 - rg), dh[j] * (p - ng) * zg * (1 - zg), dan };
+                for (int g = 0; g < 3; g++) e_bg = fmax(e_bg, fabs(gx[g * H + j] - want[g]));
+                e_bg = fmax(e_bg, fabs(gh[2 * H + j] - dan * rg));
+                e_bg = fmax(e_bg, fabs(dz[j] - dh[j] * zg));
+            }
+        }
+        free(gt); free(c); free(cp); free(dh); free(dc); free(dc0); free(gx); free(gh); free(dz);
+    }
+    printf("%s backward rows: LSTM max abs err %.2e, GRU %.2e\n", t->lstm_name, e_bl, e_bg);
+    CHECK_MSG(e_bl <= 2e-6 && e_bg <= 2e-6, "%s: backward rows off by %g / %g", t->lstm_name, e_bl, e_bg);
+
     /* tanh over a sweep, NaN and infinities */
     float xs[1003], ys[1003];
     for (int i = 0; i < 1000; i++) xs[i] = (float)(i - 500) * 0.021f;

@@ -112,6 +112,57 @@ static void tanh_n(size_t n, const float *x, float *y)
     }
 }
 
+/* An optional row: NULL reads as zeros. */
+static inline __m256 ld0(const float *p, size_t left, __m256i m)
+{
+    return p ? ld(p, left, m) : _mm256_setzero_ps();
+}
+
+static void lstm_bwd(size_t H, const float *gt, const float *c, const float *cprev, const float *dh, float *dc,
+                     float *gx, float *gh)
+{
+    const __m256 one = _mm256_set1_ps(1.0f);
+    for (size_t j = 0; j < H; j += 8) {
+        size_t left = H - j;
+        __m256i m = tail_mask(left < 8 ? left : 0);
+        __m256 ig = ld(gt + j, left, m), fg = ld(gt + H + j, left, m);
+        __m256 gg = ld(gt + 2 * H + j, left, m), og = ld(gt + 3 * H + j, left, m);
+        __m256 tc = tanh8(ld(c + j, left, m)), d = ld(dh + j, left, m);
+        __m256 dcc = _mm256_add_ps(ld(dc + j, left, m),
+                                   _mm256_mul_ps(_mm256_mul_ps(d, og), _mm256_sub_ps(one, _mm256_mul_ps(tc, tc))));
+        __m256 vi = _mm256_mul_ps(_mm256_mul_ps(_mm256_mul_ps(dcc, gg), ig), _mm256_sub_ps(one, ig));
+        __m256 vf = _mm256_mul_ps(_mm256_mul_ps(_mm256_mul_ps(dcc, ld0(cprev ? cprev + j : NULL, left, m)), fg),
+                                  _mm256_sub_ps(one, fg));
+        __m256 vg = _mm256_mul_ps(_mm256_mul_ps(dcc, ig), _mm256_sub_ps(one, _mm256_mul_ps(gg, gg)));
+        __m256 vo = _mm256_mul_ps(_mm256_mul_ps(_mm256_mul_ps(d, tc), og), _mm256_sub_ps(one, og));
+        st(gx + j, vi, left, m); st(gh + j, vi, left, m);
+        st(gx + H + j, vf, left, m); st(gh + H + j, vf, left, m);
+        st(gx + 2 * H + j, vg, left, m); st(gh + 2 * H + j, vg, left, m);
+        st(gx + 3 * H + j, vo, left, m); st(gh + 3 * H + j, vo, left, m);
+        st(dc + j, _mm256_mul_ps(dcc, fg), left, m);
+    }
+}
+
+static void gru_bwd(size_t H, const float *gt, const float *qn, const float *hprev, const float *dh, float *gx,
+                    float *gh, float *dz)
+{
+    const __m256 one = _mm256_set1_ps(1.0f);
+    for (size_t j = 0; j < H; j += 8) {
+        size_t left = H - j;
+        __m256i m = tail_mask(left < 8 ? left : 0);
+        __m256 rg = ld(gt + j, left, m), zg = ld(gt + H + j, left, m), ng = ld(gt + 2 * H + j, left, m);
+        __m256 d = ld(dh + j, left, m), hp = ld0(hprev ? hprev + j : NULL, left, m);
+        __m256 dn = _mm256_mul_ps(d, _mm256_sub_ps(one, zg)), dzz = _mm256_mul_ps(d, _mm256_sub_ps(hp, ng));
+        __m256 dan = _mm256_mul_ps(dn, _mm256_sub_ps(one, _mm256_mul_ps(ng, ng)));
+        __m256 dar = _mm256_mul_ps(_mm256_mul_ps(_mm256_mul_ps(dan, ld(qn + j, left, m)), rg), _mm256_sub_ps(one, rg));
+        __m256 daz = _mm256_mul_ps(_mm256_mul_ps(dzz, zg), _mm256_sub_ps(one, zg));
+        st(gx + j, dar, left, m); st(gh + j, dar, left, m);
+        st(gx + H + j, daz, left, m); st(gh + H + j, daz, left, m);
+        st(gx + 2 * H + j, dan, left, m); st(gh + 2 * H + j, _mm256_mul_ps(dan, rg), left, m);
+        st(dz + j, _mm256_mul_ps(d, zg), left, m);
+    }
+}
+
 const hd_rnn_cell_table hd_f32_rnn_cell_ukernels__avx2 = {
-    "f32-lstm-8-avx2", "f32-gru-8-avx2", lstm_fwd, gru_fwd, tanh_n,
+    "f32-lstm-8-avx2", "f32-gru-8-avx2", lstm_fwd, gru_fwd, tanh_n, lstm_bwd, gru_bwd,
 };

@@ -38,6 +38,39 @@ static void tanh_n(size_t n, const float *x, float *y)
         y[i] = tanhf(x[i]);
 }
 
+static void lstm_bwd(size_t H, const float *gt, const float *c, const float *cprev, const float *dh, float *dc,
+                     float *gx, float *gh)
+{
+    for (size_t j = 0; j < H; j++) {
+        float ig = gt[j], fg = gt[H + j], gg = gt[2 * H + j], og = gt[3 * H + j];
+        float cp = cprev ? cprev[j] : 0.0f, tc = tanhf(c[j]);
+        float dcc = dc[j] + dh[j] * og * (1.0f - tc * tc);
+        float di = dcc * gg, df = dcc * cp, dg = dcc * ig, dO = dh[j] * tc;
+        gx[j] = gh[j] = di * ig * (1.0f - ig);
+        gx[H + j] = gh[H + j] = df * fg * (1.0f - fg);
+        gx[2 * H + j] = gh[2 * H + j] = dg * (1.0f - gg * gg);
+        gx[3 * H + j] = gh[3 * H + j] = dO * og * (1.0f - og);
+        dc[j] = dcc * fg;
+    }
+}
+
+static void gru_bwd(size_t H, const float *gt, const float *qn, const float *hprev, const float *dh, float *gx,
+                    float *gh, float *dz)
+{
+    for (size_t j = 0; j < H; j++) {
+        float rg = gt[j], zg = gt[H + j], ng = gt[2 * H + j], hp = hprev ? hprev[j] : 0.0f;
+        float dn = dh[j] * (1.0f - zg), dzz = dh[j] * (hp - ng);
+        float dan = dn * (1.0f - ng * ng);
+        float dar = dan * qn[j] * rg * (1.0f - rg);
+        float daz = dzz * zg * (1.0f - zg);
+        gx[j] = gh[j] = dar;
+        gx[H + j] = gh[H + j] = daz;
+        gx[2 * H + j] = dan;
+        gh[2 * H + j] = dan * rg;
+        dz[j] = dh[j] * zg;
+    }
+}
+
 const hd_rnn_cell_table hd_f32_rnn_cell_ukernels__scalar = {
-    "f32-lstm-1-scalar", "f32-gru-1-scalar", lstm_fwd, gru_fwd, tanh_n,
+    "f32-lstm-1-scalar", "f32-gru-1-scalar", lstm_fwd, gru_fwd, tanh_n, lstm_bwd, gru_bwd,
 };

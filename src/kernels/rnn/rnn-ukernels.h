@@ -31,8 +31,19 @@ typedef void (*hd_f32_lstm_fwd_fn)(size_t H, const float *px, const float *pq, c
  * Writes gates[3H] (r z n), qn[H] = pq_n, h[H]. */
 typedef void (*hd_f32_gru_fwd_fn)(size_t H, const float *px, const float *pq, const float *hprev, float *gates,
                                   float *qn, float *h);
-/* y = tanh(x), n elements (the LSTM backward pass's tanh(c)). */
+/* y = tanh(x), n elements (the LSTM backward pass's tanh(c) when clipped). */
 typedef void (*hd_f32_tanh_fn)(size_t n, const float *x, float *y);
+/* LSTM backward (no clipping), from the forward pass's gates (i f g o), c_t and c_{t-1}
+ * (CPREV NULL: zeros), the gradient dh reaching h_t and dc reaching c_t (updated in place to
+ * the gradient reaching c_{t-1}): dcc = dc + dh o (1 - tanh(c)^2), then the gradients of the
+ * four pre-activations into gx[4H] and, the same values, gh[4H]. */
+typedef void (*hd_f32_lstm_bwd_fn)(size_t H, const float *gates, const float *c, const float *cprev, const float *dh,
+                                   float *dc, float *gx, float *gh);
+/* GRU backward, from gates (r z n), qn = R_n h + b_Rn, h_{t-1} (HPREV NULL: zeros) and dh:
+ * gx[3H] (input side), gh[3H] (recurrent side: the n gate's times r) and dz[H] = dh z, the
+ * direct path from h_{t-1} to h_t. */
+typedef void (*hd_f32_gru_bwd_fn)(size_t H, const float *gates, const float *qn, const float *hprev, const float *dh,
+                                  float *gx, float *gh, float *dz);
 
 typedef struct {
     const char *lstm_name;      /* <dtype>-<op>-<tile>-<isa>, e.g. "f32-lstm-8-avx2" */
@@ -40,6 +51,8 @@ typedef struct {
     hd_f32_lstm_fwd_fn lstm_fwd;
     hd_f32_gru_fwd_fn gru_fwd;
     hd_f32_tanh_fn tanh;
+    hd_f32_lstm_bwd_fn lstm_bwd;
+    hd_f32_gru_bwd_fn gru_bwd;
 } hd_rnn_cell_table;
 
 extern const hd_rnn_cell_table hd_f32_rnn_cell_ukernels__scalar;
