@@ -5,6 +5,8 @@
 #
 #   bench/compare_rnn.sh BUILD_DIR [PROBLEM...]     (PROBLEM as in bench/hostdnn_rnn.c)
 #   env: ROUNDS=3 REPS=5 THREADS=2 TORCH=0 (1 adds PyTorch: Debian's build is slow here, minutes per round)
+#        BASE=<another build dir>  also times that build's hostdnn_rnn (column "base": an
+#        earlier hostdnn, for before/after figures; base / hostdnn > 1 means faster now)
 #        ISA=native|avx2  (avx2 caps both hostdnn and oneDNN to AVX2 + FMA: HOSTDNN_MAX_ISA,
 #        ONEDNN_MAX_CPU_ISA; PyTorch has no such switch and is left out then)
 #
@@ -23,6 +25,7 @@ REPS=${REPS:-5}
 THREADS=${THREADS:-2}
 TORCH=${TORCH:-0}
 ISA=${ISA:-native}
+BASE=${BASE:-}
 export OMP_NUM_THREADS=$THREADS HOSTDNN_NUM_THREADS=$THREADS OMP_WAIT_POLICY=passive
 if [ "$ISA" = avx2 ]; then
   export HOSTDNN_MAX_ISA=avx2 ONEDNN_MAX_CPU_ISA=AVX2
@@ -36,6 +39,7 @@ raw=$build/bench-rnn.txt
 for r in $(seq 1 "$ROUNDS"); do
   for p in "${probs[@]}"; do
     "$build/bench/hostdnn_rnn" --reps "$REPS" "$p" | sed "s/^/$r /" >> "$raw"
+    [ -n "$BASE" ] && "$BASE/bench/hostdnn_rnn" --reps "$REPS" "$p" | sed "s/^/$r /; s/ hostdnn / base /" >> "$raw"
     [ -x "$build/bench/onednn_rnn" ] && GLIBC_TUNABLES=glibc.malloc.hugetlb=1 \
       "$build/bench/onednn_rnn" --reps "$REPS" "$p" | sed "s/^/$r /" >> "$raw"
     [ "$TORCH" = 1 ] && GLIBC_TUNABLES=glibc.malloc.hugetlb=1 \
@@ -51,7 +55,7 @@ for line in open(sys.argv[1]):
     r, prob, pas, lib, ms, gf = line.split()
     rows.setdefault((prob, pas, lib), []).append((float(ms), float(gf)))
 med = {k: (statistics.median(x[0] for x in v), statistics.median(x[1] for x in v), len(v)) for k, v in rows.items()}
-libs = [l for l in ("onednn", "torch") if any(k[2] == l for k in med)]
+libs = [l for l in ("base", "onednn", "torch") if any(k[2] == l for k in med)]
 head = "| problem | pass | hostdnn ms | GFLOP/s |" + "".join(" %s ms | GFLOP/s | %s / hostdnn |" % (l, l) for l in libs)
 print(head)
 print("|" + "---|" * (head.count("|") - 1))
