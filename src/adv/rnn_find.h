@@ -27,6 +27,7 @@
 
 #include "core/api.h"
 #include "core/check.h"
+#include "core/dropout_desc.h"
 #include "core/handle.h"
 #include "hd_impl.h"
 #include "core/object.h"
@@ -34,6 +35,28 @@
 #include "adv/rnn_run.h"
 
 enum { HD_RNN_FIND_ALGOS = 1, HD_RNN_FIND_MAX_RUNS = 3 };
+
+/* A training forward pass with inter-layer dropout advances the dropout states buffer.  Find
+ * rewinds it before each repeated run so its outputs and the buffer end as after one call. */
+typedef struct {
+    void *states;                      /* NULL: no dropout states to rewind */
+    struct hd_dropout_state saved;
+} hd_rnn_find_drop;
+
+static inline void hd_rnn_find_drop_save(hd_rnn_find_drop *d, const struct cudnnRNNStruct *r)
+{
+    d->states = NULL;
+    if (r && r->dropout && r->dropout->is_set && r->dropout->states) {
+        d->states = r->dropout->states;
+        memcpy(&d->saved, d->states, sizeof d->saved);
+    }
+}
+
+static inline void hd_rnn_find_drop_restore(const hd_rnn_find_drop *d)
+{
+    if (d->states)
+        memcpy(d->states, &d->saved, sizeof d->saved);
+}
 
 /* cudnnGetRNN*AlgorithmMaxCount */
 static inline cudnnStatus_t hd_rnn_algo_max_count(const char *fn, cudnnHandle_t handle,

@@ -6,24 +6,44 @@
 #ifndef HD_ADV_RNN_RUN_H
 #define HD_ADV_RNN_RUN_H
 
+#include <string.h>
+
 #include "core/api.h"
+#include "core/dropout_desc.h"
 #include "core/handle.h"
 #include "hd_impl.h"
 #include "adv/rnn_check.h"
 #include "rnn/rnn_engine.h"
 
-/* Inter-layer dropout is applied only in training with numLayers > 1; a dropout descriptor
- * with probability 0 (what frameworks pass when dropout is off) is accepted. */
+/* Inter-layer dropout (the RNN descriptor's dropout descriptor) is applied only in training
+ * with numLayers > 1, to the output of every layer but the last.  Checks the descriptor and
+ * gives the probability and states buffer a training forward pass draws from (*P = 0 and
+ * *STATES = NULL when nothing is dropped; either may be NULL when the caller, a backward pass,
+ * only wants the checks: the backward passes follow the record the forward pass left in the
+ * reserve space).  A probability > 0 needs the states buffer cudnnSetDropoutDescriptor or
+ * cudnnRestoreDropoutDescriptor initialised. */
 static inline cudnnStatus_t hd_rnn_check_dropout(const char *fn, cudnnHandle_t handle, const struct cudnnRNNStruct *r,
-                                                 int training)
+                                                 int training, float *p_out, void **states_out)
 {
+    if (p_out) *p_out = 0.0f;
+    if (states_out) *states_out = NULL;
     if (!training || r->num_layers < 2 || !r->dropout)
         return CUDNN_STATUS_SUCCESS;
     float p = -1.0f;
     void *states = NULL;
     unsigned long long seed = 0;
-    if (hd_impl_cudnnGetDropoutDescriptor(r->dropout, handle, &p, &states, &seed) != CUDNN_STATUS_SUCCESS || p != 0.0f)
-        return hd_warn(CUDNN_STATUS_NOT_SUPPORTED, fn, "inter-layer dropout (probability %g) is not implemented", p);
+    if (hd_impl_cudnnGetDropoutDescriptor(r->dropout, handle, &p, &states, &seed) != CUDNN_STATUS_SUCCESS)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "the RNN descriptor's dropout descriptor was never set");
+    if (p == 0.0f)
+        return CUDNN_STATUS_SUCCESS;
+    struct hd_dropout_state s;
+    if (!states)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "inter-layer dropout %g needs a states buffer", (double)p);
+    memcpy(&s, states, sizeof s);
+    if (s.magic != HD_DROPOUT_STATE_MAGIC)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "the dropout states buffer does not hold an initialised generator");
+    if (p_out) *p_out = p;
+    if (states_out) *states_out = states;
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -77,9 +97,12 @@ static inline cudnnStatus_t hd_rnn_run_forward(const char *fn, cudnnHandle_t han
         return st;
     if (training && (st = hd_rnn_check_space(fn, "reserveSpace", res, res_size, need.reserve)))
         return st;
-    if ((st = hd_rnn_check_dropout(fn, handle, r, training)))
+    float p;
+    void *states;
+    if ((st = hd_rnn_check_dropout(fn, handle, r, training, &p, &states)))
         return st;
-    hd_rnn_fwd_args a = { handle->num_threads, r, xd, yd, x, y, hx, cx, hy, cy, w, work, training ? res : NULL };
+    hd_rnn_fwd_args a = { handle->num_threads, r, xd, yd, x, y, hx, cx, hy, cy, w, work, training ? res : NULL,
+                          p, states };
     return hd_rnn_forward(fn, &a);
 }
 
@@ -103,7 +126,7 @@ static inline cudnnStatus_t hd_rnn_run_backward_data(const char *fn, cudnnHandle
         (st = hd_rnn_check_space(fn, "workSpace", work, work_size, need.work)) ||
         (st = hd_rnn_check_space(fn, "reserveSpace", res, res_size, need.reserve)))
         return st;
-    if ((st = hd_rnn_check_dropout(fn, handle, r, 1)))
+    if ((st = hd_rnn_check_dropout(fn, handle, r, 1, NULL, NULL)))
         return st;
     int lstm = r->cell == CUDNN_LSTM;
     if (!lstm)
@@ -130,7 +153,7 @@ static inline cudnnStatus_t hd_rnn_run_backward_weights(const char *fn, cudnnHan
         (st = hd_rnn_check_space(fn, "workSpace", work, work_size, need.work)) ||
         (st = hd_rnn_check_space(fn, "reserveSpace", res, res_size, need.reserve)))
         return st;
-    if ((st = hd_rnn_check_dropout(fn, handle, r, 1)))
+    if ((st = hd_rnn_check_dropout(fn, handle, r, 1, NULL, NULL)))
         return st;
     hd_rnn_bwd_w_args a = { handle->num_threads, r, xd, x, hx, dw, work, res };
     return hd_rnn_backward_weights(fn, &a);

@@ -1,10 +1,15 @@
 /* RNN backward data and weights, float compute (the kernels are rnn_bwd.inc). */
 #include "core/api.h"
+#include "core/cpu.h"
 #include "kernels/gemm/gemm.h"
+#include "kernels/rnn/rnn-ukernels.h"
 #include "rnn/rnn_engine.h"
 
 #define REAL float
 #define GEMM hd_sgemm
+#define PACK_B hd_sgemm_pack_b
+#define GEMM_PB hd_sgemm_pb
 #define TANH tanhf
 #define FN(n) n##_f32
+#define CELL_KERNELS 1
 #include "rnn/rnn_bwd.inc"

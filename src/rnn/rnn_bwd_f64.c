@@ -5,6 +5,8 @@
 
 #define REAL double
 #define GEMM hd_dgemm
+#define PACK_B hd_dgemm_pack_b
+#define GEMM_PB hd_dgemm_pb
 #define TANH tanh
 #define FN(n) n##_f64
 #include "rnn/rnn_bwd.inc"

@@ -71,7 +71,8 @@ cudnnStatus_t hd_rnn_forward(const char *fn, const hd_rnn_fwd_args *a)
     if (fail || (a->hy && !fhy) || (a->cy && !fcy)) {
         st = no_memory(fn);
     } else {
-        hd_rnn_fwd_args f = { a->nthreads, &rf, a->xd, a->yd, fx, fy, fhx, fcx, fhy, fcy, fw, a->work, a->reserve };
+        hd_rnn_fwd_args f = { a->nthreads, &rf, a->xd, a->yd, fx, fy, fhx, fcx, fhy, fcy, fw, a->work, a->reserve,
+                              a->dropout, a->dropout_states };
         st = hd_rnn_forward_f32(&f);
         if (st == CUDNN_STATUS_SUCCESS) {
             f2h_store(fy, a->y, ny);

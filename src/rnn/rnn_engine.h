@@ -25,6 +25,9 @@ typedef struct {
     const void *w;
     void *work;
     void *reserve;                        /* NULL: inference (scratch lives in work) */
+    float dropout;                        /* inter-layer drop probability (training only) */
+    void *dropout_states;                 /* the dropout states buffer (struct hd_dropout_state,
+                                             checked by the caller); NULL or dropout 0: none */
 } hd_rnn_fwd_args;
 
 typedef struct {

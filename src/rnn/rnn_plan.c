@@ -74,6 +74,13 @@ hd_rnn_reserve hd_rnn_reserve_layout_ex(const struct cudnnRNNStruct *r, int T, i
     v.out_base = npl * v.pl_stride;
     v.out_stride = TB * (size_t)hd_rnn_dirs(r) * P;
     v.total = v.out_base + (size_t)r->num_layers * v.out_stride;
+    /* Sized whatever the probability: it may change between the size query and the call. */
+    v.has_drop = grads && r->num_layers > 1 && r->dropout != NULL;
+    v.drop_stride = v.has_drop ? v.out_stride : 0;
+    v.drop_mask = v.total;
+    v.drop_in = v.drop_mask + (size_t)(r->num_layers - 1) * v.drop_stride;
+    v.drop_flag = v.drop_in + (size_t)(r->num_layers - 1) * v.drop_stride;
+    v.total = v.drop_flag + (v.has_drop ? 1 : 0);
     return v;
 }
 

@@ -13,6 +13,7 @@
 #define HD_RNN_PLAN_H
 
 #include <stddef.h>
+#include <string.h>
 
 #include "rnn/rnn_problem.h"
 
@@ -44,19 +45,41 @@ hd_rnn_piece hd_rnn_locate(const struct cudnnRNNStruct *r, int input_size, int p
  *   dpx    [T][B][G*H]  backward data: gradient w.r.t. W x + b_W
  *   dph    [T][B][G*H]  backward data: gradient w.r.t. R h + b_R
  *   dproj  [T][B][P]    backward data: gradient w.r.t. the projected state (LSTM + projection)
- * then, per layer, that layer's output [T][B][dirs*P] (the next layer's input). */
+ * then, per layer, that layer's output [T][B][dirs*P] (the next layer's input);
+ * then, in training with numLayers > 1 and a dropout descriptor, the inter-layer dropout of
+ * every layer l < numLayers - 1 (cuDNN drops the output of each layer but the last):
+ *   drop_mask[l] [T][B][dirs*P]  0 (dropped) or 1/(1-p) (kept): backward data multiplies the
+ *                                gradient reaching layer l's output by it
+ *   drop_in[l]   [T][B][dirs*P]  layer l's output times drop_mask[l]: the input layer l+1 and
+ *                                backward weights multiply with (out[l] stays undropped: it is
+ *                                also the recurrent state)
+ *   drop_flag    one element: 1 when the forward pass applied dropout (probability > 0), so the
+ *                backward passes follow what the forward pass did, 0 otherwise. */
 typedef struct {
     size_t pl_stride;                        /* elements per pseudo-layer block */
     size_t gates, cell, hid, dpx, dph, dproj; /* offsets inside a pseudo-layer block */
     size_t out_base;                         /* start of the per-layer outputs */
     size_t out_stride;                       /* elements per layer output */
+    int has_drop;                            /* the dropout areas below exist */
+    size_t drop_mask, drop_in, drop_stride;  /* drop_mask + l * drop_stride, drop_in likewise */
+    size_t drop_flag;
     size_t total;
 } hd_rnn_reserve;
 
-/* GRADS == 0 leaves out dpx/dph/dproj: the inference forward pass keeps its scratch copy of
- * this layout in the work space and never needs them. */
+/* GRADS == 0 (inference) leaves out dpx/dph/dproj and the dropout areas: the inference forward
+ * pass keeps its scratch copy of this layout in the work space and never needs them. */
 hd_rnn_reserve hd_rnn_reserve_layout_ex(const struct cudnnRNNStruct *r, int T, int B, int grads);
 hd_rnn_reserve hd_rnn_reserve_layout(const struct cudnnRNNStruct *r, int T, int B);
+
+/* Zero the padding slots (t >= len[b]) of a [T][B][WIDTH] area of ES-byte elements.  The
+ * passes write every valid slot of the areas they produce, so only padding needs clearing
+ * (the products over all T x B rows then see zeros there), not the whole area. */
+static inline void hd_rnn_zero_padding(void *base, size_t es, size_t width, int T, int B, const int *len)
+{
+    for (int b = 0; b < B; b++)
+        for (int t = len[b] > 0 ? len[b] : 0; t < T; t++)
+            memset((char *)base + ((size_t)t * (size_t)B + (size_t)b) * width * es, 0, width * es);
+}
 
 /* ---- work space, in elements of the compute type ----
  * Forward:  [reserve-shaped scratch (inference only)] xin[T*B*IN] pre[T*B*G*H] rec[B*G*H]

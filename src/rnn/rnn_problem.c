@@ -35,7 +35,7 @@ double hd_rnn_size_estimate(const struct cudnnRNNStruct *r, int input_size, int 
     double D = hd_rnn_dirs(r), IN = input_size > 0 ? input_size : 1;
     double wts = L * D * (G * H * (IN + D * P + P + 2.0) + P * H);
     double tb = (double)T * (double)B;
-    double res = L * D * tb * (3.0 * G * H + 2.0 * H + P) + L * tb * D * P;
+    double res = L * D * tb * (3.0 * G * H + 2.0 * H + P) + 3.0 * L * tb * D * P;   /* outputs + dropout areas */
     double wk = res + tb * (IN + G * H + 2.0 * (IN + D * P) + P) + (double)B * (G * H + 4.0 * H + 2.0 * P);
     double m = wts > wk ? wts : wk;
     return m * 8.0;

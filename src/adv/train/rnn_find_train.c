@@ -42,7 +42,10 @@ cudnnStatus_t HD_IMPL(cudnnFindRNNForwardTrainingAlgorithmEx)(cudnnHandle_t hand
     if (st != CUDNN_STATUS_SUCCESS)
         return st;
     double best = 0.0;
+    hd_rnn_find_drop drop;
+    hd_rnn_find_drop_save(&drop, rnnDesc);
     for (int i = 0, runs = hd_rnn_find_runs(findIntensity); i < runs; i++) {
+        hd_rnn_find_drop_restore(&drop);
         double t0 = hd_rnn_now_ms();
         st = hd_rnn_legacy_forward(__func__, handle, rnnDesc, seqLength, xDesc, x, hxDesc, hx, cxDesc, cx, wDesc, w,
                                    yDesc, y, hyDesc, hy, cyDesc, cy, workspace, workSpaceSizeInBytes, reserveSpace,

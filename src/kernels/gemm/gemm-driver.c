@@ -172,6 +172,36 @@ void hd_dgemm(int nthreads, char transa, char transb, size_t m, size_t n, size_t
     hd_dgemm_isa(HD_ISA_AVX512, nthreads, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
+void hd_sgemm_pack_b(hd_gemm_packed_b *pb, int nthreads, char transb, size_t n, size_t k, const float *B, size_t ldb)
+{
+    pack_b_once_f32(pb, hd_isa_cap(HD_ISA_AVX512), nthreads, norm_trans(transb), n, k, B, ldb);
+}
+
+void hd_dgemm_pack_b(hd_gemm_packed_b *pb, int nthreads, char transb, size_t n, size_t k, const double *B, size_t ldb)
+{
+    pack_b_once_f64(pb, hd_isa_cap(HD_ISA_AVX512), nthreads, norm_trans(transb), n, k, B, ldb);
+}
+
+void hd_sgemm_pb(int nthreads, char transa, size_t m, float alpha, const float *A, size_t lda, const hd_gemm_packed_b *pb,
+                 float beta, float *C, size_t ldc)
+{
+    gemm_pb_f32(nthreads, norm_trans(transa), m, alpha, A, lda, pb, beta, C, ldc);
+}
+
+void hd_dgemm_pb(int nthreads, char transa, size_t m, double alpha, const double *A, size_t lda,
+                 const hd_gemm_packed_b *pb, double beta, double *C, size_t ldc)
+{
+    gemm_pb_f64(nthreads, norm_trans(transa), m, alpha, A, lda, pb, beta, C, ldc);
+}
+
+void hd_gemm_pb_free(hd_gemm_packed_b *pb)
+{
+    if (!pb)
+        return;
+    hd_aligned_free(pb->data);
+    pb->data = NULL;
+}
+
 const char *hd_gemm_kernel_name(size_t elem_size, hd_isa_t isa)
 {
     return hd_gemm_kernel_for(elem_size == 8 ? 8 : 4, hd_isa_cap(isa))->name;

@@ -40,6 +40,35 @@ void hd_dgemm_isa(hd_isa_t isa, int nthreads, char transa, char transb, size_t m
                   double alpha, const double *A, size_t lda, const double *B, size_t ldb, double beta,
                   double *C, size_t ldc);
 
+/*
+ * op(B) packed once for many products with different A -- the RNN's recurrent and projection
+ * matrices, multiplied with a new batch of states at every time step.  hd_sgemm would pack
+ * (or, for a transposed B, transpose) the same panels again at every call.
+ *
+ * hd_?gemm_pack_b packs op(B) [k x n] (B as hd_?gemm takes it: TRANSB, LDB) for the kernel
+ * hd_?gemm would use now; hd_?gemm_pb computes C = alpha * op(A) op(B) + beta * C with it,
+ * bitwise what hd_?gemm gives on the unpacked operand (same kernel, same k blocks, any thread
+ * count).  B must stay alive and unchanged until hd_gemm_pb_free: when the packing memory
+ * cannot be had (or HOSTDNN_GEMM_UNPACKED=1), the products read B itself.
+ */
+typedef struct {
+    size_t elem, n, k;
+    char transb;
+    const void *B;          /* the operand as given */
+    size_t ldb;
+    const void *kern;       /* the micro-kernel it was packed for (gemm-ukernels.h) */
+    size_t npanels;
+    void *data;             /* owned; NULL: not packed (products use B) */
+} hd_gemm_packed_b;
+
+void hd_sgemm_pack_b(hd_gemm_packed_b *pb, int nthreads, char transb, size_t n, size_t k, const float *B, size_t ldb);
+void hd_dgemm_pack_b(hd_gemm_packed_b *pb, int nthreads, char transb, size_t n, size_t k, const double *B, size_t ldb);
+void hd_sgemm_pb(int nthreads, char transa, size_t m, float alpha, const float *A, size_t lda, const hd_gemm_packed_b *pb,
+                 float beta, float *C, size_t ldc);
+void hd_dgemm_pb(int nthreads, char transa, size_t m, double alpha, const double *A, size_t lda,
+                 const hd_gemm_packed_b *pb, double beta, double *C, size_t ldc);
+void hd_gemm_pb_free(hd_gemm_packed_b *pb);
+
 /* Name of the micro-kernel used for elements of ELEM_SIZE bytes (4: sgemm, 8: dgemm) at ISA
  * (lowered to hd_cpu_isa()), e.g. "f32-gemm-14x32-avx512". */
 const char *hd_gemm_kernel_name(size_t elem_size, hd_isa_t isa);

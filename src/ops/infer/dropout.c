@@ -15,7 +15,7 @@
 #include "core/handle.h"
 #include "core/parallel.h"
 #include "core/tensor.h"
-#include "core/philox.h"
+#include "core/dropout_draw.h"
 #include "ops/common.h"
 
 #include <string.h>
@@ -158,12 +158,9 @@ static void do_task(void *vctx, size_t task, int thread)
     }
     uint32_t words[4];
     for (int64_t e = lo; e < hi; e++) {
-        if ((e & 3) == 0 || e == lo) {
-            uint64_t blk = c->counter + (uint64_t)(e >> 2);
-            uint32_t ctr[4] = { (uint32_t)blk, (uint32_t)(blk >> 32), 0x68644450u, 0 };
-            hd_philox4x32_10(ctr, c->key, words);
-        }
-        int keep = hd_u32_to_unit(words[e & 3]) >= c->p;
+        if ((e & 3) == 0 || e == lo)
+            hd_dropout_block(c->key, c->counter + (uint64_t)(e >> 2), words);
+        int keep = hd_dropout_kept(words[e & 3], c->p);
         c->mask[e] = (unsigned char)keep;
         double v = keep ? hd_ld1(c->dt, c->x, ox) * c->scale : 0.0;
         hd_st1(c->dt, c->y, oy, v);
@@ -223,7 +220,7 @@ cudnnStatus_t HD_IMPL(cudnnDropoutForward)(cudnnHandle_t handle, const cudnnDrop
     c.counter = s.counter;
     c.n = n;
     hd_parallel_for((size_t)((n + DO_CHUNK - 1) / DO_CHUNK), handle->num_threads, do_task, &c);
-    s.counter += (unsigned long long)((n + 3) / 4);
+    s.counter += (unsigned long long)hd_dropout_blocks((uint64_t)n);
     memcpy(dropoutDesc->states, &s, sizeof s);
     return CUDNN_STATUS_SUCCESS;
 }

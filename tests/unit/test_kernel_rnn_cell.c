@@ -1,0 +1,143 @@
+/*
+ * RNN cell micro-kernels (kernels/rnn/rnn-ukernels.h): every table the CPU allows against
+ * double-precision references of the LSTM and GRU rows (forward and backward) and of tanh, with the accuracy bounds
+ * rnn-ukernels.h states (exp-based sigmoid within a few ulp, tanh within 3e-7 absolute), over
+ * row lengths with every remainder of the vector width, arguments from tiny to saturating,
+ * NaN passed through; the rows write exactly their H elements (guards untouched).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "core/cpu.h"
+#include "kernels/rnn/rnn-ukernels.h"
+
+static unsigned rng = 99;
+static float rnd(float a)
+{
+    rng = rng * 1664525u + 1013904223u;
+    return ((float)(rng >> 8) / 16777216.0f * 2.0f - 1.0f) * a;
+}
+
+static double sg(double v) { return 1.0 / (1.0 + exp(-v)); }
+
+#define GUARD 8
+#define GV -12345.0f
+
+/* Worst errors of one table: sigmoid gates relative, tanh-based values absolute. */
+static void check_table(const hd_rnn_cell_table *t)
+{
+    double e_sig = 0, e_tanh = 0, e_c = 0, e_h = 0;
+    int guards_ok = 1;
+    for (size_t H = 1; H <= 67; H += (H < 20 ? 1 : 11)) {
+        for (int scale_i = 0; scale_i < 4; scale_i++) {
+            float sc = scale_i == 0 ? 1e-3f : scale_i == 1 ? 1.0f : scale_i == 2 ? 6.0f : 40.0f;
+            float *px = malloc(4 * H * sizeof(float)), *pq = malloc(4 * H * sizeof(float));
+            float *cp = malloc(H * sizeof(float)), *buf = malloc((6 * H + 3 * GUARD) * sizeof(float));
+            for (size_t i = 0; i < 4 * H; i++) { px[i] = rnd(sc); pq[i] = rnd(sc); }
+            for (size_t j = 0; j < H; j++) cp[j] = rnd(2.0f);
+            for (size_t i = 0; i < 6 * H + 3 * GUARD; i++) buf[i] = GV;
+            float *gt = buf, *c = buf + 4 * H + GUARD, *h = c + H + GUARD;
+            t->lstm_fwd(H, px, pq, cp, gt, c, h);
+            for (size_t j = 0; j < H; j++) {
+                double a[4];
+                /* the kernels add the halves in float: the reference starts from that sum */
+                for (int g = 0; g < 4; g++) a[g] = (double)(px[g * H + j] + pq[g * H + j]);
+                double ig = sg(a[0]), fg = sg(a[1]), gg = tanh(a[2]), og = sg(a[3]);
+                double cc = fg * cp[j] + ig * gg;
+                e_sig = fmax(e_sig, fabs(gt[j] - ig) / ig);
+                e_sig = fmax(e_sig, fabs(gt[H + j] - fg) / fg);
+                e_sig = fmax(e_sig, fabs(gt[3 * H + j] - og) / og);
+                e_tanh = fmax(e_tanh, fabs(gt[2 * H + j] - gg));
+                e_c = fmax(e_c, fabs(c[j] - cc));
+                e_h = fmax(e_h, fabs(h[j] - og * tanh((double)c[j])));
+            }
+            for (int k = 0; k < GUARD; k++)
+                if (buf[4 * H + k] != GV || c[H + k] != GV || h[H + k] != GV) guards_ok = 0;
+            /* GRU */
+            for (size_t i = 0; i < 6 * H + 3 * GUARD; i++) buf[i] = GV;
+            float *qn = buf + 3 * H + GUARD, *hg = qn + H + GUARD;
+            t->gru_fwd(H, px, pq, cp, buf, qn, hg);
+            for (size_t j = 0; j < H; j++) {
+                double rg = sg((double)(px[j] + pq[j])), zg = sg((double)(px[H + j] + pq[H + j]));
+                float rq = buf[j] * pq[2 * H + j];
+                double ng = tanh((double)(px[2 * H + j] + rq));
+                e_sig = fmax(e_sig, fabs(buf[j] - rg) / rg);
+                e_sig = fmax(e_sig, fabs(buf[H + j] - zg) / zg);
+                e_tanh = fmax(e_tanh, fabs(buf[2 * H + j] - ng));
+                if (qn[j] != pq[2 * H + j]) guards_ok = 0;
+                e_h = fmax(e_h, fabs(hg[j] - ((1 - (double)buf[H + j]) * buf[2 * H + j] + buf[H + j] * cp[j])));
+            }
+            for (int k = 0; k < GUARD; k++)
+                if (buf[3 * H + k] != GV || qn[H + k] != GV || hg[H + k] != GV) guards_ok = 0;
+            free(px); free(pq); free(cp); free(buf);
+        }
+    }
+    /* backward rows against the same formulas in double (from the float inputs) */
+    double e_bl = 0, e_bg = 0;
+    for (size_t H = 1; H <= 45; H += 4) {
+        float *gt = malloc(4 * H * sizeof(float)), *c = malloc(H * sizeof(float)), *cp = malloc(H * sizeof(float));
+        float *dh = malloc(H * sizeof(float)), *dc = malloc(H * sizeof(float)), *dc0 = malloc(H * sizeof(float));
+        float *gx = malloc(4 * H * sizeof(float)), *gh = malloc(4 * H * sizeof(float)), *dz = malloc(H * sizeof(float));
+        for (size_t i = 0; i < 4 * H; i++) gt[i] = 0.5f + rnd(0.49f);
+        for (size_t j = 0; j < H; j++) { c[j] = rnd(3.0f); cp[j] = rnd(3.0f); dh[j] = rnd(1.0f); dc0[j] = rnd(1.0f); }
+        for (int use_prev = 0; use_prev < 2; use_prev++) {
+            memcpy(dc, dc0, H * sizeof(float));
+            t->lstm_bwd(H, gt, c, use_prev ? cp : NULL, dh, dc, gx, gh);
+            for (size_t j = 0; j < H; j++) {
+                double ig = gt[j], fg = gt[H + j], gg = gt[2 * H + j], og = gt[3 * H + j], p = use_prev ? cp[j] : 0;
+                double tc = tanh((double)c[j]), dcc = dc0[j] + dh[j] * og * (1 - tc * tc);
+                double want[4] = { dcc * gg * ig * (1 - ig), dcc * p * fg * (1 - fg), dcc * ig * (1 - gg * gg),
+                                   dh[j] * tc * og * (1 - og) };
+                for (int g = 0; g < 4; g++) {
+                    e_bl = fmax(e_bl, fabs(gx[g * H + j] - want[g]));
+                    if (gh[g * H + j] != gx[g * H + j]) guards_ok = 0;
+                }
+                e_bl = fmax(e_bl, fabs(dc[j] - dcc * fg));
+            }
+            t->gru_bwd(H, gt, c, use_prev ? cp : NULL, dh, gx, gh, dz);
+            for (size_t j = 0; j < H; j++) {
+                double rg = gt[j], zg = gt[H + j], ng = gt[2 * H + j], p = use_prev ? cp[j] : 0;
+                double dan = dh[j] * (1 - zg) * (1 - ng * ng);
+                double want[3] = { dan * c[j] * rg * (1 - rg), dh[j] * (p - ng) * zg * (1 - zg), dan };
+                for (int g = 0; g < 3; g++) e_bg = fmax(e_bg, fabs(gx[g * H + j] - want[g]));
+                e_bg = fmax(e_bg, fabs(gh[2 * H + j] - dan * rg));
+                e_bg = fmax(e_bg, fabs(dz[j] - dh[j] * zg));
+            }
+        }
+        free(gt); free(c); free(cp); free(dh); free(dc); free(dc0); free(gx); free(gh); free(dz);
+    }
+    printf("%s backward rows: LSTM max abs err %.2e, GRU %.2e\n", t->lstm_name, e_bl, e_bg);
+    CHECK_MSG(e_bl <= 2e-6 && e_bg <= 2e-6, "%s: backward rows off by %g / %g", t->lstm_name, e_bl, e_bg);
+
+    /* tanh over a sweep, NaN and infinities */
+    float xs[1003], ys[1003];
+    for (int i = 0; i < 1000; i++) xs[i] = (float)(i - 500) * 0.021f;
+    xs[1000] = NAN; xs[1001] = INFINITY; xs[1002] = -INFINITY;
+    t->tanh(1003, xs, ys);
+    for (int i = 0; i < 1000; i++) e_tanh = fmax(e_tanh, fabs(ys[i] - tanh((double)xs[i])));
+    CHECK_MSG(ys[1000] != ys[1000] && ys[1001] == 1.0f && ys[1002] == -1.0f, "%s: tanh of NaN, +-inf", t->lstm_name);
+    printf("%s / %s: sigmoid max rel err %.2e, tanh max abs err %.2e, c %.2e, h %.2e\n", t->lstm_name, t->gru_name,
+           e_sig, e_tanh, e_c, e_h);
+    CHECK_MSG(e_sig <= 4e-7, "%s: sigmoid relative error %g", t->lstm_name, e_sig);
+    CHECK_MSG(e_tanh <= 3e-7, "%s: tanh absolute error %g", t->lstm_name, e_tanh);
+    CHECK_MSG(e_c <= 2e-6 && e_h <= 1e-6, "%s: cell %g, h %g", t->lstm_name, e_c, e_h);
+    CHECK_MSG(guards_ok, "%s: rows write exactly H elements", t->lstm_name);
+    /* NaN pre-activations propagate */
+    float nx[8] = { NAN, 0, 0, 0, 0, 0, 0, 0 }, z8[8] = { 0 }, g8[8], c1[1], h1[1];
+    t->lstm_fwd(1, nx, z8, z8, g8, c1, h1);
+    CHECK_MSG(g8[0] != g8[0] && h1[0] != h1[0], "%s: NaN propagates", t->lstm_name);
+}
+
+int main(void)
+{
+    check_table(&hd_f32_rnn_cell_ukernels__scalar);
+    if (hd_cpu_isa() >= HD_ISA_AVX2)
+        check_table(&hd_f32_rnn_cell_ukernels__avx2);
+    else
+        SKIP("no AVX2 on this CPU: the AVX2 cell rows are not tested");
+    CHECK(hd_rnn_cell_kernels(HD_ISA_SCALAR) == &hd_f32_rnn_cell_ukernels__scalar);
+    return hd_test_finish();
+}
