@@ -4,7 +4,7 @@
 #   make check-quick  build, then the fast tests through CTest (ctest -L quick)
 #   make demo       build and run the demo program
 #   make install PREFIX=/opt/hostdnn
-#   make bench      benchmark driver + memory-bound ops vs oneDNN (see docs/performance.md)
+#   make bench      benchmark driver, memory-bound ops and RNNs vs oneDNN, attention, fused graphs (docs/performance.md)
 #   make bench-compare  convolution and ops: hostdnn vs oneDNN 2.6 vs PyTorch
 #   make windows-package  MinGW-w64 cross build -> build-win/hostdnn-<version>-windows-x64.zip
 #   make check-windows    that zip's checks and the test programs under Wine (docs/windows.md)
@@ -54,11 +54,15 @@ install: build
 
 # hostdnn-bench's short suite (peak, STREAM, GEMM), then the memory-bound primitives side by
 # side with oneDNN 2.6 (rewrites that section of docs/performance.md), then multi-head
-# attention (NVIDIA's multiHeadAttention sample's size: 8 heads, batch 16, 64 steps, 512 wide).
+# attention (NVIDIA's multiHeadAttention sample's size: 8 heads, batch 16, 64 steps, 512 wide),
+# RNNs beside oneDNN's (bench/compare_rnn.sh: LSTM/GRU inference and training steps) and the
+# backend's fused graphs beside the legacy calls they replace.
 bench: build
 	@$(BUILD)/tools/hostdnn-bench
 	@bench/compare_ops.sh $(BUILD)
 	@$(BUILD)/bench/hostdnn_attn
+	@bench/compare_rnn.sh $(BUILD)
+	@$(BUILD)/bench/hostdnn_fused
 
 # hostdnn, oneDNN 2.6 and PyTorch side by side; rewrites docs/performance.md's convolution section.
 bench-compare: build
