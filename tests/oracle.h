@@ -39,6 +39,7 @@ static inline int oracle_open(void)
         return 0;
     }
     const char *paths[] = {getenv("HD_ORACLE_LIB"), "/usr/local/cuda/lib64/libcudnn.so.9", "libcudnn.so.9"};
+#ifdef LM_ID_NEWLM   /* glibc; elsewhere (the Windows test build) there is no cuDNN 8 oracle */
     if (paths[0]) {
         oracle_lib = dlmopen(LM_ID_NEWLM, paths[0], RTLD_NOW | RTLD_LOCAL);
         /* Its sub-libraries, by full path into the same namespace, before it asks for them
@@ -58,6 +59,7 @@ static inline int oracle_open(void)
             }
         }
     }
+#endif
     for (unsigned i = 1; i < sizeof paths / sizeof *paths && !oracle_lib; i++)
         oracle_lib = dlopen(paths[i], RTLD_NOW | RTLD_LOCAL);
     if (!oracle_lib) {
