@@ -289,7 +289,7 @@ static void output_dims(void)
         int st = v9_cudnnSetPooling2dDescriptor(pb, mode, nan, wh, ww, vp, hp, vs, hs);
         if (record("cudnnSetPooling2dDescriptor", so, st, args)) {
             int o1[4] = { 0 }, o2[4] = { 0 };
-            char a2[300];
+            char a2[400];   /* args (256) and four ints always fit */
             snprintf(a2, sizeof a2, "%s on %d %d %d %d", args, n, c, h, w);
             so = cudnnGetPooling2dForwardOutputDim(pa, xa, &o1[0], &o1[1], &o1[2], &o1[3]);
             st = v9_cudnnGetPooling2dForwardOutputDim(pb, xb, &o2[0], &o2[1], &o2[2], &o2[3]);
