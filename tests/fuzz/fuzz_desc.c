@@ -400,7 +400,7 @@ static void call_one(objs *o, fz_in *in)
         int n = 0;
         cudnnGetConvolutionForwardAlgorithmMaxCount(handle, &n);
         cudnnSetTensor4dDescriptor(tensor(o, in), CUDNN_TENSOR_NCHW_VECT_C, fz_enum(in, FZ_NDTYPES), fz_dim(in),
-                                   fz_dim(in) * 4, fz_dim(in), fz_dim(in));
+                                   fz_u8(in) % 33, fz_dim(in), fz_dim(in));
         break;
     }
     }
