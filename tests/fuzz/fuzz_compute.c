@@ -39,8 +39,9 @@ static int make_handles(void)
     return ok;
 }
 
+static guard_slot slots[NBUF];
+
 typedef struct {
-    guard_buf g[NBUF];
     int used;
     cudnnTensorDescriptor_t t[8];
     int nt;
@@ -50,7 +51,7 @@ static void *buf(arena *a, size_t bytes)
 {
     if (a->used == NBUF)
         return NULL;
-    return guard_alloc(&a->g[a->used++], bytes);
+    return guard_alloc(&slots[a->used++], bytes);
 }
 
 static float *input(arena *a, fz_in *in, size_t n)
@@ -485,7 +486,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     for (int i = 0; i < a.nt; i++)
         cudnnDestroyTensorDescriptor(a.t[i]);
-    for (int i = 0; i < a.used; i++)
-        guard_free(&a.g[i]);
     return 0;
 }
