@@ -14,7 +14,9 @@
  *     bidirectional, its pseudo-layer count overflowed an int in cudnnGetRNNWeightParams
  *     (UBSan: signed overflow);
  *   - a 1x1 convolution forward on one channel (the depthwise solver) formed a pointer from
- *     the NULL dy of a forward call (UBSan: offset applied to a null pointer).
+ *     the NULL dy of a forward call (UBSan: offset applied to a null pointer);
+ *   - a dilated filter larger than an input padded by nearly INT_MAX: the refusal's message
+ *     doubled the padding in an int (UBSan: signed overflow).
  * The RNN, attention and algorithm-descriptor cases are in test_rnn_legacy.c,
  * test_attn_backward.c and test_algo_desc.c.
  */
@@ -254,6 +256,25 @@ static void conv_one_channel(void)
     cudnnDestroyTensorDescriptor(y);
 }
 
+static void conv_huge_padding(void)
+{
+    SECTION("convolution: huge padding and dilation refused");
+    cudnnTensorDescriptor_t x = tensor4(1, 1, 1, 1);
+    cudnnFilterDescriptor_t w;
+    CHECK_OK(cudnnCreateFilterDescriptor(&w));
+    CHECK_OK(cudnnSetFilter4dDescriptor(w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 1, 1, 3, 1));
+    cudnnConvolutionDescriptor_t c;
+    CHECK_OK(cudnnCreateConvolutionDescriptor(&c));
+    CHECK_OK(cudnnSetConvolution2dDescriptor(c, INT_MAX - 1, 0, 1, 1, INT_MAX, 1, CUDNN_CROSS_CORRELATION,
+                                             CUDNN_DATA_FLOAT));
+    int n = -7, k = -7, oh = -7, ow = -7;
+    CHECK_STATUS(cudnnGetConvolution2dForwardOutputDim(c, x, w, &n, &k, &oh, &ow), CUDNN_STATUS_BAD_PARAM);
+    CHECK(n == -7 && k == -7 && oh == -7 && ow == -7);
+    cudnnDestroyConvolutionDescriptor(c);
+    cudnnDestroyFilterDescriptor(w);
+    cudnnDestroyTensorDescriptor(x);
+}
+
 int main(void)
 {
     if (cudnnCreate(&h) != CUDNN_STATUS_SUCCESS) {
@@ -266,6 +287,7 @@ int main(void)
     unset_activation();
     rnn_many_layers();
     conv_one_channel();
+    conv_huge_padding();
     cudnnDestroy(h);
     return hd_test_finish();
 }
