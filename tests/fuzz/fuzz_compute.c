@@ -4,8 +4,9 @@
  * An input picks an operation (convolution forward, backward data, backward filter; pooling,
  * softmax, activation forward and backward; batch norm training, inference and backward;
  * op-tensor; reduce; transform, add, scale and set; LRN) and the shapes, layouts (packed NCHW
- * or NHWC, padded or arbitrary strides), scalars and options of a float32 problem of at most a
- * few thousand elements, sometimes with deliberately mismatched descriptors.  Every tensor is
+ * or NHWC, padded or arbitrary strides), scalars and options of a problem of at most a few
+ * thousand elements (float32 for convolution and batch norm; FLOAT, DOUBLE or HALF for the
+ * others), sometimes with deliberately mismatched descriptors.  Every tensor is
  * exactly as large as its descriptor says (guard_alloc.h), so a read or write past it faults.
  * Outputs are filled with a pattern first: a call that fails must leave them as they were
  * (hostdnn's rule: no output is written on failure), and the harness aborts when one did not.
@@ -77,24 +78,99 @@ static float *output(arena *a, size_t n)
     return p;
 }
 
-/* A failed call must not have touched its output. */
-static void check_untouched(cudnnStatus_t st, const void *p, size_t n, const char *what)
+typedef struct {
+    int d[4];
+    int s[4];
+    size_t span;            /* elements the strides reach: the buffer's size */
+    cudnnDataType_t dt;
+} shape;
+
+static size_t elem_bytes(cudnnDataType_t dt) { return dt == CUDNN_DATA_DOUBLE ? 8 : dt == CUDNN_DATA_HALF ? 2 : 4; }
+
+static size_t shape_bytes(const shape *sh) { return sh->span * elem_bytes(sh->dt); }
+
+/* The data types of the memory-bound operations: FLOAT mostly, DOUBLE and HALF often. */
+static cudnnDataType_t pick_dt(fz_in *in)
+{
+    uint8_t c = fz_u8(in) % 8;
+    return c < 5 ? CUDNN_DATA_FLOAT : c < 7 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_HALF;
+}
+
+/* An input of SH's type: values in [-2, 2] (halves of 1/8 to 2), now and then a NaN or an
+ * infinity. */
+static void *tinput(arena *a, fz_in *in, const shape *sh)
+{
+    if (sh->dt == CUDNN_DATA_FLOAT)
+        return input(a, in, sh->span);
+    void *p = buf(a, shape_bytes(sh));
+    if (!p)
+        return NULL;
+    uint32_t s = fz_u32(in) | 1u;
+    for (size_t i = 0; i < sh->span; i++) {
+        s ^= s << 13, s ^= s >> 17, s ^= s << 5;
+        if (sh->dt == CUDNN_DATA_DOUBLE)
+            ((double *)p)[i] = (double)(s % 4001) / 1000.0 - 2.0;
+        else
+            ((uint16_t *)p)[i] = (uint16_t)((s & 0x8000) | ((12u + s % 4) << 10) | (s >> 16 & 0x3ff));
+    }
+    if ((s & 0x300) == 0x300) {
+        size_t i = s % sh->span;
+        if (sh->dt == CUDNN_DATA_DOUBLE)
+            ((double *)p)[i] = (s & 0x400) ? __builtin_nan("") : __builtin_inf();
+        else
+            ((uint16_t *)p)[i] = (s & 0x400) ? 0x7e00 : 0x7c00;
+    }
+    return p;
+}
+
+static void *toutput(arena *a, const shape *sh)
+{
+    void *p = buf(a, shape_bytes(sh));
+    if (p)
+        memset(p, PATTERN, shape_bytes(sh));
+    return p;
+}
+
+/* Scaling factors: double for DOUBLE outputs, float otherwise (a float followed by padding, so
+ * that reading it as a double, wrong as that is, stays inside the variable). */
+typedef struct {
+    double d;
+    float f[2];
+} scal;
+
+static scal scal_of(float v)
+{
+    scal s = {v, {v, 0.0f}};
+    return s;
+}
+
+static const void *sp(const scal *s, const shape *out) { return out->dt == CUDNN_DATA_DOUBLE ? (const void *)&s->d : (const void *)s->f; }
+
+static void untouched(cudnnStatus_t st, const void *p, const shape *sh, const char *what);
+
+/* A failed call must not have touched its output (N floats; untouched() for any type). */
+static void check_bytes(cudnnStatus_t st, const void *p, size_t bytes, const char *what)
 {
     if (st == CUDNN_STATUS_SUCCESS || !p)
         return;
     const uint8_t *b = p;
-    for (size_t i = 0; i < n * sizeof(float); i++)
+    for (size_t i = 0; i < bytes; i++)
         if (b[i] != PATTERN) {
             fprintf(stderr, "%s failed (%s) but wrote its output at byte %zu\n", what, cudnnGetErrorString(st), i);
             abort();
         }
 }
 
-typedef struct {
-    int d[4];
-    int s[4];
-    size_t span;            /* elements the strides reach: the buffer's size */
-} shape;
+static void check_untouched(cudnnStatus_t st, const void *p, size_t n, const char *what)
+{
+    check_bytes(st, p, n * sizeof(float), what);
+}
+
+static void untouched(cudnnStatus_t st, const void *p, const shape *sh, const char *what)
+{
+    check_bytes(st, p, shape_bytes(sh), what);
+}
+
 
 /* Strides for dims D by the layout byte: packed NCHW, packed NHWC, padded NCHW, or drawn. */
 static int make_shape(shape *sh, fz_in *in)
@@ -140,7 +216,7 @@ static cudnnTensorDescriptor_t desc(arena *a, const shape *sh)
     if (a->nt == 8 || cudnnCreateTensorDescriptor(&t) != CUDNN_STATUS_SUCCESS)
         return NULL;
     a->t[a->nt++] = t;
-    if (cudnnSetTensor4dDescriptorEx(t, CUDNN_DATA_FLOAT, sh->d[0], sh->d[1], sh->d[2], sh->d[3], sh->s[0], sh->s[1],
+    if (cudnnSetTensor4dDescriptorEx(t, sh->dt, sh->d[0], sh->d[1], sh->d[2], sh->d[3], sh->s[0], sh->s[1],
                                      sh->s[2], sh->s[3]) != CUDNN_STATUS_SUCCESS)
         return NULL;
     return t;
@@ -149,6 +225,7 @@ static cudnnTensorDescriptor_t desc(arena *a, const shape *sh)
 /* A new shape: dims drawn, or (when the input says so) those of BASE with some set to 1. */
 static int shape_new(shape *sh, fz_in *in, int maxc, const shape *base, int broadcast)
 {
+    sh->dt = base ? base->dt : CUDNN_DATA_FLOAT;
     if (base) {
         for (int i = 0; i < 4; i++)
             sh->d[i] = broadcast && (fz_u8(in) & 1) ? 1 : base->d[i];
@@ -199,6 +276,7 @@ static void conv(arena *a, fz_in *in, int dir)
     if (cudnnGetConvolution2dForwardOutputDim(cd, xd, fd, &on, &oc, &oh, &ow) != CUDNN_STATUS_SUCCESS)
         goto out;
     ys.d[0] = on, ys.d[1] = oc, ys.d[2] = oh, ys.d[3] = ow;
+    ys.dt = CUDNN_DATA_FLOAT;
     if (fz_u8(in) % 16 == 0)
         ys.d[fz_u8(in) % 4] += 1;          /* a mismatched output: must be refused, nothing written */
     if (!make_shape(&ys, in))
@@ -250,10 +328,11 @@ static void pooling(arena *a, fz_in *in)
     shape xs, ys;
     if (!shape_new(&xs, in, 6, NULL, 0))
         return;
+    xs.dt = ys.dt = pick_dt(in);
     cudnnPoolingDescriptor_t pd;
     if (cudnnCreatePoolingDescriptor(&pd) != CUDNN_STATUS_SUCCESS)
         return;
-    float alpha = scalar(in), beta = scalar(in);
+    scal alpha = scal_of(scalar(in)), beta = scal_of(scalar(in));
     cudnnTensorDescriptor_t xd = desc(a, &xs);
     int n, c, h, w;
     if (!xd || cudnnSetPooling2dDescriptor(pd, fz_enum(in, 4), fz_enum(in, 2), 1 + fz_u8(in) % 4, 1 + fz_u8(in) % 4,
@@ -267,17 +346,17 @@ static void pooling(arena *a, fz_in *in)
     if (!make_shape(&ys, in))
         goto out;
     cudnnTensorDescriptor_t yd = desc(a, &ys);
-    float *x = input(a, in, xs.span), *y = output(a, ys.span);
+    void *x = tinput(a, in, &xs), *y = toutput(a, &ys);
     if (!yd || !x || !y)
         goto out;
-    cudnnStatus_t st = cudnnPoolingForward(handle, pd, &alpha, xd, x, &beta, yd, y);
-    check_untouched(st, y, ys.span, "cudnnPoolingForward");
+    cudnnStatus_t st = cudnnPoolingForward(handle, pd, sp(&alpha, &ys), xd, x, sp(&beta, &ys), yd, y);
+    untouched(st, y, &ys, "cudnnPoolingForward");
     if (st == CUDNN_STATUS_SUCCESS) {
-        float *dy = input(a, in, ys.span), *dx = output(a, xs.span);
+        void *dy = tinput(a, in, &ys), *dx = toutput(a, &xs);
         if (!dy || !dx)
             goto out;
-        st = cudnnPoolingBackward(handle, pd, &alpha, yd, y, yd, dy, xd, x, &beta, xd, dx);
-        check_untouched(st, dx, xs.span, "cudnnPoolingBackward");
+        st = cudnnPoolingBackward(handle, pd, sp(&alpha, &xs), yd, y, yd, dy, xd, x, sp(&beta, &xs), xd, dx);
+        untouched(st, dx, &xs, "cudnnPoolingBackward");
     }
 out:
     cudnnDestroyPoolingDescriptor(pd);
@@ -289,33 +368,36 @@ static void pointwise(arena *a, fz_in *in, int which)
     shape xs, ys;
     if (!shape_new(&xs, in, 8, NULL, 0))
         return;
+    xs.dt = pick_dt(in);
     if (fz_u8(in) % 16 == 0) {
         if (!shape_new(&ys, in, 8, NULL, 0))
             return;
+        ys.dt = fz_u8(in) & 1 ? xs.dt : pick_dt(in);
     } else if (!shape_new(&ys, in, 8, &xs, 0)) {
         return;
     }
     cudnnTensorDescriptor_t xd = desc(a, &xs), yd = desc(a, &ys);
-    float alpha = scalar(in), beta = scalar(in);
-    float *x = input(a, in, xs.span), *y = output(a, ys.span), *dy = input(a, in, ys.span), *dx = output(a, xs.span);
+    scal sa = scal_of(scalar(in)), sb = scal_of(scalar(in));
+    const void *alpha = sp(&sa, &ys), *beta = sp(&sb, &ys), *alpha_b = sp(&sa, &xs), *beta_b = sp(&sb, &xs);
+    void *x = tinput(a, in, &xs), *y = toutput(a, &ys), *dy = tinput(a, in, &ys), *dx = toutput(a, &xs);
     if (!xd || !yd || !x || !y || !dy || !dx)
         return;
     cudnnStatus_t st;
     if (which == 0) {
         int algo = fz_enum(in, 3), mode = fz_enum(in, 2);
-        st = cudnnSoftmaxForward(handle, algo, mode, &alpha, xd, x, &beta, yd, y);
-        check_untouched(st, y, ys.span, "cudnnSoftmaxForward");
-        st = cudnnSoftmaxBackward(handle, algo, mode, &alpha, yd, y, yd, dy, &beta, xd, dx);
-        check_untouched(st, dx, xs.span, "cudnnSoftmaxBackward");
+        st = cudnnSoftmaxForward(handle, algo, mode, alpha, xd, x, beta, yd, y);
+        untouched(st, y, &ys, "cudnnSoftmaxForward");
+        st = cudnnSoftmaxBackward(handle, algo, mode, alpha_b, yd, y, yd, dy, beta_b, xd, dx);
+        untouched(st, dx, &xs, "cudnnSoftmaxBackward");
     } else if (which == 1) {
         cudnnActivationDescriptor_t ad;
         if (cudnnCreateActivationDescriptor(&ad) != CUDNN_STATUS_SUCCESS)
             return;
         if (cudnnSetActivationDescriptor(ad, fz_enum(in, 7), fz_enum(in, 2), fz_double(in)) == CUDNN_STATUS_SUCCESS) {
-            st = cudnnActivationForward(handle, ad, &alpha, xd, x, &beta, yd, y);
-            check_untouched(st, y, ys.span, "cudnnActivationForward");
-            st = cudnnActivationBackward(handle, ad, &alpha, yd, y, yd, dy, xd, x, &beta, xd, dx);
-            check_untouched(st, dx, xs.span, "cudnnActivationBackward");
+            st = cudnnActivationForward(handle, ad, alpha, xd, x, beta, yd, y);
+            untouched(st, y, &ys, "cudnnActivationForward");
+            st = cudnnActivationBackward(handle, ad, alpha_b, yd, y, yd, dy, xd, x, beta_b, xd, dx);
+            untouched(st, dx, &xs, "cudnnActivationBackward");
         }
         cudnnDestroyActivationDescriptor(ad);
     } else {
@@ -323,11 +405,11 @@ static void pointwise(arena *a, fz_in *in, int which)
         if (cudnnCreateLRNDescriptor(&ld) != CUDNN_STATUS_SUCCESS)
             return;
         if (cudnnSetLRNDescriptor(ld, 1 + fz_u8(in) % 16, 1e-4, 0.75, 1.0 + fz_u8(in) % 3) == CUDNN_STATUS_SUCCESS) {
-            st = cudnnLRNCrossChannelForward(handle, ld, CUDNN_LRN_CROSS_CHANNEL_DIM1, &alpha, xd, x, &beta, yd, y);
-            check_untouched(st, y, ys.span, "cudnnLRNCrossChannelForward");
-            st = cudnnLRNCrossChannelBackward(handle, ld, CUDNN_LRN_CROSS_CHANNEL_DIM1, &alpha, yd, y, yd, dy, xd, x,
-                                              &beta, xd, dx);
-            check_untouched(st, dx, xs.span, "cudnnLRNCrossChannelBackward");
+            st = cudnnLRNCrossChannelForward(handle, ld, CUDNN_LRN_CROSS_CHANNEL_DIM1, alpha, xd, x, beta, yd, y);
+            untouched(st, y, &ys, "cudnnLRNCrossChannelForward");
+            st = cudnnLRNCrossChannelBackward(handle, ld, CUDNN_LRN_CROSS_CHANNEL_DIM1, alpha_b, yd, y, yd, dy, xd, x,
+                                              beta_b, xd, dx);
+            untouched(st, dx, &xs, "cudnnLRNCrossChannelBackward");
         }
         cudnnDestroyLRNDescriptor(ld);
     }
@@ -340,6 +422,7 @@ static void batchnorm(arena *a, fz_in *in)
         return;
     int mode = fz_enum(in, 3);
     /* the per-channel (or per-activation) tensor: packed, as cudnnDeriveBNTensorDescriptor makes */
+    bs.dt = CUDNN_DATA_FLOAT;
     bs.d[0] = 1, bs.d[1] = xs.d[1];
     bs.d[2] = mode == CUDNN_BATCHNORM_PER_ACTIVATION ? xs.d[2] : 1;
     bs.d[3] = mode == CUDNN_BATCHNORM_PER_ACTIVATION ? xs.d[3] : 1;
@@ -387,19 +470,24 @@ static void batchnorm(arena *a, fz_in *in)
 static void op_tensor(arena *a, fz_in *in)
 {
     shape cs, as, bs;
-    if (!shape_new(&cs, in, 8, NULL, 0) || !shape_new(&as, in, 8, &cs, fz_u8(in) % 8 == 0) ||
-        !shape_new(&bs, in, 8, &cs, 1))
+    if (!shape_new(&cs, in, 8, NULL, 0))
+        return;
+    cs.dt = pick_dt(in);
+    if (!shape_new(&as, in, 8, &cs, fz_u8(in) % 8 == 0) || !shape_new(&bs, in, 8, &cs, 1))
         return;
     cudnnOpTensorDescriptor_t od;
     if (cudnnCreateOpTensorDescriptor(&od) != CUDNN_STATUS_SUCCESS)
         return;
     cudnnTensorDescriptor_t ad = desc(a, &as), bd = desc(a, &bs), cd = desc(a, &cs);
-    float a1 = scalar(in), a2 = scalar(in), beta = scalar(in);
-    float *A = input(a, in, as.span), *B = input(a, in, bs.span), *C = output(a, cs.span);
+    scal a1 = scal_of(scalar(in)), a2 = scal_of(scalar(in)), beta = scal_of(scalar(in));
+    void *A = tinput(a, in, &as), *B = tinput(a, in, &bs), *C = toutput(a, &cs);
+    cudnnDataType_t comp = cs.dt == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+    if (fz_u8(in) % 16 == 0)
+        comp = fz_enum(in, FZ_NDTYPES);
     if (ad && bd && cd && A && B && C &&
-        cudnnSetOpTensorDescriptor(od, fz_enum(in, 6), CUDNN_DATA_FLOAT, fz_enum(in, 2)) == CUDNN_STATUS_SUCCESS) {
-        cudnnStatus_t st = cudnnOpTensor(handle, od, &a1, ad, A, &a2, bd, B, &beta, cd, C);
-        check_untouched(st, C, cs.span, "cudnnOpTensor");
+        cudnnSetOpTensorDescriptor(od, fz_enum(in, 6), comp, fz_enum(in, 2)) == CUDNN_STATUS_SUCCESS) {
+        cudnnStatus_t st = cudnnOpTensor(handle, od, sp(&a1, &cs), ad, A, sp(&a2, &cs), bd, B, sp(&beta, &cs), cd, C);
+        untouched(st, C, &cs, "cudnnOpTensor");
     }
     cudnnDestroyOpTensorDescriptor(od);
 }
@@ -407,24 +495,29 @@ static void op_tensor(arena *a, fz_in *in)
 static void reduce(arena *a, fz_in *in)
 {
     shape as, cs;
-    if (!shape_new(&as, in, 8, NULL, 0) || !shape_new(&cs, in, 8, &as, 1))
+    if (!shape_new(&as, in, 8, NULL, 0))
+        return;
+    as.dt = pick_dt(in);
+    if (!shape_new(&cs, in, 8, &as, 1))
         return;
     cudnnReduceTensorDescriptor_t rd;
     if (cudnnCreateReduceTensorDescriptor(&rd) != CUDNN_STATUS_SUCCESS)
         return;
     cudnnTensorDescriptor_t ad = desc(a, &as), cd = desc(a, &cs);
-    float alpha = scalar(in), beta = scalar(in);
+    scal alpha = scal_of(scalar(in)), beta = scal_of(scalar(in));
     size_t ws = 0, is = 0;
     if (ad && cd &&
-        cudnnSetReduceTensorDescriptor(rd, fz_enum(in, 9), CUDNN_DATA_FLOAT, fz_enum(in, 2), fz_enum(in, 2),
+        cudnnSetReduceTensorDescriptor(rd, fz_enum(in, 9), as.dt == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT,
+                                       fz_enum(in, 2), fz_enum(in, 2),
                                        CUDNN_32BIT_INDICES) == CUDNN_STATUS_SUCCESS &&
         cudnnGetReductionWorkspaceSize(handle, rd, ad, cd, &ws) == CUDNN_STATUS_SUCCESS &&
         cudnnGetReductionIndicesSize(handle, rd, ad, cd, &is) == CUDNN_STATUS_SUCCESS) {
-        float *A = input(a, in, as.span), *C = output(a, cs.span);
+        void *A = tinput(a, in, &as), *C = toutput(a, &cs);
         void *w = workspace(a, ws), *idx = workspace(a, is);
         if (A && C && w && idx) {
-            cudnnStatus_t st = cudnnReduceTensor(handle, rd, is ? idx : NULL, is, w, ws, &alpha, ad, A, &beta, cd, C);
-            check_untouched(st, C, cs.span, "cudnnReduceTensor");
+            cudnnStatus_t st = cudnnReduceTensor(handle, rd, is ? idx : NULL, is, w, ws, sp(&alpha, &cs), ad, A,
+                                                 sp(&beta, &cs), cd, C);
+            untouched(st, C, &cs, "cudnnReduceTensor");
         }
     }
     cudnnDestroyReduceTensorDescriptor(rd);
@@ -434,30 +527,36 @@ static void transform(arena *a, fz_in *in)
 {
     shape xs, ys;
     int kind = fz_u8(in) % 4;
-    if (!shape_new(&ys, in, 8, NULL, 0) || !shape_new(&xs, in, 8, &ys, kind == 1))
+    if (!shape_new(&ys, in, 8, NULL, 0))
         return;
+    ys.dt = pick_dt(in);
+    if (!shape_new(&xs, in, 8, &ys, kind == 1))
+        return;
+    if (kind == 0)
+        xs.dt = pick_dt(in);      /* a transform may also convert */
     cudnnTensorDescriptor_t xd = desc(a, &xs), yd = desc(a, &ys);
-    float alpha = scalar(in), beta = scalar(in);
-    float *x = input(a, in, xs.span), *y = output(a, ys.span);
+    scal sa = scal_of(scalar(in)), sb = scal_of(scalar(in));
+    const void *alpha = sp(&sa, &ys), *beta = sp(&sb, &ys);
+    void *x = tinput(a, in, &xs), *y = toutput(a, &ys);
     if (!xd || !yd || !x || !y)
         return;
     cudnnStatus_t st;
     switch (kind) {
     case 0:
-        st = cudnnTransformTensor(handle, &alpha, xd, x, &beta, yd, y);
-        check_untouched(st, y, ys.span, "cudnnTransformTensor");
+        st = cudnnTransformTensor(handle, alpha, xd, x, beta, yd, y);
+        untouched(st, y, &ys, "cudnnTransformTensor");
         break;
     case 1:
-        st = cudnnAddTensor(handle, &alpha, xd, x, &beta, yd, y);
-        check_untouched(st, y, ys.span, "cudnnAddTensor");
+        st = cudnnAddTensor(handle, alpha, xd, x, beta, yd, y);
+        untouched(st, y, &ys, "cudnnAddTensor");
         break;
     case 2:
-        st = cudnnScaleTensor(handle, yd, y, &alpha);
-        check_untouched(st, y, ys.span, "cudnnScaleTensor");
+        st = cudnnScaleTensor(handle, yd, y, alpha);
+        untouched(st, y, &ys, "cudnnScaleTensor");
         break;
     default:
-        st = cudnnSetTensor(handle, yd, y, &alpha);
-        check_untouched(st, y, ys.span, "cudnnSetTensor");
+        st = cudnnSetTensor(handle, yd, y, alpha);
+        untouched(st, y, &ys, "cudnnSetTensor");
     }
 }
 
