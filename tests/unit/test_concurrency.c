@@ -498,7 +498,11 @@ int main(void)
     /* Several pool workers even on a 1-core machine, and every log level on, to a file, so the
        pool and the log are shared by all the threads below. */
     setenv("HOSTDNN_NUM_THREADS", "3", 0);
-    char logpath[] = "/tmp/hd_concurrency_log_XXXXXX";
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp)
+        tmp = getenv("TEMP");   /* Windows (make check-windows) */
+    char logpath[512];
+    snprintf(logpath, sizeof logpath, "%s/hd_concurrency_log_XXXXXX", tmp ? tmp : "/tmp");
     int fd = mkstemp(logpath);
     CHECK(fd >= 0);
     if (fd >= 0)
