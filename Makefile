@@ -2,6 +2,8 @@
 #   make            build everything (build/)
 #   make check      build, run every test, then again under ASan+UBSan (build-asan/)
 #   make check-quick  build, then the fast tests through CTest (ctest -L quick)
+#   make check-tsan   the threading tests under ThreadSanitizer (build-tsan/)
+#   make fuzz       the libFuzzer harnesses with clang (build-fuzz/), each run FUZZ_RUNS times
 #   make demo       build and run the demo program
 #   make install PREFIX=/opt/hostdnn
 #   make bench      benchmark driver, memory-bound ops and RNNs vs oneDNN, attention, fused graphs (docs/performance.md)
@@ -13,13 +15,18 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE ?= cmake
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
+FUZZ_BUILD ?= build-fuzz
+# make fuzz: executions per harness, and a cap in seconds on each harness's run
+FUZZ_RUNS ?= 10000000
+FUZZ_SECONDS ?= 3600
 # Developer and CI builds: warnings are errors; tests, examples (make demo) and benchmarks
 # (make bench) are built.  A plain cmake build has none of -Werror by default.
 DEV_OPTS ?= -DHOSTDNN_WERROR=ON -DBUILD_TESTING=ON -DHOSTDNN_BUILD_EXAMPLES=ON -DHOSTDNN_BUILD_BENCH=ON
 
 WIN_BUILD ?= build-win
 
-.PHONY: all build check check-fast check-quick check-asan demo install bench bench-compare bench-ops clean headers coverage \
+.PHONY: all build check check-fast check-quick check-asan check-tsan fuzz demo install bench bench-compare bench-ops clean headers coverage \
 	windows-build windows-package check-windows
 
 all: build
@@ -39,6 +46,23 @@ check-asan:
 	@$(CMAKE) --build $(ASAN_BUILD) -j $(JOBS)
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		tests/run_all.sh $(ASAN_BUILD) --sanitized
+
+# ThreadSanitizer over the programs that run hostdnn from several threads (tests/tsan.sh).  Only
+# the libraries and those programs are built, at -O1: the pass stays a few minutes in CI.
+check-tsan:
+	@$(CMAKE) -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS_RELEASE=-O1 -DHOSTDNN_TSAN=ON \
+		-DHOSTDNN_WERROR=ON -DBUILD_TESTING=ON -DHOSTDNN_BUILD_EXAMPLES=OFF -DHOSTDNN_BUILD_BENCH=OFF >/dev/null
+	@tests/tsan.sh $(TSAN_BUILD) "$(CMAKE)" $(JOBS)
+
+# libFuzzer harnesses (tests/fuzz, docs/reliability.md): clang builds the static archive with
+# coverage, ASan and UBSan, then each harness runs FUZZ_RUNS inputs (at most FUZZ_SECONDS) from
+# its corpus in tests/fuzz/corpus; new inputs land in $(FUZZ_BUILD)/corpus-<name>.
+fuzz:
+	@$(CMAKE) -S . -B $(FUZZ_BUILD) -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+		-DCMAKE_BUILD_TYPE=Release -DHOSTDNN_FUZZ=ON -DBUILD_TESTING=OFF -DHOSTDNN_BUILD_EXAMPLES=OFF \
+		-DHOSTDNN_BUILD_BENCH=OFF >/dev/null
+	@$(CMAKE) --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_desc fuzz_compute
+	@tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_RUNS) $(FUZZ_SECONDS)
 
 # Both passes run even when the first fails; the last line sums them up.
 check: build
@@ -93,4 +117,4 @@ check-windows: windows-package
 	@tools/windows/check.sh $(WIN_BUILD) $$(ls -t $(WIN_BUILD)/hostdnn-*-windows-x64.zip | head -n 1)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(WIN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD) $(WIN_BUILD)

@@ -45,11 +45,12 @@ static inline cudnnStatus_t hd_rnn_check_state(const char *fn, const struct cudn
         return st;
     if (t->nbDims == 0)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s was never set", name);
-    int want0 = r->num_layers * hd_rnn_dirs(r);
+    /* long long: numLayers*dirs and batch*width can pass INT_MAX */
+    long long want0 = (long long)r->num_layers * hd_rnn_dirs(r);
     if (t->nbDims != 3 || t->dims[0] != want0 || t->dims[1] != batch || t->dims[2] != width)
-        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s must be {%d, %d, %d} (numLayers*dirs, batch, %s)", name, want0,
-                       batch, width, width == r->proj_size ? "projSize" : "hiddenSize");
-    if (t->strides[2] != 1 || t->strides[1] != width || t->strides[0] != batch * width)
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s must be {%lld, %d, %d} (numLayers*dirs, batch, %s)", name,
+                       want0, batch, width, width == r->proj_size ? "projSize" : "hiddenSize");
+    if (t->strides[2] != 1 || t->strides[1] != width || t->strides[0] != (long long)batch * width)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s must be fully packed", name);
     if (t->dtype != r->dtype)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s has type %s, the RNN %s", name, hd_dtype_name(t->dtype),

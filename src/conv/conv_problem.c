@@ -29,7 +29,7 @@ cudnnStatus_t hd_conv_output_dims(const struct cudnnConvolutionStruct *c, const 
         if (room < 0)
             return hd_fail(CUDNN_STATUS_BAD_PARAM, fn,
                            "dimension %d: the dilated filter (%lld) is larger than the padded input (%lld)", i + 2,
-                           (long long)span, (long long)x->dims[i + 2] + 2 * c->pad[i]);
+                           (long long)span, (long long)x->dims[i + 2] + 2 * (long long)c->pad[i]);
         if (room / c->stride[i] + 1 > INT_MAX)
             return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "output dimension %d would exceed INT_MAX", i + 2);
         out[i + 2] = (int)(room / c->stride[i] + 1);

@@ -26,9 +26,11 @@ static pthread_once_t rt_props_once = PTHREAD_ONCE_INIT;
 static struct cudaDeviceProp rt_props;
 static size_t rt_mem_total;
 
-static unsigned int rt_device_flags;
-static enum cudaFuncCache rt_cache_config = cudaFuncCachePreferNone;
-static enum cudaSharedMemConfig rt_shmem_config = cudaSharedMemBankSizeFourByte;
+/* Process-wide settings any thread may set or read at any time (as with CUDA): atomics, so a
+ * reader sees one whole value and concurrent setters are no data race. */
+static _Atomic unsigned int rt_device_flags;
+static _Atomic int rt_cache_config = cudaFuncCachePreferNone;
+static _Atomic int rt_shmem_config = cudaSharedMemBankSizeFourByte;
 
 size_t rt_total_memory(void)
 {
@@ -460,7 +462,7 @@ RT_API cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)
 {
     if (!pCacheConfig)
         return RT_FAIL(cudaErrorInvalidValue, "pCacheConfig is NULL");
-    *pCacheConfig = rt_cache_config;
+    *pCacheConfig = (enum cudaFuncCache)rt_cache_config;
     return cudaSuccess;
 }
 
@@ -476,7 +478,7 @@ RT_API cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfi
 {
     if (!pConfig)
         return RT_FAIL(cudaErrorInvalidValue, "pConfig is NULL");
-    *pConfig = rt_shmem_config;
+    *pConfig = (enum cudaSharedMemConfig)rt_shmem_config;
     return cudaSuccess;
 }
 

@@ -8,6 +8,7 @@
 #include "cudart/rt.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,14 +49,18 @@ cudaError_t rt_ret(cudaError_t err)
     return err;
 }
 
+/* Read once, by whichever thread fails first; the atomic makes concurrent first failures no
+ * data race (each computes the same answer). */
 static int rt_debug(void)
 {
-    static int cached = -1;
-    if (cached < 0) {
-        const char *v = getenv("HOSTDNN_CUDART_DEBUG");
-        cached = v && v[0] && strcmp(v, "0") != 0;
+    static _Atomic int cached = -1;
+    int v = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (v < 0) {
+        const char *e = getenv("HOSTDNN_CUDART_DEBUG");
+        v = e && e[0] && strcmp(e, "0") != 0;
+        atomic_store_explicit(&cached, v, memory_order_relaxed);
     }
-    return cached;
+    return v;
 }
 
 cudaError_t rt_fail(cudaError_t err, const char *fn, const char *fmt, ...)

@@ -17,12 +17,24 @@ size_t hd_rnn_pl_elems(const struct cudnnRNNStruct *r, int input_size, int layer
     return n;
 }
 
+/* Elements of the first PL pseudo-layers.  Every layer after the first has the same layout,
+ * so this is a product, not a loop: a descriptor may name up to INT_MAX layers, and a size
+ * query must answer (or be refused by the size limit) at once, not after billions of steps. */
+static size_t pl_prefix(const struct cudnnRNNStruct *r, int input_size, size_t pl)
+{
+    size_t dirs = (size_t)hd_rnn_dirs(r);
+    size_t first = pl < dirs ? pl : dirs;
+    size_t n = first * hd_rnn_pl_elems(r, input_size, 0);
+    if (pl > dirs)
+        n += (pl - dirs) * hd_rnn_pl_elems(r, input_size, 1);
+    return n;
+}
+
 size_t hd_rnn_weight_elems(const struct cudnnRNNStruct *r, int input_size)
 {
-    size_t n = 0;
-    for (int l = 0; l < r->num_layers; l++)
-        n += hd_rnn_pl_elems(r, input_size, l) * (size_t)hd_rnn_dirs(r);
-    return n;
+    if (r->num_layers <= 0)
+        return 0;
+    return pl_prefix(r, input_size, (size_t)r->num_layers * (size_t)hd_rnn_dirs(r));
 }
 
 size_t hd_rnn_weight_bytes(const struct cudnnRNNStruct *r)
@@ -35,9 +47,7 @@ hd_rnn_piece hd_rnn_locate(const struct cudnnRNNStruct *r, int input_size, int p
     int G = hd_rnn_gates(r->cell), H = r->hidden_size, P = r->proj_size;
     int dirs = hd_rnn_dirs(r), layer = pl / dirs;
     int in = hd_rnn_layer_in(r, input_size, layer);
-    size_t base = 0;
-    for (int p = 0; p < pl; p++)
-        base += hd_rnn_pl_elems(r, input_size, p / dirs);
+    size_t base = pl > 0 ? pl_prefix(r, input_size, (size_t)pl) : 0;
     hd_rnn_piece pc = { (size_t)-1, 0, 0, (size_t)-1, 0 };
     size_t wsz = hd_rnn_has_w(r, layer) ? (size_t)H * (size_t)in : 0;
     size_t mats = (size_t)G * wsz + (size_t)G * H * P + (hd_rnn_has_proj(r) ? (size_t)P * H : 0);

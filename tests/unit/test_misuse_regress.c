@@ -8,6 +8,15 @@
  *   - a never-set activation descriptor given to the fused batch-normalization, the 8.x
  *     normalization calls and cudnnConvolutionBiasActivationForward (its zeros would read as
  *     SIGMOID).
+ * Found by the fuzzers (tests/fuzz, docs/reliability.md):
+ *   - an RNN descriptor with INT_MAX layers: the weight-space size and weight lookups walked
+ *     every layer (billions of steps: a hang in an unoptimised build), now closed forms; and
+ *     bidirectional, its pseudo-layer count overflowed an int in cudnnGetRNNWeightParams
+ *     (UBSan: signed overflow);
+ *   - a 1x1 convolution forward on one channel (the depthwise solver) formed a pointer from
+ *     the NULL dy of a forward call (UBSan: offset applied to a null pointer);
+ *   - a dilated filter larger than an input padded by nearly INT_MAX: the refusal's message
+ *     doubled the padding in an int (UBSan: signed overflow).
  * The RNN, attention and algorithm-descriptor cases are in test_rnn_legacy.c,
  * test_attn_backward.c and test_algo_desc.c.
  */
@@ -184,6 +193,88 @@ static void unset_activation(void)
     CHECK_OK(cudnnDestroyTensorDescriptor(prm));
 }
 
+static void rnn_many_layers(void)
+{
+    SECTION("RNN: INT_MAX layers answer at once");
+    cudnnRNNDescriptor_t r;
+    CHECK_OK(cudnnCreateRNNDescriptor(&r));
+    CHECK_OK(cudnnSetRNNDescriptor_v8(r, CUDNN_RNN_ALGO_STANDARD, CUDNN_RNN_RELU, CUDNN_RNN_NO_BIAS,
+                                      CUDNN_UNIDIRECTIONAL, CUDNN_LINEAR_INPUT, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT,
+                                      CUDNN_DEFAULT_MATH, 1, 1, 1, INT_MAX, NULL, 0));
+    /* each layer: a 1x1 input matrix and a 1x1 recurrent one */
+    size_t bytes = 0;
+    CHECK_OK(cudnnGetRNNWeightSpaceSize(h, r, &bytes));
+    CHECK(bytes == (size_t)INT_MAX * 2 * sizeof(float));
+    /* the last layer's recurrent matrix; the space is never read, so any base will do */
+    const char *base = (const char *)(uintptr_t)4096;
+    cudnnTensorDescriptor_t m, b;
+    CHECK_OK(cudnnCreateTensorDescriptor(&m));
+    CHECK_OK(cudnnCreateTensorDescriptor(&b));
+    void *maddr = NULL, *baddr = NULL;
+    CHECK_OK(cudnnGetRNNWeightParams(h, r, INT_MAX - 1, bytes, base, 1, m, &maddr, b, &baddr));
+    CHECK(maddr == base + ((size_t)(INT_MAX - 1) * 2 + 1) * sizeof(float));
+    CHECK(baddr == NULL);
+
+    /* bidirectional: 2 * INT_MAX pseudo-layers, the last ones reachable */
+    CHECK_OK(cudnnSetRNNDescriptor_v8(r, CUDNN_RNN_ALGO_STANDARD, CUDNN_RNN_RELU, CUDNN_RNN_NO_BIAS,
+                                      CUDNN_BIDIRECTIONAL, CUDNN_LINEAR_INPUT, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT,
+                                      CUDNN_DEFAULT_MATH, 1, 1, 1, INT_MAX, NULL, 0));
+    CHECK_OK(cudnnGetRNNWeightSpaceSize(h, r, &bytes));
+    /* layer 0: 1x1 input and recurrent matrices per direction; later layers: 1x2 input */
+    CHECK(bytes == ((size_t)2 * 2 + ((size_t)INT_MAX - 1) * 2 * 3) * sizeof(float));
+    CHECK_OK(cudnnGetRNNWeightParams(h, r, INT_MAX, bytes, base, 0, m, &maddr, b, &baddr));
+    CHECK(maddr == base + ((size_t)2 * 2 + ((size_t)INT_MAX - 2) * 3) * sizeof(float));
+    CHECK_STATUS(cudnnGetRNNWeightParams(h, r, -1, bytes, base, 0, m, &maddr, b, &baddr), CUDNN_STATUS_BAD_PARAM);
+    cudnnDestroyTensorDescriptor(m);
+    cudnnDestroyTensorDescriptor(b);
+    cudnnDestroyRNNDescriptor(r);
+}
+
+static void conv_one_channel(void)
+{
+    SECTION("convolution: 1x1 forward on one channel");
+    cudnnTensorDescriptor_t x = tensor4(1, 1, 1, 1), y;
+    CHECK_OK(cudnnCreateTensorDescriptor(&y));
+    CHECK_OK(cudnnSetTensor4dDescriptorEx(y, CUDNN_DATA_FLOAT, 1, 1, 1, 1, 7, 3, 3, 1));
+    cudnnFilterDescriptor_t w;
+    CHECK_OK(cudnnCreateFilterDescriptor(&w));
+    CHECK_OK(cudnnSetFilter4dDescriptor(w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 1, 1, 1, 1));
+    cudnnConvolutionDescriptor_t c;
+    CHECK_OK(cudnnCreateConvolutionDescriptor(&c));
+    CHECK_OK(cudnnSetConvolution2dDescriptor(c, 0, 0, 1, 1, 1, 1, CUDNN_CONVOLUTION, CUDNN_DATA_FLOAT));
+    size_t ws_size = 0;
+    CHECK_OK(cudnnGetConvolutionForwardWorkspaceSize(h, x, w, c, y, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, &ws_size));
+    void *ws = malloc(ws_size ? ws_size : 1);
+    float xv = 3.0f, wv = -2.0f, yv = 0.0f, one = 1.0f, zero = 0.0f;
+    CHECK_OK(cudnnConvolutionForward(h, &one, x, &xv, w, &wv, c, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, ws, ws_size,
+                                     &zero, y, &yv));
+    CHECK(yv == -6.0f);
+    free(ws);
+    cudnnDestroyConvolutionDescriptor(c);
+    cudnnDestroyFilterDescriptor(w);
+    cudnnDestroyTensorDescriptor(x);
+    cudnnDestroyTensorDescriptor(y);
+}
+
+static void conv_huge_padding(void)
+{
+    SECTION("convolution: huge padding and dilation refused");
+    cudnnTensorDescriptor_t x = tensor4(1, 1, 1, 1);
+    cudnnFilterDescriptor_t w;
+    CHECK_OK(cudnnCreateFilterDescriptor(&w));
+    CHECK_OK(cudnnSetFilter4dDescriptor(w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 1, 1, 3, 1));
+    cudnnConvolutionDescriptor_t c;
+    CHECK_OK(cudnnCreateConvolutionDescriptor(&c));
+    CHECK_OK(cudnnSetConvolution2dDescriptor(c, INT_MAX - 1, 0, 1, 1, INT_MAX, 1, CUDNN_CROSS_CORRELATION,
+                                             CUDNN_DATA_FLOAT));
+    int n = -7, k = -7, oh = -7, ow = -7;
+    CHECK_STATUS(cudnnGetConvolution2dForwardOutputDim(c, x, w, &n, &k, &oh, &ow), CUDNN_STATUS_BAD_PARAM);
+    CHECK(n == -7 && k == -7 && oh == -7 && ow == -7);
+    cudnnDestroyConvolutionDescriptor(c);
+    cudnnDestroyFilterDescriptor(w);
+    cudnnDestroyTensorDescriptor(x);
+}
+
 int main(void)
 {
     if (cudnnCreate(&h) != CUDNN_STATUS_SUCCESS) {
@@ -194,6 +285,9 @@ int main(void)
     pooling_overflow();
     ctc_labels();
     unset_activation();
+    rnn_many_layers();
+    conv_one_channel();
+    conv_huge_padding();
     cudnnDestroy(h);
     return hd_test_finish();
 }

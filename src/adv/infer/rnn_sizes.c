@@ -72,9 +72,11 @@ cudnnStatus_t HD_IMPL(cudnnGetRNNParamsSize)(cudnnHandle_t handle, const cudnnRN
 /* Where (PL, ID) lives, after range checks. */
 static cudnnStatus_t locate(const char *fn, const struct cudnnRNNStruct *r, int pl, int id, hd_rnn_piece *pc)
 {
-    int npl = r->num_layers * hd_rnn_dirs(r), G = hd_rnn_gates(r->cell);
+    /* wider than int: a bidirectional descriptor may have up to INT_MAX layers */
+    long long npl = (long long)r->num_layers * hd_rnn_dirs(r);
+    int G = hd_rnn_gates(r->cell);
     if (pl < 0 || pl >= npl)
-        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "pseudoLayer %d is outside 0..%d", pl, npl - 1);
+        return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "pseudoLayer %d is outside 0..%lld", pl, npl - 1);
     int maxid = 2 * G - 1 + hd_rnn_has_proj(r);
     if (id < 0 || id > maxid)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "linLayerID %d is outside 0..%d for this cell", id, maxid);

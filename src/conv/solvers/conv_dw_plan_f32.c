@@ -349,7 +349,8 @@ void hd_dw_ctx_init(dw_ctx *c, const hd_conv_problem *p, const hd_conv_args *a, 
     c->dst = dir == DIR_BWDF ? NULL : a->out;
     c->ds = dir == DIR_FWD ? p->ys : dir == DIR_BWDD ? p->xs : p->ys;
     c->src_end = c->src + tensor_span(dir == DIR_BWDD ? p->out : p->in, c->ss, p->N, p->C);
-    c->dy_end = (const float *)a->y + tensor_span(p->out, p->ys, p->N, p->C);
+    /* only backward filter reads dy (forward has no y operand: its a->y is NULL) */
+    c->dy_end = a->y ? (const float *)a->y + tensor_span(p->out, p->ys, p->N, p->C) : NULL;
     char *base = (char *)(((uintptr_t)a->ws + 63) & ~(uintptr_t)63);
     c->wpk = (float *)(void *)(base + c->P.L.off[0]);
     c->slots = base + c->P.L.off[1];
