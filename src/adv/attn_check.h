@@ -10,7 +10,7 @@
 #include "core/api.h"
 #include "core/check.h"
 #include "core/desc.h"
-#include "core/dropout_desc.h"
+#include "core/dropout_draw.h"
 #include "core/parallel.h"
 #include "attn/attn_problem.h"
 
@@ -65,10 +65,7 @@ static inline cudnnStatus_t hd_attn_check_dropout(const char *fn, const struct c
         if (!d[i] || !(d[i]->dropout > 0.0f))
             continue;
         HD_ATRY(hd_check_obj(d[i], HD_TAG_DROPOUT, name[i], fn));
-        struct hd_dropout_state st;
-        if (d[i]->states)
-            memcpy(&st, d[i]->states, sizeof st);
-        if (!d[i]->is_set || !d[i]->states || st.magic != HD_DROPOUT_STATE_MAGIC)
+        if (!d[i]->is_set || !hd_dropout_states_ok(d[i]->states))
             return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "%s (dropout %g) has no initialised states buffer", name[i],
                            (double)d[i]->dropout);
     }

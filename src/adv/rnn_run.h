@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "core/api.h"
-#include "core/dropout_desc.h"
+#include "core/dropout_draw.h"
 #include "core/handle.h"
 #include "hd_impl.h"
 #include "adv/rnn_check.h"
@@ -36,11 +36,9 @@ static inline cudnnStatus_t hd_rnn_check_dropout(const char *fn, cudnnHandle_t h
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "the RNN descriptor's dropout descriptor was never set");
     if (p == 0.0f)
         return CUDNN_STATUS_SUCCESS;
-    struct hd_dropout_state s;
     if (!states)
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "inter-layer dropout %g needs a states buffer", (double)p);
-    memcpy(&s, states, sizeof s);
-    if (s.magic != HD_DROPOUT_STATE_MAGIC)
+    if (!hd_dropout_states_ok(states))
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "the dropout states buffer does not hold an initialised generator");
     if (p_out) *p_out = p;
     if (states_out) *states_out = states;

@@ -4,7 +4,7 @@
  * residual connection (postDropoutDesc).  Private to src/attn.
  *
  * The forward training call takes one range of Philox-4x32-10 blocks from each dropout
- * descriptor's states buffer (the generator cudnnDropoutForward uses, core/dropout_desc.h)
+ * descriptor's states buffer (the generator and numbering of core/dropout_draw.h)
  * and records key, first block and probability in the reserve space (hd_attn_rec,
  * attn_problem.h).  The backward calls
  * regenerate the same mask from that record instead of storing one byte per probability.
@@ -19,9 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/philox.h"
+#include "core/dropout_draw.h"
 
-#define HD_ATTN_DROP_TAG 0x68644150u     /* third counter word: attention-dropout stream */
 
 /* One dropout site's draw; p == 0 means "no dropout here". */
 typedef struct {
@@ -39,11 +38,10 @@ static inline void hd_attn_drop_row(const hd_attn_drop *d, uint64_t e0, size_t n
     for (size_t i = 0; i < n; i++) {
         uint64_t e = e0 + i, blk = d->first + (e >> 2);
         if (blk != cur) {
-            uint32_t ctr[4] = { (uint32_t)blk, (uint32_t)(blk >> 32), HD_ATTN_DROP_TAG, 0 };
-            hd_philox4x32_10(ctr, d->key, w);
+            hd_dropout_block(d->key, blk, w);
             cur = blk;
         }
-        keep[i] = hd_u32_to_unit(w[e & 3]) >= d->p ? 1.0f : 0.0f;
+        keep[i] = hd_dropout_kept(w[e & 3], d->p) ? 1.0f : 0.0f;
     }
 }
 

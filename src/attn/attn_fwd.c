@@ -4,7 +4,6 @@
 
 #include "attn/attn_dropout.h"
 #include "attn/attn_engine.h"
-#include "core/dropout_desc.h"
 
 void hd_attn_save_windows(const struct cudnnAttnStruct *a, int qt, const int *lo, const int *hi, void *reserve)
 {
@@ -23,13 +22,8 @@ static hd_attn_drop draw(cudnnDropoutDescriptor_t d, uint64_t n)
     memset(&r, 0, sizeof r);
     if (!d || !(d->dropout > 0.0f))
         return r;
-    struct hd_dropout_state st;
-    memcpy(&st, d->states, sizeof st);
     r.p = d->dropout;
-    r.key = st.seed;
-    r.first = st.counter;
-    st.counter += (n + 3) / 4;
-    memcpy(d->states, &st, sizeof st);
+    hd_dropout_take(d->states, n, &r.key, &r.first);
     return r;
 }
 

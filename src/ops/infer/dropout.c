@@ -201,9 +201,7 @@ cudnnStatus_t HD_IMPL(cudnnDropoutForward)(cudnnHandle_t handle, const cudnnDrop
         return HD_FAIL(CUDNN_STATUS_INVALID_VALUE, "reserveSpaceSizeInBytes %zu is below the %lld needed",
                        reserveSpaceSizeInBytes, (long long)n);
     HD_TRY(hd_check_alias(__func__, "x", xdesc, x, "y", ydesc, y));
-    struct hd_dropout_state s;
-    memcpy(&s, dropoutDesc->states, sizeof s);
-    if (s.magic != HD_DROPOUT_STATE_MAGIC)
+    if (!hd_dropout_states_ok(dropoutDesc->states))
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "the states buffer does not hold an initialised generator");
 
     do_ctx c;
@@ -216,11 +214,8 @@ cudnnStatus_t HD_IMPL(cudnnDropoutForward)(cudnnHandle_t handle, const cudnnDrop
     c.mask = reserveSpace;
     c.p = dropoutDesc->dropout;
     c.scale = 1.0 / (1.0 - (double)dropoutDesc->dropout);
-    c.key = s.seed;
-    c.counter = s.counter;
+    hd_dropout_take(dropoutDesc->states, (uint64_t)n, &c.key, &c.counter);
     c.n = n;
     hd_parallel_for((size_t)((n + DO_CHUNK - 1) / DO_CHUNK), handle->num_threads, do_task, &c);
-    s.counter += (unsigned long long)hd_dropout_blocks((uint64_t)n);
-    memcpy(dropoutDesc->states, &s, sizeof s);
     return CUDNN_STATUS_SUCCESS;
 }
