@@ -5,6 +5,7 @@
 #include <string.h>
 #include "harness.h"
 #include "rnn_test_util.h"
+#include "attn_net.h"
 
 static cudnnHandle_t h;
 
@@ -13,25 +14,6 @@ typedef struct {
     unsigned mode;
     int QT, KT, B, QB;
 } bcase;
-
-typedef struct {
-    cudnnDataType_t dt;
-    size_t es;
-    cudnnAttnDescriptor_t a;
-    cudnnSeqDataDescriptor_t qd, kd, vd, od;
-    size_t wsize, wks, rss, nq, nk, nv, no;
-    void *w, *q, *k, *v, *o, *ws, *rs;
-    int qlen[8], klen[8], lo[8], hi[8], KB, dout;
-} net;
-
-static double get(const net *n, const void *p, size_t i)
-{
-    return n->dt == CUDNN_DATA_DOUBLE ? ((const double *)p)[i] : (double)((const float *)p)[i];
-}
-static void put(const net *n, void *p, size_t i, double v)
-{
-    if (n->dt == CUDNN_DATA_DOUBLE) ((double *)p)[i] = v; else ((float *)p)[i] = (float)v;
-}
 
 static void net_init(net *n, const bcase *c, cudnnDataType_t dt, unsigned seed)
 {
@@ -71,14 +53,6 @@ static void net_init(net *n, const bcase *c, cudnnDataType_t dt, unsigned seed)
     for (size_t i = 0; i < n->nq; i++) put(n, n->q, i, rtu_rand(&seed, 1.0));
     for (size_t i = 0; i < n->nk; i++) put(n, n->k, i, rtu_rand(&seed, 1.0));
     for (size_t i = 0; i < n->nv; i++) put(n, n->v, i, rtu_rand(&seed, 1.0));
-}
-
-static void net_free(net *n)
-{
-    free(n->w); free(n->q); free(n->k); free(n->v); free(n->o); free(n->ws); free(n->rs);
-    cudnnDestroySeqDataDescriptor(n->qd); cudnnDestroySeqDataDescriptor(n->kd);
-    cudnnDestroySeqDataDescriptor(n->vd); cudnnDestroySeqDataDescriptor(n->od);
-    cudnnDestroyAttnDescriptor(n->a);
 }
 
 static double loss(net *n, const double *gout)

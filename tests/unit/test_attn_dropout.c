@@ -10,6 +10,7 @@
 #include <string.h>
 #include "harness.h"
 #include "rnn_test_util.h"
+#include "attn_net.h"
 
 static cudnnHandle_t h;
 
@@ -20,28 +21,6 @@ typedef struct {
     float p_attn, p_post;
     int identity_v;          /* values = identity rows (vs = KT): the output is the probabilities */
 } dcase;
-
-typedef struct {
-    cudnnDataType_t dt;
-    size_t es;
-    cudnnAttnDescriptor_t a;
-    cudnnDropoutDescriptor_t da, dp;
-    void *sa, *sp, *sa0, *sp0;          /* states buffers and their state after set-up */
-    size_t ssize;
-    cudnnSeqDataDescriptor_t qd, kd, vd, od;
-    size_t wsize, wks, rss, nq, nk, nv, no;
-    void *w, *q, *k, *v, *o, *ws, *rs;
-    int qlen[16], klen[16], lo[64], hi[64], KB, dout;
-} net;
-
-static double get(const net *n, const void *p, size_t i)
-{
-    return n->dt == CUDNN_DATA_DOUBLE ? ((const double *)p)[i] : (double)((const float *)p)[i];
-}
-static void put(const net *n, void *p, size_t i, double v)
-{
-    if (n->dt == CUDNN_DATA_DOUBLE) ((double *)p)[i] = v; else ((float *)p)[i] = (float)v;
-}
 
 static void net_init(net *n, cudnnHandle_t hh, const dcase *c, cudnnDataType_t dt, unsigned seed, int ragged)
 {
@@ -89,16 +68,6 @@ static void net_init(net *n, cudnnHandle_t hh, const dcase *c, cudnnDataType_t d
     for (size_t i = 0; i < n->nv; i++)   /* layout time, batch, beam, vect */
         put(n, n->v, i, c->identity_v ? (double)((size_t)(i / (size_t)c->vs) / ((size_t)c->B * n->KB) == i % (size_t)c->vs)
                                       : rtu_rand(&seed, 1.0));
-}
-
-static void net_free(net *n)
-{
-    free(n->w); free(n->q); free(n->k); free(n->v); free(n->o); free(n->ws); free(n->rs);
-    free(n->sa); free(n->sp); free(n->sa0); free(n->sp0);
-    cudnnDestroySeqDataDescriptor(n->qd); cudnnDestroySeqDataDescriptor(n->kd);
-    cudnnDestroySeqDataDescriptor(n->vd); cudnnDestroySeqDataDescriptor(n->od);
-    cudnnDestroyAttnDescriptor(n->a);
-    cudnnDestroyDropoutDescriptor(n->da); cudnnDestroyDropoutDescriptor(n->dp);
 }
 
 /* The generators back where net_init left them: the next training call draws the same masks. */
