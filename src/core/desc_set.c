@@ -52,12 +52,19 @@ static int valid_format(cudnnTensorFormat_t f)
     return f == CUDNN_TENSOR_NCHW || f == CUDNN_TENSOR_NHWC || f == CUDNN_TENSOR_NCHW_VECT_C;
 }
 
-/* Checks of the rank and the dimensions shared by tensors and filters (FILTER: 1 for a
- * filter, which the messages name).  COUNT: also refuse more than 2^31-1 elements. */
-static cudnnStatus_t check_dims(const char *fn, int filter, int nbDims, const int *dims, int count)
+/* A rank above CUDNN_DIM_MAX (for a tensor cuDNN 8 answers it before the data type). */
+static cudnnStatus_t check_rank_max(const char *fn, int nbDims)
 {
     if (nbDims > CUDNN_DIM_MAX)
         return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "nbDims %d exceeds CUDNN_DIM_MAX (%d)", nbDims, CUDNN_DIM_MAX);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* Checks of the rank and the dimensions shared by tensors and filters, after
+ * check_rank_max (FILTER: 1 for a filter, which the messages name).  COUNT: also refuse more
+ * than 2^31-1 elements. */
+static cudnnStatus_t check_dims(const char *fn, int filter, int nbDims, const int *dims, int count)
+{
     if (nbDims < 3)
         return filter ? hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "a filter needs at least 3 dimensions (got %d)", nbDims)
                       : hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "nbDims must be at least 3 (got %d)", nbDims);
@@ -109,9 +116,9 @@ static void packed_strides32(cudnnTensorFormat_t fmt, int nbDims, const int *dim
 
 static cudnnStatus_t check_tensor_dims(const char *fn, cudnnDataType_t dt, int nbDims, const int *dims)
 {
-    /* a rank above CUDNN_DIM_MAX is answered before the data type, as cuDNN 8 does */
-    if (nbDims > CUDNN_DIM_MAX)
-        return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "nbDims %d exceeds CUDNN_DIM_MAX (%d)", nbDims, CUDNN_DIM_MAX);
+    cudnnStatus_t st = check_rank_max(fn, nbDims);
+    if (st != CUDNN_STATUS_SUCCESS)
+        return st;
     if (!valid_dtype(dt))
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "dataType %d is not valid for a tensor", (int)dt);
     return check_dims(fn, 0, nbDims, dims, 0);
@@ -201,7 +208,10 @@ cudnnStatus_t hd_filter_set(struct cudnnFilterStruct *f, cudnnDataType_t dt, cud
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "dataType %d is not valid for a filter", (int)dt);
     if (!valid_format(fmt))
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "format %d is not a cudnnTensorFormat_t", (int)fmt);
-    cudnnStatus_t st = check_dims(fn, 1, nbDims, dims, 1);
+    /* a filter's type and format are answered before its rank (cuDNN 8) */
+    cudnnStatus_t st = check_rank_max(fn, nbDims);
+    if (st == CUDNN_STATUS_SUCCESS)
+        st = check_dims(fn, 1, nbDims, dims, 1);
     if (st != CUDNN_STATUS_SUCCESS)
         return st;
     int vect = 1;
