@@ -61,9 +61,8 @@ static cudnnStatus_t check_rank_max(const char *fn, int nbDims)
 }
 
 /* Checks of the rank and the dimensions shared by tensors and filters, after
- * check_rank_max (FILTER: 1 for a filter, which the messages name).  COUNT: also refuse more
- * than 2^31-1 elements. */
-static cudnnStatus_t check_dims(const char *fn, int filter, int nbDims, const int *dims, int count)
+ * check_rank_max (FILTER: 1 for a filter, which the messages name). */
+static cudnnStatus_t check_dims(const char *fn, int filter, int nbDims, const int *dims)
 {
     if (nbDims < 3)
         return filter ? hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "a filter needs at least 3 dimensions (got %d)", nbDims)
@@ -73,8 +72,14 @@ static cudnnStatus_t check_dims(const char *fn, int filter, int nbDims, const in
     for (int i = 0; i < nbDims; i++)
         if (dims[i] <= 0)
             return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "dimension %d is %d; dimensions must be positive", i, dims[i]);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* More than 2^31-1 elements (of checked, positive dimensions). */
+static cudnnStatus_t check_count(const char *fn, int filter, int nbDims, const int *dims)
+{
     int64_t elems = 1;
-    for (int i = 0; i < nbDims && count; i++) {
+    for (int i = 0; i < nbDims; i++) {
         elems *= dims[i];
         if (elems > INT_MAX)
             return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "the %s has more than 2^31-1 elements",
@@ -121,7 +126,7 @@ static cudnnStatus_t check_tensor_dims(const char *fn, cudnnDataType_t dt, int n
         return st;
     if (!valid_dtype(dt))
         return hd_fail(CUDNN_STATUS_BAD_PARAM, fn, "dataType %d is not valid for a tensor", (int)dt);
-    return check_dims(fn, 0, nbDims, dims, 0);
+    return check_dims(fn, 0, nbDims, dims);
 }
 
 /* Store a validated description; the caller has checked everything. */
@@ -190,7 +195,7 @@ cudnnStatus_t hd_tensor_set_strided(tensor_t *t, cudnnDataType_t dt, int nbDims,
     }
     if (span_of(nbDims, dims, s64) > INT_MAX)
         return hd_fail(CUDNN_STATUS_NOT_SUPPORTED, fn, "the strides span more than 2^31-1 elements");
-    st = check_dims(fn, 0, nbDims, dims, 1);
+    st = check_count(fn, 0, nbDims, dims);
     if (st != CUDNN_STATUS_SUCCESS)
         return st;
     int packed[CUDNN_DIM_MAX];
@@ -211,7 +216,9 @@ cudnnStatus_t hd_filter_set(struct cudnnFilterStruct *f, cudnnDataType_t dt, cud
     /* a filter's type and format are answered before its rank (cuDNN 8) */
     cudnnStatus_t st = check_rank_max(fn, nbDims);
     if (st == CUDNN_STATUS_SUCCESS)
-        st = check_dims(fn, 1, nbDims, dims, 1);
+        st = check_dims(fn, 1, nbDims, dims);
+    if (st == CUDNN_STATUS_SUCCESS)
+        st = check_count(fn, 1, nbDims, dims);
     if (st != CUDNN_STATUS_SUCCESS)
         return st;
     int vect = 1;
