@@ -54,8 +54,11 @@
  *   X_UNUSED  the fixture's configuration does not use the argument, so NULL, destroyed,
  *             other-kind and never-set objects there are not errors cuDNN reports
  *   X_COUNT   the length of an array the caller owns: a larger value than the array is the
- *             caller's overflow, which no library can see, so it gets no huge values */
-enum { X_NULL = 1, X_UNUSED = 2, X_COUNT = 4 };
+ *             caller's overflow, which no library can see, so it gets no huge values
+ *   X_NEG     a signed int for which negative values mean something (otherwise a negative
+ *             count, size, index, stride or padding is a definite error)
+ *   X_UNSET   a never-set object is valid there (cuDNN answers for its empty state) */
+enum { X_NULL = 1, X_UNUSED = 2, X_COUNT = 4, X_NEG = 8, X_UNSET = 16 };
 static const struct { const char *func, *param; int how; const char *why; } ms_exempt[] = {
 #include "misuse_exempt.inc"
     {NULL, NULL, 0, NULL},
@@ -83,6 +86,23 @@ static int exempt(const char *fn, const char *param)
             how |= ms_exempt[i].how;
     }
     return how;
+}
+
+/* Reals with a documented range: NaN or a value outside it is a definite error. */
+static const struct { const char *param; double lo, hi; } ms_real_range[] = {
+    {"epsilon", 0.0, INFINITY},              /* CUDNN_BN_MIN_EPSILON */
+    {"dropout", 0.0, 1.0},
+    {"lrnK", 1e-5, INFINITY},                /* CUDNN_LRN_MIN_K */
+    {"lrnBeta", 0.01, INFINITY},             /* CUDNN_LRN_MIN_BETA */
+    {NULL, 0, 0},
+};
+
+static int real_out_of_range(const char *param, double v)
+{
+    for (int i = 0; ms_real_range[i].param; i++)
+        if (strcmp(ms_real_range[i].param, param) == 0)
+            return !(v >= ms_real_range[i].lo && v <= ms_real_range[i].hi);
+    return 0;
 }
 
 /* An array of cudnnAlgorithmPerformance_t the caller made (not a plain output buffer). */
@@ -320,7 +340,7 @@ static int mutations(const ms_func *f, const size_t *ws_min, mutation *ms)
             add(ms, &n, i, M_DEAD, used, z, "destroyed");
             add(ms, &n, i, M_KIND, used, z, p->sub == MS_K_TENSOR ? "a filter descriptor" : "a tensor descriptor");
             if (p->sub != MS_K_PERSIST_PLAN)
-                add(ms, &n, i, M_UNSET, used && reads_desc && p->size, z, "never set");
+                add(ms, &n, i, M_UNSET, used && reads_desc && p->size && !(ex & X_UNSET), z, "never set");
             break;
         case MS_DESC_ARR:
             add(ms, &n, i, M_NULL, 1, z, "NULL");
@@ -355,7 +375,7 @@ static int mutations(const ms_func *f, const size_t *ws_min, mutation *ms)
                     continue;
                 v.i = vals[k];
                 snprintf(what, sizeof what, "%lld", vals[k]);
-                add(ms, &n, i, M_INT, 0, v, what);
+                add(ms, &n, i, M_INT, p->sub && p->size == 4 && vals[k] < 0 && !(ex & X_NEG), v, what);
             }
             break;
         }
@@ -374,7 +394,7 @@ static int mutations(const ms_func *f, const size_t *ws_min, mutation *ms)
             const char *names[3] = {"-1", "NaN", "1e300"};
             for (int k = 0; k < 3; k++) {
                 v.d = vals[k];
-                add(ms, &n, i, M_REAL, 0, v, names[k]);
+                add(ms, &n, i, M_REAL, real_out_of_range(p->name, vals[k]), v, names[k]);
             }
             break;
         }

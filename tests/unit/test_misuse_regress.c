@@ -17,6 +17,11 @@
  *     the NULL dy of a forward call (UBSan: offset applied to a null pointer);
  *   - a dilated filter larger than an input padded by nearly INT_MAX: the refusal's message
  *     doubled the padding in an int (UBSan: signed overflow).
+ * Found by the misuse harness (test_misuse_all.c), checked against cuDNN 8.5:
+ *   - cudnnGetFilterNdDescriptor answered SUCCESS for nbDimsRequested 0, negative or above
+ *     CUDNN_DIM_MAX (cuDNN: BAD_PARAM, NOT_SUPPORTED above CUDNN_DIM_MAX, nothing written);
+ *   - cudnnGetTensorTransformDescriptor answered SUCCESS for nbDimsRequested 0 to 2 (cuDNN:
+ *     BAD_PARAM below 3, whatever the descriptor's own count).
  * The RNN, attention and algorithm-descriptor cases are in test_rnn_legacy.c,
  * test_attn_backward.c and test_algo_desc.c.
  */
@@ -275,6 +280,49 @@ static void conv_huge_padding(void)
     cudnnDestroyTensorDescriptor(x);
 }
 
+static void getter_counts(void)
+{
+    SECTION("getters: nbDimsRequested outside cuDNN's range");
+    cudnnFilterDescriptor_t f;
+    CHECK_OK(cudnnCreateFilterDescriptor(&f));
+    const int fd[4] = {4, 4, 3, 3};
+    CHECK_OK(cudnnSetFilterNdDescriptor(f, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 4, fd));
+    const int req[] = {0, -1, INT_MIN, CUDNN_DIM_MAX + 1, INT_MAX};
+    for (unsigned i = 0; i < sizeof req / sizeof req[0]; i++) {
+        cudnnDataType_t dt = (cudnnDataType_t)77;
+        cudnnTensorFormat_t fmt = (cudnnTensorFormat_t)77;
+        int nb = -7, dims[CUDNN_DIM_MAX] = {-7, -7, -7, -7, -7, -7, -7, -7};
+        CHECK_STATUS(cudnnGetFilterNdDescriptor(f, req[i], &dt, &fmt, &nb, dims),
+                     req[i] > CUDNN_DIM_MAX ? CUDNN_STATUS_NOT_SUPPORTED : CUDNN_STATUS_BAD_PARAM);
+        CHECK(dt == (cudnnDataType_t)77 && fmt == (cudnnTensorFormat_t)77 && nb == -7 && dims[0] == -7);
+    }
+    int nb = 0, dims[CUDNN_DIM_MAX];
+    cudnnDataType_t dt;
+    cudnnTensorFormat_t fmt;
+    CHECK_OK(cudnnGetFilterNdDescriptor(f, 1, &dt, &fmt, &nb, dims));
+    CHECK(nb == 4 && dims[0] == 4);
+    CHECK_OK(cudnnDestroyFilterDescriptor(f));
+
+    cudnnTensorTransformDescriptor_t t;
+    CHECK_OK(cudnnCreateTensorTransformDescriptor(&t));
+    const int32_t pad[4] = {0, 0, 0, 0};
+    const uint32_t fold[2] = {1, 1};
+    CHECK_OK(cudnnSetTensorTransformDescriptor(t, 4, CUDNN_TENSOR_NCHW, pad, pad, fold, CUDNN_TRANSFORM_FOLD));
+    for (uint32_t r = 0; r <= CUDNN_DIM_MAX + 1; r++) {
+        cudnnTensorFormat_t tf = (cudnnTensorFormat_t)77;
+        cudnnFoldingDirection_t dir = (cudnnFoldingDirection_t)77;
+        int32_t pb[CUDNN_DIM_MAX + 1], pa[CUDNN_DIM_MAX + 1];
+        uint32_t fo[CUDNN_DIM_MAX + 1];
+        pb[0] = -7;
+        int ok = r >= 3 && r <= CUDNN_DIM_MAX;
+        CHECK_STATUS(cudnnGetTensorTransformDescriptor(t, r, &tf, pb, pa, fo, &dir),
+                     ok ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_BAD_PARAM);
+        if (!ok)
+            CHECK(tf == (cudnnTensorFormat_t)77 && dir == (cudnnFoldingDirection_t)77 && pb[0] == -7);
+    }
+    CHECK_OK(cudnnDestroyTensorTransformDescriptor(t));
+}
+
 int main(void)
 {
     if (cudnnCreate(&h) != CUDNN_STATUS_SUCCESS) {
@@ -288,6 +336,7 @@ int main(void)
     rnn_many_layers();
     conv_one_channel();
     conv_huge_padding();
+    getter_counts();
     cudnnDestroy(h);
     return hd_test_finish();
 }

@@ -71,6 +71,12 @@ cudnnStatus_t HD_IMPL(cudnnGetFilterNdDescriptor)(const cudnnFilterDescriptor_t 
     const filter_t *f = filterDesc;
     if (!dataType || !format || !nbDims)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "an output pointer is NULL");
+    /* cuDNN 8.5 refuses a request for no dimension, and one beyond CUDNN_DIM_MAX as
+     * unsupported, before writing anything (unlike the tensor getter, which takes both). */
+    if (nbDimsRequested < 1)
+        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "nbDimsRequested %d must be at least 1", nbDimsRequested);
+    if (nbDimsRequested > CUDNN_DIM_MAX)
+        return HD_FAIL(CUDNN_STATUS_NOT_SUPPORTED, "nbDimsRequested %d exceeds CUDNN_DIM_MAX", nbDimsRequested);
     int n = nbDimsRequested < f->nbDims ? nbDimsRequested : f->nbDims;
     if (n > 0 && !filterDimA)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "filterDimA is NULL");

@@ -102,9 +102,11 @@ cudnnStatus_t HD_IMPL(cudnnGetTensorTransformDescriptor)(cudnnTensorTransformDes
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "transformDesc was never set");
     HD_CHECK_PTR(destFormat);
     HD_CHECK_PTR(direction);
-    if (nbDimsRequested > CUDNN_DIM_MAX)
-        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "nbDimsRequested %u exceeds CUDNN_DIM_MAX", nbDimsRequested);
-    if (nbDimsRequested > 0 && (!padBeforeA || !padAfterA || !foldA))
+    /* cuDNN 8.5 takes 3 to CUDNN_DIM_MAX, whatever the descriptor's own count (the fewest
+     * dimensions a transform has). */
+    if (nbDimsRequested < 3 || nbDimsRequested > CUDNN_DIM_MAX)
+        return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "nbDimsRequested %u is outside 3..CUDNN_DIM_MAX", nbDimsRequested);
+    if (!padBeforeA || !padAfterA || !foldA)
         return HD_FAIL(CUDNN_STATUS_BAD_PARAM, "padBeforeA, padAfterA and foldA must not be NULL");
     uint32_t n = nbDimsRequested < transformDesc->nbDims ? nbDimsRequested : transformDesc->nbDims;
     for (uint32_t i = 0; i < n; i++) {
