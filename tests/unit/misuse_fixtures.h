@@ -32,7 +32,11 @@ typedef struct fx {
     cudnnTensorDescriptor_t t_seq[FX_SEQ];  /* 2x4x1 per step: legacy RNN x and y */
     cudnnTensorDescriptor_t t_seq_bad[FX_SEQ];  /* the same array with a destroyed entry */
     cudnnFilterDescriptor_t f_rnn;          /* legacy RNN weights, sized by cudnnGetRNNParamsSize */
-    cudnnTensorDescriptor_t t_ctc;          /* 3x2x4 (T, N, A): CTC probabilities and gradients */
+    cudnnTensorDescriptor_t t_ctc;
+    cudnnTensorDescriptor_t t_double;       /* 2x4x8x8 DOUBLE: a type mismatch */
+    cudnnTensorDescriptor_t t_wide;         /* 2x8x8x4 FLOAT: a shape mismatch of the same size */
+    cudnnFilterDescriptor_t f_double;       /* 4x4x3x3 DOUBLE */
+    cudnnFilterDescriptor_t f_1x1;          /* 4x4x1x1 FLOAT */          /* 3x2x4 (T, N, A): CTC probabilities and gradients */
     cudnnRNNDescriptor_t rnn_dyn;           /* the RNN with ALGO_PERSIST_DYNAMIC the plans need */
 } fx;
 
@@ -231,6 +235,15 @@ static void fx_build(fx *f)
     f->t_h = fx_tensor(3, hdims);
     static const int cdims[3] = {FX_SEQ, 2, 4};
     f->t_ctc = fx_tensor(3, cdims);
+    static const int xdims[4] = {2, 4, 8, 8}, wide[4] = {2, 8, 8, 4}, fdims[4] = {4, 4, 3, 3}, f1[4] = {4, 4, 1, 1};
+    f->t_wide = fx_tensor(4, wide);
+    if (cudnnCreateTensorDescriptor(&f->t_double) == CUDNN_STATUS_SUCCESS)
+        cudnnSetTensor4dDescriptor(f->t_double, CUDNN_TENSOR_NCHW, CUDNN_DATA_DOUBLE, xdims[0], xdims[1], xdims[2],
+                                   xdims[3]);
+    if (cudnnCreateFilterDescriptor(&f->f_double) == CUDNN_STATUS_SUCCESS)
+        cudnnSetFilterNdDescriptor(f->f_double, CUDNN_DATA_DOUBLE, CUDNN_TENSOR_NCHW, 4, fdims);
+    if (cudnnCreateFilterDescriptor(&f->f_1x1) == CUDNN_STATUS_SUCCESS)
+        cudnnSetFilterNdDescriptor(f->f_1x1, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 4, f1);
     for (int i = 0; i < FX_SEQ; i++)
         f->t_seq[i] = f->t_seq_bad[i] = fx_tensor(3, sdims);
     size_t wbytes = 0;
@@ -261,6 +274,10 @@ static void fx_teardown(fx *f)
     cudnnDestroyTensorDescriptor(f->t_small);
     cudnnDestroyTensorDescriptor(f->t_h);
     cudnnDestroyTensorDescriptor(f->t_ctc);
+    cudnnDestroyTensorDescriptor(f->t_wide);
+    cudnnDestroyTensorDescriptor(f->t_double);
+    cudnnDestroyFilterDescriptor(f->f_double);
+    cudnnDestroyFilterDescriptor(f->f_1x1);
     for (int i = 0; i < FX_SEQ; i++)
         cudnnDestroyTensorDescriptor(f->t_seq[i]);
     cudnnDestroyFilterDescriptor(f->f_rnn);

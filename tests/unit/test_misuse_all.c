@@ -19,7 +19,8 @@
  * one.  A mutation that is invalid whatever the other arguments ("definite": NULL, destroyed,
  * wrong-kind or never-set objects where the function reads them, enums out of range, a short
  * workspace) must not answer SUCCESS, nor INTERNAL_ERROR; no call may answer a status outside
- * cuDNN's list.  Totals per class: tried / crashed / wrong status / written on failure.
+ * cuDNN's list; and a failing call must log its reason at error level (a callback counts the
+ * lines).  Totals per class: tried / crashed / wrong status / written on failure / unlogged.
  *
  *   test_misuse_all                    every function
  *   test_misuse_all cudnnAddTensor -v  one function, each call printed
@@ -64,11 +65,11 @@ static const struct { const char *func, *param; int how; const char *why; } ms_e
     {NULL, NULL, 0, NULL},
 };
 
-enum { M_NULL, M_DEAD, M_KIND, M_UNSET, M_ARR_DEAD, M_SHORT, M_NULL_WS, M_INT, M_SIZE, M_REAL, M_ENUM,
-       M_COUNT };
-static const char *const mut_name[M_COUNT] = {"NULL", "destroyed", "wrong kind", "never set", "array entry destroyed",
-                                              "one byte short", "NULL workspace", "int", "size_t", "real",
-                                              "enum out of range"};
+enum { M_NULL, M_DEAD, M_KIND, M_UNSET, M_SHAPE, M_TYPE, M_ARR_DEAD, M_SHORT, M_NULL_WS, M_INT, M_SIZE, M_REAL,
+       M_ENUM, M_COUNT };
+static const char *const mut_name[M_COUNT] = {"NULL", "destroyed", "wrong kind", "never set", "other shape",
+                                              "other data type", "array entry destroyed", "one byte short",
+                                              "NULL workspace", "int", "size_t", "real", "enum out of range"};
 
 typedef struct mutation { int param, kind, definite; ms_val v; char what[64]; } mutation;
 
@@ -142,6 +143,15 @@ static unsigned char canary_ref[OUT_BYTES];
 static void cb_fn(cudnnSeverity_t sev, void *udata, const cudnnDebug_t *dbg, const char *msg)
 {
     (void)sev, (void)udata, (void)dbg, (void)msg;
+}
+
+/* Error-level log lines seen during the call under test: every failure must log its reason. */
+static int errors_logged;
+
+static void count_errors(cudnnSeverity_t sev, void *udata, const cudnnDebug_t *dbg, const char *msg)
+{
+    (void)udata, (void)dbg, (void)msg;
+    errors_logged += sev == CUDNN_SEV_ERROR;
 }
 
 static void alloc_buffers(const ms_func *f)
@@ -239,12 +249,15 @@ static cudnnStatus_t call_once(const ms_func *f, const ms_val *v, int *written)
     for (int i = 0; i < f->np; i++)
         if (canaried[i])
             memset(buf[i], CANARY, buf_len[i]);
+    cudnnSetCallback(CUDNN_SEV_ERROR_EN, NULL, count_errors);
+    errors_logged = 0;
     cudnnStatus_t st = f->call(v);
-    *written = 0;
+    int logged = errors_logged;
+    *written = st != CUDNN_STATUS_SUCCESS && f->status && logged == 0 ? 4 : 0;
     if (st != CUDNN_STATUS_SUCCESS)
         for (int i = 0; i < f->np; i++)
             if (canaried[i] && memcmp(buf[i], canary_ref, buf_len[i]) != 0)
-                *written = 1;
+                *written |= 1;
     return st;
 }
 
@@ -268,6 +281,12 @@ static cudnnStatus_t run_one(const ms_func *f, const mutation *m, const size_t *
                                 ? x.live[MS_K_FILTER] : x.live[MS_K_TENSOR];
         else if (m->kind == M_UNSET)
             v[m->param].p = x.unset[f->p[m->param].sub];
+        else if (m->kind == M_SHAPE && f->p[m->param].sub == MS_K_TENSOR)
+            v[m->param].p = v[m->param].p == x.t_small ? x.live[MS_K_TENSOR] : x.t_wide;
+        else if (m->kind == M_SHAPE)
+            v[m->param].p = x.f_1x1;
+        else if (m->kind == M_TYPE)
+            v[m->param].p = f->p[m->param].sub == MS_K_TENSOR ? (void *)x.t_double : (void *)x.f_double;
         else if (m->kind == M_ARR_DEAD)
             v[m->param].p = x.t_seq_bad;
         else
@@ -341,6 +360,12 @@ static int mutations(const ms_func *f, const size_t *ws_min, mutation *ms)
             add(ms, &n, i, M_KIND, used, z, p->sub == MS_K_TENSOR ? "a filter descriptor" : "a tensor descriptor");
             if (p->sub != MS_K_PERSIST_PLAN)
                 add(ms, &n, i, M_UNSET, used && reads_desc && p->size && !(ex & X_UNSET), z, "never set");
+            if (p->sub == MS_K_TENSOR || p->sub == MS_K_FILTER) {
+                /* valid objects that do not fit the others: refused or run, never a crash or a
+                 * write on failure (every buffer holds a 2x4x8x8 DOUBLE tensor) */
+                add(ms, &n, i, M_SHAPE, 0, z, p->sub == MS_K_TENSOR ? "2x8x8x4 or 2x4x8x8" : "4x4x1x1");
+                add(ms, &n, i, M_TYPE, 0, z, "DOUBLE");
+            }
             break;
         case MS_DESC_ARR:
             add(ms, &n, i, M_NULL, 1, z, "NULL");
@@ -443,7 +468,7 @@ static void child(const ms_func *f, int first, int base_crashed, int fd)
         send(fd, &r);
     cudnnStatus_t base = base_crashed ? CUDNN_STATUS_INTERNAL_ERROR : run_one(f, NULL, none, &written);
     if (first == 0) {
-        r.phase = 1, r.status = (int)base, r.written = written;
+        r.phase = 1, r.status = (int)base, r.written = written;   /* bits: 1 wrote, 4 unlogged */
         send(fd, &r);
     }
     find_ws_min(f, ws_min, base == CUDNN_STATUS_SUCCESS);
@@ -464,7 +489,7 @@ static void child(const ms_func *f, int first, int base_crashed, int fd)
 }
 
 /* Totals per mutation kind. */
-static int tried[M_COUNT + 1], crashed[M_COUNT + 1], wrong[M_COUNT + 1], wrote[M_COUNT + 1];
+static int tried[M_COUNT + 1], crashed[M_COUNT + 1], wrong[M_COUNT + 1], wrote[M_COUNT + 1], unlogged[M_COUNT + 1];
 static int base_ok, base_total;
 
 static int status_known(int st)
@@ -476,7 +501,7 @@ static void judge(const ms_func *f, const report *r)
 {
     int kind = r->idx == 0 ? M_COUNT : r->kind;
     const char *pname = r->param >= 0 ? f->p[r->param].name : "-";
-    int definite = r->written >> 1, written = r->written & 1;
+    int definite = (r->written >> 1) & 1, written = r->written & 1, silent = (r->written >> 2) & 1;
     tried[kind]++;
     if (r->idx == 0) {
         base_total++;
@@ -497,6 +522,10 @@ static void judge(const ms_func *f, const report *r)
         wrote[kind]++;
         CHECK_MSG(0, "%s(%s = %s [%s]) failed with %s but wrote an output", f->name, pname, r->what,
                   mut_name[kind], cudnnGetErrorString((cudnnStatus_t)r->status));
+    } else if (silent) {
+        unlogged[kind]++;
+        CHECK_MSG(0, "%s(%s = %s [%s]) failed with %s and logged no error", f->name, pname, r->what,
+                  r->idx ? mut_name[kind] : "valid call", cudnnGetErrorString((cudnnStatus_t)r->status));
     } else
         CHECK(1);
 }
@@ -571,13 +600,13 @@ int main(int argc, char **argv)
         nf++;
     }
     printf("%d functions; valid calls that succeed: %d of %d\n", nf, base_ok, base_total);
-    printf("%-24s %7s %7s %7s %7s\n", "mutation", "tried", "crashed", "wrong", "written");
-    int t[4] = {0, 0, 0, 0};
+    printf("%-24s %7s %7s %7s %7s %8s\n", "mutation", "tried", "crashed", "wrong", "written", "unlogged");
+    int t[5] = {0, 0, 0, 0, 0};
     for (int k = 0; k <= M_COUNT; k++) {
-        printf("%-24s %7d %7d %7d %7d\n", k == M_COUNT ? "valid call" : mut_name[k], tried[k], crashed[k], wrong[k],
-               wrote[k]);
-        t[0] += tried[k], t[1] += crashed[k], t[2] += wrong[k], t[3] += wrote[k];
+        printf("%-24s %7d %7d %7d %7d %8d\n", k == M_COUNT ? "valid call" : mut_name[k], tried[k], crashed[k],
+               wrong[k], wrote[k], unlogged[k]);
+        t[0] += tried[k], t[1] += crashed[k], t[2] += wrong[k], t[3] += wrote[k], t[4] += unlogged[k];
     }
-    printf("%-24s %7d %7d %7d %7d\n", "total", t[0], t[1], t[2], t[3]);
+    printf("%-24s %7d %7d %7d %7d %8d\n", "total", t[0], t[1], t[2], t[3], t[4]);
     return hd_test_finish();
 }
