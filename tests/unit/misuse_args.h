@@ -4,7 +4,8 @@
  * Most come from rules on the parameter's class and name (a tensor named like a scale, bias or
  * statistic gets the 1x4x1x1 fixture, an int named like a tensor size gets that size, ...);
  * ms_overrides lists the functions whose arguments the rules do not guess, as "name=value"
- * words: an integer, a real (with a '.'), or '@' and an int list ("@1,1").
+ * words: an integer, a real (with a '.'), '@' and an int list ("@1,1"), or "null" (a NULL
+ * pointer or object).
  */
 #ifndef HD_TEST_MISUSE_ARGS_H
 #define HD_TEST_MISUSE_ARGS_H
@@ -67,6 +68,13 @@ static const ms_override ms_overrides[] = {
     {"cudnnGetNormalizationForwardTrainingWorkspaceSize", "mode=1"},
     {"cudnnGetNormalizationBackwardWorkspaceSize", "mode=1"},
     {"cudnnGetNormalizationTrainingReserveSpaceSize", "mode=1"},
+    /* the legacy RNN *Ex calls: the attention arguments are reserved, NULL */
+    {"cudnnRNNForwardInferenceEx", "kDesc=null keys=null cDesc=null cAttn=null iDesc=null iAttn=null qDesc=null queries=null"},
+    {"cudnnRNNForwardTrainingEx", "kDesc=null keys=null cDesc=null cAttn=null iDesc=null iAttn=null qDesc=null queries=null"},
+    {"cudnnRNNBackwardDataEx", "dkDesc=null dkeys=null dcDesc=null dcAttn=null"},
+    /* the backend fixture is a pointwise descriptor: its mode (CUDNN_TYPE_POINTWISE_MODE) */
+    {"cudnnBackendSetAttribute", "attributeName=0 attributeType=14"},
+    {"cudnnBackendGetAttribute", "attributeName=0 attributeType=14"},
     {NULL, NULL},
 };
 

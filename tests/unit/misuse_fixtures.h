@@ -167,7 +167,9 @@ static void fx_set(fx *f, int k)
     }
     case MS_K_DROPOUT: cudnnSetDropoutDescriptor(o, f->h, 0.5f, fx_states, fx_states_size, 7); break;
     case MS_K_SPATIAL_TF: cudnnSetSpatialTransformerNdDescriptor(o, CUDNN_SAMPLER_BILINEAR, CUDNN_DATA_FLOAT, 4, x_dims); break;
-    case MS_K_CTC: cudnnSetCTCLossDescriptor(o, CUDNN_DATA_FLOAT); break;
+    case MS_K_CTC:
+        cudnnSetCTCLossDescriptor_v8(o, CUDNN_DATA_FLOAT, CUDNN_LOSS_NORMALIZATION_NONE, CUDNN_NOT_PROPAGATE_NAN, 2);
+        break;
     case MS_K_RNN:
         cudnnSetRNNDescriptor_v8(o, CUDNN_RNN_ALGO_STANDARD, CUDNN_RNN_RELU, CUDNN_RNN_DOUBLE_BIAS,
                                  CUDNN_UNIDIRECTIONAL, CUDNN_LINEAR_INPUT, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT,
@@ -197,6 +199,13 @@ static void fx_set(fx *f, int k)
         cudnnAlgorithm_t a;
         memset(&a, 0, sizeof a);
         cudnnSetAlgorithmDescriptor(o, a);
+        break;
+    }
+    case MS_K_BACKEND: {
+        const cudnnPointwiseMode_t mode = CUDNN_POINTWISE_ADD;
+        const cudnnDataType_t prec = CUDNN_DATA_FLOAT;
+        cudnnBackendSetAttribute(o, CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, 1, &mode);
+        cudnnBackendSetAttribute(o, CUDNN_ATTR_POINTWISE_MATH_PREC, CUDNN_TYPE_DATA_TYPE, 1, &prec);
         break;
     }
     default:

@@ -74,7 +74,7 @@ static const char *const mut_name[M_COUNT] = {"NULL", "destroyed", "wrong kind",
 typedef struct mutation { int param, kind, definite; ms_val v; char what[64]; } mutation;
 
 /* One report from the child: phase 0 announces call IDX, phase 1 gives its outcome. */
-typedef struct report { int idx, phase, status, written, kind, param; char what[64]; } report;
+typedef struct report { int idx, phase, status, written, kind, param; char what[64], reason[120]; } report;
 
 static int verbose, list_base;
 
@@ -145,13 +145,21 @@ static void cb_fn(cudnnSeverity_t sev, void *udata, const cudnnDebug_t *dbg, con
     (void)sev, (void)udata, (void)dbg, (void)msg;
 }
 
-/* Error-level log lines seen during the call under test: every failure must log its reason. */
+/* Error-level log lines seen during the call under test: every failure must log its reason
+ * (the first one's reason is reported, and printed with -v). */
 static int errors_logged;
+static char first_reason[120];
 
 static void count_errors(cudnnSeverity_t sev, void *udata, const cudnnDebug_t *dbg, const char *msg)
 {
-    (void)udata, (void)dbg, (void)msg;
-    errors_logged += sev == CUDNN_SEV_ERROR;
+    (void)udata, (void)dbg;
+    if (sev != CUDNN_SEV_ERROR)
+        return;
+    if (errors_logged++ == 0) {
+        const char *r = strstr(msg, "Reason: ");
+        r = r ? r + 8 : msg;
+        snprintf(first_reason, sizeof first_reason, "%.*s", (int)strcspn(r, "\n"), r);
+    }
 }
 
 static void alloc_buffers(const ms_func *f)
@@ -240,6 +248,8 @@ static void baseline(const ms_func *f, fx *x, ms_val *v)
                 v[i].fp = (void (*)(void))cb_fn;
             break;
         }
+        if (ov && strncmp(ov, "null", 4) == 0)
+            v[i].p = NULL;
     }
 }
 
@@ -251,6 +261,7 @@ static cudnnStatus_t call_once(const ms_func *f, const ms_val *v, int *written)
             memset(buf[i], CANARY, buf_len[i]);
     cudnnSetCallback(CUDNN_SEV_ERROR_EN, NULL, count_errors);
     errors_logged = 0;
+    first_reason[0] = 0;
     cudnnStatus_t st = f->call(v);
     int logged = errors_logged;
     *written = st != CUDNN_STATUS_SUCCESS && f->status && logged == 0 ? 4 : 0;
@@ -469,18 +480,20 @@ static void child(const ms_func *f, int first, int base_crashed, int fd)
     cudnnStatus_t base = base_crashed ? CUDNN_STATUS_INTERNAL_ERROR : run_one(f, NULL, none, &written);
     if (first == 0) {
         r.phase = 1, r.status = (int)base, r.written = written;   /* bits: 1 wrote, 4 unlogged */
+        snprintf(r.reason, sizeof r.reason, "%s", first_reason);
         send(fd, &r);
     }
     find_ws_min(f, ws_min, base == CUDNN_STATUS_SUCCESS);
     int n = mutations(f, ws_min, ms);
     for (int k = first > 0 ? first : 1; k <= n; k++) {
         const mutation *m = &ms[k - 1];
-        r.idx = k, r.phase = 0, r.kind = m->kind, r.param = m->param, r.status = 0, r.written = 0;
+        r.idx = k, r.phase = 0, r.kind = m->kind, r.param = m->param, r.status = 0, r.written = 0, r.reason[0] = 0;
         snprintf(r.what, sizeof r.what, "%s", m->what);
         send(fd, &r);
         alarm(10);
         cudnnStatus_t st = run_one(f, m, none, &written);
         r.phase = 1, r.status = (int)st, r.written = written | (m->definite << 1);
+        snprintf(r.reason, sizeof r.reason, "%s", first_reason);
         send(fd, &r);
     }
     r.idx = -1, r.phase = 2;
@@ -507,11 +520,13 @@ static void judge(const ms_func *f, const report *r)
         base_total++;
         base_ok += r->status == CUDNN_STATUS_SUCCESS;
         if (list_base && r->status != CUDNN_STATUS_SUCCESS)
-            printf("valid call of %s answers %s\n", f->name, cudnnGetErrorString((cudnnStatus_t)r->status));
+            printf("valid call of %s answers %s: %s\n", f->name, cudnnGetErrorString((cudnnStatus_t)r->status),
+                   r->reason);
     }
     if (verbose)
-        printf("  %-28s %-22s %-26s -> %s%s\n", pname, r->idx ? mut_name[kind] : "", r->what,
-               cudnnGetErrorString((cudnnStatus_t)r->status), written ? " (wrote outputs)" : "");
+        printf("  %-28s %-22s %-26s -> %s%s%s%s\n", pname, r->idx ? mut_name[kind] : "", r->what,
+               cudnnGetErrorString((cudnnStatus_t)r->status), written ? " (wrote outputs)" : "",
+               r->reason[0] ? ": " : "", r->reason);
     int bad_status = !status_known(r->status) ||
                      (definite && (r->status == CUDNN_STATUS_SUCCESS || r->status == CUDNN_STATUS_INTERNAL_ERROR));
     if (bad_status) {
