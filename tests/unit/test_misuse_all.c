@@ -13,6 +13,7 @@
  *   size_t           0, SIZE_MAX
  *   real             -1, NaN, 1e300
  *   enum             one below and one above its range, INT_MAX
+ *   int array        every entry 0, -1, INT_MAX
  * Each function runs in a forked child with an alarm, so a crash or hang is counted and named
  * (the child announces each call before making it).  The child fills every output buffer,
  * output scalar and output array with a canary before the call and checks it after a failing
@@ -66,10 +67,14 @@ static const struct { const char *func, *param; int how; const char *why; } ms_e
 };
 
 enum { M_NULL, M_DEAD, M_KIND, M_UNSET, M_SHAPE, M_TYPE, M_ARR_DEAD, M_SHORT, M_NULL_WS, M_INT, M_SIZE, M_REAL,
-       M_ENUM, M_COUNT };
+       M_ENUM, M_ARRAY, M_COUNT };
 static const char *const mut_name[M_COUNT] = {"NULL", "destroyed", "wrong kind", "never set", "other shape",
                                               "other data type", "array entry destroyed", "one byte short",
-                                              "NULL workspace", "int", "size_t", "real", "enum out of range"};
+                                              "NULL workspace", "int", "size_t", "real", "enum out of range",
+                                              "int array entries"};
+
+/* Int arrays whose every entry is 0, -1 or INT_MAX (long enough for any count the API takes). */
+static int arr_fill[3][256];
 
 typedef struct mutation { int param, kind, definite; ms_val v; char what[64]; } mutation;
 
@@ -397,6 +402,13 @@ static int mutations(const ms_func *f, const size_t *ws_min, mutation *ms)
                 add(ms, &n, i, M_NULL_WS, need && ws_min[i] != (size_t)-1 && ws_min[i] > 0, z, "NULL");
             } else
                 add(ms, &n, i, M_NULL, need, z, "NULL");
+            if (p->cls == MS_IARR_IN && p->size == 4) {
+                static const char *const names[3] = {"all 0", "all -1", "all INT_MAX"};
+                for (int k = 0; k < 3; k++) {
+                    v.p = arr_fill[k];
+                    add(ms, &n, i, M_ARRAY, 0, v, names[k]);
+                }
+            }
             break;
         case MS_INT: {
             static const long long s32[] = {0, -1, INT_MAX, INT_MIN}, u32[] = {0, UINT_MAX},
@@ -605,6 +617,8 @@ int main(int argc, char **argv)
             only = argv[i];
     }
     setenv("HOSTDNN_NUM_THREADS", "1", 1);
+    for (int k = 0; k < 256; k++)
+        arr_fill[0][k] = 0, arr_fill[1][k] = -1, arr_fill[2][k] = INT_MAX;
     int nf = 0;
     for (int i = 0; i < MS_NFUNCS; i++) {
         if (only && strcmp(only, ms_funcs[i].name) != 0)
