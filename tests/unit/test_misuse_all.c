@@ -17,7 +17,8 @@
  * Each function runs in a forked child with an alarm, so a crash or hang is counted and named
  * (the child announces each call before making it).  The child fills every output buffer,
  * output scalar and output array with a canary before the call and checks it after a failing
- * one.  A mutation that is invalid whatever the other arguments ("definite": NULL, destroyed,
+ * one, and every descriptor it writes (read back through the getters) unchanged.  A mutation
+ * that is invalid whatever the other arguments ("definite": NULL, destroyed,
  * wrong-kind or never-set objects where the function reads them, enums out of range, a short
  * workspace) must not answer SUCCESS, nor INTERNAL_ERROR; no call may answer a status outside
  * cuDNN's list; and a failing call must log its reason at error level (a callback counts the
@@ -43,6 +44,7 @@
 #include <unistd.h>
 #include "harness.h"
 #include "misuse_args.h"
+#include "misuse_state.h"
 
 #define OUT_BYTES (32 << 10)    /* output data buffers, checked whole */
 #define WS_BYTES (4 << 20)      /* workspace, reserve and weight buffers */
@@ -264,12 +266,27 @@ static cudnnStatus_t call_once(const ms_func *f, const ms_val *v, int *written)
     for (int i = 0; i < f->np; i++)
         if (canaried[i])
             memset(buf[i], CANARY, buf_len[i]);
+    /* a descriptor the function writes is an output too: read it before and after */
+    static ms_state before[40], after;
+    for (int i = 0; i < f->np; i++)
+        if (f->p[i].cls == MS_DESC && !f->p[i].size)
+            ms_read_state(f->p[i].sub, v[i].p, &before[i]);
     cudnnSetCallback(CUDNN_SEV_ERROR_EN, NULL, count_errors);
     errors_logged = 0;
     first_reason[0] = 0;
     cudnnStatus_t st = f->call(v);
     int logged = errors_logged;
+    cudnnSetCallback(CUDNN_SEV_ERROR_EN, NULL, count_errors);   /* the call may have replaced it */
+    if (st != CUDNN_STATUS_SUCCESS)
+        for (int i = 0; i < f->np; i++)
+            if (f->p[i].cls == MS_DESC && !f->p[i].size) {
+                ms_read_state(f->p[i].sub, v[i].p, &after);
+                if (after.n != before[i].n || memcmp(after.bytes, before[i].bytes, after.n) != 0)
+                    snprintf(first_reason, sizeof first_reason, "changed %s", f->p[i].name), logged |= 1 << 30;
+            }
     *written = st != CUDNN_STATUS_SUCCESS && f->status && logged == 0 ? 4 : 0;
+    if (logged & (1 << 30))
+        *written |= 1;
     if (st != CUDNN_STATUS_SUCCESS)
         for (int i = 0; i < f->np; i++)
             if (canaried[i] && memcmp(buf[i], canary_ref, buf_len[i]) != 0)
