@@ -14,8 +14,8 @@
  *   real             -1, NaN, 1e300
  *   enum             one below and one above its range, INT_MAX
  *   int array        every entry 0, -1, INT_MAX
- * Each function runs in a forked child with an alarm, so a crash or hang is counted and named
- * (the child announces each call before making it).  The child fills every output buffer,
+ * Each function runs in a forked child, each call under an alarm, so a crash or hang is
+ * counted and named (the child announces each call before making it).  The child fills every output buffer,
  * output scalar and output array with a canary before the call and checks it after a failing
  * one, and every descriptor it writes (read back through the getters) unchanged.  A mutation
  * that is invalid whatever the other arguments ("definite": NULL, destroyed,
@@ -52,6 +52,7 @@
 #define SLOT_BYTES 512          /* output scalars and arrays */
 #define CANARY 0xA5
 #define MAX_MUT 400
+#define CALL_SECONDS 30         /* a call still running after this counts as hung */
 
 /* Arguments cuDNN lets the caller leave out, or whose value it cannot check:
  *   X_NULL    NULL is a valid call (documented optional)
@@ -344,10 +345,12 @@ static void find_ws_min(const ms_func *f, size_t *ws_size, int base_ok)
         int j = ws_partner(f, i), w;
         size_t lo = 0, hi = buf_len[i];   /* hi is known to pass */
         ws_size[j] = 0;
+        alarm(CALL_SECONDS);
         if (run_one(f, NULL, ws_size, &w) == CUDNN_STATUS_SUCCESS)
             hi = 0;
         while (hi > 0 && lo + 1 < hi) {
             size_t mid = lo + (hi - lo) / 2;
+            alarm(CALL_SECONDS);
             ws_size[j] = mid;
             if (run_one(f, NULL, ws_size, &w) == CUDNN_STATUS_SUCCESS)
                 hi = mid;
@@ -496,7 +499,7 @@ static void child(const ms_func *f, int first, int base_crashed, int fd)
     size_t ws_min[40];
     int written;
     alloc_buffers(f);
-    alarm(20);
+    alarm(CALL_SECONDS);
     report r;
     memset(&r, 0, sizeof r);
     size_t none[40];
@@ -519,7 +522,7 @@ static void child(const ms_func *f, int first, int base_crashed, int fd)
         r.idx = k, r.phase = 0, r.kind = m->kind, r.param = m->param, r.status = 0, r.written = 0, r.reason[0] = 0;
         snprintf(r.what, sizeof r.what, "%s", m->what);
         send(fd, &r);
-        alarm(10);
+        alarm(CALL_SECONDS);
         cudnnStatus_t st = run_one(f, m, none, &written);
         r.phase = 1, r.status = (int)st, r.written = written | (m->definite << 1);
         snprintf(r.reason, sizeof r.reason, "%s", first_reason);
