@@ -18,11 +18,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 : "${HD_CUDNN8_LIB:?run eval \"\$(bash /work/shared/oracle/cudnn8.sh)\" first}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cc -std=c11 -O1 -I"$root/include" -I"$root/tests" -I"$root/tests/unit" "$root/tests/unit/test_misuse_all.c" \
+cc -std=c11 -O1 -I"$root/include" -I"$root/tests" -I"$root/tests/unit" -I"$root/$build/gen" \
+   "$root/tests/unit/test_misuse_all.c" \
    -o "$tmp/misuse_nv" "$HD_CUDNN8_LIB" -lm
 "$tmp/misuse_nv" -v >"$tmp/nv.txt" 2>/dev/null || true
 env -u LD_LIBRARY_PATH "$root/$build/tests/bin/test_misuse_all" -v >"$tmp/hd.txt" 2>/dev/null || true
-python3 - "$tmp/nv.txt" "$tmp/hd.txt" "$root/tests/unit/misuse_table.h" "$all" <<'EOF'
+python3 - "$tmp/nv.txt" "$tmp/hd.txt" "$root/$build/gen/misuse_table.h" "$all" <<'EOF'
 import re
 import sys
 

@@ -1,6 +1,6 @@
 /*
- * The misuse harness: every cuDNN 8.1 function (tests/unit/misuse_table.h, generated from the
- * API inventory by tools/gen/gen_misuse.py) called first with valid arguments built from small
+ * The misuse harness: every cuDNN 8.1 function (misuse_table.h, generated from the API
+ * inventory by tools/gen/gen_misuse.py into the build's gen/ folder) called first with valid arguments built from small
  * fixtures (misuse_fixtures.h, misuse_args.h), then with one argument at a time replaced by a
  * bad value of its class:
  *   handle           NULL, destroyed, an object of another kind

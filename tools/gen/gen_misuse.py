@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write tests/unit/misuse_table.h: every cuDNN 8.1 function as the misuse harness sees it.
+"""Write misuse_table.h: every cuDNN 8.1 function as the misuse harness sees it.
 
 For each of the 261 functions of functions.tsv the table lists its parameters by class (handle,
 descriptor of a kind, input or output data pointer, output scalar, integer, size, enum, real,
@@ -8,7 +8,9 @@ tests/unit/test_misuse_all.c can mutate any argument of any function without han
 Enum types carry their valid values (enums.tsv), so the harness can pick one in range and one
 just outside.
 
-    python3 tools/gen/gen_misuse.py tests/unit/misuse_table.h
+    python3 tools/gen/gen_misuse.py BUILD/gen/misuse_table.h
+
+The build runs it (tests/CMakeLists.txt), so the table always follows the inventory.
 """
 import os
 import re
@@ -189,4 +191,6 @@ def main(out):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "tests/unit/misuse_table.h")
+    if len(sys.argv) != 2:
+        raise SystemExit("usage: gen_misuse.py OUT.h")
+    main(sys.argv[1])
