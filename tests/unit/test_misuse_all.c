@@ -27,6 +27,7 @@
  *   test_misuse_all                    every function
  *   test_misuse_all cudnnAddTensor -v  one function, each call printed
  *   test_misuse_all -b                 also list the functions whose valid call fails
+ * One worker thread unless HOSTDNN_NUM_THREADS is set.
  */
 #define _GNU_SOURCE   /* strsignal, strncasecmp, fork */
 #include <ctype.h>
@@ -636,7 +637,7 @@ int main(int argc, char **argv)
         else
             only = argv[i];
     }
-    setenv("HOSTDNN_NUM_THREADS", "1", 1);
+    setenv("HOSTDNN_NUM_THREADS", "1", 0);   /* one worker unless the caller says otherwise */
     for (int k = 0; k < 256; k++)
         arr_fill[0][k] = 0, arr_fill[1][k] = -1, arr_fill[2][k] = INT_MAX;
     int nf = 0;
