@@ -4,8 +4,8 @@
  * Most come from rules on the parameter's class and name (a tensor named like a scale, bias or
  * statistic gets the 1x4x1x1 fixture, an int named like a tensor size gets that size, ...);
  * ms_overrides lists the functions whose arguments the rules do not guess, as "name=value"
- * words: an integer, a real (with a '.'), '@' and an int list ("@1,1"), or "null" (a NULL
- * pointer or object).
+ * words: an integer, a real (with a '.'), '@' and an int list ("@1,1"), "null" (a NULL
+ * pointer or object) or "tensor" (the 2x4x8x8 tensor descriptor).
  */
 #ifndef HD_TEST_MISUSE_ARGS_H
 #define HD_TEST_MISUSE_ARGS_H
@@ -72,6 +72,9 @@ static const ms_override ms_overrides[] = {
     {"cudnnRNNForwardInferenceEx", "kDesc=null keys=null cDesc=null cAttn=null iDesc=null iAttn=null qDesc=null queries=null"},
     {"cudnnRNNForwardTrainingEx", "kDesc=null keys=null cDesc=null cAttn=null iDesc=null iAttn=null qDesc=null queries=null"},
     {"cudnnRNNBackwardDataEx", "dkDesc=null dkeys=null dcDesc=null dcAttn=null"},
+    /* the fused-ops packs' first label, CUDNN_PARAM_XDESC, holds a tensor descriptor */
+    {"cudnnSetFusedOpsConstParamPackAttribute", "param=tensor"},
+    {"cudnnGetFusedOpsConstParamPackAttribute", "param=tensor"},
     /* the backend fixture is a pointwise descriptor: its mode (CUDNN_TYPE_POINTWISE_MODE) */
     {"cudnnBackendSetAttribute", "attributeName=0 attributeType=14"},
     {"cudnnBackendGetAttribute", "attributeName=0 attributeType=14"},

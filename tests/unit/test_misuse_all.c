@@ -259,6 +259,14 @@ static void baseline(const ms_func *f, fx *x, ms_val *v)
         }
         if (ov && strncmp(ov, "null", 4) == 0)
             v[i].p = NULL;
+        else if (ov && strncmp(ov, "tensor", 6) == 0)
+            v[i].p = x->live[MS_K_TENSOR];
+        /* attributes are read from a finalized backend descriptor */
+        if (strcmp(f->name, "cudnnBackendGetAttribute") == 0 && p->cls == MS_DESC && i == 0)
+            cudnnBackendFinalize(v[i].p);
+        /* a states buffer to restore from: the one the fixture's dropout descriptor initialised */
+        if (strcmp(f->name, "cudnnRestoreDropoutDescriptor") == 0 && strcmp(p->name, "states") == 0)
+            memcpy(buf[i], fx_states, fx_states_size < buf_len[i] ? fx_states_size : buf_len[i]);
     }
 }
 
