@@ -13,7 +13,7 @@
  *   size_t           0, SIZE_MAX
  *   real             -1, NaN, 1e300
  *   enum             one below and one above its range, INT_MAX
- *   int array        every entry 0, -1, INT_MAX
+ *   int array        every entry 0, -1, INT_MAX, 65536
  * Each function runs in a forked child, each call under an alarm, so a crash or hang is
  * counted and named (the child announces each call before making it).  The child fills every output buffer,
  * output scalar and output array with a canary before the call and checks it after a failing
@@ -77,8 +77,9 @@ static const char *const mut_name[M_COUNT] = {"NULL", "destroyed", "wrong kind",
                                               "NULL workspace", "int", "size_t", "real", "enum out of range",
                                               "int array entries"};
 
-/* Int arrays whose every entry is 0, -1 or INT_MAX (long enough for any count the API takes). */
-static int arr_fill[3][256];
+/* Int arrays whose every entry is 0, -1, INT_MAX or 65536 (products of two overflow an int),
+ * long enough for any count the API takes. */
+static int arr_fill[4][256];
 
 typedef struct mutation { int param, kind, definite; ms_val v; char what[64]; } mutation;
 
@@ -432,8 +433,8 @@ static int mutations(const ms_func *f, const size_t *ws_min, mutation *ms)
             } else
                 add(ms, &n, i, M_NULL, need, z, "NULL");
             if (p->cls == MS_IARR_IN && p->size == 4) {
-                static const char *const names[3] = {"all 0", "all -1", "all INT_MAX"};
-                for (int k = 0; k < 3; k++) {
+                static const char *const names[4] = {"all 0", "all -1", "all INT_MAX", "all 65536"};
+                for (int k = 0; k < 4; k++) {
                     v.p = arr_fill[k];
                     add(ms, &n, i, M_ARRAY, 0, v, names[k]);
                 }
@@ -647,7 +648,7 @@ int main(int argc, char **argv)
     }
     setenv("HOSTDNN_NUM_THREADS", "1", 0);   /* one worker unless the caller says otherwise */
     for (int k = 0; k < 256; k++)
-        arr_fill[0][k] = 0, arr_fill[1][k] = -1, arr_fill[2][k] = INT_MAX;
+        arr_fill[0][k] = 0, arr_fill[1][k] = -1, arr_fill[2][k] = INT_MAX, arr_fill[3][k] = 65536;
     int nf = 0;
     for (int i = 0; i < MS_NFUNCS; i++) {
         if (only && strcmp(only, ms_funcs[i].name) != 0)
