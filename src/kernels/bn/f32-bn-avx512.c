@@ -188,36 +188,95 @@ static void bwd_stream_v(const float *dy, const float *x, float *dx, size_t n, f
  * order, so each channel sums exactly like the scalar code. */
 static inline __mmask8 tail8(size_t left) { return left >= 8 ? (__mmask8)0xff : (__mmask8)((1u << left) - 1u); }
 
+/* The sums keep 32 channels (four 8-lane double vectors per sum) in registers across a block
+ * of rows small enough to stay in L1 between the channel blocks (about 32 KiB of x), instead
+ * of loading and storing the accumulators at every row: the store port, not memory, bounded
+ * the row-at-a-time loop.  Each channel still adds its rows in order. */
+static inline size_t row_block(size_t C)
+{
+    size_t r = 8192 / C;
+    return r ? r : 1;
+}
+
+static inline __m512d ld8(const float *x, __mmask8 k) { return _mm512_cvtps_pd(_mm256_maskz_loadu_ps(k, x)); }
+
+/* mode 0: acc += x;  mode 1: acc += (x - mean)^2;  mode 2: s1 += x - k, s2 += (x - k)^2 */
+static inline void col_fold(const float *x, size_t rows, size_t C, const double *k, double *s1, double *s2, int mode)
+{
+    size_t rb = row_block(C);
+    for (size_t r0 = 0; r0 < rows; r0 += rb, x += rb * C) {
+        size_t rn = rows - r0 < rb ? rows - r0 : rb;
+        size_t c = 0;
+        for (; c + 32 <= C; c += 32) {
+            __m512d a[4], q[4], kk[4];
+            for (int v = 0; v < 4; v++) {
+                a[v] = _mm512_loadu_pd((mode == 1 ? s2 : s1) + c + 8 * v);
+                q[v] = mode == 2 ? _mm512_loadu_pd(s2 + c + 8 * v) : _mm512_setzero_pd();
+                kk[v] = mode ? _mm512_loadu_pd(k + c + 8 * v) : _mm512_setzero_pd();
+            }
+            const float *p = x + c;
+            for (size_t r = 0; r < rn; r++, p += C)
+                for (int v = 0; v < 4; v++) {
+                    __m512d d = _mm512_cvtps_pd(_mm256_loadu_ps(p + 8 * v));
+                    if (mode == 0) {
+                        a[v] = _mm512_add_pd(a[v], d);
+                    } else {
+                        d = _mm512_sub_pd(d, kk[v]);
+                        if (mode == 1) {
+                            a[v] = _mm512_add_pd(a[v], _mm512_mul_pd(d, d));
+                        } else {
+                            a[v] = _mm512_add_pd(a[v], d);
+                            q[v] = _mm512_add_pd(q[v], _mm512_mul_pd(d, d));
+                        }
+                    }
+                }
+            for (int v = 0; v < 4; v++) {
+                _mm512_storeu_pd((mode == 1 ? s2 : s1) + c + 8 * v, a[v]);
+                if (mode == 2)
+                    _mm512_storeu_pd(s2 + c + 8 * v, q[v]);
+            }
+        }
+        for (; c < C; c += 8) {
+            __mmask8 m = tail8(C - c);
+            __m512d a = _mm512_maskz_loadu_pd(m, (mode == 1 ? s2 : s1) + c);
+            __m512d q = mode == 2 ? _mm512_maskz_loadu_pd(m, s2 + c) : _mm512_setzero_pd();
+            __m512d kk = mode ? _mm512_maskz_loadu_pd(m, k + c) : _mm512_setzero_pd();
+            const float *p = x + c;
+            for (size_t r = 0; r < rn; r++, p += C) {
+                __m512d d = ld8(p, m);
+                if (mode == 0) {
+                    a = _mm512_add_pd(a, d);
+                } else {
+                    d = _mm512_sub_pd(d, kk);
+                    if (mode == 1) {
+                        a = _mm512_add_pd(a, _mm512_mul_pd(d, d));
+                    } else {
+                        a = _mm512_add_pd(a, d);
+                        q = _mm512_add_pd(q, _mm512_mul_pd(d, d));
+                    }
+                }
+            }
+            _mm512_mask_storeu_pd((mode == 1 ? s2 : s1) + c, m, a);
+            if (mode == 2)
+                _mm512_mask_storeu_pd(s2 + c, m, q);
+        }
+    }
+}
+
 static void col_sum_v(const float *x, size_t rows, size_t C, double *acc)
 {
-    for (size_t r = 0; r < rows; r++, x += C)
-        for (size_t c = 0; c < C; c += 8) {
-            __mmask8 k = tail8(C - c);
-            __m512d v = _mm512_cvtps_pd(_mm256_maskz_loadu_ps(k, x + c));
-            _mm512_mask_storeu_pd(acc + c, k, _mm512_add_pd(_mm512_maskz_loadu_pd(k, acc + c), v));
-        }
+    col_fold(x, rows, C, NULL, acc, NULL, 0);
 }
 
 static void col_sqdev_v(const float *x, size_t rows, size_t C, const double *mean, double *acc)
 {
-    for (size_t r = 0; r < rows; r++, x += C)
-        for (size_t c = 0; c < C; c += 8) {
-            __mmask8 k = tail8(C - c);
-            __m512d d = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_maskz_loadu_ps(k, x + c)), _mm512_maskz_loadu_pd(k, mean + c));
-            _mm512_mask_storeu_pd(acc + c, k, _mm512_add_pd(_mm512_maskz_loadu_pd(k, acc + c), _mm512_mul_pd(d, d)));
-        }
+    col_fold(x, rows, C, mean, NULL, acc, 1);
 }
 
 /* no FMA here: the column kernels must round exactly like the scalar code */
 static void col_ssums_v(const float *x, size_t rows, size_t C, const double *k, double *s1, double *s2)
 {
-    for (size_t r = 0; r < rows; r++, x += C)
-        for (size_t c = 0; c < C; c += 8) {
-            __mmask8 m = tail8(C - c);
-            __m512d d = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_maskz_loadu_ps(m, x + c)), _mm512_maskz_loadu_pd(m, k + c));
-            _mm512_mask_storeu_pd(s1 + c, m, _mm512_add_pd(_mm512_maskz_loadu_pd(m, s1 + c), d));
-            _mm512_mask_storeu_pd(s2 + c, m, _mm512_add_pd(_mm512_maskz_loadu_pd(m, s2 + c), _mm512_mul_pd(d, d)));
-        }
+    col_fold(x, rows, C, k, s1, s2, 2);
 }
 
 static void col_affine_v(const float *x, float *y, size_t rows, size_t C, const float *m, const float *a, const float *b,
@@ -236,17 +295,48 @@ static void col_affine_v(const float *x, float *y, size_t rows, size_t C, const 
         }
 }
 
+/* As col_fold: 32 channels of both sums in registers over an L1-sized block of rows. */
 static void col_dsums_v(const float *dy, const float *x, size_t rows, size_t C, const double *mean, double *sdy,
                         double *sdyx)
 {
-    for (size_t r = 0; r < rows; r++, x += C, dy += C)
-        for (size_t c = 0; c < C; c += 8) {
-            __mmask8 k = tail8(C - c);
-            __m512d g = _mm512_cvtps_pd(_mm256_maskz_loadu_ps(k, dy + c));
-            __m512d d = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_maskz_loadu_ps(k, x + c)), _mm512_maskz_loadu_pd(k, mean + c));
-            _mm512_mask_storeu_pd(sdy + c, k, _mm512_add_pd(_mm512_maskz_loadu_pd(k, sdy + c), g));
-            _mm512_mask_storeu_pd(sdyx + c, k, _mm512_add_pd(_mm512_maskz_loadu_pd(k, sdyx + c), _mm512_mul_pd(g, d)));
+    size_t rb = row_block(C);
+    for (size_t r0 = 0; r0 < rows; r0 += rb, x += rb * C, dy += rb * C) {
+        size_t rn = rows - r0 < rb ? rows - r0 : rb;
+        size_t c = 0;
+        for (; c + 32 <= C; c += 32) {
+            __m512d g[4], h[4], mm[4];
+            for (int v = 0; v < 4; v++) {
+                g[v] = _mm512_loadu_pd(sdy + c + 8 * v);
+                h[v] = _mm512_loadu_pd(sdyx + c + 8 * v);
+                mm[v] = _mm512_loadu_pd(mean + c + 8 * v);
+            }
+            const float *px = x + c, *pd = dy + c;
+            for (size_t r = 0; r < rn; r++, px += C, pd += C)
+                for (int v = 0; v < 4; v++) {
+                    __m512d gy = _mm512_cvtps_pd(_mm256_loadu_ps(pd + 8 * v));
+                    __m512d d = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(px + 8 * v)), mm[v]);
+                    g[v] = _mm512_add_pd(g[v], gy);
+                    h[v] = _mm512_add_pd(h[v], _mm512_mul_pd(gy, d));
+                }
+            for (int v = 0; v < 4; v++) {
+                _mm512_storeu_pd(sdy + c + 8 * v, g[v]);
+                _mm512_storeu_pd(sdyx + c + 8 * v, h[v]);
+            }
         }
+        for (; c < C; c += 8) {
+            __mmask8 k = tail8(C - c);
+            __m512d g = _mm512_maskz_loadu_pd(k, sdy + c), h = _mm512_maskz_loadu_pd(k, sdyx + c);
+            __m512d mm = _mm512_maskz_loadu_pd(k, mean + c);
+            const float *px = x + c, *pd = dy + c;
+            for (size_t r = 0; r < rn; r++, px += C, pd += C) {
+                __m512d gy = ld8(pd, k), d = _mm512_sub_pd(ld8(px, k), mm);
+                g = _mm512_add_pd(g, gy);
+                h = _mm512_add_pd(h, _mm512_mul_pd(gy, d));
+            }
+            _mm512_mask_storeu_pd(sdy + c, k, g);
+            _mm512_mask_storeu_pd(sdyx + c, k, h);
+        }
+    }
 }
 
 static void col_bwd_v(const float *dy, const float *x, float *dx, size_t rows, size_t C, const float *m, const float *p,

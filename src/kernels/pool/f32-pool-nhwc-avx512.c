@@ -1,0 +1,93 @@
+/* Pooling over channel-contiguous layouts, 16 lanes, 64 channels per block in four
+ * independent chains, masked tails (see pool-ukernels.h). */
+#include <immintrin.h>
+#include "kernels/pool/pool-ukernels.h"
+
+#include <math.h>
+
+/* max_ps(v, a) is "v > a ? v : a": the scalar rule; with propagation a NaN v replaces a
+ * non-NaN a, and a NaN a stays. */
+static inline __m512 step(__m512 a, __m512 v, int propagate)
+{
+    __m512 m = _mm512_max_ps(v, a);
+    if (!propagate)
+        return m;
+    __mmask16 vnan = _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(a, a, _CMP_ORD_Q), v, v, _CMP_UNORD_Q);
+    return _mm512_mask_mov_ps(m, vnan, v);
+}
+
+/* One 16-channel lane group at offset i of the window's taps (mask k for the tail). */
+static inline __m512 fold(const float *const *taps, int ntaps, size_t i, __mmask16 k, int op)
+{
+    if (op == HD_POOL_NHWC_AVG) {
+        __m512 s = _mm512_maskz_loadu_ps(k, taps[0] + i);
+        for (int t = 1; t < ntaps; t++)
+            s = _mm512_add_ps(s, _mm512_maskz_loadu_ps(k, taps[t] + i));
+        return s;
+    }
+    int prop = op == HD_POOL_NHWC_MAX_PROPAGATE;
+    __m512 a = _mm512_set1_ps(-INFINITY);
+    for (int t = 0; t < ntaps; t++)
+        a = step(a, _mm512_maskz_loadu_ps(k, taps[t] + i), prop);
+    return a;
+}
+
+static inline void put(float *y, __m512 v, int stream)
+{
+    if (stream)
+        _mm512_stream_ps(y, v);
+    else
+        _mm512_storeu_ps(y, v);
+}
+
+void hd_f32_pool_ukernel_nhwc__avx512(float *y, size_t ystride, size_t ow, const float *const *taps, int ntaps,
+                                      size_t c, int op, const float *div, int stream)
+{
+    const __m512 ninf = _mm512_set1_ps(-INFINITY);
+    int avg = op == HD_POOL_NHWC_AVG, prop = op == HD_POOL_NHWC_MAX_PROPAGATE;
+    for (size_t j = 0; j < ow; j++, y += ystride, taps += ntaps) {
+        __m512 d = _mm512_set1_ps(avg ? div[j] : 1.0f);
+        size_t i = 0;
+        for (; i + 64 <= c; i += 64) {
+            __m512 a0, a1, a2, a3;
+            if (avg) {
+                const float *p = taps[0] + i;
+                a0 = _mm512_loadu_ps(p), a1 = _mm512_loadu_ps(p + 16);
+                a2 = _mm512_loadu_ps(p + 32), a3 = _mm512_loadu_ps(p + 48);
+                for (int t = 1; t < ntaps; t++) {
+                    p = taps[t] + i;
+                    a0 = _mm512_add_ps(a0, _mm512_loadu_ps(p));
+                    a1 = _mm512_add_ps(a1, _mm512_loadu_ps(p + 16));
+                    a2 = _mm512_add_ps(a2, _mm512_loadu_ps(p + 32));
+                    a3 = _mm512_add_ps(a3, _mm512_loadu_ps(p + 48));
+                }
+                a0 = _mm512_div_ps(a0, d), a1 = _mm512_div_ps(a1, d);
+                a2 = _mm512_div_ps(a2, d), a3 = _mm512_div_ps(a3, d);
+            } else {
+                a0 = a1 = a2 = a3 = ninf;
+                for (int t = 0; t < ntaps; t++) {
+                    const float *p = taps[t] + i;
+                    a0 = step(a0, _mm512_loadu_ps(p), prop);
+                    a1 = step(a1, _mm512_loadu_ps(p + 16), prop);
+                    a2 = step(a2, _mm512_loadu_ps(p + 32), prop);
+                    a3 = step(a3, _mm512_loadu_ps(p + 48), prop);
+                }
+            }
+            put(y + i, a0, stream);
+            put(y + i + 16, a1, stream);
+            put(y + i + 32, a2, stream);
+            put(y + i + 48, a3, stream);
+        }
+        for (; i + 16 <= c; i += 16) {
+            __m512 a = fold(taps, ntaps, i, 0xffff, op);
+            put(y + i, avg ? _mm512_div_ps(a, d) : a, stream);
+        }
+        if (i < c) {
+            __mmask16 k = (__mmask16)((1u << (c - i)) - 1u);
+            __m512 a = fold(taps, ntaps, i, k, op);
+            _mm512_mask_storeu_ps(y + i, k, avg ? _mm512_div_ps(a, d) : a);
+        }
+    }
+    if (stream)
+        _mm_sfence();
+}
