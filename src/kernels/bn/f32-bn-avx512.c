@@ -357,6 +357,41 @@ static void col_bwd_v(const float *dy, const float *x, float *dx, size_t rows, s
         }
 }
 
+/* Streaming variants of the two column kernels: same arithmetic, non-temporal stores. */
+static void col_affine_stream_v(const float *x, float *y, size_t rows, size_t C, const float *m, const float *a,
+                                const float *b, float beta)
+{
+    if (beta != 0.0f || C % 16 || ((uintptr_t)y & 63)) {
+        col_affine_v(x, y, rows, C, m, a, b, beta);
+        return;
+    }
+    for (size_t r = 0; r < rows; r++, x += C, y += C)
+        for (size_t c = 0; c < C; c += 16) {
+            __m512 d = _mm512_sub_ps(_mm512_loadu_ps(x + c), _mm512_loadu_ps(m + c));
+            _mm512_stream_ps(y + c, _mm512_add_ps(_mm512_mul_ps(_mm512_loadu_ps(a + c), d), _mm512_loadu_ps(b + c)));
+        }
+    _mm_sfence();
+}
+
+static void col_bwd_stream_v(const float *dy, const float *x, float *dx, size_t rows, size_t C, const float *m,
+                             const float *p, const float *q, const float *rr, float beta)
+{
+    if (beta != 0.0f || C % 16 || ((uintptr_t)dx & 63)) {
+        col_bwd_v(dy, x, dx, rows, C, m, p, q, rr, beta);
+        return;
+    }
+    for (size_t i = 0; i < rows; i++, x += C, dy += C, dx += C)
+        for (size_t c = 0; c < C; c += 16) {
+            __m512 o = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(_mm512_loadu_ps(p + c), _mm512_loadu_ps(dy + c)),
+                                                   _mm512_mul_ps(_mm512_loadu_ps(q + c),
+                                                                 _mm512_sub_ps(_mm512_loadu_ps(x + c),
+                                                                               _mm512_loadu_ps(m + c)))),
+                                     _mm512_loadu_ps(rr + c));
+            _mm512_stream_ps(dx + c, o);
+        }
+    _mm_sfence();
+}
+
 static void h2f_v(const uint16_t *h, float *f, size_t n)
 {
     for (size_t i = 0; i < n; i += 16) {
@@ -401,4 +436,5 @@ static void f2b_v(const float *f, uint16_t *h, size_t n)
 const hd_bn_f32_kernels hd_f32_bn_ukernels__avx512 = {"avx512", sum_v, sqdev_v, affine_v, dsums_v, bwd_v,
                                              col_sum_v, col_sqdev_v, col_affine_v, col_dsums_v, col_bwd_v,
                                              h2f_v, f2h_v, b2f_v, f2b_v, ssums_v, col_ssums_v,
-                                             dssums_v, affine_stream_v, bwd_stream_v};
+                                             dssums_v, affine_stream_v, bwd_stream_v,
+                                             col_affine_stream_v, col_bwd_stream_v};

@@ -38,3 +38,9 @@ hd_f32_softmax_rows_fn hd_f32_softmax_rows_kernel(int isa)
     isa = hd_isa_cap(isa);
     return isa >= HD_ISA_AVX512 ? hd_f32_softmax_ukernel_rows__avx512 : NULL;
 }
+
+hd_f32_softmax_bwd_rows_fn hd_f32_softmax_bwd_rows_kernel(int isa)
+{
+    isa = hd_isa_cap(isa);
+    return isa >= HD_ISA_AVX512 ? hd_f32_softmax_bwd_ukernel_rows__avx512 : hd_f32_softmax_bwd_ukernel_rows__scalar;
+}

@@ -181,7 +181,7 @@ static void nhwc_task(void *vctx, size_t t, int thread)
                 float *yo = direct ? y + (int64_t)(j0 + run0) * ysw : obuf + (size_t)run0 * (size_t)C;
                 size_t ys = direct ? (size_t)ysw : (size_t)C;
                 int stream = direct && k->nhwc_stream && ((uintptr_t)yo & 63) == 0;
-                k->pool_nhwc(yo, ys, (size_t)(j - run0), taps + (size_t)run0 * (size_t)run_cnt, run_cnt, (size_t)C, op,
+                k->pool_nhwc(yo, ys, (size_t)(j - run0), taps, run_cnt, (size_t)C, op,
                              div + run0, stream);
                 run0 = j;
             }

@@ -4,7 +4,9 @@
  *   FAST, ACCURATE  g = y * (dy - sum(y * dy))
  *   LOG             g = dy - exp(y) * sum(dy)
  * Computed in double, sums in element order.  y, dy and dx have equal dims and type; dx may
- * be dy (same strides).
+ * be dy (same strides).  FLOAT ACCURATE / FAST with every group packed one after another in all
+ * three tensors (CHANNEL on NHWC, INSTANCE on packed NCHW or NHWC) runs the float rows kernel
+ * of src/kernels/softmax instead: several groups per call, the dot product in double.
  */
 #include "core/api.h"
 #include "core/check.h"
@@ -12,6 +14,7 @@
 #include "core/parallel.h"
 #include "core/tensor.h"
 #include "core/softmax_groups.h"
+#include "kernels/softmax/softmax-ukernels.h"
 #include "ops/common.h"
 
 #include <math.h>
@@ -26,7 +29,20 @@ typedef struct {
     double alpha, beta;
     int64_t groups_per_task, ngroups, len;
     double *buf;             /* 2 * len doubles per thread */
+    hd_f32_softmax_bwd_rows_fn rows;   /* packed float groups: the rows kernel, else NULL */
 } smb_ctx;
+
+/* Group g at offset g * len and its elements at offsets 0 .. len-1 from there. */
+static int groups_packed(const hd_sm_view *v)
+{
+    int64_t len = hd_sm_len(v);
+    if (v->channel ? v->sc != 1 : v->sc != v->s)
+        return 0;
+    for (int64_t p = 0; p < v->s; p++)
+        if (v->sp[p] != (v->channel ? p * v->c : p))
+            return 0;
+    return v->n == 1 || v->sn == (v->channel ? v->s * v->c : len);
+}
 
 static void smb_task(void *vctx, size_t task, int thread)
 {
@@ -35,6 +51,11 @@ static void smb_task(void *vctx, size_t task, int thread)
     int64_t g0 = (int64_t)task * c->groups_per_task, g1 = g0 + c->groups_per_task;
     if (g1 > c->ngroups)
         g1 = c->ngroups;
+    if (c->rows) {
+        c->rows((size_t)c->len, (size_t)(g1 - g0), (const float *)c->y + g0 * c->len,
+                (const float *)c->dy + g0 * c->len, (float *)c->dx + g0 * c->len, (float)c->alpha, (float)c->beta);
+        return;
+    }
     for (int64_t g = g0; g < g1; g++) {
         int64_t oy = hd_sm_group_off(&c->vy, g), od = hd_sm_group_off(&c->vdy, g), ox = hd_sm_group_off(&c->vdx, g);
         double sum = 0;
@@ -113,6 +134,10 @@ cudnnStatus_t HD_IMPL(cudnnSoftmaxBackward)(cudnnHandle_t handle, cudnnSoftmaxAl
     c.ngroups = hd_sm_groups(&c.vy);
     c.len = hd_sm_len(&c.vy);
     c.groups_per_task = 1 + 16384 / c.len;
+    c.rows = NULL;
+    if (c.dt == CUDNN_DATA_FLOAT && algo != CUDNN_SOFTMAX_LOG && groups_packed(&c.vy) && groups_packed(&c.vdy) &&
+        groups_packed(&c.vdx))
+        c.rows = hd_f32_softmax_bwd_rows_kernel(handle->isa);
     size_t ntasks = (size_t)((c.ngroups + c.groups_per_task - 1) / c.groups_per_task);
     int nthreads = handle->num_threads < 1 ? 1 : handle->num_threads;
     if ((size_t)nthreads > ntasks)
