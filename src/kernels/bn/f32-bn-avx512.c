@@ -200,64 +200,66 @@ static inline size_t row_block(size_t C)
 
 static inline __m512d ld8(const float *x, __mmask8 k) { return _mm512_cvtps_pd(_mm256_maskz_loadu_ps(k, x)); }
 
-/* mode 0: acc += x;  mode 1: acc += (x - mean)^2;  mode 2: s1 += x - k, s2 += (x - k)^2 */
-static inline void col_fold(const float *x, size_t rows, size_t C, const double *k, double *s1, double *s2, int mode)
+/* The three column sums, one 8-channel group: mode 0: s1 += x;  mode 1: s2 += (x - k)^2;
+ * mode 2: s1 += x - k, s2 += (x - k)^2.  Always inlined with a constant mode, so that the
+ * accumulators of the 32-channel blocks live in registers. */
+#define COL_STEP(mode, xv, kv, a, q) do { \
+        __m512d d_ = (xv); \
+        if ((mode) == 0) { \
+            (a) = _mm512_add_pd((a), d_); \
+        } else { \
+            d_ = _mm512_sub_pd(d_, (kv)); \
+            if ((mode) == 1) { \
+                (q) = _mm512_add_pd((q), _mm512_mul_pd(d_, d_)); \
+            } else { \
+                (a) = _mm512_add_pd((a), d_); \
+                (q) = _mm512_add_pd((q), _mm512_mul_pd(d_, d_)); \
+            } \
+        } \
+    } while (0)
+
+static inline __attribute__((always_inline)) void col_fold(const float *x, size_t rows, size_t C, const double *k,
+                                                           double *s1, double *s2, int mode)
 {
+    const __m512d z = _mm512_setzero_pd();
     size_t rb = row_block(C);
     for (size_t r0 = 0; r0 < rows; r0 += rb, x += rb * C) {
         size_t rn = rows - r0 < rb ? rows - r0 : rb;
         size_t c = 0;
         for (; c + 32 <= C; c += 32) {
-            __m512d a[4], q[4], kk[4];
-            for (int v = 0; v < 4; v++) {
-                a[v] = _mm512_loadu_pd((mode == 1 ? s2 : s1) + c + 8 * v);
-                q[v] = mode == 2 ? _mm512_loadu_pd(s2 + c + 8 * v) : _mm512_setzero_pd();
-                kk[v] = mode ? _mm512_loadu_pd(k + c + 8 * v) : _mm512_setzero_pd();
-            }
+            __m512d a0 = mode != 1 ? _mm512_loadu_pd(s1 + c) : z, a1 = mode != 1 ? _mm512_loadu_pd(s1 + c + 8) : z;
+            __m512d a2 = mode != 1 ? _mm512_loadu_pd(s1 + c + 16) : z, a3 = mode != 1 ? _mm512_loadu_pd(s1 + c + 24) : z;
+            __m512d q0 = mode ? _mm512_loadu_pd(s2 + c) : z, q1 = mode ? _mm512_loadu_pd(s2 + c + 8) : z;
+            __m512d q2 = mode ? _mm512_loadu_pd(s2 + c + 16) : z, q3 = mode ? _mm512_loadu_pd(s2 + c + 24) : z;
+            __m512d k0 = mode ? _mm512_loadu_pd(k + c) : z, k1 = mode ? _mm512_loadu_pd(k + c + 8) : z;
+            __m512d k2 = mode ? _mm512_loadu_pd(k + c + 16) : z, k3 = mode ? _mm512_loadu_pd(k + c + 24) : z;
             const float *p = x + c;
-            for (size_t r = 0; r < rn; r++, p += C)
-                for (int v = 0; v < 4; v++) {
-                    __m512d d = _mm512_cvtps_pd(_mm256_loadu_ps(p + 8 * v));
-                    if (mode == 0) {
-                        a[v] = _mm512_add_pd(a[v], d);
-                    } else {
-                        d = _mm512_sub_pd(d, kk[v]);
-                        if (mode == 1) {
-                            a[v] = _mm512_add_pd(a[v], _mm512_mul_pd(d, d));
-                        } else {
-                            a[v] = _mm512_add_pd(a[v], d);
-                            q[v] = _mm512_add_pd(q[v], _mm512_mul_pd(d, d));
-                        }
-                    }
-                }
-            for (int v = 0; v < 4; v++) {
-                _mm512_storeu_pd((mode == 1 ? s2 : s1) + c + 8 * v, a[v]);
-                if (mode == 2)
-                    _mm512_storeu_pd(s2 + c + 8 * v, q[v]);
+            for (size_t r = 0; r < rn; r++, p += C) {
+                COL_STEP(mode, _mm512_cvtps_pd(_mm256_loadu_ps(p)), k0, a0, q0);
+                COL_STEP(mode, _mm512_cvtps_pd(_mm256_loadu_ps(p + 8)), k1, a1, q1);
+                COL_STEP(mode, _mm512_cvtps_pd(_mm256_loadu_ps(p + 16)), k2, a2, q2);
+                COL_STEP(mode, _mm512_cvtps_pd(_mm256_loadu_ps(p + 24)), k3, a3, q3);
+            }
+            if (mode != 1) {
+                _mm512_storeu_pd(s1 + c, a0), _mm512_storeu_pd(s1 + c + 8, a1);
+                _mm512_storeu_pd(s1 + c + 16, a2), _mm512_storeu_pd(s1 + c + 24, a3);
+            }
+            if (mode) {
+                _mm512_storeu_pd(s2 + c, q0), _mm512_storeu_pd(s2 + c + 8, q1);
+                _mm512_storeu_pd(s2 + c + 16, q2), _mm512_storeu_pd(s2 + c + 24, q3);
             }
         }
         for (; c < C; c += 8) {
             __mmask8 m = tail8(C - c);
-            __m512d a = _mm512_maskz_loadu_pd(m, (mode == 1 ? s2 : s1) + c);
-            __m512d q = mode == 2 ? _mm512_maskz_loadu_pd(m, s2 + c) : _mm512_setzero_pd();
-            __m512d kk = mode ? _mm512_maskz_loadu_pd(m, k + c) : _mm512_setzero_pd();
+            __m512d a = mode != 1 ? _mm512_maskz_loadu_pd(m, s1 + c) : z;
+            __m512d q = mode ? _mm512_maskz_loadu_pd(m, s2 + c) : z;
+            __m512d kk = mode ? _mm512_maskz_loadu_pd(m, k + c) : z;
             const float *p = x + c;
-            for (size_t r = 0; r < rn; r++, p += C) {
-                __m512d d = ld8(p, m);
-                if (mode == 0) {
-                    a = _mm512_add_pd(a, d);
-                } else {
-                    d = _mm512_sub_pd(d, kk);
-                    if (mode == 1) {
-                        a = _mm512_add_pd(a, _mm512_mul_pd(d, d));
-                    } else {
-                        a = _mm512_add_pd(a, d);
-                        q = _mm512_add_pd(q, _mm512_mul_pd(d, d));
-                    }
-                }
-            }
-            _mm512_mask_storeu_pd((mode == 1 ? s2 : s1) + c, m, a);
-            if (mode == 2)
+            for (size_t r = 0; r < rn; r++, p += C)
+                COL_STEP(mode, ld8(p, m), kk, a, q);
+            if (mode != 1)
+                _mm512_mask_storeu_pd(s1 + c, m, a);
+            if (mode)
                 _mm512_mask_storeu_pd(s2 + c, m, q);
         }
     }
@@ -296,6 +298,13 @@ static void col_affine_v(const float *x, float *y, size_t rows, size_t C, const 
 }
 
 /* As col_fold: 32 channels of both sums in registers over an L1-sized block of rows. */
+#define DSUM_STEP(pd, px, mv, g, h) do { \
+        __m512d gy_ = _mm512_cvtps_pd(_mm256_loadu_ps(pd)); \
+        __m512d d_ = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(px)), (mv)); \
+        (g) = _mm512_add_pd((g), gy_); \
+        (h) = _mm512_add_pd((h), _mm512_mul_pd(gy_, d_)); \
+    } while (0)
+
 static void col_dsums_v(const float *dy, const float *x, size_t rows, size_t C, const double *mean, double *sdy,
                         double *sdyx)
 {
@@ -303,25 +312,24 @@ static void col_dsums_v(const float *dy, const float *x, size_t rows, size_t C, 
     for (size_t r0 = 0; r0 < rows; r0 += rb, x += rb * C, dy += rb * C) {
         size_t rn = rows - r0 < rb ? rows - r0 : rb;
         size_t c = 0;
-        for (; c + 32 <= C; c += 32) {
-            __m512d g[4], h[4], mm[4];
-            for (int v = 0; v < 4; v++) {
-                g[v] = _mm512_loadu_pd(sdy + c + 8 * v);
-                h[v] = _mm512_loadu_pd(sdyx + c + 8 * v);
-                mm[v] = _mm512_loadu_pd(mean + c + 8 * v);
-            }
+        for (; c + 32 <= C; c += 32) {      /* named accumulators: they stay in registers */
+            __m512d g0 = _mm512_loadu_pd(sdy + c), g1 = _mm512_loadu_pd(sdy + c + 8);
+            __m512d g2 = _mm512_loadu_pd(sdy + c + 16), g3 = _mm512_loadu_pd(sdy + c + 24);
+            __m512d h0 = _mm512_loadu_pd(sdyx + c), h1 = _mm512_loadu_pd(sdyx + c + 8);
+            __m512d h2 = _mm512_loadu_pd(sdyx + c + 16), h3 = _mm512_loadu_pd(sdyx + c + 24);
+            __m512d m0 = _mm512_loadu_pd(mean + c), m1 = _mm512_loadu_pd(mean + c + 8);
+            __m512d m2 = _mm512_loadu_pd(mean + c + 16), m3 = _mm512_loadu_pd(mean + c + 24);
             const float *px = x + c, *pd = dy + c;
-            for (size_t r = 0; r < rn; r++, px += C, pd += C)
-                for (int v = 0; v < 4; v++) {
-                    __m512d gy = _mm512_cvtps_pd(_mm256_loadu_ps(pd + 8 * v));
-                    __m512d d = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(px + 8 * v)), mm[v]);
-                    g[v] = _mm512_add_pd(g[v], gy);
-                    h[v] = _mm512_add_pd(h[v], _mm512_mul_pd(gy, d));
-                }
-            for (int v = 0; v < 4; v++) {
-                _mm512_storeu_pd(sdy + c + 8 * v, g[v]);
-                _mm512_storeu_pd(sdyx + c + 8 * v, h[v]);
+            for (size_t r = 0; r < rn; r++, px += C, pd += C) {
+                DSUM_STEP(pd, px, m0, g0, h0);
+                DSUM_STEP(pd + 8, px + 8, m1, g1, h1);
+                DSUM_STEP(pd + 16, px + 16, m2, g2, h2);
+                DSUM_STEP(pd + 24, px + 24, m3, g3, h3);
             }
+            _mm512_storeu_pd(sdy + c, g0), _mm512_storeu_pd(sdy + c + 8, g1);
+            _mm512_storeu_pd(sdy + c + 16, g2), _mm512_storeu_pd(sdy + c + 24, g3);
+            _mm512_storeu_pd(sdyx + c, h0), _mm512_storeu_pd(sdyx + c + 8, h1);
+            _mm512_storeu_pd(sdyx + c + 16, h2), _mm512_storeu_pd(sdyx + c + 24, h3);
         }
         for (; c < C; c += 8) {
             __mmask8 k = tail8(C - c);
