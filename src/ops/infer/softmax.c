@@ -90,6 +90,19 @@ static int groups_packed(const hd_sm_view *v)
     return v->n == 1 || v->sn == v->s * v->c;
 }
 
+/* INSTANCE mode on packed NHWC: each image fills one block of C*S floats, channels innermost.
+ * Softmax over a set does not depend on the order of its elements, so the row kernel runs on
+ * the block as it lies (when x and y agree on it). */
+static int instance_nhwc(const hd_sm_view *v)
+{
+    if (v->channel || v->sc != 1)
+        return 0;
+    for (int64_t p = 0; p < v->s; p++)
+        if (v->sp[p] != p * v->c)
+            return 0;
+    return 1;
+}
+
 /* True when element j of every group sits at offset j from the group's start. */
 static int contiguous(const hd_sm_view *v)
 {
@@ -199,7 +212,7 @@ cudnnStatus_t HD_IMPL(cudnnSoftmaxForward)(cudnnHandle_t handle, cudnnSoftmaxAlg
     c.ngroups = hd_sm_groups(&c.vx);
     c.len = hd_sm_len(&c.vx);
     if (c.dt == CUDNN_DATA_FLOAT && algo != CUDNN_SOFTMAX_FAST) {
-        if (contiguous(&c.vx) && contiguous(&c.vy)) {
+        if ((contiguous(&c.vx) && contiguous(&c.vy)) || (instance_nhwc(&c.vx) && instance_nhwc(&c.vy))) {
             c.row = hd_f32_softmax_kernel(handle->isa);
             if (groups_packed(&c.vx) && groups_packed(&c.vy))
                 c.rows = hd_f32_softmax_rows_kernel(handle->isa);

@@ -32,16 +32,20 @@ typedef struct {
     hd_f32_softmax_bwd_rows_fn rows;   /* packed float groups: the rows kernel, else NULL */
 } smb_ctx;
 
-/* Group g at offset g * len and its elements at offsets 0 .. len-1 from there. */
+/* How the groups lie: 1 when group g is the block at offset g * len with its elements in
+ * order, 2 for INSTANCE on packed NHWC (the image's block with channels innermost: the same
+ * set of elements, and the backward formula, like the forward one, does not depend on their
+ * order), 0 otherwise.  The rows kernel needs y, dy and dx to agree. */
 static int groups_packed(const hd_sm_view *v)
 {
-    int64_t len = hd_sm_len(v);
-    if (v->channel ? v->sc != 1 : v->sc != v->s)
+    if (v->n > 1 && v->sn != v->s * v->c)     /* images back to back */
         return 0;
-    for (int64_t p = 0; p < v->s; p++)
-        if (v->sp[p] != (v->channel ? p * v->c : p))
-            return 0;
-    return v->n == 1 || v->sn == (v->channel ? v->s * v->c : len);
+    int inorder = v->channel ? v->sc == 1 : v->sc == v->s, nhwc = !v->channel && v->sc == 1;
+    for (int64_t p = 0; p < v->s; p++) {
+        inorder &= v->sp[p] == (v->channel ? p * v->c : p);
+        nhwc &= v->sp[p] == p * v->c;
+    }
+    return inorder ? 1 : nhwc ? 2 : 0;
 }
 
 static void smb_task(void *vctx, size_t task, int thread)
@@ -135,8 +139,9 @@ cudnnStatus_t HD_IMPL(cudnnSoftmaxBackward)(cudnnHandle_t handle, cudnnSoftmaxAl
     c.len = hd_sm_len(&c.vy);
     c.groups_per_task = 1 + 16384 / c.len;
     c.rows = NULL;
-    if (c.dt == CUDNN_DATA_FLOAT && algo != CUDNN_SOFTMAX_LOG && groups_packed(&c.vy) && groups_packed(&c.vdy) &&
-        groups_packed(&c.vdx))
+    int lay = groups_packed(&c.vy);
+    if (c.dt == CUDNN_DATA_FLOAT && algo != CUDNN_SOFTMAX_LOG && lay && groups_packed(&c.vdy) == lay &&
+        groups_packed(&c.vdx) == lay)
         c.rows = hd_f32_softmax_bwd_rows_kernel(handle->isa);
     size_t ntasks = (size_t)((c.ngroups + c.groups_per_task - 1) / c.groups_per_task);
     int nthreads = handle->num_threads < 1 ? 1 : handle->num_threads;
