@@ -1,7 +1,7 @@
 /*
  * The channel-contiguous (NHWC) paths of the memory-bound primitives give bitwise the same
  * results with 1, 2 and 3 threads: pooling forward (max under both NaN rules, both average
- * modes, 2-d and 3-d), softmax forward and backward (CHANNEL and INSTANCE), batch norm
+ * modes, 2-d and 3-d) and backward (2-d), softmax forward and backward (CHANNEL and INSTANCE), batch norm
  * training forward (outputs, running and saved statistics) and backward (dx, dscale, dbias),
  * and inference.  The tensors span several of batch norm's pixel chunks, so the fixed
  * chunking and merge order are what is tested.  (Accuracy against the float64 reference is
@@ -22,7 +22,7 @@
 static float x[E], dy[E];
 
 typedef struct {
-    float y[3 * E], dx[E], st[8 * C];   /* y: the pooling outputs, then softmax INSTANCE */
+    float y[4 * E], dx[E], st[8 * C];   /* y: pooling outputs, softmax INSTANCE, softmax CHANNEL */
 } result;
 
 static cudnnTensorDescriptor_t nhwc(int n, int c, int h, int w)
@@ -49,6 +49,8 @@ static void run_all(cudnnHandle_t h, result *r)
         for (size_t i = 0; i < ny; i++)
             yo[i] = 0.25f;
         CHECK_OK(cudnnPoolingForward(h, p, &one, xd, x, mode == 1 ? &half : &zero, yd, yo));
+        /* backward from dy's first elements, accumulated over the modes (beta 1 after the first) */
+        CHECK_OK(cudnnPoolingBackward(h, p, &half, yd, yo, yd, dy, xd, x, mode ? &one : &zero, xd, r->dx));
         off += ny;
     }
     /* 3-d: 5-d NDHWC tensors, window 2x3x2 */
@@ -65,12 +67,13 @@ static void run_all(cudnnHandle_t h, result *r)
     cudnnDestroyTensorDescriptor(x5);
     cudnnDestroyTensorDescriptor(y5);
     cudnnDestroyPoolingDescriptor(p);
-    /* softmax: CHANNEL forward into dx, backward from it; INSTANCE forward into y's tail */
-    CHECK_OK(cudnnSoftmaxForward(h, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, &one, xd, x, &zero, xd, r->dx));
+    /* softmax: CHANNEL forward into the tail of y, backward from it; INSTANCE forward after it */
+    float *smc = r->y + 3 * E;
+    CHECK_OK(cudnnSoftmaxForward(h, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, &one, xd, x, &zero, xd, smc));
     float *smi = r->y + off + (size_t)N * C * 2 * 8 * 2;
     CHECK_OK(cudnnSoftmaxForward(h, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_INSTANCE, &one, xd, x, &zero, xd, smi));
     float *g = malloc(sizeof(float) * E);
-    CHECK_OK(cudnnSoftmaxBackward(h, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, &one, xd, r->dx, xd, dy, &zero,
+    CHECK_OK(cudnnSoftmaxBackward(h, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, &one, xd, smc, xd, dy, &zero,
                                   xd, g));
     CHECK_OK(cudnnSoftmaxBackward(h, CUDNN_SOFTMAX_FAST, CUDNN_SOFTMAX_MODE_INSTANCE, &one, xd, smi, xd, dy, &half, xd,
                                   g));
