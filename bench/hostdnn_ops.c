@@ -23,6 +23,8 @@
  *              and dy again and writes dx                                  20E
  *   bn_infer   cudnnBatchNormalizationForwardInference: read x, write y     8E
  *   pool_max   3x3 stride 2 pad 1: read x once, write y (E/4)               4E + 4E/4
+ *   pool_max_bwd  cudnnPoolingBackward of pool_max: read x and dy (E/4),
+ *              write dx (the argmax is found again from x)                  8E + 4E/4
  *   pool_avg   AVERAGE 2x2 stride 2: read x, write y (E/4)                  4E + 4E/4
  *   pool_gap   global AVERAGE (window H x W): read x                        4E
  *   softmax    CHANNEL, at each (n,h,w) over C: read x, write y              8E
@@ -42,7 +44,7 @@
     fprintf(stderr, "%s:%d %s -> %s\n", __FILE__, __LINE__, #x, cudnnGetErrorString(s_)); exit(1); } } while (0)
 
 static const char *all_ops[] = {"relu", "relu6", "sigmoid", "tanh", "relu_bwd", "add", "add_bias", "bn_fwd",
-                                "bn_bwd", "bn_infer", "pool_max", "pool_avg", "pool_gap", "softmax", "softmax_inst",
+                                "bn_bwd", "bn_infer", "pool_max", "pool_max_bwd", "pool_avg", "pool_gap", "softmax", "softmax_inst",
                                 "softmax_bwd", "nchw2nhwc"};
 #define NOPS (sizeof all_ops / sizeof all_ops[0])
 
@@ -113,6 +115,8 @@ static void run_op(cudnnHandle_t h, ctx *c, const char *op)
                                                    c->bnd, c->scale, c->bias, c->rmean, c->rvar, 1e-5));
     } else if (!strcmp(op, "pool_max")) {
         CK(cudnnPoolingForward(h, c->pool, &one, c->xd, c->x, &zero, c->yod, c->yo));
+    } else if (!strcmp(op, "pool_max_bwd")) {
+        CK(cudnnPoolingBackward(h, c->pool, &one, c->yod, c->yo, c->yod, c->dy, c->xd, c->x, &zero, c->xd, c->dx));
     } else if (!strcmp(op, "pool_avg")) {
         CK(cudnnPoolingForward(h, c->pavg, &one, c->xd, c->x, &zero, c->yad, c->yo));
     } else if (!strcmp(op, "pool_gap")) {
@@ -139,6 +143,8 @@ static double op_bytes(const ctx *c, const char *op)
         return e + (double)c->eo * 4.0;
     if (!strcmp(op, "pool_gap"))
         return e;
+    if (!strcmp(op, "pool_max_bwd"))
+        return 2 * e + (double)c->eo * 4.0;
     return 2 * e;
 }
 

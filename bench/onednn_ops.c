@@ -19,6 +19,8 @@
  * bn_fwd = batch_normalization forward_training with scale and shift (computes mean,
  * variance); bn_bwd = batch_normalization backward (diff data and diff scale/shift); bn_infer =
  * forward_inference with global statistics; pool_max = pooling_max 3x3 stride 2 pad 1,
+ * pool_max_bwd = its backward from the workspace of a forward_training pass (oneDNN's way: dy
+ * and the argmax indices are read instead of x, so it moves fewer bytes than the count),
  * pool_avg = pooling_avg 2x2 stride 2, pool_gap = pooling_avg over H x W, all forward_inference
  * (cuDNN's pooling forward keeps no workspace either); softmax = softmax over axis 1;
  * softmax_inst = softmax over axis 1 of the N x CHW view (each image is contiguous in both
@@ -36,7 +38,7 @@
     fprintf(stderr, "%s:%d %s -> %d\n", __FILE__, __LINE__, #x, (int)s_); exit(1); } } while (0)
 
 static const char *all_ops[] = {"relu", "relu6", "sigmoid", "tanh", "relu_bwd", "add", "add_bias", "bn_fwd",
-                                "bn_bwd", "bn_infer", "pool_max", "pool_avg", "pool_gap", "softmax", "softmax_inst",
+                                "bn_bwd", "bn_infer", "pool_max", "pool_max_bwd", "pool_avg", "pool_gap", "softmax", "softmax_inst",
                                 "softmax_bwd", "nchw2nhwc"};
 #define NOPS (sizeof all_ops / sizeof all_ops[0])
 
@@ -270,6 +272,23 @@ static int build(job *j, const shape_t *s, const char *op, dnnl_format_tag_t tag
             arg(j, DNNL_ARG_SRC, own(j, &md, 0));
             arg(j, DNNL_ARG_DST, own(j, &omd, 5));
         }
+    } else if (!strcmp(op, "pool_max_bwd")) {
+        dnnl_pooling_desc_t fd, bd;
+        dnnl_dims_t str = {2, 2}, k = {3, 3}, pad = {1, 1};
+        CK(dnnl_pooling_forward_desc_init(&fd, dnnl_forward_training, dnnl_pooling_max, &md, &omd, str, k, pad, pad));
+        dnnl_primitive_desc_t hint = NULL;
+        if (dnnl_primitive_desc_create(&hint, &fd, NULL, eng, NULL) != dnnl_success)
+            return -1;
+        CK(dnnl_pooling_backward_desc_init(&bd, dnnl_pooling_max, &md, &omd, str, k, pad, pad));
+        st = dnnl_primitive_desc_create(&pd, &bd, NULL, eng, hint);
+        if (st == dnnl_success) {
+            arg(j, DNNL_ARG_DIFF_DST, own(j, &omd, 1));
+            arg(j, DNNL_ARG_DIFF_SRC, own(j, &md, 2));
+            const dnnl_memory_desc_t *ws = dnnl_primitive_desc_query_md(hint, dnnl_query_workspace_md, 0);
+            if (ws && dnnl_memory_desc_get_size(ws))
+                arg(j, DNNL_ARG_WORKSPACE, own(j, ws, 0));
+        }
+        dnnl_primitive_desc_destroy(hint);
     } else if (!strcmp(op, "softmax")) {
         dnnl_softmax_desc_t sd;
         CK(dnnl_softmax_forward_desc_init(&sd, dnnl_forward_inference, &md, 1));
@@ -315,6 +334,8 @@ static double op_bytes(const shape_t *s, const char *op)
         return e + (double)s->eo * 4.0;
     if (!strcmp(op, "pool_gap"))
         return e;
+    if (!strcmp(op, "pool_max_bwd"))
+        return 2 * e + (double)s->eo * 4.0;
     return 2 * e;
 }
 

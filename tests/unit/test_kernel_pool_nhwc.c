@@ -3,7 +3,8 @@
  * against the scalar one, bit for bit: channel counts 1..70 (every tail), 1..9 taps, 1..3
  * outputs with a gap between them, max under both NaN rules and average with per-output
  * divisors, plain and streaming stores; data with NaNs (distinct payloads), infinities and
- * signed zeros.  Also checks the scalar kernel against the rule written out.
+ * signed zeros.  The argmax kernels (max pooling backward) likewise, with runs of equal values
+ * and all-NaN / all -inf channels.  Also checks the scalar kernels against the rule written out.
  */
 #include <math.h>
 #include <stdint.h>
@@ -65,6 +66,31 @@ static void compare(const char *name, hd_f32_pool_nhwc_fn fn)
     free(b);
 }
 
+static void argmax(const char *name, hd_f32_pool_argmax_fn fn)
+{
+    SECTION(name);
+    unsigned s = 8;
+    int bad = 0;
+    float *x = aligned_alloc(64, XN * sizeof(float));
+    int32_t a[80], b[80];
+    const float *taps[9];
+    for (int prop = 0; prop <= 1; prop++)
+        for (size_t c = 1; c <= 70; c++)
+            for (int nt = 1; nt <= 9; nt++) {
+                for (size_t i = 0; i < XN; i++)
+                    x[i] = val(&s, 0);
+                for (int t = 0; t < nt; t++)
+                    taps[t] = x + ((size_t)t * 41 + c) % (XN - 80);
+                for (size_t i = 0; i < 80; i++)
+                    a[i] = b[i] = 77;
+                hd_f32_pool_ukernel_argmax__scalar(taps, nt, c, prop, a);
+                fn(taps, nt, c, prop, b);
+                bad += memcmp(a, b, sizeof a) != 0;
+            }
+    CHECK_MSG(bad == 0, "%s differs from the scalar kernel in %d cases", name, bad);
+    free(x);
+}
+
 static void scalar_rule(void)
 {
     SECTION("scalar rule");
@@ -79,21 +105,33 @@ static void scalar_rule(void)
     CHECK(y[0] == 2 && isnan(y[1]) && y[2] == 0.5f && isnan(y[3]));
     hd_f32_pool_ukernel_nhwc__scalar(y, 4, 1, taps, 3, 4, HD_POOL_NHWC_AVG, &div, 0);
     CHECK(y[0] == 2.0f / 3.0f && isnan(y[1]) && y[2] == 0.5f / 3.0f);
+    float u0[3] = {-INFINITY, 1, 2}, u1[3] = {-INFINITY, NAN, 2};
+    const float *ut[2] = {u0, u1};
+    int32_t arg[3];
+    hd_f32_pool_ukernel_argmax__scalar(ut, 2, 3, 0, arg);
+    CHECK(arg[0] == -1 && arg[1] == 0 && arg[2] == 0);      /* only -inf: none; a tie keeps the first */
+    hd_f32_pool_ukernel_argmax__scalar(ut, 2, 3, 1, arg);
+    CHECK(arg[0] == -1 && arg[1] == 1 && arg[2] == 0);
 }
 
 int main(void)
 {
     int hw = (int)hd_cpu()->hw_isa;
     scalar_rule();
-    if (hw >= HD_ISA_AVX2)
+    if (hw >= HD_ISA_AVX2) {
         compare("nhwc avx2", hd_f32_pool_ukernel_nhwc__avx2);
-    else
+        argmax("argmax avx2", hd_f32_pool_ukernel_argmax__avx2);
+    } else {
         SKIP("the AVX2 NHWC kernel (no AVX2 on this CPU)");
-    if (hw >= HD_ISA_AVX512)
+    }
+    if (hw >= HD_ISA_AVX512) {
         compare("nhwc avx512", hd_f32_pool_ukernel_nhwc__avx512);
-    else
+        argmax("argmax avx512", hd_f32_pool_ukernel_argmax__avx512);
+    } else {
         SKIP("the AVX-512 NHWC kernel (no AVX-512 on this CPU)");
+    }
     SECTION("dispatch");
     CHECK(hd_f32_pool_nhwc_select(HD_ISA_SCALAR) == hd_f32_pool_ukernel_nhwc__scalar);
+    CHECK(hd_f32_pool_argmax_select(HD_ISA_SCALAR) == hd_f32_pool_ukernel_argmax__scalar);
     return hd_test_finish();
 }

@@ -99,3 +99,23 @@ void hd_f32_pool_ukernel_nhwc__avx2(float *y, size_t ystride, size_t ow, const f
     if (stream)
         _mm_sfence();
 }
+
+/* The running rule per lane: replace where v > m, or (propagating) where v is NaN and m not. */
+void hd_f32_pool_ukernel_argmax__avx2(const float *const *taps, int ntaps, size_t c, int propagate, int32_t *arg)
+{
+    for (size_t i = 0; i < c; i += 8) {
+        __m256i k = tail_mask(c - i);
+        __m256 m = _mm256_set1_ps(-INFINITY);
+        __m256i best = _mm256_set1_epi32(-1);
+        for (int t = 0; t < ntaps; t++) {
+            __m256 v = _mm256_maskload_ps(taps[t] + i, k);
+            __m256 take = _mm256_cmp_ps(v, m, _CMP_GT_OQ);
+            if (propagate)
+                take = _mm256_or_ps(take, _mm256_and_ps(_mm256_cmp_ps(m, m, _CMP_ORD_Q), _mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
+            m = _mm256_blendv_ps(m, v, take);
+            best = _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(best),
+                                                        _mm256_castsi256_ps(_mm256_set1_epi32(t)), take));
+        }
+        _mm256_maskstore_epi32(arg + i, k, best);
+    }
+}

@@ -91,3 +91,22 @@ void hd_f32_pool_ukernel_nhwc__avx512(float *y, size_t ystride, size_t ow, const
     if (stream)
         _mm_sfence();
 }
+
+/* The running rule per lane: replace where v > m, or (propagating) where v is NaN and m not. */
+void hd_f32_pool_ukernel_argmax__avx512(const float *const *taps, int ntaps, size_t c, int propagate, int32_t *arg)
+{
+    for (size_t i = 0; i < c; i += 16) {
+        __mmask16 k = c - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (c - i)) - 1u);
+        __m512 m = _mm512_set1_ps(-INFINITY);
+        __m512i best = _mm512_set1_epi32(-1);
+        for (int t = 0; t < ntaps; t++) {
+            __m512 v = _mm512_maskz_loadu_ps(k, taps[t] + i);
+            __mmask16 take = _mm512_cmp_ps_mask(v, m, _CMP_GT_OQ);
+            if (propagate)
+                take |= _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(m, m, _CMP_ORD_Q), v, v, _CMP_UNORD_Q);
+            m = _mm512_mask_mov_ps(m, take, v);
+            best = _mm512_mask_mov_epi32(best, take, _mm512_set1_epi32(t));
+        }
+        _mm512_mask_storeu_epi32(arg + i, k, best);
+    }
+}

@@ -38,3 +38,19 @@ void hd_f32_pool_ukernel_nhwc__scalar(float *y, size_t ystride, size_t ow, const
         }
     }
 }
+
+void hd_f32_pool_ukernel_argmax__scalar(const float *const *taps, int ntaps, size_t c, int propagate, int32_t *arg)
+{
+    for (size_t i = 0; i < c; i++) {
+        float m = -INFINITY;
+        int32_t best = -1;
+        for (int t = 0; t < ntaps; t++) {
+            float v = taps[t][i];
+            if (m == m && ((propagate && v != v) || v > m)) {
+                m = v;
+                best = t;
+            }
+        }
+        arg[i] = best;
+    }
+}

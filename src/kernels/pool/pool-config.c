@@ -39,3 +39,10 @@ hd_f32_pool_nhwc_fn hd_f32_pool_nhwc_select(int isa)
     return isa >= HD_ISA_AVX512 ? hd_f32_pool_ukernel_nhwc__avx512
          : isa >= HD_ISA_AVX2   ? hd_f32_pool_ukernel_nhwc__avx2 : hd_f32_pool_ukernel_nhwc__scalar;
 }
+
+hd_f32_pool_argmax_fn hd_f32_pool_argmax_select(int isa)
+{
+    isa = hd_isa_cap(isa);
+    return isa >= HD_ISA_AVX512 ? hd_f32_pool_ukernel_argmax__avx512
+         : isa >= HD_ISA_AVX2   ? hd_f32_pool_ukernel_argmax__avx2 : hd_f32_pool_ukernel_argmax__scalar;
+}

@@ -21,6 +21,7 @@
 #define HD_KERNELS_POOL_POOL_UKERNELS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define HD_POOL_ROW_SLACK 32
 
@@ -83,5 +84,16 @@ void hd_f32_pool_ukernel_nhwc__avx2(float *y, size_t ystride, size_t ow, const f
 void hd_f32_pool_ukernel_nhwc__avx512(float *y, size_t ystride, size_t ow, const float *const *taps, int ntaps,
                                       size_t c, int op, const float *div, int stream);
 hd_f32_pool_nhwc_fn hd_f32_pool_nhwc_select(int isa);
+
+/* Max pooling backward on channel-contiguous layouts: which tap holds each channel's maximum.
+ *   arg[i] = the t < ntaps of taps[t][i] chosen by the running rule (from -inf, a strictly
+ *            greater value replaces; with propagate != 0 the first NaN wins and stays), or -1
+ *            when none is (only NaNs without propagation, or only -inf)
+ * Every variant gives the scalar result. */
+typedef void (*hd_f32_pool_argmax_fn)(const float *const *taps, int ntaps, size_t c, int propagate, int32_t *arg);
+void hd_f32_pool_ukernel_argmax__scalar(const float *const *taps, int ntaps, size_t c, int propagate, int32_t *arg);
+void hd_f32_pool_ukernel_argmax__avx2(const float *const *taps, int ntaps, size_t c, int propagate, int32_t *arg);
+void hd_f32_pool_ukernel_argmax__avx512(const float *const *taps, int ntaps, size_t c, int propagate, int32_t *arg);
+hd_f32_pool_argmax_fn hd_f32_pool_argmax_select(int isa);
 
 #endif

@@ -19,6 +19,7 @@
 #include "core/parallel.h"
 #include "core/tensor.h"
 #include "core/elem.h"
+#include "kernels/pool/pool-ukernels.h"
 #include "ops/infer/pooling.h"
 
 #include <math.h>
@@ -37,6 +38,7 @@ typedef struct {
     int64_t plane;           /* input positions per (n, c) */
     double *scratch;
     size_t nhwc_per_thread;  /* doubles of scratch per thread on the NHWC path */
+    hd_f32_pool_argmax_fn argmax;    /* ... and its argmax kernel */
 } bwd_ctx;
 
 static int is_max(cudnnPoolingMode_t m) { return m == CUDNN_POOLING_MAX || m == CUDNN_POOLING_MAX_DETERMINISTIC; }
@@ -191,7 +193,8 @@ static void bwd2d_f32_task(void *vctx, size_t t, int thread)
  * later output can reach it (window starts never move up).  So every dx value is the same
  * sum, in the same order, as the plane path gives it, and x, dy and dx are each walked once
  * in memory order.  The max modes find each output's argmax per channel over its window with
- * the plane path's rules (first strict maximum; with PROPAGATE the first NaN, then stop). */
+ * the argmax kernel (pool-ukernels.h), whose rule is the plane path's (first strict maximum;
+ * with PROPAGATE the first NaN, then stop). */
 static void bwd_nhwc_f32_task(void *vctx, size_t t, int thread)
 {
     const bwd_ctx *k = vctx;
@@ -199,8 +202,12 @@ static void bwd_nhwc_f32_task(void *vctx, size_t t, int thread)
     int C = k->x.dims[1], H = k->x.dims[2], W = k->x.dims[3], OH = k->dy.dims[2], OW = k->dy.dims[3];
     int kh = p->window[0] < H ? p->window[0] : H;
     int64_t n = (int64_t)t, rowlen = (int64_t)W * C;
-    double *ring = k->scratch + (size_t)thread * k->nhwc_per_thread, *mx = ring + (size_t)kh * (size_t)rowlen;
-    int64_t *best = (int64_t *)(void *)(mx + C);
+    int kw = p->window[1] < W ? p->window[1] : W;
+    double *ring = k->scratch + (size_t)thread * k->nhwc_per_thread;
+    /* after the ring: the window's tap pointers and ring offsets, the argmax per channel */
+    const float **taps = (const float **)(void *)(ring + (size_t)kh * (size_t)rowlen);
+    int64_t *at = (int64_t *)(void *)(taps + (size_t)kh * (size_t)kw);
+    int32_t *arg = (int32_t *)(void *)(at + (size_t)kh * (size_t)kw);
     memset(ring, 0, sizeof(double) * (size_t)kh * (size_t)rowlen);
     const float *x = (const float *)k->xp + n * k->x.strides[0];
     const float *dy = (const float *)k->dyp + n * k->dy.strides[0];
@@ -216,14 +223,17 @@ static void bwd_nhwc_f32_task(void *vctx, size_t t, int thread)
         for (; done < sh.lo || (oh == OH && done < H); done++) {      /* final rows out */
             double *a = ring + (size_t)(done % kh) * (size_t)rowlen;
             float *d = dx + done * dxh;
-            for (int iw = 0; iw < W; iw++, a += C)
-                for (int c = 0; c < C; c++) {
-                    double r = k->alpha * a[c];
-                    if (k->beta != 0.0)
-                        r += k->beta * (double)d[iw * dxw + c];
-                    d[iw * dxw + c] = (float)r;
-                    a[c] = 0.0;
-                }
+            int64_t run = dxw == C ? rowlen : C;      /* packed rows go in one loop */
+            for (int64_t j = 0; j < rowlen; j += run, d += run == rowlen ? 0 : dxw) {
+                const double *aj = a + j;
+                if (k->beta == 0.0)
+                    for (int64_t c = 0; c < run; c++)
+                        d[c] = (float)(k->alpha * aj[c]);
+                else
+                    for (int64_t c = 0; c < run; c++)
+                        d[c] = (float)(k->alpha * aj[c] + k->beta * (double)d[c]);
+            }
+            memset(a, 0, sizeof(double) * (size_t)rowlen);
         }
         if (oh == OH)
             break;
@@ -243,25 +253,16 @@ static void bwd_nhwc_f32_task(void *vctx, size_t t, int thread)
                 }
                 continue;
             }
-            for (int c = 0; c < C; c++) {
-                mx[c] = -INFINITY;
-                best[c] = -1;
-            }
+            int nt = 0;
             for (int ih = sh.lo; ih < sh.hi; ih++)
-                for (int iw = sw.lo; iw < sw.hi; iw++) {
-                    const float *v = x + ih * xh + iw * xw;
-                    int64_t at = (int64_t)(ih % kh) * rowlen + (int64_t)iw * C;
-                    for (int c = 0; c < C; c++) {
-                        double m = mx[c], vc = (double)v[c];
-                        if (m == m && ((prop && vc != vc) || vc > m)) {
-                            mx[c] = vc;
-                            best[c] = at + c;
-                        }
-                    }
+                for (int iw = sw.lo; iw < sw.hi; iw++, nt++) {
+                    taps[nt] = x + ih * xh + iw * xw;
+                    at[nt] = (int64_t)(ih % kh) * rowlen + (int64_t)iw * C;
                 }
+            k->argmax(taps, nt, (size_t)C, prop, arg);
             for (int c = 0; c < C; c++)
-                if (best[c] >= 0)
-                    ring[best[c]] += (double)g[c];
+                if (arg[c] >= 0)
+                    ring[at[arg[c]] + c] += (double)g[c];
         }
     }
 }
@@ -325,9 +326,13 @@ cudnnStatus_t HD_IMPL(cudnnPoolingBackward)(cudnnHandle_t handle, const cudnnPoo
     size_t bytes;
     if (k.nsp == 2 && xDesc->dtype == CUDNN_DATA_FLOAT && k.x.strides[1] == 1 && k.dy.strides[1] == 1 &&
         xDesc->dims[1] > 1) {
-        /* the ring of window rows, then the running max and argmax of each channel */
+        /* the ring of window rows, the window's taps and offsets (8 bytes each), the argmax of
+         * each channel (4 bytes each, rounded up to doubles) */
         size_t kh = (size_t)(p->window[0] < xDesc->dims[2] ? p->window[0] : xDesc->dims[2]);
-        k.nhwc_per_thread = kh * (size_t)xDesc->dims[3] * (size_t)xDesc->dims[1] + 2 * (size_t)xDesc->dims[1];
+        size_t kw = (size_t)(p->window[1] < xDesc->dims[3] ? p->window[1] : xDesc->dims[3]);
+        k.nhwc_per_thread = kh * (size_t)xDesc->dims[3] * (size_t)xDesc->dims[1] + 2 * kh * kw +
+                            ((size_t)xDesc->dims[1] + 1) / 2 + 8;
+        k.argmax = hd_f32_pool_argmax_select(handle->isa);
         if (hd_mul_size(k.nhwc_per_thread * sizeof(double), (size_t)nt, &bytes) != 0)
             return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "scratch size overflows");
         k.scratch = hd_handle_scratch(handle, bytes);
