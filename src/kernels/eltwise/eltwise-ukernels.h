@@ -35,6 +35,12 @@ typedef struct {
      * cache anyway (hd_eltwise_stream_min_bytes); the scalar table has none (plain stores). */
     hd_f32_relu_fn relu_stream;
     hd_f32_add3_fn add3_stream;
+    /* y = alpha * f(x) + beta * y for f = sigmoid 1 / (1 + exp(-x)) and tanh, from one exp
+     * polynomial (a few ulp; tanh within about 1e-7 absolute near 0), the same bits on every
+     * ISA (the scalar version replays the vector steps; AVX2 uses it).  NaN gives NaN, +-inf
+     * the limits. */
+    hd_f32_relu_fn sigmoid;
+    hd_f32_relu_fn tanh;
 } hd_eltwise_table;
 
 extern const hd_eltwise_table hd_f32_eltwise_ukernels__scalar;

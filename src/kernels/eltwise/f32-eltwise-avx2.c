@@ -106,4 +106,16 @@ static void add3_stream(size_t n, const float *a, const float *b, float *c, floa
     add3(n - i, a + i, b + i, c + i, alpha1, alpha2, beta);
 }
 
-const hd_eltwise_table hd_f32_eltwise_ukernels__avx2 = { "avx2", relu, axpby, add3, mul3, relu_stream, add3_stream };
+/* sigmoid and tanh: the scalar loops (the same bits as AVX-512) */
+static void sigmoid(size_t n, const float *x, float *y, float alpha, float beta)
+{
+    hd_f32_eltwise_ukernels__scalar.sigmoid(n, x, y, alpha, beta);
+}
+
+static void tanh_(size_t n, const float *x, float *y, float alpha, float beta)
+{
+    hd_f32_eltwise_ukernels__scalar.tanh(n, x, y, alpha, beta);
+}
+
+const hd_eltwise_table hd_f32_eltwise_ukernels__avx2 = { "avx2", relu, axpby, add3, mul3, relu_stream, add3_stream,
+                                                         sigmoid, tanh_ };

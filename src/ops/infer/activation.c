@@ -85,7 +85,20 @@ static void fwd_piece(void *vctx, const hd_rows *r, const int64_t *off, int64_t 
             c->relu((size_t)n, x, y, alpha, beta);
             return;
         }
+        if (c->act->mode == CUDNN_ACTIVATION_SIGMOID || c->act->mode == CUDNN_ACTIVATION_TANH) {
+            (c->act->mode == CUDNN_ACTIVATION_SIGMOID ? c->k->sigmoid : c->k->tanh)((size_t)n, x, y, alpha, beta);
+            return;
+        }
         float coef = (float)c->act->coef;
+        if (c->act->mode == CUDNN_ACTIVATION_CLIPPED_RELU && !prop) {
+            /* hd_act_f32's rule with the mode switch out of the loop, so that it vectorises
+             * (a NaN fails x > 0 and gives 0) */
+            for (int64_t i = 0; i < n; i++) {
+                float v = x[i] > 0.0f ? (x[i] < coef ? x[i] : coef) : 0.0f;
+                y[i] = beta != 0.0f ? alpha * v + beta * y[i] : alpha * v;
+            }
+            return;
+        }
         for (int64_t i = 0; i < n; i++) {
             float v = alpha * hd_act_f32(c->act->mode, prop, coef, x[i]);
             y[i] = beta != 0.0f ? v + beta * y[i] : v;

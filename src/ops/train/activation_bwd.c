@@ -3,6 +3,7 @@
  *
  * SIGMOID and TANH take the derivative from y; RELU, CLIPPED_RELU and ELU from x.  All four
  * tensors must have the same dims and type (strides free); dx may be dy (same strides).
+ * FLOAT rows contiguous in all four run in float (bwd_f32), else the values go through double.
  */
 #include "core/api.h"
 #include "core/activation_desc.h"
@@ -20,11 +21,54 @@ typedef struct {
     double alpha, beta;
 } bwd_ctx;
 
+/* FLOAT rows contiguous in all four tensors: the gradient in float, reading only the tensors
+ * the mode needs (y for SIGMOID and TANH, x for the RELUs), with the mode switch out of the
+ * loops so that they vectorise.  Returns 0 when the mode is not one of these. */
+static int bwd_f32(const bwd_ctx *c, const int64_t *off, int64_t n)
+{
+    const float *y = (const float *)c->y + off[1], *dy = (const float *)c->dy + off[2];
+    const float *x = (const float *)c->x + off[3];
+    float *dx = (float *)c->dx + off[0];
+    float alpha = (float)c->alpha, beta = (float)c->beta, coef = (float)c->act->coef;
+    int prop = c->act->nan_opt == CUDNN_PROPAGATE_NAN;
+#define BWD_LOOP(G) \
+    do { \
+        if (beta == 0.0f) \
+            for (int64_t i = 0; i < n; i++) dx[i] = alpha * (G); \
+        else \
+            for (int64_t i = 0; i < n; i++) dx[i] = alpha * (G) + beta * dx[i]; \
+    } while (0)
+    switch (c->act->mode) {
+    case CUDNN_ACTIVATION_SIGMOID:
+        BWD_LOOP(dy[i] * y[i] * (1.0f - y[i]));
+        return 1;
+    case CUDNN_ACTIVATION_TANH:
+        BWD_LOOP(dy[i] * (1.0f - y[i] * y[i]));
+        return 1;
+    case CUDNN_ACTIVATION_RELU:
+        if (prop)
+            return 0;
+        BWD_LOOP(x[i] > 0.0f ? dy[i] : 0.0f);     /* a NaN x fails the test: 0 */
+        return 1;
+    case CUDNN_ACTIVATION_CLIPPED_RELU:
+        if (prop)
+            return 0;
+        BWD_LOOP(x[i] > 0.0f && x[i] < coef ? dy[i] : 0.0f);
+        return 1;
+    default:
+        return 0;
+    }
+#undef BWD_LOOP
+}
+
 /* operands: 0 = dx, 1 = y, 2 = dy, 3 = x */
 static void bwd_piece(void *vctx, const hd_rows *r, const int64_t *off, int64_t n)
 {
     const bwd_ctx *c = vctx;
     int last = r->nd - 1;
+    if (c->dt == CUDNN_DATA_FLOAT && r->strides[0][last] == 1 && r->strides[1][last] == 1 &&
+        r->strides[2][last] == 1 && r->strides[3][last] == 1 && bwd_f32(c, off, n))
+        return;
     double y[HD_ROWS_PIECE], dy[HD_ROWS_PIECE], x[HD_ROWS_PIECE];
     hd_load_f64(c->dt, c->y, off[1], r->strides[1][last], n, y);
     hd_load_f64(c->dt, c->dy, off[2], r->strides[2][last], n, dy);

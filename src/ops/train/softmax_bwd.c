@@ -6,7 +6,9 @@
  * Computed in double, sums in element order.  y, dy and dx have equal dims and type; dx may
  * be dy (same strides).  FLOAT ACCURATE / FAST with every group packed one after another in all
  * three tensors (CHANNEL on NHWC, INSTANCE on packed NCHW or NHWC) runs the float rows kernel
- * of src/kernels/softmax instead: several groups per call, the dot product in double.
+ * of src/kernels/softmax instead: several groups per call, the dot product in double; CHANNEL
+ * on NCHW-like tensors (positions contiguous) walks blocks of positions channel row by channel
+ * row with the same arithmetic (smb_cols_task).
  */
 #include "core/api.h"
 #include "core/check.h"
@@ -46,6 +48,53 @@ static int groups_packed(const hd_sm_view *v)
         nhwc &= v->sp[p] == p * v->c;
     }
     return inorder ? 1 : nhwc ? 2 : 0;
+}
+
+/* CHANNEL mode, FLOAT ACCURATE / FAST, spatial positions contiguous in y, dy and dx (NCHW):
+ * one task per image and block of SMB_COLS positions; the sums y . dy of the block's columns
+ * are accumulated channel row by channel row in double (rows stream), rounded to float once,
+ * then a second walk writes dx -- the same arithmetic as the rows kernel. */
+#define SMB_COLS 512
+
+static int spatial_packed(const hd_sm_view *v)
+{
+    for (int64_t p = 0; p < v->s; p++)
+        if (v->sp[p] != p)
+            return 0;
+    return 1;
+}
+
+static void smb_cols_task(void *vctx, size_t task, int thread)
+{
+    (void)thread;
+    const smb_ctx *c = vctx;
+    int64_t blocks = (c->vy.s + SMB_COLS - 1) / SMB_COLS;
+    int64_t n = (int64_t)task / blocks, p0 = ((int64_t)task % blocks) * SMB_COLS;
+    int64_t w = c->vy.s - p0 < SMB_COLS ? c->vy.s - p0 : SMB_COLS;
+    const float *y = (const float *)c->y + n * c->vy.sn + p0, *dy = (const float *)c->dy + n * c->vdy.sn + p0;
+    float *dx = (float *)c->dx + n * c->vdx.sn + p0;
+    double sum[SMB_COLS];
+    float sf[SMB_COLS];
+    for (int64_t j = 0; j < w; j++)
+        sum[j] = 0.0;
+    for (int64_t k = 0; k < c->len; k++) {
+        const float *yr = y + k * c->vy.sc, *dr = dy + k * c->vdy.sc;
+        for (int64_t j = 0; j < w; j++)
+            sum[j] += (double)yr[j] * (double)dr[j];
+    }
+    for (int64_t j = 0; j < w; j++)
+        sf[j] = (float)sum[j];
+    float alpha = (float)c->alpha, beta = (float)c->beta;
+    for (int64_t k = 0; k < c->len; k++) {
+        const float *yr = y + k * c->vy.sc, *dr = dy + k * c->vdy.sc;
+        float *xr = dx + k * c->vdx.sc;
+        if (beta == 0.0f)
+            for (int64_t j = 0; j < w; j++)
+                xr[j] = alpha * (yr[j] * (dr[j] - sf[j]));
+        else
+            for (int64_t j = 0; j < w; j++)
+                xr[j] = alpha * (yr[j] * (dr[j] - sf[j])) + beta * xr[j];
+    }
 }
 
 static void smb_task(void *vctx, size_t task, int thread)
@@ -147,6 +196,13 @@ cudnnStatus_t HD_IMPL(cudnnSoftmaxBackward)(cudnnHandle_t handle, cudnnSoftmaxAl
     int nthreads = handle->num_threads < 1 ? 1 : handle->num_threads;
     if ((size_t)nthreads > ntasks)
         nthreads = (int)ntasks;
+    if (!c.rows && c.dt == CUDNN_DATA_FLOAT && algo != CUDNN_SOFTMAX_LOG && channel && spatial_packed(&c.vy) &&
+        spatial_packed(&c.vdy) && spatial_packed(&c.vdx)) {
+        int64_t blocks = (c.vy.s + SMB_COLS - 1) / SMB_COLS;
+        hd_parallel_for((size_t)(c.vy.n * blocks), handle->num_threads < 1 ? 1 : handle->num_threads, smb_cols_task,
+                        &c);
+        goto done;
+    }
     c.buf = malloc((size_t)nthreads * 2 * (size_t)c.len * sizeof(double));
     if (!c.buf) {
         st = HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "out of host memory");
