@@ -168,5 +168,58 @@ static inline void act(size_t n, const float *x, float *y, float alpha, float be
 static void sigmoid(size_t n, const float *x, float *y, float alpha, float beta) { act(n, x, y, alpha, beta, 0); }
 static void tanh_(size_t n, const float *x, float *y, float alpha, float beta) { act(n, x, y, alpha, beta, 1); }
 
+/* clip, activation backward and fill: 16 lanes, the scalar operations in the same order */
+static inline __mmask16 tail16(size_t left) { return left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1u); }
+
+static void clip(size_t n, const float *x, float *y, float alpha, float beta, float coef)
+{
+    const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta), vc = _mm512_set1_ps(coef);
+    const __m512 z = _mm512_setzero_ps();
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 k = tail16(n - i);
+        __m512 m = _mm512_max_ps(_mm512_maskz_loadu_ps(k, x + i), z);    /* NaN: the second operand, 0 */
+        __m512 v = _mm512_mul_ps(va, _mm512_min_ps(m, vc));
+        if (beta != 0.0f)
+            v = _mm512_add_ps(v, _mm512_mul_ps(vb, _mm512_maskz_loadu_ps(k, y + i)));
+        _mm512_mask_storeu_ps(y + i, k, v);
+    }
+}
+
+static void act_bwd(size_t n, int mode, const float *y, const float *dy, const float *x, float *dx, float alpha,
+                    float beta, float coef)
+{
+    const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta), vc = _mm512_set1_ps(coef);
+    const __m512 z = _mm512_setzero_ps(), one = _mm512_set1_ps(1.0f);
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 k = tail16(n - i);
+        __m512 g = _mm512_maskz_loadu_ps(k, dy + i), v;
+        if (mode == HD_ELT_BWD_RELU || mode == HD_ELT_BWD_CLIP) {
+            __m512 xv = _mm512_maskz_loadu_ps(k, x + i);
+            __mmask16 keep = _mm512_cmp_ps_mask(xv, z, _CMP_GT_OQ);
+            if (mode == HD_ELT_BWD_CLIP)
+                keep &= _mm512_cmp_ps_mask(xv, vc, _CMP_LT_OQ);
+            v = _mm512_maskz_mov_ps(keep, g);
+        } else {
+            __m512 yv = _mm512_maskz_loadu_ps(k, y + i);
+            v = mode == HD_ELT_BWD_SIGMOID ? _mm512_mul_ps(_mm512_mul_ps(g, yv), _mm512_sub_ps(one, yv))
+                                           : _mm512_mul_ps(g, _mm512_sub_ps(one, _mm512_mul_ps(yv, yv)));
+        }
+        v = _mm512_mul_ps(va, v);
+        if (beta != 0.0f)
+            v = _mm512_add_ps(v, _mm512_mul_ps(vb, _mm512_maskz_loadu_ps(k, dx + i)));
+        _mm512_mask_storeu_ps(dx + i, k, v);
+    }
+}
+
+static void fill(size_t n, float v, float *y, float beta)
+{
+    const __m512 vv = _mm512_set1_ps(v), vb = _mm512_set1_ps(beta);
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 k = tail16(n - i);
+        __m512 o = beta != 0.0f ? _mm512_add_ps(vv, _mm512_mul_ps(vb, _mm512_maskz_loadu_ps(k, y + i))) : vv;
+        _mm512_mask_storeu_ps(y + i, k, o);
+    }
+}
+
 const hd_eltwise_table hd_f32_eltwise_ukernels__avx512 = {"avx512", relu, axpby, add3, mul3, relu_stream, add3_stream,
-                                                          sigmoid, tanh_};
+                                                          sigmoid, tanh_, clip, act_bwd, fill};

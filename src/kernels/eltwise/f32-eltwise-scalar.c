@@ -88,5 +88,40 @@ static void act(size_t n, const float *x, float *y, float alpha, float beta, int
 static void sigmoid(size_t n, const float *x, float *y, float alpha, float beta) { act(n, x, y, alpha, beta, 0); }
 static void tanh_(size_t n, const float *x, float *y, float alpha, float beta) { act(n, x, y, alpha, beta, 1); }
 
+static void clip(size_t n, const float *x, float *y, float alpha, float beta, float coef)
+{
+    for (size_t i = 0; i < n; i++) {
+        float m = x[i] > 0.0f ? x[i] : 0.0f;          /* NaN compares false: 0 */
+        float v = alpha * (m < coef ? m : coef);
+        y[i] = beta != 0.0f ? v + beta * y[i] : v;
+    }
+}
+
+static float grad(int mode, float y, float dy, float x, float coef)
+{
+    switch (mode) {
+    case HD_ELT_BWD_RELU: return x > 0.0f ? dy : 0.0f;
+    case HD_ELT_BWD_CLIP: return x > 0.0f && x < coef ? dy : 0.0f;
+    case HD_ELT_BWD_SIGMOID: return (dy * y) * (1.0f - y);
+    default: return dy * (1.0f - y * y);
+    }
+}
+
+static void act_bwd(size_t n, int mode, const float *y, const float *dy, const float *x, float *dx, float alpha,
+                    float beta, float coef)
+{
+    for (size_t i = 0; i < n; i++) {
+        int usex = mode == HD_ELT_BWD_RELU || mode == HD_ELT_BWD_CLIP;
+        float v = alpha * grad(mode, usex ? 0.0f : y[i], dy[i], usex ? x[i] : 0.0f, coef);
+        dx[i] = beta != 0.0f ? v + beta * dx[i] : v;
+    }
+}
+
+static void fill(size_t n, float v, float *y, float beta)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] = beta != 0.0f ? v + beta * y[i] : v;
+}
+
 const hd_eltwise_table hd_f32_eltwise_ukernels__scalar = { "scalar", relu, axpby, add3, mul3, relu, add3,
-                                                           sigmoid, tanh_ };
+                                                           sigmoid, tanh_, clip, act_bwd, fill };

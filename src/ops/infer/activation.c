@@ -90,13 +90,8 @@ static void fwd_piece(void *vctx, const hd_rows *r, const int64_t *off, int64_t 
             return;
         }
         float coef = (float)c->act->coef;
-        if (c->act->mode == CUDNN_ACTIVATION_CLIPPED_RELU && !prop) {
-            /* hd_act_f32's rule with the mode switch out of the loop, so that it vectorises
-             * (a NaN fails x > 0 and gives 0) */
-            for (int64_t i = 0; i < n; i++) {
-                float v = x[i] > 0.0f ? (x[i] < coef ? x[i] : coef) : 0.0f;
-                y[i] = beta != 0.0f ? alpha * v + beta * y[i] : alpha * v;
-            }
+        if (c->act->mode == CUDNN_ACTIVATION_CLIPPED_RELU && !prop && coef > 0.0f) {
+            c->k->clip((size_t)n, x, y, alpha, beta, coef);      /* hd_act_f32's rule for coef > 0 */
             return;
         }
         for (int64_t i = 0; i < n; i++) {

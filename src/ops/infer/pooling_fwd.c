@@ -51,6 +51,7 @@ typedef struct {
     size_t nhwc_chunk;               /* outputs per NHWC kernel batch */
     size_t nhwc_wmax;                /* most window positions of one output */
     int nhwc_stream;                 /* y large enough for streaming stores, C % 16 == 0 */
+    size_t rows_units, rows_group;   /* row path: (n, c, block) units, and units per task */
 } fwd_ctx;
 
 static int is_max(cudnnPoolingMode_t m) { return m == CUDNN_POOLING_MAX || m == CUDNN_POOLING_MAX_DETERMINISTIC; }
@@ -227,9 +228,8 @@ static size_t row_col_stride(int64_t lc)
     return ((size_t)lc + HD_POOL_ROW_SLACK + 15) & ~(size_t)15;
 }
 
-static void rows_task(void *vctx, size_t t, int thread)
+static void rows_one(const fwd_ctx *k, size_t t, int thread)
 {
-    const fwd_ctx *k = vctx;
     const pool_t *p = k->p;
     int C = k->x.dims[1], OH = k->y.dims[2], OW = k->y.dims[3], W = k->x.dims[3];
     size_t blocks = ((size_t)OH + ROW_BLOCK - 1) / ROW_BLOCK;
@@ -306,6 +306,19 @@ static void rows_task(void *vctx, size_t t, int thread)
                     store_f32(yrow + j, obuf[j], k->alpha, k->beta);
         }
     }
+}
+
+/* A task takes rows_group consecutive (n, c, block) units: small planes (global pooling of a
+ * 7x7 map) would otherwise pay the task overhead per plane.  Each output is still computed by
+ * one unit, whatever the grouping. */
+static void rows_task(void *vctx, size_t t, int thread)
+{
+    const fwd_ctx *k = vctx;
+    size_t u0 = t * k->rows_group, u1 = u0 + k->rows_group;
+    if (u1 > k->rows_units)
+        u1 = k->rows_units;
+    for (size_t u = u0; u < u1; u++)
+        rows_one(k, u, thread);
 }
 
 /* Every window of every output holds at least one input position (then the vector paths,
@@ -425,7 +438,10 @@ cudnnStatus_t HD_IMPL(cudnnPoolingForward)(cudnnHandle_t handle, const cudnnPool
                 return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "no memory for %zu floats of scratch", per * (size_t)nt);
             k.scratch_per_thread = per;
             size_t blocks = ((size_t)yDesc->dims[2] + ROW_BLOCK - 1) / ROW_BLOCK;
-            hd_parallel_for((size_t)N * (size_t)C * blocks, nt, rows_task, &k);
+            size_t in_unit = (size_t)xDesc->dims[3] * (size_t)(ROW_BLOCK * p->stride[0] + p->window[0]);
+            k.rows_units = (size_t)N * (size_t)C * blocks;
+            k.rows_group = 1 + 8192 / in_unit;     /* at least about 8192 input floats per task */
+            hd_parallel_for((k.rows_units + k.rows_group - 1) / k.rows_group, nt, rows_task, &k);
             return CUDNN_STATUS_SUCCESS;
         }
     }

@@ -34,9 +34,7 @@ static void add_piece(void *vctx, const hd_rows *r, const int64_t *off, int64_t 
         if (sa == 1) {
             x->k->axpby((size_t)n, a, c, alpha, beta);
         } else {
-            float v = alpha * a[0];
-            for (int64_t i = 0; i < n; i++)
-                c[i] = beta != 0.0f ? v + beta * c[i] : v;
+            x->k->fill((size_t)n, alpha * a[0], c, beta);
         }
         return;
     }

@@ -3,7 +3,8 @@
  *
  * SIGMOID and TANH take the derivative from y; RELU, CLIPPED_RELU and ELU from x.  All four
  * tensors must have the same dims and type (strides free); dx may be dy (same strides).
- * FLOAT rows contiguous in all four run in float (bwd_f32), else the values go through double.
+ * FLOAT rows contiguous in all four run the elementwise kernel in float (bwd_f32), else the
+ * values go through double.
  */
 #include "core/api.h"
 #include "core/activation_desc.h"
@@ -11,6 +12,7 @@
 #include "core/handle.h"
 #include "core/tensor.h"
 #include "core/activation_math.h"
+#include "kernels/eltwise/eltwise-ukernels.h"
 #include "ops/common.h"
 
 typedef struct {
@@ -19,46 +21,28 @@ typedef struct {
     const void *y, *dy, *x;
     void *dx;
     double alpha, beta;
+    const hd_eltwise_table *k;
 } bwd_ctx;
 
-/* FLOAT rows contiguous in all four tensors: the gradient in float, reading only the tensors
- * the mode needs (y for SIGMOID and TANH, x for the RELUs), with the mode switch out of the
- * loops so that they vectorise.  Returns 0 when the mode is not one of these. */
+/* FLOAT rows contiguous in all four tensors: the elementwise backward kernel (reads only the
+ * tensor the mode needs: y for SIGMOID and TANH, x for the RELUs).  Returns 0 when the mode
+ * is not one it has. */
 static int bwd_f32(const bwd_ctx *c, const int64_t *off, int64_t n)
 {
-    const float *y = (const float *)c->y + off[1], *dy = (const float *)c->dy + off[2];
-    const float *x = (const float *)c->x + off[3];
-    float *dx = (float *)c->dx + off[0];
-    float alpha = (float)c->alpha, beta = (float)c->beta, coef = (float)c->act->coef;
-    int prop = c->act->nan_opt == CUDNN_PROPAGATE_NAN;
-#define BWD_LOOP(G) \
-    do { \
-        if (beta == 0.0f) \
-            for (int64_t i = 0; i < n; i++) dx[i] = alpha * (G); \
-        else \
-            for (int64_t i = 0; i < n; i++) dx[i] = alpha * (G) + beta * dx[i]; \
-    } while (0)
+    int prop = c->act->nan_opt == CUDNN_PROPAGATE_NAN, mode;
+    float coef = (float)c->act->coef;
     switch (c->act->mode) {
-    case CUDNN_ACTIVATION_SIGMOID:
-        BWD_LOOP(dy[i] * y[i] * (1.0f - y[i]));
-        return 1;
-    case CUDNN_ACTIVATION_TANH:
-        BWD_LOOP(dy[i] * (1.0f - y[i] * y[i]));
-        return 1;
-    case CUDNN_ACTIVATION_RELU:
-        if (prop)
-            return 0;
-        BWD_LOOP(x[i] > 0.0f ? dy[i] : 0.0f);     /* a NaN x fails the test: 0 */
-        return 1;
-    case CUDNN_ACTIVATION_CLIPPED_RELU:
-        if (prop)
-            return 0;
-        BWD_LOOP(x[i] > 0.0f && x[i] < coef ? dy[i] : 0.0f);
-        return 1;
-    default:
-        return 0;
+    case CUDNN_ACTIVATION_SIGMOID: mode = HD_ELT_BWD_SIGMOID; break;
+    case CUDNN_ACTIVATION_TANH: mode = HD_ELT_BWD_TANH; break;
+    case CUDNN_ACTIVATION_RELU: mode = HD_ELT_BWD_RELU; break;
+    case CUDNN_ACTIVATION_CLIPPED_RELU: mode = HD_ELT_BWD_CLIP; break;
+    default: return 0;
     }
-#undef BWD_LOOP
+    if (prop && (mode == HD_ELT_BWD_RELU || mode == HD_ELT_BWD_CLIP))
+        return 0;                 /* a NaN x passes through: the double path's rule */
+    c->k->act_bwd((size_t)n, mode, (const float *)c->y + off[1], (const float *)c->dy + off[2],
+                  (const float *)c->x + off[3], (float *)c->dx + off[0], (float)c->alpha, (float)c->beta, coef);
+    return 1;
 }
 
 /* operands: 0 = dx, 1 = y, 2 = dy, 3 = x */
@@ -112,7 +96,8 @@ cudnnStatus_t HD_IMPL(cudnnActivationBackward)(cudnnHandle_t handle, cudnnActiva
     HD_TRY(hd_check_alias(__func__, "y", yDesc, y, "dx", dxDesc, dx));
     HD_TRY(hd_check_alias(__func__, "x", xDesc, x, "dx", dxDesc, dx));
 
-    bwd_ctx c = { activationDesc, dt, y, dy, x, dx, hd_scale_value(alpha, dt), hd_scale_value(beta, dt) };
+    bwd_ctx c = { activationDesc, dt, y, dy, x, dx, hd_scale_value(alpha, dt), hd_scale_value(beta, dt),
+                  hd_eltwise_kernels(handle->isa) };
     int64_t dims[CUDNN_DIM_MAX], s0[CUDNN_DIM_MAX], s1[CUDNN_DIM_MAX], s2[CUDNN_DIM_MAX], s3[CUDNN_DIM_MAX];
     hd_tensor_dims64(dxDesc, dims, s0);
     hd_tensor_dims64(yDesc, dims, s1);
