@@ -321,6 +321,37 @@ static void rows_task(void *vctx, size_t t, int thread)
         rows_one(k, u, thread);
 }
 
+/* Global pooling of row-contiguous 2-d planes (window = the whole unpadded plane, one output
+ * per plane, ResNet's last pool): the row kernels' two passes straight over each plane (all H
+ * rows into one column row, then one output), rows_group planes per task, without the row
+ * path's per-unit set-up; the same values as the row path. */
+static void global_task(void *vctx, size_t t, int thread)
+{
+    const fwd_ctx *k = vctx;
+    const pool_t *p = k->p;
+    int C = k->x.dims[1], H = k->x.dims[2], W = k->x.dims[3];
+    float *col = k->scratch + (size_t)thread * k->scratch_per_thread;
+    int avg = !is_max(p->mode), prop = p->nan_opt == CUDNN_PROPAGATE_NAN;
+    float hdiv = (float)W, vdiv = (float)H, r;
+    for (size_t i = (size_t)W; i < k->scratch_per_thread; i++)
+        col[i] = avg ? 0.0f : -INFINITY;      /* the slack the horizontal pass may read */
+    size_t u0 = t * k->rows_group, u1 = u0 + k->rows_group;
+    if (u1 > k->rows_units)
+        u1 = k->rows_units;
+    for (size_t u = u0; u < u1; u++) {
+        int n = (int)(u / (size_t)C), c = (int)(u % (size_t)C);
+        const float *x = (const float *)k->xp + n * k->x.strides[0] + c * k->x.strides[1];
+        if (avg) {
+            k->pool_vsum(col, x, (ptrdiff_t)k->x.strides[2], H, (size_t)W);
+            k->pool_hsum(&r, col, 1, W, 1, &hdiv, vdiv);
+        } else {
+            k->pool_vmax(col, x, (ptrdiff_t)k->x.strides[2], H, (size_t)W, prop);
+            k->pool_hmax(&r, col, 1, W, 1, prop);
+        }
+        store_f32((float *)k->yp + n * k->y.strides[0] + c * k->y.strides[1], r, k->alpha, k->beta);
+    }
+}
+
 /* Every window of every output holds at least one input position (then the vector paths,
  * which start from -inf, agree with the generic rule "empty window -> 0"). */
 static int windows_nonempty(const pool_t *p, const hd_view *x, const hd_view *y, int nsp)
@@ -426,6 +457,21 @@ cudnnStatus_t HD_IMPL(cudnnPoolingForward)(cudnnHandle_t handle, const cudnnPool
             for (int d = 0; d < k.nsp - 1; d++)
                 tasks *= (size_t)yDesc->dims[d + 2];
             hd_parallel_for(tasks, nt, nhwc_task, &k);
+            return CUDNN_STATUS_SUCCESS;
+        }
+        if (k.nsp == 2 && k.x.strides[3] == 1 && yDesc->dims[2] == 1 && yDesc->dims[3] == 1 &&
+            p->window[0] == xDesc->dims[2] && p->window[1] == xDesc->dims[3] && p->pad[0] == 0 && p->pad[1] == 0 &&
+            (is_max(p->mode) || p->mode == CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING ||
+             p->mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING)) {
+            /* one column row with the horizontal pass's slack, per thread */
+            size_t per = row_col_stride(xDesc->dims[3]);
+            k.scratch = hd_handle_scratch(handle, per * sizeof(float) * (size_t)nt);
+            if (!k.scratch)
+                return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "no memory for %zu floats of scratch", per * (size_t)nt);
+            k.scratch_per_thread = per;
+            k.rows_units = (size_t)N * (size_t)C;
+            k.rows_group = 1 + 16384 / ((size_t)xDesc->dims[2] * (size_t)xDesc->dims[3]);
+            hd_parallel_for((k.rows_units + k.rows_group - 1) / k.rows_group, nt, global_task, &k);
             return CUDNN_STATUS_SUCCESS;
         }
         if (k.nsp == 2 && (k.x.strides[3] == 1 || k.x.dims[3] == 1) && (k.y.strides[3] == 1 || k.y.dims[3] == 1)) {
