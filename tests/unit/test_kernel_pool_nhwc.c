@@ -4,7 +4,8 @@
  * outputs with a gap between them, max under both NaN rules and average with per-output
  * divisors, plain and streaming stores; data with NaNs (distinct payloads), infinities and
  * signed zeros.  The argmax kernels (max pooling backward) likewise, with runs of equal values
- * and all-NaN / all -inf channels.  Also checks the scalar kernels against the rule written out.
+ * and all-NaN / all -inf channels; the backward flush (double accumulators to float dx) with
+ * beta 0 and not.  Also checks the scalar kernels against the rule written out.
  */
 #include <math.h>
 #include <stdint.h>
@@ -91,6 +92,28 @@ static void argmax(const char *name, hd_f32_pool_argmax_fn fn)
     free(x);
 }
 
+static void flush(const char *name, hd_f32_pool_flush_fn fn)
+{
+    SECTION(name);
+    unsigned s = 12;
+    int bad = 0;
+    double acc1[80], acc2[80];
+    float d1[80], d2[80];
+    for (size_t n = 1; n <= 70; n++)
+        for (int v = 0; v < 2; v++) {
+            for (size_t i = 0; i < 80; i++) {
+                acc1[i] = acc2[i] = (double)val(&s, 1) * 1.000001;
+                d1[i] = d2[i] = val(&s, 1);
+            }
+            hd_f32_pool_ukernel_flush__scalar(d1, acc1, n, 0.7, v ? -1.3 : 0.0);
+            fn(d2, acc2, n, 0.7, v ? -1.3 : 0.0);
+            bad += memcmp(d1, d2, sizeof d1) != 0 || memcmp(acc1, acc2, sizeof acc1) != 0;
+            for (size_t i = 0; i < n; i++)
+                bad += acc1[i] != 0.0;
+        }
+    CHECK_MSG(bad == 0, "%s differs from the scalar kernel in %d cases", name, bad);
+}
+
 static void scalar_rule(void)
 {
     SECTION("scalar rule");
@@ -127,11 +150,13 @@ int main(void)
     if (hw >= HD_ISA_AVX512) {
         compare("nhwc avx512", hd_f32_pool_ukernel_nhwc__avx512);
         argmax("argmax avx512", hd_f32_pool_ukernel_argmax__avx512);
+        flush("flush avx512", hd_f32_pool_ukernel_flush__avx512);
     } else {
         SKIP("the AVX-512 NHWC kernel (no AVX-512 on this CPU)");
     }
     SECTION("dispatch");
     CHECK(hd_f32_pool_nhwc_select(HD_ISA_SCALAR) == hd_f32_pool_ukernel_nhwc__scalar);
     CHECK(hd_f32_pool_argmax_select(HD_ISA_SCALAR) == hd_f32_pool_ukernel_argmax__scalar);
+    CHECK(hd_f32_pool_flush_select(HD_ISA_AVX2) == hd_f32_pool_ukernel_flush__scalar);
     return hd_test_finish();
 }

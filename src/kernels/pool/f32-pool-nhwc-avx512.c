@@ -110,3 +110,17 @@ void hd_f32_pool_ukernel_argmax__avx512(const float *const *taps, int ntaps, siz
         _mm512_mask_storeu_epi32(arg + i, k, best);
     }
 }
+
+/* 8 doubles at a time, rounded to float once (cvtpd_ps rounds to nearest, as the scalar cast). */
+void hd_f32_pool_ukernel_flush__avx512(float *dx, double *acc, size_t n, double alpha, double beta)
+{
+    const __m512d va = _mm512_set1_pd(alpha), vb = _mm512_set1_pd(beta), z = _mm512_setzero_pd();
+    for (size_t i = 0; i < n; i += 8) {
+        __mmask8 k = n - i >= 8 ? (__mmask8)0xff : (__mmask8)((1u << (n - i)) - 1u);
+        __m512d r = _mm512_mul_pd(va, _mm512_maskz_loadu_pd(k, acc + i));
+        if (beta != 0.0)
+            r = _mm512_add_pd(r, _mm512_mul_pd(vb, _mm512_cvtps_pd(_mm256_maskz_loadu_ps(k, dx + i))));
+        _mm256_mask_storeu_ps(dx + i, k, _mm512_cvtpd_ps(r));
+        _mm512_mask_storeu_pd(acc + i, k, z);
+    }
+}

@@ -54,3 +54,14 @@ void hd_f32_pool_ukernel_argmax__scalar(const float *const *taps, int ntaps, siz
         arg[i] = best;
     }
 }
+
+void hd_f32_pool_ukernel_flush__scalar(float *dx, double *acc, size_t n, double alpha, double beta)
+{
+    for (size_t i = 0; i < n; i++) {
+        double r = alpha * acc[i];
+        if (beta != 0.0)
+            r += beta * (double)dx[i];
+        dx[i] = (float)r;
+        acc[i] = 0.0;
+    }
+}

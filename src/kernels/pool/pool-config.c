@@ -46,3 +46,9 @@ hd_f32_pool_argmax_fn hd_f32_pool_argmax_select(int isa)
     return isa >= HD_ISA_AVX512 ? hd_f32_pool_ukernel_argmax__avx512
          : isa >= HD_ISA_AVX2   ? hd_f32_pool_ukernel_argmax__avx2 : hd_f32_pool_ukernel_argmax__scalar;
 }
+
+hd_f32_pool_flush_fn hd_f32_pool_flush_select(int isa)
+{
+    isa = hd_isa_cap(isa);
+    return isa >= HD_ISA_AVX512 ? hd_f32_pool_ukernel_flush__avx512 : hd_f32_pool_ukernel_flush__scalar;
+}

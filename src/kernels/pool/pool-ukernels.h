@@ -96,4 +96,11 @@ void hd_f32_pool_ukernel_argmax__avx2(const float *const *taps, int ntaps, size_
 void hd_f32_pool_ukernel_argmax__avx512(const float *const *taps, int ntaps, size_t c, int propagate, int32_t *arg);
 hd_f32_pool_argmax_fn hd_f32_pool_argmax_select(int isa);
 
+/* The last step of pooling backward: dx[i] = (float)(alpha * acc[i] + beta * dx[i]) in double
+ * (dx not read when beta == 0), then acc[i] = 0, for i < n.  Every variant: the scalar bits. */
+typedef void (*hd_f32_pool_flush_fn)(float *dx, double *acc, size_t n, double alpha, double beta);
+void hd_f32_pool_ukernel_flush__scalar(float *dx, double *acc, size_t n, double alpha, double beta);
+void hd_f32_pool_ukernel_flush__avx512(float *dx, double *acc, size_t n, double alpha, double beta);
+hd_f32_pool_flush_fn hd_f32_pool_flush_select(int isa);
+
 #endif

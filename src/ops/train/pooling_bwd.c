@@ -38,7 +38,8 @@ typedef struct {
     int64_t plane;           /* input positions per (n, c) */
     double *scratch;
     size_t nhwc_per_thread;  /* doubles of scratch per thread on the NHWC path */
-    hd_f32_pool_argmax_fn argmax;    /* ... and its argmax kernel */
+    hd_f32_pool_argmax_fn argmax;    /* ... and its argmax and flush kernels */
+    hd_f32_pool_flush_fn flush;
 } bwd_ctx;
 
 static int is_max(cudnnPoolingMode_t m) { return m == CUDNN_POOLING_MAX || m == CUDNN_POOLING_MAX_DETERMINISTIC; }
@@ -223,17 +224,12 @@ static void bwd_nhwc_f32_task(void *vctx, size_t t, int thread)
         for (; done < sh.lo || (oh == OH && done < H); done++) {      /* final rows out */
             double *a = ring + (size_t)(done % kh) * (size_t)rowlen;
             float *d = dx + done * dxh;
-            int64_t run = dxw == C ? rowlen : C;      /* packed rows go in one loop */
-            for (int64_t j = 0; j < rowlen; j += run, d += run == rowlen ? 0 : dxw) {
-                const double *aj = a + j;
-                if (k->beta == 0.0)
-                    for (int64_t c = 0; c < run; c++)
-                        d[c] = (float)(k->alpha * aj[c]);
-                else
-                    for (int64_t c = 0; c < run; c++)
-                        d[c] = (float)(k->alpha * aj[c] + k->beta * (double)d[c]);
+            if (dxw == C) {                            /* packed row: one call */
+                k->flush(d, a, (size_t)rowlen, k->alpha, k->beta);
+            } else {
+                for (int iw = 0; iw < W; iw++)
+                    k->flush(d + iw * dxw, a + (int64_t)iw * C, (size_t)C, k->alpha, k->beta);
             }
-            memset(a, 0, sizeof(double) * (size_t)rowlen);
         }
         if (oh == OH)
             break;
@@ -333,6 +329,7 @@ cudnnStatus_t HD_IMPL(cudnnPoolingBackward)(cudnnHandle_t handle, const cudnnPoo
         k.nhwc_per_thread = kh * (size_t)xDesc->dims[3] * (size_t)xDesc->dims[1] + 2 * kh * kw +
                             ((size_t)xDesc->dims[1] + 1) / 2 + 8;
         k.argmax = hd_f32_pool_argmax_select(handle->isa);
+        k.flush = hd_f32_pool_flush_select(handle->isa);
         if (hd_mul_size(k.nhwc_per_thread * sizeof(double), (size_t)nt, &bytes) != 0)
             return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "scratch size overflows");
         k.scratch = hd_handle_scratch(handle, bytes);
