@@ -49,7 +49,7 @@ static void compare(const char *name, hd_f32_pool_nhwc_fn fn)
             for (int nt = 1; nt <= 9; nt++)
                 for (size_t ow = 1; ow <= 3; ow++) {
                     for (size_t i = 0; i < XN; i++)
-                        x[i] = val(&s, op != HD_POOL_NHWC_AVG);
+                        x[i] = val(&s, op == HD_POOL_NHWC_AVG);   /* specials for max, finite sums */
                     for (size_t j = 0; j < ow * (size_t)nt; j++)      /* taps anywhere, overlapping too */
                         taps[j] = x + (j * 37 + c) % (XN - 80);
                     for (size_t j = 0; j < ow; j++)
