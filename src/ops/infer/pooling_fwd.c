@@ -341,12 +341,14 @@ static void global_task(void *vctx, size_t t, int thread)
     for (size_t u = u0; u < u1; u++) {
         int n = (int)(u / (size_t)C), c = (int)(u % (size_t)C);
         const float *x = (const float *)k->xp + n * k->x.strides[0] + c * k->x.strides[1];
+        /* one output: the scalar horizontal pass (the same bits as every variant) beats a
+         * vector pass whose lanes are nearly all dropped */
         if (avg) {
             k->pool_vsum(col, x, (ptrdiff_t)k->x.strides[2], H, (size_t)W);
-            k->pool_hsum(&r, col, 1, W, 1, &hdiv, vdiv);
+            hd_f32_pool_ukernel_hsum__scalar(&r, col, 1, W, 1, &hdiv, vdiv);
         } else {
             k->pool_vmax(col, x, (ptrdiff_t)k->x.strides[2], H, (size_t)W, prop);
-            k->pool_hmax(&r, col, 1, W, 1, prop);
+            hd_f32_pool_ukernel_hmax__scalar(&r, col, 1, W, 1, prop);
         }
         store_f32((float *)k->yp + n * k->y.strides[0] + c * k->y.strides[1], r, k->alpha, k->beta);
     }
