@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The memory-bound part of `make bench-compare` (also `make bench-ops` alone): hostdnn and
-# oneDNN 2.6 on relu, add, batch norm forward/backward, max pooling, softmax and the NCHW->NHWC
-# transform on one large fp32 tensor, next to the STREAM triad of the same moment; then the
-# "ops" section of docs/performance.md (bench/report_ops.py).
+# oneDNN 2.6 on the memory-bound primitives of ResNet-50, VGG-16, MobileNet-v2, AlexNet and
+# DeepLab-v3 (activations forward and backward, add, bias add, batch norm training and
+# inference, max / average / global average pooling, softmax CHANNEL and INSTANCE and its
+# backward, the layout transform), each from NCHW and from NHWC tensors, next to the STREAM
+# triad of the same moment; then the "ops" section of docs/performance.md (bench/report_ops.py).
 #
 #   bench/compare_ops.sh BUILD_DIR
-#   env: ROUNDS=5  REPS=5  OPS_SHAPE="--n 32 --c 64 --h 112 --w 112"  THREADS=1,2
-#        DOCS_DIR=<where performance.md is> (default: docs/)
+#   env: ROUNDS=5  REPS=5  THREADS=1,2  LAYOUTS="nchw nhwc"
+#        OPS_SETS=<lines "SHAPE:OPS", default below>  DOCS_DIR=<where performance.md is> (default: docs/)
 #
 # The machine is noisy: each round runs STREAM, hostdnn and oneDNN one after the other
 # (interleaved), and the report takes the median over rounds of each program's median.
@@ -15,8 +17,16 @@ build=${1:?usage: bench/compare_ops.sh BUILD_DIR}
 root=$(cd "$(dirname "$0")/.." && pwd)
 ROUNDS=${ROUNDS:-5}
 REPS=${REPS:-5}
-OPS_SHAPE=${OPS_SHAPE:---n 32 --c 64 --h 112 --w 112}
 THREADS=${THREADS:-1,2}
+LAYOUTS=${LAYOUTS:-nchw nhwc}
+# Each op on the tensor of the network layer it stands for (all far larger than the caches):
+# VGG/ResNet stem activations, the ResNet-50 stem max pool, DenseNet/ResNet-style 2x2 average
+# pooling, ResNet-50's global average pool, ResNet-50 batch norm, DeepLab-v3's 21-class softmax.
+OPS_SETS=${OPS_SETS:-"--n 32 --c 64 --h 112 --w 112:relu relu6 sigmoid tanh relu_bwd add add_bias pool_max pool_max_bwd nchw2nhwc
+--n 32 --c 128 --h 56 --w 56:pool_avg
+--n 128 --c 2048 --h 7 --w 7:pool_gap
+--n 64 --c 64 --h 56 --w 56:bn_fwd bn_bwd bn_infer
+--n 16 --c 21 --h 128 --w 128:softmax softmax_inst softmax_bwd"}
 # oneDNN's OpenMP threads would otherwise spin at barriers, which on a shared 2-core machine
 # starves the partner thread (see docs/performance.md, method); hostdnn-bench sets the same.
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
@@ -39,10 +49,16 @@ for round in $(seq 1 "$ROUNDS"); do
     "$build/tools/hostdnn-bench" --mode=stream --threads=2 --reps=5 2>/dev/null |
       sed -n 's/^threads=\([0-9]*\) *\([0-9.]*\) *\/ *\([0-9.]*\).*/stream triad stream-t\1 0 \3/p' >> "$out"
   fi
-  # shellcheck disable=SC2086
-  "$build/bench/hostdnn_ops" --reps "$REPS" --threads "$THREADS" $OPS_SHAPE >> "$out" 2>/dev/null
-  # shellcheck disable=SC2086
-  [ -x "$build/bench/onednn_ops" ] && "$build/bench/onednn_ops" --reps "$REPS" --threads "$THREADS" $OPS_SHAPE >> "$out" 2>/dev/null
+  while IFS=: read -r shape ops; do
+    [ -n "$shape" ] || continue
+    for layout in $LAYOUTS; do
+      # shellcheck disable=SC2086
+      "$build/bench/hostdnn_ops" --reps "$REPS" --threads "$THREADS" --layout "$layout" $shape $ops >> "$out" 2>/dev/null
+      # shellcheck disable=SC2086
+      [ -x "$build/bench/onednn_ops" ] && "$build/bench/onednn_ops" --reps "$REPS" --threads "$THREADS" \
+        --layout "$layout" $shape $ops >> "$out" 2>/dev/null
+    done
+  done <<< "$OPS_SETS"
 done
 echo >&2
 load1=$(cut -d' ' -f1-3 /proc/loadavg)

@@ -236,8 +236,10 @@ static void run_bwd(hd_bn_eng *e, int64_t n, int64_t s, int64_t len, void *arg)
     const hd_bn_problem *pb = e->pb;
     size_t C = (size_t)pb->C;
     if (pb->x.dtype == CUDNN_DATA_FLOAT) {
-        e->k->col_bwd(hd_bn_pix(&pb->dy, pb->dyp, n, s), hd_bn_pix(&pb->x, pb->xp, n, s), (float *)hd_bn_pix(&pb->dx, pb->dxp, n, s),
-                      (size_t)len, C, pqr, pqr + C, pqr + 2 * C, pqr + 3 * C, (float)e->beta);
+        (e->stream ? e->k->col_bwd_stream : e->k->col_bwd)(hd_bn_pix(&pb->dy, pb->dyp, n, s),
+                                                           hd_bn_pix(&pb->x, pb->xp, n, s),
+                                                           (float *)hd_bn_pix(&pb->dx, pb->dxp, n, s), (size_t)len, C,
+                                                           pqr, pqr + C, pqr + 2 * C, pqr + 3 * C, (float)e->beta);
         return;
     }
     float *gb = a->blk, *xb = gb + HD_BN_BLK * C, *db = xb + HD_BN_BLK * C;

@@ -300,8 +300,9 @@ static void run_affine(hd_bn_eng *e, int64_t n, int64_t s, int64_t len, void *ar
     const hd_bn_problem *pb = e->pb;
     size_t C = (size_t)pb->C;
     if (pb->x.dtype == CUDNN_DATA_FLOAT) {
-        e->k->col_affine(hd_bn_pix(&pb->x, pb->xp, n, s), (float *)hd_bn_pix(&pb->y, pb->yp, n, s), (size_t)len, C, a->par,
-                         a->par + C, a->par + 2 * C, (float)e->beta);
+        (e->stream ? e->k->col_affine_stream : e->k->col_affine)(hd_bn_pix(&pb->x, pb->xp, n, s),
+                                                                 (float *)hd_bn_pix(&pb->y, pb->yp, n, s), (size_t)len,
+                                                                 C, a->par, a->par + C, a->par + 2 * C, (float)e->beta);
         return;
     }
     float *xb = a->blk, *yb = xb + HD_BN_BLK * C;

@@ -39,14 +39,15 @@ static void check_isa(int isa)
                                           &hd_f32_eltwise_ukernels__avx512));
     CHECK(hd_bn_f32_select(isa) ==
           PICK(e, &hd_f32_bn_ukernels__scalar, &hd_f32_bn_ukernels__avx2, &hd_f32_bn_ukernels__avx512));
-    CHECK(hd_f32_vmax_select(isa) ==
-          PICK(e, hd_f32_vmax_ukernel__scalar, hd_f32_vmax_ukernel__avx2, hd_f32_vmax_ukernel__avx512));
+    CHECK(hd_f32_pool_nhwc_select(isa) ==
+          PICK(e, hd_f32_pool_ukernel_nhwc__scalar, hd_f32_pool_ukernel_nhwc__avx2, hd_f32_pool_ukernel_nhwc__avx512));
     CHECK(hd_f32_pool_vmax_select(isa) == PICK(e, hd_f32_pool_ukernel_vmax__scalar, hd_f32_pool_ukernel_vmax__avx2,
                                                hd_f32_pool_ukernel_vmax__avx512));
     CHECK(hd_f32_pool_hsum_select(isa) == PICK(e, hd_f32_pool_ukernel_hsum__scalar, hd_f32_pool_ukernel_hsum__avx2,
                                                hd_f32_pool_ukernel_hsum__avx512));
     CHECK(hd_f32_softmax_kernel(isa) ==
           PICK(e, hd_f32_softmax_ukernel__scalar, hd_f32_softmax_ukernel__avx2, hd_f32_softmax_ukernel__avx512));
+    CHECK(hd_f32_softmax_rows_kernel(isa) == (e >= HD_ISA_AVX512 ? hd_f32_softmax_ukernel_rows__avx512 : NULL));
     CHECK(hd_f32_softmax_cols_stream_kernel(isa) == (e >= HD_ISA_AVX512 ? hd_f32_softmax_ukernel_cols_stream__avx512
                                                                          : NULL));
     CHECK(hd_f32_tile_select(isa) ==

@@ -130,6 +130,7 @@ static const shape shapes[] = {
     {2, 2, 3, {6, 7}, {2, 3}, {-1, 0}, {1, 2}, 0},     /* negative padding crops */
     {1, 2, 3, {9}, {3}, {1}, {2}, 0},                  /* 1-d pooling of a 3-d tensor */
     {3, 2, 2, {4, 5, 6}, {2, 3, 2}, {1, 0, 1}, {2, 1, 3}, 0},
+    {2, 3, 5, {7, 6}, {7, 6}, {0, 0}, {1, 1}, 0},      /* global pooling (one output per plane) */
     {1 + 0, 0, 0, {0}, {0}, {0}, {0}, 0},
 };
 

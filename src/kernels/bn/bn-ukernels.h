@@ -58,6 +58,12 @@ typedef struct {
     void (*affine_stream)(const float *x, float *y, size_t n, float m, float a, float b, float beta);
     void (*bwd_stream)(const float *dy, const float *x, float *dx, size_t n, float m, float p, float q, float r,
                        float beta);
+    /* col_affine and col_bwd again, bit for bit, with streaming stores when beta == 0, the
+     * output is 64-byte aligned and C a multiple of 16 (else plain stores) */
+    void (*col_affine_stream)(const float *x, float *y, size_t rows, size_t C, const float *m, const float *a,
+                              const float *b, float beta);
+    void (*col_bwd_stream)(const float *dy, const float *x, float *dx, size_t rows, size_t C, const float *m,
+                           const float *p, const float *q, const float *r, float beta);
 } hd_bn_f32_kernels;
 
 extern const hd_bn_f32_kernels hd_f32_bn_ukernels__scalar;

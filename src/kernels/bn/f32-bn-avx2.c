@@ -368,4 +368,4 @@ static void f2b_v(const float *f, uint16_t *h, size_t n)
 const hd_bn_f32_kernels hd_f32_bn_ukernels__avx2 = {"avx2", sum_v, sqdev_v, affine_v, dsums_v, bwd_v,
                                            col_sum_v, col_sqdev_v, col_affine_v, col_dsums_v, col_bwd_v,
                                            h2f_v, f2h_v, b2f_v, f2b_v, ssums_v, col_ssums_v,
-                                             dssums_v, affine_stream_v, bwd_stream_v};
+                                             dssums_v, affine_stream_v, bwd_stream_v, col_affine_v, col_bwd_v};

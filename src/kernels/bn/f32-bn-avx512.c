@@ -188,36 +188,97 @@ static void bwd_stream_v(const float *dy, const float *x, float *dx, size_t n, f
  * order, so each channel sums exactly like the scalar code. */
 static inline __mmask8 tail8(size_t left) { return left >= 8 ? (__mmask8)0xff : (__mmask8)((1u << left) - 1u); }
 
+/* The sums keep 32 channels (four 8-lane double vectors per sum) in registers across a block
+ * of rows small enough to stay in L1 between the channel blocks (about 32 KiB of x), instead
+ * of loading and storing the accumulators at every row: the store port, not memory, bounded
+ * the row-at-a-time loop.  Each channel still adds its rows in order. */
+static inline size_t row_block(size_t C)
+{
+    size_t r = 8192 / C;
+    return r ? r : 1;
+}
+
+static inline __m512d ld8(const float *x, __mmask8 k) { return _mm512_cvtps_pd(_mm256_maskz_loadu_ps(k, x)); }
+
+/* The three column sums, one 8-channel group: mode 0: s1 += x;  mode 1: s2 += (x - k)^2;
+ * mode 2: s1 += x - k, s2 += (x - k)^2.  Always inlined with a constant mode, so that the
+ * accumulators of the 32-channel blocks live in registers. */
+#define COL_STEP(mode, xv, kv, a, q) do { \
+        __m512d d_ = (xv); \
+        if ((mode) == 0) { \
+            (a) = _mm512_add_pd((a), d_); \
+        } else { \
+            d_ = _mm512_sub_pd(d_, (kv)); \
+            if ((mode) == 1) { \
+                (q) = _mm512_add_pd((q), _mm512_mul_pd(d_, d_)); \
+            } else { \
+                (a) = _mm512_add_pd((a), d_); \
+                (q) = _mm512_add_pd((q), _mm512_mul_pd(d_, d_)); \
+            } \
+        } \
+    } while (0)
+
+static inline __attribute__((always_inline)) void col_fold(const float *x, size_t rows, size_t C, const double *k,
+                                                           double *s1, double *s2, int mode)
+{
+    const __m512d z = _mm512_setzero_pd();
+    size_t rb = row_block(C);
+    for (size_t r0 = 0; r0 < rows; r0 += rb, x += rb * C) {
+        size_t rn = rows - r0 < rb ? rows - r0 : rb;
+        size_t c = 0;
+        for (; c + 32 <= C; c += 32) {
+            __m512d a0 = mode != 1 ? _mm512_loadu_pd(s1 + c) : z, a1 = mode != 1 ? _mm512_loadu_pd(s1 + c + 8) : z;
+            __m512d a2 = mode != 1 ? _mm512_loadu_pd(s1 + c + 16) : z, a3 = mode != 1 ? _mm512_loadu_pd(s1 + c + 24) : z;
+            __m512d q0 = mode ? _mm512_loadu_pd(s2 + c) : z, q1 = mode ? _mm512_loadu_pd(s2 + c + 8) : z;
+            __m512d q2 = mode ? _mm512_loadu_pd(s2 + c + 16) : z, q3 = mode ? _mm512_loadu_pd(s2 + c + 24) : z;
+            __m512d k0 = mode ? _mm512_loadu_pd(k + c) : z, k1 = mode ? _mm512_loadu_pd(k + c + 8) : z;
+            __m512d k2 = mode ? _mm512_loadu_pd(k + c + 16) : z, k3 = mode ? _mm512_loadu_pd(k + c + 24) : z;
+            const float *p = x + c;
+            for (size_t r = 0; r < rn; r++, p += C) {
+                COL_STEP(mode, _mm512_cvtps_pd(_mm256_loadu_ps(p)), k0, a0, q0);
+                COL_STEP(mode, _mm512_cvtps_pd(_mm256_loadu_ps(p + 8)), k1, a1, q1);
+                COL_STEP(mode, _mm512_cvtps_pd(_mm256_loadu_ps(p + 16)), k2, a2, q2);
+                COL_STEP(mode, _mm512_cvtps_pd(_mm256_loadu_ps(p + 24)), k3, a3, q3);
+            }
+            if (mode != 1) {
+                _mm512_storeu_pd(s1 + c, a0), _mm512_storeu_pd(s1 + c + 8, a1);
+                _mm512_storeu_pd(s1 + c + 16, a2), _mm512_storeu_pd(s1 + c + 24, a3);
+            }
+            if (mode) {
+                _mm512_storeu_pd(s2 + c, q0), _mm512_storeu_pd(s2 + c + 8, q1);
+                _mm512_storeu_pd(s2 + c + 16, q2), _mm512_storeu_pd(s2 + c + 24, q3);
+            }
+        }
+        for (; c < C; c += 8) {
+            __mmask8 m = tail8(C - c);
+            __m512d a = mode != 1 ? _mm512_maskz_loadu_pd(m, s1 + c) : z;
+            __m512d q = mode ? _mm512_maskz_loadu_pd(m, s2 + c) : z;
+            __m512d kk = mode ? _mm512_maskz_loadu_pd(m, k + c) : z;
+            const float *p = x + c;
+            for (size_t r = 0; r < rn; r++, p += C)
+                COL_STEP(mode, ld8(p, m), kk, a, q);
+            if (mode != 1)
+                _mm512_mask_storeu_pd(s1 + c, m, a);
+            if (mode)
+                _mm512_mask_storeu_pd(s2 + c, m, q);
+        }
+    }
+}
+
 static void col_sum_v(const float *x, size_t rows, size_t C, double *acc)
 {
-    for (size_t r = 0; r < rows; r++, x += C)
-        for (size_t c = 0; c < C; c += 8) {
-            __mmask8 k = tail8(C - c);
-            __m512d v = _mm512_cvtps_pd(_mm256_maskz_loadu_ps(k, x + c));
-            _mm512_mask_storeu_pd(acc + c, k, _mm512_add_pd(_mm512_maskz_loadu_pd(k, acc + c), v));
-        }
+    col_fold(x, rows, C, NULL, acc, NULL, 0);
 }
 
 static void col_sqdev_v(const float *x, size_t rows, size_t C, const double *mean, double *acc)
 {
-    for (size_t r = 0; r < rows; r++, x += C)
-        for (size_t c = 0; c < C; c += 8) {
-            __mmask8 k = tail8(C - c);
-            __m512d d = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_maskz_loadu_ps(k, x + c)), _mm512_maskz_loadu_pd(k, mean + c));
-            _mm512_mask_storeu_pd(acc + c, k, _mm512_add_pd(_mm512_maskz_loadu_pd(k, acc + c), _mm512_mul_pd(d, d)));
-        }
+    col_fold(x, rows, C, mean, NULL, acc, 1);
 }
 
 /* no FMA here: the column kernels must round exactly like the scalar code */
 static void col_ssums_v(const float *x, size_t rows, size_t C, const double *k, double *s1, double *s2)
 {
-    for (size_t r = 0; r < rows; r++, x += C)
-        for (size_t c = 0; c < C; c += 8) {
-            __mmask8 m = tail8(C - c);
-            __m512d d = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_maskz_loadu_ps(m, x + c)), _mm512_maskz_loadu_pd(m, k + c));
-            _mm512_mask_storeu_pd(s1 + c, m, _mm512_add_pd(_mm512_maskz_loadu_pd(m, s1 + c), d));
-            _mm512_mask_storeu_pd(s2 + c, m, _mm512_add_pd(_mm512_maskz_loadu_pd(m, s2 + c), _mm512_mul_pd(d, d)));
-        }
+    col_fold(x, rows, C, k, s1, s2, 2);
 }
 
 static void col_affine_v(const float *x, float *y, size_t rows, size_t C, const float *m, const float *a, const float *b,
@@ -236,17 +297,54 @@ static void col_affine_v(const float *x, float *y, size_t rows, size_t C, const 
         }
 }
 
+/* As col_fold: 32 channels of both sums in registers over an L1-sized block of rows. */
+#define DSUM_STEP(pd, px, mv, g, h) do { \
+        __m512d gy_ = _mm512_cvtps_pd(_mm256_loadu_ps(pd)); \
+        __m512d d_ = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(px)), (mv)); \
+        (g) = _mm512_add_pd((g), gy_); \
+        (h) = _mm512_add_pd((h), _mm512_mul_pd(gy_, d_)); \
+    } while (0)
+
 static void col_dsums_v(const float *dy, const float *x, size_t rows, size_t C, const double *mean, double *sdy,
                         double *sdyx)
 {
-    for (size_t r = 0; r < rows; r++, x += C, dy += C)
-        for (size_t c = 0; c < C; c += 8) {
-            __mmask8 k = tail8(C - c);
-            __m512d g = _mm512_cvtps_pd(_mm256_maskz_loadu_ps(k, dy + c));
-            __m512d d = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_maskz_loadu_ps(k, x + c)), _mm512_maskz_loadu_pd(k, mean + c));
-            _mm512_mask_storeu_pd(sdy + c, k, _mm512_add_pd(_mm512_maskz_loadu_pd(k, sdy + c), g));
-            _mm512_mask_storeu_pd(sdyx + c, k, _mm512_add_pd(_mm512_maskz_loadu_pd(k, sdyx + c), _mm512_mul_pd(g, d)));
+    size_t rb = row_block(C);
+    for (size_t r0 = 0; r0 < rows; r0 += rb, x += rb * C, dy += rb * C) {
+        size_t rn = rows - r0 < rb ? rows - r0 : rb;
+        size_t c = 0;
+        for (; c + 32 <= C; c += 32) {      /* named accumulators: they stay in registers */
+            __m512d g0 = _mm512_loadu_pd(sdy + c), g1 = _mm512_loadu_pd(sdy + c + 8);
+            __m512d g2 = _mm512_loadu_pd(sdy + c + 16), g3 = _mm512_loadu_pd(sdy + c + 24);
+            __m512d h0 = _mm512_loadu_pd(sdyx + c), h1 = _mm512_loadu_pd(sdyx + c + 8);
+            __m512d h2 = _mm512_loadu_pd(sdyx + c + 16), h3 = _mm512_loadu_pd(sdyx + c + 24);
+            __m512d m0 = _mm512_loadu_pd(mean + c), m1 = _mm512_loadu_pd(mean + c + 8);
+            __m512d m2 = _mm512_loadu_pd(mean + c + 16), m3 = _mm512_loadu_pd(mean + c + 24);
+            const float *px = x + c, *pd = dy + c;
+            for (size_t r = 0; r < rn; r++, px += C, pd += C) {
+                DSUM_STEP(pd, px, m0, g0, h0);
+                DSUM_STEP(pd + 8, px + 8, m1, g1, h1);
+                DSUM_STEP(pd + 16, px + 16, m2, g2, h2);
+                DSUM_STEP(pd + 24, px + 24, m3, g3, h3);
+            }
+            _mm512_storeu_pd(sdy + c, g0), _mm512_storeu_pd(sdy + c + 8, g1);
+            _mm512_storeu_pd(sdy + c + 16, g2), _mm512_storeu_pd(sdy + c + 24, g3);
+            _mm512_storeu_pd(sdyx + c, h0), _mm512_storeu_pd(sdyx + c + 8, h1);
+            _mm512_storeu_pd(sdyx + c + 16, h2), _mm512_storeu_pd(sdyx + c + 24, h3);
         }
+        for (; c < C; c += 8) {
+            __mmask8 k = tail8(C - c);
+            __m512d g = _mm512_maskz_loadu_pd(k, sdy + c), h = _mm512_maskz_loadu_pd(k, sdyx + c);
+            __m512d mm = _mm512_maskz_loadu_pd(k, mean + c);
+            const float *px = x + c, *pd = dy + c;
+            for (size_t r = 0; r < rn; r++, px += C, pd += C) {
+                __m512d gy = ld8(pd, k), d = _mm512_sub_pd(ld8(px, k), mm);
+                g = _mm512_add_pd(g, gy);
+                h = _mm512_add_pd(h, _mm512_mul_pd(gy, d));
+            }
+            _mm512_mask_storeu_pd(sdy + c, k, g);
+            _mm512_mask_storeu_pd(sdyx + c, k, h);
+        }
+    }
 }
 
 static void col_bwd_v(const float *dy, const float *x, float *dx, size_t rows, size_t C, const float *m, const float *p,
@@ -265,6 +363,41 @@ static void col_bwd_v(const float *dy, const float *x, float *dx, size_t rows, s
                 o = _mm512_add_ps(o, _mm512_mul_ps(vb, _mm512_maskz_loadu_ps(k, dx + c)));
             _mm512_mask_storeu_ps(dx + c, k, o);
         }
+}
+
+/* Streaming variants of the two column kernels: same arithmetic, non-temporal stores. */
+static void col_affine_stream_v(const float *x, float *y, size_t rows, size_t C, const float *m, const float *a,
+                                const float *b, float beta)
+{
+    if (beta != 0.0f || C % 16 || ((uintptr_t)y & 63)) {
+        col_affine_v(x, y, rows, C, m, a, b, beta);
+        return;
+    }
+    for (size_t r = 0; r < rows; r++, x += C, y += C)
+        for (size_t c = 0; c < C; c += 16) {
+            __m512 d = _mm512_sub_ps(_mm512_loadu_ps(x + c), _mm512_loadu_ps(m + c));
+            _mm512_stream_ps(y + c, _mm512_add_ps(_mm512_mul_ps(_mm512_loadu_ps(a + c), d), _mm512_loadu_ps(b + c)));
+        }
+    _mm_sfence();
+}
+
+static void col_bwd_stream_v(const float *dy, const float *x, float *dx, size_t rows, size_t C, const float *m,
+                             const float *p, const float *q, const float *rr, float beta)
+{
+    if (beta != 0.0f || C % 16 || ((uintptr_t)dx & 63)) {
+        col_bwd_v(dy, x, dx, rows, C, m, p, q, rr, beta);
+        return;
+    }
+    for (size_t i = 0; i < rows; i++, x += C, dy += C, dx += C)
+        for (size_t c = 0; c < C; c += 16) {
+            __m512 o = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(_mm512_loadu_ps(p + c), _mm512_loadu_ps(dy + c)),
+                                                   _mm512_mul_ps(_mm512_loadu_ps(q + c),
+                                                                 _mm512_sub_ps(_mm512_loadu_ps(x + c),
+                                                                               _mm512_loadu_ps(m + c)))),
+                                     _mm512_loadu_ps(rr + c));
+            _mm512_stream_ps(dx + c, o);
+        }
+    _mm_sfence();
 }
 
 static void h2f_v(const uint16_t *h, float *f, size_t n)
@@ -311,4 +444,5 @@ static void f2b_v(const float *f, uint16_t *h, size_t n)
 const hd_bn_f32_kernels hd_f32_bn_ukernels__avx512 = {"avx512", sum_v, sqdev_v, affine_v, dsums_v, bwd_v,
                                              col_sum_v, col_sqdev_v, col_affine_v, col_dsums_v, col_bwd_v,
                                              h2f_v, f2h_v, b2f_v, f2b_v, ssums_v, col_ssums_v,
-                                             dssums_v, affine_stream_v, bwd_stream_v};
+                                             dssums_v, affine_stream_v, bwd_stream_v,
+                                             col_affine_stream_v, col_bwd_stream_v};

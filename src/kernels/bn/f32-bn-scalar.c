@@ -162,4 +162,4 @@ static void f2b_s(const float *f, uint16_t *h, size_t n)
 const hd_bn_f32_kernels hd_f32_bn_ukernels__scalar = {"scalar", sum_s, sqdev_s, affine_s, dsums_s, bwd_s,
                                              col_sum_s, col_sqdev_s, col_affine_s, col_dsums_s, col_bwd_s,
                                              h2f_s, f2h_s, b2f_s, f2b_s, ssums_s, col_ssums_s,
-                                             dssums_s, affine_s, bwd_s};
+                                             dssums_s, affine_s, bwd_s, col_affine_s, col_bwd_s};

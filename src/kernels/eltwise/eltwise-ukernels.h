@@ -23,6 +23,11 @@ typedef void (*hd_f32_add3_fn)(size_t n, const float *a, const float *b, float *
 typedef void (*hd_f32_mul3_fn)(size_t n, const float *a, const float *b, float *c, float alpha1, float alpha2,
                                float beta);
 
+typedef void (*hd_f32_clip_fn)(size_t n, const float *x, float *y, float alpha, float beta, float coef);
+typedef void (*hd_f32_act_bwd_fn)(size_t n, int mode, const float *y, const float *dy, const float *x, float *dx,
+                                  float alpha, float beta, float coef);
+typedef void (*hd_f32_fill_fn)(size_t n, float v, float *y, float beta);
+
 typedef struct {
     const char *name;
     hd_f32_relu_fn relu;
@@ -35,7 +40,24 @@ typedef struct {
      * cache anyway (hd_eltwise_stream_min_bytes); the scalar table has none (plain stores). */
     hd_f32_relu_fn relu_stream;
     hd_f32_add3_fn add3_stream;
+    /* y = alpha * f(x) + beta * y for f = sigmoid 1 / (1 + exp(-x)) and tanh, from one exp
+     * polynomial (a few ulp; tanh within about 1e-7 absolute near 0), the same bits on every
+     * ISA (the scalar version replays the vector steps; AVX2 uses it).  NaN gives NaN, +-inf
+     * the limits. */
+    hd_f32_relu_fn sigmoid;
+    hd_f32_relu_fn tanh;
+    /* y = alpha * min(max(x, 0), coef) + beta * y, coef > 0; a NaN x gives 0 */
+    hd_f32_clip_fn clip;
+    /* dx = alpha * g + beta * dx, g the activation gradient of MODE (hd_eltwise_bwd_mode):
+     * RELU (x > 0 ? dy : 0), CLIP (0 < x < coef ? dy : 0; NaN x: 0 for both), SIGMOID
+     * (dy * y) * (1 - y), TANH dy * (1 - y * y); y or x is not read where the mode does not
+     * use it.  Same float operations in that order on every ISA: the same bits. */
+    hd_f32_act_bwd_fn act_bwd;
+    /* y = v + beta * y (a broadcast value, e.g. one channel's bias) */
+    hd_f32_fill_fn fill;
 } hd_eltwise_table;
+
+enum { HD_ELT_BWD_RELU, HD_ELT_BWD_CLIP, HD_ELT_BWD_SIGMOID, HD_ELT_BWD_TANH };
 
 extern const hd_eltwise_table hd_f32_eltwise_ukernels__scalar;
 extern const hd_eltwise_table hd_f32_eltwise_ukernels__avx2;

@@ -106,4 +106,73 @@ static void add3_stream(size_t n, const float *a, const float *b, float *c, floa
     add3(n - i, a + i, b + i, c + i, alpha1, alpha2, beta);
 }
 
-const hd_eltwise_table hd_f32_eltwise_ukernels__avx2 = { "avx2", relu, axpby, add3, mul3, relu_stream, add3_stream };
+/* sigmoid and tanh: the scalar loops (the same bits as AVX-512) */
+static void sigmoid(size_t n, const float *x, float *y, float alpha, float beta)
+{
+    hd_f32_eltwise_ukernels__scalar.sigmoid(n, x, y, alpha, beta);
+}
+
+static void tanh_(size_t n, const float *x, float *y, float alpha, float beta)
+{
+    hd_f32_eltwise_ukernels__scalar.tanh(n, x, y, alpha, beta);
+}
+
+/* clip, activation backward and fill: 8 lanes, the scalar operations in the same order */
+static inline __m256 tailmask(size_t left)
+{
+    return _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32((int)(left > 8 ? 8 : left)),
+                                                  _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)));
+}
+
+static void clip(size_t n, const float *x, float *y, float alpha, float beta, float coef)
+{
+    const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta), vc = _mm256_set1_ps(coef);
+    const __m256 z = _mm256_setzero_ps();
+    for (size_t i = 0; i < n; i += 8) {
+        __m256i k = _mm256_castps_si256(tailmask(n - i));
+        __m256 m = _mm256_max_ps(_mm256_maskload_ps(x + i, k), z);     /* NaN: the second operand, 0 */
+        __m256 v = _mm256_mul_ps(va, _mm256_min_ps(m, vc));
+        if (beta != 0.0f)
+            v = _mm256_add_ps(v, _mm256_mul_ps(vb, _mm256_maskload_ps(y + i, k)));
+        _mm256_maskstore_ps(y + i, k, v);
+    }
+}
+
+static void act_bwd(size_t n, int mode, const float *y, const float *dy, const float *x, float *dx, float alpha,
+                    float beta, float coef)
+{
+    const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta), vc = _mm256_set1_ps(coef);
+    const __m256 z = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f);
+    for (size_t i = 0; i < n; i += 8) {
+        __m256i k = _mm256_castps_si256(tailmask(n - i));
+        __m256 g = _mm256_maskload_ps(dy + i, k), v;
+        if (mode == HD_ELT_BWD_RELU || mode == HD_ELT_BWD_CLIP) {
+            __m256 xv = _mm256_maskload_ps(x + i, k);
+            __m256 keep = _mm256_cmp_ps(xv, z, _CMP_GT_OQ);
+            if (mode == HD_ELT_BWD_CLIP)
+                keep = _mm256_and_ps(keep, _mm256_cmp_ps(xv, vc, _CMP_LT_OQ));
+            v = _mm256_and_ps(keep, g);
+        } else {
+            __m256 yv = _mm256_maskload_ps(y + i, k);
+            v = mode == HD_ELT_BWD_SIGMOID ? _mm256_mul_ps(_mm256_mul_ps(g, yv), _mm256_sub_ps(one, yv))
+                                           : _mm256_mul_ps(g, _mm256_sub_ps(one, _mm256_mul_ps(yv, yv)));
+        }
+        v = _mm256_mul_ps(va, v);
+        if (beta != 0.0f)
+            v = _mm256_add_ps(v, _mm256_mul_ps(vb, _mm256_maskload_ps(dx + i, k)));
+        _mm256_maskstore_ps(dx + i, k, v);
+    }
+}
+
+static void fill(size_t n, float v, float *y, float beta)
+{
+    const __m256 vv = _mm256_set1_ps(v), vb = _mm256_set1_ps(beta);
+    for (size_t i = 0; i < n; i += 8) {
+        __m256i k = _mm256_castps_si256(tailmask(n - i));
+        __m256 o = beta != 0.0f ? _mm256_add_ps(vv, _mm256_mul_ps(vb, _mm256_maskload_ps(y + i, k))) : vv;
+        _mm256_maskstore_ps(y + i, k, o);
+    }
+}
+
+const hd_eltwise_table hd_f32_eltwise_ukernels__avx2 = { "avx2", relu, axpby, add3, mul3, relu_stream, add3_stream,
+                                                         sigmoid, tanh_, clip, act_bwd, fill };

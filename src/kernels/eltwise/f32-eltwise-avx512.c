@@ -106,4 +106,120 @@ static void add3_stream(size_t n, const float *a, const float *b, float *c, floa
     add3(n - i, a + i, b + i, c + i, alpha1, alpha2, beta);
 }
 
-const hd_eltwise_table hd_f32_eltwise_ukernels__avx512 = {"avx512", relu, axpby, add3, mul3, relu_stream, add3_stream};
+/* exp(r) for r <= 0, r = k ln2 + t with |t| <= ln2/2: degree-6 Taylor polynomial of exp(t)
+ * (relative error below 2e-7 there) times 2^k from the exponent bits; r below -87 gives 0
+ * and a NaN r stays NaN. */
+static inline __m512 exp_neg(__m512 r)
+{
+    const __m512 lo = _mm512_set1_ps(-87.0f);
+    __mmask16 under = _mm512_cmp_ps_mask(r, lo, _CMP_LT_OQ);
+    r = _mm512_max_ps(lo, r);
+    __m512 k = _mm512_roundscale_ps(_mm512_mul_ps(r, _mm512_set1_ps(1.44269504f)),
+                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 t = _mm512_fnmadd_ps(k, _mm512_set1_ps(0.693359375f), r);
+    t = _mm512_fnmadd_ps(k, _mm512_set1_ps(-2.12194440e-4f), t);
+    __m512 p = _mm512_set1_ps(1.0f / 720);
+    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.0f / 120));
+    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.0f / 24));
+    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.0f / 6));
+    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(0.5f));
+    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.0f));
+    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.0f));
+    __m512i e = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(k), _mm512_set1_epi32(127)), 23);
+    return _mm512_maskz_mov_ps((__mmask16)~under, _mm512_mul_ps(p, _mm512_castsi512_ps(e)));
+}
+
+/* sigmoid from e = exp(-|x|): 1 / (1 + e) for x >= 0, e / (1 + e) below (no overflow, and
+ * small results keep their relative accuracy); tanh(|x|) = (1 - e2) / (1 + e2) with
+ * e2 = exp(-2|x|), sign restored (absolute error about 1e-7 near 0). */
+static inline __m512 act16(__m512 x, int tanh_mode)
+{
+    const __m512 one = _mm512_set1_ps(1.0f);
+    __m512 ax = _mm512_abs_ps(x);
+    if (tanh_mode) {
+        __m512 e = exp_neg(_mm512_mul_ps(_mm512_set1_ps(-2.0f), ax));
+        __m512 v = _mm512_div_ps(_mm512_sub_ps(one, e), _mm512_add_ps(one, e));
+        /* copy x's sign bit onto v (NaN x: v is NaN already) */
+        const __m512i sign = _mm512_set1_epi32((int)0x80000000u);
+        return _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(v),
+                                                   _mm512_and_si512(_mm512_castps_si512(x), sign)));
+    }
+    __m512 e = exp_neg(_mm512_sub_ps(_mm512_setzero_ps(), ax));
+    __m512 d = _mm512_add_ps(one, e);
+    __mmask16 neg = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
+    return _mm512_div_ps(_mm512_mask_mov_ps(one, neg, e), d);
+}
+
+static inline void act(size_t n, const float *x, float *y, float alpha, float beta, int tanh_mode)
+{
+    const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 k = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1u);
+        __m512 xv = _mm512_maskz_loadu_ps(k, x + i);
+        /* a NaN x gives x itself (selected, so its bits do not depend on operation order) */
+        __m512 a = _mm512_mask_mov_ps(act16(xv, tanh_mode), _mm512_cmp_ps_mask(xv, xv, _CMP_UNORD_Q), xv);
+        __m512 v = _mm512_mul_ps(va, a);
+        if (beta != 0.0f)
+            v = _mm512_add_ps(v, _mm512_mul_ps(vb, _mm512_maskz_loadu_ps(k, y + i)));
+        _mm512_mask_storeu_ps(y + i, k, v);
+    }
+}
+
+static void sigmoid(size_t n, const float *x, float *y, float alpha, float beta) { act(n, x, y, alpha, beta, 0); }
+static void tanh_(size_t n, const float *x, float *y, float alpha, float beta) { act(n, x, y, alpha, beta, 1); }
+
+/* clip, activation backward and fill: 16 lanes, the scalar operations in the same order */
+static inline __mmask16 tail16(size_t left) { return left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1u); }
+
+static void clip(size_t n, const float *x, float *y, float alpha, float beta, float coef)
+{
+    const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta), vc = _mm512_set1_ps(coef);
+    const __m512 z = _mm512_setzero_ps();
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 k = tail16(n - i);
+        __m512 m = _mm512_max_ps(_mm512_maskz_loadu_ps(k, x + i), z);    /* NaN: the second operand, 0 */
+        __m512 v = _mm512_mul_ps(va, _mm512_min_ps(m, vc));
+        if (beta != 0.0f)
+            v = _mm512_add_ps(v, _mm512_mul_ps(vb, _mm512_maskz_loadu_ps(k, y + i)));
+        _mm512_mask_storeu_ps(y + i, k, v);
+    }
+}
+
+static void act_bwd(size_t n, int mode, const float *y, const float *dy, const float *x, float *dx, float alpha,
+                    float beta, float coef)
+{
+    const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta), vc = _mm512_set1_ps(coef);
+    const __m512 z = _mm512_setzero_ps(), one = _mm512_set1_ps(1.0f);
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 k = tail16(n - i);
+        __m512 g = _mm512_maskz_loadu_ps(k, dy + i), v;
+        if (mode == HD_ELT_BWD_RELU || mode == HD_ELT_BWD_CLIP) {
+            __m512 xv = _mm512_maskz_loadu_ps(k, x + i);
+            __mmask16 keep = _mm512_cmp_ps_mask(xv, z, _CMP_GT_OQ);
+            if (mode == HD_ELT_BWD_CLIP)
+                keep &= _mm512_cmp_ps_mask(xv, vc, _CMP_LT_OQ);
+            v = _mm512_maskz_mov_ps(keep, g);
+        } else {
+            __m512 yv = _mm512_maskz_loadu_ps(k, y + i);
+            v = mode == HD_ELT_BWD_SIGMOID ? _mm512_mul_ps(_mm512_mul_ps(g, yv), _mm512_sub_ps(one, yv))
+                                           : _mm512_mul_ps(g, _mm512_sub_ps(one, _mm512_mul_ps(yv, yv)));
+        }
+        v = _mm512_mul_ps(va, v);
+        if (beta != 0.0f)
+            v = _mm512_add_ps(v, _mm512_mul_ps(vb, _mm512_maskz_loadu_ps(k, dx + i)));
+        _mm512_mask_storeu_ps(dx + i, k, v);
+    }
+}
+
+static void fill(size_t n, float v, float *y, float beta)
+{
+    const __m512 vv = _mm512_set1_ps(v), vb = _mm512_set1_ps(beta);
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 k = tail16(n - i);
+        __m512 o = beta != 0.0f ? _mm512_add_ps(vv, _mm512_mul_ps(vb, _mm512_maskz_loadu_ps(k, y + i))) : vv;
+        _mm512_mask_storeu_ps(y + i, k, o);
+    }
+}
+
+const hd_eltwise_table hd_f32_eltwise_ukernels__avx512 = {"avx512", relu, axpby, add3, mul3, relu_stream, add3_stream,
+                                                          sigmoid, tanh_, clip, act_bwd, fill};

@@ -33,12 +33,22 @@ hd_f32_pool_hsum_fn hd_f32_pool_hsum_select(int isa)
          : isa >= HD_ISA_AVX2   ? hd_f32_pool_ukernel_hsum__avx2 : hd_f32_pool_ukernel_hsum__scalar;
 }
 
-hd_f32_vmax_fn hd_f32_vmax_select(int isa)
+hd_f32_pool_nhwc_fn hd_f32_pool_nhwc_select(int isa)
 {
     isa = hd_isa_cap(isa);
-    if (isa >= HD_ISA_AVX512)
-        return hd_f32_vmax_ukernel__avx512;
-    if (isa >= HD_ISA_AVX2)
-        return hd_f32_vmax_ukernel__avx2;
-    return hd_f32_vmax_ukernel__scalar;
+    return isa >= HD_ISA_AVX512 ? hd_f32_pool_ukernel_nhwc__avx512
+         : isa >= HD_ISA_AVX2   ? hd_f32_pool_ukernel_nhwc__avx2 : hd_f32_pool_ukernel_nhwc__scalar;
+}
+
+hd_f32_pool_argmax_fn hd_f32_pool_argmax_select(int isa)
+{
+    isa = hd_isa_cap(isa);
+    return isa >= HD_ISA_AVX512 ? hd_f32_pool_ukernel_argmax__avx512
+         : isa >= HD_ISA_AVX2   ? hd_f32_pool_ukernel_argmax__avx2 : hd_f32_pool_ukernel_argmax__scalar;
+}
+
+hd_f32_pool_flush_fn hd_f32_pool_flush_select(int isa)
+{
+    isa = hd_isa_cap(isa);
+    return isa >= HD_ISA_AVX512 ? hd_f32_pool_ukernel_flush__avx512 : hd_f32_pool_ukernel_flush__scalar;
 }

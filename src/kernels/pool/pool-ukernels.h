@@ -21,6 +21,7 @@
 #define HD_KERNELS_POOL_POOL_UKERNELS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define HD_POOL_ROW_SLACK 32
 
@@ -60,21 +61,46 @@ hd_f32_pool_hmax_fn hd_f32_pool_hmax_select(int isa);
 hd_f32_pool_vsum_fn hd_f32_pool_vsum_select(int isa);
 hd_f32_pool_hsum_fn hd_f32_pool_hsum_select(int isa);
 
-/* The running-maximum micro-kernel under max pooling forward (other layouts):
+/* Pooling on channel-contiguous layouts (NHWC and the like): OW output positions, each a
+ * vector of C channels made from its window's input C-vectors.
  *
- *   acc[i] = max(acc[i], x[i])  for i < n
- *
- * NaN rules (cuDNN's maxpoolingNanOpt): with propagate == 0 a NaN in x never replaces acc
- * (acc starts at -inf, so a window of NaNs gives -inf); with propagate != 0 acc becomes NaN
- * once any x it met is NaN.  Equal values (+0/-0) keep the earlier one.  Every variant gives
- * bitwise the same result as the scalar one. */
-typedef void (*hd_f32_vmax_fn)(float *acc, const float *x, size_t n, int propagate);
+ *   taps[j * ntaps + t]   the t-th input C-vector of output j (window order, each fold
+ *                         runs in that order)
+ *   max (op HD_POOL_NHWC_MAX / _MAX_PROPAGATE):  y_j[c] = running max over t, from -inf, with
+ *         the NaN and tie rules of the row kernels above
+ *   avg (op HD_POOL_NHWC_AVG):  y_j[c] = (taps[0][c] + ... + taps[ntaps-1][c]) / div[j]
+ *         (float sums in tap order, one IEEE division)
+ *   y_j = y + j * ystride.
+ * stream != 0 asks for non-temporal stores (the caller passes it only when every y_j is
+ * 64-byte aligned and C is a multiple of 16); the results are the same.  Every variant gives
+ * bitwise the result of the scalar one. */
+enum { HD_POOL_NHWC_MAX = 0, HD_POOL_NHWC_MAX_PROPAGATE = 1, HD_POOL_NHWC_AVG = 2 };
+typedef void (*hd_f32_pool_nhwc_fn)(float *y, size_t ystride, size_t ow, const float *const *taps, int ntaps,
+                                    size_t c, int op, const float *div, int stream);
+void hd_f32_pool_ukernel_nhwc__scalar(float *y, size_t ystride, size_t ow, const float *const *taps, int ntaps,
+                                      size_t c, int op, const float *div, int stream);
+void hd_f32_pool_ukernel_nhwc__avx2(float *y, size_t ystride, size_t ow, const float *const *taps, int ntaps,
+                                    size_t c, int op, const float *div, int stream);
+void hd_f32_pool_ukernel_nhwc__avx512(float *y, size_t ystride, size_t ow, const float *const *taps, int ntaps,
+                                      size_t c, int op, const float *div, int stream);
+hd_f32_pool_nhwc_fn hd_f32_pool_nhwc_select(int isa);
 
-void hd_f32_vmax_ukernel__scalar(float *acc, const float *x, size_t n, int propagate);
-void hd_f32_vmax_ukernel__avx2(float *acc, const float *x, size_t n, int propagate);
-void hd_f32_vmax_ukernel__avx512(float *acc, const float *x, size_t n, int propagate);
+/* Max pooling backward on channel-contiguous layouts: which tap holds each channel's maximum.
+ *   arg[i] = the t < ntaps of taps[t][i] chosen by the running rule (from -inf, a strictly
+ *            greater value replaces; with propagate != 0 the first NaN wins and stays), or -1
+ *            when none is (only NaNs without propagation, or only -inf)
+ * Every variant gives the scalar result. */
+typedef void (*hd_f32_pool_argmax_fn)(const float *const *taps, int ntaps, size_t c, int propagate, int32_t *arg);
+void hd_f32_pool_ukernel_argmax__scalar(const float *const *taps, int ntaps, size_t c, int propagate, int32_t *arg);
+void hd_f32_pool_ukernel_argmax__avx2(const float *const *taps, int ntaps, size_t c, int propagate, int32_t *arg);
+void hd_f32_pool_ukernel_argmax__avx512(const float *const *taps, int ntaps, size_t c, int propagate, int32_t *arg);
+hd_f32_pool_argmax_fn hd_f32_pool_argmax_select(int isa);
 
-/* The best variant for ISA (an hd_isa_t, e.g. a handle's), capped by what the CPU allows. */
-hd_f32_vmax_fn hd_f32_vmax_select(int isa);
+/* The last step of pooling backward: dx[i] = (float)(alpha * acc[i] + beta * dx[i]) in double
+ * (dx not read when beta == 0), then acc[i] = 0, for i < n.  Every variant: the scalar bits. */
+typedef void (*hd_f32_pool_flush_fn)(float *dx, double *acc, size_t n, double alpha, double beta);
+void hd_f32_pool_ukernel_flush__scalar(float *dx, double *acc, size_t n, double alpha, double beta);
+void hd_f32_pool_ukernel_flush__avx512(float *dx, double *acc, size_t n, double alpha, double beta);
+hd_f32_pool_flush_fn hd_f32_pool_flush_select(int isa);
 
 #endif

@@ -303,3 +303,59 @@ void hd_f32_softmax_ukernel_cols_stream__avx512(size_t c, size_t cols, const flo
 {
     cols_blocks(c, cols, x, ldx, y, ldy, alpha, 0.0f, 0, work);
 }
+
+/* Short groups side by side (CHANNEL mode on NHWC): a group of up to 64 floats stays in four
+ * registers from its one load to its store, and each step is the row kernel's own (same
+ * loads with the same fill, same reductions, same exp), so every group gets bit for bit
+ * what hd_f32_softmax_ukernel__avx512 gives it; the log is taken only for LOG. */
+void hd_f32_softmax_ukernel_rows__avx512(size_t n, size_t groups, const float *x, size_t ldx, float *y, size_t ldy,
+                                         float alpha, float beta, int log_mode)
+{
+    if (n > 64 || n == 0) {
+        for (size_t g = 0; g < groups; g++)
+            hd_f32_softmax_ukernel__avx512(n, x + g * ldx, y + g * ldy, alpha, beta, log_mode);
+        return;
+    }
+    const size_t nv = (n + 15) / 16;
+    __mmask16 k[4];
+    for (size_t v = 0; v < 4; v++)
+        k[v] = v < nv ? tail16(n - 16 * v) : 0;
+    const __m512 ninf = _mm512_set1_ps(-INFINITY), va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+    for (size_t g = 0; g < groups; g++) {
+        const float *xg = x + g * ldx;
+        float *yg = y + g * ldy;
+        __m512 xv[4], e[4];
+        __m512 vm = ninf;
+        for (size_t v = 0; v < nv; v++) {
+            xv[v] = _mm512_mask_loadu_ps(ninf, k[v], xg + 16 * v);
+            vm = _mm512_max_ps(vm, xv[v]);
+        }
+        float m = _mm512_reduce_max_ps(vm);
+        if (m != m || isinf(m)) {
+            hd_f32_softmax_ukernel__scalar(n, xg, yg, alpha, beta, log_mode);
+            continue;
+        }
+        __m512 mm = _mm512_set1_ps(m), vs = _mm512_setzero_ps();
+        for (size_t v = 0; v < nv; v++) {
+            xv[v] = _mm512_sub_ps(xv[v], mm);
+            e[v] = exp_neg(xv[v]);
+            vs = _mm512_add_ps(vs, _mm512_maskz_mov_ps(k[v], e[v]));
+        }
+        double s = _mm512_reduce_add_ps(vs);
+        if (log_mode) {
+            __m512 vls = _mm512_set1_ps((float)log(s));
+            for (size_t v = 0; v < nv; v++)
+                e[v] = _mm512_sub_ps(xv[v], vls);
+        } else {
+            __m512 vinv = _mm512_set1_ps((float)(1.0 / s));
+            for (size_t v = 0; v < nv; v++)
+                e[v] = _mm512_mul_ps(e[v], vinv);
+        }
+        for (size_t v = 0; v < nv; v++) {
+            __m512 o = _mm512_mul_ps(va, e[v]);
+            if (beta != 0.0f)
+                o = _mm512_add_ps(o, _mm512_mul_ps(vb, _mm512_maskz_loadu_ps(k[v], yg + 16 * v)));
+            _mm512_mask_storeu_ps(yg + 16 * v, k[v], o);
+        }
+    }
+}

@@ -44,4 +44,27 @@ void hd_f32_softmax_ukernel_cols_stream__avx512(size_t c, size_t cols, const flo
                                                 float alpha, float *work);
 hd_f32_softmax_cols_stream_fn hd_f32_softmax_cols_stream_kernel(int isa);
 
+/* GROUPS groups of N contiguous floats, group g at x + g*ldx and y + g*ldy (CHANNEL mode on
+ * NHWC: one group per position): each group bit for bit what the row kernel of the same ISA
+ * gives it, with the per-call work (reductions, log) done once per group in registers for
+ * N <= 64.  NULL where there is none (scalar, AVX2): call the row kernel per group. */
+typedef void (*hd_f32_softmax_rows_fn)(size_t n, size_t groups, const float *x, size_t ldx, float *y, size_t ldy,
+                                       float alpha, float beta, int log_mode);
+void hd_f32_softmax_ukernel_rows__avx512(size_t n, size_t groups, const float *x, size_t ldx, float *y, size_t ldy,
+                                         float alpha, float beta, int log_mode);
+hd_f32_softmax_rows_fn hd_f32_softmax_rows_kernel(int isa);
+
+/* Backward (ACCURATE and FAST) over GROUPS packed groups of N floats, group g at offset g*N of
+ * y, dy and dx: dx = alpha * y * (dy - s) + beta * dx with s = sum y*dy (products exact in
+ * double, the sum rounded to float once); dx not read when beta == 0, dx may be dy.  The
+ * variants sum in different orders, so they are compared with a tolerance.  Below AVX-512
+ * the scalar one (still far ahead of the generic double path). */
+typedef void (*hd_f32_softmax_bwd_rows_fn)(size_t n, size_t groups, const float *y, const float *dy, float *dx,
+                                           float alpha, float beta);
+void hd_f32_softmax_bwd_ukernel_rows__scalar(size_t n, size_t groups, const float *y, const float *dy, float *dx,
+                                             float alpha, float beta);
+void hd_f32_softmax_bwd_ukernel_rows__avx512(size_t n, size_t groups, const float *y, const float *dy, float *dx,
+                                             float alpha, float beta);
+hd_f32_softmax_bwd_rows_fn hd_f32_softmax_bwd_rows_kernel(int isa);
+
 #endif

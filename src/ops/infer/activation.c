@@ -85,7 +85,15 @@ static void fwd_piece(void *vctx, const hd_rows *r, const int64_t *off, int64_t 
             c->relu((size_t)n, x, y, alpha, beta);
             return;
         }
+        if (c->act->mode == CUDNN_ACTIVATION_SIGMOID || c->act->mode == CUDNN_ACTIVATION_TANH) {
+            (c->act->mode == CUDNN_ACTIVATION_SIGMOID ? c->k->sigmoid : c->k->tanh)((size_t)n, x, y, alpha, beta);
+            return;
+        }
         float coef = (float)c->act->coef;
+        if (c->act->mode == CUDNN_ACTIVATION_CLIPPED_RELU && !prop && coef > 0.0f) {
+            c->k->clip((size_t)n, x, y, alpha, beta, coef);      /* hd_act_f32's rule for coef > 0 */
+            return;
+        }
         for (int64_t i = 0; i < n; i++) {
             float v = alpha * hd_act_f32(c->act->mode, prop, coef, x[i]);
             y[i] = beta != 0.0f ? v + beta * y[i] : v;

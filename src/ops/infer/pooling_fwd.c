@@ -11,8 +11,9 @@
  * y may be larger than 1 + (in + 2*pad - window)/stride (frameworks with "ceil" output sizes
  * do this); each extra output simply takes its clipped window.
  *
- * Paths: FLOAT max pooling runs vector kernels: over channels for channel-contiguous layouts
- * (NHWC, the running max of pool-ukernels.h), and for 2-d row-contiguous layouts (NCHW) the direct
+ * Paths: FLOAT max and average pooling run vector kernels: over channels for channel-contiguous
+ * layouts (NHWC, any number of spatial dims: the NHWC kernel of pool-ukernels.h folds each
+ * output's window of C-vectors), and for 2-d row-contiguous layouts (NCHW) the direct
  * row kernel of pool-ukernels.h: the vertical max of the window's input rows, then the horizontal
  * max along the padded result (any window, padding and stride); FLOAT average pooling on
  * row-contiguous 2-d layouts runs the same passes with float sums and one division.
@@ -23,7 +24,7 @@
 #include "core/handle.h"
 #include "core/parallel.h"
 #include "core/tensor.h"
-#include "kernels/pool/pool-ukernels.h"
+#include "kernels/eltwise/eltwise-ukernels.h"
 #include "kernels/pool/pool-ukernels.h"
 #include "core/elem.h"
 #include "ops/infer/pooling.h"
@@ -41,12 +42,16 @@ typedef struct {
     double alpha, beta;
     int nsp;
     float *scratch;          /* per-thread buffer for the vector paths */
-    size_t scratch_per_thread;
-    hd_f32_vmax_fn vmax;
+    size_t scratch_per_thread;  /* floats; bytes on the NHWC path */
     hd_f32_pool_vmax_fn pool_vmax;   /* the row path's two passes */
     hd_f32_pool_hmax_fn pool_hmax;
     hd_f32_pool_vsum_fn pool_vsum;   /* ... and for the average modes */
     hd_f32_pool_hsum_fn pool_hsum;
+    hd_f32_pool_nhwc_fn pool_nhwc;   /* channel-contiguous layouts */
+    size_t nhwc_chunk;               /* outputs per NHWC kernel batch */
+    size_t nhwc_wmax;                /* most window positions of one output */
+    int nhwc_stream;                 /* y large enough for streaming stores, C % 16 == 0 */
+    size_t rows_units, rows_group;   /* row path: (n, c, block) units, and units per task */
 } fwd_ctx;
 
 static int is_max(cudnnPoolingMode_t m) { return m == CUDNN_POOLING_MAX || m == CUDNN_POOLING_MAX_DETERMINISTIC; }
@@ -125,50 +130,89 @@ static inline void store_f32(float *y, float v, double alpha, double beta)
     *y = (float)r;
 }
 
-/* Channels contiguous in x and y (NHWC-like): one task per (n, output position); the
- * running max runs over the C channels at once. */
+/* Channels contiguous in x and y (NHWC-like): one task per (n, line of outputs along the last
+ * spatial dim).  Each output's window becomes a list of pointers to its input C-vectors, in
+ * window order, and the NHWC kernel (pool-ukernels.h) folds them; outputs next to each other
+ * with the same count of window positions (all but the borders) go in one call. */
 static void nhwc_task(void *vctx, size_t t, int thread)
 {
     const fwd_ctx *k = vctx;
     const pool_t *p = k->p;
-    int C = k->x.dims[1], nsp = k->nsp;
-    int64_t per_n = 1;
-    for (int d = 0; d < nsp; d++)
-        per_n *= k->y.dims[d + 2];
-    int64_t n = (int64_t)t / per_n, rem = (int64_t)t % per_n;
+    int C = k->x.dims[1], nsp = k->nsp, last = nsp - 1;
+    int OW = k->y.dims[last + 2];
+    int64_t lines = 1;
+    for (int d = 0; d < last; d++)
+        lines *= k->y.dims[d + 2];
+    int64_t n = (int64_t)t / lines, rem = (int64_t)t % lines;
     int o[HD_POOL_MAX_SPATIAL];
-    for (int d = nsp - 1; d >= 0; d--) {
+    for (int d = last - 1; d >= 0; d--) {
         o[d] = (int)(rem % k->y.dims[d + 2]);
         rem /= k->y.dims[d + 2];
     }
-    float *acc = k->scratch + (size_t)thread * k->scratch_per_thread;
-    for (int c = 0; c < C; c++)
-        acc[c] = -INFINITY;
     hd_pool_span sp[HD_POOL_MAX_SPATIAL];
-    int64_t cnt = 1, yoff = n * k->y.strides[0];
-    for (int d = 0; d < nsp; d++) {
+    int64_t ybase = n * k->y.strides[0], incl_outer = 1, cnt_outer = 1;
+    for (int d = 0; d < last; d++) {
         sp[d] = hd_pool_span_of(o[d], k->x.dims[d + 2], p->window[d], p->pad[d], p->stride[d]);
-        cnt *= sp[d].hi - sp[d].lo;
-        yoff += (int64_t)o[d] * k->y.strides[d + 2];
+        ybase += (int64_t)o[d] * k->y.strides[d + 2];
+        incl_outer *= sp[d].incl;
+        cnt_outer *= sp[d].hi - sp[d].lo;
     }
-    int i[HD_POOL_MAX_SPATIAL];
-    for (int d = 0; d < nsp; d++)
-        i[d] = sp[d].lo;
+    char *scr = (char *)k->scratch + (size_t)thread * k->scratch_per_thread;
+    const float **taps = (const float **)(void *)scr;
+    float *div = (float *)(void *)(scr + k->nhwc_chunk * k->nhwc_wmax * sizeof(float *));
+    float *obuf = div + ((k->nhwc_chunk + 15) & ~(size_t)15);
     const float *x = k->xp;
-    for (int64_t w = 0; w < cnt; w++) {
-        int64_t xoff = n * k->x.strides[0];
-        for (int d = 0; d < nsp; d++)
-            xoff += (int64_t)i[d] * k->x.strides[d + 2];
-        k->vmax(acc, x + xoff, (size_t)C, p->nan_opt == CUDNN_PROPAGATE_NAN);
-        for (int d = nsp - 1; d >= 0; d--) {
-            if (++i[d] < sp[d].hi)
+    float *y = (float *)k->yp + ybase;
+    int64_t ysw = k->y.strides[last + 2];
+    int avg = !is_max(p->mode), incl = p->mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING;
+    int op = avg ? HD_POOL_NHWC_AVG : p->nan_opt == CUDNN_PROPAGATE_NAN ? HD_POOL_NHWC_MAX_PROPAGATE : HD_POOL_NHWC_MAX;
+    int direct = k->alpha == 1.0 && k->beta == 0.0;
+    for (int j0 = 0; j0 < OW; j0 += (int)k->nhwc_chunk) {
+        int jn = OW - j0 < (int)k->nhwc_chunk ? OW - j0 : (int)k->nhwc_chunk;
+        int run0 = 0, run_cnt = -1;
+        for (int j = 0; j <= jn; j++) {
+            int cnt = -1;
+            if (j < jn) {
+                sp[last] = hd_pool_span_of(j0 + j, k->x.dims[last + 2], p->window[last], p->pad[last],
+                                           p->stride[last]);
+                cnt = (int)(cnt_outer * (sp[last].hi - sp[last].lo));
+                div[j] = (float)(incl ? incl_outer * sp[last].incl : cnt);
+            }
+            if (j > 0 && cnt != run_cnt) {       /* outputs run0 .. j-1 share run_cnt taps */
+                float *yo = direct ? y + (int64_t)(j0 + run0) * ysw : obuf + (size_t)run0 * (size_t)C;
+                size_t ys = direct ? (size_t)ysw : (size_t)C;
+                int stream = direct && k->nhwc_stream && ((uintptr_t)yo & 63) == 0;
+                k->pool_nhwc(yo, ys, (size_t)(j - run0), taps, run_cnt, (size_t)C, op,
+                             div + run0, stream);
+                run0 = j;
+            }
+            if (j == jn)
                 break;
-            i[d] = sp[d].lo;
+            /* the window's positions, last dim fastest; a run's lists start at taps[0] (the
+             * previous run has been folded already) */
+            const float **tp = taps + (size_t)(j - run0) * (size_t)cnt;
+            run_cnt = cnt;
+            int i[HD_POOL_MAX_SPATIAL];
+            for (int d = 0; d < nsp; d++)
+                i[d] = sp[d].lo;
+            for (int w = 0; w < cnt; w++) {
+                int64_t xoff = n * k->x.strides[0];
+                for (int d = 0; d < nsp; d++)
+                    xoff += (int64_t)i[d] * k->x.strides[d + 2];
+                tp[w] = x + xoff;
+                for (int d = nsp - 1; d >= 0; d--) {
+                    if (++i[d] < sp[d].hi)
+                        break;
+                    i[d] = sp[d].lo;
+                }
+            }
         }
+        if (!direct)
+            for (int j = 0; j < jn; j++)
+                for (int c = 0; c < C; c++)
+                    store_f32(y + (int64_t)(j0 + j) * ysw + c, obuf[(size_t)j * (size_t)C + (size_t)c], k->alpha,
+                              k->beta);
     }
-    float *y = k->yp;
-    for (int c = 0; c < C; c++)
-        store_f32(y + yoff + c, acc[c], k->alpha, k->beta);
 }
 
 /* 2-d, rows contiguous in x and y: one task per (n, c, block of ROW_BLOCK output rows).  Each
@@ -184,9 +228,8 @@ static size_t row_col_stride(int64_t lc)
     return ((size_t)lc + HD_POOL_ROW_SLACK + 15) & ~(size_t)15;
 }
 
-static void rows_task(void *vctx, size_t t, int thread)
+static void rows_one(const fwd_ctx *k, size_t t, int thread)
 {
-    const fwd_ctx *k = vctx;
     const pool_t *p = k->p;
     int C = k->x.dims[1], OH = k->y.dims[2], OW = k->y.dims[3], W = k->x.dims[3];
     size_t blocks = ((size_t)OH + ROW_BLOCK - 1) / ROW_BLOCK;
@@ -265,6 +308,52 @@ static void rows_task(void *vctx, size_t t, int thread)
     }
 }
 
+/* A task takes rows_group consecutive (n, c, block) units: small planes (global pooling of a
+ * 7x7 map) would otherwise pay the task overhead per plane.  Each output is still computed by
+ * one unit, whatever the grouping. */
+static void rows_task(void *vctx, size_t t, int thread)
+{
+    const fwd_ctx *k = vctx;
+    size_t u0 = t * k->rows_group, u1 = u0 + k->rows_group;
+    if (u1 > k->rows_units)
+        u1 = k->rows_units;
+    for (size_t u = u0; u < u1; u++)
+        rows_one(k, u, thread);
+}
+
+/* Global pooling of row-contiguous 2-d planes (window = the whole unpadded plane, one output
+ * per plane, ResNet's last pool): the row kernels' two passes straight over each plane (all H
+ * rows into one column row, then one output), rows_group planes per task, without the row
+ * path's per-unit set-up; the same values as the row path. */
+static void global_task(void *vctx, size_t t, int thread)
+{
+    const fwd_ctx *k = vctx;
+    const pool_t *p = k->p;
+    int C = k->x.dims[1], H = k->x.dims[2], W = k->x.dims[3];
+    float *col = k->scratch + (size_t)thread * k->scratch_per_thread;
+    int avg = !is_max(p->mode), prop = p->nan_opt == CUDNN_PROPAGATE_NAN;
+    float hdiv = (float)W, vdiv = (float)H, r;
+    for (size_t i = (size_t)W; i < k->scratch_per_thread; i++)
+        col[i] = avg ? 0.0f : -INFINITY;      /* the slack the horizontal pass may read */
+    size_t u0 = t * k->rows_group, u1 = u0 + k->rows_group;
+    if (u1 > k->rows_units)
+        u1 = k->rows_units;
+    for (size_t u = u0; u < u1; u++) {
+        int n = (int)(u / (size_t)C), c = (int)(u % (size_t)C);
+        const float *x = (const float *)k->xp + n * k->x.strides[0] + c * k->x.strides[1];
+        /* one output: the scalar horizontal pass (the same bits as every variant) beats a
+         * vector pass whose lanes are nearly all dropped */
+        if (avg) {
+            k->pool_vsum(col, x, (ptrdiff_t)k->x.strides[2], H, (size_t)W);
+            hd_f32_pool_ukernel_hsum__scalar(&r, col, 1, W, 1, &hdiv, vdiv);
+        } else {
+            k->pool_vmax(col, x, (ptrdiff_t)k->x.strides[2], H, (size_t)W, prop);
+            hd_f32_pool_ukernel_hmax__scalar(&r, col, 1, W, 1, prop);
+        }
+        store_f32((float *)k->yp + n * k->y.strides[0] + c * k->y.strides[1], r, k->alpha, k->beta);
+    }
+}
+
 /* Every window of every output holds at least one input position (then the vector paths,
  * which start from -inf, agree with the generic rule "empty window -> 0"). */
 static int windows_nonempty(const pool_t *p, const hd_view *x, const hd_view *y, int nsp)
@@ -333,7 +422,6 @@ cudnnStatus_t HD_IMPL(cudnnPoolingForward)(cudnnHandle_t handle, const cudnnPool
     k.alpha = hd_scale_arg(alpha, xDesc->dtype);
     k.beta = hd_scale_arg(beta, xDesc->dtype);
     k.nsp = p->nbSpatial;
-    k.vmax = hd_f32_vmax_select(handle->isa);
     k.pool_vmax = hd_f32_pool_vmax_select(handle->isa);
     k.pool_hmax = hd_f32_pool_hmax_select(handle->isa);
     k.pool_vsum = hd_f32_pool_vsum_select(handle->isa);
@@ -342,16 +430,50 @@ cudnnStatus_t HD_IMPL(cudnnPoolingForward)(cudnnHandle_t handle, const cudnnPool
     int N = xDesc->dims[0], C = xDesc->dims[1];
 
     if (xDesc->dtype == CUDNN_DATA_FLOAT && windows_nonempty(p, &k.x, &k.y, k.nsp)) {
-        if (is_max(p->mode) && k.x.strides[1] == 1 && k.y.strides[1] == 1 && C > 1) {
-            size_t per = ((size_t)C + 15) & ~(size_t)15;
+        if (k.x.strides[1] == 1 && k.y.strides[1] == 1 && C > 1 && k.y.strides[k.nsp + 1] >= 0) {
+            /* per thread: the pointer lists of a batch of outputs, their divisors, and their
+             * values before the alpha/beta blend */
+            size_t wmax = 1, OW = (size_t)yDesc->dims[k.nsp + 1];
+            for (int d = 0; d < k.nsp; d++)
+                wmax *= (size_t)(p->window[d] < xDesc->dims[d + 2] ? p->window[d] : xDesc->dims[d + 2]);
+            size_t chunk = OW;
+            if (chunk > 4096 / wmax)
+                chunk = 4096 / wmax;
+            if (chunk > 65536 / (size_t)C)
+                chunk = 65536 / (size_t)C;
+            if (chunk < 1)
+                chunk = 1;
+            size_t per = chunk * wmax * sizeof(float *) + (((chunk + 15) & ~(size_t)15) + chunk * (size_t)C) * sizeof(float);
+            per = (per + 63) & ~(size_t)63;
+            k.scratch = hd_handle_scratch(handle, per * (size_t)nt);
+            if (!k.scratch)
+                return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "no memory for %zu bytes of scratch", per * (size_t)nt);
+            k.scratch_per_thread = per;
+            k.nhwc_chunk = chunk;
+            k.nhwc_wmax = wmax;
+            k.pool_nhwc = hd_f32_pool_nhwc_select(handle->isa);
+            double ybytes = (double)hd_tensor_elems(yDesc) * sizeof(float);
+            k.nhwc_stream = C % 16 == 0 && (k.y.strides[k.nsp + 1] * (int64_t)sizeof(float)) % 64 == 0 &&
+                            ybytes >= (double)hd_eltwise_stream_min_bytes();
+            size_t tasks = (size_t)N;
+            for (int d = 0; d < k.nsp - 1; d++)
+                tasks *= (size_t)yDesc->dims[d + 2];
+            hd_parallel_for(tasks, nt, nhwc_task, &k);
+            return CUDNN_STATUS_SUCCESS;
+        }
+        if (k.nsp == 2 && k.x.strides[3] == 1 && yDesc->dims[2] == 1 && yDesc->dims[3] == 1 &&
+            p->window[0] == xDesc->dims[2] && p->window[1] == xDesc->dims[3] && p->pad[0] == 0 && p->pad[1] == 0 &&
+            (is_max(p->mode) || p->mode == CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING ||
+             p->mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING)) {
+            /* one column row with the horizontal pass's slack, per thread */
+            size_t per = row_col_stride(xDesc->dims[3]);
             k.scratch = hd_handle_scratch(handle, per * sizeof(float) * (size_t)nt);
             if (!k.scratch)
                 return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "no memory for %zu floats of scratch", per * (size_t)nt);
             k.scratch_per_thread = per;
-            size_t tasks = (size_t)N;
-            for (int d = 0; d < k.nsp; d++)
-                tasks *= (size_t)yDesc->dims[d + 2];
-            hd_parallel_for(tasks, nt, nhwc_task, &k);
+            k.rows_units = (size_t)N * (size_t)C;
+            k.rows_group = 1 + 16384 / ((size_t)xDesc->dims[2] * (size_t)xDesc->dims[3]);
+            hd_parallel_for((k.rows_units + k.rows_group - 1) / k.rows_group, nt, global_task, &k);
             return CUDNN_STATUS_SUCCESS;
         }
         if (k.nsp == 2 && (k.x.strides[3] == 1 || k.x.dims[3] == 1) && (k.y.strides[3] == 1 || k.y.dims[3] == 1)) {
@@ -364,7 +486,10 @@ cudnnStatus_t HD_IMPL(cudnnPoolingForward)(cudnnHandle_t handle, const cudnnPool
                 return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "no memory for %zu floats of scratch", per * (size_t)nt);
             k.scratch_per_thread = per;
             size_t blocks = ((size_t)yDesc->dims[2] + ROW_BLOCK - 1) / ROW_BLOCK;
-            hd_parallel_for((size_t)N * (size_t)C * blocks, nt, rows_task, &k);
+            size_t in_unit = (size_t)xDesc->dims[3] * (size_t)(ROW_BLOCK * p->stride[0] + p->window[0]);
+            k.rows_units = (size_t)N * (size_t)C * blocks;
+            k.rows_group = 1 + 8192 / in_unit;     /* at least about 8192 input floats per task */
+            hd_parallel_for((k.rows_units + k.rows_group - 1) / k.rows_group, nt, rows_task, &k);
             return CUDNN_STATUS_SUCCESS;
         }
     }

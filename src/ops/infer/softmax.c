@@ -10,7 +10,8 @@
  * are deterministic.  float groups that are contiguous in x and y (INSTANCE on packed
  * NCHW, CHANNEL on NHWC or on N x C) use the vector kernels of src/kernels/softmax.  x and y have equal dims and type (FLOAT, DOUBLE, HALF, BFLOAT16), any
  * strides; y may be x (same strides).  CHANNEL mode on float data whose spatial positions
- * are contiguous (NCHW) uses column kernels that run across positions.
+ * are contiguous (NCHW) uses column kernels that run across positions; on packed NHWC the
+ * groups of a task go to the rows kernel in one call (short groups stay in registers).
  */
 #include "core/api.h"
 #include "core/check.h"
@@ -35,6 +36,7 @@ typedef struct {
     int64_t groups_per_task, ngroups, len;
     double *buf;             /* len doubles per thread */
     hd_f32_softmax_fn row;   /* float groups contiguous in x and y: vector kernel, else NULL */
+    hd_f32_softmax_rows_fn rows;  /* with row, groups packed one after another (NHWC): many per call */
     hd_f32_softmax_cols_fn cols;  /* CHANNEL mode, float, spatial positions contiguous: column kernel */
     int64_t colblk;          /* positions per column task */
     hd_f32_softmax_cols_stream_fn cols_stream;   /* with work: the streaming-store column kernel */
@@ -77,6 +79,30 @@ static int64_t cols_block(int64_t C)
     return w < 16 ? 16 : w > HD_SM_MAX_COLS ? HD_SM_MAX_COLS : w;
 }
 
+/* CHANNEL mode with group g at offset g * C (packed NHWC and the like). */
+static int groups_packed(const hd_sm_view *v)
+{
+    if (!v->channel || v->sc != 1)
+        return 0;
+    for (int64_t p = 0; p < v->s; p++)
+        if (v->sp[p] != p * v->c)
+            return 0;
+    return v->n == 1 || v->sn == v->s * v->c;
+}
+
+/* INSTANCE mode on packed NHWC: each image fills one block of C*S floats, channels innermost.
+ * Softmax over a set does not depend on the order of its elements, so the row kernel runs on
+ * the block as it lies (when x and y agree on it). */
+static int instance_nhwc(const hd_sm_view *v)
+{
+    if (v->channel || v->sc != 1)
+        return 0;
+    for (int64_t p = 0; p < v->s; p++)
+        if (v->sp[p] != p * v->c)
+            return 0;
+    return 1;
+}
+
 /* True when element j of every group sits at offset j from the group's start. */
 static int contiguous(const hd_sm_view *v)
 {
@@ -94,6 +120,12 @@ static void sm_task(void *vctx, size_t task, int thread)
     int64_t g0 = (int64_t)task * c->groups_per_task, g1 = g0 + c->groups_per_task;
     if (g1 > c->ngroups)
         g1 = c->ngroups;
+    if (c->rows) {
+        c->rows((size_t)c->len, (size_t)(g1 - g0), (const float *)c->x + g0 * c->len, (size_t)c->len,
+                (float *)c->y + g0 * c->len, (size_t)c->len, (float)c->alpha, (float)c->beta,
+                c->algo == CUDNN_SOFTMAX_LOG);
+        return;
+    }
     for (int64_t g = g0; g < g1; g++) {
         int64_t ox = hd_sm_group_off(&c->vx, g), oy = hd_sm_group_off(&c->vy, g);
         if (c->row) {
@@ -175,12 +207,16 @@ cudnnStatus_t HD_IMPL(cudnnSoftmaxForward)(cudnnHandle_t handle, cudnnSoftmaxAlg
         return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "out of host memory");
     }
     c.row = NULL;
+    c.rows = NULL;
     c.cols = NULL;
     c.ngroups = hd_sm_groups(&c.vx);
     c.len = hd_sm_len(&c.vx);
     if (c.dt == CUDNN_DATA_FLOAT && algo != CUDNN_SOFTMAX_FAST) {
-        if (contiguous(&c.vx) && contiguous(&c.vy))
+        if ((contiguous(&c.vx) && contiguous(&c.vy)) || (instance_nhwc(&c.vx) && instance_nhwc(&c.vy))) {
             c.row = hd_f32_softmax_kernel(handle->isa);
+            if (groups_packed(&c.vx) && groups_packed(&c.vy))
+                c.rows = hd_f32_softmax_rows_kernel(handle->isa);
+        }
         else if (channel && c.vx.sc >= 0 && spatial_packed(&c.vx) && spatial_packed(&c.vy))
             c.cols = hd_f32_softmax_cols_kernel(handle->isa);
     }

@@ -8,6 +8,7 @@
 #include "core/api.h"
 #include "core/check.h"
 #include "core/handle.h"
+#include "core/parallel.h"
 #include "core/tensor.h"
 #include "kernels/eltwise/eltwise-ukernels.h"
 #include "ops/common.h"
@@ -34,15 +35,48 @@ static void add_piece(void *vctx, const hd_rows *r, const int64_t *off, int64_t 
         if (sa == 1) {
             x->k->axpby((size_t)n, a, c, alpha, beta);
         } else {
-            float v = alpha * a[0];
-            for (int64_t i = 0; i < n; i++)
-                c[i] = beta != 0.0f ? v + beta * c[i] : v;
+            x->k->fill((size_t)n, alpha * a[0], c, beta);
         }
         return;
     }
     double v[HD_ROWS_PIECE];
     hd_load_f64(x->dt, x->a, off[1], sa, n, v);
     hd_blend_f64(x->dt, x->c, off[0], sc, n, v, x->alpha, x->beta);
+}
+
+/* FLOAT bias over channel-contiguous C (NHWC and the like): C is P pixels of CH channels
+ * back to back and A one vector of CH values.  Each pixel row is the add_piece case
+ * "A contiguous" (the same kernel on the same row, so the same bits), but a task takes many
+ * rows: rows of 64 channels are too short to pay a piece each. */
+typedef struct {
+    const add_ctx *x;
+    int64_t pixels, ch, per_task;
+} bias_ctx;
+
+static void bias_task(void *vctx, size_t t, int thread)
+{
+    (void)thread;
+    const bias_ctx *b = vctx;
+    int64_t p0 = (int64_t)t * b->per_task, p1 = p0 + b->per_task < b->pixels ? p0 + b->per_task : b->pixels;
+    const float *a = b->x->a;
+    float *c = (float *)b->x->c + p0 * b->ch;
+    for (int64_t p = p0; p < p1; p++, c += b->ch)
+        b->x->k->axpby((size_t)b->ch, a, c, (float)b->x->alpha, (float)b->x->beta);
+}
+
+/* True when C is packed with channels innermost and A varies along dim 1 alone, packed. */
+static int bias_nhwc(const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc)
+{
+    if (cDesc->dtype != CUDNN_DATA_FLOAT || cDesc->nbDims < 3 || cDesc->strides[1] != 1 || aDesc->strides[1] != 1 ||
+        aDesc->dims[1] != cDesc->dims[1] || cDesc->dims[1] < 2 || hd_tensors_overlap(aDesc, NULL, cDesc, NULL))
+        return 0;
+    int64_t want = cDesc->dims[1];
+    for (int i = cDesc->nbDims - 1; i >= 2; i--) {
+        if (aDesc->dims[i] != 1 || (cDesc->dims[i] > 1 && cDesc->strides[i] != want))
+            return 0;
+        want *= cDesc->dims[i];
+    }
+    return aDesc->dims[0] == 1 && (cDesc->dims[0] == 1 || cDesc->strides[0] == want);
 }
 
 cudnnStatus_t HD_IMPL(cudnnAddTensor)(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t aDesc,
@@ -71,6 +105,12 @@ cudnnStatus_t HD_IMPL(cudnnAddTensor)(cudnnHandle_t handle, const void *alpha, c
 
     add_ctx x = { cDesc->dtype, A, C, hd_scale_value(alpha, cDesc->dtype), hd_scale_value(beta, cDesc->dtype),
                   hd_eltwise_kernels(handle->isa) };
+    if (bias_nhwc(aDesc, cDesc) && A != C) {
+        bias_ctx b = { &x, hd_tensor_elems(cDesc) / cDesc->dims[1], cDesc->dims[1], 0 };
+        b.per_task = 1 + 16384 / b.ch;
+        hd_parallel_for((size_t)((b.pixels + b.per_task - 1) / b.per_task), handle->num_threads, bias_task, &b);
+        return CUDNN_STATUS_SUCCESS;
+    }
     int64_t dims[CUDNN_DIM_MAX], sc[CUDNN_DIM_MAX], sa[CUDNN_DIM_MAX];
     hd_tensor_dims64(cDesc, dims, sc);
     for (int i = 0; i < aDesc->nbDims; i++)

@@ -3,6 +3,8 @@
  *
  * SIGMOID and TANH take the derivative from y; RELU, CLIPPED_RELU and ELU from x.  All four
  * tensors must have the same dims and type (strides free); dx may be dy (same strides).
+ * FLOAT rows contiguous in all four run the elementwise kernel in float (bwd_f32), else the
+ * values go through double.
  */
 #include "core/api.h"
 #include "core/activation_desc.h"
@@ -10,6 +12,7 @@
 #include "core/handle.h"
 #include "core/tensor.h"
 #include "core/activation_math.h"
+#include "kernels/eltwise/eltwise-ukernels.h"
 #include "ops/common.h"
 
 typedef struct {
@@ -18,13 +21,38 @@ typedef struct {
     const void *y, *dy, *x;
     void *dx;
     double alpha, beta;
+    const hd_eltwise_table *k;
 } bwd_ctx;
+
+/* FLOAT rows contiguous in all four tensors: the elementwise backward kernel (reads only the
+ * tensor the mode needs: y for SIGMOID and TANH, x for the RELUs).  Returns 0 when the mode
+ * is not one it has. */
+static int bwd_f32(const bwd_ctx *c, const int64_t *off, int64_t n)
+{
+    int prop = c->act->nan_opt == CUDNN_PROPAGATE_NAN, mode;
+    float coef = (float)c->act->coef;
+    switch (c->act->mode) {
+    case CUDNN_ACTIVATION_SIGMOID: mode = HD_ELT_BWD_SIGMOID; break;
+    case CUDNN_ACTIVATION_TANH: mode = HD_ELT_BWD_TANH; break;
+    case CUDNN_ACTIVATION_RELU: mode = HD_ELT_BWD_RELU; break;
+    case CUDNN_ACTIVATION_CLIPPED_RELU: mode = HD_ELT_BWD_CLIP; break;
+    default: return 0;
+    }
+    if (prop && (mode == HD_ELT_BWD_RELU || mode == HD_ELT_BWD_CLIP))
+        return 0;                 /* a NaN x passes through: the double path's rule */
+    c->k->act_bwd((size_t)n, mode, (const float *)c->y + off[1], (const float *)c->dy + off[2],
+                  (const float *)c->x + off[3], (float *)c->dx + off[0], (float)c->alpha, (float)c->beta, coef);
+    return 1;
+}
 
 /* operands: 0 = dx, 1 = y, 2 = dy, 3 = x */
 static void bwd_piece(void *vctx, const hd_rows *r, const int64_t *off, int64_t n)
 {
     const bwd_ctx *c = vctx;
     int last = r->nd - 1;
+    if (c->dt == CUDNN_DATA_FLOAT && r->strides[0][last] == 1 && r->strides[1][last] == 1 &&
+        r->strides[2][last] == 1 && r->strides[3][last] == 1 && bwd_f32(c, off, n))
+        return;
     double y[HD_ROWS_PIECE], dy[HD_ROWS_PIECE], x[HD_ROWS_PIECE];
     hd_load_f64(c->dt, c->y, off[1], r->strides[1][last], n, y);
     hd_load_f64(c->dt, c->dy, off[2], r->strides[2][last], n, dy);
@@ -68,7 +96,8 @@ cudnnStatus_t HD_IMPL(cudnnActivationBackward)(cudnnHandle_t handle, cudnnActiva
     HD_TRY(hd_check_alias(__func__, "y", yDesc, y, "dx", dxDesc, dx));
     HD_TRY(hd_check_alias(__func__, "x", xDesc, x, "dx", dxDesc, dx));
 
-    bwd_ctx c = { activationDesc, dt, y, dy, x, dx, hd_scale_value(alpha, dt), hd_scale_value(beta, dt) };
+    bwd_ctx c = { activationDesc, dt, y, dy, x, dx, hd_scale_value(alpha, dt), hd_scale_value(beta, dt),
+                  hd_eltwise_kernels(handle->isa) };
     int64_t dims[CUDNN_DIM_MAX], s0[CUDNN_DIM_MAX], s1[CUDNN_DIM_MAX], s2[CUDNN_DIM_MAX], s3[CUDNN_DIM_MAX];
     hd_tensor_dims64(dxDesc, dims, s0);
     hd_tensor_dims64(yDesc, dims, s1);

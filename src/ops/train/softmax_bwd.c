@@ -4,7 +4,11 @@
  *   FAST, ACCURATE  g = y * (dy - sum(y * dy))
  *   LOG             g = dy - exp(y) * sum(dy)
  * Computed in double, sums in element order.  y, dy and dx have equal dims and type; dx may
- * be dy (same strides).
+ * be dy (same strides).  FLOAT ACCURATE / FAST with every group packed one after another in all
+ * three tensors (CHANNEL on NHWC, INSTANCE on packed NCHW or NHWC) runs the float rows kernel
+ * of src/kernels/softmax instead: several groups per call, the dot product in double; CHANNEL
+ * on NCHW-like tensors (positions contiguous) walks blocks of positions channel row by channel
+ * row with the same arithmetic (smb_cols_task).
  */
 #include "core/api.h"
 #include "core/check.h"
@@ -12,6 +16,7 @@
 #include "core/parallel.h"
 #include "core/tensor.h"
 #include "core/softmax_groups.h"
+#include "kernels/softmax/softmax-ukernels.h"
 #include "ops/common.h"
 
 #include <math.h>
@@ -26,7 +31,71 @@ typedef struct {
     double alpha, beta;
     int64_t groups_per_task, ngroups, len;
     double *buf;             /* 2 * len doubles per thread */
+    hd_f32_softmax_bwd_rows_fn rows;   /* packed float groups: the rows kernel, else NULL */
 } smb_ctx;
+
+/* How the groups lie: 1 when group g is the block at offset g * len with its elements in
+ * order, 2 for INSTANCE on packed NHWC (the image's block with channels innermost: the same
+ * set of elements, and the backward formula, like the forward one, does not depend on their
+ * order), 0 otherwise.  The rows kernel needs y, dy and dx to agree. */
+static int groups_packed(const hd_sm_view *v)
+{
+    if (v->n > 1 && v->sn != v->s * v->c)     /* images back to back */
+        return 0;
+    int inorder = v->channel ? v->sc == 1 : v->sc == v->s, nhwc = !v->channel && v->sc == 1;
+    for (int64_t p = 0; p < v->s; p++) {
+        inorder &= v->sp[p] == (v->channel ? p * v->c : p);
+        nhwc &= v->sp[p] == p * v->c;
+    }
+    return inorder ? 1 : nhwc ? 2 : 0;
+}
+
+/* CHANNEL mode, FLOAT ACCURATE / FAST, spatial positions contiguous in y, dy and dx (NCHW):
+ * one task per image and block of SMB_COLS positions; the sums y . dy of the block's columns
+ * are accumulated channel row by channel row in double (rows stream), rounded to float once,
+ * then a second walk writes dx -- the same arithmetic as the rows kernel. */
+#define SMB_COLS 512
+
+static int spatial_packed(const hd_sm_view *v)
+{
+    for (int64_t p = 0; p < v->s; p++)
+        if (v->sp[p] != p)
+            return 0;
+    return 1;
+}
+
+static void smb_cols_task(void *vctx, size_t task, int thread)
+{
+    (void)thread;
+    const smb_ctx *c = vctx;
+    int64_t blocks = (c->vy.s + SMB_COLS - 1) / SMB_COLS;
+    int64_t n = (int64_t)task / blocks, p0 = ((int64_t)task % blocks) * SMB_COLS;
+    int64_t w = c->vy.s - p0 < SMB_COLS ? c->vy.s - p0 : SMB_COLS;
+    const float *y = (const float *)c->y + n * c->vy.sn + p0, *dy = (const float *)c->dy + n * c->vdy.sn + p0;
+    float *dx = (float *)c->dx + n * c->vdx.sn + p0;
+    double sum[SMB_COLS];
+    float sf[SMB_COLS];
+    for (int64_t j = 0; j < w; j++)
+        sum[j] = 0.0;
+    for (int64_t k = 0; k < c->len; k++) {
+        const float *yr = y + k * c->vy.sc, *dr = dy + k * c->vdy.sc;
+        for (int64_t j = 0; j < w; j++)
+            sum[j] += (double)yr[j] * (double)dr[j];
+    }
+    for (int64_t j = 0; j < w; j++)
+        sf[j] = (float)sum[j];
+    float alpha = (float)c->alpha, beta = (float)c->beta;
+    for (int64_t k = 0; k < c->len; k++) {
+        const float *yr = y + k * c->vy.sc, *dr = dy + k * c->vdy.sc;
+        float *xr = dx + k * c->vdx.sc;
+        if (beta == 0.0f)
+            for (int64_t j = 0; j < w; j++)
+                xr[j] = alpha * (yr[j] * (dr[j] - sf[j]));
+        else
+            for (int64_t j = 0; j < w; j++)
+                xr[j] = alpha * (yr[j] * (dr[j] - sf[j])) + beta * xr[j];
+    }
+}
 
 static void smb_task(void *vctx, size_t task, int thread)
 {
@@ -35,6 +104,11 @@ static void smb_task(void *vctx, size_t task, int thread)
     int64_t g0 = (int64_t)task * c->groups_per_task, g1 = g0 + c->groups_per_task;
     if (g1 > c->ngroups)
         g1 = c->ngroups;
+    if (c->rows) {
+        c->rows((size_t)c->len, (size_t)(g1 - g0), (const float *)c->y + g0 * c->len,
+                (const float *)c->dy + g0 * c->len, (float *)c->dx + g0 * c->len, (float)c->alpha, (float)c->beta);
+        return;
+    }
     for (int64_t g = g0; g < g1; g++) {
         int64_t oy = hd_sm_group_off(&c->vy, g), od = hd_sm_group_off(&c->vdy, g), ox = hd_sm_group_off(&c->vdx, g);
         double sum = 0;
@@ -113,10 +187,22 @@ cudnnStatus_t HD_IMPL(cudnnSoftmaxBackward)(cudnnHandle_t handle, cudnnSoftmaxAl
     c.ngroups = hd_sm_groups(&c.vy);
     c.len = hd_sm_len(&c.vy);
     c.groups_per_task = 1 + 16384 / c.len;
+    c.rows = NULL;
+    int lay = groups_packed(&c.vy);
+    if (c.dt == CUDNN_DATA_FLOAT && algo != CUDNN_SOFTMAX_LOG && lay && groups_packed(&c.vdy) == lay &&
+        groups_packed(&c.vdx) == lay)
+        c.rows = hd_f32_softmax_bwd_rows_kernel(handle->isa);
     size_t ntasks = (size_t)((c.ngroups + c.groups_per_task - 1) / c.groups_per_task);
     int nthreads = handle->num_threads < 1 ? 1 : handle->num_threads;
     if ((size_t)nthreads > ntasks)
         nthreads = (int)ntasks;
+    if (!c.rows && c.dt == CUDNN_DATA_FLOAT && algo != CUDNN_SOFTMAX_LOG && channel && spatial_packed(&c.vy) &&
+        spatial_packed(&c.vdy) && spatial_packed(&c.vdx)) {
+        int64_t blocks = (c.vy.s + SMB_COLS - 1) / SMB_COLS;
+        hd_parallel_for((size_t)(c.vy.n * blocks), handle->num_threads < 1 ? 1 : handle->num_threads, smb_cols_task,
+                        &c);
+        goto done;
+    }
     c.buf = malloc((size_t)nthreads * 2 * (size_t)c.len * sizeof(double));
     if (!c.buf) {
         st = HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "out of host memory");
