@@ -23,6 +23,14 @@ typedef void (*hd_f32_add3_fn)(size_t n, const float *a, const float *b, float *
 typedef void (*hd_f32_mul3_fn)(size_t n, const float *a, const float *b, float *c, float alpha1, float alpha2,
                                float beta);
 
+/* y = GELU(alpha * x) = z Phi(z) with z = alpha * x, Phi the standard normal distribution (the
+ * erf form), within 1e-7 (1 + |z|) of the exact value (f32-gelu-poly.h).  Y may alias X. */
+typedef void (*hd_f32_gelu_fn)(size_t n, const float *x, float *y, float alpha);
+/* dx = (alpha_dy * dy) * GELU'(z), z = alpha_x * x, GELU'(z) = Phi(z) + z phi(z), within the
+ * 1.5e-7 (1 + |z|) per unit of dy.  DX may alias DY or X. */
+typedef void (*hd_f32_gelu_bwd_fn)(size_t n, const float *x, const float *dy, float *dx, float alpha_x,
+                                   float alpha_dy);
+
 typedef struct {
     const char *name;
     hd_f32_relu_fn relu;
@@ -35,11 +43,24 @@ typedef struct {
      * cache anyway (hd_eltwise_stream_min_bytes); the scalar table has none (plain stores). */
     hd_f32_relu_fn relu_stream;
     hd_f32_add3_fn add3_stream;
+    hd_f32_gelu_fn gelu;
+    hd_f32_gelu_bwd_fn gelu_bwd;
 } hd_eltwise_table;
 
 extern const hd_eltwise_table hd_f32_eltwise_ukernels__scalar;
 extern const hd_eltwise_table hd_f32_eltwise_ukernels__avx2;
 extern const hd_eltwise_table hd_f32_eltwise_ukernels__avx512;
+
+/* The GELU kernels on their own (f32-gelu-*.c), for the tables and the per-kernel tests. */
+void hd_f32_gelu_ukernel__scalar(size_t n, const float *x, float *y, float alpha);
+void hd_f32_gelu_ukernel__avx2(size_t n, const float *x, float *y, float alpha);
+void hd_f32_gelu_ukernel__avx512(size_t n, const float *x, float *y, float alpha);
+void hd_f32_gelu_bwd_ukernel__scalar(size_t n, const float *x, const float *dy, float *dx, float alpha_x,
+                                     float alpha_dy);
+void hd_f32_gelu_bwd_ukernel__avx2(size_t n, const float *x, const float *dy, float *dx, float alpha_x,
+                                   float alpha_dy);
+void hd_f32_gelu_bwd_ukernel__avx512(size_t n, const float *x, const float *dy, float *dx, float alpha_x,
+                                     float alpha_dy);
 
 /* The table for ISA (an hd_isa_t), never above what the CPU allows. */
 const hd_eltwise_table *hd_eltwise_kernels(int isa);

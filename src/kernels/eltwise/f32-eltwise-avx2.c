@@ -106,4 +106,5 @@ static void add3_stream(size_t n, const float *a, const float *b, float *c, floa
     add3(n - i, a + i, b + i, c + i, alpha1, alpha2, beta);
 }
 
-const hd_eltwise_table hd_f32_eltwise_ukernels__avx2 = { "avx2", relu, axpby, add3, mul3, relu_stream, add3_stream };
+const hd_eltwise_table hd_f32_eltwise_ukernels__avx2 = { "avx2", relu, axpby, add3, mul3, relu_stream, add3_stream,
+    hd_f32_gelu_ukernel__avx2, hd_f32_gelu_bwd_ukernel__avx2 };

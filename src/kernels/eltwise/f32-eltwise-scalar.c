@@ -31,4 +31,5 @@ static void mul3(size_t n, const float *a, const float *b, float *c, float alpha
     }
 }
 
-const hd_eltwise_table hd_f32_eltwise_ukernels__scalar = { "scalar", relu, axpby, add3, mul3, relu, add3 };
+const hd_eltwise_table hd_f32_eltwise_ukernels__scalar = { "scalar", relu, axpby, add3, mul3, relu, add3,
+    hd_f32_gelu_ukernel__scalar, hd_f32_gelu_bwd_ukernel__scalar };
