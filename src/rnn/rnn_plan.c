@@ -124,7 +124,10 @@ hd_rnn_work hd_rnn_work_layout(const struct cudnnRNNStruct *r, int input_size, i
     w.dhn = w.dc + (size_t)B * H;
     w.drec = w.dhn + (size_t)B * H;
     w.tmp = w.drec + (size_t)B * G * H;
-    w.bwd_end = w.tmp + (size_t)B * H;
+    /* backward data runs the two directions of a layer side by side too: each has its own
+       dh .. tmp, BWD_DIR_STRIDE apart */
+    w.bwd_dir_stride = w.tmp + (size_t)B * H - w.dh;
+    w.bwd_end = w.dh + (size_t)hd_rnn_dirs(r) * w.bwd_dir_stride;
     w.total = w.fwd_end > w.bwd_end ? w.fwd_end : w.bwd_end;
     return w;
 }
