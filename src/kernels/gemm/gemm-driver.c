@@ -127,12 +127,12 @@ typedef int (*f64_pack_a_fn)(const double *a, size_t lda, size_t rows, size_t kc
  * per layer, and fresh pages for them at every call cost more than the packing (the kernel
  * zeroes each page on first touch).  Same exchange discipline as the scratch slot.
  */
-#define PB_SLOTS 2
-static _Atomic(scratch_head *) pb_slots[PB_SLOTS];
+#define PB_KEPT 2
+static _Atomic(scratch_head *) pb_slots[PB_KEPT];
 
 static void *pb_get(size_t bytes)
 {
-    for (int i = 0; i < PB_SLOTS; i++) {
+    for (int i = 0; i < PB_KEPT; i++) {
         scratch_head *h = atomic_exchange(&pb_slots[i], NULL);
         if (!h)
             continue;
@@ -154,7 +154,7 @@ static void pb_put(void *p)
     if (!p)
         return;
     scratch_head *h = (scratch_head *)p - 1;
-    for (int i = 0; i < PB_SLOTS; i++) {
+    for (int i = 0; i < PB_KEPT; i++) {
         scratch_head *expect = NULL;
         if (atomic_compare_exchange_strong(&pb_slots[i], &expect, h))
             return;
