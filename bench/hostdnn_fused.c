@@ -5,7 +5,8 @@
  *   (cudnnConvolutionForward, cudnnAddTensor twice, cudnnActivationForward), and as
  *   cudnnConvolutionBiasActivationForward -- all three with the same legacy algorithm (the
  *   first of cudnnGetConvolutionForwardAlgorithm_v7; the backend engine of that algorithm);
- *   batched matmul + bias + gelu as one graph against the matmul alone.
+ *   batched matmul + bias + gelu as one graph against the matmul alone (also timed interleaved,
+ *   run for run, with the median of the per-pair ratios: steadier on a shared machine).
  *
  *   hostdnn_fused [N C K HW reps  B M K N]
  *   defaults: 4 64 64 28 9  8 256 256 256
@@ -55,6 +56,28 @@ static void timeit(const char *name, run_fn f, void *ctx, int reps, double *wall
     printf("  %-44s %9.3f ms wall %9.3f ms cpu\n", name, w[reps / 2], c[reps / 2]);
     if (wall_ms)
         *wall_ms = w[reps / 2];
+}
+
+/* F and G alternately, REPS times each after one warm-up of each, so that a burst of load on
+ * the machine falls on both: prints the median wall time of each and the median of the
+ * per-pair ratios g / f (wall and CPU). */
+static void timeit_pair(const char *name, run_fn f, void *fc, run_fn g, void *gc, int reps)
+{
+    double wf[99], wg[99], rw[99], rc[99];
+    f(fc), g(gc);
+    for (int i = 0; i < reps; i++) {
+        double w0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_PROCESS_CPUTIME_ID);
+        f(fc);
+        double w1 = now(CLOCK_MONOTONIC), c1 = now(CLOCK_PROCESS_CPUTIME_ID);
+        g(gc);
+        double w2 = now(CLOCK_MONOTONIC), c2 = now(CLOCK_PROCESS_CPUTIME_ID);
+        wf[i] = 1e3 * (w1 - w0), wg[i] = 1e3 * (w2 - w1);
+        rw[i] = (w2 - w1) / (w1 - w0), rc[i] = (c2 - c1) / (c1 - c0);
+    }
+    qsort(wf, (size_t)reps, sizeof *wf, cmp), qsort(wg, (size_t)reps, sizeof *wg, cmp);
+    qsort(rw, (size_t)reps, sizeof *rw, cmp), qsort(rc, (size_t)reps, sizeof *rc, cmp);
+    printf("  %-44s %9.3f / %.3f ms wall; ratio %.3f wall, %.3f cpu\n", name, wf[reps / 2], wg[reps / 2],
+           rw[reps / 2], rc[reps / 2]);
 }
 
 static bd tensor(int64_t uid, int n, const int64_t *dims, bool virt)
@@ -282,6 +305,7 @@ int main(int argc, char **argv)
     timeit("backend matmul", run_backend, &m0, reps, &t0);
     timeit("backend matmul + bias + gelu", run_backend, &m1, reps, &t1);
     printf("  fused / plain %.3f\n", t1 / t0);
+    timeit_pair("interleaved: matmul / + bias + gelu", run_backend, &m0, run_backend, &m1, reps);
     cudnnDestroy(c.h);
     return 0;
 }

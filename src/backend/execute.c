@@ -210,6 +210,7 @@ cudnnStatus_t HD_IMPL(cudnnBackendExecute)(cudnnHandle_t handle, cudnnBackendDes
     int run_chain = g->nchain > 0 && !p->epilogue;
     if (run_chain) {
         int64_t d[CUDNN_DIM_MAX];
+        c.isa = (int)handle->isa;
         c.nd = hd_btensor_dims(g->head_out, d, NULL);
         memcpy(c.dims, d, (size_t)c.nd * sizeof *d);
         TRY(build_chain(p, vp, &c));
@@ -228,7 +229,9 @@ cudnnStatus_t HD_IMPL(cudnnBackendExecute)(cudnnHandle_t handle, cudnnBackendDes
         TRY(pointer(vp, hd_bget_desc(op, A(OPERATION_MATMUL_ADESC), 0), virt, &m.a.ptr));
         TRY(pointer(vp, hd_bget_desc(op, A(OPERATION_MATMUL_BDESC), 0), virt, &m.b.ptr));
         TRY(pointer(vp, hd_bget_desc(op, A(OPERATION_MATMUL_CDESC), 0), virt, &m.c.ptr));
-        hd_matmul_run(&m, ws, handle->num_threads);
+        /* the chain runs on each block of C while the block is in cache */
+        hd_matmul_run(&m, run_chain ? &c : NULL, ws, handle->num_threads);
+        run_chain = 0;
     } else if (g->head) {
         st = run_conv(handle, p, vp, ws, __func__);
     }

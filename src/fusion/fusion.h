@@ -44,6 +44,7 @@ typedef struct hd_pw_step {
 } hd_pw_step;
 
 typedef struct hd_pw_chain {
+    int isa;                         /* the handle's hd_isa_t: picks the eltwise kernels */
     int nd;
     int64_t dims[HD_PW_MAX_DIMS];    /* the shape every step runs over (the output's) */
     hd_pw_view in;                   /* the value entering the chain */
@@ -59,6 +60,9 @@ int hd_pw_mode_has_other(int mode);
 /* Run the chain over its shape on up to NTHREADS threads.  The input may be the final
  * output (the pass reads each element before it writes it). */
 void hd_pw_chain_run(const hd_pw_chain *c, int nthreads);
+/* The same on the box of C's shape that starts at LO and spans COUNT elements per dimension:
+ * what hd_pw_chain_run does to those elements, nothing to the others. */
+void hd_pw_chain_run_box(const hd_pw_chain *c, const int64_t *lo, const int64_t *count, int nthreads);
 
 /* C = A x B over batch dimensions: A is batch x M x K, B batch x K x N, C batch x M x N,
  * where each of A's and B's batch dimensions is C's or 1 (broadcast).  Strides in
@@ -74,6 +78,8 @@ typedef struct hd_matmul_desc {
 
 /* Workspace bytes hd_matmul_run needs for D (the converted operands of one batch). */
 size_t hd_matmul_workspace(const hd_matmul_desc *d);
-void hd_matmul_run(const hd_matmul_desc *d, void *ws, int nthreads);
+/* Run D; with CHAIN (not NULL; its shape is C's), run the chain on each block of C's rows as
+ * soon as the block is computed -- the same result as hd_pw_chain_run(CHAIN) afterwards. */
+void hd_matmul_run(const hd_matmul_desc *d, const hd_pw_chain *chain, void *ws, int nthreads);
 
 #endif

@@ -6,12 +6,26 @@
  * float rows in the workspace, one batch at a time.  C is produced in float (in place when
  * it is float with unit column stride, else through the workspace and converted).  Each
  * batch is one GEMM, whose results do not depend on the thread count (kernels/gemm/gemm.h).
+ *
+ * With a pointwise chain after it (bias, GELU, ...), each batch's B is packed once and the
+ * rows of C are dealt to the threads in blocks of about CHAIN_BLOCK_FLOATS: a thread computes
+ * its block with the packed GEMM and at once runs the chain on it, while the block is still
+ * in its cache, instead of a second pass over C in memory.  A block of rows gives the same
+ * bits as the whole GEMM (each element is reduced over k in the same order), so the result
+ * is the same for every thread count and block size.
  */
 #include "fusion/fusion.h"
 #include "core/convert.h"
+#include "core/parallel.h"
 #include "kernels/gemm/gemm.h"
 
 #include <string.h>
+
+/* Floats of C per block that the chain runs on: well inside a core's L2 with A and B's panels. */
+#define CHAIN_BLOCK_FLOATS 16384
+/* Fewer rows per thread than this: the GEMM is split along n instead (hd_sgemm), then the chain
+ * runs over the batch. */
+#define CHAIN_MIN_ROWS 16
 
 /* Can the GEMM read the R x C matrix of V (strides sr, sc) directly?  *trans, *ld as it needs. */
 static int direct(const hd_pw_view *v, int64_t rs, int64_t cs, int64_t rows, int64_t cols, char *trans, size_t *ld)
@@ -91,7 +105,60 @@ static int64_t batch_offset(const hd_matmul_desc *d, const hd_pw_view *v, int64_
     return off;
 }
 
-void hd_matmul_run(const hd_matmul_desc *d, void *ws, int nthreads)
+/* Copy rows [R0, R1) of the float result WC (N wide) to C at OC in its own type. */
+static void store_rows(const hd_matmul_desc *d, int64_t oc, const float *wc, int64_t r0, int64_t r1)
+{
+    int nb = d->nbatch;
+    for (int64_t i = r0; i < r1; i++)
+        for (int64_t j = 0; j < d->N; j++)
+            st_elem(&d->c, oc + i * d->c.strides[nb] + j * d->c.strides[nb + 1], wc[i * d->N + j]);
+}
+
+/* Run CHAIN on rows [R0, R1) of batch BI (all columns). */
+static void chain_rows(const hd_matmul_desc *d, const hd_pw_chain *chain, int64_t bi, int64_t r0, int64_t r1,
+                       int nthreads)
+{
+    int nb = d->nbatch;
+    int64_t lo[HD_PW_MAX_DIMS], cnt[HD_PW_MAX_DIMS];
+    for (int k = nb - 1; k >= 0; k--) {
+        lo[k] = bi % d->batch[k], cnt[k] = 1;
+        bi /= d->batch[k];
+    }
+    lo[nb] = r0, cnt[nb] = r1 - r0;
+    lo[nb + 1] = 0, cnt[nb + 1] = d->N;
+    hd_pw_chain_run_box(chain, lo, cnt, nthreads);
+}
+
+/* One batch of the fused path: its operands and the row blocks of C. */
+typedef struct {
+    const hd_matmul_desc *d;
+    const hd_pw_chain *chain;
+    int64_t bi, oc, rows_per_task;
+    const float *A;
+    size_t lda;
+    char ta;
+    const hd_gemm_packed_b *pb;
+    float *C;                        /* C itself (direct) or the float copy in the workspace */
+    size_t ldc;
+    int dc;
+} rows_ctx;
+
+static void rows_task(void *ctx, size_t task, int thread)
+{
+    (void)thread;
+    const rows_ctx *x = ctx;
+    const hd_matmul_desc *d = x->d;
+    int64_t r0 = (int64_t)task * x->rows_per_task, r1 = r0 + x->rows_per_task;
+    if (r1 > d->M)
+        r1 = d->M;
+    const float *A = x->A + (x->ta == 'N' ? (size_t)r0 * x->lda : (size_t)r0);
+    hd_sgemm_pb(1, x->ta, (size_t)(r1 - r0), 1.0f, A, x->lda, x->pb, 0.0f, x->C + (size_t)r0 * x->ldc, x->ldc);
+    if (!x->dc)
+        store_rows(d, x->oc, x->C, r0, r1);
+    chain_rows(d, x->chain, x->bi, r0, r1, 1);
+}
+
+void hd_matmul_run(const hd_matmul_desc *d, const hd_pw_chain *chain, void *ws, int nthreads)
 {
     int nb = d->nbatch;
     int64_t nbatches = 1;
@@ -107,6 +174,11 @@ void hd_matmul_run(const hd_matmul_desc *d, void *ws, int nthreads)
         ta = 'N', lda = (size_t)d->K;
     if (!db)
         tb = 'N', ldb = (size_t)d->N;
+    int threads = nthreads > 1 ? nthreads : 1;
+    int fused = chain && d->M >= (int64_t)CHAIN_MIN_ROWS * threads && d->N > 0 && d->K > 0;
+    hd_gemm_packed_b pb;
+    int have_pb = 0;
+    int64_t pb_off = -1;
     for (int64_t bi = 0; bi < nbatches; bi++) {
         int64_t oa = batch_offset(d, &d->a, bi), ob = batch_offset(d, &d->b, bi), oc = batch_offset(d, &d->c, bi);
         const float *A = da ? (const float *)d->a.ptr + oa : wa;
@@ -117,10 +189,27 @@ void hd_matmul_run(const hd_matmul_desc *d, void *ws, int nthreads)
             pack(&d->b, ob, d->b.strides[nb], d->b.strides[nb + 1], d->K, d->N, wb);
         float *C = dc ? (float *)d->c.ptr + oc : wc;
         size_t ldc = dc ? (size_t)(d->M == 1 ? d->N : d->c.strides[nb]) : (size_t)d->N;
+        if (fused) {
+            /* B is packed again only when it changes (not for a B broadcast over the batch) */
+            if (!have_pb || !db || ob != pb_off) {
+                if (have_pb)
+                    hd_gemm_pb_free(&pb);
+                hd_sgemm_pack_b(&pb, nthreads, tb, (size_t)d->N, (size_t)d->K, B, ldb);
+                have_pb = 1, pb_off = ob;
+            }
+            int64_t rows = CHAIN_BLOCK_FLOATS / d->N, per_thread = (d->M + threads - 1) / threads;
+            rows = rows < CHAIN_MIN_ROWS ? CHAIN_MIN_ROWS : rows;
+            rows = rows > per_thread ? per_thread : rows;
+            rows_ctx x = { d, chain, bi, oc, rows, A, lda, ta, &pb, C, ldc, dc };
+            hd_parallel_for((size_t)((d->M + rows - 1) / rows), nthreads, rows_task, &x);
+            continue;
+        }
         hd_sgemm(nthreads, ta, tb, (size_t)d->M, (size_t)d->N, (size_t)d->K, 1.0f, A, lda, B, ldb, 0.0f, C, ldc);
         if (!dc)
-            for (int64_t i = 0; i < d->M; i++)
-                for (int64_t j = 0; j < d->N; j++)
-                    st_elem(&d->c, oc + i * d->c.strides[nb] + j * d->c.strides[nb + 1], wc[i * d->N + j]);
+            store_rows(d, oc, wc, 0, d->M);
+        if (chain)
+            chain_rows(d, chain, bi, 0, d->M, nthreads);
     }
+    if (have_pb)
+        hd_gemm_pb_free(&pb);
 }

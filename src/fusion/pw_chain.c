@@ -10,12 +10,12 @@
 #include "fusion/fusion.h"
 #include "core/convert.h"
 #include "core/parallel.h"
+#include "kernels/eltwise/eltwise-ukernels.h"
 
-#include <float.h>
 #include <math.h>
 #include <string.h>
 
-#define CHUNK 256                    /* a multiple of GELU_BLOCK */
+#define CHUNK 256                    /* floats per step of a row: the buffers stay in L1 */
 /* Rows per task: enough work per task to amortise the dispatch. */
 #define MIN_TASK_ELEMS 16384
 
@@ -116,47 +116,6 @@ static float relu_grad(const hd_pw_step *s, float x)
     return x >= s->upper_clip ? 0.0f : 1.0f;
 }
 
-/*
- * GELU is x Phi(x), Phi the standard normal distribution (the erf form).  libm's erff and
- * expf are calls the compiler cannot vectorize and cost most of a matmul + gelu graph, so
- * Phi is computed here in double, without branches, over blocks of GELU_BLOCK values (a fixed
- * trip count the compiler vectorizes at -O2):
- *   e^y (y <= 0) as 2^k e^r, |r| <= ln2/2, e^r by its Taylor polynomial to r^7 (relative
- *   error below 1e-8), 2^k put straight into the exponent bits;
- *   erf(u), u >= 0, by Abramowitz and Stegun's formula 7.1.26 (absolute error below 1.5e-7),
- *   odd for u < 0.
- * So Phi is within 1e-7 of the exact value, and GELU and its derivative within 2e-7 (1 + |x|).
- */
-#define GELU_BLOCK 8
-
-static inline double exp_nonpos(double y)
-{
-    const double shifter = 6755399441055744.0;   /* 1.5 * 2^52: adding it rounds to an integer kept in the low bits */
-    y = y < -700.0 ? -700.0 : y;
-    double kd = y * 1.4426950408889634 + shifter;
-    uint64_t kb;
-    memcpy(&kb, &kd, sizeof kb);
-    kd -= shifter;
-    double r = (y - kd * 0.6931471803691238) - kd * 1.9082149292705877e-10;   /* ln 2 in two parts */
-    double p = 1 + r * (1 + r * (1.0 / 2 + r * (1.0 / 6 + r * (1.0 / 24 + r * (1.0 / 120 + r * (1.0 / 720 + r * (1.0 / 5040)))))));
-    uint64_t sb = (kb + 1023) << 52;             /* the low bits of kb hold 2^51 + k */
-    double scale;
-    memcpy(&scale, &sb, sizeof scale);
-    return p * scale;
-}
-
-/* Phi(x) and the normal density for GELU_BLOCK values (no branches: the loop vectorizes). */
-static void phi_block(const double *x, double *cdf, double *pdf)
-{
-    for (int i = 0; i < GELU_BLOCK; i++) {
-        double v = x[i], u = fabs(v) * 0.70710678118654752, t = 1.0 / (1.0 + 0.3275911 * u);
-        double e = exp_nonpos(-u * u);
-        double poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))));
-        cdf[i] = 0.5 + 0.5 * copysign(1.0 - poly * e, v);
-        pdf[i] = 0.39894228040143268 * e;         /* e = exp(-x^2 / 2) */
-    }
-}
-
 static float softplus(float x, float beta)
 {
     float bx = beta * x;
@@ -164,18 +123,18 @@ static float softplus(float x, float beta)
     return (bx > 20.0f ? bx : log1pf(expf(bx))) / beta;
 }
 
-/* v = step(v, o) on N elements. */
-static void apply(const hd_pw_step *s, float *v, const float *o, int n)
+/* v = step(v, o) on N elements.  ADD, MUL and the GELUs run on the eltwise kernels of the
+ * handle's ISA (the same roundings as a plain loop for ADD and MUL; GELU within the bound of
+ * kernels/eltwise/f32-gelu-poly.h); the others are float loops. */
+static void apply(const hd_pw_step *s, const hd_eltwise_table *k, float *v, const float *o, int n)
 {
     const float a1 = s->alpha1, a2 = s->alpha2;
     switch (s->mode) {
     case CUDNN_POINTWISE_ADD:
-        for (int i = 0; i < n; i++)
-            v[i] = a1 * v[i] + a2 * o[i];
+        k->add3((size_t)n, v, o, v, a1, a2, 0.0f);
         break;
     case CUDNN_POINTWISE_MUL:
-        for (int i = 0; i < n; i++)
-            v[i] = (a1 * v[i]) * (a2 * o[i]);
+        k->mul3((size_t)n, v, o, v, a1, a2, 0.0f);
         break;
     case CUDNN_POINTWISE_MIN:
         for (int i = 0; i < n; i++)
@@ -208,15 +167,7 @@ static void apply(const hd_pw_step *s, float *v, const float *o, int n)
         }
         break;
     case CUDNN_POINTWISE_GELU_FWD:
-        /* whole blocks: the chunk buffers have room past N (CHUNK is a multiple of GELU_BLOCK) */
-        for (int i = 0; i < n; i += GELU_BLOCK) {
-            double x[GELU_BLOCK], cdf[GELU_BLOCK], pdf[GELU_BLOCK];
-            for (int j = 0; j < GELU_BLOCK; j++)
-                x[j] = a1 * v[i + j];
-            phi_block(x, cdf, pdf);
-            for (int j = 0; j < GELU_BLOCK; j++)
-                v[i + j] = (float)(x[j] * cdf[j]);
-        }
+        k->gelu((size_t)n, v, v, a1);
         break;
     case CUDNN_POINTWISE_SOFTPLUS_FWD:
         for (int i = 0; i < n; i++)
@@ -251,14 +202,7 @@ static void apply(const hd_pw_step *s, float *v, const float *o, int n)
         }
         break;
     case CUDNN_POINTWISE_GELU_BWD:
-        for (int i = 0; i < n; i += GELU_BLOCK) {
-            double x[GELU_BLOCK], cdf[GELU_BLOCK], pdf[GELU_BLOCK];
-            for (int j = 0; j < GELU_BLOCK; j++)
-                x[j] = a2 * o[i + j];
-            phi_block(x, cdf, pdf);
-            for (int j = 0; j < GELU_BLOCK; j++)
-                v[i + j] = (float)(a1 * v[i + j] * (cdf[j] + x[j] * pdf[j]));
-        }
+        k->gelu_bwd((size_t)n, o, v, v, a2, a1);
         break;
     case CUDNN_POINTWISE_SOFTPLUS_BWD:
         for (int i = 0; i < n; i++)
@@ -277,6 +221,7 @@ static void apply(const hd_pw_step *s, float *v, const float *o, int n)
 
 typedef struct {
     const hd_pw_chain *c;
+    const hd_eltwise_table *k;
     int inner;                       /* the dimension a row runs along */
     int64_t rows, rows_per_task;
 } chain_ctx;
@@ -302,7 +247,7 @@ static void chain_task(void *ctx, size_t task, int thread)
     const hd_pw_chain *c = x->c;
     const int in = x->inner;
     const int64_t len = c->dims[in];
-    float v[CHUNK] = {0}, o[CHUNK] = {0};   /* GELU reads whole blocks past a short chunk */
+    float v[CHUNK], o[CHUNK];
     int64_t r0 = (int64_t)task * x->rows_per_task, r1 = r0 + x->rows_per_task;
     if (r1 > x->rows)
         r1 = x->rows;
@@ -320,7 +265,7 @@ static void chain_task(void *ctx, size_t task, int thread)
                 const hd_pw_step *s = &c->step[k];
                 if (s->has_other)
                     load(&s->other, base_o[k] + j * s->other.strides[in], s->other.strides[in], n, o);
-                apply(s, v, o, n);
+                apply(s, x->k, v, o, n);
                 if (s->store)
                     store(&s->out, base_s[k] + j * s->out.strides[in], s->out.strides[in], n, v);
             }
@@ -332,6 +277,7 @@ void hd_pw_chain_run(const hd_pw_chain *c, int nthreads)
 {
     chain_ctx x;
     x.c = c;
+    x.k = hd_eltwise_kernels(c->isa);
     /* Rows run along the dimension where the last written tensor is densest. */
     const hd_pw_view *last = &c->in;
     for (int k = 0; k < c->nsteps; k++)
@@ -352,4 +298,36 @@ void hd_pw_chain_run(const hd_pw_chain *c, int nthreads)
     x.rows_per_task = per < 1 ? 1 : per;
     size_t tasks = (size_t)((x.rows + x.rows_per_task - 1) / x.rows_per_task);
     hd_parallel_for(tasks, nthreads, chain_task, &x);
+}
+
+static size_t elem_bytes(cudnnDataType_t dt)
+{
+    return dt == CUDNN_DATA_HALF || dt == CUDNN_DATA_BFLOAT16 ? 2 : dt == CUDNN_DATA_DOUBLE ? 8 : 4;
+}
+
+static void view_at(hd_pw_view *v, int nd, const int64_t *lo)
+{
+    int64_t off = 0;
+    for (int d = 0; d < nd; d++)
+        off += lo[d] * v->strides[d];
+    if (v->ptr)
+        v->ptr = (char *)v->ptr + off * (int64_t)elem_bytes(v->dt);
+}
+
+void hd_pw_chain_run_box(const hd_pw_chain *c, const int64_t *lo, const int64_t *count, int nthreads)
+{
+    /* The box is a chain of its own: the same views moved to its first element. */
+    hd_pw_chain b = *c;
+    memcpy(b.dims, count, (size_t)c->nd * sizeof *count);
+    view_at(&b.in, c->nd, lo);
+    for (int k = 0; k < c->nsteps; k++) {
+        if (b.step[k].has_other)
+            view_at(&b.step[k].other, c->nd, lo);
+        if (b.step[k].store)
+            view_at(&b.step[k].out, c->nd, lo);
+    }
+    for (int d = 0; d < c->nd; d++)
+        if (count[d] <= 0)
+            return;
+    hd_pw_chain_run(&b, nthreads);
 }

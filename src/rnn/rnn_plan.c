@@ -112,7 +112,10 @@ hd_rnn_work hd_rnn_work_layout(const struct cudnnRNNStruct *r, int input_size, i
     w.cprev = w.hprev + (size_t)B * P;
     w.hnew = w.cprev + (size_t)B * H;
     w.hproj = w.hnew + (size_t)B * H;
-    w.fwd_end = w.hproj + (size_t)B * P;
+    /* a bidirectional layer runs its two directions side by side: each has its own copy of
+       pre .. hproj, DIR_STRIDE apart */
+    w.dir_stride = w.hproj + (size_t)B * P - w.pre;
+    w.fwd_end = w.pre + (size_t)hd_rnn_dirs(r) * w.dir_stride;
     w.din = 0;
     w.dout = w.din + TB * W;
     w.hseq = w.dout + TB * W;
@@ -121,7 +124,10 @@ hd_rnn_work hd_rnn_work_layout(const struct cudnnRNNStruct *r, int input_size, i
     w.dhn = w.dc + (size_t)B * H;
     w.drec = w.dhn + (size_t)B * H;
     w.tmp = w.drec + (size_t)B * G * H;
-    w.bwd_end = w.tmp + (size_t)B * H;
+    /* backward data runs the two directions of a layer side by side too: each has its own
+       dh .. tmp, BWD_DIR_STRIDE apart */
+    w.bwd_dir_stride = w.tmp + (size_t)B * H - w.dh;
+    w.bwd_end = w.dh + (size_t)hd_rnn_dirs(r) * w.bwd_dir_stride;
     w.total = w.fwd_end > w.bwd_end ? w.fwd_end : w.bwd_end;
     return w;
 }

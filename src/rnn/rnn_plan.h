@@ -89,7 +89,9 @@ static inline void hd_rnn_zero_padding(void *base, size_t es, size_t width, int 
  * One size covers both, as cuDNN's single workspace query does. */
 typedef struct {
     size_t xin, pre, rec, hprev, cprev, hnew, hproj, fwd_end;
+    size_t dir_stride;    /* direction d of the forward pass uses pre .. hproj + d * dir_stride */
     size_t din, dout, hseq, dh, dc, dhn, drec, tmp, bwd_end;
+    size_t bwd_dir_stride;    /* direction d of backward data uses dh .. tmp + d * bwd_dir_stride */
     size_t total;
 } hd_rnn_work;
 

@@ -1,4 +1,6 @@
-/* RNN forward / backward results are bitwise identical for 1 and 4 threads and across runs. */
+/* RNN forward / backward results are bitwise identical for 1, 3 and 4 threads and across runs: LSTM
+ * and GRU, one direction (each step's rows dealt to the threads) and two (the directions side by
+ * side). */
 #define _POSIX_C_SOURCE 200809L
 #include <cudnn.h>
 #include <stdlib.h>
@@ -6,15 +8,17 @@
 #include "harness.h"
 #include "rnn_test_util.h"
 
-enum { T = 6, B = 37, IN = 19, HID = 23, PROJ = 17, L = 2, D = 2 };
+enum { T = 6, B = 37, IN = 19, HID = 23, L = 2 };
 
 typedef struct { float *y, *hy, *cy, *dx, *dhx, *dw; size_t ny, nh, nc, nx, nw; } result;
 
-static void run(cudnnHandle_t h, result *out)
+static void run(cudnnHandle_t h, result *out, cudnnRNNMode_t cell, int D)
 {
+    const int PROJ = cell == CUDNN_LSTM ? 17 : HID;   /* a projection is LSTM's only */
     cudnnRNNDescriptor_t r;
     CHECK_OK(cudnnCreateRNNDescriptor(&r));
-    CHECK_OK(cudnnSetRNNDescriptor_v8(r, CUDNN_RNN_ALGO_STANDARD, CUDNN_LSTM, CUDNN_RNN_DOUBLE_BIAS, CUDNN_BIDIRECTIONAL,
+    CHECK_OK(cudnnSetRNNDescriptor_v8(r, CUDNN_RNN_ALGO_STANDARD, cell, CUDNN_RNN_DOUBLE_BIAS,
+                                      D == 2 ? CUDNN_BIDIRECTIONAL : CUDNN_UNIDIRECTIONAL,
                                       CUDNN_LINEAR_INPUT, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_DEFAULT_MATH, IN, HID,
                                       PROJ, L, NULL, CUDNN_RNN_PADDED_IO_ENABLED));
     int lens[B];
@@ -64,19 +68,29 @@ static int same(const result *a, const result *b)
 int main(void)
 {
     SECTION("thread-count determinism");
-    cudnnHandle_t h1, h4;
+    cudnnHandle_t h1, h3, h4;
     setenv("HOSTDNN_NUM_THREADS", "1", 1);
     if (cudnnCreate(&h1) != CUDNN_STATUS_SUCCESS) return 1;
+    setenv("HOSTDNN_NUM_THREADS", "3", 1);
+    if (cudnnCreate(&h3) != CUDNN_STATUS_SUCCESS) return 1;
     setenv("HOSTDNN_NUM_THREADS", "4", 1);
     if (cudnnCreate(&h4) != CUDNN_STATUS_SUCCESS) return 1;
-    result a, b, c;
-    run(h1, &a);
-    run(h4, &b);
-    run(h4, &c);
-    CHECK_MSG(same(&a, &b), "1 thread and 4 threads give the same bits");
-    CHECK_MSG(same(&b, &c), "two runs give the same bits");
-    release(&a); release(&b); release(&c);
+    const cudnnRNNMode_t cells[2] = { CUDNN_LSTM, CUDNN_GRU };
+    for (int ci = 0; ci < 2; ci++)
+        for (int D = 1; D <= 2; D++) {
+            result a, b, c, e;
+            run(h1, &a, cells[ci], D);
+            run(h4, &b, cells[ci], D);
+            run(h4, &c, cells[ci], D);
+            run(h3, &e, cells[ci], D);
+            const char *name = cells[ci] == CUDNN_LSTM ? "LSTM" : "GRU";
+            CHECK_MSG(same(&a, &b), "%s, %d direction(s): 1 thread and 4 threads give the same bits", name, D);
+            CHECK_MSG(same(&a, &e), "%s, %d direction(s): 1 thread and 3 threads give the same bits", name, D);
+            CHECK_MSG(same(&b, &c), "%s, %d direction(s): two runs give the same bits", name, D);
+            release(&a); release(&b); release(&c); release(&e);
+        }
     cudnnDestroy(h1);
+    cudnnDestroy(h3);
     cudnnDestroy(h4);
     return hd_test_finish();
 }

@@ -27,6 +27,13 @@ typedef void (*hd_f32_clip_fn)(size_t n, const float *x, float *y, float alpha, 
 typedef void (*hd_f32_act_bwd_fn)(size_t n, int mode, const float *y, const float *dy, const float *x, float *dx,
                                   float alpha, float beta, float coef);
 typedef void (*hd_f32_fill_fn)(size_t n, float v, float *y, float beta);
+/* y = GELU(alpha * x) = z Phi(z) with z = alpha * x, Phi the standard normal distribution (the
+ * erf form), within 1e-7 (1 + |z|) of the exact value (f32-gelu-poly.h).  Y may alias X. */
+typedef void (*hd_f32_gelu_fn)(size_t n, const float *x, float *y, float alpha);
+/* dx = (alpha_dy * dy) * GELU'(z), z = alpha_x * x, GELU'(z) = Phi(z) + z phi(z), within the
+ * 1.5e-7 (1 + |z|) per unit of dy.  DX may alias DY or X. */
+typedef void (*hd_f32_gelu_bwd_fn)(size_t n, const float *x, const float *dy, float *dx, float alpha_x,
+                                   float alpha_dy);
 
 typedef struct {
     const char *name;
@@ -55,6 +62,8 @@ typedef struct {
     hd_f32_act_bwd_fn act_bwd;
     /* y = v + beta * y (a broadcast value, e.g. one channel's bias) */
     hd_f32_fill_fn fill;
+    hd_f32_gelu_fn gelu;
+    hd_f32_gelu_bwd_fn gelu_bwd;
 } hd_eltwise_table;
 
 enum { HD_ELT_BWD_RELU, HD_ELT_BWD_CLIP, HD_ELT_BWD_SIGMOID, HD_ELT_BWD_TANH };
@@ -62,6 +71,17 @@ enum { HD_ELT_BWD_RELU, HD_ELT_BWD_CLIP, HD_ELT_BWD_SIGMOID, HD_ELT_BWD_TANH };
 extern const hd_eltwise_table hd_f32_eltwise_ukernels__scalar;
 extern const hd_eltwise_table hd_f32_eltwise_ukernels__avx2;
 extern const hd_eltwise_table hd_f32_eltwise_ukernels__avx512;
+
+/* The GELU kernels on their own (f32-gelu-*.c), for the tables and the per-kernel tests. */
+void hd_f32_gelu_ukernel__scalar(size_t n, const float *x, float *y, float alpha);
+void hd_f32_gelu_ukernel__avx2(size_t n, const float *x, float *y, float alpha);
+void hd_f32_gelu_ukernel__avx512(size_t n, const float *x, float *y, float alpha);
+void hd_f32_gelu_bwd_ukernel__scalar(size_t n, const float *x, const float *dy, float *dx, float alpha_x,
+                                     float alpha_dy);
+void hd_f32_gelu_bwd_ukernel__avx2(size_t n, const float *x, const float *dy, float *dx, float alpha_x,
+                                   float alpha_dy);
+void hd_f32_gelu_bwd_ukernel__avx512(size_t n, const float *x, const float *dy, float *dx, float alpha_x,
+                                     float alpha_dy);
 
 /* The table for ISA (an hd_isa_t), never above what the CPU allows. */
 const hd_eltwise_table *hd_eltwise_kernels(int isa);

@@ -175,4 +175,5 @@ static void fill(size_t n, float v, float *y, float beta)
 }
 
 const hd_eltwise_table hd_f32_eltwise_ukernels__avx2 = { "avx2", relu, axpby, add3, mul3, relu_stream, add3_stream,
-                                                         sigmoid, tanh_, clip, act_bwd, fill };
+                                                         sigmoid, tanh_, clip, act_bwd, fill,
+    hd_f32_gelu_ukernel__avx2, hd_f32_gelu_bwd_ukernel__avx2 };

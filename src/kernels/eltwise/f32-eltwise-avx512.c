@@ -222,4 +222,5 @@ static void fill(size_t n, float v, float *y, float beta)
 }
 
 const hd_eltwise_table hd_f32_eltwise_ukernels__avx512 = {"avx512", relu, axpby, add3, mul3, relu_stream, add3_stream,
-                                                          sigmoid, tanh_, clip, act_bwd, fill};
+                                                          sigmoid, tanh_, clip, act_bwd, fill,
+    hd_f32_gelu_ukernel__avx512, hd_f32_gelu_bwd_ukernel__avx512};

@@ -124,4 +124,5 @@ static void fill(size_t n, float v, float *y, float beta)
 }
 
 const hd_eltwise_table hd_f32_eltwise_ukernels__scalar = { "scalar", relu, axpby, add3, mul3, relu, add3,
-                                                           sigmoid, tanh_, clip, act_bwd, fill };
+                                                           sigmoid, tanh_, clip, act_bwd, fill,
+    hd_f32_gelu_ukernel__scalar, hd_f32_gelu_bwd_ukernel__scalar };

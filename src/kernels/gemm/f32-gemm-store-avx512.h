@@ -41,13 +41,16 @@ static inline __attribute__((always_inline)) void hd_f32_gemm_store_14x32__avx51
     }
 }
 
-/* The tile shape both 14 x 32 kernels specialise their k loop for: the fewest of 4, 7, 10 or 14
- * rows that cover mr, one or two column vectors for nr.  LOOP(ROWS, COLS) is the kernel's k
+/* The tile shape both 14 x 32 kernels specialise their k loop for: the fewest of 1, 4, 7, 10 or
+ * 14 rows that cover mr, one or two column vectors for nr.  LOOP(ROWS, COLS) is the kernel's k
  * loop; ROWS and COLS are constants in each branch, so the loops unroll with no dead work.
+ * One row is the RNN's batch of one (a matrix-vector product at every step).
  * One list, so the packed kernel and its indirect twin take the same shapes (and bits). */
 #define HD_F32_14X32_ROWS_(mr, COLS, LOOP)                                                           \
     do {                                                                                             \
-        if ((mr) <= 4)                                                                               \
+        if ((mr) <= 1)                                                                               \
+            LOOP(1, COLS);                                                                           \
+        else if ((mr) <= 4)                                                                          \
             LOOP(4, COLS);                                                                           \
         else if ((mr) <= 7)                                                                          \
             LOOP(7, COLS);                                                                           \

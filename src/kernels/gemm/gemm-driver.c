@@ -121,6 +121,54 @@ static void scratch_put(void *p)
 typedef int (*f64_pack_a_fn)(const double *a, size_t lda, size_t rows, size_t kc, double *dst);
 
 #define T float
+/*
+ * The packed operands of hd_?gemm_pack_b are kept too, in two slots (the two directions of a
+ * bidirectional RNN pack at the same time): an RNN call packs its R matrices (megabytes) once
+ * per layer, and fresh pages for them at every call cost more than the packing (the kernel
+ * zeroes each page on first touch).  Same exchange discipline as the scratch slot.
+ */
+#define PB_KEPT 2
+static _Atomic(scratch_head *) pb_slots[PB_KEPT];
+
+static void *pb_get(size_t bytes)
+{
+    for (int i = 0; i < PB_KEPT; i++) {
+        scratch_head *h = atomic_exchange(&pb_slots[i], NULL);
+        if (!h)
+            continue;
+        if (h->bytes >= bytes)
+            return h + 1;
+        hd_aligned_free(h);   /* too small for what is packed now: make room */
+    }
+    if (bytes > (size_t)-1 - sizeof(scratch_head))
+        return NULL;
+    scratch_head *h = hd_aligned_alloc(sizeof(scratch_head) + bytes);
+    if (!h)
+        return NULL;
+    h->bytes = bytes;
+    return h + 1;
+}
+
+static void pb_put(void *p)
+{
+    if (!p)
+        return;
+    scratch_head *h = (scratch_head *)p - 1;
+    for (int i = 0; i < PB_KEPT; i++) {
+        scratch_head *expect = NULL;
+        if (atomic_compare_exchange_strong(&pb_slots[i], &expect, h))
+            return;
+    }
+    /* both slots full: keep the larger */
+    scratch_head *old = atomic_exchange(&pb_slots[0], h);
+    if (old && old->bytes > h->bytes) {
+        scratch_head *again = atomic_exchange(&pb_slots[0], old);
+        hd_aligned_free(again);
+    } else {
+        hd_aligned_free(old);
+    }
+}
+
 #define FN(name) name##_f32
 #define UKERNEL(kern) ((kern)->f32)
 #define PACK_A_N(kern) ((kern)->f32_pack_a_n)
@@ -198,7 +246,7 @@ void hd_gemm_pb_free(hd_gemm_packed_b *pb)
 {
     if (!pb)
         return;
-    hd_aligned_free(pb->data);
+    pb_put(pb->data);
     pb->data = NULL;
 }
 

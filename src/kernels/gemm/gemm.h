@@ -49,7 +49,9 @@ void hd_dgemm_isa(hd_isa_t isa, int nthreads, char transa, char transb, size_t m
  * hd_?gemm would use now; hd_?gemm_pb computes C = alpha * op(A) op(B) + beta * C with it,
  * bitwise what hd_?gemm gives on the unpacked operand (same kernel, same k blocks, any thread
  * count).  B must stay alive and unchanged until hd_gemm_pb_free: when the packing memory
- * cannot be had (or HOSTDNN_GEMM_UNPACKED=1), the products read B itself.
+ * cannot be had (or HOSTDNN_GEMM_UNPACKED=1), the products read B itself.  hd_gemm_pb_free
+ * keeps the packed buffer for the next hd_?gemm_pack_b (two are kept per process), so that a
+ * call that packs its weights every time does not fault in fresh pages every time.
  */
 typedef struct {
     size_t elem, n, k;
