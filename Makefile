@@ -87,6 +87,7 @@ bench: build
 	@$(BUILD)/bench/hostdnn_attn
 	@bench/compare_rnn.sh $(BUILD)
 	@$(BUILD)/bench/hostdnn_fused
+	@bench/compare_train.sh $(BUILD)
 
 # hostdnn, oneDNN 2.6 and PyTorch side by side; rewrites docs/performance.md's convolution section.
 bench-compare: build
