@@ -86,6 +86,12 @@ static void fwd_piece(void *vctx, const hd_rows *r, const int64_t *off, int64_t 
             return;
         }
         float coef = (float)c->act->coef;
+        if (c->act->mode == CUDNN_ACTIVATION_CLIPPED_RELU && !prop && beta == 0.0f) {
+            /* the expression of hd_act_f32 without its per-element mode switch: vectorised */
+            for (int64_t i = 0; i < n; i++)
+                y[i] = alpha * (x[i] > 0.0f ? (x[i] < coef ? x[i] : coef) : 0.0f);
+            return;
+        }
         for (int64_t i = 0; i < n; i++) {
             float v = alpha * hd_act_f32(c->act->mode, prop, coef, x[i]);
             y[i] = beta != 0.0f ? v + beta * y[i] : v;
