@@ -202,7 +202,7 @@ static void act_fast_paths_bitwise(void)
             cudnnSetActivationDescriptor(a, mode, CUDNN_NOT_PROPAGATE_NAN, coefs[c]);
             for (int i = 0; i < E; i++) {
                 float v = (float)((i * 37) % 23 - 8) * 0.05f;
-                x[i] = i % 11 == 0 ? NAN : i % 7 == 0 ? (float)coefs[c] : i % 5 == 0 ? 0.0f : v;
+                x[i] = i % 11 == 0 ? NAN : i % 13 == 0 ? -0.0f : i % 7 == 0 ? (float)coefs[c] : i % 5 == 0 ? 0.0f : v;
                 y[i] = 0.25f * (float)(i % 4);
                 dy[i] = 1.0f + 0.01f * (float)i;
                 xs[2 * i] = x[i], ys[2 * i] = y[i], dys[2 * i] = dy[i];
