@@ -8,8 +8,10 @@ may be absent), timed on the CPU.
 
 nhwc runs the model and the input in torch.channels_last; nchw in the default contiguous
 format.  torch.backends.mkldnn stays enabled (oneDNN kernels).  After one warm-up step it prints
-each step's loss and time, then "median step: <ms> ms".
+each step's loss and time, then "median step: <ms> ms (...), CPU time <ms> ms" (the process's CPU
+time, all threads).
 """
+import statistics
 import sys
 import time
 
@@ -97,9 +99,9 @@ def main():
     y = torch.arange(opt["batch"]) % opt["classes"]
     print(f"torch {torch.__version__} {opt['net']} {opt['layout']} batch {opt['batch']} image {opt['image']} "
           f"threads {torch.get_num_threads()} mkldnn {torch.backends.mkldnn.is_available()}")
-    times = []
+    times, cpu = [], []
     for s in range(opt["steps"] + 1):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         sgd.zero_grad(set_to_none=True)
         loss = lossf(model(x), y)
         loss.backward()
@@ -107,11 +109,10 @@ def main():
         t = time.perf_counter() - t0
         if s > 0:
             times.append(t)
+            cpu.append(time.process_time() - c0)
         print(f"step {s:3d}  loss {loss.item():.4f}  {1e3 * t:8.1f} ms{'  (warm-up)' if s == 0 else ''}")
-    times.sort()
-    n = len(times)
-    med = times[n // 2] if n % 2 else 0.5 * (times[n // 2 - 1] + times[n // 2])
-    print(f"median step: {1e3 * med:.1f} ms ({n} steps, {opt['batch'] / med:.1f} images/s)")
+    med, cmed, n = statistics.median(times), statistics.median(cpu), len(times)
+    print(f"median step: {1e3 * med:.1f} ms ({n} steps, {opt['batch'] / med:.1f} images/s), CPU time {1e3 * cmed:.1f} ms")
 
 
 if __name__ == "__main__":

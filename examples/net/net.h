@@ -124,5 +124,6 @@ void net_tensor(cudnnTensorDescriptor_t *d, cudnnTensorFormat_t f, int n, int c,
 float net_rand(unsigned *state);                      /* uniform in [0, 1) */
 float net_randn(unsigned *state);                     /* standard normal */
 double net_now(void);                                 /* seconds, monotonic */
+double net_cpu_now(void);                             /* CPU seconds of the process, all threads */
 
 #endif

@@ -52,6 +52,13 @@ float net_randn(unsigned *state)
     return sqrtf(-2.0f * logf(u + 1e-7f)) * cosf(6.2831853f * v);
 }
 
+double net_cpu_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 double net_now(void)
 {
     struct timespec t;
