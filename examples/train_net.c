@@ -47,8 +47,12 @@ static options parse(int argc, char **argv)
     options o = {"resnet50", "nchw", 16, 224, 0, 3, 1000, 0, 0, 0, 1.0, 0.05};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--gradcheck") || !strcmp(a, "--smooth")) {
-            *(a[2] == 'g' ? &o.gradcheck : &o.smooth) = 1;
+        if (!strcmp(a, "--gradcheck")) {
+            o.gradcheck = 1;
+            continue;
+        }
+        if (!strcmp(a, "--smooth")) {
+            o.smooth = 1;
             continue;
         }
         if (!v)
