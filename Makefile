@@ -81,12 +81,14 @@ install: build
 # attention (NVIDIA's multiHeadAttention sample's size: 8 heads, batch 16, 64 steps, 512 wide),
 # RNNs beside oneDNN's (bench/compare_rnn.sh: LSTM/GRU inference and training steps) and the
 # backend's fused graphs beside the legacy calls they replace.
+# Last, whole ResNet-50 and MobileNet-v2 training steps beside PyTorch's (bench/compare_train.sh, minutes).
 bench: build
 	@$(BUILD)/tools/hostdnn-bench
 	@bench/compare_ops.sh $(BUILD)
 	@$(BUILD)/bench/hostdnn_attn
 	@bench/compare_rnn.sh $(BUILD)
 	@$(BUILD)/bench/hostdnn_fused
+	@bench/compare_train.sh $(BUILD)
 
 # hostdnn, oneDNN 2.6 and PyTorch side by side; rewrites docs/performance.md's convolution section.
 bench-compare: build

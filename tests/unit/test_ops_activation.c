@@ -175,6 +175,62 @@ static void act_nan(void)
     cudnnDestroyActivationDescriptor(a);
 }
 
+/* The contiguous float fast paths (RELU / CLIPPED_RELU backward, CLIPPED_RELU forward) give the
+ * general strided path's bits: the same data with a last-dimension stride of 2 takes that path.
+ * Coefficients a float cannot hold (0.1 rounds up, 0.7 down) test the clip comparison; NaNs,
+ * zeros and values on the clip test the masks; alpha/beta the blend. */
+static void act_fast_paths_bitwise(void)
+{
+    SECTION("activation float fast paths vs the strided path");
+    enum { N = 2, C = 3, HH = 4, W = 9, E = N * C * HH * W };
+    static const double coefs[] = { 6.0, 0.1, 0.7 };
+    static const float ab[][2] = { { 1.0f, 0.0f }, { 0.7f, 0.0f }, { 1.3f, 0.45f } };
+    int dims[4] = { N, C, HH, W }, dense[4] = { C * HH * W, HH * W, W, 1 }, wide[4];
+    for (int i = 0; i < 4; i++)
+        wide[i] = 2 * dense[i];
+    cudnnTensorDescriptor_t dd, sd;
+    cudnnCreateTensorDescriptor(&dd);
+    cudnnCreateTensorDescriptor(&sd);
+    cudnnSetTensorNdDescriptor(dd, CUDNN_DATA_FLOAT, 4, dims, dense);
+    cudnnSetTensorNdDescriptor(sd, CUDNN_DATA_FLOAT, 4, dims, wide);
+    cudnnActivationDescriptor_t a;
+    cudnnCreateActivationDescriptor(&a);
+    static float x[E], y[E], dy[E], dx[E], xs[2 * E], ys[2 * E], dys[2 * E], dxs[2 * E];
+    for (int m = 0; m < 2; m++)
+        for (int c = 0; c < 3; c++) {
+            cudnnActivationMode_t mode = m ? CUDNN_ACTIVATION_CLIPPED_RELU : CUDNN_ACTIVATION_RELU;
+            cudnnSetActivationDescriptor(a, mode, CUDNN_NOT_PROPAGATE_NAN, coefs[c]);
+            for (int i = 0; i < E; i++) {
+                float v = (float)((i * 37) % 23 - 8) * 0.05f;
+                x[i] = i % 11 == 0 ? NAN : i % 13 == 0 ? -0.0f : i % 7 == 0 ? (float)coefs[c] : i % 5 == 0 ? 0.0f : v;
+                y[i] = 0.25f * (float)(i % 4);
+                dy[i] = 1.0f + 0.01f * (float)i;
+                xs[2 * i] = x[i], ys[2 * i] = y[i], dys[2 * i] = dy[i];
+            }
+            for (int k = 0; k < 3; k++) {
+                for (int i = 0; i < E; i++)
+                    dx[i] = dxs[2 * i] = -0.5f + 0.003f * (float)i;
+                CHECK_OK(cudnnActivationBackward(H, a, &ab[k][0], dd, y, dd, dy, dd, x, &ab[k][1], dd, dx));
+                CHECK_OK(cudnnActivationBackward(H, a, &ab[k][0], sd, ys, sd, dys, sd, xs, &ab[k][1], sd, dxs));
+                int same = 1;
+                for (int i = 0; i < E; i++)
+                    same &= memcmp(&dx[i], &dxs[2 * i], sizeof(float)) == 0;
+                CHECK_MSG(same, "backward mode %d coef %g alpha %g beta %g", (int)mode, coefs[c], ab[k][0], ab[k][1]);
+                if (ab[k][1] != 0.0f)
+                    continue;
+                CHECK_OK(cudnnActivationForward(H, a, &ab[k][0], dd, x, &ab[k][1], dd, dx));
+                CHECK_OK(cudnnActivationForward(H, a, &ab[k][0], sd, xs, &ab[k][1], sd, dxs));
+                same = 1;
+                for (int i = 0; i < E; i++)
+                    same &= memcmp(&dx[i], &dxs[2 * i], sizeof(float)) == 0;
+                CHECK_MSG(same, "forward mode %d coef %g alpha %g", (int)mode, coefs[c], ab[k][0]);
+            }
+        }
+    cudnnDestroyActivationDescriptor(a);
+    cudnnDestroyTensorDescriptor(dd);
+    cudnnDestroyTensorDescriptor(sd);
+}
+
 static void act_bad_input(void)
 {
     SECTION("activation bad input");
@@ -605,6 +661,7 @@ int main(void)
         act_descriptor();
         act_matrix();
         act_nan();
+        act_fast_paths_bitwise();
         act_bad_input();
         sm_matrix();
         sm_wide();

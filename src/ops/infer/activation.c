@@ -17,6 +17,9 @@
 #include "kernels/eltwise/eltwise-ukernels.h"
 #include "ops/common.h"
 
+#include <stdint.h>
+#include <string.h>
+
 typedef struct cudnnActivationStruct act_t;
 
 cudnnStatus_t HD_IMPL(cudnnCreateActivationDescriptor)(cudnnActivationDescriptor_t *activationDesc)

@@ -15,6 +15,10 @@
 #include "kernels/eltwise/eltwise-ukernels.h"
 #include "ops/common.h"
 
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
 typedef struct {
     const struct cudnnActivationStruct *act;
     cudnnDataType_t dt;
@@ -24,13 +28,23 @@ typedef struct {
     const hd_eltwise_table *k;
 } bwd_ctx;
 
+/* The smallest float not below coef: for a float x, x < coef exactly when x < this, so the
+ * float comparison gives the same answer as the double one in hd_act_grad_f64. */
+static float float_bound(double coef)
+{
+    float f = (float)coef;
+    return (double)f < coef ? nextafterf(f, INFINITY) : f;
+}
+
 /* FLOAT rows contiguous in all four tensors: the elementwise backward kernel (reads only the
  * tensor the mode needs: y for SIGMOID and TANH, x for the RELUs).  Returns 0 when the mode
  * is not one it has. */
 static int bwd_f32(const bwd_ctx *c, const int64_t *off, int64_t n)
 {
     int prop = c->act->nan_opt == CUDNN_PROPAGATE_NAN, mode;
-    float coef = (float)c->act->coef;
+    /* CLIP compares in float against the smallest float not below coef (float_bound): the
+     * same answer as the double path's x < coef */
+    float coef = float_bound(c->act->coef);
     switch (c->act->mode) {
     case CUDNN_ACTIVATION_SIGMOID: mode = HD_ELT_BWD_SIGMOID; break;
     case CUDNN_ACTIVATION_TANH: mode = HD_ELT_BWD_TANH; break;
@@ -40,6 +54,8 @@ static int bwd_f32(const bwd_ctx *c, const int64_t *off, int64_t n)
     }
     if (prop && (mode == HD_ELT_BWD_RELU || mode == HD_ELT_BWD_CLIP))
         return 0;                 /* a NaN x passes through: the double path's rule */
+    if (c->beta != 0.0)
+        return 0;                 /* the double path blends in double: its bits on every layout */
     c->k->act_bwd((size_t)n, mode, (const float *)c->y + off[1], (const float *)c->dy + off[2],
                   (const float *)c->x + off[3], (float *)c->dx + off[0], (float)c->alpha, (float)c->beta, coef);
     return 1;
