@@ -10,6 +10,15 @@
  * rotated, transposed filter goes straight into the transformed-filter packing and dy / dx
  * are read and written in place.
  *
+ * Dilation: at stride 1 a convolution with dilation d splits into d*d independent undilated
+ * ones (per dimension, output row i*d + a reads only input rows of one residue modulo d).
+ * Phase (a, b) of the output is the undilated 3x3 convolution of the input sub-grid of its
+ * residue, padded by ceil((pad - a) / d).  The engine takes the phases as more images: tile
+ * t runs over (n, phase row, phase column, tile row, tile column), each tile reading its
+ * sub-grid through strides d times the tensor's and writing its output sub-grid the same
+ * way, so one plan and one filter transform serve all phases.  At d = 1 this is the plain
+ * enumeration.
+ *
  * Per call:
  *   1. the filter of every (k, c) is transformed to its 36 values U = G g G^T (in double,
  *      rounded once) and stored as packed GEMM A panels: for each group and each of the 36
@@ -60,6 +69,7 @@ typedef struct {
     int bwd;                      /* 1: backward data (no fused epilogue) */
     int64_t N, G, Cg, Kg;         /* images, groups, input / output channels per group */
     int64_t H, W, OH, OW, ph, pw; /* input plane, output plane, padding */
+    int64_t dh, dw;               /* dilation (the number of phases per dimension) */
     int64_t xs[5], ys[5];         /* strides (n, c, -, h, w) of the input and the output */
     int64_t wg, wk, wc;           /* filter (g, k, c) at g*wg + k*wk + c*wc ... */
     int64_t tap[9];               /* ... + tap[3*r + s] for tap (r, s) */
@@ -73,6 +83,7 @@ static void view_fwd(const hd_conv_problem *p, w4_view *v)
     v->N = p->N, v->G = p->G, v->Cg = p->Cg, v->Kg = p->Kg;
     v->H = p->in[1], v->W = p->in[2], v->OH = p->out[1], v->OW = p->out[2];
     v->ph = p->pad[1], v->pw = p->pad[2];
+    v->dh = p->dil[1], v->dw = p->dil[2];
     memcpy(v->xs, p->xs, sizeof v->xs);
     memcpy(v->ys, p->ys, sizeof v->ys);
     v->wg = p->Kg * p->wst[0], v->wk = p->wst[0], v->wc = p->wst[1];
@@ -80,7 +91,8 @@ static void view_fwd(const hd_conv_problem *p, w4_view *v)
         v->tap[e] = hd_conv_w_off(p, 0, 0, 0, e / 3, e % 3);
 }
 
-/* dx = conv(dy, w rotated, k <-> c) padded by 2 - pad: input dy (Kg channels per group),
+/* dx = conv(dy, w rotated, k <-> c) padded by 2 dil - pad (the dilated filter's reach, 2 dil,
+ * less the padding), with the same dilation: input dy (Kg channels per group),
  * output dx (Cg channels); tap (r, s) of the view is tap (2 - r, 2 - s) of w (hd_conv_w_off
  * adds CONVOLUTION mode's flip on top, which undoes the rotation). */
 static void view_bwdd(const hd_conv_problem *p, w4_view *v)
@@ -90,7 +102,8 @@ static void view_bwdd(const hd_conv_problem *p, w4_view *v)
     v->bwd = 1;
     v->N = p->N, v->G = p->G, v->Cg = p->Kg, v->Kg = p->Cg;
     v->H = p->out[1], v->W = p->out[2], v->OH = p->in[1], v->OW = p->in[2];
-    v->ph = 2 - p->pad[1], v->pw = 2 - p->pad[2];
+    v->ph = 2 * p->dil[1] - p->pad[1], v->pw = 2 * p->dil[2] - p->pad[2];
+    v->dh = p->dil[1], v->dw = p->dil[2];
     memcpy(v->xs, p->ys, sizeof v->xs);
     memcpy(v->ys, p->xs, sizeof v->ys);
     v->wg = p->Kg * p->wst[0], v->wk = p->wst[1], v->wc = p->wst[0];
@@ -208,9 +221,11 @@ static int w4_plan_make(const w4_view *v, w4_plan *L)
             L->gs = 1;
     }
     L->ldv = L->cl ? cl_ld(v->Cg) : 0;
-    L->TH = cdiv(v->OH, 4);
-    L->TW = cdiv(v->OW, 4);
-    L->ntiles = v->N * L->TH * L->TW;
+    /* tiles per phase: those of the largest (phase 0's sub-grid); the tiles a smaller phase
+       does not have write nothing (out_tiles) */
+    L->TH = cdiv(cdiv(v->OH, v->dh), 4);
+    L->TW = cdiv(cdiv(v->OW, v->dw), 4);
+    L->ntiles = v->N * v->dh * v->dw * L->TH * L->TW;
     L->Kpan = cdiv(v->Kg, L->FP);
     int64_t TP = L->TP, Cg = v->Cg;
     int64_t T = T_MAX / TP * TP > TP ? T_MAX / TP * TP : TP;
@@ -275,16 +290,19 @@ static int w4_plan_make(const w4_view *v, w4_plan *L)
 
 /* ---------------- applicability, workspace, cost ---------------- */
 
-int hd_conv_wino4_shape_ok(const hd_conv_problem *p, const char **reason)
+int hd_conv_wino4_shape_ok(const hd_conv_problem *p, int dilated, const char **reason)
 {
     if (p->xdt != CUDNN_DATA_FLOAT || p->wdt != CUDNN_DATA_FLOAT || p->ydt != CUDNN_DATA_FLOAT || p->dbl ||
         p->int8 || p->xv != 1 || p->yv != 1 || p->wv != 1) {
         *reason = "Winograd F(4x4,3x3) takes FLOAT tensors only";
         return 0;
     }
-    if (p->nsp != 2 || p->flt[1] != 3 || p->flt[2] != 3 || p->str[1] != 1 || p->str[2] != 1 || p->dil[1] != 1 ||
-        p->dil[2] != 1) {
-        *reason = "Winograd F(4x4,3x3) needs a 2-d 3x3 filter, unit stride and dilation";
+    if (p->nsp != 2 || p->flt[1] != 3 || p->flt[2] != 3 || p->str[1] != 1 || p->str[2] != 1) {
+        *reason = "Winograd F(4x4,3x3) needs a 2-d 3x3 filter and unit stride";
+        return 0;
+    }
+    if (!dilated && (p->dil[1] != 1 || p->dil[2] != 1)) {
+        *reason = "backward-filter Winograd F(4x4,3x3) needs unit dilation";
         return 0;
     }
     return 1;
@@ -292,15 +310,15 @@ int hd_conv_wino4_shape_ok(const hd_conv_problem *p, const char **reason)
 
 static int w4_app(const hd_conv_problem *p, const w4_view *v, const char **reason)
 {
-    if (!hd_conv_wino4_shape_ok(p, reason))
+    if (!hd_conv_wino4_shape_ok(p, 1, reason))
         return 0;
     if (v->ph < 0 || v->pw < 0) {
-        *reason = "backward-data Winograd F(4x4,3x3) needs padding <= 2";
+        *reason = "backward-data Winograd F(4x4,3x3) needs padding <= 2 dilation";
         return 0;
     }
     /* the input gathers use 32-bit element offsets from the channel's origin */
     const int64_t *xs = v->xs;
-    int64_t reach = (v->N - 1) * xs[0] + (v->H + 6) * xs[3] + (v->W + 6) * xs[4];
+    int64_t reach = (v->N - 1) * xs[0] + (v->H + 6 * v->dh) * xs[3] + (v->W + 6 * v->dw) * xs[4];
     if (xs[0] < 0 || xs[3] < 0 || xs[4] < 0 || reach >= INT32_MAX) {
         *reason = "the input is too large for the 32-bit offsets of the Winograd F(4x4,3x3) gathers";
         return 0;
@@ -408,21 +426,52 @@ static void w4_filter_task(void *vctx, size_t task, int thread)
     transform_panel(c, g, kp, 0, c->v->Cg, c->U + (size_t)(g * 36) * upos + (size_t)(kp * CgFP), upos);
 }
 
+/* Tile t as (image, phase row a, phase column b, tile row, tile column). */
+typedef struct {
+    int64_t n, a, b, ti, tj;
+} w4_tile;
+
+static w4_tile tile_of(const w4_view *v, const w4_plan *L, int64_t t)
+{
+    w4_tile r;
+    r.tj = t % L->TW;
+    t /= L->TW;
+    r.ti = t % L->TH;
+    t /= L->TH;
+    r.b = t % v->dw;
+    t /= v->dw;
+    r.a = t % v->dh;
+    r.n = t / v->dh;
+    return r;
+}
+
+/* One dimension of output phase a (dilation d, padding pad, input length len): the input
+ * sub-grid starts at row *first (its residue) and has *rows rows; the phase's undilated
+ * convolution starts its windows at sub-grid row -ceil((pad - a) / d), returned. */
+static int64_t phase_in(int64_t a, int64_t d, int64_t pad, int64_t len, int64_t *first, int64_t *rows)
+{
+    int64_t q = a - pad >= 0 ? (a - pad) / d : -((pad - a + d - 1) / d);   /* floor((a - pad) / d) */
+    *first = a - pad - q * d;
+    *rows = *first < len ? (len - *first + d - 1) / d : 0;
+    return q;
+}
+
 static void in_tiles(const w4_view *v, const w4_plan *L, int64_t t0, int64_t count, int lanes, hd_wino4_in_tiles *it)
 {
     it->lanes = lanes;
-    it->hs = (int32_t)v->xs[3];
-    it->ws = (int32_t)v->xs[4];
-    int64_t H = v->H, Wd = v->W;
+    it->hs = (int32_t)(v->dh * v->xs[3]);
+    it->ws = (int32_t)(v->dw * v->xs[4]);
     for (int i = 0; i < lanes; i++) {
         int64_t t = t0 + i;
         if (i >= count) {
             it->off[i] = 0, it->rmask[i] = 0, it->cmask[i] = 0;
             continue;
         }
-        int64_t tj = t % L->TW, ti = (t / L->TW) % L->TH, n = t / (L->TW * L->TH);
-        int64_t h0 = 4 * ti - v->ph, w0 = 4 * tj - v->pw;
-        it->off[i] = (int32_t)(n * v->xs[0] + h0 * v->xs[3] + w0 * v->xs[4]);
+        w4_tile u = tile_of(v, L, t);
+        int64_t fh, H, fw, Wd;
+        int64_t h0 = 4 * u.ti + phase_in(u.a, v->dh, v->ph, v->H, &fh, &H);
+        int64_t w0 = 4 * u.tj + phase_in(u.b, v->dw, v->pw, v->W, &fw, &Wd);
+        it->off[i] = (int32_t)(u.n * v->xs[0] + (fh + h0 * v->dh) * v->xs[3] + (fw + w0 * v->dw) * v->xs[4]);
         unsigned rm = 0, cm = 0;
         for (int j = 0; j < 6; j++) {
             rm |= (unsigned)(h0 + j >= 0 && h0 + j < H) << j;
@@ -436,14 +485,19 @@ static void in_tiles(const w4_view *v, const w4_plan *L, int64_t t0, int64_t cou
 static void out_tiles(const w4_view *v, const w4_plan *L, int64_t t0, int lanes, hd_wino4_out_tiles *ot)
 {
     ot->lanes = lanes;
-    ot->hs = v->ys[3];
-    ot->ws = v->ys[4];
+    ot->hs = v->dh * v->ys[3];
+    ot->ws = v->dw * v->ys[4];
     for (int i = 0; i < lanes; i++) {
-        int64_t t = t0 + i;
-        int64_t tj = t % L->TW, ti = (t / L->TW) % L->TH, n = t / (L->TW * L->TH);
-        ot->off[i] = n * v->ys[0] + 4 * ti * v->ys[3] + 4 * tj * v->ys[4];
-        ot->nrow[i] = (uint8_t)(v->OH - 4 * ti < 4 ? v->OH - 4 * ti : 4);
-        ot->ncol[i] = (uint8_t)(v->OW - 4 * tj < 4 ? v->OW - 4 * tj : 4);
+        w4_tile u = tile_of(v, L, t0 + i);
+        ot->off[i] = u.n * v->ys[0] + (u.a + 4 * u.ti * v->dh) * v->ys[3] + (u.b + 4 * u.tj * v->dw) * v->ys[4];
+        /* rows and columns of the phase's output sub-grid left from this tile (none: a tile
+           only a larger phase has, skipped) */
+        int64_t nr = v->OH > u.a ? (v->OH - u.a + v->dh - 1) / v->dh - 4 * u.ti : 0;
+        int64_t nc = v->OW > u.b ? (v->OW - u.b + v->dw - 1) / v->dw - 4 * u.tj : 0;
+        nr = nr < 0 ? 0 : nr < 4 ? nr : 4;
+        nc = nc < 0 ? 0 : nc < 4 ? nc : 4;
+        ot->nrow[i] = (uint8_t)(nc ? nr : 0);
+        ot->ncol[i] = (uint8_t)nc;
     }
 }
 
