@@ -12,9 +12,10 @@
  * multiple of d; groups; channel counts past the GEMM tiles; NCHW, NHWC (the channel-lane
  * form on AVX-512) and padded strides (elements outside the tensor untouched); both modes;
  * alpha/beta with beta = 0 over NaN; the dispatch log; bitwise identical results for 1, 2, 3
- * and 5 threads; every HOSTDNN_MAX_ISA cap in a child process (AVX2 and AVX-512 bitwise equal,
- * the scalar kernels within rounding, each within the bound); the _v7 ranking of a DeepLab-v3 layer; refusals (backward data with padding
- * above 2 d, dilation with stride 2, backward filter, which has no phased form).
+ * and 5 threads; every HOSTDNN_MAX_ISA cap in a child process (AVX2 and AVX-512 bitwise
+ * equal, the scalar kernels within rounding, each within the bound); the _v7 ranking of a
+ * DeepLab-v3 layer; refusals (backward data with padding above 2 d, dilation with stride 2,
+ * backward filter, which has no phased form).
  */
 #define _GNU_SOURCE
 #include <cudnn.h>
@@ -122,8 +123,9 @@ static void check_case(cudnnHandle_t h, const conv_case *c, int layout, int flip
                     gaps++;
             free(mark);
         }
-        CHECK_MSG(bad == 0 && gaps == 0, "%s %s layout %d flip %d alpha %g beta %g: %ld beyond the bound (first %ld), %ld gaps",
-                  dn, c->name, layout, flip, alpha, beta, bad, first, gaps);
+        CHECK_MSG(bad == 0 && gaps == 0,
+                  "%s %s layout %d flip %d alpha %g beta %g: %ld beyond the bound (first %ld), %ld gaps", dn, c->name,
+                  layout, flip, alpha, beta, bad, first, gaps);
     }
     free(lx), free(lw), free(ref), free(S), free(prev);
     prob_free(&P);
@@ -210,8 +212,8 @@ static void check_rank_and_refusals(cudnnHandle_t h)
     CHECK_STATUS(cudnnGetConvolutionBackwardDataWorkspaceSize(h, P.wd, P.yd, P.cd, P.xd, ALGO_BWDD, &ws),
                  CUDNN_STATUS_NOT_SUPPORTED);
     /* backward filter has no phased form */
-    CHECK_STATUS(cudnnGetConvolutionBackwardFilterWorkspaceSize(h, P.xd, P.yd, P.cd, P.wd,
-                                                                CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED, &ws),
+    cudnnConvolutionBwdFilterAlgo_t wf = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED;
+    CHECK_STATUS(cudnnGetConvolutionBackwardFilterWorkspaceSize(h, P.xd, P.yd, P.cd, P.wd, wf, &ws),
                  CUDNN_STATUS_NOT_SUPPORTED);
     prob_free(&P);
     /* dilation with stride 2: the phases are no longer independent convolutions of sub-grids */

@@ -5,10 +5,10 @@
  * The engine computes a forward convolution described by a view (w4_view, conv_wino4_view.h):
  * input planes (x forward, dy backward data), output planes (y, dx), padding, dilation, and
  * how to reach tap (r, s) of filter (group, output channel, input channel).  Backward data at
- * stride 1 is the forward convolution of dy with the filter rotated by 180 degrees and its k / c roles
- * exchanged, padded by 2 d - pad: its view only swaps strides and reverses the taps, so the
- * rotated, transposed filter goes straight into the transformed-filter packing and dy / dx
- * are read and written in place.
+ * stride 1 is the forward convolution of dy with the filter rotated by 180 degrees and its
+ * k / c roles exchanged, padded by 2 d - pad: its view only swaps strides and reverses the
+ * taps, so the rotated, transposed filter goes straight into the transformed-filter packing
+ * and dy / dx are read and written in place.
  *
  * Dilated problems run as their d*d phases, more images of the same plan (the view and the
  * tile enumeration, conv_wino4_view.h).
@@ -260,7 +260,7 @@ static int w4_app(const hd_conv_problem *p, const w4_view *v, const char **reaso
     if (!hd_conv_wino4_shape_ok(p, 1, reason))
         return 0;
     if (v->ph < 0 || v->pw < 0) {
-        *reason = "backward-data Winograd F(4x4,3x3) needs padding <= 2 dilation";
+        *reason = "backward-data Winograd F(4x4,3x3) needs padding <= 2 * dilation";
         return 0;
     }
     /* the input gathers use 32-bit element offsets from the channel's origin */

@@ -71,7 +71,8 @@ static int64_t phase_in(int64_t a, int64_t d, int64_t pad, int64_t len, int64_t 
     return q;
 }
 
-void hd_w4_in_tiles(const w4_view *v, int64_t TH, int64_t TW, int64_t t0, int64_t count, int lanes, hd_wino4_in_tiles *it)
+void hd_w4_in_tiles(const w4_view *v, int64_t TH, int64_t TW, int64_t t0, int64_t count, int lanes,
+                    hd_wino4_in_tiles *it)
 {
     it->lanes = lanes;
     it->hs = (int32_t)(v->dh * v->xs[3]);
