@@ -9,13 +9,14 @@
  *
  * Covered: dilation 2 to 5, equal and different per axis; "same" padding and paddings that
  * leave phases of different sizes or none at all on one side; images whose size is not a
- * multiple of d; groups; channel counts past the GEMM tiles; NCHW, NHWC (the channel-lane
- * form on AVX-512) and padded strides (elements outside the tensor untouched); both modes;
- * alpha/beta with beta = 0 over NaN; the dispatch log; bitwise identical results for 1, 2, 3
- * and 5 threads; every HOSTDNN_MAX_ISA cap in a child process (AVX2 and AVX-512 bitwise
- * equal, the scalar kernels within rounding, each within the bound); the _v7 ranking of a
- * DeepLab-v3 layer; refusals (backward data with padding above 2 d, dilation with stride 2,
- * backward filter, which has no phased form).
+ * multiple of d; groups; channel counts past the GEMM tiles; several tile blocks over the
+ * phases, and one block split over K ranges (the shared input transform); NCHW, NHWC (the
+ * channel-lane form on AVX-512) and padded strides (elements outside the tensor untouched);
+ * both modes; alpha/beta with beta = 0 over NaN; the dispatch log; bitwise identical results
+ * for 1, 2, 3 and 5 threads; every HOSTDNN_MAX_ISA cap in a child process (AVX2 and AVX-512
+ * bitwise equal, the scalar kernels within rounding, each within the bound); the _v7 ranking
+ * of a DeepLab-v3 layer; refusals (backward data with padding above 2 d, dilation with
+ * stride 2, backward filter, which has no phased form).
  */
 #define _GNU_SOURCE
 #include <cudnn.h>
@@ -40,9 +41,15 @@ static const conv_case cases[] = {
     {"d4 pad 4, 28x28, C 32 K 24", 2, 1, 32, 24, 1, {1, 28, 28}, {1, 3, 3}, {0, 4, 4}, {1, 1, 1}, {1, 4, 4}},
     {"d 1/2 x 3, pad 0/5, 14x17", 2, 1, 9, 10, 1, {1, 14, 17}, {1, 3, 3}, {0, 0, 5}, {1, 1, 1}, {1, 2, 3}},
     {"d5, 7x6, pad 2/3 (phases without outputs)", 2, 3, 3, 5, 1, {1, 7, 6}, {1, 3, 3}, {0, 2, 3}, {1, 1, 1}, {1, 5, 5}},
-    {"d2, N 2, C 40 K 70, 30x26", 2, 2, 40, 70, 1, {1, 30, 26}, {1, 3, 3}, {0, 2, 2}, {1, 1, 1}, {1, 2, 2}},
+    /* 200 tiles over the phases: several tile blocks */
+    {"d2, N 2, 34x34 (tile blocks)", 2, 2, 8, 20, 1, {1, 34, 34}, {1, 3, 3}, {0, 2, 2}, {1, 1, 1}, {1, 2, 2}},
+    /* one tile block split over two K ranges (shared input transform): forward with K 140,
+       backward data with C 140 (its output channels) */
+    {"d2, K 140 (K ranges)", 2, 1, 16, 140, 1, {1, 12, 12}, {1, 3, 3}, {0, 2, 2}, {1, 1, 1}, {1, 2, 2}},
+    {"d2, C 140 (K ranges of backward data)", 2, 1, 140, 16, 1, {1, 12, 12}, {1, 3, 3}, {0, 2, 2}, {1, 1, 1}, {1, 2, 2}},
 };
 #define NCASES ((int)(sizeof cases / sizeof *cases))
+#define NDET 12   /* det_run's problems: 2 directions x 2 layouts x 3 cases */
 
 static double rnd(void)   /* a float in [-1, 1) */
 {
@@ -131,11 +138,13 @@ static void check_case(cudnnHandle_t h, const conv_case *c, int layout, int flip
     prob_free(&P);
 }
 
-/* ---- determinism: the d2 case with tile blocks and K ranges, and d5 with empty phases ---- */
+/* ---- determinism: d5 with empty phases, several tile blocks, and K ranges (of the
+   direction's output channels) ---- */
 
 static long det_run(cudnnHandle_t h, int arg, float *out)
 {
-    int dir = arg / 4, layout = arg / 2 % 2, ci = arg % 2 ? 5 : 6;
+    int dir = arg / 6, layout = arg / 3 % 2, which = arg % 3;
+    int ci = which == 0 ? 5 : which == 1 ? 6 : dir == D_FWD ? 7 : 8;
     prob P;
     prob_make(&P, &cases[ci], layout, 0);
     unsigned save = rng;
@@ -163,7 +172,7 @@ static long det_run(cudnnHandle_t h, int arg, float *out)
 static long isa_len(void)
 {
     long n = 0;
-    for (int arg = 0; arg < 8; arg++)
+    for (int arg = 0; arg < NDET; arg++)
         n += det_run(NULL, arg, NULL);
     return n;
 }
@@ -176,7 +185,7 @@ static void isa_child(cudnnHandle_t h, int cap, float *out)
         for (int dir = D_FWD; dir <= D_BWDD; dir++)
             check_case(h, &cases[i], i % 2 ? L_NHWC : L_NCHW, i & 1, dir);
     cudnnSetCallback(0, NULL, NULL);
-    for (int arg = 0; arg < 8; arg++)
+    for (int arg = 0; arg < NDET; arg++)
         out += det_run(h, arg, out);
 }
 
@@ -238,8 +247,8 @@ int main(void)
     check_rank_and_refusals(h);
     cudnnDestroy(h);
     SECTION("bitwise identical across thread counts");
-    for (int arg = 0; arg < 8; arg++)
-        conv_case_check_threads(det_run, arg, arg < 4 ? "forward" : "backward data");
+    for (int arg = 0; arg < NDET; arg++)
+        conv_case_check_threads(det_run, arg, arg < NDET / 2 ? "forward" : "backward data");
     printf("accuracy (random data in [-1,1)): largest error / bound = %.3f\n", worst_bound);
     return hd_test_finish();
 }
