@@ -8,6 +8,7 @@
 #   make install PREFIX=/opt/hostdnn
 #   make bench      benchmark driver, memory-bound ops and RNNs vs oneDNN, attention, fused graphs (docs/performance.md)
 #   make bench-compare  convolution and ops: hostdnn vs oneDNN 2.6 vs PyTorch
+#   make bench-real     every convolution of five real networks, both layouts, vs oneDNN and PyTorch
 #   make windows-package  MinGW-w64 cross build -> build-win/hostdnn-<version>-windows-x64.zip
 #   make check-windows    that zip's checks and the test programs under Wine (docs/windows.md)
 PREFIX ?= /usr/local
@@ -26,7 +27,7 @@ DEV_OPTS ?= -DHOSTDNN_WERROR=ON -DBUILD_TESTING=ON -DHOSTDNN_BUILD_EXAMPLES=ON -
 
 WIN_BUILD ?= build-win
 
-.PHONY: all build check check-fast check-quick check-asan check-tsan fuzz demo install bench bench-compare bench-ops clean headers coverage \
+.PHONY: all build check check-fast check-quick check-asan check-tsan fuzz demo install bench bench-compare bench-real bench-ops clean headers coverage \
 	windows-build windows-package check-windows
 
 all: build
@@ -94,6 +95,14 @@ bench: build
 bench-compare: build
 	@bench/compare.sh $(BUILD) $(SHAPES)
 	@bench/compare_ops.sh $(BUILD)
+
+# Every distinct convolution of ResNet-50, VGG-16, MobileNet-v2, AlexNet and DeepLab-v3, at
+# batch 16 and 1, three passes, NCHW and NHWC: hours on two cores, so FILTER=<regex on the shape
+# string> or LIMIT=<first N> pick a part (bench/compare.sh).
+REAL_SHAPES = bench/shapes/resnet50.txt bench/shapes/vgg16.txt bench/shapes/mobilenet_v2.txt \
+	bench/shapes/alexnet.txt bench/shapes/deeplab_v3.txt
+bench-real: build
+	@bench/compare.sh $(BUILD) $(REAL_SHAPES)
 
 # The memory-bound primitives alone (relu, add, batch norm, pooling, softmax, transform) vs
 # oneDNN and STREAM; rewrites docs/performance.md's ops section.

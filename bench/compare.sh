@@ -4,6 +4,7 @@
 #
 #   bench/compare.sh BUILD_DIR [shape-file...]     (default: bench/shapes/report.txt)
 #   env: DIRS="fwd bwd_d bwd_w"  ROUNDS=3  REPS=5  BATCHES="16 1"  LIMIT=<first N shapes>  THREADS=2
+#        FILTER=<extended regex>: only the shapes whose line matches it (e.g. FILTER='d2|conv2')
 #        BATCHES: each shape is run at each of these batch sizes (its n is replaced); "keep" runs
 #        the shape files' own batch sizes (BATCH=N is the older spelling of BATCHES=N)
 #        ALGO=heuristic|find  (how hostdnn picks its algorithm: the _v7 first choice, as most
@@ -61,6 +62,7 @@ shapes=()
 for f in "${files[@]}"; do
   while read -r s; do
     [ -z "$s" ] || [ "${s#\#}" != "$s" ] && continue
+    [ -n "${FILTER:-}" ] && ! echo "$s" | grep -Eq -- "$FILTER" && continue
     base+=("$s")
   done < "$f"
 done

@@ -37,6 +37,7 @@
 #include "ref/conv_ref.h"
 #define CONV_CASE_SEED 2024
 #include "wino_tens.h"
+#include "wino4_bound.h"
 
 #define ALGO CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED
 #define ALGO_BWDD CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED
@@ -104,109 +105,7 @@ static cudnnStatus_t run_dir(cudnnHandle_t h, prob *P, int dir, float alpha, flo
     return st;
 }
 
-/* ---- the error bound S (see the header), from the definition of the transforms ---- */
-
-static const double BT[6][6] = {{4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0}, {0, 4, -4, -1, 1, 0},
-                                {0, -2, -1, 2, 1, 0}, {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
-static const double AT[4][6] = {{1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -2, 0}, {0, 1, 1, 4, 4, 0}, {0, 1, -1, 8, -8, 1}};
-static const double GM[6][3] = {{0.25, 0, 0},
-                                {-1.0 / 6, -1.0 / 6, -1.0 / 6},
-                                {-1.0 / 6, 1.0 / 6, -1.0 / 6},
-                                {1.0 / 24, 1.0 / 12, 1.0 / 6},
-                                {1.0 / 24, -1.0 / 12, 1.0 / 6},
-                                {0, 0, 1}};
-
-/* S for every output element (logical NKHW order).  The filter is taken as the solver
- * applies it: flipped in CONVOLUTION mode. */
-static void abs_bound(const conv_ref_shape *s, const double *x, const double *w, double *S)
-{
-    int H = s->in[1], W = s->in[2], OH = s->out[1], OW = s->out[2];
-    int Cg = s->C / s->G, Kg = s->K / s->G;
-    double *absU = malloc(sizeof(double) * 36 * (size_t)s->K * (size_t)Cg);   /* |G||g||G^T| per (k, c) */
-    for (int k = 0; k < s->K; k++)
-        for (int c = 0; c < Cg; c++) {
-            const double *wk = w + ((long)k * Cg + c) * 9;
-            double ga[3][3], t[6][3], *u = absU + ((long)k * Cg + c) * 36;
-            for (int r = 0; r < 3; r++)
-                for (int q = 0; q < 3; q++)
-                    ga[r][q] = fabs(s->flip ? wk[(2 - r) * 3 + 2 - q] : wk[r * 3 + q]);
-            for (int i = 0; i < 6; i++)
-                for (int q = 0; q < 3; q++)
-                    t[i][q] = fabs(GM[i][0]) * ga[0][q] + fabs(GM[i][1]) * ga[1][q] + fabs(GM[i][2]) * ga[2][q];
-            for (int i = 0; i < 6; i++)
-                for (int j = 0; j < 6; j++)
-                    u[6 * i + j] = t[i][0] * fabs(GM[j][0]) + t[i][1] * fabs(GM[j][1]) + t[i][2] * fabs(GM[j][2]);
-        }
-    for (int n = 0; n < s->N; n++)
-        for (int k = 0; k < s->K; k++) {
-            int g = k / Kg;
-            for (int ti = 0; ti < OH; ti += 4)
-                for (int tj = 0; tj < OW; tj += 4) {
-                    double acc[36] = {0};
-                    for (int c = 0; c < Cg; c++) {
-                        const double *u = absU + ((long)k * Cg + c) * 36;
-                        double d[6][6], v1[6][6], v[6][6];
-                        for (int r = 0; r < 6; r++)
-                            for (int q = 0; q < 6; q++) {
-                                int ih = ti - s->pad[1] + r, iw = tj - s->pad[2] + q;
-                                d[r][q] = ih >= 0 && ih < H && iw >= 0 && iw < W
-                                              ? fabs(x[(((long)n * s->C + g * Cg + c) * H + ih) * W + iw])
-                                              : 0;
-                            }
-                        for (int i = 0; i < 6; i++)
-                            for (int q = 0; q < 6; q++) {
-                                double a = 0;
-                                for (int r = 0; r < 6; r++)
-                                    a += fabs(BT[i][r]) * d[r][q];
-                                v1[i][q] = a;
-                            }
-                        for (int i = 0; i < 6; i++)
-                            for (int j = 0; j < 6; j++) {
-                                double a = 0;
-                                for (int q = 0; q < 6; q++)
-                                    a += v1[i][q] * fabs(BT[j][q]);
-                                v[i][j] = a;
-                            }
-                        for (int e = 0; e < 36; e++)
-                            acc[e] += u[e] * v[e / 6][e % 6];
-                    }
-                    for (int a = 0; a < 4 && ti + a < OH; a++)
-                        for (int b = 0; b < 4 && tj + b < OW; b++) {
-                            double sum = 0;
-                            for (int p = 0; p < 6; p++)
-                                for (int q = 0; q < 6; q++)
-                                    sum += fabs(AT[a][p]) * acc[6 * p + q] * fabs(AT[b][q]);
-                            S[(((long)n * s->K + k) * OH + ti + a) * OW + tj + b] = sum;
-                        }
-                }
-        }
-    free(absU);
-}
-
-/* S of backward data, in dx's logical order: the bound of the equivalent forward problem
- * (input dy with K channels, output C channels, padding 2 - pad, filter w'(c, k) = w(k, c)
- * rotated by 180 degrees, as applied: CONVOLUTION mode's flip undoes the rotation). */
-static void abs_bound_bwdd(const conv_ref_shape *s, const double *dy, const double *w, double *S)
-{
-    conv_ref_shape f = *s;
-    f.C = s->K, f.K = s->C, f.flip = 0;
-    for (int i = 1; i < 3; i++) {
-        f.in[i] = s->out[i];
-        f.out[i] = s->in[i];
-        f.pad[i] = 2 - s->pad[i];
-    }
-    int Cg = s->C / s->G, Kg = s->K / s->G;
-    double *wf = malloc(sizeof(double) * (size_t)s->C * (size_t)Kg * 9);
-    for (int g = 0; g < s->G; g++)
-        for (int kk = 0; kk < Kg; kk++)
-            for (int c = 0; c < Cg; c++)
-                for (int e = 0; e < 9; e++) {
-                    int src = s->flip ? e : 8 - e;
-                    wf[(((long)(g * Cg + c)) * Kg + kk) * 9 + e] = w[(((long)(g * Kg + kk)) * Cg + c) * 9 + src];
-                }
-    abs_bound(&f, dy, wf, S);
-    free(wf);
-}
+/* ---- the error bound S (see the header): wino4_bound.h ---- */
 
 /* ---- the dispatch log ---- */
 

@@ -20,9 +20,10 @@
 #include "conv/conv_registry.h"
 #include "kernels/wino4/wino4-ukernels.h"
 
-/* The problems every F(4x4,3x3) solver takes: FLOAT data, a 2-d 3x3 filter, unit stride and
- * dilation (else 0, with *reason set). */
-int hd_conv_wino4_shape_ok(const hd_conv_problem *p, const char **reason);
+/* The problems every F(4x4,3x3) solver takes: FLOAT data, a 2-d 3x3 filter, unit stride, and
+ * unit dilation unless DILATED (forward and backward data split a dilated convolution into
+ * phases; backward filter does not) (else 0, with *reason set). */
+int hd_conv_wino4_shape_ok(const hd_conv_problem *p, int dilated, const char **reason);
 
 /* The solvers' parts (conv_wino4_f32.c). */
 int hd_conv_wino4_app(const hd_conv_problem *p, const char **reason);

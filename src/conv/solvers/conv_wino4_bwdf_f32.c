@@ -416,7 +416,7 @@ static void wb_finish(void *vctx, size_t task, int thread)
 
 int hd_conv_wino4_bwdf_app(const hd_conv_problem *p, const char **reason)
 {
-    if (!hd_conv_wino4_shape_ok(p, reason))
+    if (!hd_conv_wino4_shape_ok(p, 0, reason))
         return 0;
     /* the tile transforms take 32-bit offsets within one image row band */
     int64_t xr = (p->in[2] + p->pad[2] + 8) * (p->xs[1] == 1 ? p->xs[4] : p->Cg) +

@@ -2,13 +2,16 @@
  * Winograd F(4x4, 3x3) convolution in fp32 (conv/solvers/conv_wino4.h): the forward solver
  * and the backward-data solver, one engine.
  *
- * The engine computes a forward convolution described by a view (w4_view): input planes
- * (x forward, dy backward data), output planes (y, dx), padding, and how to reach tap (r, s)
- * of filter (group, output channel, input channel).  Backward data at stride 1 is the
- * forward convolution of dy with the filter rotated by 180 degrees and its k / c roles
- * exchanged, padded by 2 - pad: its view only swaps strides and reverses the taps, so the
- * rotated, transposed filter goes straight into the transformed-filter packing and dy / dx
- * are read and written in place.
+ * The engine computes a forward convolution described by a view (w4_view, conv_wino4_view.h):
+ * input planes (x forward, dy backward data), output planes (y, dx), padding, dilation, and
+ * how to reach tap (r, s) of filter (group, output channel, input channel).  Backward data at
+ * stride 1 is the forward convolution of dy with the filter rotated by 180 degrees and its
+ * k / c roles exchanged, padded by 2 d - pad: its view only swaps strides and reverses the
+ * taps, so the rotated, transposed filter goes straight into the transformed-filter packing
+ * and dy / dx are read and written in place.
+ *
+ * Dilated problems run as their d*d phases, more images of the same plan (the view and the
+ * tile enumeration, conv_wino4_view.h).
  *
  * Per call:
  *   1. the filter of every (k, c) is transformed to its 36 values U = G g G^T (in double,
@@ -34,6 +37,7 @@
  */
 #include "conv/solvers/conv_solvers.h"
 #include "conv/solvers/conv_wino4.h"
+#include "conv/solvers/conv_wino4_view.h"
 
 #include "core/parallel.h"
 #include "conv/conv_internal.h"
@@ -53,50 +57,6 @@
                                            memory by every sub-block (see w4_plan_make) */
 #define SHARED_CHANNELS 32              /* channels per task of the shared input transform */
 #define IN_CHANNELS 8                   /* channels per input transform call */
-
-/* ---------------- the view: the forward convolution the engine computes ---------------- */
-
-typedef struct {
-    int bwd;                      /* 1: backward data (no fused epilogue) */
-    int64_t N, G, Cg, Kg;         /* images, groups, input / output channels per group */
-    int64_t H, W, OH, OW, ph, pw; /* input plane, output plane, padding */
-    int64_t xs[5], ys[5];         /* strides (n, c, -, h, w) of the input and the output */
-    int64_t wg, wk, wc;           /* filter (g, k, c) at g*wg + k*wk + c*wc ... */
-    int64_t tap[9];               /* ... + tap[3*r + s] for tap (r, s) */
-    hd_isa_t isa;                 /* the problem's instruction set */
-} w4_view;
-
-static void view_fwd(const hd_conv_problem *p, w4_view *v)
-{
-    memset(v, 0, sizeof *v);
-    v->isa = p->isa;
-    v->N = p->N, v->G = p->G, v->Cg = p->Cg, v->Kg = p->Kg;
-    v->H = p->in[1], v->W = p->in[2], v->OH = p->out[1], v->OW = p->out[2];
-    v->ph = p->pad[1], v->pw = p->pad[2];
-    memcpy(v->xs, p->xs, sizeof v->xs);
-    memcpy(v->ys, p->ys, sizeof v->ys);
-    v->wg = p->Kg * p->wst[0], v->wk = p->wst[0], v->wc = p->wst[1];
-    for (int e = 0; e < 9; e++)
-        v->tap[e] = hd_conv_w_off(p, 0, 0, 0, e / 3, e % 3);
-}
-
-/* dx = conv(dy, w rotated, k <-> c) padded by 2 - pad: input dy (Kg channels per group),
- * output dx (Cg channels); tap (r, s) of the view is tap (2 - r, 2 - s) of w (hd_conv_w_off
- * adds CONVOLUTION mode's flip on top, which undoes the rotation). */
-static void view_bwdd(const hd_conv_problem *p, w4_view *v)
-{
-    memset(v, 0, sizeof *v);
-    v->isa = p->isa;
-    v->bwd = 1;
-    v->N = p->N, v->G = p->G, v->Cg = p->Kg, v->Kg = p->Cg;
-    v->H = p->out[1], v->W = p->out[2], v->OH = p->in[1], v->OW = p->in[2];
-    v->ph = 2 - p->pad[1], v->pw = 2 - p->pad[2];
-    memcpy(v->xs, p->ys, sizeof v->xs);
-    memcpy(v->ys, p->xs, sizeof v->ys);
-    v->wg = p->Kg * p->wst[0], v->wk = p->wst[1], v->wc = p->wst[0];
-    for (int e = 0; e < 9; e++)
-        v->tap[e] = hd_conv_w_off(p, 0, 0, 0, 2 - e / 3, 2 - e % 3);
-}
 
 /* ---------------- the plan ---------------- */
 
@@ -208,9 +168,11 @@ static int w4_plan_make(const w4_view *v, w4_plan *L)
             L->gs = 1;
     }
     L->ldv = L->cl ? cl_ld(v->Cg) : 0;
-    L->TH = cdiv(v->OH, 4);
-    L->TW = cdiv(v->OW, 4);
-    L->ntiles = v->N * L->TH * L->TW;
+    /* tiles per phase: those of the largest (phase 0's sub-grid); the tiles a smaller phase
+       does not have write nothing (out_tiles) */
+    L->TH = cdiv(cdiv(v->OH, v->dh), 4);
+    L->TW = cdiv(cdiv(v->OW, v->dw), 4);
+    L->ntiles = v->N * v->dh * v->dw * L->TH * L->TW;
     L->Kpan = cdiv(v->Kg, L->FP);
     int64_t TP = L->TP, Cg = v->Cg;
     int64_t T = T_MAX / TP * TP > TP ? T_MAX / TP * TP : TP;
@@ -275,16 +237,19 @@ static int w4_plan_make(const w4_view *v, w4_plan *L)
 
 /* ---------------- applicability, workspace, cost ---------------- */
 
-int hd_conv_wino4_shape_ok(const hd_conv_problem *p, const char **reason)
+int hd_conv_wino4_shape_ok(const hd_conv_problem *p, int dilated, const char **reason)
 {
     if (p->xdt != CUDNN_DATA_FLOAT || p->wdt != CUDNN_DATA_FLOAT || p->ydt != CUDNN_DATA_FLOAT || p->dbl ||
         p->int8 || p->xv != 1 || p->yv != 1 || p->wv != 1) {
         *reason = "Winograd F(4x4,3x3) takes FLOAT tensors only";
         return 0;
     }
-    if (p->nsp != 2 || p->flt[1] != 3 || p->flt[2] != 3 || p->str[1] != 1 || p->str[2] != 1 || p->dil[1] != 1 ||
-        p->dil[2] != 1) {
-        *reason = "Winograd F(4x4,3x3) needs a 2-d 3x3 filter, unit stride and dilation";
+    if (p->nsp != 2 || p->flt[1] != 3 || p->flt[2] != 3 || p->str[1] != 1 || p->str[2] != 1) {
+        *reason = "Winograd F(4x4,3x3) needs a 2-d 3x3 filter and unit stride";
+        return 0;
+    }
+    if (!dilated && (p->dil[1] != 1 || p->dil[2] != 1)) {
+        *reason = "backward-filter Winograd F(4x4,3x3) needs unit dilation";
         return 0;
     }
     return 1;
@@ -292,15 +257,15 @@ int hd_conv_wino4_shape_ok(const hd_conv_problem *p, const char **reason)
 
 static int w4_app(const hd_conv_problem *p, const w4_view *v, const char **reason)
 {
-    if (!hd_conv_wino4_shape_ok(p, reason))
+    if (!hd_conv_wino4_shape_ok(p, 1, reason))
         return 0;
     if (v->ph < 0 || v->pw < 0) {
-        *reason = "backward-data Winograd F(4x4,3x3) needs padding <= 2";
+        *reason = "backward-data Winograd F(4x4,3x3) needs padding <= 2 * dilation";
         return 0;
     }
     /* the input gathers use 32-bit element offsets from the channel's origin */
     const int64_t *xs = v->xs;
-    int64_t reach = (v->N - 1) * xs[0] + (v->H + 6) * xs[3] + (v->W + 6) * xs[4];
+    int64_t reach = (v->N - 1) * xs[0] + (v->H + 6 * v->dh) * xs[3] + (v->W + 6 * v->dw) * xs[4];
     if (xs[0] < 0 || xs[3] < 0 || xs[4] < 0 || reach >= INT32_MAX) {
         *reason = "the input is too large for the 32-bit offsets of the Winograd F(4x4,3x3) gathers";
         return 0;
@@ -408,45 +373,6 @@ static void w4_filter_task(void *vctx, size_t task, int thread)
     transform_panel(c, g, kp, 0, c->v->Cg, c->U + (size_t)(g * 36) * upos + (size_t)(kp * CgFP), upos);
 }
 
-static void in_tiles(const w4_view *v, const w4_plan *L, int64_t t0, int64_t count, int lanes, hd_wino4_in_tiles *it)
-{
-    it->lanes = lanes;
-    it->hs = (int32_t)v->xs[3];
-    it->ws = (int32_t)v->xs[4];
-    int64_t H = v->H, Wd = v->W;
-    for (int i = 0; i < lanes; i++) {
-        int64_t t = t0 + i;
-        if (i >= count) {
-            it->off[i] = 0, it->rmask[i] = 0, it->cmask[i] = 0;
-            continue;
-        }
-        int64_t tj = t % L->TW, ti = (t / L->TW) % L->TH, n = t / (L->TW * L->TH);
-        int64_t h0 = 4 * ti - v->ph, w0 = 4 * tj - v->pw;
-        it->off[i] = (int32_t)(n * v->xs[0] + h0 * v->xs[3] + w0 * v->xs[4]);
-        unsigned rm = 0, cm = 0;
-        for (int j = 0; j < 6; j++) {
-            rm |= (unsigned)(h0 + j >= 0 && h0 + j < H) << j;
-            cm |= (unsigned)(w0 + j >= 0 && w0 + j < Wd) << j;
-        }
-        it->rmask[i] = (uint8_t)rm;
-        it->cmask[i] = (uint8_t)cm;
-    }
-}
-
-static void out_tiles(const w4_view *v, const w4_plan *L, int64_t t0, int lanes, hd_wino4_out_tiles *ot)
-{
-    ot->lanes = lanes;
-    ot->hs = v->ys[3];
-    ot->ws = v->ys[4];
-    for (int i = 0; i < lanes; i++) {
-        int64_t t = t0 + i;
-        int64_t tj = t % L->TW, ti = (t / L->TW) % L->TH, n = t / (L->TW * L->TH);
-        ot->off[i] = n * v->ys[0] + 4 * ti * v->ys[3] + 4 * tj * v->ys[4];
-        ot->nrow[i] = (uint8_t)(v->OH - 4 * ti < 4 ? v->OH - 4 * ti : 4);
-        ot->ncol[i] = (uint8_t)(v->OW - 4 * tj < 4 ? v->OW - 4 * tj : 4);
-    }
-}
-
 /* The fused epilogue for NK consecutive channels from CH0 of one output position (offset
  * POS without the channel), raw values in RAW (the channel-lane layout's raw tile row). */
 static void fuse_channels(const hd_conv_args *a, const w4_view *v, int64_t ch0, int64_t nk, int64_t pos, const float *raw)
@@ -525,7 +451,7 @@ static void transform_input(const w4_ctx *c, int64_t g, int64_t tb, int64_t c0, 
     hd_wino4_in_tiles it;
     if (L->cl) {
         for (int64_t j = 0; j < nt; j += gs) {
-            in_tiles(v, L, t0 + j, nt - j, (int)(nt - j < gs ? nt - j : gs), &it);
+            hd_w4_in_tiles(v, L->TH, L->TW, t0 + j, nt - j, (int)(nt - j < gs ? nt - j : gs), &it);
             L->wk->in_c(xg + c0, c1 - c0, &it, V + j * 36 * L->ldv + c0, (size_t)L->ldv, (size_t)(36 * L->ldv));
         }
         return;
@@ -535,7 +461,7 @@ static void transform_input(const w4_ctx *c, int64_t g, int64_t tb, int64_t c0, 
     hd_wino4_in_tiles its[T_MAX];
     int64_t ngrp = ntp * NR / gs;
     for (int64_t j = 0; j < ngrp; j++)
-        in_tiles(v, L, t0 + j * gs, nt - j * gs, (int)gs, &its[j]);
+        hd_w4_in_tiles(v, L->TH, L->TW, t0 + j * gs, nt - j * gs, (int)gs, &its[j]);
     /* a few channels at a time over all tiles: the block's rows of those channels stay in L1 */
     for (int64_t ch = c0; ch < c1; ch += IN_CHANNELS) {
         int64_t nc = c1 - ch < IN_CHANNELS ? c1 - ch : IN_CHANNELS;
@@ -613,7 +539,7 @@ static void transform_output(const w4_ctx *c, int64_t g, const float *M, int64_t
     for (int64_t j = 0; j < nt; j += gs) {
         hd_wino4_out_tiles ot;
         int lanes = (int)(nt - j < gs ? nt - j : gs);
-        out_tiles(v, L, t0 + j, lanes, &ot);
+        hd_w4_out_tiles(v, L->TH, L->TW, t0 + j, lanes, &ot);
         if (L->cl) {
             const float *Mj = M + j * 36 * L->ldm;
             size_t ts = (size_t)(36 * L->ldm);
@@ -725,56 +651,56 @@ static void w4_exec(const w4_view *v, const hd_conv_args *a, const float *src, f
 int hd_conv_wino4_app(const hd_conv_problem *p, const char **reason)
 {
     w4_view v;
-    view_fwd(p, &v);
+    hd_w4_view_fwd(p, &v);
     return w4_app(p, &v, reason);
 }
 
 size_t hd_conv_wino4_ws(const hd_conv_problem *p)
 {
     w4_view v;
-    view_fwd(p, &v);
+    hd_w4_view_fwd(p, &v);
     return w4_ws(&v);
 }
 
 double hd_conv_wino4_cost(const hd_conv_problem *p)
 {
     w4_view v;
-    view_fwd(p, &v);
+    hd_w4_view_fwd(p, &v);
     return w4_cost(&v);
 }
 
 void hd_conv_wino4_exec(const hd_conv_problem *p, const hd_conv_args *a)
 {
     w4_view v;
-    view_fwd(p, &v);
+    hd_w4_view_fwd(p, &v);
     w4_exec(&v, a, a->x, a->out);
 }
 
 int hd_conv_wino4_bwdd_app(const hd_conv_problem *p, const char **reason)
 {
     w4_view v;
-    view_bwdd(p, &v);
+    hd_w4_view_bwdd(p, &v);
     return w4_app(p, &v, reason);
 }
 
 size_t hd_conv_wino4_bwdd_ws(const hd_conv_problem *p)
 {
     w4_view v;
-    view_bwdd(p, &v);
+    hd_w4_view_bwdd(p, &v);
     return w4_ws(&v);
 }
 
 double hd_conv_wino4_bwdd_cost(const hd_conv_problem *p)
 {
     w4_view v;
-    view_bwdd(p, &v);
+    hd_w4_view_bwdd(p, &v);
     return w4_cost(&v);
 }
 
 void hd_conv_wino4_bwdd_exec(const hd_conv_problem *p, const hd_conv_args *a)
 {
     w4_view v;
-    view_bwdd(p, &v);
+    hd_w4_view_bwdd(p, &v);
     w4_exec(&v, a, a->y, a->out);
 }
 
