@@ -74,6 +74,24 @@ static inline bd conv_desc2(int64_t pad, int64_t stride, cudnnDataType_t comp)
     return keep(c);
 }
 
+/* A matmul operation C = A x B with float compute (its matmul descriptor kept too). */
+static inline bd op_matmul(bd a, bd b, bd c)
+{
+    bd md, mm;
+    cudnnDataType_t comp = CUDNN_DATA_FLOAT;
+    cudnnBackendCreateDescriptor(CUDNN_BACKEND_MATMUL_DESCRIPTOR, &md);
+    cudnnBackendSetAttribute(md, CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &comp);
+    CHECK_OK(cudnnBackendFinalize(md));
+    keep(md);
+    cudnnBackendCreateDescriptor(CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR, &mm);
+    cudnnBackendSetAttribute(mm, CUDNN_ATTR_OPERATION_MATMUL_ADESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &a);
+    cudnnBackendSetAttribute(mm, CUDNN_ATTR_OPERATION_MATMUL_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &b);
+    cudnnBackendSetAttribute(mm, CUDNN_ATTR_OPERATION_MATMUL_CDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &c);
+    cudnnBackendSetAttribute(mm, CUDNN_ATTR_OPERATION_MATMUL_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &md);
+    CHECK_OK(cudnnBackendFinalize(mm));
+    return keep(mm);
+}
+
 /* A convolution operation of TYPE; x, w, y in the forward sense (dx, w, dy for backward data,
  * x, dw, dy for backward filter). */
 static inline bd op_conv(cudnnBackendDescriptorType_t type, bd x, bd w, bd y, bd conv, double alpha, double beta)

@@ -1,5 +1,6 @@
 /* kernels/eltwise/f32-eltwise-avx512.c -- eltwise-ukernels.h with 16-wide AVX-512 vectors; tails scalar. */
 #include "kernels/eltwise/eltwise-ukernels.h"
+#include "kernels/eltwise/f32-exp-avx512.h"
 
 #include <immintrin.h>
 #include <stdint.h>
@@ -106,29 +107,6 @@ static void add3_stream(size_t n, const float *a, const float *b, float *c, floa
     add3(n - i, a + i, b + i, c + i, alpha1, alpha2, beta);
 }
 
-/* exp(r) for r <= 0, r = k ln2 + t with |t| <= ln2/2: degree-6 Taylor polynomial of exp(t)
- * (relative error below 2e-7 there) times 2^k from the exponent bits; r below -87 gives 0
- * and a NaN r stays NaN. */
-static inline __m512 exp_neg(__m512 r)
-{
-    const __m512 lo = _mm512_set1_ps(-87.0f);
-    __mmask16 under = _mm512_cmp_ps_mask(r, lo, _CMP_LT_OQ);
-    r = _mm512_max_ps(lo, r);
-    __m512 k = _mm512_roundscale_ps(_mm512_mul_ps(r, _mm512_set1_ps(1.44269504f)),
-                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m512 t = _mm512_fnmadd_ps(k, _mm512_set1_ps(0.693359375f), r);
-    t = _mm512_fnmadd_ps(k, _mm512_set1_ps(-2.12194440e-4f), t);
-    __m512 p = _mm512_set1_ps(1.0f / 720);
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.0f / 120));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.0f / 24));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.0f / 6));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(0.5f));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.0f));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.0f));
-    __m512i e = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(k), _mm512_set1_epi32(127)), 23);
-    return _mm512_maskz_mov_ps((__mmask16)~under, _mm512_mul_ps(p, _mm512_castsi512_ps(e)));
-}
-
 /* sigmoid from e = exp(-|x|): 1 / (1 + e) for x >= 0, e / (1 + e) below (no overflow, and
  * small results keep their relative accuracy); tanh(|x|) = (1 - e2) / (1 + e2) with
  * e2 = exp(-2|x|), sign restored (absolute error about 1e-7 near 0). */
@@ -137,14 +115,14 @@ static inline __m512 act16(__m512 x, int tanh_mode)
     const __m512 one = _mm512_set1_ps(1.0f);
     __m512 ax = _mm512_abs_ps(x);
     if (tanh_mode) {
-        __m512 e = exp_neg(_mm512_mul_ps(_mm512_set1_ps(-2.0f), ax));
+        __m512 e = hd_f32_exp_neg_avx512(_mm512_mul_ps(_mm512_set1_ps(-2.0f), ax));
         __m512 v = _mm512_div_ps(_mm512_sub_ps(one, e), _mm512_add_ps(one, e));
         /* copy x's sign bit onto v (NaN x: v is NaN already) */
         const __m512i sign = _mm512_set1_epi32((int)0x80000000u);
         return _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(v),
                                                    _mm512_and_si512(_mm512_castps_si512(x), sign)));
     }
-    __m512 e = exp_neg(_mm512_sub_ps(_mm512_setzero_ps(), ax));
+    __m512 e = hd_f32_exp_neg_avx512(_mm512_sub_ps(_mm512_setzero_ps(), ax));
     __m512 d = _mm512_add_ps(one, e);
     __mmask16 neg = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
     return _mm512_div_ps(_mm512_mask_mov_ps(one, neg, e), d);

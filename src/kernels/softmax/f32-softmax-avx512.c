@@ -1,32 +1,13 @@
 /* kernels/softmax/f32-softmax-avx512.c -- row softmax with 16-wide vectors; the exp
- * polynomial is the one described in f32-softmax-avx2.c. */
+ * polynomial is kernels/eltwise/f32-exp-avx512.h (the AVX2 twin's, 16 lanes). */
 #include "kernels/softmax/softmax-ukernels.h"
+#include "kernels/eltwise/f32-exp-avx512.h"
 
 #include <immintrin.h>
 #include <stdint.h>
 #include <math.h>
 
 static inline __mmask16 tail16(size_t left) { return left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1u); }
-
-static inline __m512 exp_neg(__m512 r)
-{
-    const __m512 lo = _mm512_set1_ps(-87.0f);
-    __mmask16 under = _mm512_cmp_ps_mask(r, lo, _CMP_LT_OQ);
-    r = _mm512_max_ps(lo, r);            /* lo first: a NaN r stays NaN (and NaN sums) */
-    __m512 k = _mm512_roundscale_ps(_mm512_mul_ps(r, _mm512_set1_ps(1.44269504f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m512 t = _mm512_fnmadd_ps(k, _mm512_set1_ps(0.693359375f), r);
-    t = _mm512_fnmadd_ps(k, _mm512_set1_ps(-2.12194440e-4f), t);
-    __m512 p = _mm512_set1_ps(1.0f / 720);
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.0f / 120));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.0f / 24));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.0f / 6));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(0.5f));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.0f));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.0f));
-    __m512i e = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(k), _mm512_set1_epi32(127)), 23);
-    __m512 v = _mm512_mul_ps(p, _mm512_castsi512_ps(e));
-    return _mm512_maskz_mov_ps((__mmask16)~under, v);
-}
 
 /* Maximum of x[0..n) (16 lanes, masked tail). */
 static float max_v(const float *x, size_t n)
@@ -43,7 +24,7 @@ static double sumexp_v(const float *x, size_t n, float m)
     __m512 mm = _mm512_set1_ps(m), vs = _mm512_setzero_ps();
     for (size_t i = 0; i < n; i += 16) {
         __mmask16 k = tail16(n - i);
-        vs = _mm512_add_ps(vs, _mm512_maskz_mov_ps(k, exp_neg(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + i), mm))));
+        vs = _mm512_add_ps(vs, _mm512_maskz_mov_ps(k, hd_f32_exp_neg_avx512(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + i), mm))));
     }
     return _mm512_reduce_add_ps(vs);
 }
@@ -91,7 +72,7 @@ void hd_f32_softmax_ukernel__avx512(size_t n, const float *x, float *y, float al
     for (size_t i = 0; i < n; i += 16) {
         __mmask16 k = tail16(n - i);
         __m512 d = _mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + i), mm);
-        __m512 v = log_mode ? _mm512_sub_ps(d, vls) : _mm512_mul_ps(exp_neg(d), vinv);
+        __m512 v = log_mode ? _mm512_sub_ps(d, vls) : _mm512_mul_ps(hd_f32_exp_neg_avx512(d), vinv);
         v = _mm512_mul_ps(va, v);
         if (beta != 0.0f)
             v = _mm512_add_ps(v, _mm512_mul_ps(vb, _mm512_maskz_loadu_ps(k, y + i)));
@@ -113,7 +94,7 @@ static void cols16(size_t c, size_t j, const float *x, size_t ldx, float *y, siz
     }
     __m512d s0 = _mm512_setzero_pd(), s1 = _mm512_setzero_pd();
     for (size_t k = 0; k < c; k++) {
-        __m512 v = exp_neg(_mm512_sub_ps(_mm512_loadu_ps(x + k * ldx + j), vm));
+        __m512 v = hd_f32_exp_neg_avx512(_mm512_sub_ps(_mm512_loadu_ps(x + k * ldx + j), vm));
         s0 = _mm512_add_pd(s0, _mm512_cvtps_pd(_mm512_castps512_ps256(v)));
         s1 = _mm512_add_pd(s1, _mm512_cvtps_pd(_mm512_extractf32x8_ps(v, 1)));
     }
@@ -129,7 +110,7 @@ static void cols16(size_t c, size_t j, const float *x, size_t ldx, float *y, siz
     const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
     for (size_t k = 0; k < c; k++) {
         __m512 d = _mm512_sub_ps(_mm512_loadu_ps(x + k * ldx + j), vm);
-        __m512 v = log_mode ? _mm512_sub_ps(d, vls) : _mm512_mul_ps(exp_neg(d), vinv);
+        __m512 v = log_mode ? _mm512_sub_ps(d, vls) : _mm512_mul_ps(hd_f32_exp_neg_avx512(d), vinv);
         v = _mm512_mul_ps(va, v);
         float *o = y + k * ldy + j;
         if (beta != 0.0f)
@@ -172,10 +153,10 @@ static void block_rows(size_t c, size_t w, const float *x, size_t ldx, float *y,
         float *y0 = y + k * ldy, *y1 = y0 + ldy, *y2 = y1 + ldy, *y3 = y2 + ldy;
         for (size_t j = 0; j < w; j += 16) {
             __m512 mj = _mm512_load_ps(m + j);
-            __m512 e0 = exp_neg(_mm512_sub_ps(_mm512_loadu_ps(x0 + j), mj));
-            __m512 e1 = exp_neg(_mm512_sub_ps(_mm512_loadu_ps(x1 + j), mj));
-            __m512 e2 = exp_neg(_mm512_sub_ps(_mm512_loadu_ps(x2 + j), mj));
-            __m512 e3 = exp_neg(_mm512_sub_ps(_mm512_loadu_ps(x3 + j), mj));
+            __m512 e0 = hd_f32_exp_neg_avx512(_mm512_sub_ps(_mm512_loadu_ps(x0 + j), mj));
+            __m512 e1 = hd_f32_exp_neg_avx512(_mm512_sub_ps(_mm512_loadu_ps(x1 + j), mj));
+            __m512 e2 = hd_f32_exp_neg_avx512(_mm512_sub_ps(_mm512_loadu_ps(x2 + j), mj));
+            __m512 e3 = hd_f32_exp_neg_avx512(_mm512_sub_ps(_mm512_loadu_ps(x3 + j), mj));
             __m512d a = _mm512_load_pd(s + j), b = _mm512_load_pd(s + j + 8);
             a = _mm512_add_pd(_mm512_add_pd(_mm512_add_pd(_mm512_add_pd(a, lo8(e0)), lo8(e1)), lo8(e2)), lo8(e3));
             b = _mm512_add_pd(_mm512_add_pd(_mm512_add_pd(_mm512_add_pd(b, hi8(e0)), hi8(e1)), hi8(e2)), hi8(e3));
@@ -202,7 +183,7 @@ static void block_rows(size_t c, size_t w, const float *x, size_t ldx, float *y,
         const float *xr = x + k * ldx;
         float *yr = y + k * ldy;
         for (size_t j = 0; j < w; j += 16) {
-            __m512 v = exp_neg(_mm512_sub_ps(_mm512_loadu_ps(xr + j), _mm512_load_ps(m + j)));
+            __m512 v = hd_f32_exp_neg_avx512(_mm512_sub_ps(_mm512_loadu_ps(xr + j), _mm512_load_ps(m + j)));
             _mm512_store_pd(s + j, _mm512_add_pd(_mm512_load_pd(s + j), lo8(v)));
             _mm512_store_pd(s + j + 8, _mm512_add_pd(_mm512_load_pd(s + j + 8), hi8(v)));
             if (keep)
@@ -243,7 +224,7 @@ static void block_rows(size_t c, size_t w, const float *x, size_t ldx, float *y,
         }
         for (size_t j = 0; j < w; j += 16) {
             __m512 d = _mm512_sub_ps(_mm512_loadu_ps(xr + j), _mm512_load_ps(m + j));
-            __m512 v = log_mode ? _mm512_sub_ps(d, _mm512_load_ps(f + j)) : _mm512_mul_ps(exp_neg(d), _mm512_load_ps(f + j));
+            __m512 v = log_mode ? _mm512_sub_ps(d, _mm512_load_ps(f + j)) : _mm512_mul_ps(hd_f32_exp_neg_avx512(d), _mm512_load_ps(f + j));
             v = _mm512_mul_ps(va, v);
             if (beta != 0.0f)
                 v = _mm512_add_ps(v, _mm512_mul_ps(vb, _mm512_loadu_ps(yr + j)));
@@ -338,7 +319,7 @@ void hd_f32_softmax_ukernel_rows__avx512(size_t n, size_t groups, const float *x
         __m512 mm = _mm512_set1_ps(m), vs = _mm512_setzero_ps();
         for (size_t v = 0; v < nv; v++) {
             xv[v] = _mm512_sub_ps(xv[v], mm);
-            e[v] = exp_neg(xv[v]);
+            e[v] = hd_f32_exp_neg_avx512(xv[v]);
             vs = _mm512_add_ps(vs, _mm512_maskz_mov_ps(k[v], e[v]));
         }
         double s = _mm512_reduce_add_ps(vs);
