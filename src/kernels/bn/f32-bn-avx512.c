@@ -382,39 +382,75 @@ static void col_bwd_v(const float *dy, const float *x, float *dx, size_t rows, s
         }
 }
 
-/* Streaming variants of the two column kernels: same arithmetic, non-temporal stores. */
+/* Streaming variants of the two column kernels: the same arithmetic per element, with the
+ * rows taken as one flat run (they are contiguous), so that the stores start on a 64-byte
+ * line whatever C and the output's alignment: 16 consecutive elements then span the end of
+ * a row, and their parameters wrap to channel 0 (par16; needs C >= 16).  The unaligned head
+ * and the last partial vector use plain masked stores. */
+static inline __m512 par16(const float *p, size_t c0, size_t C)
+{
+    if (c0 + 16 <= C)
+        return _mm512_loadu_ps(p + c0);
+    __mmask16 k = (__mmask16)((1u << (C - c0)) - 1u);
+    return _mm512_mask_expandloadu_ps(_mm512_maskz_loadu_ps(k, p + c0), (__mmask16)~k, p);
+}
+
+static inline __m512 affine16(const float *x, __mmask16 k, size_t c0, size_t C, const float *m, const float *a,
+                              const float *b)
+{
+    __m512 d = _mm512_sub_ps(_mm512_maskz_loadu_ps(k, x), par16(m, c0, C));
+    return _mm512_add_ps(_mm512_mul_ps(par16(a, c0, C), d), par16(b, c0, C));
+}
+
 static void col_affine_stream_v(const float *x, float *y, size_t rows, size_t C, const float *m, const float *a,
                                 const float *b, float beta)
 {
-    if (beta != 0.0f || C % 16 || ((uintptr_t)y & 63)) {
+    size_t n = rows * C, h = head_to_aligned(y, n);
+    if (beta != 0.0f || C < 16 || n - h < 16) {
         col_affine_v(x, y, rows, C, m, a, b, beta);
         return;
     }
-    for (size_t r = 0; r < rows; r++, x += C, y += C)
-        for (size_t c = 0; c < C; c += 16) {
-            __m512 d = _mm512_sub_ps(_mm512_loadu_ps(x + c), _mm512_loadu_ps(m + c));
-            _mm512_stream_ps(y + c, _mm512_add_ps(_mm512_mul_ps(_mm512_loadu_ps(a + c), d), _mm512_loadu_ps(b + c)));
-        }
+    if (h)              /* h < 16 <= C: channels 0 .. h-1 of the first row */
+        _mm512_mask_storeu_ps(y, tail(h), affine16(x, tail(h), 0, C, m, a, b));
+    size_t i = h, c0 = h;
+    for (; i + 16 <= n; i += 16) {
+        _mm512_stream_ps(y + i, affine16(x + i, (__mmask16)0xffff, c0, C, m, a, b));
+        c0 += 16;
+        c0 -= c0 >= C ? C : 0;
+    }
     _mm_sfence();
+    if (i < n)
+        _mm512_mask_storeu_ps(y + i, tail(n - i), affine16(x + i, tail(n - i), c0, C, m, a, b));
+}
+
+static inline __m512 bwd16(const float *dy, const float *x, __mmask16 k, size_t c0, size_t C, const float *m,
+                           const float *p, const float *q, const float *rr)
+{
+    __m512 d = _mm512_sub_ps(_mm512_maskz_loadu_ps(k, x), par16(m, c0, C));
+    return _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(par16(p, c0, C), _mm512_maskz_loadu_ps(k, dy)),
+                                       _mm512_mul_ps(par16(q, c0, C), d)),
+                         par16(rr, c0, C));
 }
 
 static void col_bwd_stream_v(const float *dy, const float *x, float *dx, size_t rows, size_t C, const float *m,
                              const float *p, const float *q, const float *rr, float beta)
 {
-    if (beta != 0.0f || C % 16 || ((uintptr_t)dx & 63)) {
+    size_t n = rows * C, h = head_to_aligned(dx, n);
+    if (beta != 0.0f || C < 16 || n - h < 16) {
         col_bwd_v(dy, x, dx, rows, C, m, p, q, rr, beta);
         return;
     }
-    for (size_t i = 0; i < rows; i++, x += C, dy += C, dx += C)
-        for (size_t c = 0; c < C; c += 16) {
-            __m512 o = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(_mm512_loadu_ps(p + c), _mm512_loadu_ps(dy + c)),
-                                                   _mm512_mul_ps(_mm512_loadu_ps(q + c),
-                                                                 _mm512_sub_ps(_mm512_loadu_ps(x + c),
-                                                                               _mm512_loadu_ps(m + c)))),
-                                     _mm512_loadu_ps(rr + c));
-            _mm512_stream_ps(dx + c, o);
-        }
+    if (h)
+        _mm512_mask_storeu_ps(dx, tail(h), bwd16(dy, x, tail(h), 0, C, m, p, q, rr));
+    size_t i = h, c0 = h;
+    for (; i + 16 <= n; i += 16) {
+        _mm512_stream_ps(dx + i, bwd16(dy + i, x + i, (__mmask16)0xffff, c0, C, m, p, q, rr));
+        c0 += 16;
+        c0 -= c0 >= C ? C : 0;
+    }
     _mm_sfence();
+    if (i < n)
+        _mm512_mask_storeu_ps(dx + i, tail(n - i), bwd16(dy + i, x + i, tail(n - i), c0, C, m, p, q, rr));
 }
 
 static void h2f_v(const uint16_t *h, float *f, size_t n)
