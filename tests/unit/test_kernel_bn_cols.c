@@ -66,7 +66,7 @@ static void compare(const char *name, const hd_bn_f32_kernels *k)
             bad += !same(a1, b1, cb) + !same(a2, b2, cb);
             for (int v = 0; v < 6; v++) {
                 float beta = v & 1 ? 0.5f : 0.0f;
-                size_t off = v & 4 ? 3 : 0;          /* unaligned output: the stream kernels fall back */
+                size_t off = v & 4 ? 3 : 0;          /* unaligned output: plain stores up to the first line */
                 for (size_t i = 0; i < NX; i++)
                     ya[i] = yb[i] = (float)(i % 5);
                 if (v & 2) {

@@ -58,8 +58,8 @@ typedef struct {
     void (*affine_stream)(const float *x, float *y, size_t n, float m, float a, float b, float beta);
     void (*bwd_stream)(const float *dy, const float *x, float *dx, size_t n, float m, float p, float q, float r,
                        float beta);
-    /* col_affine and col_bwd again, bit for bit, with streaming stores when beta == 0, the
-     * output is 64-byte aligned and C a multiple of 16 (else plain stores) */
+    /* col_affine and col_bwd again, bit for bit, with streaming stores when beta == 0 and
+     * C >= 16 (the rows as one flat run, its unaligned ends with plain stores; else plain) */
     void (*col_affine_stream)(const float *x, float *y, size_t rows, size_t C, const float *m, const float *a,
                               const float *b, float beta);
     void (*col_bwd_stream)(const float *dy, const float *x, float *dx, size_t rows, size_t C, const float *m,

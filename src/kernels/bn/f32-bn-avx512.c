@@ -188,21 +188,13 @@ static void bwd_stream_v(const float *dy, const float *x, float *dx, size_t n, f
  * order, so each channel sums exactly like the scalar code. */
 static inline __mmask8 tail8(size_t left) { return left >= 8 ? (__mmask8)0xff : (__mmask8)((1u << left) - 1u); }
 
-/* The sums keep 32 channels (four 8-lane double vectors per sum) in registers across a block
- * of rows small enough to stay in L1 between the channel blocks (about 32 KiB of x), instead
- * of loading and storing the accumulators at every row: the store port, not memory, bounded
- * the row-at-a-time loop.  Each channel still adds its rows in order. */
-static inline size_t row_block(size_t C)
-{
-    size_t r = 8192 / C;
-    return r ? r : 1;
-}
-
 static inline __m512d ld8(const float *x, __mmask8 k) { return _mm512_cvtps_pd(_mm256_maskz_loadu_ps(k, x)); }
 
-/* The three column sums, one 8-channel group: mode 0: s1 += x;  mode 1: s2 += (x - k)^2;
- * mode 2: s1 += x - k, s2 += (x - k)^2.  Always inlined with a constant mode, so that the
- * accumulators of the 32-channel blocks live in registers. */
+/* lanes of 8-channel group G that hold channels (0 past the last channel) */
+static inline __mmask8 gmask(size_t C, size_t g) { return C > 8 * g ? tail8(C - 8 * g) : (__mmask8)0; }
+
+/* The three column sums on one 8-channel group: mode 0: s1 += x;  mode 1: s2 += (x - k)^2;
+ * mode 2: s1 += x - k, s2 += (x - k)^2.  Masked lanes add zeros that are never stored. */
 #define COL_STEP(mode, xv, kv, a, q) do { \
         __m512d d_ = (xv); \
         if ((mode) == 0) { \
@@ -218,50 +210,69 @@ static inline __m512d ld8(const float *x, __mmask8 k) { return _mm512_cvtps_pd(_
         } \
     } while (0)
 
-static inline __attribute__((always_inline)) void col_fold(const float *x, size_t rows, size_t C, const double *k,
-                                                           double *s1, double *s2, int mode)
+/* Up to 64 channels (G = ceil(C / 8) groups): all accumulators in named registers, the rows
+ * read once in memory order.  Always inlined with constant MODE and G, so the unused groups
+ * vanish.  (Register blocks of 32 channels over row blocks read each row in pieces and
+ * were slower once x came from memory: the reads must stay in address order.) */
+#define NARROW_GROUPS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+
+static inline __attribute__((always_inline)) void col_fold_narrow(const float *x, size_t rows, size_t C,
+                                                                  const double *k, double *s1, double *s2, int mode,
+                                                                  int G)
 {
     const __m512d z = _mm512_setzero_pd();
-    size_t rb = row_block(C);
-    for (size_t r0 = 0; r0 < rows; r0 += rb, x += rb * C) {
-        size_t rn = rows - r0 < rb ? rows - r0 : rb;
-        size_t c = 0;
-        for (; c + 32 <= C; c += 32) {
-            __m512d a0 = mode != 1 ? _mm512_loadu_pd(s1 + c) : z, a1 = mode != 1 ? _mm512_loadu_pd(s1 + c + 8) : z;
-            __m512d a2 = mode != 1 ? _mm512_loadu_pd(s1 + c + 16) : z, a3 = mode != 1 ? _mm512_loadu_pd(s1 + c + 24) : z;
-            __m512d q0 = mode ? _mm512_loadu_pd(s2 + c) : z, q1 = mode ? _mm512_loadu_pd(s2 + c + 8) : z;
-            __m512d q2 = mode ? _mm512_loadu_pd(s2 + c + 16) : z, q3 = mode ? _mm512_loadu_pd(s2 + c + 24) : z;
-            __m512d k0 = mode ? _mm512_loadu_pd(k + c) : z, k1 = mode ? _mm512_loadu_pd(k + c + 8) : z;
-            __m512d k2 = mode ? _mm512_loadu_pd(k + c + 16) : z, k3 = mode ? _mm512_loadu_pd(k + c + 24) : z;
-            const float *p = x + c;
-            for (size_t r = 0; r < rn; r++, p += C) {
-                COL_STEP(mode, _mm512_cvtps_pd(_mm256_loadu_ps(p)), k0, a0, q0);
-                COL_STEP(mode, _mm512_cvtps_pd(_mm256_loadu_ps(p + 8)), k1, a1, q1);
-                COL_STEP(mode, _mm512_cvtps_pd(_mm256_loadu_ps(p + 16)), k2, a2, q2);
-                COL_STEP(mode, _mm512_cvtps_pd(_mm256_loadu_ps(p + 24)), k3, a3, q3);
-            }
-            if (mode != 1) {
-                _mm512_storeu_pd(s1 + c, a0), _mm512_storeu_pd(s1 + c + 8, a1);
-                _mm512_storeu_pd(s1 + c + 16, a2), _mm512_storeu_pd(s1 + c + 24, a3);
-            }
-            if (mode) {
-                _mm512_storeu_pd(s2 + c, q0), _mm512_storeu_pd(s2 + c + 8, q1);
-                _mm512_storeu_pd(s2 + c + 16, q2), _mm512_storeu_pd(s2 + c + 24, q3);
-            }
-        }
-        for (; c < C; c += 8) {
+#define FOLD_INIT(i) \
+    const __mmask8 m##i = gmask(C, i); \
+    __m512d a##i = (G > i && mode != 1) ? _mm512_maskz_loadu_pd(m##i, s1 + 8 * i) : z; \
+    __m512d q##i = (G > i && mode) ? _mm512_maskz_loadu_pd(m##i, s2 + 8 * i) : z; \
+    const __m512d k##i = (G > i && mode) ? _mm512_maskz_loadu_pd(m##i, k + 8 * i) : z;
+    NARROW_GROUPS(FOLD_INIT)
+#undef FOLD_INIT
+    for (size_t r = 0; r < rows; r++, x += C) {
+#define FOLD_ROW(i) if (G > i) COL_STEP(mode, ld8(x + 8 * i, m##i), k##i, a##i, q##i);
+        NARROW_GROUPS(FOLD_ROW)
+#undef FOLD_ROW
+    }
+#define FOLD_STORE(i) \
+    if (G > i && mode != 1) _mm512_mask_storeu_pd(s1 + 8 * i, m##i, a##i); \
+    if (G > i && mode) _mm512_mask_storeu_pd(s2 + 8 * i, m##i, q##i);
+    NARROW_GROUPS(FOLD_STORE)
+#undef FOLD_STORE
+}
+
+/* Wider rows: the rows in memory order, the accumulators in L1 (load, add, store per group). */
+static inline __attribute__((always_inline)) void col_fold_wide(const float *x, size_t rows, size_t C,
+                                                                const double *k, double *s1, double *s2, int mode)
+{
+    const __m512d z = _mm512_setzero_pd();
+    for (size_t r = 0; r < rows; r++, x += C)
+        for (size_t c = 0; c < C; c += 8) {
             __mmask8 m = tail8(C - c);
             __m512d a = mode != 1 ? _mm512_maskz_loadu_pd(m, s1 + c) : z;
             __m512d q = mode ? _mm512_maskz_loadu_pd(m, s2 + c) : z;
             __m512d kk = mode ? _mm512_maskz_loadu_pd(m, k + c) : z;
-            const float *p = x + c;
-            for (size_t r = 0; r < rn; r++, p += C)
-                COL_STEP(mode, ld8(p, m), kk, a, q);
+            COL_STEP(mode, ld8(x + c, m), kk, a, q);
             if (mode != 1)
                 _mm512_mask_storeu_pd(s1 + c, m, a);
             if (mode)
                 _mm512_mask_storeu_pd(s2 + c, m, q);
         }
+}
+
+static inline __attribute__((always_inline)) void col_fold(const float *x, size_t rows, size_t C, const double *k,
+                                                           double *s1, double *s2, int mode)
+{
+    switch ((C + 7) / 8) {
+    case 0: return;
+    case 1: col_fold_narrow(x, rows, C, k, s1, s2, mode, 1); return;
+    case 2: col_fold_narrow(x, rows, C, k, s1, s2, mode, 2); return;
+    case 3: col_fold_narrow(x, rows, C, k, s1, s2, mode, 3); return;
+    case 4: col_fold_narrow(x, rows, C, k, s1, s2, mode, 4); return;
+    case 5: col_fold_narrow(x, rows, C, k, s1, s2, mode, 5); return;
+    case 6: col_fold_narrow(x, rows, C, k, s1, s2, mode, 6); return;
+    case 7: col_fold_narrow(x, rows, C, k, s1, s2, mode, 7); return;
+    case 8: col_fold_narrow(x, rows, C, k, s1, s2, mode, 8); return;
+    default: col_fold_wide(x, rows, C, k, s1, s2, mode); return;
     }
 }
 
@@ -297,54 +308,60 @@ static void col_affine_v(const float *x, float *y, size_t rows, size_t C, const 
         }
 }
 
-/* As col_fold: 32 channels of both sums in registers over an L1-sized block of rows. */
-#define DSUM_STEP(pd, px, mv, g, h) do { \
-        __m512d gy_ = _mm512_cvtps_pd(_mm256_loadu_ps(pd)); \
-        __m512d d_ = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(px)), (mv)); \
+/* As col_fold: up to 64 channels of both sums in registers, rows in memory order; wider
+ * rows with the accumulators in L1. */
+#define DSUM_STEP(gv, xv, mv, g, h) do { \
+        __m512d gy_ = (gv), d_ = _mm512_sub_pd((xv), (mv)); \
         (g) = _mm512_add_pd((g), gy_); \
         (h) = _mm512_add_pd((h), _mm512_mul_pd(gy_, d_)); \
     } while (0)
 
+static inline __attribute__((always_inline)) void col_dsums_narrow(const float *dy, const float *x, size_t rows,
+                                                                   size_t C, const double *mean, double *sdy,
+                                                                   double *sdyx, int G)
+{
+    const __m512d z = _mm512_setzero_pd();
+#define DS_INIT(i) \
+    const __mmask8 m##i = gmask(C, i); \
+    __m512d g##i = G > i ? _mm512_maskz_loadu_pd(m##i, sdy + 8 * i) : z; \
+    __m512d h##i = G > i ? _mm512_maskz_loadu_pd(m##i, sdyx + 8 * i) : z; \
+    const __m512d mu##i = G > i ? _mm512_maskz_loadu_pd(m##i, mean + 8 * i) : z;
+    NARROW_GROUPS(DS_INIT)
+#undef DS_INIT
+    for (size_t r = 0; r < rows; r++, x += C, dy += C) {
+#define DS_ROW(i) if (G > i) DSUM_STEP(ld8(dy + 8 * i, m##i), ld8(x + 8 * i, m##i), mu##i, g##i, h##i);
+        NARROW_GROUPS(DS_ROW)
+#undef DS_ROW
+    }
+#define DS_STORE(i) \
+    if (G > i) { _mm512_mask_storeu_pd(sdy + 8 * i, m##i, g##i); _mm512_mask_storeu_pd(sdyx + 8 * i, m##i, h##i); }
+    NARROW_GROUPS(DS_STORE)
+#undef DS_STORE
+}
+
 static void col_dsums_v(const float *dy, const float *x, size_t rows, size_t C, const double *mean, double *sdy,
                         double *sdyx)
 {
-    size_t rb = row_block(C);
-    for (size_t r0 = 0; r0 < rows; r0 += rb, x += rb * C, dy += rb * C) {
-        size_t rn = rows - r0 < rb ? rows - r0 : rb;
-        size_t c = 0;
-        for (; c + 32 <= C; c += 32) {      /* named accumulators: they stay in registers */
-            __m512d g0 = _mm512_loadu_pd(sdy + c), g1 = _mm512_loadu_pd(sdy + c + 8);
-            __m512d g2 = _mm512_loadu_pd(sdy + c + 16), g3 = _mm512_loadu_pd(sdy + c + 24);
-            __m512d h0 = _mm512_loadu_pd(sdyx + c), h1 = _mm512_loadu_pd(sdyx + c + 8);
-            __m512d h2 = _mm512_loadu_pd(sdyx + c + 16), h3 = _mm512_loadu_pd(sdyx + c + 24);
-            __m512d m0 = _mm512_loadu_pd(mean + c), m1 = _mm512_loadu_pd(mean + c + 8);
-            __m512d m2 = _mm512_loadu_pd(mean + c + 16), m3 = _mm512_loadu_pd(mean + c + 24);
-            const float *px = x + c, *pd = dy + c;
-            for (size_t r = 0; r < rn; r++, px += C, pd += C) {
-                DSUM_STEP(pd, px, m0, g0, h0);
-                DSUM_STEP(pd + 8, px + 8, m1, g1, h1);
-                DSUM_STEP(pd + 16, px + 16, m2, g2, h2);
-                DSUM_STEP(pd + 24, px + 24, m3, g3, h3);
-            }
-            _mm512_storeu_pd(sdy + c, g0), _mm512_storeu_pd(sdy + c + 8, g1);
-            _mm512_storeu_pd(sdy + c + 16, g2), _mm512_storeu_pd(sdy + c + 24, g3);
-            _mm512_storeu_pd(sdyx + c, h0), _mm512_storeu_pd(sdyx + c + 8, h1);
-            _mm512_storeu_pd(sdyx + c + 16, h2), _mm512_storeu_pd(sdyx + c + 24, h3);
-        }
-        for (; c < C; c += 8) {
+    switch ((C + 7) / 8) {
+    case 0: return;
+    case 1: col_dsums_narrow(dy, x, rows, C, mean, sdy, sdyx, 1); return;
+    case 2: col_dsums_narrow(dy, x, rows, C, mean, sdy, sdyx, 2); return;
+    case 3: col_dsums_narrow(dy, x, rows, C, mean, sdy, sdyx, 3); return;
+    case 4: col_dsums_narrow(dy, x, rows, C, mean, sdy, sdyx, 4); return;
+    case 5: col_dsums_narrow(dy, x, rows, C, mean, sdy, sdyx, 5); return;
+    case 6: col_dsums_narrow(dy, x, rows, C, mean, sdy, sdyx, 6); return;
+    case 7: col_dsums_narrow(dy, x, rows, C, mean, sdy, sdyx, 7); return;
+    case 8: col_dsums_narrow(dy, x, rows, C, mean, sdy, sdyx, 8); return;
+    default: break;
+    }
+    for (size_t r = 0; r < rows; r++, x += C, dy += C)
+        for (size_t c = 0; c < C; c += 8) {
             __mmask8 k = tail8(C - c);
             __m512d g = _mm512_maskz_loadu_pd(k, sdy + c), h = _mm512_maskz_loadu_pd(k, sdyx + c);
-            __m512d mm = _mm512_maskz_loadu_pd(k, mean + c);
-            const float *px = x + c, *pd = dy + c;
-            for (size_t r = 0; r < rn; r++, px += C, pd += C) {
-                __m512d gy = ld8(pd, k), d = _mm512_sub_pd(ld8(px, k), mm);
-                g = _mm512_add_pd(g, gy);
-                h = _mm512_add_pd(h, _mm512_mul_pd(gy, d));
-            }
+            DSUM_STEP(ld8(dy + c, k), ld8(x + c, k), _mm512_maskz_loadu_pd(k, mean + c), g, h);
             _mm512_mask_storeu_pd(sdy + c, k, g);
             _mm512_mask_storeu_pd(sdyx + c, k, h);
         }
-    }
 }
 
 static void col_bwd_v(const float *dy, const float *x, float *dx, size_t rows, size_t C, const float *m, const float *p,
@@ -365,39 +382,75 @@ static void col_bwd_v(const float *dy, const float *x, float *dx, size_t rows, s
         }
 }
 
-/* Streaming variants of the two column kernels: same arithmetic, non-temporal stores. */
+/* Streaming variants of the two column kernels: the same arithmetic per element, with the
+ * rows taken as one flat run (they are contiguous), so that the stores start on a 64-byte
+ * line whatever C and the output's alignment: 16 consecutive elements then span the end of
+ * a row, and their parameters wrap to channel 0 (par16; needs C >= 16).  The unaligned head
+ * and the last partial vector use plain masked stores. */
+static inline __m512 par16(const float *p, size_t c0, size_t C)
+{
+    if (c0 + 16 <= C)
+        return _mm512_loadu_ps(p + c0);
+    __mmask16 k = (__mmask16)((1u << (C - c0)) - 1u);
+    return _mm512_mask_expandloadu_ps(_mm512_maskz_loadu_ps(k, p + c0), (__mmask16)~k, p);
+}
+
+static inline __m512 affine16(const float *x, __mmask16 k, size_t c0, size_t C, const float *m, const float *a,
+                              const float *b)
+{
+    __m512 d = _mm512_sub_ps(_mm512_maskz_loadu_ps(k, x), par16(m, c0, C));
+    return _mm512_add_ps(_mm512_mul_ps(par16(a, c0, C), d), par16(b, c0, C));
+}
+
 static void col_affine_stream_v(const float *x, float *y, size_t rows, size_t C, const float *m, const float *a,
                                 const float *b, float beta)
 {
-    if (beta != 0.0f || C % 16 || ((uintptr_t)y & 63)) {
+    size_t n = rows * C, h = head_to_aligned(y, n);
+    if (beta != 0.0f || C < 16 || n - h < 16) {
         col_affine_v(x, y, rows, C, m, a, b, beta);
         return;
     }
-    for (size_t r = 0; r < rows; r++, x += C, y += C)
-        for (size_t c = 0; c < C; c += 16) {
-            __m512 d = _mm512_sub_ps(_mm512_loadu_ps(x + c), _mm512_loadu_ps(m + c));
-            _mm512_stream_ps(y + c, _mm512_add_ps(_mm512_mul_ps(_mm512_loadu_ps(a + c), d), _mm512_loadu_ps(b + c)));
-        }
+    if (h)              /* h < 16 <= C: channels 0 .. h-1 of the first row */
+        _mm512_mask_storeu_ps(y, tail(h), affine16(x, tail(h), 0, C, m, a, b));
+    size_t i = h, c0 = h;
+    for (; i + 16 <= n; i += 16) {
+        _mm512_stream_ps(y + i, affine16(x + i, (__mmask16)0xffff, c0, C, m, a, b));
+        c0 += 16;
+        c0 -= c0 >= C ? C : 0;
+    }
     _mm_sfence();
+    if (i < n)
+        _mm512_mask_storeu_ps(y + i, tail(n - i), affine16(x + i, tail(n - i), c0, C, m, a, b));
+}
+
+static inline __m512 bwd16(const float *dy, const float *x, __mmask16 k, size_t c0, size_t C, const float *m,
+                           const float *p, const float *q, const float *rr)
+{
+    __m512 d = _mm512_sub_ps(_mm512_maskz_loadu_ps(k, x), par16(m, c0, C));
+    return _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(par16(p, c0, C), _mm512_maskz_loadu_ps(k, dy)),
+                                       _mm512_mul_ps(par16(q, c0, C), d)),
+                         par16(rr, c0, C));
 }
 
 static void col_bwd_stream_v(const float *dy, const float *x, float *dx, size_t rows, size_t C, const float *m,
                              const float *p, const float *q, const float *rr, float beta)
 {
-    if (beta != 0.0f || C % 16 || ((uintptr_t)dx & 63)) {
+    size_t n = rows * C, h = head_to_aligned(dx, n);
+    if (beta != 0.0f || C < 16 || n - h < 16) {
         col_bwd_v(dy, x, dx, rows, C, m, p, q, rr, beta);
         return;
     }
-    for (size_t i = 0; i < rows; i++, x += C, dy += C, dx += C)
-        for (size_t c = 0; c < C; c += 16) {
-            __m512 o = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(_mm512_loadu_ps(p + c), _mm512_loadu_ps(dy + c)),
-                                                   _mm512_mul_ps(_mm512_loadu_ps(q + c),
-                                                                 _mm512_sub_ps(_mm512_loadu_ps(x + c),
-                                                                               _mm512_loadu_ps(m + c)))),
-                                     _mm512_loadu_ps(rr + c));
-            _mm512_stream_ps(dx + c, o);
-        }
+    if (h)
+        _mm512_mask_storeu_ps(dx, tail(h), bwd16(dy, x, tail(h), 0, C, m, p, q, rr));
+    size_t i = h, c0 = h;
+    for (; i + 16 <= n; i += 16) {
+        _mm512_stream_ps(dx + i, bwd16(dy + i, x + i, (__mmask16)0xffff, c0, C, m, p, q, rr));
+        c0 += 16;
+        c0 -= c0 >= C ? C : 0;
+    }
     _mm_sfence();
+    if (i < n)
+        _mm512_mask_storeu_ps(dx + i, tail(n - i), bwd16(dy + i, x + i, tail(n - i), c0, C, m, p, q, rr));
 }
 
 static void h2f_v(const uint16_t *h, float *f, size_t n)
