@@ -20,6 +20,13 @@ run_one() {
   local out=$log/$name.log t0=$(date +%s.%N)
   timeout 900 "$@" >"$out" 2>&1
   local rc=$? p=0 f=0
+  # Wine's own client/server link can drop (the program never ran to its end through no fault of
+  # its own): run it once more, and say so.
+  if [ "$rc" -ne 0 ] && grep -q 'wine client error' "$out"; then
+    echo "  note: $name lost its link to wineserver; run again"
+    timeout 900 "$@" >"$out" 2>&1
+    rc=$?
+  fi
   local dt=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')
   local line=$(tr -d '\r' <"$out" | grep -E '^([A-Za-z]+: )?[0-9]+ passed, [0-9]+ failed' | tail -n 1)
   if [ -n "$line" ]; then
