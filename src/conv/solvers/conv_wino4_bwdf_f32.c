@@ -10,9 +10,21 @@
  *     dU[pos] (K x C) += M[pos] (K x tiles) * V[pos]^T (tiles x C),
  * four times fewer multiply-adds than the direct reduction (36 per 4x4 tile instead of 144).
  *
+ * Dilation d (per dimension) at unit stride: output row i*d + a reads only the input rows of
+ * residue a - pad modulo d, so the convolution splits into d x d undilated ones ("phases"),
+ * each the 3x3 convolution of an x sub-grid with the dy sub-grid of its residue, and dw is the
+ * sum of their filter gradients.  The phases' tiles simply join the one reduction over tiles:
+ * a tile row is (image, phase row a, tile row of the phase), holding the tiles of every phase
+ * column b in turn (b, then tile column), so that an NCHW band copy of its x rows and dy rows
+ * (every d-th row) serves all d column phases.  Each phase has the tile counts of the largest
+ * (phase 0); the tiles a smaller phase lacks read no dy row or column (masked to zero) and add
+ * nothing.  The windows step d rows and d columns through the tensors (or bands).  At d = 1
+ * there is one phase and the tiles, their order and every sum are those of the undilated plan.
+ *
  * Per call:
- *  - the tiles (raster order: image, tile row, tile column) are cut into blocks of whole tile
- *    rows, and the blocks into a fixed number of chunks (a function of the problem only);
+ *  - the tiles (raster order: image, phase row, tile row, phase column, tile column) are cut
+ *    into blocks of whole tile rows, and the blocks into a fixed number of chunks (a function
+ *    of the problem only);
  *  - a task takes one (group, chunk): per block it transforms x's 6x6 windows (V) and dy's
  *    4x4 tiles (M) straight into the packed B and A panels of the SGEMM micro-kernel (tiles
  *    are the reduction index, channels the panel lanes: the channels-contiguous transform
@@ -60,7 +72,8 @@ typedef struct {
     hd_wino4_dy_c_fn dy_c;
     hd_conv_cols_fn cols;
     int64_t MR, NR;
-    int64_t TH, TW, rows;        /* tile rows and columns per image; tile rows in all (N * TH) */
+    int64_t TH, TP, TW, rows;    /* tile rows and columns of one phase, tiles per tile row (all
+                                    dw phase columns, dw * TP); tile rows in all (N * dh * TH) */
     int64_t R, nb, TB;           /* tile rows per block, blocks, most tiles per block */
     int64_t nch;                 /* chunks of blocks */
     int64_t Kpad, Cpad;          /* Kg, Cg rounded up to the A and B panel widths */
@@ -95,9 +108,10 @@ static int wb_plan_make(const hd_conv_problem *p, wb_plan *L)
     L->gk = hd_gemm_kernel_for(sizeof(float), isa);
     L->MR = (int64_t)L->gk->mr;
     L->NR = (int64_t)L->gk->nr;
-    L->TH = cdiv(p->out[1], 4);
-    L->TW = cdiv(p->out[2], 4);
-    L->rows = p->N * L->TH;
+    L->TH = cdiv(cdiv(p->out[1], p->dil[1]), 4);       /* phase 0 is the largest */
+    L->TP = cdiv(cdiv(p->out[2], p->dil[2]), 4);
+    L->TW = p->dil[2] * L->TP;
+    L->rows = p->N * p->dil[1] * L->TH;
     L->Kpad = cdiv(p->Kg, L->MR) * L->MR;
     L->Cpad = cdiv(p->Cg, L->NR) * L->NR;
     L->xcopy = p->xs[1] != 1;
@@ -161,14 +175,14 @@ static void cols_c(float *dst, int64_t ld, int64_t T, const float *const *src, i
             dst[k * ld + i] = src[i][k];
 }
 
-/* Rows [h0, h0 + nrow) of image n, channels [c0, c0 + nc) of a channel-strided tensor (w
- * contiguous) into band[(h - h0) * width * nc + w * nc + c] (rows outside the image are
- * skipped: the transforms never read them). */
+/* Rows h0, h0 + step, ... (nrow of them) of image n, channels [c0, c0 + nc) of a
+ * channel-strided tensor (w contiguous) into band[r * width * nc + w * nc + c] for row
+ * h0 + r * step (rows outside the image are skipped: the transforms never read them). */
 static void copy_band(const wb_ctx *c, const float *t, const int64_t *st, int64_t n, int64_t c0, int64_t nc,
-                      int64_t h0, int64_t nrow, int64_t height, int64_t width, float *band)
+                      int64_t h0, int64_t step, int64_t nrow, int64_t height, int64_t width, float *band)
 {
     for (int64_t r = 0; r < nrow; r++) {
-        int64_t h = h0 + r;
+        int64_t h = h0 + r * step;
         if (h < 0 || h >= height)
             continue;
         const float *row = t + n * st[0] + c0 * st[1] + h * st[3];
@@ -189,65 +203,70 @@ static void copy_band(const wb_ctx *c, const float *t, const int64_t *st, int64_
     }
 }
 
-/* Where the transforms read rows [h0, h0 + nrow) of channels [c0, c0 + nc) of image n of
- * tensor t (strides st): in place when its channels are contiguous, else from a band they
- * are copied into first. */
+/* Where the transforms read rows h0, h0 + step, ... (nrow of them) of channels [c0, c0 + nc)
+ * of image n of tensor t (strides st): in place when its channels are contiguous, else from
+ * a band they are copied into first. */
 typedef struct {
     const float *base;           /* row h0, channel c0 */
-    int64_t hs, ws;              /* row and pixel strides */
+    int64_t hs, ws;              /* strides of the window rows (step rows apart) and of pixels */
 } rows_at;
 
 static rows_at tile_rows(const wb_ctx *c, int copy, const float *t, const int64_t *st, int64_t n, int64_t c0,
-                         int64_t nc, int64_t h0, int64_t nrow, int64_t height, int64_t width, float *band)
+                         int64_t nc, int64_t h0, int64_t step, int64_t nrow, int64_t height, int64_t width,
+                         float *band)
 {
     rows_at r;
     if (copy) {
-        copy_band(c, t, st, n, c0, nc, h0, nrow, height, width, band);
+        copy_band(c, t, st, n, c0, nc, h0, step, nrow, height, width, band);
         r.base = band, r.hs = width * nc, r.ws = nc;
     } else {
         r.base = t + n * st[0] + c0 * st[1] + h0 * st[3];
-        r.hs = st[3], r.ws = st[4];
+        r.hs = step * st[3], r.ws = st[4];
     }
     return r;
 }
 
-/* Bit j set for each of the n indices start + j that lie in [0, limit): the rows or columns of
- * a tile window inside the tensor. */
-static unsigned inside(int64_t start, int n, int64_t limit)
+/* Bit j set for each of the n indices start + j * step that lie in [0, limit): the rows or
+ * columns of a tile window inside the tensor. */
+static unsigned inside(int64_t start, int64_t step, int n, int64_t limit)
 {
     unsigned m = 0;
     for (int j = 0; j < n; j++)
-        if (start + j >= 0 && start + j < limit)
+        if (start + j * step >= 0 && start + j * step < limit)
             m |= 1u << j;
     return m;
 }
 
-/* Transforms of tile row gr (image n, tile row ty) of group g into the panels V and M (a
- * block's, or whole mode's), its tiles at t0, t0 + 1, ...; bands in SLOT.  SIDES: 1 x into V,
- * 2 dy into M, 3 both. */
+/* Transforms of tile row gr (image n, phase row a, tile row ty of the phase) of group g into
+ * the panels V and M (a block's, or whole mode's), its tiles (phase column b, tile column tj)
+ * at t0, t0 + 1, ...; bands in SLOT.  SIDES: 1 x into V, 2 dy into M, 3 both.  Phase (a, b)'s
+ * tile (ty, tj) has its dy window at row a + 4 ty dh, column b + 4 tj dw, its x window pad
+ * before, both stepping by the dilation. */
 static void transform_row(const wb_ctx *c, float *slot, float *V, float *M, int64_t g, int64_t gr, int64_t t0,
                           int sides)
 {
     const hd_conv_problem *p = c->p;
     const wb_plan *L = &c->L;
-    int64_t n = gr / L->TH, ty = gr % L->TH;
+    int64_t dh = p->dil[1], dw = p->dil[2];
+    int64_t n = gr / (dh * L->TH), a = gr / L->TH % dh, ty = gr % L->TH;
     int64_t H = p->in[1], W = p->in[2], OH = p->out[1], OW = p->out[2];
-    int64_t h0 = ty * 4 - p->pad[1], oh0 = ty * 4;
+    int64_t oh0 = a + ty * 4 * dh, h0 = oh0 - p->pad[1];
     rows_at xr = {0}, yr = {0};
     if (sides & 1)
-        xr = tile_rows(c, L->xcopy, c->x, p->xs, n, g * p->Cg, p->Cg, h0, 6, H, W, slot + L->xb_at);
+        xr = tile_rows(c, L->xcopy, c->x, p->xs, n, g * p->Cg, p->Cg, h0, dh, 6, H, W, slot + L->xb_at);
     if (sides & 2)
-        yr = tile_rows(c, L->ycopy, c->dy, p->ys, n, g * p->Kg, p->Kg, oh0, 4, OH, OW, slot + L->yb_at);
-    unsigned xrm = inside(h0, 6, H), yrm = inside(oh0, 4, OH);
+        yr = tile_rows(c, L->ycopy, c->dy, p->ys, n, g * p->Kg, p->Kg, oh0, dh, 4, OH, OW, slot + L->yb_at);
+    unsigned xrm = inside(h0, dh, 6, H), yrm = inside(oh0, dh, 4, OH);
     for (int64_t tx0 = 0; tx0 < L->TW; tx0 += HD_WINO4_LANES) {
         hd_wino4_in_tiles tx, tyd;
         int lanes = (int)imin(HD_WINO4_LANES, L->TW - tx0);
         tx.lanes = tyd.lanes = lanes;
-        tx.hs = (int32_t)xr.hs, tx.ws = (int32_t)xr.ws;
-        tyd.hs = (int32_t)yr.hs, tyd.ws = (int32_t)yr.ws;
+        tx.hs = (int32_t)xr.hs, tx.ws = (int32_t)(dw * xr.ws);
+        tyd.hs = (int32_t)yr.hs, tyd.ws = (int32_t)(dw * yr.ws);
         for (int i = 0; i < lanes; i++) {
-            int64_t w0 = (tx0 + i) * 4 - p->pad[2], ow0 = (tx0 + i) * 4;
-            unsigned cm = inside(w0, 6, W), ycm = inside(ow0, 4, OW);
+            int64_t b = (tx0 + i) / L->TP, tj = (tx0 + i) % L->TP;
+            int64_t ow0 = b + tj * 4 * dw, w0 = ow0 - p->pad[2];
+            unsigned cm = inside(w0, dw, 6, W), ycm = inside(ow0, dw, 4, OW);
             tx.off[i] = (int32_t)(w0 * xr.ws);
             tx.rmask[i] = (uint8_t)xrm;
             tx.cmask[i] = (uint8_t)cm;
@@ -416,12 +435,15 @@ static void wb_finish(void *vctx, size_t task, int thread)
 
 int hd_conv_wino4_bwdf_app(const hd_conv_problem *p, const char **reason)
 {
-    if (!hd_conv_wino4_shape_ok(p, 0, reason))
+    if (!hd_conv_wino4_shape_ok(p, reason))
         return 0;
-    /* the tile transforms take 32-bit offsets within one image row band */
-    int64_t xr = (p->in[2] + p->pad[2] + 8) * (p->xs[1] == 1 ? p->xs[4] : p->Cg) +
-                 6 * (p->xs[1] == 1 ? p->xs[3] : 0);
-    int64_t yr = (p->out[2] + 8) * (p->ys[1] == 1 ? p->ys[4] : p->Kg) + 4 * (p->ys[1] == 1 ? p->ys[3] : 0);
+    /* the tile transforms take 32-bit offsets within one image row band (windows reach 6
+       rows and 8 columns of the dilation past the image) */
+    int64_t dh = p->dil[1], dw = p->dil[2];
+    int64_t xr = (p->in[2] + p->pad[2] + 8 * dw) * (p->xs[1] == 1 ? p->xs[4] : p->Cg) +
+                 6 * dh * (p->xs[1] == 1 ? p->xs[3] : 0);
+    int64_t yr = (p->out[2] + 8 * dw) * (p->ys[1] == 1 ? p->ys[4] : p->Kg) +
+                 4 * dh * (p->ys[1] == 1 ? p->ys[3] : 0);
     if (p->xs[3] < 0 || p->xs[4] < 0 || p->ys[3] < 0 || p->ys[4] < 0 || xr >= INT32_MAX / 2 ||
         yr >= INT32_MAX / 2) {
         *reason = "the rows are too long (or reversed) for the 32-bit offsets of the Winograd F(4x4,3x3) transforms";
