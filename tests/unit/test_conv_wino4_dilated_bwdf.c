@@ -13,8 +13,9 @@
  *
  * Covered: dilation 2 to 5, equal and different per axis; "same" padding, uneven and one-sided
  * paddings, phases without outputs; images whose size is not a multiple of d; groups; channel
- * counts past the GEMM panels; both plans (chunks of blocks, and every tile transformed
- * first); NCHW (the band copies of every d-th row), NHWC and padded strides; both modes;
+ * counts past the GEMM panels; the three plans (chunks of blocks; every tile transformed
+ * first; and, for a problem whose chunk plan would pass the workspace cap, blocks of tiles
+ * transformed first in turn, each added to one dU: the "staged" mode); NCHW (the band copies of every d-th row), NHWC and padded strides; both modes;
  * alpha/beta with beta = 0 over NaN; the dispatch log; bitwise identical results for 1, 2, 3
  * and 5 threads; every HOSTDNN_MAX_ISA cap in a child process (each within the bound); the
  * _v7 ranking of the DeepLab-v3 layers at batch 1; refusals (dilation with stride 2).
@@ -45,9 +46,12 @@ static const conv_case cases[] = {
     {"d2, N 3, 40x36, C 33 K 16 (blocks)", 2, 3, 33, 16, 1, {1, 40, 36}, {1, 3, 3}, {0, 2, 2}, {1, 1, 1}, {1, 2, 2}},
     /* many channels, few tiles: every tile transformed first */
     {"d2, 12x12, C 70 K 70 (whole)", 2, 1, 70, 70, 1, {1, 12, 12}, {1, 3, 3}, {0, 2, 2}, {1, 1, 1}, {1, 2, 2}},
+    /* 1024 channels in all and 300 tiles: the chunk plan's slots would pass 64 MiB and every
+       tile's transforms 32 MiB, so blocks of 100 tiles in turn (staged) */
+    {"d2, N 3, 34x34, C 1020 K 4 (staged)", 2, 3, 1020, 4, 1, {1, 34, 34}, {1, 3, 3}, {0, 2, 2}, {1, 1, 1}, {1, 2, 2}},
 };
 #define NCASES ((int)(sizeof cases / sizeof *cases))
-#define NDET 9   /* det_run's problems: 3 layouts x 3 cases */
+#define NDET 12   /* det_run's problems: 3 layouts x 4 cases */
 
 static double rnd(void)   /* a float in [-1, 1) */
 {
@@ -214,12 +218,12 @@ static void check_case(cudnnHandle_t h, const conv_case *c, int layout, int flip
     prob_free(&P);
 }
 
-/* ---- determinism: phases without outputs, blocks and chunks, whole mode ---- */
+/* ---- determinism: phases without outputs, blocks and chunks, whole and staged modes ---- */
 
 static long det_run(cudnnHandle_t h, int arg, float *out)
 {
-    int layout = arg / 3, which = arg % 3;
-    int ci = which == 0 ? 5 : which == 1 ? 7 : 8;
+    int layout = arg / 4, which = arg % 4;
+    int ci = which == 0 ? 5 : which == 1 ? 7 : which == 2 ? 8 : 9;
     prob P;
     prob_make(&P, &cases[ci], layout, 0);
     unsigned save = rng;

@@ -61,6 +61,7 @@
 #define WB_MAX_WS ((int64_t)64 << 20)
 #define WB_WHOLE_BYTES ((int64_t)32 << 20)   /* whole mode: all tiles' V and M within this ... */
 #define WB_WHOLE_TILES 1024                  /* ... and at most this many tiles (GEMM depth) */
+#define WB_STAGE_BYTES ((int64_t)16 << 20)   /* staged mode: one block's V and M within this */
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static int64_t imin(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -83,6 +84,7 @@ typedef struct {
                                     so that the last pass reads one filter's 36 x Cpad at once */
     int64_t v_at, m_at, xb_at, yb_at, slot;
     int whole;                   /* 1: every tile's V and M first (shared), then tasks per position */
+    int staged;                  /* 1: as whole mode, one block of tiles at a time (dilated only) */
     hd_conv_layout W;            /* 0: the chunks' dU, 1: the slots, 2 and 3: whole mode's V and M */
 } wb_plan;
 
@@ -93,6 +95,8 @@ static int64_t spread(int64_t floats)
     floats = cdiv(floats, 16) * 16;
     return floats % 1024 ? floats : floats + 16;
 }
+
+static int wb_book(const hd_conv_problem *p, wb_plan *L);
 
 static int wb_plan_make(const hd_conv_problem *p, wb_plan *L)
 {
@@ -141,18 +145,44 @@ static int wb_plan_make(const hd_conv_problem *p, wb_plan *L)
         L->TB = tiles;
         L->nch = 1;
     }
+    if (!wb_book(p, L))
+        return 0;
+    /* Staged mode, for dilated problems whose chunk plan passes the workspace cap (DeepLab-v3's
+     * 28x28 layers at batch 16: each chunk's dU is 9 to 36 MiB and each of the slots a block of
+     * 64 tiles' transforms): whole mode one block at a time -- the block's tiles transformed
+     * in parallel into shared V and M, then one task per (group, position) adds the block
+     * into the single dU.  Blocks of whole tile rows, their V and M within WB_STAGE_BYTES. */
+    int64_t xbytes = p->N * p->C * p->Q * (int64_t)sizeof(float);
+    if (!L->whole && (p->dil[1] > 1 || p->dil[2] > 1) && L->W.total > (size_t)imax(xbytes, WB_MAX_WS)) {
+        L->staged = 1;
+        L->R = imax(cdiv(WB_TILES_MIN, L->TW), WB_STAGE_BYTES / (p->G * per_tile * L->TW));
+        L->R = imax(1, imin(L->R, L->rows));
+        L->nb = cdiv(L->rows, L->R);
+        L->R = cdiv(L->rows, L->nb);
+        L->TB = L->R * L->TW;
+        L->nch = 1;
+        return wb_book(p, L);
+    }
+    return 1;
+}
+
+/* The workspace of plan L: the chunks' dU, the slots, and the shared V and M of whole and
+ * staged modes (0 when too large). */
+static int wb_book(const hd_conv_problem *p, wb_plan *L)
+{
+    int shared = L->whole || L->staged;
     L->vps = spread(L->Cpad * L->TB);
     L->mps = spread(L->Kpad * L->TB);
     L->v_at = 0;
-    L->m_at = L->whole ? 0 : L->v_at + 36 * L->vps;
-    L->xb_at = L->whole ? 0 : L->m_at + 36 * L->mps;
+    L->m_at = shared ? 0 : L->v_at + 36 * L->vps;
+    L->xb_at = shared ? 0 : L->m_at + 36 * L->mps;
     L->yb_at = L->xb_at + (L->xcopy ? spread(6 * p->in[2] * p->Cg) : 0);
     L->slot = L->yb_at + (L->ycopy ? spread(4 * p->out[2] * p->Kg) : 0);
     hd_conv_layout W = {{0}, 0};
     hd_conv_book(&W, 0, p->G * L->nch, L->dus, sizeof(float));
     hd_conv_book(&W, 1, HD_SCRATCH_SLOTS, L->slot, sizeof(float));
-    hd_conv_book(&W, 2, L->whole ? p->G : 0, 36 * L->vps, sizeof(float));
-    hd_conv_book(&W, 3, L->whole ? p->G : 0, 36 * L->mps, sizeof(float));
+    hd_conv_book(&W, 2, shared ? p->G : 0, 36 * L->vps, sizeof(float));
+    hd_conv_book(&W, 3, shared ? p->G : 0, 36 * L->mps, sizeof(float));
     L->W = W;
     return W.total != SIZE_MAX;
 }
@@ -165,7 +195,9 @@ typedef struct {
     wb_plan L;
     const float *x, *dy;
     float *dw, *part, *slots;
-    float *vall, *mall;           /* whole mode: every tile's V and M, per group */
+    float *vall, *mall;           /* whole mode: every tile's V and M, per group (staged: a block's) */
+    int64_t r0, nr;               /* whole and staged modes: the block's tile rows */
+    float beta;                   /* ... and 0 for its first block, 1 for the next ones */
 } wb_ctx;
 
 static void cols_c(float *dst, int64_t ld, int64_t T, const float *const *src, int64_t cnt)
@@ -343,18 +375,20 @@ static void wb_task(void *vctx, size_t task, int thread)
 }
 
 /* Whole mode, first pass: tile row gr of group g into the shared V (even tasks) or M (odd
- * ones): two tasks per row, so that a few rows (7 at batch 1 for 28x28) still share out. */
+ * ones): two tasks per row, so that a few rows (7 at batch 1 for 28x28) still share out.
+ * Staged mode: the same over the block's rows. */
 static void wb_transform_task(void *vctx, size_t task, int thread)
 {
     wb_ctx *c = vctx;
     const wb_plan *L = &c->L;
-    int64_t row = (int64_t)task / 2, g = row / L->rows, gr = row % L->rows;
+    int64_t row = (int64_t)task / 2, g = row / c->nr, gr = c->r0 + row % c->nr;
     float *slot = c->slots + (size_t)thread * (size_t)L->slot;
     transform_row(c, slot, c->vall + (size_t)(g * 36 * L->vps), c->mall + (size_t)(g * 36 * L->mps), g, gr,
-                  gr * L->TW, 1 + (int)(task % 2));
+                  (gr - c->r0) * L->TW, 1 + (int)(task % 2));
 }
 
-/* Whole mode, second pass: position pos of group g, all tiles in one reduction. */
+/* Whole mode, second pass: position pos of group g, all tiles in one reduction (staged: the
+ * block's tiles, added to dU after the first block). */
 static void wb_pos_task(void *vctx, size_t task, int thread)
 {
     (void)thread;
@@ -362,7 +396,7 @@ static void wb_pos_task(void *vctx, size_t task, int thread)
     const wb_plan *L = &c->L;
     int64_t g = (int64_t)task / 36, pos = (int64_t)task % 36;
     gemm_pos(c, c->mall + (size_t)(g * 36 * L->mps), c->vall + (size_t)(g * 36 * L->vps),
-             c->part + (size_t)(g * L->dus), pos, (size_t)(L->rows * L->TW), 0.0f);
+             c->part + (size_t)(g * L->dus), pos, (size_t)(c->nr * L->TW), c->beta);
 }
 
 /* dg = G^T u G (6 -> 3 each way), in double, for FB filters at a time (lane j of each
@@ -487,7 +521,7 @@ double hd_conv_wino4_bwdf_cost(const hd_conv_problem *p)
                   ((L.xcopy ? (double)(L.rows * 6 * p->in[2] * p->Cg) : 0) +
                    (L.ycopy ? (double)(L.rows * 4 * p->out[2] * p->Kg) : 0));
     double du = (L.whole ? 10.0 : 20.0 * (double)L.nb + 5.0 * (double)L.nch) * (double)p->G * (double)L.dus;
-    double fin = (L.whole ? 600.0 : 1500.0) * (double)(p->G * p->Kg) * (double)p->Cg;
+    double fin = (L.whole || L.staged ? 600.0 : 1500.0) * (double)(p->G * p->Kg) * (double)p->Cg;
     double macs = (double)(p->N * p->P) * (double)(p->G * p->Kg) * (double)p->Cg * 9.0;
     return (gemm + tr + copy + du + fin) / macs;
 }
@@ -510,12 +544,19 @@ void hd_conv_wino4_bwdf_exec(const hd_conv_problem *p, const hd_conv_args *a)
     if (hd_log_enabled(CUDNN_SEV_INFO))
         hd_logf(CUDNN_SEV_INFO, "bwd_filter.winograd_f4x3_f32", CUDNN_STATUS_SUCCESS,
                 "plan: %lld tiles, %s", (long long)(c.L.rows * c.L.TW),
-                c.L.whole ? "whole (every tile transformed first, one task per position)" : "chunks of blocks");
-    if (c.L.whole) {
+                c.L.whole    ? "whole (every tile transformed first, one task per position)"
+                : c.L.staged ? "staged (per block of tiles: transformed first, one task per position)"
+                             : "chunks of blocks");
+    if (c.L.whole || c.L.staged) {
         for (int64_t g = 0; g < p->G; g++)
             zero_pad_lanes(&c, c.vall + (size_t)(g * 36 * c.L.vps), c.mall + (size_t)(g * 36 * c.L.mps));
-        hd_parallel_deal((size_t)(2 * p->G * c.L.rows), nt, wb_transform_task, &c);
-        hd_parallel_deal((size_t)(p->G * 36), nt, wb_pos_task, &c);
+        for (int64_t b = 0; b < c.L.nb; b++) {   /* whole mode: one block of every row */
+            c.r0 = b * c.L.R;
+            c.nr = imin(c.L.rows, c.r0 + c.L.R) - c.r0;
+            c.beta = b == 0 ? 0.0f : 1.0f;
+            hd_parallel_deal((size_t)(2 * p->G * c.nr), nt, wb_transform_task, &c);
+            hd_parallel_deal((size_t)(p->G * 36), nt, wb_pos_task, &c);
+        }
     } else {
         hd_parallel_deal((size_t)(p->G * c.L.nch), nt, wb_task, &c);
     }
