@@ -40,6 +40,9 @@
  * hold a block's transforms: every tile is transformed once, in parallel over tile rows, into
  * shared V and M, then one task per (group, position) runs that position's GEMM over all the
  * tiles (dU written once, one chunk), and the last pass as above.
+ * Staged mode (dilated problems whose chunk plan would pass the workspace cap, while whole
+ * mode's transforms of every tile would too: DeepLab-v3's 28x28 layers at batch 16): whole
+ * mode one block of tile rows at a time, each block's GEMMs added into the one dU.
  * Every dU element is one chain of fused multiply-adds per chunk in tile order, and the
  * chunks are summed in a fixed order: the result does not depend on the thread count (the
  * plan is a function of the problem only).
