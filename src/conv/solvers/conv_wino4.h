@@ -20,10 +20,10 @@
 #include "conv/conv_registry.h"
 #include "kernels/wino4/wino4-ukernels.h"
 
-/* The problems every F(4x4,3x3) solver takes: FLOAT data, a 2-d 3x3 filter, unit stride, and
- * unit dilation unless DILATED (forward and backward data split a dilated convolution into
- * phases; backward filter does not) (else 0, with *reason set). */
-int hd_conv_wino4_shape_ok(const hd_conv_problem *p, int dilated, const char **reason);
+/* The problems every F(4x4,3x3) solver takes: FLOAT data, a 2-d 3x3 filter and unit stride,
+ * any dilation (each solver splits a dilated convolution into its d x d phases) (else 0, with
+ * *reason set). */
+int hd_conv_wino4_shape_ok(const hd_conv_problem *p, const char **reason);
 
 /* The solvers' parts (conv_wino4_f32.c). */
 int hd_conv_wino4_app(const hd_conv_problem *p, const char **reason);
@@ -37,7 +37,8 @@ void hd_conv_wino4_bwdd_exec(const hd_conv_problem *p, const hd_conv_args *a);
 double hd_conv_wino4_bwdd_cost(const hd_conv_problem *p);
 
 /* Backward filter (conv_wino4_bwdf_f32.c): dU = sum over tiles of (A dY A^T) .* (B^T d B),
- * 36 GEMMs over the tiles, then dw = G^T dU G. */
+ * 36 GEMMs over the tiles (the tiles of every phase of a dilated problem), then
+ * dw = G^T dU G. */
 int hd_conv_wino4_bwdf_app(const hd_conv_problem *p, const char **reason);
 size_t hd_conv_wino4_bwdf_ws(const hd_conv_problem *p);
 void hd_conv_wino4_bwdf_exec(const hd_conv_problem *p, const hd_conv_args *a);

@@ -10,9 +10,21 @@
  *     dU[pos] (K x C) += M[pos] (K x tiles) * V[pos]^T (tiles x C),
  * four times fewer multiply-adds than the direct reduction (36 per 4x4 tile instead of 144).
  *
+ * Dilation d (per dimension) at unit stride: output row i*d + a reads only the input rows of
+ * residue a - pad modulo d, so the convolution splits into d x d undilated ones ("phases"),
+ * each the 3x3 convolution of an x sub-grid with the dy sub-grid of its residue, and dw is the
+ * sum of their filter gradients.  The phases' tiles simply join the one reduction over tiles:
+ * a tile row is (image, phase row a, tile row of the phase), holding the tiles of every phase
+ * column b in turn (b, then tile column), so that an NCHW band copy of its x rows and dy rows
+ * (every d-th row) serves all d column phases.  Each phase has the tile counts of the largest
+ * (phase 0); the tiles a smaller phase lacks read no dy row or column (masked to zero) and add
+ * nothing.  The windows step d rows and d columns through the tensors (or bands).  At d = 1
+ * there is one phase and the tiles, their order and every sum are those of the undilated plan.
+ *
  * Per call:
- *  - the tiles (raster order: image, tile row, tile column) are cut into blocks of whole tile
- *    rows, and the blocks into a fixed number of chunks (a function of the problem only);
+ *  - the tiles (raster order: image, phase row, tile row, phase column, tile column) are cut
+ *    into blocks of whole tile rows, and the blocks into a fixed number of chunks (a function
+ *    of the problem only);
  *  - a task takes one (group, chunk): per block it transforms x's 6x6 windows (V) and dy's
  *    4x4 tiles (M) straight into the packed B and A panels of the SGEMM micro-kernel (tiles
  *    are the reduction index, channels the panel lanes: the channels-contiguous transform
@@ -28,6 +40,9 @@
  * hold a block's transforms: every tile is transformed once, in parallel over tile rows, into
  * shared V and M, then one task per (group, position) runs that position's GEMM over all the
  * tiles (dU written once, one chunk), and the last pass as above.
+ * Staged mode (dilated problems whose chunk plan would pass the workspace cap, while whole
+ * mode's transforms of every tile would too: DeepLab-v3's 28x28 layers at batch 16): whole
+ * mode one block of tile rows at a time, each block's GEMMs added into the one dU.
  * Every dU element is one chain of fused multiply-adds per chunk in tile order, and the
  * chunks are summed in a fixed order: the result does not depend on the thread count (the
  * plan is a function of the problem only).
@@ -49,6 +64,7 @@
 #define WB_MAX_WS ((int64_t)64 << 20)
 #define WB_WHOLE_BYTES ((int64_t)32 << 20)   /* whole mode: all tiles' V and M within this ... */
 #define WB_WHOLE_TILES 1024                  /* ... and at most this many tiles (GEMM depth) */
+#define WB_STAGE_BYTES ((int64_t)16 << 20)   /* staged mode: one block's V and M within this */
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static int64_t imin(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -60,7 +76,8 @@ typedef struct {
     hd_wino4_dy_c_fn dy_c;
     hd_conv_cols_fn cols;
     int64_t MR, NR;
-    int64_t TH, TW, rows;        /* tile rows and columns per image; tile rows in all (N * TH) */
+    int64_t TH, TP, TW, rows;    /* tile rows and columns of one phase, tiles per tile row (all
+                                    dw phase columns, dw * TP); tile rows in all (N * dh * TH) */
     int64_t R, nb, TB;           /* tile rows per block, blocks, most tiles per block */
     int64_t nch;                 /* chunks of blocks */
     int64_t Kpad, Cpad;          /* Kg, Cg rounded up to the A and B panel widths */
@@ -70,6 +87,7 @@ typedef struct {
                                     so that the last pass reads one filter's 36 x Cpad at once */
     int64_t v_at, m_at, xb_at, yb_at, slot;
     int whole;                   /* 1: every tile's V and M first (shared), then tasks per position */
+    int staged;                  /* 1: as whole mode, one block of tiles at a time (dilated only) */
     hd_conv_layout W;            /* 0: the chunks' dU, 1: the slots, 2 and 3: whole mode's V and M */
 } wb_plan;
 
@@ -80,6 +98,8 @@ static int64_t spread(int64_t floats)
     floats = cdiv(floats, 16) * 16;
     return floats % 1024 ? floats : floats + 16;
 }
+
+static int wb_book(const hd_conv_problem *p, wb_plan *L);
 
 static int wb_plan_make(const hd_conv_problem *p, wb_plan *L)
 {
@@ -95,9 +115,10 @@ static int wb_plan_make(const hd_conv_problem *p, wb_plan *L)
     L->gk = hd_gemm_kernel_for(sizeof(float), isa);
     L->MR = (int64_t)L->gk->mr;
     L->NR = (int64_t)L->gk->nr;
-    L->TH = cdiv(p->out[1], 4);
-    L->TW = cdiv(p->out[2], 4);
-    L->rows = p->N * L->TH;
+    L->TH = cdiv(cdiv(p->out[1], p->dil[1]), 4);       /* phase 0 is the largest */
+    L->TP = cdiv(cdiv(p->out[2], p->dil[2]), 4);
+    L->TW = p->dil[2] * L->TP;
+    L->rows = p->N * p->dil[1] * L->TH;
     L->Kpad = cdiv(p->Kg, L->MR) * L->MR;
     L->Cpad = cdiv(p->Cg, L->NR) * L->NR;
     L->xcopy = p->xs[1] != 1;
@@ -127,18 +148,44 @@ static int wb_plan_make(const hd_conv_problem *p, wb_plan *L)
         L->TB = tiles;
         L->nch = 1;
     }
+    if (!wb_book(p, L))
+        return 0;
+    /* Staged mode, for dilated problems whose chunk plan passes the workspace cap (DeepLab-v3's
+     * 28x28 layers at batch 16: each chunk's dU is 9 to 36 MiB and each of the slots a block of
+     * 64 tiles' transforms): whole mode one block at a time -- the block's tiles transformed
+     * in parallel into shared V and M, then one task per (group, position) adds the block
+     * into the single dU.  Blocks of whole tile rows, their V and M within WB_STAGE_BYTES. */
+    int64_t xbytes = p->N * p->C * p->Q * (int64_t)sizeof(float);
+    if (!L->whole && (p->dil[1] > 1 || p->dil[2] > 1) && L->W.total > (size_t)imax(xbytes, WB_MAX_WS)) {
+        L->staged = 1;
+        L->R = imax(cdiv(WB_TILES_MIN, L->TW), WB_STAGE_BYTES / (p->G * per_tile * L->TW));
+        L->R = imax(1, imin(L->R, L->rows));
+        L->nb = cdiv(L->rows, L->R);
+        L->R = cdiv(L->rows, L->nb);
+        L->TB = L->R * L->TW;
+        L->nch = 1;
+        return wb_book(p, L);
+    }
+    return 1;
+}
+
+/* The workspace of plan L: the chunks' dU, the slots, and the shared V and M of whole and
+ * staged modes (0 when too large). */
+static int wb_book(const hd_conv_problem *p, wb_plan *L)
+{
+    int shared = L->whole || L->staged;
     L->vps = spread(L->Cpad * L->TB);
     L->mps = spread(L->Kpad * L->TB);
     L->v_at = 0;
-    L->m_at = L->whole ? 0 : L->v_at + 36 * L->vps;
-    L->xb_at = L->whole ? 0 : L->m_at + 36 * L->mps;
+    L->m_at = shared ? 0 : L->v_at + 36 * L->vps;
+    L->xb_at = shared ? 0 : L->m_at + 36 * L->mps;
     L->yb_at = L->xb_at + (L->xcopy ? spread(6 * p->in[2] * p->Cg) : 0);
     L->slot = L->yb_at + (L->ycopy ? spread(4 * p->out[2] * p->Kg) : 0);
     hd_conv_layout W = {{0}, 0};
     hd_conv_book(&W, 0, p->G * L->nch, L->dus, sizeof(float));
     hd_conv_book(&W, 1, HD_SCRATCH_SLOTS, L->slot, sizeof(float));
-    hd_conv_book(&W, 2, L->whole ? p->G : 0, 36 * L->vps, sizeof(float));
-    hd_conv_book(&W, 3, L->whole ? p->G : 0, 36 * L->mps, sizeof(float));
+    hd_conv_book(&W, 2, shared ? p->G : 0, 36 * L->vps, sizeof(float));
+    hd_conv_book(&W, 3, shared ? p->G : 0, 36 * L->mps, sizeof(float));
     L->W = W;
     return W.total != SIZE_MAX;
 }
@@ -151,7 +198,9 @@ typedef struct {
     wb_plan L;
     const float *x, *dy;
     float *dw, *part, *slots;
-    float *vall, *mall;           /* whole mode: every tile's V and M, per group */
+    float *vall, *mall;           /* whole mode: every tile's V and M, per group (staged: a block's) */
+    int64_t r0, nr;               /* whole and staged modes: the block's tile rows */
+    float beta;                   /* ... and 0 for its first block, 1 for the next ones */
 } wb_ctx;
 
 static void cols_c(float *dst, int64_t ld, int64_t T, const float *const *src, int64_t cnt)
@@ -161,14 +210,14 @@ static void cols_c(float *dst, int64_t ld, int64_t T, const float *const *src, i
             dst[k * ld + i] = src[i][k];
 }
 
-/* Rows [h0, h0 + nrow) of image n, channels [c0, c0 + nc) of a channel-strided tensor (w
- * contiguous) into band[(h - h0) * width * nc + w * nc + c] (rows outside the image are
- * skipped: the transforms never read them). */
+/* Rows h0, h0 + step, ... (nrow of them) of image n, channels [c0, c0 + nc) of a
+ * channel-strided tensor (w contiguous) into band[r * width * nc + w * nc + c] for row
+ * h0 + r * step (rows outside the image are skipped: the transforms never read them). */
 static void copy_band(const wb_ctx *c, const float *t, const int64_t *st, int64_t n, int64_t c0, int64_t nc,
-                      int64_t h0, int64_t nrow, int64_t height, int64_t width, float *band)
+                      int64_t h0, int64_t step, int64_t nrow, int64_t height, int64_t width, float *band)
 {
     for (int64_t r = 0; r < nrow; r++) {
-        int64_t h = h0 + r;
+        int64_t h = h0 + r * step;
         if (h < 0 || h >= height)
             continue;
         const float *row = t + n * st[0] + c0 * st[1] + h * st[3];
@@ -189,65 +238,70 @@ static void copy_band(const wb_ctx *c, const float *t, const int64_t *st, int64_
     }
 }
 
-/* Where the transforms read rows [h0, h0 + nrow) of channels [c0, c0 + nc) of image n of
- * tensor t (strides st): in place when its channels are contiguous, else from a band they
- * are copied into first. */
+/* Where the transforms read rows h0, h0 + step, ... (nrow of them) of channels [c0, c0 + nc)
+ * of image n of tensor t (strides st): in place when its channels are contiguous, else from
+ * a band they are copied into first. */
 typedef struct {
     const float *base;           /* row h0, channel c0 */
-    int64_t hs, ws;              /* row and pixel strides */
+    int64_t hs, ws;              /* strides of the window rows (step rows apart) and of pixels */
 } rows_at;
 
 static rows_at tile_rows(const wb_ctx *c, int copy, const float *t, const int64_t *st, int64_t n, int64_t c0,
-                         int64_t nc, int64_t h0, int64_t nrow, int64_t height, int64_t width, float *band)
+                         int64_t nc, int64_t h0, int64_t step, int64_t nrow, int64_t height, int64_t width,
+                         float *band)
 {
     rows_at r;
     if (copy) {
-        copy_band(c, t, st, n, c0, nc, h0, nrow, height, width, band);
+        copy_band(c, t, st, n, c0, nc, h0, step, nrow, height, width, band);
         r.base = band, r.hs = width * nc, r.ws = nc;
     } else {
         r.base = t + n * st[0] + c0 * st[1] + h0 * st[3];
-        r.hs = st[3], r.ws = st[4];
+        r.hs = step * st[3], r.ws = st[4];
     }
     return r;
 }
 
-/* Bit j set for each of the n indices start + j that lie in [0, limit): the rows or columns of
- * a tile window inside the tensor. */
-static unsigned inside(int64_t start, int n, int64_t limit)
+/* Bit j set for each of the n indices start + j * step that lie in [0, limit): the rows or
+ * columns of a tile window inside the tensor. */
+static unsigned inside(int64_t start, int64_t step, int n, int64_t limit)
 {
     unsigned m = 0;
     for (int j = 0; j < n; j++)
-        if (start + j >= 0 && start + j < limit)
+        if (start + j * step >= 0 && start + j * step < limit)
             m |= 1u << j;
     return m;
 }
 
-/* Transforms of tile row gr (image n, tile row ty) of group g into the panels V and M (a
- * block's, or whole mode's), its tiles at t0, t0 + 1, ...; bands in SLOT.  SIDES: 1 x into V,
- * 2 dy into M, 3 both. */
+/* Transforms of tile row gr (image n, phase row a, tile row ty of the phase) of group g into
+ * the panels V and M (a block's, or whole mode's), its tiles (phase column b, tile column tj)
+ * at t0, t0 + 1, ...; bands in SLOT.  SIDES: 1 x into V, 2 dy into M, 3 both.  Phase (a, b)'s
+ * tile (ty, tj) has its dy window at row a + 4 ty dh, column b + 4 tj dw, its x window pad
+ * before, both stepping by the dilation. */
 static void transform_row(const wb_ctx *c, float *slot, float *V, float *M, int64_t g, int64_t gr, int64_t t0,
                           int sides)
 {
     const hd_conv_problem *p = c->p;
     const wb_plan *L = &c->L;
-    int64_t n = gr / L->TH, ty = gr % L->TH;
+    int64_t dh = p->dil[1], dw = p->dil[2];
+    int64_t n = gr / (dh * L->TH), a = gr / L->TH % dh, ty = gr % L->TH;
     int64_t H = p->in[1], W = p->in[2], OH = p->out[1], OW = p->out[2];
-    int64_t h0 = ty * 4 - p->pad[1], oh0 = ty * 4;
+    int64_t oh0 = a + ty * 4 * dh, h0 = oh0 - p->pad[1];
     rows_at xr = {0}, yr = {0};
     if (sides & 1)
-        xr = tile_rows(c, L->xcopy, c->x, p->xs, n, g * p->Cg, p->Cg, h0, 6, H, W, slot + L->xb_at);
+        xr = tile_rows(c, L->xcopy, c->x, p->xs, n, g * p->Cg, p->Cg, h0, dh, 6, H, W, slot + L->xb_at);
     if (sides & 2)
-        yr = tile_rows(c, L->ycopy, c->dy, p->ys, n, g * p->Kg, p->Kg, oh0, 4, OH, OW, slot + L->yb_at);
-    unsigned xrm = inside(h0, 6, H), yrm = inside(oh0, 4, OH);
+        yr = tile_rows(c, L->ycopy, c->dy, p->ys, n, g * p->Kg, p->Kg, oh0, dh, 4, OH, OW, slot + L->yb_at);
+    unsigned xrm = inside(h0, dh, 6, H), yrm = inside(oh0, dh, 4, OH);
     for (int64_t tx0 = 0; tx0 < L->TW; tx0 += HD_WINO4_LANES) {
         hd_wino4_in_tiles tx, tyd;
         int lanes = (int)imin(HD_WINO4_LANES, L->TW - tx0);
         tx.lanes = tyd.lanes = lanes;
-        tx.hs = (int32_t)xr.hs, tx.ws = (int32_t)xr.ws;
-        tyd.hs = (int32_t)yr.hs, tyd.ws = (int32_t)yr.ws;
+        tx.hs = (int32_t)xr.hs, tx.ws = (int32_t)(dw * xr.ws);
+        tyd.hs = (int32_t)yr.hs, tyd.ws = (int32_t)(dw * yr.ws);
         for (int i = 0; i < lanes; i++) {
-            int64_t w0 = (tx0 + i) * 4 - p->pad[2], ow0 = (tx0 + i) * 4;
-            unsigned cm = inside(w0, 6, W), ycm = inside(ow0, 4, OW);
+            int64_t b = (tx0 + i) / L->TP, tj = (tx0 + i) % L->TP;
+            int64_t ow0 = b + tj * 4 * dw, w0 = ow0 - p->pad[2];
+            unsigned cm = inside(w0, dw, 6, W), ycm = inside(ow0, dw, 4, OW);
             tx.off[i] = (int32_t)(w0 * xr.ws);
             tx.rmask[i] = (uint8_t)xrm;
             tx.cmask[i] = (uint8_t)cm;
@@ -324,18 +378,20 @@ static void wb_task(void *vctx, size_t task, int thread)
 }
 
 /* Whole mode, first pass: tile row gr of group g into the shared V (even tasks) or M (odd
- * ones): two tasks per row, so that a few rows (7 at batch 1 for 28x28) still share out. */
+ * ones): two tasks per row, so that a few rows (7 at batch 1 for 28x28) still share out.
+ * Staged mode: the same over the block's rows. */
 static void wb_transform_task(void *vctx, size_t task, int thread)
 {
     wb_ctx *c = vctx;
     const wb_plan *L = &c->L;
-    int64_t row = (int64_t)task / 2, g = row / L->rows, gr = row % L->rows;
+    int64_t row = (int64_t)task / 2, g = row / c->nr, gr = c->r0 + row % c->nr;
     float *slot = c->slots + (size_t)thread * (size_t)L->slot;
     transform_row(c, slot, c->vall + (size_t)(g * 36 * L->vps), c->mall + (size_t)(g * 36 * L->mps), g, gr,
-                  gr * L->TW, 1 + (int)(task % 2));
+                  (gr - c->r0) * L->TW, 1 + (int)(task % 2));
 }
 
-/* Whole mode, second pass: position pos of group g, all tiles in one reduction. */
+/* Whole mode, second pass: position pos of group g, all tiles in one reduction (staged: the
+ * block's tiles, added to dU after the first block). */
 static void wb_pos_task(void *vctx, size_t task, int thread)
 {
     (void)thread;
@@ -343,7 +399,7 @@ static void wb_pos_task(void *vctx, size_t task, int thread)
     const wb_plan *L = &c->L;
     int64_t g = (int64_t)task / 36, pos = (int64_t)task % 36;
     gemm_pos(c, c->mall + (size_t)(g * 36 * L->mps), c->vall + (size_t)(g * 36 * L->vps),
-             c->part + (size_t)(g * L->dus), pos, (size_t)(L->rows * L->TW), 0.0f);
+             c->part + (size_t)(g * L->dus), pos, (size_t)(c->nr * L->TW), c->beta);
 }
 
 /* dg = G^T u G (6 -> 3 each way), in double, for FB filters at a time (lane j of each
@@ -416,12 +472,15 @@ static void wb_finish(void *vctx, size_t task, int thread)
 
 int hd_conv_wino4_bwdf_app(const hd_conv_problem *p, const char **reason)
 {
-    if (!hd_conv_wino4_shape_ok(p, 0, reason))
+    if (!hd_conv_wino4_shape_ok(p, reason))
         return 0;
-    /* the tile transforms take 32-bit offsets within one image row band */
-    int64_t xr = (p->in[2] + p->pad[2] + 8) * (p->xs[1] == 1 ? p->xs[4] : p->Cg) +
-                 6 * (p->xs[1] == 1 ? p->xs[3] : 0);
-    int64_t yr = (p->out[2] + 8) * (p->ys[1] == 1 ? p->ys[4] : p->Kg) + 4 * (p->ys[1] == 1 ? p->ys[3] : 0);
+    /* the tile transforms take 32-bit offsets within one image row band (windows reach 6
+       rows and 8 columns of the dilation past the image) */
+    int64_t dh = p->dil[1], dw = p->dil[2];
+    int64_t xr = (p->in[2] + p->pad[2] + 8 * dw) * (p->xs[1] == 1 ? p->xs[4] : p->Cg) +
+                 6 * dh * (p->xs[1] == 1 ? p->xs[3] : 0);
+    int64_t yr = (p->out[2] + 8 * dw) * (p->ys[1] == 1 ? p->ys[4] : p->Kg) +
+                 4 * dh * (p->ys[1] == 1 ? p->ys[3] : 0);
     if (p->xs[3] < 0 || p->xs[4] < 0 || p->ys[3] < 0 || p->ys[4] < 0 || xr >= INT32_MAX / 2 ||
         yr >= INT32_MAX / 2) {
         *reason = "the rows are too long (or reversed) for the 32-bit offsets of the Winograd F(4x4,3x3) transforms";
@@ -465,7 +524,7 @@ double hd_conv_wino4_bwdf_cost(const hd_conv_problem *p)
                   ((L.xcopy ? (double)(L.rows * 6 * p->in[2] * p->Cg) : 0) +
                    (L.ycopy ? (double)(L.rows * 4 * p->out[2] * p->Kg) : 0));
     double du = (L.whole ? 10.0 : 20.0 * (double)L.nb + 5.0 * (double)L.nch) * (double)p->G * (double)L.dus;
-    double fin = (L.whole ? 600.0 : 1500.0) * (double)(p->G * p->Kg) * (double)p->Cg;
+    double fin = (L.whole || L.staged ? 600.0 : 1500.0) * (double)(p->G * p->Kg) * (double)p->Cg;
     double macs = (double)(p->N * p->P) * (double)(p->G * p->Kg) * (double)p->Cg * 9.0;
     return (gemm + tr + copy + du + fin) / macs;
 }
@@ -488,12 +547,19 @@ void hd_conv_wino4_bwdf_exec(const hd_conv_problem *p, const hd_conv_args *a)
     if (hd_log_enabled(CUDNN_SEV_INFO))
         hd_logf(CUDNN_SEV_INFO, "bwd_filter.winograd_f4x3_f32", CUDNN_STATUS_SUCCESS,
                 "plan: %lld tiles, %s", (long long)(c.L.rows * c.L.TW),
-                c.L.whole ? "whole (every tile transformed first, one task per position)" : "chunks of blocks");
-    if (c.L.whole) {
+                c.L.whole    ? "whole (every tile transformed first, one task per position)"
+                : c.L.staged ? "staged (per block of tiles: transformed first, one task per position)"
+                             : "chunks of blocks");
+    if (c.L.whole || c.L.staged) {
         for (int64_t g = 0; g < p->G; g++)
             zero_pad_lanes(&c, c.vall + (size_t)(g * 36 * c.L.vps), c.mall + (size_t)(g * 36 * c.L.mps));
-        hd_parallel_deal((size_t)(2 * p->G * c.L.rows), nt, wb_transform_task, &c);
-        hd_parallel_deal((size_t)(p->G * 36), nt, wb_pos_task, &c);
+        for (int64_t b = 0; b < c.L.nb; b++) {   /* whole mode: one block of every row */
+            c.r0 = b * c.L.R;
+            c.nr = imin(c.L.rows, c.r0 + c.L.R) - c.r0;
+            c.beta = b == 0 ? 0.0f : 1.0f;
+            hd_parallel_deal((size_t)(2 * p->G * c.nr), nt, wb_transform_task, &c);
+            hd_parallel_deal((size_t)(p->G * 36), nt, wb_pos_task, &c);
+        }
     } else {
         hd_parallel_deal((size_t)(p->G * c.L.nch), nt, wb_task, &c);
     }

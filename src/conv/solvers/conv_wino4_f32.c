@@ -237,7 +237,7 @@ static int w4_plan_make(const w4_view *v, w4_plan *L)
 
 /* ---------------- applicability, workspace, cost ---------------- */
 
-int hd_conv_wino4_shape_ok(const hd_conv_problem *p, int dilated, const char **reason)
+int hd_conv_wino4_shape_ok(const hd_conv_problem *p, const char **reason)
 {
     if (p->xdt != CUDNN_DATA_FLOAT || p->wdt != CUDNN_DATA_FLOAT || p->ydt != CUDNN_DATA_FLOAT || p->dbl ||
         p->int8 || p->xv != 1 || p->yv != 1 || p->wv != 1) {
@@ -248,16 +248,12 @@ int hd_conv_wino4_shape_ok(const hd_conv_problem *p, int dilated, const char **r
         *reason = "Winograd F(4x4,3x3) needs a 2-d 3x3 filter and unit stride";
         return 0;
     }
-    if (!dilated && (p->dil[1] != 1 || p->dil[2] != 1)) {
-        *reason = "backward-filter Winograd F(4x4,3x3) needs unit dilation";
-        return 0;
-    }
     return 1;
 }
 
 static int w4_app(const hd_conv_problem *p, const w4_view *v, const char **reason)
 {
-    if (!hd_conv_wino4_shape_ok(p, 1, reason))
+    if (!hd_conv_wino4_shape_ok(p, reason))
         return 0;
     if (v->ph < 0 || v->pw < 0) {
         *reason = "backward-data Winograd F(4x4,3x3) needs padding <= 2 * dilation";
