@@ -103,4 +103,20 @@ void hd_f32_pool_ukernel_flush__scalar(float *dx, double *acc, size_t n, double 
 void hd_f32_pool_ukernel_flush__avx512(float *dx, double *acc, size_t n, double alpha, double beta);
 hd_f32_pool_flush_fn hd_f32_pool_flush_select(int isa);
 
+/* Max pooling backward on row-contiguous layouts (NCHW and the like): which tap of each
+ * output's window holds its maximum, for ow outputs of one output row.
+ *   rows[r]  the r-th window row (r < nrows), laid out as the padded input row (padding
+ *            holds -inf, which is never chosen)
+ *   arg[j] = r * kw + k of the tap rows[r][j * sw + k] chosen by the running rule over the
+ *            taps in row-major order (from -inf, a strictly greater value replaces; with
+ *            propagate != 0 the first NaN wins and stays), or -1 when none is
+ * Reads nothing past rows[r][(ow - 1) * sw + kw - 1].  Every variant gives the scalar result. */
+typedef void (*hd_f32_pool_rowargmax_fn)(const float *const *rows, int nrows, size_t ow, int kw, int sw,
+                                         int propagate, int32_t *arg);
+void hd_f32_pool_ukernel_rowargmax__scalar(const float *const *rows, int nrows, size_t ow, int kw, int sw,
+                                           int propagate, int32_t *arg);
+void hd_f32_pool_ukernel_rowargmax__avx512(const float *const *rows, int nrows, size_t ow, int kw, int sw,
+                                           int propagate, int32_t *arg);
+hd_f32_pool_rowargmax_fn hd_f32_pool_rowargmax_select(int isa);
+
 #endif

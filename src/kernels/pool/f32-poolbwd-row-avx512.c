@@ -1,0 +1,56 @@
+/* Max pooling backward on row-contiguous layouts: 16 outputs per vector, one lane each, the
+ * window's taps folded in row-major order (see pool-ukernels.h).  Stride 1 loads the taps of
+ * 16 outputs directly, stride 2 splits two loads into their even elements, other strides
+ * gather.  Every load is masked to the elements the outputs own, so nothing past
+ * rows[r][(ow - 1) * sw + kw - 1] is read. */
+#include <immintrin.h>
+#include "kernels/pool/pool-ukernels.h"
+
+#include <math.h>
+
+static inline __mmask16 low_bits(size_t n)
+{
+    return n >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << n) - 1u);
+}
+
+/* The tap at p[j * sw] for the nl lanes j < nl (others 0, never chosen by the mask). */
+static inline __m512 tap(const float *p, int sw, size_t nl, __m512i even, __m512i gidx)
+{
+    __mmask16 k = low_bits(nl);
+    if (sw == 1)
+        return _mm512_maskz_loadu_ps(k, p);
+    if (sw == 2) {
+        size_t cnt = 2 * nl - 1;           /* elements p[0 .. 2*(nl-1)] */
+        __m512 lo = _mm512_maskz_loadu_ps(low_bits(cnt), p);
+        __m512 hi = _mm512_maskz_loadu_ps(cnt > 16 ? low_bits(cnt - 16) : 0, p + 16);
+        return _mm512_permutex2var_ps(lo, even, hi);
+    }
+    return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), k, gidx, p, 4);
+}
+
+void hd_f32_pool_ukernel_rowargmax__avx512(const float *const *rows, int nrows, size_t ow, int kw, int sw,
+                                           int propagate, int32_t *arg)
+{
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i gidx = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                            _mm512_set1_epi32(sw));
+    for (size_t j = 0; j < ow; j += 16) {
+        size_t nl = ow - j < 16 ? ow - j : 16;
+        __m512 m = _mm512_set1_ps(-INFINITY);
+        __m512i best = _mm512_set1_epi32(-1);
+        for (int r = 0; r < nrows; r++) {
+            const float *base = rows[r] + j * (size_t)sw;
+            for (int k = 0; k < kw; k++) {
+                __m512 v = tap(base + k, sw, nl, even, gidx);
+                /* the scalar rule per lane: strictly greater replaces; propagating, a NaN
+                 * replaces a non-NaN running value; a NaN running value stays */
+                __mmask16 take = _mm512_cmp_ps_mask(v, m, _CMP_GT_OQ);
+                if (propagate)
+                    take |= _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(m, m, _CMP_ORD_Q), v, v, _CMP_UNORD_Q);
+                m = _mm512_mask_mov_ps(m, take, v);
+                best = _mm512_mask_mov_epi32(best, take, _mm512_set1_epi32(r * kw + k));
+            }
+        }
+        _mm512_mask_storeu_epi32(arg + j, low_bits(nl), best);
+    }
+}
