@@ -54,3 +54,39 @@ void hd_f32_pool_ukernel_rowargmax__avx512(const float *const *rows, int nrows, 
         _mm512_mask_storeu_epi32(arg + j, low_bits(nl), best);
     }
 }
+
+/* The flush with non-temporal stores for the 64-byte aligned body of dx (beta == 0 only: the
+ * caller keeps the plain flush otherwise, since dx is read then anyway); the values are the
+ * plain flush's: 8 doubles at a time, rounded to float once. */
+void hd_f32_pool_ukernel_flush_stream__avx512(float *dx, double *acc, size_t n, double alpha, double beta)
+{
+    (void)beta;
+    const __m512d va = _mm512_set1_pd(alpha), z = _mm512_setzero_pd();
+    size_t i = 0;
+    size_t head = (size_t)((64 - ((uintptr_t)dx & 63)) & 63) / sizeof(float);
+    if ((uintptr_t)dx % sizeof(float) != 0)
+        head = n;                                  /* never aligned: plain stores only */
+    if (head > n)
+        head = n;
+    while (i < head) {
+        size_t m = head - i < 8 ? head - i : 8;
+        __mmask8 k = (__mmask8)((1u << m) - 1u);
+        _mm256_mask_storeu_ps(dx + i, k, _mm512_cvtpd_ps(_mm512_mul_pd(va, _mm512_maskz_loadu_pd(k, acc + i))));
+        _mm512_mask_storeu_pd(acc + i, k, z);
+        i += m;
+    }
+    for (; i + 16 <= n; i += 16) {
+        __m256 lo = _mm512_cvtpd_ps(_mm512_mul_pd(va, _mm512_loadu_pd(acc + i)));
+        __m256 hi = _mm512_cvtpd_ps(_mm512_mul_pd(va, _mm512_loadu_pd(acc + i + 8)));
+        _mm512_stream_ps(dx + i, _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1));
+        _mm512_storeu_pd(acc + i, z);
+        _mm512_storeu_pd(acc + i + 8, z);
+    }
+    for (; i < n; i += 8) {
+        size_t m = n - i < 8 ? n - i : 8;
+        __mmask8 k = (__mmask8)((1u << m) - 1u);
+        _mm256_mask_storeu_ps(dx + i, k, _mm512_cvtpd_ps(_mm512_mul_pd(va, _mm512_maskz_loadu_pd(k, acc + i))));
+        _mm512_mask_storeu_pd(acc + i, k, z);
+    }
+    _mm_sfence();
+}

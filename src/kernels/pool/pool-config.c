@@ -58,3 +58,9 @@ hd_f32_pool_rowargmax_fn hd_f32_pool_rowargmax_select(int isa)
     isa = hd_isa_cap(isa);
     return isa >= HD_ISA_AVX512 ? hd_f32_pool_ukernel_rowargmax__avx512 : hd_f32_pool_ukernel_rowargmax__scalar;
 }
+
+hd_f32_pool_flush_fn hd_f32_pool_flush_stream_select(int isa)
+{
+    isa = hd_isa_cap(isa);
+    return isa >= HD_ISA_AVX512 ? hd_f32_pool_ukernel_flush_stream__avx512 : hd_f32_pool_ukernel_flush__scalar;
+}

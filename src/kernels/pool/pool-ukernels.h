@@ -119,4 +119,10 @@ void hd_f32_pool_ukernel_rowargmax__avx512(const float *const *rows, int nrows, 
                                            int propagate, int32_t *arg);
 hd_f32_pool_rowargmax_fn hd_f32_pool_rowargmax_select(int isa);
 
+/* The flush above for beta == 0 with non-temporal stores where dx is 64-byte aligned, so that
+ * writing dx does not first read it into the cache (the scalar variant is the plain flush).
+ * The same bits as the scalar flush. */
+void hd_f32_pool_ukernel_flush_stream__avx512(float *dx, double *acc, size_t n, double alpha, double beta);
+hd_f32_pool_flush_fn hd_f32_pool_flush_stream_select(int isa);
+
 #endif

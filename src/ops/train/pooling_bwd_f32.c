@@ -82,6 +82,7 @@ static void plane_task(void *vctx, size_t t, int thread)
     double *share = (double *)(void *)(prow + (size_t)kh * (size_t)aw);
     int32_t *arg = (int32_t *)(void *)(share + OW);
     const float **rows = (const float **)(void *)(share + 2 * (size_t)OW);
+    int64_t *tap_at = (int64_t *)(void *)(rows + kh);
     memset(acc, 0, sizeof(double) * (size_t)kh * (size_t)aw);
     const float *x = k->xp + hd_view_nc(k->x, n, c);
     const float *dy = k->dyp + hd_view_nc(k->dy, n, c);
@@ -132,13 +133,15 @@ static void plane_task(void *vctx, size_t t, int thread)
             for (int r = 0; r < nr; r++)
                 rows[r] = prow + (size_t)((sh.lo + r) % kh) * (size_t)aw;
             k->rowargmax(rows, nr, (size_t)OW, kw, sw, k->prop, arg);
+            /* each tap's place in the ring, -1 outside this block's rows (a table, so that the
+             * scatter does no division) */
+            for (int r = 0, t = 0; r < nr; r++)
+                for (int tk = 0; tk < kw; tk++, t++)
+                    tap_at[t] = sh.lo + r >= r0 && sh.lo + r < r1 ? ((sh.lo + r) % kh) * aw + tk : -1;
             for (int ow = 0; ow < OW; ow++) {
-                if (arg[ow] < 0)
-                    continue;
-                int ih = sh.lo + arg[ow] / kw;
-                if (ih >= r0 && ih < r1)
-                    acc[(size_t)(ih % kh) * (size_t)aw + (size_t)ow * (size_t)sw + (size_t)(arg[ow] % kw)] +=
-                        (double)g[ow * dyw];
+                int64_t q;
+                if (arg[ow] >= 0 && (q = tap_at[arg[ow]]) >= 0)
+                    acc[q + (int64_t)ow * sw] += (double)g[ow * dyw];
             }
         } else {
             for (int ow = 0; ow < OW; ow++) {
@@ -278,7 +281,8 @@ cudnnStatus_t hd_pool_bwd_f32_2d(cudnnHandle_t handle, const struct cudnnPooling
     k.incl = p->mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING;
     int N = x->dims[0], C = x->dims[1], H = x->dims[2], W = x->dims[3], OW = dy->dims[3];
     k.kh = p->window[0] < H ? p->window[0] : H;
-    k.flush = hd_f32_pool_flush_select(handle->isa);
+    /* beta 0: dx is only written, so its rows are streamed past the cache */
+    k.flush = beta == 0.0 ? hd_f32_pool_flush_stream_select(handle->isa) : hd_f32_pool_flush_select(handle->isa);
     int nt = handle->num_threads;
     int nhwc = x->strides[1] == 1 && dy->strides[1] == 1 && C > 1;
     size_t units = nhwc ? (size_t)N : (size_t)N * (size_t)C;
@@ -295,9 +299,10 @@ cudnnStatus_t hd_pool_bwd_f32_2d(cudnnHandle_t handle, const struct cudnnPooling
             need = (int64_t)p->pad[1] + W;
         k.aw = (need + 15) / 16 * 16;
         /* the double ring, the float ring, the share (doubles), the argmax (int32), the row
-         * pointers of a window (aw is even, so each piece stays 8-byte aligned) */
+         * pointers of a window, the ring offset of each tap (aw is even, so each piece stays
+         * 8-byte aligned) */
         k.per_thread = (size_t)k.kh * (size_t)k.aw + (size_t)k.kh * (size_t)k.aw / 2 + 2 * (size_t)OW +
-                       (size_t)k.kh + 8;
+                       (size_t)k.kh + (size_t)k.kh * (size_t)p->window[1] + 8;
         k.rowargmax = hd_f32_pool_rowargmax_select(handle->isa);
     }
     pick_blocks(&k, units, nt);

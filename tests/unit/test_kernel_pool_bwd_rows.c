@@ -4,7 +4,9 @@
  * strides 1..4 (the load, the even-split and the gather paths), both NaN rules; data drawn
  * from a few values so that ties are common, with NaNs, infinities and signed zeros.  Each
  * window row is its own heap block of exactly (ow - 1) * sw + kw floats, so a read past the
- * documented end shows under ASan.  Also checks the scalar kernel against the rule written out.
+ * documented end shows under ASan.  Also checks the scalar kernel against the rule written out,
+ * and the streaming flush against the scalar flush (every length 1..100 at every float
+ * offset from a 64-byte boundary).
  */
 #include <math.h>
 #include <stdint.h>
@@ -76,15 +78,41 @@ static void scalar_rule(void)
     CHECK(arg[0] == 1 && arg[1] == 2 && arg[2] == -1);
 }
 
+static void flush_stream(void)
+{
+    SECTION("flush stream avx512");
+    unsigned s = 5;
+    int bad = 0;
+    float *a = aligned_alloc(64, 128 * sizeof(float)), *b = aligned_alloc(64, 128 * sizeof(float));
+    double acc1[112], acc2[112];
+    for (size_t off = 0; off < 16; off++)
+        for (size_t n = 1; n <= 100; n++) {
+            for (size_t i = 0; i < 128; i++)
+                a[i] = b[i] = 99.0f;
+            for (size_t i = 0; i < 112; i++)
+                acc1[i] = acc2[i] = (double)val(&s) / 3.0 + 1e-9 * (double)i;
+            hd_f32_pool_ukernel_flush__scalar(a + off, acc1, n, -1.25, 0.0);
+            hd_f32_pool_ukernel_flush_stream__avx512(b + off, acc2, n, -1.25, 0.0);
+            if (memcmp(a, b, 128 * sizeof(float)) != 0 || memcmp(acc1, acc2, sizeof acc1) != 0)
+                bad++;
+        }
+    CHECK_MSG(bad == 0, "the streaming flush differs from the scalar one in %d cases", bad);
+    free(a);
+    free(b);
+}
+
 int main(void)
 {
     scalar_rule();
     if ((int)hd_cpu()->hw_isa >= HD_ISA_AVX512)
+    {
         compare("rowargmax avx512", hd_f32_pool_ukernel_rowargmax__avx512);
-    else
+        flush_stream();
+    } else
         SKIP("the AVX-512 row argmax kernel (no AVX-512 on this CPU)");
     SECTION("dispatch");
     CHECK(hd_f32_pool_rowargmax_select(HD_ISA_SCALAR) == hd_f32_pool_ukernel_rowargmax__scalar);
     CHECK(hd_f32_pool_rowargmax_select(HD_ISA_AVX2) == hd_f32_pool_ukernel_rowargmax__scalar);
+    CHECK(hd_f32_pool_flush_stream_select(HD_ISA_AVX2) == hd_f32_pool_ukernel_flush__scalar);
     return hd_test_finish();
 }
