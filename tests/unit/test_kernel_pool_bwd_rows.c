@@ -1,6 +1,6 @@
 /*
  * The row argmax micro-kernels of max pooling backward (pool-ukernels.h), each against the
- * scalar one: 1..40 outputs (every 16-lane tail), windows 1..5 wide and 1..4 rows high,
+ * scalar one (with a tap table that drops some taps): 1..40 outputs (every 16-lane tail), windows 1..5 wide and 1..4 rows high,
  * strides 1..4 (the load, the even-split and the gather paths), both NaN rules; data drawn
  * from a few values so that ties are common, with NaNs, infinities and signed zeros.  Each
  * window row is its own heap block of exactly (ow - 1) * sw + kw floats, so a read past the
@@ -50,8 +50,11 @@ static void compare(const char *name, hd_f32_pool_rowargmax_fn fn)
                         }
                         for (size_t j = 0; j < 40; j++)
                             a[j] = b[j] = 1234;
-                        hd_f32_pool_ukernel_rowargmax__scalar((const float *const *)r, nr, ow, kw, sw, prop, a);
-                        fn((const float *const *)r, nr, ow, kw, sw, prop, b);
+                        int32_t tab[20];           /* some taps dropped, the others moved */
+                        for (int t = 0; t < nr * kw; t++)
+                            tab[t] = (t * 7 + (int)ow) % 5 == 0 ? -1 : t * 1000 + (int)ow;
+                        hd_f32_pool_ukernel_rowargmax__scalar((const float *const *)r, nr, ow, kw, sw, tab, prop, a);
+                        fn((const float *const *)r, nr, ow, kw, sw, tab, prop, b);
                         if (memcmp(a, b, sizeof a) != 0)
                             bad++;
                         cases++;
@@ -71,11 +74,14 @@ static void scalar_rule(void)
     float r0[6] = {1, 3, -0.0f, 0.0f, -INFINITY, -INFINITY};
     float r1[6] = {3, 2, NAN, 0.0f, -INFINITY, -INFINITY};
     const float *rows[2] = {r0, r1};
-    int32_t arg[3];
-    hd_f32_pool_ukernel_rowargmax__scalar(rows, 2, 3, 2, 2, 0, arg);
-    CHECK(arg[0] == 1 && arg[1] == 0 && arg[2] == -1);
-    hd_f32_pool_ukernel_rowargmax__scalar(rows, 2, 3, 2, 2, 1, arg);
-    CHECK(arg[0] == 1 && arg[1] == 2 && arg[2] == -1);
+    int32_t arg[3], tab[4] = {100, 200, 300, 400};
+    hd_f32_pool_ukernel_rowargmax__scalar(rows, 2, 3, 2, 2, tab, 0, arg);
+    CHECK(arg[0] == 200 && arg[1] == 100 + 2 && arg[2] == -1);
+    hd_f32_pool_ukernel_rowargmax__scalar(rows, 2, 3, 2, 2, tab, 1, arg);
+    CHECK(arg[0] == 200 && arg[1] == 300 + 2 && arg[2] == -1);
+    tab[1] = -1;                                     /* a dropped tap gives no offset */
+    hd_f32_pool_ukernel_rowargmax__scalar(rows, 2, 3, 2, 2, tab, 0, arg);
+    CHECK(arg[0] == -1 && arg[1] == 100 + 2);
 }
 
 static void flush_stream(void)

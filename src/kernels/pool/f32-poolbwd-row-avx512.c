@@ -29,7 +29,7 @@ static inline __m512 tap(const float *p, int sw, size_t nl, __m512i even, __m512
 }
 
 void hd_f32_pool_ukernel_rowargmax__avx512(const float *const *rows, int nrows, size_t ow, int kw, int sw,
-                                           int propagate, int32_t *arg)
+                                           const int32_t *tab, int propagate, int32_t *arg)
 {
     const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     const __m512i gidx = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
@@ -51,13 +51,20 @@ void hd_f32_pool_ukernel_rowargmax__avx512(const float *const *rows, int nrows, 
                 best = _mm512_mask_mov_epi32(best, take, _mm512_set1_epi32(r * kw + k));
             }
         }
-        _mm512_mask_storeu_epi32(arg + j, low_bits(nl), best);
+        /* tap to offset: a gather from the table for the lanes that chose a tap */
+        __mmask16 has = _mm512_cmpge_epi32_mask(best, _mm512_setzero_si512());
+        __m512i off = _mm512_mask_i32gather_epi32(_mm512_set1_epi32(-1), has, best, tab, 4);
+        has = _mm512_cmpge_epi32_mask(off, _mm512_setzero_si512());
+        off = _mm512_mask_add_epi32(_mm512_set1_epi32(-1), has, off,
+                                    _mm512_add_epi32(gidx, _mm512_set1_epi32((int)(j * (size_t)sw))));
+        _mm512_mask_storeu_epi32(arg + j, low_bits(nl), off);
     }
 }
 
 /* The flush with non-temporal stores for the 64-byte aligned body of dx (beta == 0 only: the
  * caller keeps the plain flush otherwise, since dx is read then anyway); the values are the
- * plain flush's: 8 doubles at a time, rounded to float once. */
+ * plain flush's: 8 doubles at a time, rounded to float once.  No fence here: a fence per row
+ * would wait for each row's stores to reach memory; the caller fences once per task. */
 void hd_f32_pool_ukernel_flush_stream__avx512(float *dx, double *acc, size_t n, double alpha, double beta)
 {
     (void)beta;
@@ -88,5 +95,9 @@ void hd_f32_pool_ukernel_flush_stream__avx512(float *dx, double *acc, size_t n, 
         _mm256_mask_storeu_ps(dx + i, k, _mm512_cvtpd_ps(_mm512_mul_pd(va, _mm512_maskz_loadu_pd(k, acc + i))));
         _mm512_mask_storeu_pd(acc + i, k, z);
     }
+}
+
+void hd_f32_pool_ukernel_stream_fence__avx512(void)
+{
     _mm_sfence();
 }

@@ -4,7 +4,7 @@
 #include <math.h>
 
 void hd_f32_pool_ukernel_rowargmax__scalar(const float *const *rows, int nrows, size_t ow, int kw, int sw,
-                                           int propagate, int32_t *arg)
+                                           const int32_t *tab, int propagate, int32_t *arg)
 {
     for (size_t j = 0; j < ow; j++) {
         float m = -INFINITY;
@@ -17,6 +17,11 @@ void hd_f32_pool_ukernel_rowargmax__scalar(const float *const *rows, int nrows, 
                     best = r * kw + k;
                 }
             }
-        arg[j] = best;
+        arg[j] = best < 0 || tab[best] < 0 ? -1 : tab[best] + (int32_t)(j * (size_t)sw);
     }
+}
+
+/* The scalar flush stores plainly: nothing to order. */
+void hd_f32_pool_ukernel_stream_fence__scalar(void)
+{
 }

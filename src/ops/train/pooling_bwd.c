@@ -186,8 +186,12 @@ cudnnStatus_t HD_IMPL(cudnnPoolingBackward)(cudnnHandle_t handle, const cudnnPoo
         k.plane *= xDesc->dims[d + 2];
     int nt = handle->num_threads;
     size_t bytes;
-    if (k.nsp == 2 && xDesc->dtype == CUDNN_DATA_FLOAT)
-        return hd_pool_bwd_f32_2d(handle, p, &k.dy, &k.x, &k.dx, dy, x, dx, k.alpha, k.beta);
+    if (k.nsp == 2 && xDesc->dtype == CUDNN_DATA_FLOAT) {
+        int done;
+        cudnnStatus_t st = hd_pool_bwd_f32_2d(handle, p, &k.dy, &k.x, &k.dx, dy, x, dx, k.alpha, k.beta, &done);
+        if (done)
+            return st;
+    }
     if (hd_mul_size((size_t)k.plane * sizeof(double), (size_t)nt, &bytes) != 0)
         return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "scratch size overflows");
     k.scratch = hd_handle_scratch(handle, bytes);

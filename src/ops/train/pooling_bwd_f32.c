@@ -44,6 +44,7 @@ typedef struct {
     hd_f32_pool_rowargmax_fn rowargmax;
     hd_f32_pool_argmax_fn argmax;
     hd_f32_pool_flush_fn flush;
+    hd_f32_pool_fence_fn fence;      /* after a task's last flush (streaming stores) */
 } f32_ctx;
 
 /* Output rows [*oh0, *oh1) whose windows meet input rows [r0, r1). */
@@ -82,7 +83,7 @@ static void plane_task(void *vctx, size_t t, int thread)
     double *share = (double *)(void *)(prow + (size_t)kh * (size_t)aw);
     int32_t *arg = (int32_t *)(void *)(share + OW);
     const float **rows = (const float **)(void *)(share + 2 * (size_t)OW);
-    int64_t *tap_at = (int64_t *)(void *)(rows + kh);
+    int32_t *tab = (int32_t *)(void *)(rows + kh);
     memset(acc, 0, sizeof(double) * (size_t)kh * (size_t)aw);
     const float *x = k->xp + hd_view_nc(k->x, n, c);
     const float *dy = k->dyp + hd_view_nc(k->dy, n, c);
@@ -132,16 +133,19 @@ static void plane_task(void *vctx, size_t t, int thread)
             int nr = sh.hi - sh.lo;
             for (int r = 0; r < nr; r++)
                 rows[r] = prow + (size_t)((sh.lo + r) % kh) * (size_t)aw;
-            k->rowargmax(rows, nr, (size_t)OW, kw, sw, k->prop, arg);
-            /* each tap's place in the ring, -1 outside this block's rows (a table, so that the
-             * scatter does no division) */
+            /* each tap's place in the ring for output 0, -1 outside this block's rows */
             for (int r = 0, t = 0; r < nr; r++)
                 for (int tk = 0; tk < kw; tk++, t++)
-                    tap_at[t] = sh.lo + r >= r0 && sh.lo + r < r1 ? ((sh.lo + r) % kh) * aw + tk : -1;
-            for (int ow = 0; ow < OW; ow++) {
-                int64_t q;
-                if (arg[ow] >= 0 && (q = tap_at[arg[ow]]) >= 0)
-                    acc[q + (int64_t)ow * sw] += (double)g[ow * dyw];
+                    tab[t] = sh.lo + r >= r0 && sh.lo + r < r1 ? (int32_t)(((sh.lo + r) % kh) * aw + tk) : -1;
+            k->rowargmax(rows, nr, (size_t)OW, kw, sw, tab, k->prop, arg);
+            if (dyw == 1) {
+                for (int ow = 0; ow < OW; ow++)
+                    if (arg[ow] >= 0)
+                        acc[arg[ow]] += (double)g[ow];
+            } else {
+                for (int ow = 0; ow < OW; ow++)
+                    if (arg[ow] >= 0)
+                        acc[arg[ow]] += (double)g[ow * dyw];
             }
         } else {
             for (int ow = 0; ow < OW; ow++) {
@@ -163,6 +167,7 @@ static void plane_task(void *vctx, size_t t, int thread)
             }
         }
     }
+    k->fence();
 }
 
 /* Channel-contiguous images: one task per (n, row block).  Outputs are taken in order (oh,
@@ -245,6 +250,7 @@ static void nhwc_task(void *vctx, size_t t, int thread)
                     ring[at[arg[c]] + c] += (double)g[c];
         }
     }
+    k->fence();
 }
 
 /* Row blocks per plane (or image): one unless there are fewer planes than twice the
@@ -263,8 +269,9 @@ static void pick_blocks(f32_ctx *k, size_t units, int nt)
 
 cudnnStatus_t hd_pool_bwd_f32_2d(cudnnHandle_t handle, const struct cudnnPoolingStruct *p, const hd_view *dy,
                                  const hd_view *x, const hd_view *dx, const float *dyp, const float *xp, float *dxp,
-                                 double alpha, double beta)
+                                 double alpha, double beta, int *done)
 {
+    *done = 1;
     f32_ctx k;
     memset(&k, 0, sizeof k);
     k.p = p;
@@ -283,6 +290,7 @@ cudnnStatus_t hd_pool_bwd_f32_2d(cudnnHandle_t handle, const struct cudnnPooling
     k.kh = p->window[0] < H ? p->window[0] : H;
     /* beta 0: dx is only written, so its rows are streamed past the cache */
     k.flush = beta == 0.0 ? hd_f32_pool_flush_stream_select(handle->isa) : hd_f32_pool_flush_select(handle->isa);
+    k.fence = hd_f32_pool_stream_fence_select(handle->isa);
     int nt = handle->num_threads;
     int nhwc = x->strides[1] == 1 && dy->strides[1] == 1 && C > 1;
     size_t units = nhwc ? (size_t)N : (size_t)N * (size_t)C;
@@ -298,6 +306,10 @@ cudnnStatus_t hd_pool_bwd_f32_2d(cudnnHandle_t handle, const struct cudnnPooling
         if (need < (int64_t)p->pad[1] + W)
             need = (int64_t)p->pad[1] + W;
         k.aw = (need + 15) / 16 * 16;
+        if ((int64_t)k.kh * k.aw > INT32_MAX) {
+            *done = 0;                         /* ring offsets are int32: the generic path */
+            return CUDNN_STATUS_SUCCESS;
+        }
         /* the double ring, the float ring, the share (doubles), the argmax (int32), the row
          * pointers of a window, the ring offset of each tap (aw is even, so each piece stays
          * 8-byte aligned) */
