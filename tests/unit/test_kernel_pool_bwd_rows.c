@@ -3,8 +3,8 @@
  * scalar one (with a tap table that drops some taps): 1..40 outputs (every 16-lane tail), windows 1..5 wide and 1..4 rows high,
  * strides 1..4 (the load, the even-split and the gather paths), both NaN rules; data drawn
  * from a few values so that ties are common, with NaNs, infinities and signed zeros.  Each
- * window row is its own heap block of exactly (ow - 1) * sw + kw floats, so a read past the
- * documented end shows under ASan.  Also checks the scalar kernel against the rule written out,
+ * window row is its own heap block of exactly (ow - 1) * sw + kw floats and the slack, so a
+ * read past the documented end shows under ASan.  Also checks the scalar kernel against the rule written out,
  * and the streaming flush against the scalar flush (every length 1..100 at every float
  * offset from a 64-byte boundary).
  */
@@ -41,7 +41,7 @@ static void compare(const char *name, hd_f32_pool_rowargmax_fn fn)
             for (int kw = 1; kw <= 5; kw++)
                 for (int sw = 1; sw <= 4; sw++)
                     for (size_t ow = 1; ow <= 40; ow++) {
-                        size_t len = (ow - 1) * (size_t)sw + (size_t)kw;
+                        size_t len = (ow - 1) * (size_t)sw + (size_t)kw + HD_POOL_BWD_ROW_SLACK;
                         float *r[4];
                         for (int i = 0; i < nr; i++) {
                             r[i] = malloc(len * sizeof(float));

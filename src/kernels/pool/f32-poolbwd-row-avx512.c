@@ -1,8 +1,7 @@
-/* Max pooling backward on row-contiguous layouts: 16 outputs per vector, one lane each, the
- * window's taps folded in row-major order (see pool-ukernels.h).  Stride 1 loads the taps of
- * 16 outputs directly, stride 2 splits two loads into their even elements, other strides
- * gather.  Every load is masked to the elements the outputs own, so nothing past
- * rows[r][(ow - 1) * sw + kw - 1] is read. */
+/* Max pooling backward on row-contiguous layouts: 16 outputs per vector, one lane each
+ * (see pool-ukernels.h).  Stride 1 loads the taps of 16 outputs directly, stride 2 splits
+ * two loads into their even elements (both read into the rows' slack at the end), other
+ * strides gather. */
 #include <immintrin.h>
 #include "kernels/pool/pool-ukernels.h"
 
@@ -13,51 +12,67 @@ static inline __mmask16 low_bits(size_t n)
     return n >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << n) - 1u);
 }
 
-/* The tap at p[j * sw] for the nl lanes j < nl (others 0, never chosen by the mask). */
-static inline __m512 tap(const float *p, int sw, size_t nl, __m512i even, __m512i gidx)
+/* The tap at p[j * sw] for lanes j < 16 (lanes past the caller's outputs hold whatever lies
+ * in the slack and are dropped at the store; stride 3 and up gathers only the nl lanes). */
+static inline __m512 tap(const float *p, int sw, __mmask16 k, __m512i even, __m512i gidx)
 {
-    __mmask16 k = low_bits(nl);
     if (sw == 1)
-        return _mm512_maskz_loadu_ps(k, p);
-    if (sw == 2) {
-        size_t cnt = 2 * nl - 1;           /* elements p[0 .. 2*(nl-1)] */
-        __m512 lo = _mm512_maskz_loadu_ps(low_bits(cnt), p);
-        __m512 hi = _mm512_maskz_loadu_ps(cnt > 16 ? low_bits(cnt - 16) : 0, p + 16);
-        return _mm512_permutex2var_ps(lo, even, hi);
-    }
+        return _mm512_loadu_ps(p);
+    if (sw == 2)
+        return _mm512_permutex2var_ps(_mm512_loadu_ps(p), even, _mm512_loadu_ps(p + 16));
     return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), k, gidx, p, 4);
 }
 
+/* Per 16 outputs: the maximum first (vmaxps keeps the running value when the tap is NaN, so
+ * NaNs are skipped; a chain of short latency), then the first tap equal to it, found by
+ * walking the taps backwards with independent compares.  The first tap equal to the maximum
+ * is the one the running rule keeps (a later equal value never replaces; +0 and -0 compare
+ * equal), and none is chosen where the maximum stays -inf.  Propagating, the first NaN tap
+ * wins wherever the window holds one. */
 void hd_f32_pool_ukernel_rowargmax__avx512(const float *const *rows, int nrows, size_t ow, int kw, int sw,
                                            const int32_t *tab, int propagate, int32_t *arg)
 {
     const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     const __m512i gidx = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
                                             _mm512_set1_epi32(sw));
+    const __m512 ninf = _mm512_set1_ps(-INFINITY);
+    int ntaps = nrows * kw;
+    const __m512i tabv = ntaps <= 16 ? _mm512_maskz_loadu_epi32(low_bits((size_t)ntaps), tab) : _mm512_setzero_si512();
     for (size_t j = 0; j < ow; j += 16) {
         size_t nl = ow - j < 16 ? ow - j : 16;
-        __m512 m = _mm512_set1_ps(-INFINITY);
-        __m512i best = _mm512_set1_epi32(-1);
+        __mmask16 kl = low_bits(nl);
+        __m512 m = ninf;
         for (int r = 0; r < nrows; r++) {
             const float *base = rows[r] + j * (size_t)sw;
-            for (int k = 0; k < kw; k++) {
-                __m512 v = tap(base + k, sw, nl, even, gidx);
-                /* the scalar rule per lane: strictly greater replaces; propagating, a NaN
-                 * replaces a non-NaN running value; a NaN running value stays */
-                __mmask16 take = _mm512_cmp_ps_mask(v, m, _CMP_GT_OQ);
-                if (propagate)
-                    take |= _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(m, m, _CMP_ORD_Q), v, v, _CMP_UNORD_Q);
-                m = _mm512_mask_mov_ps(m, take, v);
-                best = _mm512_mask_mov_epi32(best, take, _mm512_set1_epi32(r * kw + k));
+            for (int k = 0; k < kw; k++)
+                m = _mm512_max_ps(tap(base + k, sw, kl, even, gidx), m);
+        }
+        __m512i best = _mm512_set1_epi32(-1), bnan = best;
+        __mmask16 anynan = 0;
+        for (int r = nrows - 1; r >= 0; r--) {
+            const float *base = rows[r] + j * (size_t)sw;
+            for (int k = kw - 1; k >= 0; k--) {
+                __m512 v = tap(base + k, sw, kl, even, gidx);
+                __m512i t = _mm512_set1_epi32(r * kw + k);
+                best = _mm512_mask_mov_epi32(best, _mm512_cmp_ps_mask(v, m, _CMP_EQ_OQ), t);
+                if (propagate) {
+                    __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+                    bnan = _mm512_mask_mov_epi32(bnan, nan, t);
+                    anynan |= nan;
+                }
             }
         }
-        /* tap to offset: a gather from the table for the lanes that chose a tap */
-        __mmask16 has = _mm512_cmpge_epi32_mask(best, _mm512_setzero_si512());
-        __m512i off = _mm512_mask_i32gather_epi32(_mm512_set1_epi32(-1), has, best, tab, 4);
-        has = _mm512_cmpge_epi32_mask(off, _mm512_setzero_si512());
+        /* -inf everywhere: nothing chosen (the equal compare picked a -inf tap) */
+        best = _mm512_mask_mov_epi32(best, _mm512_cmp_ps_mask(m, ninf, _CMP_EQ_OQ), _mm512_set1_epi32(-1));
+        best = _mm512_mask_mov_epi32(best, anynan, bnan);
+        /* tap to offset: a lookup in the table (a permute while it fits one vector) */
+        __mmask16 has = _mm512_cmpge_epi32_mask(best, _mm512_setzero_si512()) & kl;
+        __m512i off = ntaps <= 16 ? _mm512_permutexvar_epi32(best, tabv)
+                                  : _mm512_mask_i32gather_epi32(_mm512_set1_epi32(-1), has, best, tab, 4);
+        has &= _mm512_cmpge_epi32_mask(off, _mm512_setzero_si512());
         off = _mm512_mask_add_epi32(_mm512_set1_epi32(-1), has, off,
                                     _mm512_add_epi32(gidx, _mm512_set1_epi32((int)(j * (size_t)sw))));
-        _mm512_mask_storeu_epi32(arg + j, low_bits(nl), off);
+        _mm512_mask_storeu_epi32(arg + j, kl, off);
     }
 }
 

@@ -112,7 +112,10 @@ hd_f32_pool_flush_fn hd_f32_pool_flush_select(int isa);
  *            with propagate != 0 the first NaN wins and stays), if any
  *   arg[j] = tab[t] + j * sw (the caller's accumulator offset of that tap for output 0,
  *            moved by the stride), or -1 when no tap is chosen or tab[t] < 0
- * Reads nothing past rows[r][(ow - 1) * sw + kw - 1].  Every variant gives the scalar result. */
+ * May read up to HD_POOL_BWD_ROW_SLACK floats past rows[r][(ow - 1) * sw + kw - 1] (whole
+ * vectors whose extra lanes are dropped); the caller allocates them.  Every variant gives the
+ * scalar result. */
+#define HD_POOL_BWD_ROW_SLACK 48
 typedef void (*hd_f32_pool_rowargmax_fn)(const float *const *rows, int nrows, size_t ow, int kw, int sw,
                                          const int32_t *tab, int propagate, int32_t *arg);
 void hd_f32_pool_ukernel_rowargmax__scalar(const float *const *rows, int nrows, size_t ow, int kw, int sw,

@@ -99,8 +99,10 @@ static void plane_task(void *vctx, size_t t, int thread)
         for (; done < (sh.lo < r1 ? sh.lo : r1); done++) {       /* rows no later output reaches */
             double *a = acc + (size_t)(done % kh) * (size_t)aw;
             float *d = dx + done * dxh;
-            if (dxw == 1) {
+            if (dxw == 1) {                 /* the flush zeroes the row's real part */
                 k->flush(d, a + pw, (size_t)W, k->alpha, k->beta);
+                memset(a, 0, sizeof(double) * (size_t)pw);
+                memset(a + pw + W, 0, sizeof(double) * (size_t)(aw - pw - W));
             } else {
                 for (int iw = 0; iw < W; iw++) {
                     double r = k->alpha * a[pw + iw];
@@ -108,8 +110,8 @@ static void plane_task(void *vctx, size_t t, int thread)
                         r += k->beta * (double)d[iw * dxw];
                     d[iw * dxw] = (float)r;
                 }
+                memset(a, 0, sizeof(double) * (size_t)aw);
             }
-            memset(a, 0, sizeof(double) * (size_t)aw);
         }
         if (oh == oh1 || sh.hi <= sh.lo)
             continue;
@@ -305,7 +307,7 @@ cudnnStatus_t hd_pool_bwd_f32_2d(cudnnHandle_t handle, const struct cudnnPooling
         int64_t need = (int64_t)(OW - 1) * p->stride[1] + p->window[1];
         if (need < (int64_t)p->pad[1] + W)
             need = (int64_t)p->pad[1] + W;
-        k.aw = (need + 15) / 16 * 16;
+        k.aw = (need + HD_POOL_BWD_ROW_SLACK + 15) / 16 * 16;   /* and the argmax kernel's slack */
         if ((int64_t)k.kh * k.aw > INT32_MAX) {
             *done = 0;                         /* ring offsets are int32: the generic path */
             return CUDNN_STATUS_SUCCESS;
