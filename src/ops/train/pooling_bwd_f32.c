@@ -85,6 +85,14 @@ static void plane_task(void *vctx, size_t t, int thread)
     const float **rows = (const float **)(void *)(share + 2 * (size_t)OW);
     int32_t *tab = (int32_t *)(void *)(rows + kh);
     memset(acc, 0, sizeof(double) * (size_t)kh * (size_t)aw);
+    if (k->maxm)          /* the padding of the x rows: -inf, set once, never overwritten */
+        for (int r = 0; r < kh; r++) {
+            float *q = prow + (size_t)r * (size_t)aw;
+            for (int i = 0; i < pw; i++)
+                q[i] = -INFINITY;
+            for (int64_t i = pw + W; i < aw; i++)
+                q[i] = -INFINITY;
+        }
     const float *x = k->xp + hd_view_nc(k->x, n, c);
     const float *dy = k->dyp + hd_view_nc(k->dy, n, c);
     float *dx = k->dxp + hd_view_nc(k->dx, n, c);
@@ -122,15 +130,11 @@ static void plane_task(void *vctx, size_t t, int thread)
             for (; loaded < sh.hi; loaded++) {                  /* x rows into the padded ring */
                 float *q = prow + (size_t)(loaded % kh) * (size_t)aw;
                 const float *xr = x + loaded * xh;
-                for (int i = 0; i < pw; i++)
-                    q[i] = -INFINITY;
                 if (xw == 1)
                     memcpy(q + pw, xr, sizeof(float) * (size_t)W);
                 else
                     for (int iw = 0; iw < W; iw++)
                         q[pw + iw] = xr[iw * xw];
-                for (int64_t i = pw + W; i < aw; i++)
-                    q[i] = -INFINITY;
             }
             int nr = sh.hi - sh.lo;
             for (int r = 0; r < nr; r++)
