@@ -93,6 +93,12 @@ static void plane_task(void *vctx, size_t t, int thread)
             for (int64_t i = pw + W; i < aw; i++)
                 q[i] = -INFINITY;
         }
+    double *hf = share + OW;          /* average: the divisor's horizontal factor per ow */
+    if (!k->maxm)
+        for (int ow = 0; ow < OW; ow++) {
+            hd_pool_span sx = hd_pool_span_of(ow, W, kw, pw, sw);
+            hf[ow] = k->incl ? sx.incl : sx.hi - sx.lo;
+        }
     const float *x = k->xp + hd_view_nc(k->x, n, c);
     const float *dy = k->dyp + hd_view_nc(k->dy, n, c);
     float *dx = k->dxp + hd_view_nc(k->dx, n, c);
@@ -154,13 +160,12 @@ static void plane_task(void *vctx, size_t t, int thread)
                         acc[arg[ow]] += (double)g[ow * dyw];
             }
         } else {
-            for (int ow = 0; ow < OW; ow++) {
-                hd_pool_span sx = hd_pool_span_of(ow, W, kw, pw, sw);
-                int64_t cnt = (int64_t)(sh.hi - sh.lo) * (sx.hi - sx.lo);
-                share[ow] = cnt == 0 ? 0.0
-                                     : (double)g[ow * dyw] /
-                                           (double)(k->incl ? (int64_t)sh.incl * sx.incl : cnt);
-            }
+            /* the divisor's two factors are small integers: their double product is exact,
+             * the integer divisor itself; a window with no real column gets an infinite or
+             * NaN share that only padding positions receive */
+            double vf = k->incl ? sh.incl : sh.hi - sh.lo;
+            for (int ow = 0; ow < OW; ow++)
+                share[ow] = (double)g[ow * dyw] / (vf * hf[ow]);
             int lo = sh.lo > r0 ? sh.lo : r0, hi = sh.hi < r1 ? sh.hi : r1;
             for (int ih = lo; ih < hi; ih++) {
                 double *a = acc + (size_t)(ih % kh) * (size_t)aw;
@@ -259,6 +264,49 @@ static void nhwc_task(void *vctx, size_t t, int thread)
     k->fence();
 }
 
+/* Average pooling whose one window holds the whole plane (global pooling): every input of
+ * a plane gets the one share g / divisor, so dx = alpha * share + beta * dx, written in the
+ * order of the layout (channels innermost when they are contiguous).  One task per image. */
+static void global_avg_task(void *vctx, size_t t, int thread)
+{
+    const f32_ctx *k = vctx;
+    const struct cudnnPoolingStruct *p = k->p;
+    int C = k->x->dims[1], H = k->x->dims[2], W = k->x->dims[3];
+    int64_t n = (int64_t)t;
+    double *share = k->scratch + (size_t)thread * k->per_thread;
+    hd_pool_span sh = hd_pool_span_of(0, H, p->window[0], p->pad[0], p->stride[0]);
+    hd_pool_span sw = hd_pool_span_of(0, W, p->window[1], p->pad[1], p->stride[1]);
+    double div = (double)(k->incl ? (int64_t)sh.incl * sw.incl : (int64_t)H * W);
+    for (int c = 0; c < C; c++)
+        share[c] = k->alpha * ((double)k->dyp[hd_view_nc(k->dy, n, c)] / div);
+    float *dx = k->dxp + n * k->dx->strides[0];
+    int64_t dc = k->dx->strides[1], dh = k->dx->strides[2], dw = k->dx->strides[3];
+    if (dc == 1 && C > 1) {                    /* channels innermost */
+        for (int h = 0; h < H; h++)
+            for (int w = 0; w < W; w++) {
+                float *d = dx + h * dh + w * dw;
+                if (k->beta == 0.0)
+                    for (int c = 0; c < C; c++)
+                        d[c] = (float)share[c];
+                else
+                    for (int c = 0; c < C; c++)
+                        d[c] = (float)(share[c] + k->beta * (double)d[c]);
+            }
+        return;
+    }
+    for (int c = 0; c < C; c++)
+        for (int h = 0; h < H; h++) {
+            float *d = dx + c * dc + h * dh;
+            float v = (float)share[c];
+            for (int w = 0; w < W; w++) {
+                if (k->beta == 0.0)
+                    d[w * dw] = v;
+                else
+                    d[w * dw] = (float)(share[c] + k->beta * (double)d[w * dw]);
+            }
+        }
+}
+
 /* Row blocks per plane (or image): one unless there are fewer planes than twice the
  * threads, so that every thread has work at batch 1 too. */
 static void pick_blocks(f32_ctx *k, size_t units, int nt)
@@ -311,7 +359,7 @@ cudnnStatus_t hd_pool_bwd_f32_2d(cudnnHandle_t handle, const struct cudnnPooling
         int64_t need = (int64_t)(OW - 1) * p->stride[1] + p->window[1];
         if (need < (int64_t)p->pad[1] + W)
             need = (int64_t)p->pad[1] + W;
-        k.aw = (need + HD_POOL_BWD_ROW_SLACK + 15) / 16 * 16;   /* and the argmax kernel's slack */
+        k.aw = (need + (k.maxm ? HD_POOL_BWD_ROW_SLACK : 0) + 15) / 16 * 16;   /* max: the kernel's slack */
         if ((int64_t)k.kh * k.aw > INT32_MAX) {
             *done = 0;                         /* ring offsets are int32: the generic path */
             return CUDNN_STATUS_SUCCESS;
@@ -322,6 +370,19 @@ cudnnStatus_t hd_pool_bwd_f32_2d(cudnnHandle_t handle, const struct cudnnPooling
         k.per_thread = (size_t)k.kh * (size_t)k.aw + (size_t)k.kh * (size_t)k.aw / 2 + 2 * (size_t)OW +
                        (size_t)k.kh + (size_t)k.kh * (size_t)p->window[1] + 8;
         k.rowargmax = hd_f32_pool_rowargmax_select(handle->isa);
+    }
+    hd_pool_span gh = hd_pool_span_of(0, H, p->window[0], p->pad[0], p->stride[0]);
+    hd_pool_span gw = hd_pool_span_of(0, W, p->window[1], p->pad[1], p->stride[1]);
+    if (!k.maxm && dy->dims[2] == 1 && OW == 1 && gh.lo == 0 && gh.hi == H && gw.lo == 0 && gw.hi == W) {
+        k.per_thread = (size_t)C;         /* the share of each channel */
+        size_t gbytes;
+        if (hd_mul_size(k.per_thread * sizeof(double), (size_t)nt, &gbytes) != 0)
+            return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "scratch size overflows");
+        k.scratch = hd_handle_scratch(handle, gbytes);
+        if (!k.scratch)
+            return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "no memory for %zu bytes of scratch", gbytes);
+        hd_parallel_for((size_t)N, nt, global_avg_task, &k);
+        return CUDNN_STATUS_SUCCESS;
     }
     pick_blocks(&k, units, nt);
     size_t bytes;
