@@ -5,7 +5,7 @@
  * output order, then (float)(alpha * sum + beta * dx)) with 1, 2 and 3 threads, in NCHW,
  * NCHW with padded rows and NHWC.  Windows overlap or not, with padding and strides 1..3,
  * max under both NaN rules (data full of ties and some NaNs), both average modes and a
- * global average.
+ * global average, negative padding too.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -28,6 +28,8 @@ static const pcase cases[] = {
     {1, 3, 21, 19, CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING, 0, 3, 3, 1, 1, 2, 2},
     {1, 2, 16, 16, CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING, 0, 2, 2, 0, 0, 2, 2},
     {1, 4, 7, 7, CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING, 0, 7, 7, 0, 0, 1, 1},
+    {1, 2, 10, 12, CUDNN_POOLING_MAX, 1, 3, 3, -1, -1, 2, 2},           /* negative padding */
+    {1, 3, 11, 12, CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING, 0, 3, 2, -1, 1, 2, 1},
 };
 
 static unsigned seed = 11;

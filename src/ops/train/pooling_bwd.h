@@ -2,7 +2,8 @@
  * ops/train/pooling_bwd.h -- the FLOAT 2-d paths of cudnnPoolingBackward (pooling_bwd_f32.c),
  * called after pooling_bwd.c has checked the call: dy, x and dx are FLOAT 4-d views, dx with
  * x's dimensions and strides.  *done = 0 (and nothing written) where this path does not
- * apply (rows too long for its int32 offsets): the generic path takes the call then.
+ * apply (row-contiguous layouts with negative horizontal padding, or rows too long for its
+ * int32 offsets): the generic path takes the call then.
  */
 #ifndef HD_OPS_TRAIN_POOLING_BWD_H
 #define HD_OPS_TRAIN_POOLING_BWD_H

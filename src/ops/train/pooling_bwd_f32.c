@@ -360,8 +360,10 @@ cudnnStatus_t hd_pool_bwd_f32_2d(cudnnHandle_t handle, const struct cudnnPooling
         if (need < (int64_t)p->pad[1] + W)
             need = (int64_t)p->pad[1] + W;
         k.aw = (need + (k.maxm ? HD_POOL_BWD_ROW_SLACK : 0) + 15) / 16 * 16;   /* max: the kernel's slack */
-        if ((int64_t)k.kh * k.aw > INT32_MAX) {
-            *done = 0;                         /* ring offsets are int32: the generic path */
+        if ((int64_t)k.kh * k.aw > INT32_MAX || p->pad[1] < 0) {
+            /* ring offsets are int32, and the padded rows start at column -pad: the generic
+             * path takes such calls */
+            *done = 0;
             return CUDNN_STATUS_SUCCESS;
         }
         /* the double ring, the float ring, the share (doubles), the argmax (int32), the row
