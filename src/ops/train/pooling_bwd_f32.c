@@ -342,11 +342,15 @@ cudnnStatus_t hd_pool_bwd_f32_2d(cudnnHandle_t handle, const struct cudnnPooling
     k.incl = p->mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING;
     int N = x->dims[0], C = x->dims[1], H = x->dims[2], W = x->dims[3], OW = dy->dims[3];
     k.kh = p->window[0] < H ? p->window[0] : H;
-    /* beta 0: dx is only written, so its rows are streamed past the cache */
-    k.flush = beta == 0.0 ? hd_f32_pool_flush_stream_select(handle->isa) : hd_f32_pool_flush_select(handle->isa);
+    int nhwc = x->strides[1] == 1 && dy->strides[1] == 1 && C > 1;
+    /* beta 0 and long rows (channel-contiguous ones of at least 4 KiB): dx is only written,
+     * so its rows are streamed past the cache.  Short rows (NCHW's 112 floats and the like)
+     * measured faster with plain stores: the streamed part of a row is then only a few lines
+     * between plainly stored partial ones. */
+    k.flush = beta == 0.0 && nhwc && (int64_t)W * C >= 1024 ? hd_f32_pool_flush_stream_select(handle->isa)
+                                                            : hd_f32_pool_flush_select(handle->isa);
     k.fence = hd_f32_pool_stream_fence_select(handle->isa);
     int nt = handle->num_threads;
-    int nhwc = x->strides[1] == 1 && dy->strides[1] == 1 && C > 1;
     size_t units = nhwc ? (size_t)N : (size_t)N * (size_t)C;
     if (nhwc) {
         /* the ring of window rows, the window's taps and offsets (8 bytes each), the argmax
