@@ -30,6 +30,7 @@ static const pcase cases[] = {
     {1, 4, 7, 7, CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING, 0, 7, 7, 0, 0, 1, 1},
     {1, 2, 10, 12, CUDNN_POOLING_MAX, 1, 3, 3, -1, -1, 2, 2},           /* negative padding */
     {1, 3, 11, 12, CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING, 0, 3, 2, -1, 1, 2, 1},
+    {1, 64, 9, 17, CUDNN_POOLING_MAX, 0, 3, 3, 1, 1, 2, 2},   /* NHWC rows of 4 KiB: streamed */
 };
 
 static unsigned seed = 11;
