@@ -92,33 +92,21 @@ void hd_f32_pool_ukernel_nhwc__avx512(float *y, size_t ystride, size_t ow, const
         _mm_sfence();
 }
 
-/* The running rule per lane, in two passes with short dependency chains: the maximum first
- * (max_ps keeps the running value when the tap is NaN, so NaNs are skipped), then the first
- * tap equal to it, found by walking the taps backwards with independent compares; that is the
- * tap the running rule keeps (a later equal value never replaces it; +0 and -0 compare equal),
- * none where the maximum stays -inf, and with propagation the first NaN tap wherever one is. */
+/* The running rule per lane: replace where v > m, or (propagating) where v is NaN and m not. */
 void hd_f32_pool_ukernel_argmax__avx512(const float *const *taps, int ntaps, size_t c, int propagate, int32_t *arg)
 {
-    const __m512 ninf = _mm512_set1_ps(-INFINITY);
     for (size_t i = 0; i < c; i += 16) {
         __mmask16 k = c - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (c - i)) - 1u);
-        __m512 m = ninf;
-        for (int t = 0; t < ntaps; t++)
-            m = _mm512_max_ps(_mm512_maskz_loadu_ps(k, taps[t] + i), m);
-        __m512i best = _mm512_set1_epi32(-1), bnan = best;
-        __mmask16 anynan = 0;
-        for (int t = ntaps - 1; t >= 0; t--) {
+        __m512 m = _mm512_set1_ps(-INFINITY);
+        __m512i best = _mm512_set1_epi32(-1);
+        for (int t = 0; t < ntaps; t++) {
             __m512 v = _mm512_maskz_loadu_ps(k, taps[t] + i);
-            __m512i ti = _mm512_set1_epi32(t);
-            best = _mm512_mask_mov_epi32(best, _mm512_cmp_ps_mask(v, m, _CMP_EQ_OQ), ti);
-            if (propagate) {
-                __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
-                bnan = _mm512_mask_mov_epi32(bnan, nan, ti);
-                anynan |= nan;
-            }
+            __mmask16 take = _mm512_cmp_ps_mask(v, m, _CMP_GT_OQ);
+            if (propagate)
+                take |= _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(m, m, _CMP_ORD_Q), v, v, _CMP_UNORD_Q);
+            m = _mm512_mask_mov_ps(m, take, v);
+            best = _mm512_mask_mov_epi32(best, take, _mm512_set1_epi32(t));
         }
-        best = _mm512_mask_mov_epi32(best, _mm512_cmp_ps_mask(m, ninf, _CMP_EQ_OQ), _mm512_set1_epi32(-1));
-        best = _mm512_mask_mov_epi32(best, anynan, bnan);
         _mm512_mask_storeu_epi32(arg + i, k, best);
     }
 }
