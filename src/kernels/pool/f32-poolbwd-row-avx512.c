@@ -23,14 +23,10 @@ static inline __m512 tap(const float *p, int sw, __mmask16 k, __m512i even, __m5
     return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), k, gidx, p, 4);
 }
 
-#define MAX_KEPT 25     /* windows up to 5 x 5 keep their taps between the passes */
-
-/* Per 16 outputs: the maximum first (vmaxps keeps the running value when the tap is NaN, so
- * NaNs are skipped; a chain of short latency), then the first tap equal to it, found by
- * walking the taps backwards with independent compares.  The first tap equal to the maximum
- * is the one the running rule keeps (a later equal value never replaces; +0 and -0 compare
- * equal), and none is chosen where the maximum stays -inf.  Propagating, the first NaN tap
- * wins wherever the window holds one. */
+/* Per 16 outputs, the running rule per lane over the taps in row-major order: a strictly
+ * greater value replaces the running one; propagating, a NaN replaces a non-NaN running value,
+ * and a NaN running value stays.  (A two-pass form, the maximum first and then the first equal
+ * tap, measured 1.4x slower: the outputs' chains already overlap.) */
 void hd_f32_pool_ukernel_rowargmax__avx512(const float *const *rows, int nrows, size_t ow, int kw, int sw,
                                            const int32_t *tab, int propagate, int32_t *arg)
 {
@@ -44,50 +40,18 @@ void hd_f32_pool_ukernel_rowargmax__avx512(const float *const *rows, int nrows, 
         size_t nl = ow - j < 16 ? ow - j : 16;
         __mmask16 kl = low_bits(nl);
         __m512 m = ninf;
-        __m512i best = _mm512_set1_epi32(-1), bnan = best;
-        __mmask16 anynan = 0;
-        if (ntaps <= MAX_KEPT) {
-            /* the taps kept (in registers or the stack) between the two passes */
-            __m512 v[MAX_KEPT];
-            for (int r = 0, t = 0; r < nrows; r++) {
-                const float *base = rows[r] + j * (size_t)sw;
-                for (int k = 0; k < kw; k++, t++) {
-                    v[t] = tap(base + k, sw, kl, even, gidx);
-                    m = _mm512_max_ps(v[t], m);
-                }
-            }
-            for (int t = ntaps - 1; t >= 0; t--) {
-                __m512i ti = _mm512_set1_epi32(t);
-                best = _mm512_mask_mov_epi32(best, _mm512_cmp_ps_mask(v[t], m, _CMP_EQ_OQ), ti);
-                if (propagate) {
-                    __mmask16 nan = _mm512_cmp_ps_mask(v[t], v[t], _CMP_UNORD_Q);
-                    bnan = _mm512_mask_mov_epi32(bnan, nan, ti);
-                    anynan |= nan;
-                }
-            }
-        } else {
-            for (int r = 0; r < nrows; r++) {
-                const float *base = rows[r] + j * (size_t)sw;
-                for (int k = 0; k < kw; k++)
-                    m = _mm512_max_ps(tap(base + k, sw, kl, even, gidx), m);
-            }
-            for (int r = nrows - 1; r >= 0; r--) {
-                const float *base = rows[r] + j * (size_t)sw;
-                for (int k = kw - 1; k >= 0; k--) {
-                    __m512 v = tap(base + k, sw, kl, even, gidx);
-                    __m512i ti = _mm512_set1_epi32(r * kw + k);
-                    best = _mm512_mask_mov_epi32(best, _mm512_cmp_ps_mask(v, m, _CMP_EQ_OQ), ti);
-                    if (propagate) {
-                        __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
-                        bnan = _mm512_mask_mov_epi32(bnan, nan, ti);
-                        anynan |= nan;
-                    }
-                }
+        __m512i best = _mm512_set1_epi32(-1);
+        for (int r = 0, t = 0; r < nrows; r++) {
+            const float *base = rows[r] + j * (size_t)sw;
+            for (int k = 0; k < kw; k++, t++) {
+                __m512 v = tap(base + k, sw, kl, even, gidx);
+                __mmask16 take = _mm512_cmp_ps_mask(v, m, _CMP_GT_OQ);
+                if (propagate)
+                    take |= _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(m, m, _CMP_ORD_Q), v, v, _CMP_UNORD_Q);
+                m = _mm512_mask_mov_ps(m, take, v);
+                best = _mm512_mask_mov_epi32(best, take, _mm512_set1_epi32(t));
             }
         }
-        /* -inf everywhere: nothing chosen (the equal compare picked a -inf tap) */
-        best = _mm512_mask_mov_epi32(best, _mm512_cmp_ps_mask(m, ninf, _CMP_EQ_OQ), _mm512_set1_epi32(-1));
-        best = _mm512_mask_mov_epi32(best, anynan, bnan);
         /* tap to offset: a lookup in the table (a permute while it fits one vector) */
         __mmask16 has = _mm512_cmpge_epi32_mask(best, _mm512_setzero_si512()) & kl;
         __m512i off = ntaps <= 16 ? _mm512_permutexvar_epi32(best, tabv)
