@@ -26,7 +26,7 @@ static inline __m512 tap(const float *p, int sw, __mmask16 k, __m512i even, __m5
 /* Per 16 outputs, the running rule per lane over the taps in row-major order: a strictly
  * greater value replaces the running one; propagating, a NaN replaces a non-NaN running value,
  * and a NaN running value stays.  (A two-pass form, the maximum first and then the first equal
- * tap, measured 1.4x slower: the outputs' chains already overlap.) */
+ * tap, was slower: the chains of the outputs already overlap; see docs/performance.md.) */
 void hd_f32_pool_ukernel_rowargmax__avx512(const float *const *rows, int nrows, size_t ow, int kw, int sw,
                                            const int32_t *tab, int propagate, int32_t *arg)
 {
