@@ -23,8 +23,8 @@ LAYOUTS=${LAYOUTS:-nchw nhwc}
 # VGG/ResNet stem activations, the ResNet-50 stem max pool, DenseNet/ResNet-style 2x2 average
 # pooling, ResNet-50's global average pool, ResNet-50 batch norm, DeepLab-v3's 21-class softmax.
 OPS_SETS=${OPS_SETS:-"--n 32 --c 64 --h 112 --w 112:relu relu6 sigmoid tanh relu_bwd add add_bias pool_max pool_max_bwd nchw2nhwc
---n 32 --c 128 --h 56 --w 56:pool_avg
---n 128 --c 2048 --h 7 --w 7:pool_gap
+--n 32 --c 128 --h 56 --w 56:pool_avg pool_avg_bwd
+--n 128 --c 2048 --h 7 --w 7:pool_gap pool_gap_bwd
 --n 64 --c 64 --h 56 --w 56:bn_fwd bn_bwd bn_infer
 --n 16 --c 21 --h 128 --w 128:softmax softmax_inst softmax_bwd"}
 # oneDNN's OpenMP threads would otherwise spin at barriers, which on a shared 2-core machine

@@ -27,6 +27,8 @@
  *              write dx (the argmax is found again from x)                  8E + 4E/4
  *   pool_avg   AVERAGE 2x2 stride 2: read x, write y (E/4)                  4E + 4E/4
  *   pool_gap   global AVERAGE (window H x W): read x                        4E
+ *   pool_avg_bwd  cudnnPoolingBackward of pool_avg: read dy (E/4), write dx 4E + 4E/4
+ *   pool_gap_bwd  cudnnPoolingBackward of pool_gap: read dy (N*C), write dx 4E
  *   softmax    CHANNEL, at each (n,h,w) over C: read x, write y              8E
  *   softmax_inst  INSTANCE, over C*H*W per image: read x, write y           8E
  *   softmax_bwd   CHANNEL backward: read y and dy, write dx                 12E
@@ -45,7 +47,7 @@
 
 static const char *all_ops[] = {"relu", "relu6", "sigmoid", "tanh", "relu_bwd", "add", "add_bias", "bn_fwd",
                                 "bn_bwd", "bn_infer", "pool_max", "pool_max_bwd", "pool_avg", "pool_gap", "softmax", "softmax_inst",
-                                "softmax_bwd", "nchw2nhwc"};
+                                "softmax_bwd", "nchw2nhwc", "pool_avg_bwd", "pool_gap_bwd"};
 #define NOPS (sizeof all_ops / sizeof all_ops[0])
 
 static double now_ms(void)
@@ -121,6 +123,10 @@ static void run_op(cudnnHandle_t h, ctx *c, const char *op)
         CK(cudnnPoolingForward(h, c->pavg, &one, c->xd, c->x, &zero, c->yad, c->yo));
     } else if (!strcmp(op, "pool_gap")) {
         CK(cudnnPoolingForward(h, c->pgap, &one, c->xd, c->x, &zero, c->ygd, c->yo));
+    } else if (!strcmp(op, "pool_avg_bwd")) {
+        CK(cudnnPoolingBackward(h, c->pavg, &one, c->yad, c->yo, c->yad, c->dy, c->xd, c->x, &zero, c->xd, c->dx));
+    } else if (!strcmp(op, "pool_gap_bwd")) {
+        CK(cudnnPoolingBackward(h, c->pgap, &one, c->ygd, c->yo, c->ygd, c->dy, c->xd, c->x, &zero, c->xd, c->dx));
     } else if (!strcmp(op, "softmax") || !strcmp(op, "softmax_inst")) {
         cudnnSoftmaxMode_t m = op[7] ? CUDNN_SOFTMAX_MODE_INSTANCE : CUDNN_SOFTMAX_MODE_CHANNEL;
         CK(cudnnSoftmaxForward(h, CUDNN_SOFTMAX_ACCURATE, m, &one, c->xd, c->x, &zero, c->xd, c->y));
@@ -141,8 +147,10 @@ static double op_bytes(const ctx *c, const char *op)
         return 5 * e;
     if (!strcmp(op, "pool_max") || !strcmp(op, "pool_avg"))
         return e + (double)c->eo * 4.0;
-    if (!strcmp(op, "pool_gap"))
+    if (!strcmp(op, "pool_gap") || !strcmp(op, "pool_gap_bwd"))
         return e;
+    if (!strcmp(op, "pool_avg_bwd"))
+        return e + (double)c->n * c->c * (c->h / 2) * (c->w / 2) * 4.0;
     if (!strcmp(op, "pool_max_bwd"))
         return 2 * e + (double)c->eo * 4.0;
     return 2 * e;

@@ -22,7 +22,8 @@
  * pool_max_bwd = its backward from the workspace of a forward_training pass (oneDNN's way: dy
  * and the argmax indices are read instead of x, so it moves fewer bytes than the count),
  * pool_avg = pooling_avg 2x2 stride 2, pool_gap = pooling_avg over H x W, all forward_inference
- * (cuDNN's pooling forward keeps no workspace either); softmax = softmax over axis 1;
+ * (cuDNN's pooling forward keeps no workspace either), pool_avg_bwd and pool_gap_bwd their
+ * backward (diff_dst in, diff_src out); softmax = softmax over axis 1;
  * softmax_inst = softmax over axis 1 of the N x CHW view (each image is contiguous in both
  * layouts); softmax_bwd = softmax backward over axis 1; nchw2nhwc = reorder to the other layout.
  */
@@ -39,7 +40,7 @@
 
 static const char *all_ops[] = {"relu", "relu6", "sigmoid", "tanh", "relu_bwd", "add", "add_bias", "bn_fwd",
                                 "bn_bwd", "bn_infer", "pool_max", "pool_max_bwd", "pool_avg", "pool_gap", "softmax", "softmax_inst",
-                                "softmax_bwd", "nchw2nhwc"};
+                                "softmax_bwd", "nchw2nhwc", "pool_avg_bwd", "pool_gap_bwd"};
 #define NOPS (sizeof all_ops / sizeof all_ops[0])
 
 static dnnl_engine_t eng;
@@ -174,6 +175,25 @@ static int build(job *j, const shape_t *s, const char *op, dnnl_format_tag_t tag
             arg(j, DNNL_ARG_VARIANCE, var);
             arg(j, DNNL_ARG_SCALE_SHIFT, own(j, &ssmd, 4));
             arg(j, DNNL_ARG_DST, own(j, &md, 5));
+        }
+    } else if (!strcmp(op, "pool_avg_bwd") || !strcmp(op, "pool_gap_bwd")) {
+        int gap = !strcmp(op, "pool_gap_bwd");
+        dnnl_dims_t ad = {s->n, s->c, gap ? 1 : s->h / 2, gap ? 1 : s->w / 2};
+        dnnl_memory_desc_t amd;
+        CK(dnnl_memory_desc_init_by_tag(&amd, 4, ad, dnnl_f32, tag));
+        dnnl_pooling_desc_t fd, bd;
+        dnnl_dims_t str = {gap ? 1 : 2, gap ? 1 : 2}, k = {gap ? s->h : 2, gap ? s->w : 2}, pad = {0, 0};
+        CK(dnnl_pooling_forward_desc_init(&fd, dnnl_forward_training, dnnl_pooling_avg_exclude_padding, &md, &amd,
+                                          str, k, pad, pad));
+        dnnl_primitive_desc_t hint = NULL;
+        if (dnnl_primitive_desc_create(&hint, &fd, NULL, eng, NULL) != dnnl_success)
+            return -1;
+        CK(dnnl_pooling_backward_desc_init(&bd, dnnl_pooling_avg_exclude_padding, &md, &amd, str, k, pad, pad));
+        st = dnnl_primitive_desc_create(&pd, &bd, NULL, eng, hint);
+        dnnl_primitive_desc_destroy(hint);
+        if (st == dnnl_success) {
+            arg(j, DNNL_ARG_DIFF_DST, own(j, &amd, 1));
+            arg(j, DNNL_ARG_DIFF_SRC, own(j, &md, 2));
         }
     } else if (!strcmp(op, "pool_avg") || !strcmp(op, "pool_gap")) {
         int gap = !strcmp(op, "pool_gap");
@@ -332,8 +352,10 @@ static double op_bytes(const shape_t *s, const char *op)
         return 5 * e;
     if (!strcmp(op, "pool_max") || !strcmp(op, "pool_avg"))
         return e + (double)s->eo * 4.0;
-    if (!strcmp(op, "pool_gap"))
+    if (!strcmp(op, "pool_gap") || !strcmp(op, "pool_gap_bwd"))
         return e;
+    if (!strcmp(op, "pool_avg_bwd"))
+        return e + (double)s->n * s->c * (s->h / 2) * (s->w / 2) * 4.0;
     if (!strcmp(op, "pool_max_bwd"))
         return 2 * e + (double)s->eo * 4.0;
     return 2 * e;

@@ -29,7 +29,9 @@ OPS = [("relu", "cudnnActivationForward RELU", "8"),
        ("softmax", "cudnnSoftmaxForward ACCURATE CHANNEL", "8"),
        ("softmax_inst", "cudnnSoftmaxForward ACCURATE INSTANCE", "8"),
        ("softmax_bwd", "cudnnSoftmaxBackward ACCURATE CHANNEL", "12"),
-       ("nchw2nhwc", "cudnnTransformTensor to the other layout", "8")]
+       ("nchw2nhwc", "cudnnTransformTensor to the other layout", "8"),
+       ("pool_avg_bwd", "cudnnPoolingBackward AVERAGE 2x2 s2", "5"),
+       ("pool_gap_bwd", "cudnnPoolingBackward AVERAGE global (7x7)", "4")]
 
 
 def main():

@@ -103,4 +103,36 @@ void hd_f32_pool_ukernel_flush__scalar(float *dx, double *acc, size_t n, double 
 void hd_f32_pool_ukernel_flush__avx512(float *dx, double *acc, size_t n, double alpha, double beta);
 hd_f32_pool_flush_fn hd_f32_pool_flush_select(int isa);
 
+/* Max pooling backward on row-contiguous layouts (NCHW and the like): where the gradient of
+ * each of ow outputs of one output row goes.
+ *   rows[r]  the r-th window row (r < nrows), laid out as the padded input row (padding
+ *            holds -inf, which is never chosen)
+ *   t        the tap r * kw + k of rows[r][j * sw + k] chosen for output j by the running rule
+ *            over the taps in row-major order (from -inf, a strictly greater value replaces;
+ *            with propagate != 0 the first NaN wins and stays), if any
+ *   arg[j] = tab[t] + j * sw (the caller's accumulator offset of that tap for output 0,
+ *            moved by the stride), or -1 when no tap is chosen or tab[t] < 0
+ * May read up to HD_POOL_BWD_ROW_SLACK floats past rows[r][(ow - 1) * sw + kw - 1] (whole
+ * vectors whose extra lanes are dropped); the caller allocates them.  Every variant gives the
+ * scalar result. */
+#define HD_POOL_BWD_ROW_SLACK 48
+typedef void (*hd_f32_pool_rowargmax_fn)(const float *const *rows, int nrows, size_t ow, int kw, int sw,
+                                         const int32_t *tab, int propagate, int32_t *arg);
+void hd_f32_pool_ukernel_rowargmax__scalar(const float *const *rows, int nrows, size_t ow, int kw, int sw,
+                                           const int32_t *tab, int propagate, int32_t *arg);
+void hd_f32_pool_ukernel_rowargmax__avx512(const float *const *rows, int nrows, size_t ow, int kw, int sw,
+                                           const int32_t *tab, int propagate, int32_t *arg);
+hd_f32_pool_rowargmax_fn hd_f32_pool_rowargmax_select(int isa);
+
+/* The flush above for beta == 0 with non-temporal stores where dx is 64-byte aligned, so that
+ * writing dx does not first read it into the cache (the scalar variant is the plain flush).
+ * The same bits as the scalar flush.  Its stores are weakly ordered: after its last call a
+ * task calls the fence of the same ISA (stream_fence_select) before it ends. */
+void hd_f32_pool_ukernel_flush_stream__avx512(float *dx, double *acc, size_t n, double alpha, double beta);
+hd_f32_pool_flush_fn hd_f32_pool_flush_stream_select(int isa);
+typedef void (*hd_f32_pool_fence_fn)(void);
+void hd_f32_pool_ukernel_stream_fence__scalar(void);
+void hd_f32_pool_ukernel_stream_fence__avx512(void);
+hd_f32_pool_fence_fn hd_f32_pool_stream_fence_select(int isa);
+
 #endif

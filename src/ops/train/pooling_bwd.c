@@ -8,9 +8,9 @@
  * input positions (the divisor is the one forward used).
  *
  * Determinism: one task per (n, c) plane accumulates into a private double plane in output
- * order, then writes dx once (FLOAT 2-d NHWC: one task per image, a ring of window rows with
- * the same order); CUDNN_POOLING_MAX and MAX_DETERMINISTIC are therefore both deterministic
- * and bitwise independent of the thread count.
+ * order, then writes dx once (FLOAT 2-d: pooling_bwd_f32.c, blocks of rows with the same
+ * sums in the same order); CUDNN_POOLING_MAX and MAX_DETERMINISTIC are therefore both
+ * deterministic and bitwise independent of the thread count.
  */
 #include "core/api.h"
 #include "core/check.h"
@@ -19,8 +19,8 @@
 #include "core/parallel.h"
 #include "core/tensor.h"
 #include "core/elem.h"
-#include "kernels/pool/pool-ukernels.h"
 #include "ops/infer/pooling.h"
+#include "ops/train/pooling_bwd.h"
 
 #include <math.h>
 #include <string.h>
@@ -37,9 +37,6 @@ typedef struct {
     int nsp;
     int64_t plane;           /* input positions per (n, c) */
     double *scratch;
-    size_t nhwc_per_thread;  /* doubles of scratch per thread on the NHWC path */
-    hd_f32_pool_argmax_fn argmax;    /* ... and its argmax and flush kernels */
-    hd_f32_pool_flush_fn flush;
 } bwd_ctx;
 
 static int is_max(cudnnPoolingMode_t m) { return m == CUDNN_POOLING_MAX || m == CUDNN_POOLING_MAX_DETERMINISTIC; }
@@ -132,137 +129,6 @@ static void bwd_task(void *vctx, size_t t, int thread)
     }
 }
 
-/* FLOAT 2-d planes: the same rules as bwd_task with direct pointer arithmetic. */
-static void bwd2d_f32_task(void *vctx, size_t t, int thread)
-{
-    const bwd_ctx *k = vctx;
-    const pool_t *p = k->p;
-    int C = k->x.dims[1], H = k->x.dims[2], W = k->x.dims[3], OH = k->dy.dims[2], OW = k->dy.dims[3];
-    int n = (int)(t / (size_t)C), c = (int)(t % (size_t)C);
-    double *acc = k->scratch + (size_t)thread * (size_t)k->plane;
-    memset(acc, 0, sizeof(double) * (size_t)k->plane);
-    const float *x = (const float *)k->xp + hd_view_nc(&k->x, n, c);
-    const float *dy = (const float *)k->dyp + hd_view_nc(&k->dy, n, c);
-    int64_t xh = k->x.strides[2], xw = k->x.strides[3], dyh = k->dy.strides[2], dyw = k->dy.strides[3];
-    int prop = p->nan_opt == CUDNN_PROPAGATE_NAN, maxm = is_max(p->mode);
-    for (int oh = 0; oh < OH; oh++) {
-        hd_pool_span sh = hd_pool_span_of(oh, H, p->window[0], p->pad[0], p->stride[0]);
-        for (int ow = 0; ow < OW; ow++) {
-            hd_pool_span sw = hd_pool_span_of(ow, W, p->window[1], p->pad[1], p->stride[1]);
-            int64_t cnt = (int64_t)(sh.hi - sh.lo) * (sw.hi - sw.lo);
-            if (cnt == 0)
-                continue;
-            double g = dy[oh * dyh + ow * dyw];
-            if (maxm) {
-                float m = -INFINITY;
-                int64_t best = -1;
-                for (int ih = sh.lo; ih < sh.hi && m == m; ih++)
-                    for (int iw = sw.lo; iw < sw.hi; iw++) {
-                        float v = x[ih * xh + iw * xw];
-                        if ((prop && v != v) || v > m) {
-                            m = v;
-                            best = (int64_t)ih * W + iw;
-                            if (v != v)
-                                break;
-                        }
-                    }
-                if (best >= 0)
-                    acc[best] += g;
-            } else {
-                double share = g / (double)(p->mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
-                                                ? (int64_t)sh.incl * sw.incl : cnt);
-                for (int ih = sh.lo; ih < sh.hi; ih++)
-                    for (int iw = sw.lo; iw < sw.hi; iw++)
-                        acc[(int64_t)ih * W + iw] += share;
-            }
-        }
-    }
-    float *dx = (float *)k->dxp + hd_view_nc(&k->dx, n, c);
-    int64_t dxh = k->dx.strides[2], dxw = k->dx.strides[3];
-    for (int ih = 0; ih < H; ih++)
-        for (int iw = 0; iw < W; iw++) {
-            double r = k->alpha * acc[(int64_t)ih * W + iw];
-            if (k->beta != 0.0)
-                r += k->beta * (double)dx[ih * dxh + iw * dxw];
-            dx[ih * dxh + iw * dxw] = (float)r;
-        }
-}
-
-/* FLOAT 2-d with channels contiguous in x, dy and dx (NHWC): one task per image.  Outputs are
- * taken in the plane path's order (oh, then ow), each adding to the rows of its window in a
- * ring of KH rows of W x C doubles, channels innermost; a row is written to dx as soon as no
- * later output can reach it (window starts never move up).  So every dx value is the same
- * sum, in the same order, as the plane path gives it, and x, dy and dx are each walked once
- * in memory order.  The max modes find each output's argmax per channel over its window with
- * the argmax kernel (pool-ukernels.h), whose rule is the plane path's (first strict maximum;
- * with PROPAGATE the first NaN, then stop). */
-static void bwd_nhwc_f32_task(void *vctx, size_t t, int thread)
-{
-    const bwd_ctx *k = vctx;
-    const pool_t *p = k->p;
-    int C = k->x.dims[1], H = k->x.dims[2], W = k->x.dims[3], OH = k->dy.dims[2], OW = k->dy.dims[3];
-    int kh = p->window[0] < H ? p->window[0] : H;
-    int64_t n = (int64_t)t, rowlen = (int64_t)W * C;
-    int kw = p->window[1] < W ? p->window[1] : W;
-    double *ring = k->scratch + (size_t)thread * k->nhwc_per_thread;
-    /* after the ring: the window's tap pointers and ring offsets, the argmax per channel */
-    const float **taps = (const float **)(void *)(ring + (size_t)kh * (size_t)rowlen);
-    int64_t *at = (int64_t *)(void *)(taps + (size_t)kh * (size_t)kw);
-    int32_t *arg = (int32_t *)(void *)(at + (size_t)kh * (size_t)kw);
-    memset(ring, 0, sizeof(double) * (size_t)kh * (size_t)rowlen);
-    const float *x = (const float *)k->xp + n * k->x.strides[0];
-    const float *dy = (const float *)k->dyp + n * k->dy.strides[0];
-    float *dx = (float *)k->dxp + n * k->dx.strides[0];
-    int64_t xh = k->x.strides[2], xw = k->x.strides[3], dyh = k->dy.strides[2], dyw = k->dy.strides[3];
-    int64_t dxh = k->dx.strides[2], dxw = k->dx.strides[3];
-    int prop = p->nan_opt == CUDNN_PROPAGATE_NAN, maxm = is_max(p->mode);
-    int incl = p->mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING;
-    int done = 0;            /* input rows below this one are written */
-    for (int oh = 0; oh <= OH; oh++) {
-        hd_pool_span sh = oh < OH ? hd_pool_span_of(oh, H, p->window[0], p->pad[0], p->stride[0])
-                                  : (hd_pool_span){H, H, 0};
-        for (; done < sh.lo || (oh == OH && done < H); done++) {      /* final rows out */
-            double *a = ring + (size_t)(done % kh) * (size_t)rowlen;
-            float *d = dx + done * dxh;
-            if (dxw == C) {                            /* packed row: one call */
-                k->flush(d, a, (size_t)rowlen, k->alpha, k->beta);
-            } else {
-                for (int iw = 0; iw < W; iw++)
-                    k->flush(d + iw * dxw, a + (int64_t)iw * C, (size_t)C, k->alpha, k->beta);
-            }
-        }
-        if (oh == OH)
-            break;
-        for (int ow = 0; ow < OW; ow++) {
-            hd_pool_span sw = hd_pool_span_of(ow, W, p->window[1], p->pad[1], p->stride[1]);
-            int64_t cnt = (int64_t)(sh.hi - sh.lo) * (sw.hi - sw.lo);
-            if (cnt == 0)
-                continue;
-            const float *g = dy + oh * dyh + ow * dyw;
-            if (!maxm) {
-                double div = (double)(incl ? (int64_t)sh.incl * sw.incl : cnt);
-                for (int ih = sh.lo; ih < sh.hi; ih++) {
-                    double *a = ring + (size_t)(ih % kh) * (size_t)rowlen;
-                    for (int iw = sw.lo; iw < sw.hi; iw++)
-                        for (int c = 0; c < C; c++)
-                            a[(int64_t)iw * C + c] += (double)g[c] / div;
-                }
-                continue;
-            }
-            int nt = 0;
-            for (int ih = sh.lo; ih < sh.hi; ih++)
-                for (int iw = sw.lo; iw < sw.hi; iw++, nt++) {
-                    taps[nt] = x + ih * xh + iw * xw;
-                    at[nt] = (int64_t)(ih % kh) * rowlen + (int64_t)iw * C;
-                }
-            k->argmax(taps, nt, (size_t)C, prop, arg);
-            for (int c = 0; c < C; c++)
-                if (arg[c] >= 0)
-                    ring[at[arg[c]] + c] += (double)g[c];
-        }
-    }
-}
-
 cudnnStatus_t HD_IMPL(cudnnPoolingBackward)(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc,
                                             const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y,
                                             const cudnnTensorDescriptor_t dyDesc, const void *dy,
@@ -320,23 +186,11 @@ cudnnStatus_t HD_IMPL(cudnnPoolingBackward)(cudnnHandle_t handle, const cudnnPoo
         k.plane *= xDesc->dims[d + 2];
     int nt = handle->num_threads;
     size_t bytes;
-    if (k.nsp == 2 && xDesc->dtype == CUDNN_DATA_FLOAT && k.x.strides[1] == 1 && k.dy.strides[1] == 1 &&
-        xDesc->dims[1] > 1) {
-        /* the ring of window rows, the window's taps and offsets (8 bytes each), the argmax of
-         * each channel (4 bytes each, rounded up to doubles) */
-        size_t kh = (size_t)(p->window[0] < xDesc->dims[2] ? p->window[0] : xDesc->dims[2]);
-        size_t kw = (size_t)(p->window[1] < xDesc->dims[3] ? p->window[1] : xDesc->dims[3]);
-        k.nhwc_per_thread = kh * (size_t)xDesc->dims[3] * (size_t)xDesc->dims[1] + 2 * kh * kw +
-                            ((size_t)xDesc->dims[1] + 1) / 2 + 8;
-        k.argmax = hd_f32_pool_argmax_select(handle->isa);
-        k.flush = hd_f32_pool_flush_select(handle->isa);
-        if (hd_mul_size(k.nhwc_per_thread * sizeof(double), (size_t)nt, &bytes) != 0)
-            return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "scratch size overflows");
-        k.scratch = hd_handle_scratch(handle, bytes);
-        if (!k.scratch)
-            return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "no memory for %zu bytes of scratch", bytes);
-        hd_parallel_for((size_t)xDesc->dims[0], nt, bwd_nhwc_f32_task, &k);
-        return CUDNN_STATUS_SUCCESS;
+    if (k.nsp == 2 && xDesc->dtype == CUDNN_DATA_FLOAT) {
+        int done;
+        cudnnStatus_t st = hd_pool_bwd_f32_2d(handle, p, &k.dy, &k.x, &k.dx, dy, x, dx, k.alpha, k.beta, &done);
+        if (done)
+            return st;
     }
     if (hd_mul_size((size_t)k.plane * sizeof(double), (size_t)nt, &bytes) != 0)
         return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "scratch size overflows");
@@ -344,6 +198,6 @@ cudnnStatus_t HD_IMPL(cudnnPoolingBackward)(cudnnHandle_t handle, const cudnnPoo
     if (!k.scratch)
         return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "no memory for %zu bytes of scratch", bytes);
     hd_parallel_for((size_t)xDesc->dims[0] * (size_t)xDesc->dims[1], nt,
-                    k.nsp == 2 && xDesc->dtype == CUDNN_DATA_FLOAT ? bwd2d_f32_task : bwd_task, &k);
+                    bwd_task, &k);
     return CUDNN_STATUS_SUCCESS;
 }

@@ -1,0 +1,20 @@
+/*
+ * ops/train/pooling_bwd.h -- the FLOAT 2-d paths of cudnnPoolingBackward (pooling_bwd_f32.c),
+ * called after pooling_bwd.c has checked the call: dy, x and dx are FLOAT 4-d views, dx with
+ * x's dimensions and strides.  *done = 0 (and nothing written) where this path does not
+ * apply (row-contiguous layouts with negative horizontal padding, or rows too long for its
+ * int32 offsets): the generic path takes the call then.
+ */
+#ifndef HD_OPS_TRAIN_POOLING_BWD_H
+#define HD_OPS_TRAIN_POOLING_BWD_H
+
+#include "core/api.h"
+#include "core/elem.h"
+
+struct cudnnPoolingStruct;
+
+cudnnStatus_t hd_pool_bwd_f32_2d(cudnnHandle_t handle, const struct cudnnPoolingStruct *p, const hd_view *dy,
+                                 const hd_view *x, const hd_view *dx, const float *dyp, const float *xp, float *dxp,
+                                 double alpha, double beta, int *done);
+
+#endif
