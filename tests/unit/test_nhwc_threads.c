@@ -13,9 +13,11 @@
 #define _DEFAULT_SOURCE         /* MAP_ANONYMOUS for the shared result page */
 #include <stdlib.h>
 #include <string.h>
+#ifndef _WIN32
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#endif
 #include <cudnn.h>
 #include "harness.h"
 
@@ -139,6 +141,10 @@ int main(void)
         CHECK_MSG(memcmp(r[0].st, r[t].st, sizeof r[0].st) == 0, "batch norm statistics: 1 vs %s threads", th[t]);
     }
     SECTION("streaming stores forced, 2 threads");
+#ifdef _WIN32
+    /* the streaming threshold is read once per process: the check needs a forked child */
+    SKIP("streaming stores forced: no fork() on Windows (run on Linux)");
+#else
     result *sr = mmap(NULL, sizeof *sr, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     CHECK(sr != MAP_FAILED);
     if (sr != MAP_FAILED) {
@@ -161,6 +167,7 @@ int main(void)
         CHECK_MSG(memcmp(r[0].st, sr->st, sizeof sr->st) == 0, "batch norm statistics: streaming vs plain stores");
         munmap(sr, sizeof *sr);
     }
+#endif
     free(r);
     return hd_test_finish();
 }
