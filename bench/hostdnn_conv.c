@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "bench_time.h"
 
 #define WARM_MS 20.0   /* untimed calls before the timed ones (see the timing loop) */
 
@@ -50,19 +51,6 @@ static int parse(const char *str, prob *pb)
 
 #define CK(x) do { cudnnStatus_t s_ = (x); if (s_ != CUDNN_STATUS_SUCCESS) { \
     fprintf(stderr, "%s:%d %s -> %s\n", __FILE__, __LINE__, #x, cudnnGetErrorString(s_)); exit(1); } } while (0)
-
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* Device buffers come from cudaMalloc, as in any cuDNN program (hostdnn's runtime returns
  * 256-byte aligned host memory, as CUDA does).  A malloc'd buffer starts 16 bytes past a

@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "bench_time.h"
 
 #define CK(x) do { cudnnStatus_t s_ = (x); if (s_ != CUDNN_STATUS_SUCCESS) { \
     fprintf(stderr, "%s:%d %s -> %s\n", __FILE__, __LINE__, #x, cudnnGetErrorString(s_)); exit(1); } } while (0)
@@ -49,19 +50,6 @@ static const char *all_ops[] = {"relu", "relu6", "sigmoid", "tanh", "relu_bwd", 
                                 "bn_bwd", "bn_infer", "pool_max", "pool_max_bwd", "pool_avg", "pool_gap", "softmax", "softmax_inst",
                                 "softmax_bwd", "nchw2nhwc", "pool_avg_bwd", "pool_gap_bwd"};
 #define NOPS (sizeof all_ops / sizeof all_ops[0])
-
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static float *filled(size_t n, unsigned seed)
 {

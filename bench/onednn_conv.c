@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "bench_time.h"
 
 #define WARM_MS 20.0   /* untimed calls before the timed ones (see bench()) */
 
@@ -70,19 +71,6 @@ static int parse(const char *str, prob *pb)
 
 static dnnl_engine_t eng;
 static dnnl_stream_t strm;
-
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static dnnl_memory_t mem(const dnnl_memory_desc_t *md)
 {

@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "bench_time.h"
 
 #define CK(x) do { dnnl_status_t s_ = (x); if (s_ != dnnl_success) { \
     fprintf(stderr, "%s:%d %s -> %d\n", __FILE__, __LINE__, #x, (int)s_); exit(1); } } while (0)
@@ -45,19 +46,6 @@ static const char *all_ops[] = {"relu", "relu6", "sigmoid", "tanh", "relu_bwd", 
 
 static dnnl_engine_t eng;
 static dnnl_stream_t strm;
-
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static dnnl_memory_t mem(const dnnl_memory_desc_t *md, unsigned seed)
 {

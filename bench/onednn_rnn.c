@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "bench_time.h"
 
 #define CK(x) do { dnnl_status_t s_ = (x); if (s_ != dnnl_success) { \
     fprintf(stderr, "%s:%d %s -> %d\n", __FILE__, __LINE__, #x, (int)s_); exit(1); } } while (0)
@@ -63,19 +64,6 @@ static double pass_gflop(const prob *p)
         f += 2.0 * G * p->hid * (in + p->hid) * p->n * p->t * p->d;
     }
     return f * 1e-9;
-}
-
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 static dnnl_memory_t mem(const dnnl_memory_desc_t *md)
