@@ -158,4 +158,31 @@ static inline double rtu_rand(unsigned *s, double a)
     return ((double)(*s >> 8) / (double)(1u << 24) * 2.0 - 1.0) * a;
 }
 
+/* The same bidirectional, linear-input, standard-algorithm network as a legacy (v6) and a v8
+ * descriptor (dropout DD, NULL for none), and per-step x and y tensors of batch_of_t[t] rows
+ * (x of IN, y of 2 * HID columns): what the legacy-API tests compare with the v8 calls.
+ * Returns the first status that is not SUCCESS. */
+static inline cudnnStatus_t rtu_legacy_pair(cudnnHandle_t h, cudnnRNNMode_t cell, cudnnDataType_t dt,
+                                            cudnnDropoutDescriptor_t dd, int in, int hid, int layers, int T,
+                                            const int *batch_of_t, cudnnRNNDescriptor_t *r6,
+                                            cudnnRNNDescriptor_t *r8, cudnnTensorDescriptor_t *xs,
+                                            cudnnTensorDescriptor_t *ys)
+{
+    cudnnStatus_t st;
+    if ((st = cudnnCreateRNNDescriptor(r6)) != CUDNN_STATUS_SUCCESS ||
+        (st = cudnnCreateRNNDescriptor(r8)) != CUDNN_STATUS_SUCCESS ||
+        (st = cudnnSetRNNDescriptor_v6(h, *r6, hid, layers, dd, CUDNN_LINEAR_INPUT, CUDNN_BIDIRECTIONAL, cell,
+                                       CUDNN_RNN_ALGO_STANDARD, dt)) != CUDNN_STATUS_SUCCESS ||
+        (st = cudnnSetRNNDescriptor_v8(*r8, CUDNN_RNN_ALGO_STANDARD, cell, CUDNN_RNN_DOUBLE_BIAS,
+                                       CUDNN_BIDIRECTIONAL, CUDNN_LINEAR_INPUT, dt, dt, CUDNN_DEFAULT_MATH, in,
+                                       hid, hid, layers, dd, 0)) != CUDNN_STATUS_SUCCESS)
+        return st;
+    for (int t = 0; t < T; t++) {
+        int xd3[3] = { batch_of_t[t], in, 1 }, yd3[3] = { batch_of_t[t], 2 * hid, 1 };
+        xs[t] = rtu_tensor(dt, 3, xd3);
+        ys[t] = rtu_tensor(dt, 3, yd3);
+    }
+    return CUDNN_STATUS_SUCCESS;
+}
+
 #endif

@@ -378,18 +378,8 @@ static void legacy(cudnnRNNMode_t cell)
     CHECK_OK(cudnnSetDropoutDescriptor(dd, h, 0.35f, states, ssize, 4242));
     memcpy(saved, states, ssize);
     cudnnRNNDescriptor_t r6, r8;
-    CHECK_OK(cudnnCreateRNNDescriptor(&r6));
-    CHECK_OK(cudnnCreateRNNDescriptor(&r8));
-    CHECK_OK(cudnnSetRNNDescriptor_v6(h, r6, HID, L, dd, CUDNN_LINEAR_INPUT, CUDNN_BIDIRECTIONAL, cell,
-                                      CUDNN_RNN_ALGO_STANDARD, dt));
-    CHECK_OK(cudnnSetRNNDescriptor_v8(r8, CUDNN_RNN_ALGO_STANDARD, cell, CUDNN_RNN_DOUBLE_BIAS, CUDNN_BIDIRECTIONAL,
-                                      CUDNN_LINEAR_INPUT, dt, dt, CUDNN_DEFAULT_MATH, IN, HID, HID, L, dd, 0));
     cudnnTensorDescriptor_t xs[T], ys[T];
-    for (int t = 0; t < T; t++) {
-        int xd3[3] = { batch_of_t[t], IN, 1 }, yd3[3] = { batch_of_t[t], DP, 1 };
-        xs[t] = rtu_tensor(dt, 3, xd3);
-        ys[t] = rtu_tensor(dt, 3, yd3);
-    }
+    CHECK_OK(rtu_legacy_pair(h, cell, dt, dd, IN, HID, L, T, batch_of_t, &r6, &r8, xs, ys));
     size_t psize = 0, lws = 0, lrs = 0, ws8 = 0, rs8 = 0;
     CHECK_OK(cudnnGetRNNParamsSize(h, r6, xs[0], &psize, dt));
     CHECK_OK(cudnnGetRNNWorkspaceSize(h, r6, T, xs, &lws));
