@@ -11,6 +11,11 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "$build" && pwd)
 . "$root/tools/windows/wine_env.sh"
 export WINEPATH="Z:${build//\//\\}\\bin"
+# One wineserver for the whole run (persistent until the end): otherwise each program may start
+# while the previous program's server is shutting down, and a program was seen killed (SIGKILL)
+# right after printing its closing line.
+wineserver -p 2>/dev/null || true
+trap 'wineserver -k 2>/dev/null || true' EXIT
 log=$build/test-logs
 mkdir -p "$log"
 total_pass=0 total_fail=0 ran=0
@@ -22,8 +27,10 @@ run_one() {
   local rc=$? p=0 f=0
   # Wine's own client/server link can drop (the program never ran to its end through no fault of
   # its own): run it once more, and say so.
-  if [ "$rc" -ne 0 ] && grep -q 'wine client error' "$out"; then
-    echo "  note: $name lost its link to wineserver; run again"
+  # A SIGKILL (137; timeout itself sends TERM, 124) comes from outside the program: Wine's
+  # server going away, or the kernel's OOM killer.  Also run once more, and say so.
+  if [ "$rc" -ne 0 ] && { grep -q 'wine client error' "$out" || [ "$rc" -eq 137 ]; }; then
+    echo "  note: $name lost its link to wineserver or was killed from outside (exit $rc); run again"
     timeout 900 "$@" >"$out" 2>&1
     rc=$?
   fi
