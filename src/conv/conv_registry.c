@@ -69,6 +69,7 @@ static const hd_conv_solver *const fwd_solvers[] = {
     &hd_solver_fwd_wino_f,      /* 105  WINOGRAD */
     &hd_solver_fwd_wino4,       /* 109  WINOGRAD_NONFUSED */
     &hd_solver_fwd_wino_nf,     /* 106 */
+    &hd_solver_fwd_wino4_split, /* 112  FLOAT 5x5 in 3x3 pieces */
     &hd_solver_fwd_wino5,       /* 110  5x5 */
     &hd_solver_fwd_fft,         /* 107  FFT */
     &hd_solver_fwd_fft3d,       /* 111  FFT_TILING, 3-d */
@@ -87,6 +88,7 @@ static const hd_conv_solver *const bwdd_solvers[] = {
     &hd_solver_bwdd_wino_f,     /* 203  WINOGRAD */
     &hd_solver_bwdd_wino4,      /* 207  WINOGRAD_NONFUSED */
     &hd_solver_bwdd_wino_nf,    /* 204 */
+    &hd_solver_bwdd_wino4_split, /* 210 FLOAT 5x5 in 3x3 pieces */
     &hd_solver_bwdd_wino5,      /* 208  5x5 */
     &hd_solver_bwdd_fft,        /* 205  FFT */
     &hd_solver_bwdd_fft3d,      /* 209  FFT_TILING, 3-d */

@@ -449,7 +449,7 @@ static void check_refusals(cudnnHandle_t h)
     saw_w4 = saw_other = 0;
     CHECK_OK(cudnnConvolutionForward(h, &alpha, xd, x, wd, w, cd, ALGO, mem, ws, &beta, yd, y));
     CHECK(!saw_w4 && saw_other);
-    /* 5x5 FLOAT: solver 109 refuses, F(2x2,5x5) (110) computes it */
+    /* 5x5 FLOAT: solver 109 refuses, the 3x3-piece form of the same engine (112) computes it */
     cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 2, 8, 8);
     cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 3, 6, 6);
     cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 3, 2, 5, 5);

@@ -12,7 +12,8 @@
  * and transforms the products back into the output.  Backward data (stride 1) is the same
  * computation on dy with the filter rotated by 180 degrees, k and c exchanged, padding
  * 2 - pad.  The tile and filter transforms are the kernels of wino4-ukernels.h (scalar,
- * AVX2, AVX-512).
+ * AVX2, AVX-512).  Solvers 112 and 210 run 5x5 filters on the same engine, as four 3x3 pieces
+ * over four times the channels (conv_wino4_view.h).
  */
 #ifndef HD_KERNELS_CONV_WINO4_H
 #define HD_KERNELS_CONV_WINO4_H
@@ -24,6 +25,9 @@
  * any dilation (each solver splits a dilated convolution into its d x d phases) (else 0, with
  * *reason set). */
 int hd_conv_wino4_shape_ok(const hd_conv_problem *p, const char **reason);
+/* The problems the 5x5-in-pieces solvers (112, 210) take: FLOAT data, a 2-d 5x5 filter, unit
+ * stride and dilation (conv_wino4_view.c). */
+int hd_conv_wino4_split_shape_ok(const hd_conv_problem *p, const char **reason);
 
 /* The solvers' parts (conv_wino4_f32.c). */
 int hd_conv_wino4_app(const hd_conv_problem *p, const char **reason);

@@ -87,6 +87,9 @@ typedef struct {
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/* Whether the view's filter is split into 3x3 pieces (conv_wino4_view.h). */
+static int w4_split(const w4_view *v) { return v->nqh * v->nqw > 1; }
+
 /* Distance between the 36 positions of V and M: a whole number of 4 KiB pages plus one cache
  * line, so that the 36 rows a transform reads or writes fall into 36 different L1 sets (a
  * multiple of 4 KiB would put them all into one set, 12 ways for 36 lines). */
@@ -141,6 +144,8 @@ static void w4_book(const w4_view *v, w4_plan *L)
     hd_conv_book(&W, 2, L->shared ? v->G : 0, v_floats(v, L), sizeof(float));
     hd_conv_book(&W, 0, L->otf ? 0 : v->G * 36, pos_stride(L->Kpan * v->Cg * L->FP), sizeof(float));
     hd_conv_book(&W, 1, W4_SLOTS, slot_floats(v, L), sizeof(float));
+    /* a filter split into 3x3 pieces: the pieces as a 3x3 filter over the virtual channels */
+    hd_conv_book(&W, 3, w4_split(v) ? v->G * v->Kg : 0, v->Cg * 9, sizeof(float));
     L->W = W;
 }
 
@@ -253,21 +258,25 @@ int hd_conv_wino4_shape_ok(const hd_conv_problem *p, const char **reason)
 
 static int w4_app(const hd_conv_problem *p, const w4_view *v, const char **reason)
 {
-    if (!hd_conv_wino4_shape_ok(p, reason))
+    if (!(w4_split(v) ? hd_conv_wino4_split_shape_ok(p, reason) : hd_conv_wino4_shape_ok(p, reason)))
         return 0;
     if (v->ph < 0 || v->pw < 0) {
-        *reason = "backward-data Winograd F(4x4,3x3) needs padding <= 2 * dilation";
+        *reason = w4_split(v) ? "backward-data Winograd F(4x4,3x3) in 3x3 pieces needs padding < the filter size"
+                              : "backward-data Winograd F(4x4,3x3) needs padding <= 2 * dilation";
         return 0;
     }
-    /* the input gathers use 32-bit element offsets from the channel's origin */
+    /* the input gathers use 32-bit element offsets from the channel's origin (a piece's
+       window reaches 3 (nq - 1) further) */
     const int64_t *xs = v->xs;
-    int64_t reach = (v->N - 1) * xs[0] + (v->H + 6 * v->dh) * xs[3] + (v->W + 6 * v->dw) * xs[4];
+    int64_t reach = (v->N - 1) * xs[0] + (v->H + 6 * v->dh + 3 * (v->nqh - 1)) * xs[3] +
+                    (v->W + 6 * v->dw + 3 * (v->nqw - 1)) * xs[4];
     if (xs[0] < 0 || xs[3] < 0 || xs[4] < 0 || reach >= INT32_MAX) {
         *reason = "the input is too large for the 32-bit offsets of the Winograd F(4x4,3x3) gathers";
         return 0;
     }
-    /* so are the filter gathers, over the lanes of a panel */
-    if (v->wk < 0 || v->wc < 0 || 15 * v->wk >= INT32_MAX) {
+    /* so are the filter gathers, over the lanes of a panel (a split filter: of its pieces,
+       9 Cg floats per filter) */
+    if (v->wk < 0 || v->wc < 0 || 15 * (w4_split(v) ? 9 * v->Cg : v->wk) >= INT32_MAX) {
         *reason = "the filter is too large for the 32-bit offsets of the Winograd F(4x4,3x3) filter gathers";
         return 0;
     }
@@ -320,7 +329,8 @@ static double w4_cost(const w4_view *v)
     double in = 200.0 * blocks * (double)(v->G * v->Cg * (L.shared ? 1 : L.nkq));
     double out = 700.0 * (double)(cdiv(L.ntiles, HD_WINO4_LANES) * HD_WINO4_LANES) * (double)(v->G * v->Kg);
     double filt = L.otf ? (L.cl ? 250.0 : 300.0) * kc * (double)L.ntb : 1000.0 * kc;
-    double macs = (double)(v->N * v->OH * v->OW) * (double)(v->G * v->Kg) * (double)v->Cg * 9.0;
+    /* per multiply-add of the real filter (a split filter's pieces have zero taps) */
+    double macs = (double)(v->N * v->OH * v->OW) * (double)(v->G * v->Kg) * (double)(v->Cr * v->R * v->S);
     return 0.4 * (gemm + in + out + filt) / macs;
 }
 
@@ -443,28 +453,35 @@ static void transform_input(const w4_ctx *c, int64_t g, int64_t tb, int64_t c0, 
     const w4_plan *L = &c->L;
     int64_t T = L->T, Cg = v->Cg, gs = L->gs;
     int64_t t0 = tb * T, nt = L->ntiles - t0 < T ? L->ntiles - t0 : T;
-    const float *xg = c->src + g * Cg * v->xs[1];
+    const int64_t Cr = v->Cr;
+    const float *xg = c->src + g * Cr * v->xs[1];
     hd_wino4_in_tiles it;
-    if (L->cl) {
-        for (int64_t j = 0; j < nt; j += gs) {
-            hd_w4_in_tiles(v, L->TH, L->TW, t0 + j, nt - j, (int)(nt - j < gs ? nt - j : gs), &it);
-            L->wk->in_c(xg + c0, c1 - c0, &it, V + j * 36 * L->ldv + c0, (size_t)L->ldv, (size_t)(36 * L->ldv));
+    /* virtual channels c0..c1 piece by piece: piece q's channels q*Cr.. read the real
+       channels 0..Cr-1 through q's shift */
+    for (int q = (int)(c0 / Cr); q * Cr < c1; q++) {
+        int64_t v0 = c0 > q * Cr ? c0 : q * Cr, v1 = c1 < (q + 1) * Cr ? c1 : (q + 1) * Cr;
+        if (L->cl) {
+            for (int64_t j = 0; j < nt; j += gs) {
+                hd_w4_in_tiles(v, L->TH, L->TW, t0 + j, nt - j, (int)(nt - j < gs ? nt - j : gs), q, &it);
+                L->wk->in_c(xg + (v0 - q * Cr), v1 - v0, &it, V + j * 36 * L->ldv + v0, (size_t)L->ldv,
+                            (size_t)(36 * L->ldv));
+            }
+            continue;
         }
-        return;
-    }
-    int64_t NR = L->TP, ntp = cdiv(nt, NR);
-    size_t vpos = (size_t)pos_stride(Cg * T);
-    hd_wino4_in_tiles its[T_MAX];
-    int64_t ngrp = ntp * NR / gs;
-    for (int64_t j = 0; j < ngrp; j++)
-        hd_w4_in_tiles(v, L->TH, L->TW, t0 + j * gs, nt - j * gs, (int)gs, &its[j]);
-    /* a few channels at a time over all tiles: the block's rows of those channels stay in L1 */
-    for (int64_t ch = c0; ch < c1; ch += IN_CHANNELS) {
-        int64_t nc = c1 - ch < IN_CHANNELS ? c1 - ch : IN_CHANNELS;
-        for (int64_t j = 0; j < ngrp; j++) {
-            int64_t col = j * gs;
-            L->wk->in(xg + ch * v->xs[1], v->xs[1], nc, &its[j], V + (col / NR) * Cg * NR + ch * NR + col % NR, vpos,
-                      (size_t)NR);
+        int64_t NR = L->TP, ntp = cdiv(nt, NR);
+        size_t vpos = (size_t)pos_stride(Cg * T);
+        hd_wino4_in_tiles its[T_MAX];
+        int64_t ngrp = ntp * NR / gs;
+        for (int64_t j = 0; j < ngrp; j++)
+            hd_w4_in_tiles(v, L->TH, L->TW, t0 + j * gs, nt - j * gs, (int)gs, q, &its[j]);
+        /* a few channels at a time over all tiles: the block's rows of those channels stay in L1 */
+        for (int64_t ch = v0; ch < v1; ch += IN_CHANNELS) {
+            int64_t nc = v1 - ch < IN_CHANNELS ? v1 - ch : IN_CHANNELS;
+            for (int64_t j = 0; j < ngrp; j++) {
+                int64_t col = j * gs;
+                L->wk->in(xg + (ch - q * Cr) * v->xs[1], v->xs[1], nc, &its[j],
+                          V + (col / NR) * Cg * NR + ch * NR + col % NR, vpos, (size_t)NR);
+            }
         }
     }
 }
@@ -614,9 +631,25 @@ static void w4_task(void *vctx, size_t task, int thread)
     }
 }
 
-static void w4_exec(const w4_view *v, const hd_conv_args *a, const float *src, float *dst)
+/* Task (g, k) of the pieces' filter (hd_w4_pieces). */
+typedef struct {
+    const w4_view *v;
+    const float *w;
+    float *dst;
+} w4_pieces_ctx;
+
+static void w4_pieces_task(void *vctx, size_t task, int thread)
+{
+    (void)thread;
+    const w4_pieces_ctx *pc = vctx;
+    hd_w4_pieces(pc->v, pc->w, (int64_t)task, pc->dst);
+}
+
+static void w4_exec(const w4_view *v0, const hd_conv_args *a, const float *src, float *dst)
 {
     w4_ctx c;
+    w4_view sv = *v0;             /* a split filter: the view of its pieces' filter */
+    const w4_view *v = &sv;
     c.v = v;
     c.a = a;
     c.src = src;
@@ -629,8 +662,18 @@ static void w4_exec(const w4_view *v, const hd_conv_args *a, const float *src, f
     c.slot_floats = (size_t)slot_floats(v, &c.L);
     c.vshared = (float *)((char *)a->ws + c.L.W.off[2]);
     int nt = a->nthreads < W4_SLOTS ? a->nthreads : W4_SLOTS;
+    if (w4_split(v)) {
+        w4_pieces_ctx pc = {v0, a->w, (float *)((char *)a->ws + c.L.W.off[3])};
+        hd_parallel_for((size_t)(v->G * v->Kg), nt, w4_pieces_task, &pc);
+        sv.wg = v->Kg * v->Cg * 9, sv.wk = v->Cg * 9, sv.wc = 9;
+        for (int e = 0; e < 9; e++)
+            sv.tap[e] = e;
+        c.w = pc.dst;
+    }
     if (hd_log_enabled(CUDNN_SEV_INFO))
-        hd_logf(CUDNN_SEV_INFO, v->bwd ? "bwd_data.winograd_f4x3_f32" : "fwd.winograd_f4x3_f32", CUDNN_STATUS_SUCCESS,
+        hd_logf(CUDNN_SEV_INFO, w4_split(v) ? (v->bwd ? "bwd_data.winograd_f4x3_split_f32" : "fwd.winograd_f4x3_split_f32")
+                                            : (v->bwd ? "bwd_data.winograd_f4x3_f32" : "fwd.winograd_f4x3_f32"),
+                CUDNN_STATUS_SUCCESS,
                 "plan: %s lanes, %lld tiles in %lld blocks of %lld, %lld K ranges, %lld panels of %lld filters per "
                 "sub-block%s (in chunks of %lld channels)%s", c.L.cl ? "channel" : "tile", (long long)c.L.ntiles,
                 (long long)c.L.ntb, (long long)c.L.T, (long long)c.L.nkq, (long long)c.L.kbp, (long long)c.L.FP,
@@ -700,10 +743,40 @@ void hd_conv_wino4_bwdd_exec(const hd_conv_problem *p, const hd_conv_args *a)
     w4_exec(&v, a, a->y, a->out);
 }
 
+/* 112 and 210: the same engine on 5x5 filters split into 3x3 pieces (conv_wino4_view.h);
+ * the view's filter size tells the engine which. */
+static int split_app(const hd_conv_problem *p, const char **reason)
+{
+    return hd_conv_wino4_split_shape_ok(p, reason) && hd_conv_wino4_app(p, reason);
+}
+
+static int split_bwdd_app(const hd_conv_problem *p, const char **reason)
+{
+    return hd_conv_wino4_split_shape_ok(p, reason) && hd_conv_wino4_bwdd_app(p, reason);
+}
+
+static int plain_app(const hd_conv_problem *p, const char **reason)
+{
+    return hd_conv_wino4_shape_ok(p, reason) && hd_conv_wino4_app(p, reason);
+}
+
+static int plain_bwdd_app(const hd_conv_problem *p, const char **reason)
+{
+    return hd_conv_wino4_shape_ok(p, reason) && hd_conv_wino4_bwdd_app(p, reason);
+}
+
 const hd_conv_solver hd_solver_fwd_wino4 = {
     .id = 109, .name = "fwd.winograd_f4x3_f32", .dir = HD_CONV_FWD, .algo = CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED, .deterministic = 1,
-    .applicable = hd_conv_wino4_app, .workspace = hd_conv_wino4_ws, .run = hd_conv_wino4_exec, .cost_factor = 0.3, .cost = hd_conv_wino4_cost};
+    .applicable = plain_app, .workspace = hd_conv_wino4_ws, .run = hd_conv_wino4_exec, .cost_factor = 0.3, .cost = hd_conv_wino4_cost};
+
+const hd_conv_solver hd_solver_fwd_wino4_split = {
+    .id = 112, .name = "fwd.winograd_f4x3_split_f32", .dir = HD_CONV_FWD, .algo = CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED, .deterministic = 1,
+    .applicable = split_app, .workspace = hd_conv_wino4_ws, .run = hd_conv_wino4_exec, .cost_factor = 0.3, .cost = hd_conv_wino4_cost};
+
+const hd_conv_solver hd_solver_bwdd_wino4_split = {
+    .id = 210, .name = "bwd_data.winograd_f4x3_split_f32", .dir = HD_CONV_BWD_DATA, .algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED, .deterministic = 1,
+    .applicable = split_bwdd_app, .workspace = hd_conv_wino4_bwdd_ws, .run = hd_conv_wino4_bwdd_exec, .cost_factor = 0.3, .cost = hd_conv_wino4_bwdd_cost};
 
 const hd_conv_solver hd_solver_bwdd_wino4 = {
     .id = 207, .name = "bwd_data.winograd_f4x3_f32", .dir = HD_CONV_BWD_DATA, .algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED, .deterministic = 1,
-    .applicable = hd_conv_wino4_bwdd_app, .workspace = hd_conv_wino4_bwdd_ws, .run = hd_conv_wino4_bwdd_exec, .cost_factor = 0.3, .cost = hd_conv_wino4_bwdd_cost};
+    .applicable = plain_bwdd_app, .workspace = hd_conv_wino4_bwdd_ws, .run = hd_conv_wino4_bwdd_exec, .cost_factor = 0.3, .cost = hd_conv_wino4_bwdd_cost};

@@ -3,8 +3,41 @@
  * (conv/solvers/conv_wino4_view.h says what they are; conv_wino4_f32.c uses them).
  */
 #include "conv/solvers/conv_wino4_view.h"
+#include "conv/solvers/conv_wino4.h"
 
 #include <string.h>
+
+/* The problems the split solvers (112, 210) take: FLOAT data, a 2-d 5x5 filter, unit stride
+ * and dilation.  The engine takes 4 to 7 taps per dimension; cuDNN's WINOGRAD_NONFUSED is
+ * 3x3 or 5x5 only, and the solvers keep to that. */
+int hd_conv_wino4_split_shape_ok(const hd_conv_problem *p, const char **reason)
+{
+    if (p->xdt != CUDNN_DATA_FLOAT || p->wdt != CUDNN_DATA_FLOAT || p->ydt != CUDNN_DATA_FLOAT || p->dbl ||
+        p->int8 || p->xv != 1 || p->yv != 1 || p->wv != 1) {
+        *reason = "Winograd F(4x4,3x3) in 3x3 pieces takes FLOAT tensors only";
+        return 0;
+    }
+    if (p->nsp != 2 || p->flt[1] != 5 || p->flt[2] != 5) {
+        *reason = "Winograd F(4x4,3x3) in 3x3 pieces needs a 2-d 5x5 filter";
+        return 0;
+    }
+    if (p->str[1] != 1 || p->str[2] != 1 || p->dil[1] != 1 || p->dil[2] != 1) {
+        *reason = "Winograd F(4x4,3x3) in 3x3 pieces needs unit stride and dilation";
+        return 0;
+    }
+    return 1;
+}
+
+/* The filter and its 3x3 pieces (v->Cg: the real channels, before). */
+static void pieces(const hd_conv_problem *p, w4_view *v)
+{
+    v->R = p->flt[1], v->S = p->flt[2];
+    if (v->R > 7 || v->S > 7)   /* refused by the split solvers' shape check; keep ftap in bounds */
+        v->R = v->S = 3;
+    v->nqh = (int)((v->R + 2) / 3), v->nqw = (int)((v->S + 2) / 3);
+    v->Cr = v->Cg;
+    v->Cg = v->Cr * v->nqh * v->nqw;
+}
 
 void hd_w4_view_fwd(const hd_conv_problem *p, w4_view *v)
 {
@@ -17,14 +50,17 @@ void hd_w4_view_fwd(const hd_conv_problem *p, w4_view *v)
     memcpy(v->xs, p->xs, sizeof v->xs);
     memcpy(v->ys, p->ys, sizeof v->ys);
     v->wg = p->Kg * p->wst[0], v->wk = p->wst[0], v->wc = p->wst[1];
-    for (int e = 0; e < 9; e++)
-        v->tap[e] = hd_conv_w_off(p, 0, 0, 0, e / 3, e % 3);
+    pieces(p, v);
+    for (int64_t e = 0; e < v->R * v->S; e++)
+        v->ftap[e] = hd_conv_w_off(p, 0, 0, 0, e / v->S, e % v->S);
+    if (v->R == 3 && v->S == 3)
+        memcpy(v->tap, v->ftap, sizeof v->tap);
 }
 
-/* dx = conv(dy, w rotated, k <-> c) padded by 2 dil - pad (the dilated filter's reach, 2 dil,
+/* dx = conv(dy, w rotated, k <-> c) padded by (R - 1) dil - pad (the dilated filter's reach,
  * less the padding), with the same dilation: input dy (Kg channels per group),
- * output dx (Cg channels); tap (r, s) of the view is tap (2 - r, 2 - s) of w (hd_conv_w_off
- * adds CONVOLUTION mode's flip on top, which undoes the rotation). */
+ * output dx (Cg channels); tap (r, s) of the view is tap (R-1 - r, S-1 - s) of w
+ * (hd_conv_w_off adds CONVOLUTION mode's flip on top, which undoes the rotation). */
 void hd_w4_view_bwdd(const hd_conv_problem *p, w4_view *v)
 {
     memset(v, 0, sizeof *v);
@@ -32,13 +68,29 @@ void hd_w4_view_bwdd(const hd_conv_problem *p, w4_view *v)
     v->bwd = 1;
     v->N = p->N, v->G = p->G, v->Cg = p->Kg, v->Kg = p->Cg;
     v->H = p->out[1], v->W = p->out[2], v->OH = p->in[1], v->OW = p->in[2];
-    v->ph = 2 * p->dil[1] - p->pad[1], v->pw = 2 * p->dil[2] - p->pad[2];
     v->dh = p->dil[1], v->dw = p->dil[2];
     memcpy(v->xs, p->ys, sizeof v->xs);
     memcpy(v->ys, p->xs, sizeof v->ys);
     v->wg = p->Kg * p->wst[0], v->wk = p->wst[1], v->wc = p->wst[0];
-    for (int e = 0; e < 9; e++)
-        v->tap[e] = hd_conv_w_off(p, 0, 0, 0, 2 - e / 3, 2 - e % 3);
+    pieces(p, v);
+    v->ph = (v->R - 1) * p->dil[1] - p->pad[1], v->pw = (v->S - 1) * p->dil[2] - p->pad[2];
+    for (int64_t e = 0; e < v->R * v->S; e++)
+        v->ftap[e] = hd_conv_w_off(p, 0, 0, 0, v->R - 1 - e / v->S, v->S - 1 - e % v->S);
+    if (v->R == 3 && v->S == 3)
+        memcpy(v->tap, v->ftap, sizeof v->tap);
+}
+
+void hd_w4_pieces(const w4_view *v, const float *w, int64_t gk, float *dst)
+{
+    const float *wk = w + (gk / v->Kg) * v->wg + (gk % v->Kg) * v->wk;
+    float *d = dst + gk * v->Cg * 9;
+    for (int64_t vc = 0; vc < v->Cg; vc++) {
+        int64_t q = vc / v->Cr, ch = vc % v->Cr, r0 = 3 * (q / v->nqw), s0 = 3 * (q % v->nqw);
+        for (int e = 0; e < 9; e++) {
+            int64_t r = r0 + e / 3, s = s0 + e % 3;
+            d[vc * 9 + e] = r < v->R && s < v->S ? wk[ch * v->wc + v->ftap[r * v->S + s]] : 0.0f;
+        }
+    }
 }
 
 /* Tile t as (image, phase row a, phase column b, tile row, tile column). */
@@ -71,9 +123,11 @@ static int64_t phase_in(int64_t a, int64_t d, int64_t pad, int64_t len, int64_t 
     return q;
 }
 
-void hd_w4_in_tiles(const w4_view *v, int64_t TH, int64_t TW, int64_t t0, int64_t count, int lanes,
+void hd_w4_in_tiles(const w4_view *v, int64_t TH, int64_t TW, int64_t t0, int64_t count, int lanes, int q,
                     hd_wino4_in_tiles *it)
 {
+    /* piece q's shift (split filters run at dilation 1, where the phase grid is the image) */
+    int64_t qh = 3 * (q / v->nqw), qw = 3 * (q % v->nqw);
     it->lanes = lanes;
     it->hs = (int32_t)(v->dh * v->xs[3]);
     it->ws = (int32_t)(v->dw * v->xs[4]);
@@ -85,8 +139,8 @@ void hd_w4_in_tiles(const w4_view *v, int64_t TH, int64_t TW, int64_t t0, int64_
         }
         w4_tile u = tile_of(v, TH, TW, t);
         int64_t fh, H, fw, Wd;
-        int64_t h0 = 4 * u.ti + phase_in(u.a, v->dh, v->ph, v->H, &fh, &H);
-        int64_t w0 = 4 * u.tj + phase_in(u.b, v->dw, v->pw, v->W, &fw, &Wd);
+        int64_t h0 = 4 * u.ti + qh + phase_in(u.a, v->dh, v->ph, v->H, &fh, &H);
+        int64_t w0 = 4 * u.tj + qw + phase_in(u.b, v->dw, v->pw, v->W, &fw, &Wd);
         it->off[i] = (int32_t)(u.n * v->xs[0] + (fh + h0 * v->dh) * v->xs[3] + (fw + w0 * v->dw) * v->xs[4]);
         unsigned rm = 0, cm = 0;
         for (int j = 0; j < 6; j++) {

@@ -1,0 +1,320 @@
+/*
+ * 5x5 convolutions on the Winograd F(4x4, 3x3) engine in 3x3 pieces (src/conv/solvers/
+ * conv_wino4_f32.c, conv_wino4_view.h): forward (id 112) and backward data (id 210) run a
+ * stride-1 5x5 convolution as the sum of the four 3x3 convolutions of its zero-padded 6x6
+ * filter's pieces, each over the input shifted by (0|3, 0|3), as one 3x3 convolution over
+ * four times the channels.  Checked through the public API against the float64 reference
+ * (tests/ref/conv_ref.c): every output element within the first-order bound of the
+ * pieces' Winograd sums, S = sum over pieces of the F(4x4,3x3) bound of wino4_bound.h
+ * (exact: the output transform is linear in the accumulated products), with the reduction
+ * over 4 Cg virtual channels,
+ *     |y - y_ref| <= (4 Cg + 18) u (|alpha| S + |beta y_old|),   u = 2^-24.
+ *
+ * Covered: images from 1x1 to 34x34, pads 0 to 4 (backward data: 4 - pad >= 0), groups,
+ * channel counts past the GEMM tiles (virtual channel runs that cross a piece inside a
+ * transform chunk), several tile blocks, one block split over K ranges (the shared input
+ * transform), NCHW, NHWC (the channel-lane form on AVX-512) and padded strides (elements
+ * outside the tensor untouched), both modes, alpha/beta with beta = 0 over NaN, the dispatch
+ * log, bitwise identical results for 1, 2, 3 and 5 threads, every HOSTDNN_MAX_ISA cap in a
+ * child process, the _v7 ranking of AlexNet's conv2, and the refusals (stride 2, dilation 2,
+ * backward data with pad 5, which leave the problem to the solvers after it).
+ */
+#define _GNU_SOURCE
+#include <cudnn.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hostdnn.h"
+#include "harness.h"
+#include "ref/conv_ref.h"
+#define CONV_CASE_SEED 5511
+#include "conv_case.h"
+#include "wino4_bound.h"
+
+#define ALGO CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED
+#define ALGO_BWDD CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED
+
+/* name, nsp, N, C, K, G, in, flt, pad, str, dil */
+static const conv_case cases[] = {
+    {"1x1 image pad 2", 2, 1, 3, 5, 1, {1, 1, 1}, {1, 5, 5}, {0, 2, 2}, {1, 1, 1}, {1, 1, 1}},
+    {"7x6 pad 0", 2, 2, 4, 6, 1, {1, 7, 6}, {1, 5, 5}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"9x11 pad 2, K 33", 2, 1, 7, 33, 1, {1, 9, 11}, {1, 5, 5}, {0, 2, 2}, {1, 1, 1}, {1, 1, 1}},
+    {"13x12 pad 1/4, N 3", 2, 3, 5, 9, 1, {1, 13, 12}, {1, 5, 5}, {0, 1, 4}, {1, 1, 1}, {1, 1, 1}},
+    {"groups 2, 10x9 pad 3", 2, 2, 6, 10, 2, {1, 10, 9}, {1, 5, 5}, {0, 3, 3}, {1, 1, 1}, {1, 1, 1}},
+    {"C 13 (pieces cross transform chunks), 8x8 pad 2", 2, 1, 13, 7, 1, {1, 8, 8}, {1, 5, 5}, {0, 2, 2}, {1, 1, 1}, {1, 1, 1}},
+    /* 2 x 9 x 9 = 162 tiles: several tile blocks */
+    {"N 2, 34x34 pad 2 (tile blocks)", 2, 2, 8, 20, 1, {1, 34, 34}, {1, 5, 5}, {0, 2, 2}, {1, 1, 1}, {1, 1, 1}},
+    /* one tile block split over K ranges: forward with K 140, backward data with C 140 */
+    {"K 140 (K ranges)", 2, 1, 16, 140, 1, {1, 12, 12}, {1, 5, 5}, {0, 2, 2}, {1, 1, 1}, {1, 1, 1}},
+    {"C 140 (K ranges of backward data)", 2, 1, 140, 16, 1, {1, 12, 12}, {1, 5, 5}, {0, 2, 2}, {1, 1, 1}, {1, 1, 1}},
+    {"AlexNet conv2 in small, 27x27 pad 2, C 32 K 48", 2, 1, 32, 48, 1, {1, 27, 27}, {1, 5, 5}, {0, 2, 2}, {1, 1, 1}, {1, 1, 1}},
+};
+#define NCASES ((int)(sizeof cases / sizeof *cases))
+#define NDET 12   /* det_run's problems: 2 directions x 2 layouts x 3 cases */
+
+static double rnd(void)   /* a float in [-1, 1) */
+{
+    rng = rng * 1103515245u + 12345u;
+    return (double)(float)((double)((rng >> 8) & 0xffff) / 32768.0 - 1.0);
+}
+
+/* The bound of forward problem S (5x5, stride and dilation 1) as the engine computes it: the
+ * sum over the four pieces of the F(4x4,3x3) bound of the 3x3 convolution of piece (i, j) of
+ * the filter as applied (flipped in CONVOLUTION mode, zero past the 5x5), padded by pad - 3i,
+ * pad - 3j (a negative padding: windows that start inside the image). */
+static void abs_bound_split(const conv_ref_shape *s, const double *x, const double *w, double *S)
+{
+    int Cg = s->C / s->G;
+    long ny = conv_ref_y_elems(s), nq = (long)s->K * Cg;
+    double *wq = malloc(sizeof(double) * (size_t)nq * 9), *Sq = malloc(sizeof(double) * (size_t)ny);
+    for (long i = 0; i < ny; i++)
+        S[i] = 0;
+    for (int pi = 0; pi < 2; pi++)
+        for (int pj = 0; pj < 2; pj++) {
+            conv_ref_shape f = *s;
+            f.flt[1] = f.flt[2] = 3;
+            f.pad[1] = s->pad[1] - 3 * pi, f.pad[2] = s->pad[2] - 3 * pj;
+            f.flip = 0;
+            for (long kc = 0; kc < nq; kc++)
+                for (int e = 0; e < 9; e++) {
+                    int r = 3 * pi + e / 3, c = 3 * pj + e % 3;
+                    int src = s->flip ? (4 - r) * 5 + 4 - c : r * 5 + c;
+                    wq[kc * 9 + e] = r < 5 && c < 5 ? w[kc * 25 + src] : 0;
+                }
+            abs_bound(&f, x, wq, Sq);
+            for (long i = 0; i < ny; i++)
+                S[i] += Sq[i];
+        }
+    free(wq), free(Sq);
+}
+
+/* Backward data: the bound of the equivalent forward problem (input dy with K channels,
+ * output C channels, padding 4 - pad, filter w'(c, k) = w(k, c) rotated, as applied). */
+static void abs_bound_split_bwdd(const conv_ref_shape *s, const double *dy, const double *w, double *S)
+{
+    conv_ref_shape f = *s;
+    f.C = s->K, f.K = s->C, f.flip = 0;
+    for (int i = 1; i < 3; i++) {
+        f.in[i] = s->out[i];
+        f.out[i] = s->in[i];
+        f.pad[i] = 4 - s->pad[i];
+    }
+    int Cg = s->C / s->G, Kg = s->K / s->G;
+    double *wf = malloc(sizeof(double) * (size_t)s->C * (size_t)Kg * 25);
+    for (int g = 0; g < s->G; g++)
+        for (int kk = 0; kk < Kg; kk++)
+            for (int c = 0; c < Cg; c++)
+                for (int e = 0; e < 25; e++) {
+                    int src = s->flip ? e : 24 - e;
+                    wf[(((long)(g * Cg + c)) * Kg + kk) * 25 + e] = w[(((long)(g * Kg + kk)) * Cg + c) * 25 + src];
+                }
+    abs_bound_split(&f, dy, wf, S);
+    free(wf);
+}
+
+static int saw_split, saw_other;
+static void log_cb(cudnnSeverity_t sev, void *ud, const cudnnDebug_t *dbg, const char *msg)
+{
+    (void)sev, (void)ud, (void)msg;
+    int id;
+    if (hostdnnDebugGetConvSolver(dbg, &id, NULL, NULL)) {
+        if (id == 112 || id == 210)
+            saw_split = 1;
+        else
+            saw_other = 1;
+    }
+}
+
+static double worst_bound = 0;
+
+/* Direction DIR of case C in LAYOUT against the reference, for two (alpha, beta) pairs. */
+static void check_case(cudnnHandle_t h, const conv_case *c, int layout, int flip, int dir)
+{
+    prob P;
+    prob_make(&P, c, layout, flip);
+    long nx = conv_ref_x_elems(&P.rs), nw = conv_ref_w_elems(&P.rs), ny = conv_ref_y_elems(&P.rs);
+    long nin = dir == D_FWD ? nx : ny, nout = dir == D_FWD ? ny : nx;
+    tens *tin = dir == D_FWD ? &P.x : &P.y, *tout = dir == D_FWD ? &P.y : &P.x;
+    double *lx = malloc(sizeof(double) * (size_t)nin), *lw = malloc(sizeof(double) * (size_t)nw);
+    double *ref = malloc(sizeof(double) * (size_t)nout), *S = malloc(sizeof(double) * (size_t)nout);
+    double *prev = malloc(sizeof(double) * (size_t)nout);
+    for (long i = 0; i < nin; i++)
+        lx[i] = rnd();
+    for (long i = 0; i < nw; i++)
+        lw[i] = rnd();
+    if (dir == D_FWD) {
+        conv_ref_fwd(&P.rs, lx, lw, ref);
+        abs_bound_split(&P.rs, lx, lw, S);
+    } else {
+        conv_ref_bwd_data(&P.rs, lx, lw, ref);
+        abs_bound_split_bwdd(&P.rs, lx, lw, S);
+    }
+    int red = dir == D_FWD ? c->C / c->G : c->K / c->G;
+    double gam = (double)(4 * red + 18) * 0x1p-24;
+    static const float ab[2][2] = {{1, 0}, {-1.5f, 1}};
+    tens_load(tin, lx, 0), tens_load(&P.w, lw, 0);
+    const char *dn = dir == D_FWD ? "fwd" : "bwd data";
+    for (int k = 0; k < 2; k++) {
+        float alpha = ab[k][0], beta = ab[k][1];
+        for (long i = 0; i < nout; i++)
+            prev[i] = rnd();
+        tens_load(tout, prev, beta == 0 ? NAN : -7.0f);   /* padding elements must survive */
+        saw_split = saw_other = 0;
+        cudnnStatus_t st = conv_case_run(h, &P, dir, dir == D_FWD ? ALGO : ALGO_BWDD, alpha, beta, 0, NULL);
+        CHECK_MSG(st == CUDNN_STATUS_SUCCESS, "%s %s layout %d: status %d", dn, c->name, layout, (int)st);
+        CHECK_MSG(saw_split && !saw_other, "%s %s layout %d: the split solver not dispatched", dn, c->name, layout);
+        long bad = 0, first = -1, gaps = 0;
+        for (long i = 0; i < nout; i++) {
+            double want = alpha * ref[i] + (beta == 0 ? 0 : beta * prev[i]);
+            double got = tout->mem[tens_off(tout, i)];
+            double err = fabs(got - want), tol = gam * (fabs(alpha) * S[i] + fabs(beta * prev[i]));
+            if (!(err <= tol)) {
+                if (first < 0)
+                    first = i;
+                bad++;
+            }
+            if (beta == 0 && S[i] > 0 && err / (gam * S[i]) > worst_bound)
+                worst_bound = err / (gam * S[i]);
+        }
+        if (layout == L_PADDED) {
+            char *mark = calloc((size_t)tout->span, 1);
+            for (long i = 0; i < nout; i++)
+                mark[tens_off(tout, i)] = 1;
+            for (long i = 0; i < tout->span; i++)
+                if (!mark[i] && !(beta == 0 ? isnan(tout->mem[i]) : tout->mem[i] == -7.0f))
+                    gaps++;
+            free(mark);
+        }
+        CHECK_MSG(bad == 0 && gaps == 0,
+                  "%s %s layout %d flip %d alpha %g beta %g: %ld beyond the bound (first %ld), %ld gaps", dn, c->name,
+                  layout, flip, alpha, beta, bad, first, gaps);
+    }
+    free(lx), free(lw), free(ref), free(S), free(prev);
+    prob_free(&P);
+}
+
+/* ---- determinism: pieces across chunks, several tile blocks, and K ranges (of the
+   direction's output channels) ---- */
+
+static long det_run(cudnnHandle_t h, int arg, float *out)
+{
+    int dir = arg / 6, layout = arg / 3 % 2, which = arg % 3;
+    int ci = which == 0 ? 5 : which == 1 ? 6 : dir == D_FWD ? 7 : 8;
+    prob P;
+    prob_make(&P, &cases[ci], layout, 0);
+    unsigned save = rng;
+    rng = 99;
+    for (long i = 0; i < P.x.span; i++)
+        P.x.mem[i] = (float)rnd();
+    for (long i = 0; i < P.w.span; i++)
+        P.w.mem[i] = (float)rnd();
+    for (long i = 0; i < P.y.span; i++)
+        P.y.mem[i] = (float)rnd();
+    if (h)
+        conv_case_run(h, &P, dir, dir == D_FWD ? ALGO : ALGO_BWDD, 1, 0.25f, 0, NULL);
+    tens *t = dir == D_FWD ? &P.y : &P.x;
+    if (out)
+        memcpy(out, t->mem, sizeof(float) * (size_t)t->span);
+    long n = t->span;
+    rng = save;
+    prob_free(&P);
+    return n;
+}
+
+/* ---- every ISA cap: the reference checks of some cases in a child, and the determinism
+   set's results for the comparison across caps ---- */
+
+static long isa_len(void)
+{
+    long n = 0;
+    for (int arg = 0; arg < NDET; arg++)
+        n += det_run(NULL, arg, NULL);
+    return n;
+}
+
+static void isa_child(cudnnHandle_t h, int cap, float *out)
+{
+    (void)cap;
+    cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, log_cb);
+    for (int i = 0; i < 6; i++)
+        for (int dir = D_FWD; dir <= D_BWDD; dir++)
+            check_case(h, &cases[i], i % 2 ? L_NHWC : L_NCHW, i & 1, dir);
+    cudnnSetCallback(0, NULL, NULL);
+    for (int arg = 0; arg < NDET; arg++)
+        out += det_run(h, arg, out);
+}
+
+/* ---- the ranking and the refusals ---- */
+
+static void check_rank_and_refusals(cudnnHandle_t h)
+{
+    SECTION("_v7 ranking of AlexNet conv2 (batch 16)");
+    conv_case ax = {"alexnet conv2", 2, 16, 64, 192, 1, {1, 27, 27}, {1, 5, 5}, {0, 2, 2}, {1, 1, 1}, {1, 1, 1}};
+    for (int layout = L_NCHW; layout <= L_NHWC; layout++) {
+        prob P;
+        prob_make(&P, &ax, layout, 0);
+        cudnnConvolutionFwdAlgoPerf_t pf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+        cudnnConvolutionBwdDataAlgoPerf_t pd[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+        int got = 0;
+        CHECK_OK(cudnnGetConvolutionForwardAlgorithm_v7(h, P.xd, P.wd, P.cd, P.yd, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
+                                                        &got, pf));
+        CHECK_MSG(got > 0 && pf[0].algo == ALGO, "layout %d: forward first choice %d", layout, (int)pf[0].algo);
+        CHECK_OK(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, P.wd, P.yd, P.cd, P.xd,
+                                                             CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &got, pd));
+        CHECK_MSG(got > 0 && pd[0].algo == ALGO_BWDD, "layout %d: backward-data first choice %d", layout,
+                  (int)pd[0].algo);
+        prob_free(&P);
+    }
+
+    SECTION("refusals: the problems go on to the solvers after 112 / 210");
+    static const conv_case off[] = {
+        {"stride 2", 2, 1, 4, 4, 1, {1, 12, 12}, {1, 5, 5}, {0, 2, 2}, {1, 2, 2}, {1, 1, 1}},
+        {"dilation 2", 2, 1, 4, 4, 1, {1, 12, 12}, {1, 5, 5}, {0, 4, 4}, {1, 1, 1}, {1, 2, 2}},
+    };
+    for (int i = 0; i < 2; i++)
+        for (int dir = D_FWD; dir <= D_BWDD; dir++) {
+            prob P;
+            prob_make(&P, &off[i], L_NCHW, 0);
+            size_t ws = 0;
+            cudnnStatus_t st = dir == D_FWD
+                                   ? cudnnGetConvolutionForwardWorkspaceSize(h, P.xd, P.wd, P.cd, P.yd, ALGO, &ws)
+                                   : cudnnGetConvolutionBackwardDataWorkspaceSize(h, P.wd, P.yd, P.cd, P.xd,
+                                                                                  ALGO_BWDD, &ws);
+            CHECK_MSG(st == CUDNN_STATUS_NOT_SUPPORTED, "%s dir %d: status %d", off[i].name, dir, (int)st);
+            prob_free(&P);
+        }
+    /* backward data with pad 5 (> 4): not the split solver; the forward with the same padding is */
+    conv_case big_pad = {"pad 5", 2, 1, 4, 4, 1, {1, 12, 12}, {1, 5, 5}, {0, 5, 5}, {1, 1, 1}, {1, 1, 1}};
+    prob P;
+    prob_make(&P, &big_pad, L_NCHW, 0);
+    saw_split = saw_other = 0;
+    cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, log_cb);
+    CHECK_OK(conv_case_run(h, &P, D_FWD, ALGO, 1, 0, 0, NULL));
+    CHECK(saw_split && !saw_other);
+    cudnnSetCallback(0, NULL, NULL);
+    size_t ws = 0;
+    CHECK_STATUS(cudnnGetConvolutionBackwardDataWorkspaceSize(h, P.wd, P.yd, P.cd, P.xd, ALGO_BWDD, &ws),
+                 CUDNN_STATUS_NOT_SUPPORTED);
+    prob_free(&P);
+}
+
+int main(void)
+{
+    (void)abs_bound_bwdd;   /* wino4_bound.h's 3x3 form: the pieces go through abs_bound */
+    conv_case_check_isa(isa_len(), isa_child);   /* first: fork before this process starts threads */
+    cudnnHandle_t h = conv_case_handle(2);
+    cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, log_cb);
+    SECTION("against the float64 reference");
+    for (int i = 0; i < NCASES; i++)
+        for (int layout = 0; layout < L_COUNT; layout++)
+            for (int dir = D_FWD; dir <= D_BWDD; dir++)
+                check_case(h, &cases[i], layout, (i + layout) & 1, dir);
+    cudnnSetCallback(0, NULL, NULL);
+    check_rank_and_refusals(h);
+    cudnnDestroy(h);
+    SECTION("bitwise identical across thread counts");
+    for (int arg = 0; arg < NDET; arg++)
+        conv_case_check_threads(det_run, arg, arg < NDET / 2 ? "forward" : "backward data");
+    printf("accuracy (random data in [-1,1)): largest error / bound = %.3f\n", worst_bound);
+    return hd_test_finish();
+}
