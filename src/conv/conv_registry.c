@@ -108,6 +108,7 @@ static const hd_conv_solver *const bwdf_solvers[] = {
     &hd_solver_bwdf_fftt,       /* 305  2-d */
     &hd_solver_bwdf_wino4,      /* 307  WINOGRAD_NONFUSED */
     &hd_solver_bwdf_wino_nf,    /* 306 */
+    &hd_solver_bwdf_wino4_split, /* 310 FLOAT 5x5 in 3x3 pieces */
     &hd_solver_bwdf_wino5,      /* 308  5x5 */
 };
 

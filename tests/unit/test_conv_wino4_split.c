@@ -1,6 +1,7 @@
 /*
- * 5x5 convolutions on the Winograd F(4x4, 3x3) engine in 3x3 pieces (src/conv/solvers/
- * conv_wino4_f32.c, conv_wino4_view.h): forward (id 112) and backward data (id 210) run a
+ * 5x5 convolutions on the Winograd F(4x4, 3x3) engines in 3x3 pieces (src/conv/solvers/
+ * conv_wino4_f32.c, conv_wino4_view.h, conv_wino4_bwdf_f32.c): forward (id 112), backward
+ * data (id 210) and backward filter (id 310) run a
  * stride-1 5x5 convolution as the sum of the four 3x3 convolutions of its zero-padded 6x6
  * filter's pieces, each over the input shifted by (0|3, 0|3), as one 3x3 convolution over
  * four times the channels.  Checked through the public API against the float64 reference
@@ -9,6 +10,9 @@
  * (exact: the output transform is linear in the accumulated products), with the reduction
  * over 4 Cg virtual channels,
  *     |y - y_ref| <= (4 Cg + 18) u (|alpha| S + |beta y_old|),   u = 2^-24.
+ * Backward filter: each 5x5 tap belongs to one piece, whose gradient is the F(4x4,3x3)
+ * backward filter of the shifted x with dy, within (T + 20) u (|alpha| S + |beta dw_old|)
+ * over the T tiles of a group (test_conv_wino4_dilated_bwdf.c's bound, piece by piece).
  *
  * Covered: images from 1x1 to 34x34, pads 0 to 4 (backward data: 4 - pad >= 0), groups,
  * channel counts past the GEMM tiles (virtual channel runs that cross a piece inside a
@@ -33,6 +37,7 @@
 
 #define ALGO CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED
 #define ALGO_BWDD CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED
+#define ALGO_BWDF CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED
 
 /* name, nsp, N, C, K, G, in, flt, pad, str, dil */
 static const conv_case cases[] = {
@@ -50,7 +55,10 @@ static const conv_case cases[] = {
     {"AlexNet conv2 in small, 27x27 pad 2, C 32 K 48", 2, 1, 32, 48, 1, {1, 27, 27}, {1, 5, 5}, {0, 2, 2}, {1, 1, 1}, {1, 1, 1}},
 };
 #define NCASES ((int)(sizeof cases / sizeof *cases))
-#define NDET 12   /* det_run's problems: 2 directions x 2 layouts x 3 cases */
+#define NDET 18   /* det_run's problems: 3 directions x 2 layouts x 3 cases */
+#define NDET_ISA 12   /* those compared across ISA caps: forward and backward data (backward
+                         filter's AVX2 and AVX-512 kernels sum in other orders; each cap's
+                         result is held to the bound in its child instead) */
 
 static double rnd(void)   /* a float in [-1, 1) */
 {
@@ -118,7 +126,7 @@ static void log_cb(cudnnSeverity_t sev, void *ud, const cudnnDebug_t *dbg, const
     (void)sev, (void)ud, (void)msg;
     int id;
     if (hostdnnDebugGetConvSolver(dbg, &id, NULL, NULL)) {
-        if (id == 112 || id == 210)
+        if (id == 112 || id == 210 || id == 310)
             saw_split = 1;
         else
             saw_other = 1;
@@ -193,13 +201,140 @@ static void check_case(cudnnHandle_t h, const conv_case *c, int layout, int flip
     prob_free(&P);
 }
 
+/* ---- backward filter ---- */
+
+/* |A| |o| |A^T| of a 4x4 tile (m = 4, AT of wino4_bound.h) or |B^T| |d| |B| of a 6x6 window
+ * (m = 6): out[36]. */
+static void abs_tr(const double *d, int m, double out[36])
+{
+    double t[6][6];
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < m; j++) {
+            double a = 0;
+            for (int k = 0; k < m; k++)
+                a += fabs(m == 6 ? BT[i][k] : AT[k][i]) * fabs(d[k * m + j]);
+            t[i][j] = a;
+        }
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++) {
+            double a = 0;
+            for (int k = 0; k < m; k++)
+                a += t[i][k] * fabs(m == 6 ? BT[j][k] : AT[k][j]);
+            out[6 * i + j] = a;
+        }
+}
+
+/* S of every dw element (logical KCRS order, stored taps): per piece (pi, pj), the Winograd
+ * sum of the 3x3 backward filter of x shifted by (3 pi, 3 pj) with dy, tile by tile; *T the
+ * tiles of a group. */
+static void bwdf_sum(const prob *P, const conv_case *c, const double *x, const double *dy, double *S, long *T)
+{
+    const conv_ref_shape *s = &P->rs;
+    int H = c->in[1], W = c->in[2], OH = s->out[1], OW = s->out[2], TH = (OH + 3) / 4, TP = (OW + 3) / 4;
+    int Cg = c->C / c->G, Kg = c->K / c->G;
+    *T = (long)c->N * TH * TP;
+    double *vb = malloc(sizeof(double) * 36 * (size_t)Cg), *mb = malloc(sizeof(double) * 36 * (size_t)Kg);
+    double *sum = malloc(sizeof(double) * (size_t)Kg * Cg * 36);
+    for (int g = 0; g < c->G; g++)
+        for (int pc = 0; pc < 4; pc++) {
+            int sh = 3 * (pc / 2), sw = 3 * (pc % 2);
+            memset(sum, 0, sizeof(double) * (size_t)Kg * Cg * 36);
+            for (int n = 0; n < c->N; n++)
+                for (int ty = 0; ty < TH; ty++)
+                    for (int tj = 0; tj < TP; tj++) {
+                        for (int ci = 0; ci < Cg; ci++) {
+                            double d[36];
+                            for (int e = 0; e < 36; e++) {
+                                int hh = 4 * ty - c->pad[1] + sh + e / 6, ww = 4 * tj - c->pad[2] + sw + e % 6;
+                                d[e] = hh >= 0 && hh < H && ww >= 0 && ww < W
+                                           ? x[(((long)n * c->C + g * Cg + ci) * H + hh) * W + ww]
+                                           : 0;
+                            }
+                            abs_tr(d, 6, vb + 36 * ci);
+                        }
+                        for (int k = 0; k < Kg; k++) {
+                            double o[16];
+                            for (int e = 0; e < 16; e++) {
+                                int hh = 4 * ty + e / 4, ww = 4 * tj + e % 4;
+                                o[e] = hh < OH && ww < OW ? dy[(((long)n * c->K + g * Kg + k) * OH + hh) * OW + ww] : 0;
+                            }
+                            abs_tr(o, 4, mb + 36 * k);
+                        }
+                        for (int k = 0; k < Kg; k++)
+                            for (int ci = 0; ci < Cg; ci++)
+                                for (int e = 0; e < 36; e++)
+                                    sum[((long)k * Cg + ci) * 36 + e] += mb[36 * k + e] * vb[36 * ci + e];
+                    }
+            for (int k = 0; k < Kg; k++)
+                for (int ci = 0; ci < Cg; ci++)
+                    for (int e = 0; e < 9; e++) {
+                        int r = sh + e / 3, q = sw + e % 3;
+                        if (r >= 5 || q >= 5)
+                            continue;
+                        double v = 0;
+                        for (int i = 0; i < 6; i++)
+                            for (int j = 0; j < 6; j++)
+                                v += fabs(GM[i][e / 3]) * sum[((long)k * Cg + ci) * 36 + 6 * i + j] * fabs(GM[j][e % 3]);
+                        int rr = s->flip ? 4 - r : r, qq = s->flip ? 4 - q : q;   /* the stored tap */
+                        S[(((long)(g * Kg + k) * Cg + ci) * 5 + rr) * 5 + qq] = v;
+                    }
+        }
+    free(vb), free(mb), free(sum);
+}
+
+static void check_bwdf(cudnnHandle_t h, const conv_case *c, int layout, int flip)
+{
+    prob P;
+    prob_make(&P, c, layout, flip);
+    long nx = conv_ref_x_elems(&P.rs), nw = conv_ref_w_elems(&P.rs), ny = conv_ref_y_elems(&P.rs), T = 0;
+    double *lx = malloc(sizeof(double) * (size_t)nx), *ly = malloc(sizeof(double) * (size_t)ny);
+    double *ref = malloc(sizeof(double) * (size_t)nw), *S = malloc(sizeof(double) * (size_t)nw);
+    double *prev = malloc(sizeof(double) * (size_t)nw);
+    for (long i = 0; i < nx; i++)
+        lx[i] = rnd();
+    for (long i = 0; i < ny; i++)
+        ly[i] = rnd();
+    conv_ref_bwd_filter(&P.rs, lx, ly, ref);
+    bwdf_sum(&P, c, lx, ly, S, &T);
+    double gam = (double)(T + 20) * 0x1p-24;
+    tens_load(&P.x, lx, 0), tens_load(&P.y, ly, 0);
+    static const float ab[2][2] = {{1, 0}, {-1.5f, 1}};
+    for (int k = 0; k < 2; k++) {
+        float alpha = ab[k][0], beta = ab[k][1];
+        for (long i = 0; i < nw; i++)
+            prev[i] = rnd();
+        tens_load(&P.w, prev, beta == 0 ? NAN : -7.0f);
+        saw_split = saw_other = 0;
+        cudnnStatus_t st = conv_case_run(h, &P, D_BWDF, ALGO_BWDF, alpha, beta, 0, NULL);
+        CHECK_MSG(st == CUDNN_STATUS_SUCCESS, "bwd filter %s layout %d: status %d", c->name, layout, (int)st);
+        CHECK_MSG(saw_split && !saw_other, "bwd filter %s layout %d: the split solver not dispatched", c->name, layout);
+        long bad = 0, first = -1;
+        for (long i = 0; i < nw; i++) {
+            double want = alpha * ref[i] + (beta == 0 ? 0 : beta * prev[i]);
+            double got = P.w.mem[tens_off(&P.w, i)];
+            double err = fabs(got - want), tol = gam * (fabs(alpha) * S[i] + fabs(beta * prev[i])) + 1e-30;
+            if (!(err <= tol)) {
+                if (first < 0)
+                    first = i;
+                bad++;
+            }
+            if (beta == 0 && err / tol > worst_bound)
+                worst_bound = err / tol;
+        }
+        CHECK_MSG(bad == 0, "bwd filter %s layout %d flip %d alpha %g beta %g: %ld beyond the bound (first %ld)", c->name,
+                  layout, flip, alpha, beta, bad, first);
+    }
+    free(lx), free(ly), free(ref), free(S), free(prev);
+    prob_free(&P);
+}
+
 /* ---- determinism: pieces across chunks, several tile blocks, and K ranges (of the
    direction's output channels) ---- */
 
 static long det_run(cudnnHandle_t h, int arg, float *out)
 {
     int dir = arg / 6, layout = arg / 3 % 2, which = arg % 3;
-    int ci = which == 0 ? 5 : which == 1 ? 6 : dir == D_FWD ? 7 : 8;
+    int ci = which == 0 ? 5 : which == 1 ? 6 : dir == D_BWDD ? 8 : 7;
     prob P;
     prob_make(&P, &cases[ci], layout, 0);
     unsigned save = rng;
@@ -211,8 +346,8 @@ static long det_run(cudnnHandle_t h, int arg, float *out)
     for (long i = 0; i < P.y.span; i++)
         P.y.mem[i] = (float)rnd();
     if (h)
-        conv_case_run(h, &P, dir, dir == D_FWD ? ALGO : ALGO_BWDD, 1, 0.25f, 0, NULL);
-    tens *t = dir == D_FWD ? &P.y : &P.x;
+        conv_case_run(h, &P, dir, dir == D_FWD ? ALGO : dir == D_BWDD ? ALGO_BWDD : ALGO_BWDF, 1, 0.25f, 0, NULL);
+    tens *t = dir == D_FWD ? &P.y : dir == D_BWDD ? &P.x : &P.w;
     if (out)
         memcpy(out, t->mem, sizeof(float) * (size_t)t->span);
     long n = t->span;
@@ -222,12 +357,12 @@ static long det_run(cudnnHandle_t h, int arg, float *out)
 }
 
 /* ---- every ISA cap: the reference checks of some cases in a child, and the determinism
-   set's results for the comparison across caps ---- */
+   set's results (forward and backward data) for the comparison across caps ---- */
 
 static long isa_len(void)
 {
     long n = 0;
-    for (int arg = 0; arg < NDET; arg++)
+    for (int arg = 0; arg < NDET_ISA; arg++)
         n += det_run(NULL, arg, NULL);
     return n;
 }
@@ -236,11 +371,13 @@ static void isa_child(cudnnHandle_t h, int cap, float *out)
 {
     (void)cap;
     cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, log_cb);
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < 6; i++) {
         for (int dir = D_FWD; dir <= D_BWDD; dir++)
             check_case(h, &cases[i], i % 2 ? L_NHWC : L_NCHW, i & 1, dir);
+        check_bwdf(h, &cases[i], i % 2 ? L_NCHW : L_NHWC, i & 1);
+    }
     cudnnSetCallback(0, NULL, NULL);
-    for (int arg = 0; arg < NDET; arg++)
+    for (int arg = 0; arg < NDET_ISA; arg++)
         out += det_run(h, arg, out);
 }
 
@@ -272,14 +409,14 @@ static void check_rank_and_refusals(cudnnHandle_t h)
         {"dilation 2", 2, 1, 4, 4, 1, {1, 12, 12}, {1, 5, 5}, {0, 4, 4}, {1, 1, 1}, {1, 2, 2}},
     };
     for (int i = 0; i < 2; i++)
-        for (int dir = D_FWD; dir <= D_BWDD; dir++) {
+        for (int dir = D_FWD; dir <= D_BWDF; dir++) {
             prob P;
             prob_make(&P, &off[i], L_NCHW, 0);
             size_t ws = 0;
-            cudnnStatus_t st = dir == D_FWD
-                                   ? cudnnGetConvolutionForwardWorkspaceSize(h, P.xd, P.wd, P.cd, P.yd, ALGO, &ws)
-                                   : cudnnGetConvolutionBackwardDataWorkspaceSize(h, P.wd, P.yd, P.cd, P.xd,
-                                                                                  ALGO_BWDD, &ws);
+            cudnnStatus_t st =
+                dir == D_FWD    ? cudnnGetConvolutionForwardWorkspaceSize(h, P.xd, P.wd, P.cd, P.yd, ALGO, &ws)
+                : dir == D_BWDD ? cudnnGetConvolutionBackwardDataWorkspaceSize(h, P.wd, P.yd, P.cd, P.xd, ALGO_BWDD, &ws)
+                                : cudnnGetConvolutionBackwardFilterWorkspaceSize(h, P.xd, P.yd, P.cd, P.wd, ALGO_BWDF, &ws);
             CHECK_MSG(st == CUDNN_STATUS_NOT_SUPPORTED, "%s dir %d: status %d", off[i].name, dir, (int)st);
             prob_free(&P);
         }
@@ -306,15 +443,17 @@ int main(void)
     cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, log_cb);
     SECTION("against the float64 reference");
     for (int i = 0; i < NCASES; i++)
-        for (int layout = 0; layout < L_COUNT; layout++)
+        for (int layout = 0; layout < L_COUNT; layout++) {
             for (int dir = D_FWD; dir <= D_BWDD; dir++)
                 check_case(h, &cases[i], layout, (i + layout) & 1, dir);
+            check_bwdf(h, &cases[i], layout, (i + layout + 1) & 1);
+        }
     cudnnSetCallback(0, NULL, NULL);
     check_rank_and_refusals(h);
     cudnnDestroy(h);
     SECTION("bitwise identical across thread counts");
     for (int arg = 0; arg < NDET; arg++)
-        conv_case_check_threads(det_run, arg, arg < NDET / 2 ? "forward" : "backward data");
+        conv_case_check_threads(det_run, arg, arg < 6 ? "forward" : arg < 12 ? "backward data" : "backward filter");
     printf("accuracy (random data in [-1,1)): largest error / bound = %.3f\n", worst_bound);
     return hd_test_finish();
 }

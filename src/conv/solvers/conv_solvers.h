@@ -71,5 +71,6 @@ extern const hd_conv_solver hd_solver_bwdf_wino4;         /* 307 */
 /* the same engine, 5x5 filters in 3x3 pieces (conv_wino4_view.h) */
 extern const hd_conv_solver hd_solver_fwd_wino4_split;    /* 112 */
 extern const hd_conv_solver hd_solver_bwdd_wino4_split;   /* 210 */
+extern const hd_conv_solver hd_solver_bwdf_wino4_split;   /* 310 */
 
 #endif

@@ -46,6 +46,14 @@
  * Every dU element is one chain of fused multiply-adds per chunk in tile order, and the
  * chunks are summed in a fixed order: the result does not depend on the thread count (the
  * plan is a function of the problem only).
+ *
+ * 5x5 filters (solver 310) in 3x3 pieces, as the forward solver 112 (conv_wino4_view.h): the
+ * filter padded to 6x6 is four 3x3 pieces, piece q = (i, j) at taps (3i.., 3j..), and its
+ * gradient is the 3x3 backward filter of x shifted by (3i, 3j) with dy.  V holds the pieces
+ * side by side as more channels (piece q's channels at q * Cp.., Cp = Cg rounded up to the B
+ * panel width, so that no panel mixes pieces), each piece's x windows 3i rows and 3j columns
+ * further on; the GEMMs are unchanged, and the last pass writes each piece's 3x3 gradient
+ * into its taps of the 5x5 (taps past the 5x5 dropped: each real tap is in one piece).
  */
 #include "conv/solvers/conv_solvers.h"
 #include "conv/solvers/conv_wino4.h"
@@ -80,7 +88,9 @@ typedef struct {
                                     dw phase columns, dw * TP); tile rows in all (N * dh * TH) */
     int64_t R, nb, TB;           /* tile rows per block, blocks, most tiles per block */
     int64_t nch;                 /* chunks of blocks */
-    int64_t Kpad, Cpad;          /* Kg, Cg rounded up to the A and B panel widths */
+    int64_t Kpad, Cpad;          /* Kg, Cg rounded up to the A and B panel widths (Cpad: nq * Cp) */
+    int nq, nqw;                 /* 3x3 pieces of the filter, in all and per row (1, 1: 3x3) */
+    int64_t Cp;                  /* one piece's channels, Cg rounded up to the B panel width */
     int64_t vps, mps;            /* floats between the positions of V and of M in a block */
     int xcopy, ycopy;            /* channels not contiguous: the rows are copied into a band */
     int64_t dus;                 /* floats of one dU: element (pos, k, c) at (k * 36 + pos) * Cpad + c,
@@ -120,7 +130,10 @@ static int wb_plan_make(const hd_conv_problem *p, wb_plan *L)
     L->TW = p->dil[2] * L->TP;
     L->rows = p->N * p->dil[1] * L->TH;
     L->Kpad = cdiv(p->Kg, L->MR) * L->MR;
-    L->Cpad = cdiv(p->Cg, L->NR) * L->NR;
+    L->nqw = (int)((p->flt[2] + 2) / 3);
+    L->nq = (int)((p->flt[1] + 2) / 3) * L->nqw;
+    L->Cp = cdiv(p->Cg, L->NR) * L->NR;
+    L->Cpad = L->nq * L->Cp;
     L->xcopy = p->xs[1] != 1;
     L->ycopy = p->ys[1] != 1;
     int64_t per_tile = 36 * (L->Kpad + L->Cpad) * (int64_t)sizeof(float);
@@ -272,6 +285,42 @@ static unsigned inside(int64_t start, int64_t step, int n, int64_t limit)
     return m;
 }
 
+/* The tiles of one tile row (rows at XR and YR, row masks XRM and YRM): x's windows for
+ * piece q (shifted 3 (q % nqw) columns) into V, dy's into M, as SIDES says. */
+static void transform_piece(const wb_ctx *c, const rows_at *xr, unsigned xrm, const rows_at *yr, unsigned yrm, float *V,
+                            float *M, int64_t t0, int q, int sides)
+{
+    const hd_conv_problem *p = c->p;
+    const wb_plan *L = &c->L;
+    int64_t dw = p->dil[2], W = p->in[2], OW = p->out[2], sh = 3 * (q % L->nqw);
+    float *Vq = V + q * L->Cp * L->TB;
+    for (int64_t tx0 = 0; tx0 < L->TW; tx0 += HD_WINO4_LANES) {
+        hd_wino4_in_tiles tx, tyd;
+        int lanes = (int)imin(HD_WINO4_LANES, L->TW - tx0);
+        tx.lanes = tyd.lanes = lanes;
+        tx.hs = (int32_t)xr->hs, tx.ws = (int32_t)(dw * xr->ws);
+        tyd.hs = (int32_t)yr->hs, tyd.ws = (int32_t)(dw * yr->ws);
+        for (int i = 0; i < lanes; i++) {
+            int64_t b = (tx0 + i) / L->TP, tj = (tx0 + i) % L->TP;
+            int64_t ow0 = b + tj * 4 * dw, w0 = ow0 - p->pad[2] + sh;
+            unsigned cm = inside(w0, dw, 6, W), ycm = inside(ow0, dw, 4, OW);
+            tx.off[i] = (int32_t)(w0 * xr->ws);
+            tx.rmask[i] = (uint8_t)xrm;
+            tx.cmask[i] = (uint8_t)cm;
+            tyd.off[i] = (int32_t)(ow0 * yr->ws);
+            tyd.rmask[i] = (uint8_t)yrm;
+            tyd.cmask[i] = (uint8_t)ycm;
+        }
+        int64_t t = t0 + tx0;
+        for (int64_t cq = 0; cq < (sides & 1 ? L->Cp / L->NR : 0); cq++)
+            L->in_c(xr->base + cq * L->NR, imin(L->NR, p->Cg - cq * L->NR), &tx, Vq + cq * L->TB * L->NR + t * L->NR,
+                    (size_t)L->vps, (size_t)L->NR);
+        for (int64_t kq = 0; kq < (sides & 2 ? L->Kpad / L->MR : 0); kq++)
+            L->dy_c(yr->base + kq * L->MR, imin(L->MR, p->Kg - kq * L->MR), &tyd, M + kq * L->TB * L->MR + t * L->MR,
+                    (size_t)L->mps, (size_t)L->MR);
+    }
+}
+
 /* Transforms of tile row gr (image n, phase row a, tile row ty of the phase) of group g into
  * the panels V and M (a block's, or whole mode's), its tiles (phase column b, tile column tj)
  * at t0, t0 + 1, ...; bands in SLOT.  SIDES: 1 x into V, 2 dy into M, 3 both.  Phase (a, b)'s
@@ -282,40 +331,23 @@ static void transform_row(const wb_ctx *c, float *slot, float *V, float *M, int6
 {
     const hd_conv_problem *p = c->p;
     const wb_plan *L = &c->L;
-    int64_t dh = p->dil[1], dw = p->dil[2];
+    int64_t dh = p->dil[1];
     int64_t n = gr / (dh * L->TH), a = gr / L->TH % dh, ty = gr % L->TH;
     int64_t H = p->in[1], W = p->in[2], OH = p->out[1], OW = p->out[2];
     int64_t oh0 = a + ty * 4 * dh, h0 = oh0 - p->pad[1];
-    rows_at xr = {0}, yr = {0};
-    if (sides & 1)
-        xr = tile_rows(c, L->xcopy, c->x, p->xs, n, g * p->Cg, p->Cg, h0, dh, 6, H, W, slot + L->xb_at);
+    rows_at yr = {0};
     if (sides & 2)
         yr = tile_rows(c, L->ycopy, c->dy, p->ys, n, g * p->Kg, p->Kg, oh0, dh, 4, OH, OW, slot + L->yb_at);
-    unsigned xrm = inside(h0, dh, 6, H), yrm = inside(oh0, dh, 4, OH);
-    for (int64_t tx0 = 0; tx0 < L->TW; tx0 += HD_WINO4_LANES) {
-        hd_wino4_in_tiles tx, tyd;
-        int lanes = (int)imin(HD_WINO4_LANES, L->TW - tx0);
-        tx.lanes = tyd.lanes = lanes;
-        tx.hs = (int32_t)xr.hs, tx.ws = (int32_t)(dw * xr.ws);
-        tyd.hs = (int32_t)yr.hs, tyd.ws = (int32_t)(dw * yr.ws);
-        for (int i = 0; i < lanes; i++) {
-            int64_t b = (tx0 + i) / L->TP, tj = (tx0 + i) % L->TP;
-            int64_t ow0 = b + tj * 4 * dw, w0 = ow0 - p->pad[2];
-            unsigned cm = inside(w0, dw, 6, W), ycm = inside(ow0, dw, 4, OW);
-            tx.off[i] = (int32_t)(w0 * xr.ws);
-            tx.rmask[i] = (uint8_t)xrm;
-            tx.cmask[i] = (uint8_t)cm;
-            tyd.off[i] = (int32_t)(ow0 * yr.ws);
-            tyd.rmask[i] = (uint8_t)yrm;
-            tyd.cmask[i] = (uint8_t)ycm;
-        }
-        int64_t t = t0 + tx0;
-        for (int64_t q = 0; q < (sides & 1 ? L->Cpad / L->NR : 0); q++)
-            L->in_c(xr.base + q * L->NR, imin(L->NR, p->Cg - q * L->NR), &tx, V + q * L->TB * L->NR + t * L->NR,
-                    (size_t)L->vps, (size_t)L->NR);
-        for (int64_t q = 0; q < (sides & 2 ? L->Kpad / L->MR : 0); q++)
-            L->dy_c(yr.base + q * L->MR, imin(L->MR, p->Kg - q * L->MR), &tyd, M + q * L->TB * L->MR + t * L->MR,
-                    (size_t)L->mps, (size_t)L->MR);
+    unsigned yrm = inside(oh0, dh, 4, OH);
+    /* x per piece row (one band copy each: 3x3 filters have one piece), dy with the first */
+    for (int qi = 0; qi < L->nq / L->nqw; qi++) {
+        rows_at xr = {0};
+        int64_t hq = h0 + 3 * qi;
+        if (sides & 1)
+            xr = tile_rows(c, L->xcopy, c->x, p->xs, n, g * p->Cg, p->Cg, hq, dh, 6, H, W, slot + L->xb_at);
+        unsigned xrm = inside(hq, dh, 6, H);
+        for (int qj = 0; qj < L->nqw; qj++)
+            transform_piece(c, &xr, xrm, &yr, yrm, V, M, t0, qi * L->nqw + qj, (sides & 1) | (qi + qj ? 0 : sides & 2));
     }
 }
 
@@ -329,8 +361,8 @@ static void zero_pad_lanes(const wb_ctx *c, float *V, float *M)
     const wb_plan *L = &c->L;
     size_t vlast = (size_t)(L->TB * L->NR), mlast = (size_t)(L->TB * L->MR);
     for (int64_t pos = 0; pos < 36; pos++) {
-        if (L->Cpad != p->Cg)
-            memset(V + pos * L->vps + (L->Cpad - L->NR) * L->TB, 0, sizeof(float) * vlast);
+        for (int q = 0; q < L->nq && L->Cp != p->Cg; q++)   /* each piece's last panel */
+            memset(V + pos * L->vps + ((q + 1) * L->Cp - L->NR) * L->TB, 0, sizeof(float) * vlast);
         if (L->Kpad != p->Kg)
             memset(M + pos * L->mps + (L->Kpad - L->MR) * L->TB, 0, sizeof(float) * mlast);
     }
@@ -348,7 +380,7 @@ static void gemm_pos(const wb_ctx *c, const float *M, const float *V, float *dU,
     for (int64_t kq = 0; kq < L->Kpad / L->MR; kq++) {
         size_t mr = (size_t)imin(L->MR, p->Kg - kq * L->MR);
         for (int64_t cq = 0; cq < L->Cpad / L->NR; cq++) {
-            size_t nr = (size_t)imin(L->NR, p->Cg - cq * L->NR);
+            size_t nr = (size_t)imin(L->NR, p->Cg - cq % (L->Cp / L->NR) * L->NR);
             uk(mr, nr, nt, Mp + kq * L->TB * L->MR, Vp + cq * L->TB * L->NR, (size_t)L->NR,
                Cp + kq * L->MR * 36 * L->Cpad + cq * L->NR, (size_t)(36 * L->Cpad), 1.0f, beta);
         }
@@ -426,9 +458,12 @@ static void wb_finish(void *vctx, size_t task, int thread)
     const wb_plan *L = &c->L;
     int64_t g = (int64_t)task / p->Kg, k = (int64_t)task % p->Kg;
     double alpha = c->a->epi.alpha, beta = c->a->epi.beta;
-    const float *base = c->part + (size_t)(g * L->nch * L->dus + k * 36 * L->Cpad);
-    for (int64_t c0 = 0; c0 < p->Cg; c0 += FB) {
+    const int64_t nblk = cdiv(p->Cg, FB);
+    for (int64_t qc = 0; qc < L->nq * nblk; qc++) {
+        /* piece q's 3x3 gradient goes to taps (3i + r, 3j + s) of the filter, those inside */
+        int64_t q = qc / nblk, c0 = qc % nblk * FB, r0 = 3 * (q / L->nqw), s0 = 3 * (q % L->nqw);
         int64_t nc = imin(FB, p->Cg - c0);
+        const float *base = c->part + (size_t)(g * L->nch * L->dus + k * 36 * L->Cpad + q * L->Cp);
         double u[36][FB], t[6][3][FB], row[6][FB], col[3][FB];
         for (int pos = 0; pos < 36; pos++) {
             const float *src = base + pos * L->Cpad + c0;
@@ -455,7 +490,9 @@ static void wb_finish(void *vctx, size_t task, int thread)
             /* FLOAT filters have no vectorised channels (the solver refuses them), so the
                channels of one tap are wst[1] apart: one base per tap, no offset per value */
             for (int r = 0; r < 3; r++) {
-                float *o = c->dw + hd_conv_w_off(p, g * p->Kg + k, c0, 0, r, s);
+                if (r0 + r >= p->flt[1] || s0 + s >= p->flt[2])
+                    continue;
+                float *o = c->dw + hd_conv_w_off(p, g * p->Kg + k, c0, 0, r0 + r, s0 + s);
                 int64_t cs = p->wst[1];
                 if (beta == 0)
                     for (int64_t j = 0; j < nc; j++)
@@ -470,15 +507,14 @@ static void wb_finish(void *vctx, size_t task, int thread)
 
 /* ---------------- the solver ---------------- */
 
-int hd_conv_wino4_bwdf_app(const hd_conv_problem *p, const char **reason)
+/* Both solvers' checks past the filter's shape. */
+static int wb_app(const hd_conv_problem *p, const char **reason)
 {
-    if (!hd_conv_wino4_shape_ok(p, reason))
-        return 0;
     /* the tile transforms take 32-bit offsets within one image row band (windows reach 6
-       rows and 8 columns of the dilation past the image) */
+       rows and 8 columns of the dilation past the image, 3 more for a piece's shift) */
     int64_t dh = p->dil[1], dw = p->dil[2];
-    int64_t xr = (p->in[2] + p->pad[2] + 8 * dw) * (p->xs[1] == 1 ? p->xs[4] : p->Cg) +
-                 6 * dh * (p->xs[1] == 1 ? p->xs[3] : 0);
+    int64_t xr = (p->in[2] + p->pad[2] + 8 * dw + 3) * (p->xs[1] == 1 ? p->xs[4] : p->Cg) +
+                 (6 * dh + 3) * (p->xs[1] == 1 ? p->xs[3] : 0);
     int64_t yr = (p->out[2] + 8 * dw) * (p->ys[1] == 1 ? p->ys[4] : p->Kg) +
                  4 * dh * (p->ys[1] == 1 ? p->ys[3] : 0);
     if (p->xs[3] < 0 || p->xs[4] < 0 || p->ys[3] < 0 || p->ys[4] < 0 || xr >= INT32_MAX / 2 ||
@@ -493,6 +529,16 @@ int hd_conv_wino4_bwdf_app(const hd_conv_problem *p, const char **reason)
         return 0;
     }
     return 1;
+}
+
+int hd_conv_wino4_bwdf_app(const hd_conv_problem *p, const char **reason)
+{
+    return hd_conv_wino4_shape_ok(p, reason) && wb_app(p, reason);
+}
+
+static int wb_split_app(const hd_conv_problem *p, const char **reason)
+{
+    return hd_conv_wino4_split_shape_ok(p, reason) && wb_app(p, reason);
 }
 
 size_t hd_conv_wino4_bwdf_ws(const hd_conv_problem *p)
@@ -519,14 +565,18 @@ double hd_conv_wino4_bwdf_cost(const hd_conv_problem *p)
         return 1e9;
     double tiles = (double)(L.rows * L.TW) * (double)p->G;
     double gemm = 0.4 * 36.0 * (double)(L.Kpad * L.Cpad) * tiles;
-    double tr = 30.0 * tiles * (double)(p->Cg + p->Kg);
+    double tr = 30.0 * tiles * (double)(L.nq * p->Cg + p->Kg);
     double copy = 4.0 * (double)p->G *
                   ((L.xcopy ? (double)(L.rows * 6 * p->in[2] * p->Cg) : 0) +
                    (L.ycopy ? (double)(L.rows * 4 * p->out[2] * p->Kg) : 0));
     double du = (L.whole ? 10.0 : 20.0 * (double)L.nb + 5.0 * (double)L.nch) * (double)p->G * (double)L.dus;
-    double fin = (L.whole || L.staged ? 600.0 : 1500.0) * (double)(p->G * p->Kg) * (double)p->Cg;
-    double macs = (double)(p->N * p->P) * (double)(p->G * p->Kg) * (double)p->Cg * 9.0;
-    return (gemm + tr + copy + du + fin) / macs;
+    double fin = (L.whole || L.staged ? 600.0 : 1500.0) * (double)(p->G * p->Kg) * (double)(L.nq * p->Cg);
+    double macs = (double)(p->N * p->P) * (double)(p->G * p->Kg) * (double)p->Cg * (double)(p->flt[1] * p->flt[2]);
+    /* 5x5 in pieces: the terms above, fitted on 3x3 layers, overestimate the pieces' time
+     * against solver 351 by 1.3-2.3x (one-thread times of AlexNet conv2 at batch 1 and 16 and
+     * of two other 5x5 layers, interleaved: time ratios 0.42-0.95 where these costs gave
+     * 0.72-1.26); 0.6 puts the ranking in the measured order. */
+    return (gemm + tr + copy + du + fin) / macs * (L.nq > 1 ? 0.6 : 1.0);
 }
 
 void hd_conv_wino4_bwdf_exec(const hd_conv_problem *p, const hd_conv_args *a)
@@ -545,7 +595,8 @@ void hd_conv_wino4_bwdf_exec(const hd_conv_problem *p, const hd_conv_args *a)
     c.mall = (float *)((char *)a->ws + c.L.W.off[3]);
     int nt = a->nthreads < HD_SCRATCH_SLOTS ? a->nthreads : HD_SCRATCH_SLOTS;
     if (hd_log_enabled(CUDNN_SEV_INFO))
-        hd_logf(CUDNN_SEV_INFO, "bwd_filter.winograd_f4x3_f32", CUDNN_STATUS_SUCCESS,
+        hd_logf(CUDNN_SEV_INFO, c.L.nq > 1 ? "bwd_filter.winograd_f4x3_split_f32" : "bwd_filter.winograd_f4x3_f32",
+                CUDNN_STATUS_SUCCESS,
                 "plan: %lld tiles, %s", (long long)(c.L.rows * c.L.TW),
                 c.L.whole    ? "whole (every tile transformed first, one task per position)"
                 : c.L.staged ? "staged (per block of tiles: transformed first, one task per position)"
@@ -569,3 +620,8 @@ void hd_conv_wino4_bwdf_exec(const hd_conv_problem *p, const hd_conv_args *a)
 const hd_conv_solver hd_solver_bwdf_wino4 = {
     .id = 307, .name = "bwd_filter.winograd_f4x3_f32", .dir = HD_CONV_BWD_FILTER, .algo = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED, .deterministic = 1,
     .applicable = hd_conv_wino4_bwdf_app, .workspace = hd_conv_wino4_bwdf_ws, .run = hd_conv_wino4_bwdf_exec, .cost_factor = 0.3, .cost = hd_conv_wino4_bwdf_cost};
+
+/* 5x5 filters in 3x3 pieces (the plan's nq pieces; see the top of this file). */
+const hd_conv_solver hd_solver_bwdf_wino4_split = {
+    .id = 310, .name = "bwd_filter.winograd_f4x3_split_f32", .dir = HD_CONV_BWD_FILTER, .algo = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED, .deterministic = 1,
+    .applicable = wb_split_app, .workspace = hd_conv_wino4_bwdf_ws, .run = hd_conv_wino4_bwdf_exec, .cost_factor = 0.3, .cost = hd_conv_wino4_bwdf_cost};
