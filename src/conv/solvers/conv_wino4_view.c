@@ -84,11 +84,18 @@ void hd_w4_pieces(const w4_view *v, const float *w, int64_t gk, float *dst)
 {
     const float *wk = w + (gk / v->Kg) * v->wg + (gk % v->Kg) * v->wk;
     float *d = dst + gk * v->Cg * 9;
-    for (int64_t vc = 0; vc < v->Cg; vc++) {
-        int64_t q = vc / v->Cr, ch = vc % v->Cr, r0 = 3 * (q / v->nqw), s0 = 3 * (q % v->nqw);
+    for (int q = 0; q < v->nqh * v->nqw; q++) {
+        /* piece q's taps: the filter's offset, or -1 for a zero tap past the filter */
+        int64_t off[9];
+        int64_t r0 = 3 * (q / v->nqw), s0 = 3 * (q % v->nqw);
         for (int e = 0; e < 9; e++) {
             int64_t r = r0 + e / 3, s = s0 + e % 3;
-            d[vc * 9 + e] = r < v->R && s < v->S ? wk[ch * v->wc + v->ftap[r * v->S + s]] : 0.0f;
+            off[e] = r < v->R && s < v->S ? v->ftap[r * v->S + s] : -1;
+        }
+        for (int64_t ch = 0; ch < v->Cr; ch++, d += 9) {
+            const float *src = wk + ch * v->wc;
+            for (int e = 0; e < 9; e++)
+                d[e] = off[e] >= 0 ? src[off[e]] : 0.0f;
         }
     }
 }
