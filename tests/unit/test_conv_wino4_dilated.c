@@ -29,6 +29,7 @@
 #define CONV_CASE_SEED 4242
 #include "conv_case.h"
 #include "wino4_bound.h"
+#include "wino_check.h"
 
 #define ALGO CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED
 #define ALGO_BWDD CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED
@@ -51,12 +52,6 @@ static const conv_case cases[] = {
 #define NCASES ((int)(sizeof cases / sizeof *cases))
 #define NDET 12   /* det_run's problems: 2 directions x 2 layouts x 3 cases */
 
-static double rnd(void)   /* a float in [-1, 1) */
-{
-    rng = rng * 1103515245u + 12345u;
-    return (double)(float)((double)((rng >> 8) & 0xffff) / 32768.0 - 1.0);
-}
-
 static int saw_w4, saw_other;
 static void log_cb(cudnnSeverity_t sev, void *ud, const cudnnDebug_t *dbg, const char *msg)
 {
@@ -70,72 +65,10 @@ static void log_cb(cudnnSeverity_t sev, void *ud, const cudnnDebug_t *dbg, const
     }
 }
 
-static double worst_bound = 0;
-
-/* Direction DIR of case C in LAYOUT against the reference, for two (alpha, beta) pairs. */
 static void check_case(cudnnHandle_t h, const conv_case *c, int layout, int flip, int dir)
 {
-    prob P;
-    prob_make(&P, c, layout, flip);
-    long nx = conv_ref_x_elems(&P.rs), nw = conv_ref_w_elems(&P.rs), ny = conv_ref_y_elems(&P.rs);
-    long nin = dir == D_FWD ? nx : ny, nout = dir == D_FWD ? ny : nx;
-    tens *tin = dir == D_FWD ? &P.x : &P.y, *tout = dir == D_FWD ? &P.y : &P.x;
-    double *lx = malloc(sizeof(double) * (size_t)nin), *lw = malloc(sizeof(double) * (size_t)nw);
-    double *ref = malloc(sizeof(double) * (size_t)nout), *S = malloc(sizeof(double) * (size_t)nout);
-    double *prev = malloc(sizeof(double) * (size_t)nout);
-    for (long i = 0; i < nin; i++)
-        lx[i] = rnd();
-    for (long i = 0; i < nw; i++)
-        lw[i] = rnd();
-    if (dir == D_FWD) {
-        conv_ref_fwd(&P.rs, lx, lw, ref);
-        abs_bound(&P.rs, lx, lw, S);
-    } else {
-        conv_ref_bwd_data(&P.rs, lx, lw, ref);
-        abs_bound_bwdd(&P.rs, lx, lw, S);
-    }
-    int red = dir == D_FWD ? c->C / c->G : c->K / c->G;
-    double gam = (double)(red + 18) * 0x1p-24;
-    static const float ab[2][2] = {{1, 0}, {-1.5f, 1}};
-    tens_load(tin, lx, 0), tens_load(&P.w, lw, 0);
-    const char *dn = dir == D_FWD ? "fwd" : "bwd data";
-    for (int k = 0; k < 2; k++) {
-        float alpha = ab[k][0], beta = ab[k][1];
-        for (long i = 0; i < nout; i++)
-            prev[i] = rnd();
-        tens_load(tout, prev, beta == 0 ? NAN : -7.0f);   /* padding elements must survive */
-        saw_w4 = saw_other = 0;
-        cudnnStatus_t st = conv_case_run(h, &P, dir, dir == D_FWD ? ALGO : ALGO_BWDD, alpha, beta, 0, NULL);
-        CHECK_MSG(st == CUDNN_STATUS_SUCCESS, "%s %s layout %d: status %d", dn, c->name, layout, (int)st);
-        CHECK_MSG(saw_w4 && !saw_other, "%s %s layout %d: the F(4x4,3x3) solver not dispatched", dn, c->name, layout);
-        long bad = 0, first = -1, gaps = 0;
-        for (long i = 0; i < nout; i++) {
-            double want = alpha * ref[i] + (beta == 0 ? 0 : beta * prev[i]);
-            double got = tout->mem[tens_off(tout, i)];
-            double err = fabs(got - want), tol = gam * (fabs(alpha) * S[i] + fabs(beta * prev[i]));
-            if (!(err <= tol)) {
-                if (first < 0)
-                    first = i;
-                bad++;
-            }
-            if (beta == 0 && S[i] > 0 && err / (gam * S[i]) > worst_bound)
-                worst_bound = err / (gam * S[i]);
-        }
-        if (layout == L_PADDED) {
-            char *mark = calloc((size_t)tout->span, 1);
-            for (long i = 0; i < nout; i++)
-                mark[tens_off(tout, i)] = 1;
-            for (long i = 0; i < tout->span; i++)
-                if (!mark[i] && !(beta == 0 ? isnan(tout->mem[i]) : tout->mem[i] == -7.0f))
-                    gaps++;
-            free(mark);
-        }
-        CHECK_MSG(bad == 0 && gaps == 0,
-                  "%s %s layout %d flip %d alpha %g beta %g: %ld beyond the bound (first %ld), %ld gaps", dn, c->name,
-                  layout, flip, alpha, beta, bad, first, gaps);
-    }
-    free(lx), free(lw), free(ref), free(S), free(prev);
-    prob_free(&P);
+    static const wc_spec sp = {abs_bound, abs_bound_bwdd, 1, "the F(4x4,3x3) solver", &saw_w4, &saw_other};
+    wc_check_case(h, &sp, c, layout, flip, dir);
 }
 
 /* ---- determinism: d5 with empty phases, several tile blocks, and K ranges (of the
@@ -245,6 +178,6 @@ int main(void)
     SECTION("bitwise identical across thread counts");
     for (int arg = 0; arg < NDET; arg++)
         conv_case_check_threads(det_run, arg, arg < NDET / 2 ? "forward" : "backward data");
-    printf("accuracy (random data in [-1,1)): largest error / bound = %.3f\n", worst_bound);
+    printf("accuracy (random data in [-1,1)): largest error / bound = %.3f\n", wc_worst_bound);
     return hd_test_finish();
 }
