@@ -57,7 +57,8 @@ static int disabled(const char *env, const hd_conv_solver *s)
 static const hd_conv_solver *const fwd_solvers[] = {
     &hd_solver_fwd_dw,          /* 160  IMPLICIT_GEMM */
     &hd_solver_fwd_implicit,    /* 101 */
-    &hd_solver_fwd_blocked,     /* 150  IMPLICIT_PRECOMP_GEMM; 150-153 never share a problem */
+    &hd_solver_fwd_s2d,         /* 113  IMPLICIT_PRECOMP_GEMM: strided stems of <= 4 channels */
+    &hd_solver_fwd_blocked,     /* 150  150-153 never share a problem */
     &hd_solver_fwd_rows,        /* 152 */
     &hd_solver_fwd_wide,        /* 153 */
     &hd_solver_fwd_dot,         /* 151 */
