@@ -99,7 +99,8 @@ static const hd_conv_solver *const bwdd_solvers[] = {
 static const hd_conv_solver *const bwdf_solvers[] = {
     &hd_solver_bwdf_dw,         /* 360  ALGO_0 */
     &hd_solver_bwdf_gemm,       /* 301 */
-    &hd_solver_bwdf_kmajor,     /* 352  ALGO_1 */
+    &hd_solver_bwdf_s2d,        /* 311  ALGO_1: strided stems of <= 4 channels */
+    &hd_solver_bwdf_kmajor,     /* 352 */
     &hd_solver_bwdf_ukernel,    /* 351 */
     &hd_solver_bwdf_blocked,    /* 350 */
     &hd_solver_bwdf_direct,     /* 302 */

@@ -35,6 +35,7 @@
 #include "conv_case.h"
 #include "wino4_bound.h"
 #include "wino_check.h"
+#include "wino4_bwdf_bound.h"
 
 #define ALGO CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED
 #define ALGO_BWDD CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED
@@ -136,83 +137,30 @@ static void check_case(cudnnHandle_t h, const conv_case *c, int layout, int flip
 
 /* ---- backward filter ---- */
 
-/* |A| |o| |A^T| of a 4x4 tile (m = 4, AT of wino4_bound.h) or |B^T| |d| |B| of a 6x6 window
- * (m = 6): out[36]. */
-static void abs_tr(const double *d, int m, double out[36])
-{
-    double t[6][6];
-    for (int i = 0; i < 6; i++)
-        for (int j = 0; j < m; j++) {
-            double a = 0;
-            for (int k = 0; k < m; k++)
-                a += fabs(m == 6 ? BT[i][k] : AT[k][i]) * fabs(d[k * m + j]);
-            t[i][j] = a;
-        }
-    for (int i = 0; i < 6; i++)
-        for (int j = 0; j < 6; j++) {
-            double a = 0;
-            for (int k = 0; k < m; k++)
-                a += t[i][k] * fabs(m == 6 ? BT[j][k] : AT[k][j]);
-            out[6 * i + j] = a;
-        }
-}
-
 /* S of every dw element (logical KCRS order, stored taps): per piece (pi, pj), the Winograd
- * sum of the 3x3 backward filter of x shifted by (3 pi, 3 pj) with dy, tile by tile; *T the
- * tiles of a group. */
+ * bound of the 3x3 backward filter of x shifted by (3 pi, 3 pj) with dy (wino4_bwdf_bound.h);
+ * *T the tiles of a group. */
 static void bwdf_sum(const prob *P, const conv_case *c, const double *x, const double *dy, double *S, long *T)
 {
     const conv_ref_shape *s = &P->rs;
-    int H = c->in[1], W = c->in[2], OH = s->out[1], OW = s->out[2], TH = (OH + 3) / 4, TP = (OW + 3) / 4;
     int Cg = c->C / c->G, Kg = c->K / c->G;
-    *T = (long)c->N * TH * TP;
-    double *vb = malloc(sizeof(double) * 36 * (size_t)Cg), *mb = malloc(sizeof(double) * 36 * (size_t)Kg);
-    double *sum = malloc(sizeof(double) * (size_t)Kg * Cg * 36);
+    double *S3 = malloc(sizeof(double) * (size_t)Kg * Cg * 9);
     for (int g = 0; g < c->G; g++)
         for (int pc = 0; pc < 4; pc++) {
             int sh = 3 * (pc / 2), sw = 3 * (pc % 2);
-            memset(sum, 0, sizeof(double) * (size_t)Kg * Cg * 36);
-            for (int n = 0; n < c->N; n++)
-                for (int ty = 0; ty < TH; ty++)
-                    for (int tj = 0; tj < TP; tj++) {
-                        for (int ci = 0; ci < Cg; ci++) {
-                            double d[36];
-                            for (int e = 0; e < 36; e++) {
-                                int hh = 4 * ty - c->pad[1] + sh + e / 6, ww = 4 * tj - c->pad[2] + sw + e % 6;
-                                d[e] = hh >= 0 && hh < H && ww >= 0 && ww < W
-                                           ? x[(((long)n * c->C + g * Cg + ci) * H + hh) * W + ww]
-                                           : 0;
-                            }
-                            abs_tr(d, 6, vb + 36 * ci);
-                        }
-                        for (int k = 0; k < Kg; k++) {
-                            double o[16];
-                            for (int e = 0; e < 16; e++) {
-                                int hh = 4 * ty + e / 4, ww = 4 * tj + e % 4;
-                                o[e] = hh < OH && ww < OW ? dy[(((long)n * c->K + g * Kg + k) * OH + hh) * OW + ww] : 0;
-                            }
-                            abs_tr(o, 4, mb + 36 * k);
-                        }
-                        for (int k = 0; k < Kg; k++)
-                            for (int ci = 0; ci < Cg; ci++)
-                                for (int e = 0; e < 36; e++)
-                                    sum[((long)k * Cg + ci) * 36 + e] += mb[36 * k + e] * vb[36 * ci + e];
-                    }
+            wbb_sum3(c->N, c->C, c->K, c->G, g, c->in[1], c->in[2], s->out[1], s->out[2], c->pad[1] - sh,
+                     c->pad[2] - sw, x, dy, S3, T);
             for (int k = 0; k < Kg; k++)
                 for (int ci = 0; ci < Cg; ci++)
                     for (int e = 0; e < 9; e++) {
                         int r = sh + e / 3, q = sw + e % 3;
                         if (r >= 5 || q >= 5)
                             continue;
-                        double v = 0;
-                        for (int i = 0; i < 6; i++)
-                            for (int j = 0; j < 6; j++)
-                                v += fabs(GM[i][e / 3]) * sum[((long)k * Cg + ci) * 36 + 6 * i + j] * fabs(GM[j][e % 3]);
                         int rr = s->flip ? 4 - r : r, qq = s->flip ? 4 - q : q;   /* the stored tap */
-                        S[(((long)(g * Kg + k) * Cg + ci) * 5 + rr) * 5 + qq] = v;
+                        S[(((long)(g * Kg + k) * Cg + ci) * 5 + rr) * 5 + qq] = S3[((long)k * Cg + ci) * 9 + e];
                     }
         }
-    free(vb), free(mb), free(sum);
+    free(S3);
 }
 
 static void check_bwdf(cudnnHandle_t h, const conv_case *c, int layout, int flip)

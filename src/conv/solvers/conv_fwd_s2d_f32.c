@@ -1,6 +1,7 @@
 /*
- * Strided forward convolution of a few input channels by space-to-depth (solver 113,
- * fwd.s2d_winograd_f32; docs/algorithms.md, "Strided stems by space-to-depth").
+ * Strided convolution of a few input channels by space-to-depth: forward (solver 113,
+ * fwd.s2d_winograd_f32) and backward filter (solver 311, bwd_filter.s2d_winograd_f32);
+ * docs/algorithms.md, "Strided stems by space-to-depth".
  *
  * With stride s (both dimensions), output o reads input rows o*s - pad + r for taps r < R.
  * Write r = r'*s + a (a < s): the row is (o + r')*s + a - pad, so the convolution is a
@@ -13,8 +14,11 @@
  *
  * Per call: x' is written into the workspace channels-contiguous (the engine's channel-lane
  * form on AVX-512), w' as a plain KCRS 3x3 filter (CONVOLUTION mode's flip applied here), then
- * the engine runs the derived problem with the user's y, alpha/beta and fused epilogue.  The
- * copies are exact and the engine deterministic: results do not depend on the thread count.
+ * the engine runs the derived problem with the user's y, alpha/beta and fused epilogue.
+ * Backward filter: the engine's backward filter (solver 307's code) of x' with dy gives the
+ * gradient of w' (in the workspace), whose taps are those of w rearranged: each real tap is
+ * read back into dw as alpha dw' + beta dw (the zero taps' gradients are dropped).  The
+ * copies are exact and the engines deterministic: results do not depend on the thread count.
  */
 #include "conv/solvers/conv_solvers.h"
 #include "conv/solvers/conv_wino4.h"
@@ -44,7 +48,8 @@ static void derive(const hd_conv_problem *p, hd_conv_problem *d)
     d->CRS = C * 9;
 }
 
-static int s2d_app(const hd_conv_problem *p, const char **reason)
+/* The problems both solvers take (the engine's own checks on the derived problem apart). */
+static int s2d_shape(const hd_conv_problem *p, const char **reason)
 {
     if (p->xdt != CUDNN_DATA_FLOAT || p->wdt != CUDNN_DATA_FLOAT || p->ydt != CUDNN_DATA_FLOAT || p->dbl ||
         p->int8 || p->xv != 1 || p->yv != 1 || p->wv != 1 || p->nsp != 2) {
@@ -63,16 +68,28 @@ static int s2d_app(const hd_conv_problem *p, const char **reason)
         *reason = "space-to-depth takes stems: at most 4 input channels, a filter of 3x3 strides, 16..64 derived channels";
         return 0;
     }
-    hd_conv_problem d;
-    derive(p, &d);
-    return hd_conv_wino4_app(&d, reason);
+    return 1;
 }
 
-/* Workspace: x' (N * H' * W' * C' floats), w' (K * C' * 9), then the engine's. */
-static hd_conv_layout s2d_layout(const hd_conv_problem *p, const hd_conv_problem *d)
+static int s2d_app(const hd_conv_problem *p, const char **reason)
+{
+    hd_conv_problem d;
+    derive(p, &d);
+    return s2d_shape(p, reason) && hd_conv_wino4_app(&d, reason);
+}
+
+static int s2d_bwdf_app(const hd_conv_problem *p, const char **reason)
+{
+    hd_conv_problem d;
+    derive(p, &d);
+    return s2d_shape(p, reason) && hd_conv_wino4_bwdf_app(&d, reason);
+}
+
+/* Workspace: x' (N * H' * W' * C' floats), w' or dw' (K * C' * 9), then the engine's. */
+static hd_conv_layout s2d_layout(const hd_conv_problem *p, const hd_conv_problem *d, int bwdf)
 {
     hd_conv_layout L = {{0}, 0};
-    size_t inner = hd_conv_wino4_ws(d);
+    size_t inner = bwdf ? hd_conv_wino4_bwdf_ws(d) : hd_conv_wino4_ws(d);
     if (inner == SIZE_MAX) {
         L.total = SIZE_MAX;
         return L;
@@ -87,7 +104,14 @@ static size_t s2d_ws(const hd_conv_problem *p)
 {
     hd_conv_problem d;
     derive(p, &d);
-    return s2d_layout(p, &d).total;
+    return s2d_layout(p, &d, 0).total;
+}
+
+static size_t s2d_bwdf_ws(const hd_conv_problem *p)
+{
+    hd_conv_problem d;
+    derive(p, &d);
+    return s2d_layout(p, &d, 1).total;
 }
 
 /* The engine's estimate for the derived problem, per multiply-add of the original (its
@@ -100,6 +124,15 @@ static double s2d_cost(const hd_conv_problem *p)
     double dm = (double)(d.C * 9), om = (double)(p->Cg * p->flt[1] * p->flt[2]);
     double copy = 4.0 * (double)(d.N * d.Q * d.C) / ((double)(p->N * p->P * p->K) * om);
     return hd_conv_wino4_cost(&d) * dm / om + copy;
+}
+
+static double s2d_bwdf_cost(const hd_conv_problem *p)
+{
+    hd_conv_problem d;
+    derive(p, &d);
+    double dm = (double)(d.C * 9), om = (double)(p->Cg * p->flt[1] * p->flt[2]);
+    double copy = 4.0 * (double)(d.N * d.Q * d.C) / ((double)(p->N * p->P * p->K) * om);
+    return hd_conv_wino4_bwdf_cost(&d) * dm / om + copy;
 }
 
 typedef struct {
@@ -133,33 +166,72 @@ static void s2d_row(void *vctx, size_t task, int thread)
         }
 }
 
+/* Index of tap (r, q) of channel ch of filter k in w' (KCRS 3x3 over the derived channels). */
+static int64_t wd_at(const hd_conv_problem *p, int64_t k, int64_t ch, int64_t r, int64_t q)
+{
+    int64_t s = p->str[1], C = p->Cg * s * s;
+    return (k * C + (ch * s + r % s) * s + q % s) * 9 + (r / s) * 3 + q / s;
+}
+
+/* x' of the call into the workspace (both solvers); the derived call's arguments in *B. */
+static float *s2d_prepare(const hd_conv_problem *p, const hd_conv_problem *d, const hd_conv_args *a, int bwdf,
+                          hd_conv_args *b)
+{
+    hd_conv_layout L = s2d_layout(p, d, bwdf);
+    float *xs = (float *)((char *)a->ws + L.off[0]);
+    s2d_ctx c = {p, d, a->x, xs};
+    hd_parallel_for((size_t)(d->N * d->in[1]), a->nthreads, s2d_row, &c);
+    *b = *a;
+    b->x = xs;
+    b->ws = (char *)a->ws + L.off[2];
+    b->ws_size = a->ws_size - L.off[2];
+    return (float *)((char *)a->ws + L.off[1]);
+}
+
 static void s2d_exec(const hd_conv_problem *p, const hd_conv_args *a)
 {
     hd_conv_problem d;
     derive(p, &d);
-    hd_conv_layout L = s2d_layout(p, &d);
-    float *xs = (float *)((char *)a->ws + L.off[0]), *ws = (float *)((char *)a->ws + L.off[1]);
-    s2d_ctx c = {p, &d, a->x, xs};
-    hd_parallel_for((size_t)(d.N * d.in[1]), a->nthreads, s2d_row, &c);
+    hd_conv_args b;
+    float *ws = s2d_prepare(p, &d, a, 0, &b);
     /* w'[k][(ch*s + a)*s + b][r'][q'] = w[k][ch][r'*s + a][q'*s + b], zero past the filter */
-    int64_t s = p->str[1], C = d.C;
     const float *w = a->w;
-    memset(ws, 0, sizeof(float) * (size_t)(p->K * C * 9));
+    memset(ws, 0, sizeof(float) * (size_t)(p->K * d.C * 9));
+    for (int64_t k = 0; k < p->K; k++)
+        for (int64_t ch = 0; ch < p->Cg; ch++)
+            for (int64_t r = 0; r < p->flt[1]; r++)
+                for (int64_t q = 0; q < p->flt[2]; q++)
+                    ws[wd_at(p, k, ch, r, q)] = w[hd_conv_w_off(p, k, ch, 0, r, q)];
+    b.w = ws;
+    hd_conv_wino4_exec(&d, &b);
+}
+
+static void s2d_bwdf_exec(const hd_conv_problem *p, const hd_conv_args *a)
+{
+    hd_conv_problem d;
+    derive(p, &d);
+    hd_conv_args b;
+    float *dws = s2d_prepare(p, &d, a, 1, &b);
+    b.out = dws;
+    b.epi.alpha = 1, b.epi.beta = 0;
+    hd_conv_wino4_bwdf_exec(&d, &b);
+    /* dw = alpha dw' + beta dw, tap by tap (the flip of CONVOLUTION mode in hd_conv_w_off) */
+    double alpha = a->epi.alpha, beta = a->epi.beta;
+    float *dw = a->out;
     for (int64_t k = 0; k < p->K; k++)
         for (int64_t ch = 0; ch < p->Cg; ch++)
             for (int64_t r = 0; r < p->flt[1]; r++)
                 for (int64_t q = 0; q < p->flt[2]; q++) {
-                    int64_t vc = (ch * s + r % s) * s + q % s;
-                    ws[(k * C + vc) * 9 + (r / s) * 3 + q / s] = w[hd_conv_w_off(p, k, ch, 0, r, q)];
+                    float *o = dw + hd_conv_w_off(p, k, ch, 0, r, q);
+                    double g = alpha * (double)dws[wd_at(p, k, ch, r, q)];
+                    *o = (float)(beta == 0 ? g : g + beta * (double)*o);
                 }
-    hd_conv_args b = *a;
-    b.x = xs;
-    b.w = ws;
-    b.ws = (char *)a->ws + L.off[2];
-    b.ws_size = a->ws_size - L.off[2];
-    hd_conv_wino4_exec(&d, &b);
 }
 
 const hd_conv_solver hd_solver_fwd_s2d = {
     .id = 113, .name = "fwd.s2d_winograd_f32", .dir = HD_CONV_FWD, .algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, .deterministic = 1,
     .applicable = s2d_app, .workspace = s2d_ws, .run = s2d_exec, .cost_factor = 0.3, .cost = s2d_cost};
+
+const hd_conv_solver hd_solver_bwdf_s2d = {
+    .id = 311, .name = "bwd_filter.s2d_winograd_f32", .dir = HD_CONV_BWD_FILTER, .algo = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, .deterministic = 1,
+    .applicable = s2d_bwdf_app, .workspace = s2d_bwdf_ws, .run = s2d_bwdf_exec, .cost_factor = 0.3, .cost = s2d_bwdf_cost};

@@ -74,5 +74,6 @@ extern const hd_conv_solver hd_solver_bwdd_wino4_split;   /* 210 */
 extern const hd_conv_solver hd_solver_bwdf_wino4_split;   /* 310 */
 /* strided stems by space-to-depth on the same engine (conv_fwd_s2d_f32.c) */
 extern const hd_conv_solver hd_solver_fwd_s2d;            /* 113 */
+extern const hd_conv_solver hd_solver_bwdf_s2d;           /* 311 */
 
 #endif
