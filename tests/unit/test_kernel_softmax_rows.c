@@ -5,7 +5,6 @@
  * with gaps between them, ACCURATE and LOG, beta 0 and not, in place too; data with NaNs,
  * infinities and large spreads (exp underflow).  The backward rows kernels (packed groups)
  * against a float64 statement of the formula, within a few float ulps of the result's scale.
- * The streaming row kernel against the row kernel, bit for bit.
  */
 #include <math.h>
 #include <stdint.h>
@@ -105,54 +104,18 @@ static void backward(const char *name, hd_f32_softmax_bwd_rows_fn fn)
     CHECK_MSG(bad == 0, "%s: %d values off (worst relative error %g)", name, bad, worst);
 }
 
-/* The streaming row kernel against the row kernel with beta 0, bit for bit: rows of 1..40 and
- * 65536 + 1..40 values (the online two-pass path), y 64-byte aligned (streamed) and not, and
- * in place (plain stores). */
-static void stream_rows(void)
-{
-    SECTION("stream avx512");
-    unsigned s = 21;
-    int bad = 0;
-    size_t cap = 65536 + 64;
-    float *x = aligned_alloc(64, cap * sizeof(float) + 64), *a = aligned_alloc(64, cap * sizeof(float) + 64);
-    float *b = aligned_alloc(64, cap * sizeof(float) + 64);
-    for (int big = 0; big <= 1; big++)
-        for (size_t n = 1 + (size_t)big * 65536; n <= 40 + (size_t)big * 65536; n += big ? 13 : 1)
-            for (int mode = 0; mode < 6; mode++) {
-                int log_mode = mode & 1, off = mode >> 1;      /* 0 aligned, 1 one float in, 2 in place */
-                for (size_t i = 0; i < cap; i++)
-                    x[i] = val(&s, mode == 5);
-                float *xa = off == 2 ? a : x, *xb = off == 2 ? b + 1 : x;
-                if (off == 2) {
-                    memcpy(a, x, cap * sizeof(float));
-                    memcpy(b + 1, x, cap * sizeof(float));
-                }
-                float *ya = off == 2 ? a : a + off, *yb = off == 2 ? b + 1 : b + off;
-                hd_f32_softmax_ukernel__avx512(n, xa, ya, 0.75f, 0.0f, log_mode);
-                hd_f32_softmax_ukernel_stream__avx512(n, xb, yb, 0.75f, log_mode);
-                bad += !same(ya, yb, n);
-            }
-    CHECK_MSG(bad == 0, "the streaming row kernel differs from the row kernel in %d cases", bad);
-    free(x);
-    free(a);
-    free(b);
-}
-
 int main(void)
 {
     backward("backward rows scalar", hd_f32_softmax_bwd_ukernel_rows__scalar);
     if ((int)hd_cpu()->hw_isa >= HD_ISA_AVX512)
         backward("backward rows avx512", hd_f32_softmax_bwd_ukernel_rows__avx512);
     if ((int)hd_cpu()->hw_isa >= HD_ISA_AVX512)
-    {
         compare("rows avx512", hd_f32_softmax_ukernel_rows__avx512, hd_f32_softmax_ukernel__avx512);
-        stream_rows();
-    } else
+    else
         SKIP("the AVX-512 rows kernel (no AVX-512 on this CPU)");
     SECTION("dispatch");
     CHECK(hd_f32_softmax_rows_kernel(HD_ISA_SCALAR) == NULL);
     CHECK(hd_f32_softmax_rows_kernel(HD_ISA_AVX2) == NULL);
-    CHECK(hd_f32_softmax_stream_kernel(HD_ISA_AVX2) == NULL);
     CHECK(hd_f32_softmax_bwd_rows_kernel(HD_ISA_AVX2) == hd_f32_softmax_bwd_ukernel_rows__scalar);
     return hd_test_finish();
 }

@@ -36,9 +36,7 @@ static double sumexp_v(const float *x, size_t n, float m)
 #define HD_SM_ONLINE_MIN 65536
 #define HD_SM_ONLINE_BLK 8192
 
-/* The row kernel; stream != 0 (beta 0 only) writes y with non-temporal stores when y is
- * 64-byte aligned, then fences. */
-static void softmax_row(size_t n, const float *x, float *y, float alpha, float beta, int log_mode, int stream)
+void hd_f32_softmax_ukernel__avx512(size_t n, const float *x, float *y, float alpha, float beta, int log_mode)
 {
     float m;
     double s;
@@ -78,23 +76,8 @@ static void softmax_row(size_t n, const float *x, float *y, float alpha, float b
         v = _mm512_mul_ps(va, v);
         if (beta != 0.0f)
             v = _mm512_add_ps(v, _mm512_mul_ps(vb, _mm512_maskz_loadu_ps(k, y + i)));
-        if (stream && k == 0xffff)
-            _mm512_stream_ps(y + i, v);
-        else
-            _mm512_mask_storeu_ps(y + i, k, v);
+        _mm512_mask_storeu_ps(y + i, k, v);
     }
-    if (stream)
-        _mm_sfence();
-}
-
-void hd_f32_softmax_ukernel__avx512(size_t n, const float *x, float *y, float alpha, float beta, int log_mode)
-{
-    softmax_row(n, x, y, alpha, beta, log_mode, 0);
-}
-
-void hd_f32_softmax_ukernel_stream__avx512(size_t n, const float *x, float *y, float alpha, int log_mode)
-{
-    softmax_row(n, x, y, alpha, 0.0f, log_mode, ((uintptr_t)y & 63) == 0 && (const void *)x != (void *)y);
 }
 
 /* One block of 16 columns: sums in double (two __m512d halves); NaN or infinite maxima take

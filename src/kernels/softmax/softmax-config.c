@@ -33,12 +33,6 @@ hd_f32_softmax_cols_stream_fn hd_f32_softmax_cols_stream_kernel(int isa)
     return isa >= HD_ISA_AVX512 ? hd_f32_softmax_ukernel_cols_stream__avx512 : NULL;
 }
 
-hd_f32_softmax_stream_fn hd_f32_softmax_stream_kernel(int isa)
-{
-    isa = hd_isa_cap(isa);
-    return isa >= HD_ISA_AVX512 ? hd_f32_softmax_ukernel_stream__avx512 : NULL;
-}
-
 hd_f32_softmax_rows_fn hd_f32_softmax_rows_kernel(int isa)
 {
     isa = hd_isa_cap(isa);

@@ -20,13 +20,6 @@ void hd_f32_softmax_ukernel__avx512(size_t n, const float *x, float *y, float al
 /* The kernel for ISA (capped by the CPU). */
 hd_f32_softmax_fn hd_f32_softmax_kernel(int isa);
 
-/* The row kernel for beta == 0, bit for bit, with y written by non-temporal stores when it is
- * 64-byte aligned and not x (one fence per call): for groups larger than the cache, so that y
- * is never read for ownership.  NULL where there is none (scalar, AVX2): use the row kernel. */
-typedef void (*hd_f32_softmax_stream_fn)(size_t n, const float *x, float *y, float alpha, int log_mode);
-void hd_f32_softmax_ukernel_stream__avx512(size_t n, const float *x, float *y, float alpha, int log_mode);
-hd_f32_softmax_stream_fn hd_f32_softmax_stream_kernel(int isa);
-
 /* COLS independent groups side by side (CHANNEL mode on NCHW): group j is x[j + c*ldx]
  * for c < C, written to y[j + c*ldy].  Sums are accumulated in double per column. */
 #define HD_SM_MAX_COLS 1024

@@ -37,7 +37,6 @@ typedef struct {
     double *buf;             /* len doubles per thread */
     hd_f32_softmax_fn row;   /* float groups contiguous in x and y: vector kernel, else NULL */
     hd_f32_softmax_rows_fn rows;  /* with row, groups packed one after another (NHWC): many per call */
-    hd_f32_softmax_stream_fn stream;  /* with row: groups larger than L2, beta 0, y larger than the cache */
     hd_f32_softmax_cols_fn cols;  /* CHANNEL mode, float, spatial positions contiguous: column kernel */
     int64_t colblk;          /* positions per column task */
     hd_f32_softmax_cols_stream_fn cols_stream;   /* with work: the streaming-store column kernel */
@@ -125,12 +124,6 @@ static void sm_task(void *vctx, size_t task, int thread)
     int64_t g0 = (int64_t)task * c->groups_per_task, g1 = g0 + c->groups_per_task;
     if (g1 > c->ngroups)
         g1 = c->ngroups;
-    if (c->stream) {       /* the row kernel's values, y streamed */
-        for (int64_t g = g0; g < g1; g++)
-            c->stream((size_t)c->len, (const float *)c->x + hd_sm_group_off(&c->vx, g),
-                      (float *)c->y + hd_sm_group_off(&c->vy, g), (float)c->alpha, c->algo == CUDNN_SOFTMAX_LOG);
-        return;
-    }
     if (c->rows) {
         c->rows((size_t)c->len, (size_t)(g1 - g0), (const float *)c->x + g0 * c->len, (size_t)c->len,
                 (float *)c->y + g0 * c->len, (size_t)c->len, (float)c->alpha, (float)c->beta,
@@ -219,7 +212,6 @@ cudnnStatus_t HD_IMPL(cudnnSoftmaxForward)(cudnnHandle_t handle, cudnnSoftmaxAlg
     }
     c.row = NULL;
     c.rows = NULL;
-    c.stream = NULL;
     c.cols = NULL;
     c.ngroups = hd_sm_groups(&c.vx);
     c.len = hd_sm_len(&c.vx);
@@ -228,11 +220,6 @@ cudnnStatus_t HD_IMPL(cudnnSoftmaxForward)(cudnnHandle_t handle, cudnnSoftmaxAlg
             c.row = hd_f32_softmax_kernel(handle->isa);
             if (groups_packed(&c.vx) && groups_packed(&c.vy))
                 c.rows = hd_f32_softmax_rows_kernel(handle->isa);
-            /* groups of 256 KiB or more (x is read twice from memory anyway) whose y is larger
-             * than the cache and only written: streamed, so y is not read for ownership */
-            double ybytes = (double)c.ngroups * (double)c.len * sizeof(float);
-            if (c.beta == 0.0 && c.len >= 65536 && 2.0 * ybytes >= (double)hd_eltwise_stream_min_bytes())
-                c.stream = hd_f32_softmax_stream_kernel(handle->isa);
         }
         else if (channel && c.vx.sc >= 0 && spatial_packed(&c.vx) && spatial_packed(&c.vy))
             c.cols = hd_f32_softmax_cols_kernel(handle->isa);
