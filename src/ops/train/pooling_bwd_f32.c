@@ -120,10 +120,10 @@ static void max_plane_task(void *vctx, size_t t, int thread)
         for (; done < (sh.lo < r1 ? sh.lo : r1); done++) {       /* rows no later output reaches */
             double *a = acc + (size_t)(done % kh) * (size_t)aw;
             float *d = dx + done * dxh;
-            if (dxw == 1) {                 /* the flush zeroes the row's real part */
+            if (dxw == 1) {
+                /* the flush zeroes the row's real part; the padding and slack positions are
+                 * never chosen (their x is -inf), so they stay 0 from the task's start */
                 k->flush(d, a + pw, (size_t)W, k->alpha, k->beta);
-                memset(a, 0, sizeof(double) * (size_t)pw);
-                memset(a + pw + W, 0, sizeof(double) * (size_t)(aw - pw - W));
             } else {
                 for (int iw = 0; iw < W; iw++) {
                     double r = k->alpha * a[pw + iw];
