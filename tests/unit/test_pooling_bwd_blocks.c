@@ -4,8 +4,9 @@
  * must be bitwise the rule written out here (each dx the double sum of its contributions in
  * output order, then (float)(alpha * sum + beta * dx)) with 1, 2 and 3 threads, in NCHW,
  * NCHW with padded rows and NHWC.  Windows overlap or not, with padding and strides 1..3,
- * max under both NaN rules (data full of ties and some NaNs), both average modes and a
- * global average, negative padding too.
+ * max under both NaN rules (data full of ties and some NaNs), both average modes, windows that
+ * tile the input and global averages, negative padding too; alpha 1 with beta 0 as well as
+ * other scales, and gradients that include -0.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -31,6 +32,15 @@ static const pcase cases[] = {
     {1, 2, 10, 12, CUDNN_POOLING_MAX, 1, 3, 3, -1, -1, 2, 2},           /* negative padding */
     {1, 3, 11, 12, CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING, 0, 3, 2, -1, 1, 2, 1},
     {1, 64, 9, 17, CUDNN_POOLING_MAX, 0, 3, 3, 1, 1, 2, 2},   /* NHWC rows of 4 KiB: streamed */
+    /* windows that tile the input (alpha 1, beta 0: float shares, broadcast) */
+    {2, 3, 16, 18, CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING, 0, 2, 2, 0, 0, 2, 2},
+    {1, 2, 9, 12, CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING, 0, 3, 3, 0, 0, 3, 3},
+    {1, 3, 6, 70, CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING, 0, 1, 2, 0, 0, 1, 2},
+    {1, 64, 4, 34, CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING, 0, 2, 2, 0, 0, 2, 2},  /* NHWC rows streamed */
+    {1, 20, 6, 10, CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING, 0, 2, 1, 0, 0, 2, 1},
+    /* global average, runs of 49 and of 9 */
+    {2, 21, 7, 7, CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING, 0, 7, 7, 0, 0, 1, 1},
+    {3, 17, 3, 3, CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING, 0, 3, 3, 0, 0, 3, 3},
 };
 
 static unsigned seed = 11;
@@ -139,7 +149,7 @@ static void one_case(const pcase *k, int layout, cudnnHandle_t *hs)
         dx0[i] = rnd();
     }
     for (size_t i = 0; i < ny; i++)
-        dy[i] = rnd();
+        dy[i] = i % 29 == 3 ? -0.0f : rnd();
     for (size_t i = 0; i < cx; i++)
         tx[i] = NAN;
     for (size_t i = 0; i < cy; i++)
@@ -152,8 +162,8 @@ static void one_case(const pcase *k, int layout, cudnnHandle_t *hs)
     cudnnCreatePoolingDescriptor(&p);
     cudnnSetPooling2dDescriptor(p, (cudnnPoolingMode_t)k->mode, k->prop ? CUDNN_PROPAGATE_NAN : CUDNN_NOT_PROPAGATE_NAN,
                                 k->wh, k->ww, k->ph, k->pw, k->sh, k->sw);
-    static const float alphas[2] = {1.5f, -2.0f}, betas[2] = {0.0f, 0.5f};
-    for (int ab = 0; ab < 2; ab++) {
+    static const float alphas[3] = {1.5f, -2.0f, 1.0f}, betas[3] = {0.0f, 0.5f, 0.0f};
+    for (int ab = 0; ab < 3; ab++) {
         memcpy(want, dx0, nx * 4);
         reference(k, oh_n, ow_n, x, dy, alphas[ab], betas[ab], want);
         for (int t = 0; t < 3; t++) {

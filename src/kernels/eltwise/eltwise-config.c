@@ -17,6 +17,13 @@ const hd_eltwise_table *hd_eltwise_kernels(int isa)
     return &hd_f32_eltwise_ukernels__scalar;
 }
 
+hd_f32_biasrows_fn hd_f32_biasrows_select(int isa)
+{
+    isa = hd_isa_cap(isa);
+    return isa >= HD_ISA_AVX512 ? hd_f32_biasrows_ukernel__avx512
+         : isa >= HD_ISA_AVX2   ? hd_f32_biasrows_ukernel__avx2 : hd_f32_biasrows_ukernel__scalar;
+}
+
 /* The last-level cache one core shares, in bytes (0: unknown).  Linux lists each cache level
  * a core sees, with the size of its own instance; sysconf's figure can be the sum over all
  * instances in the package (320 MiB for a guest whose one L3 slice is 32 MiB), which would

@@ -66,6 +66,17 @@ typedef struct {
     hd_f32_gelu_bwd_fn gelu_bwd;
 } hd_eltwise_table;
 
+/* A bias over channel-contiguous rows (cudnnAddTensor from NHWC): for r < rows, i < ch,
+ *   c[r * ch + i] = alpha * a[i] + beta * c[r * ch + i]    (c not read when beta == 0)
+ * bit for bit the table's axpby(ch, a, c + r * ch, alpha, beta) row after row, in one call
+ * (rows of 64 channels are too short to pay a call each); the vector variants keep alpha * a
+ * in registers when ch <= 64. */
+typedef void (*hd_f32_biasrows_fn)(size_t rows, size_t ch, const float *a, float *c, float alpha, float beta);
+void hd_f32_biasrows_ukernel__scalar(size_t rows, size_t ch, const float *a, float *c, float alpha, float beta);
+void hd_f32_biasrows_ukernel__avx2(size_t rows, size_t ch, const float *a, float *c, float alpha, float beta);
+void hd_f32_biasrows_ukernel__avx512(size_t rows, size_t ch, const float *a, float *c, float alpha, float beta);
+hd_f32_biasrows_fn hd_f32_biasrows_select(int isa);
+
 enum { HD_ELT_BWD_RELU, HD_ELT_BWD_CLIP, HD_ELT_BWD_SIGMOID, HD_ELT_BWD_TANH };
 
 extern const hd_eltwise_table hd_f32_eltwise_ukernels__scalar;

@@ -70,3 +70,31 @@ hd_f32_pool_fence_fn hd_f32_pool_stream_fence_select(int isa)
     isa = hd_isa_cap(isa);
     return isa >= HD_ISA_AVX512 ? hd_f32_pool_ukernel_stream_fence__avx512 : hd_f32_pool_ukernel_stream_fence__scalar;
 }
+
+hd_f32_pool_gatherrow_fn hd_f32_pool_gatherrow_select(int isa)
+{
+    isa = hd_isa_cap(isa);
+    return isa >= HD_ISA_AVX512 ? hd_f32_pool_ukernel_gatherrow__avx512
+         : isa >= HD_ISA_AVX2   ? hd_f32_pool_ukernel_gatherrow__avx2 : hd_f32_pool_ukernel_gatherrow__scalar;
+}
+
+hd_f32_pool_gatherpix_fn hd_f32_pool_gatherpix_select(int isa)
+{
+    isa = hd_isa_cap(isa);
+    return isa >= HD_ISA_AVX512 ? hd_f32_pool_ukernel_gatherpix__avx512
+         : isa >= HD_ISA_AVX2   ? hd_f32_pool_ukernel_gatherpix__avx2 : hd_f32_pool_ukernel_gatherpix__scalar;
+}
+
+hd_f32_pool_share_fn hd_f32_pool_share_select(int isa)
+{
+    isa = hd_isa_cap(isa);
+    return isa >= HD_ISA_AVX512 ? hd_f32_pool_ukernel_share__avx512
+         : isa >= HD_ISA_AVX2   ? hd_f32_pool_ukernel_share__avx2 : hd_f32_pool_ukernel_share__scalar;
+}
+
+hd_f32_pool_broadcast_fn hd_f32_pool_broadcast_select(int isa)
+{
+    isa = hd_isa_cap(isa);
+    return isa >= HD_ISA_AVX512 ? hd_f32_pool_ukernel_broadcast__avx512
+         : isa >= HD_ISA_AVX2   ? hd_f32_pool_ukernel_broadcast__avx2 : hd_f32_pool_ukernel_broadcast__scalar;
+}

@@ -135,4 +135,63 @@ void hd_f32_pool_ukernel_stream_fence__scalar(void);
 void hd_f32_pool_ukernel_stream_fence__avx512(void);
 hd_f32_pool_fence_fn hd_f32_pool_stream_fence_select(int isa);
 
+/* Average pooling backward by gathering: each dx value sums, in a fixed order, the shares of
+ * the outputs whose windows cover it (the callers' "terms", one per candidate output), so that
+ * no accumulator array, no zeroing and no second pass over dx are needed.  For every dx value
+ *   s = +0.0; for each term in order: s += the term's share (a double);
+ *   dx = (float)(alpha * s + beta * dx)   in double (dx not read when beta == 0).
+ * With the terms in output order this is bitwise the double sum in output order that
+ * cudnnPoolingBackward promises.  Every variant gives the scalar result.
+ *
+ * Row form (row-contiguous layouts): w values of one dx row; pw the left padding, sw the
+ * stride of the window along the row.  Term t reaches column iw when q = iw + pw - k[t] is a
+ * multiple of sw, with the share src[t][q / sw].  src[t] must be readable for every index in
+ * [-kmax / sw - 1, (w + pw + 16) / sw + 16] (kmax the largest k[t]), with 0.0 wherever the
+ * index is not a real output (so that the vector variants may add it to lanes it does not
+ * reach: a sum that starts at +0.0 never becomes -0.0, so adding +0.0 leaves it bitwise
+ * unchanged). */
+typedef void (*hd_f32_pool_gatherrow_fn)(float *dx, size_t w, int pw, int sw, int nterms, const double *const *src,
+                                         const int32_t *k, double alpha, double beta);
+void hd_f32_pool_ukernel_gatherrow__scalar(float *dx, size_t w, int pw, int sw, int nterms, const double *const *src,
+                                           const int32_t *k, double alpha, double beta);
+void hd_f32_pool_ukernel_gatherrow__avx2(float *dx, size_t w, int pw, int sw, int nterms, const double *const *src,
+                                         const int32_t *k, double alpha, double beta);
+void hd_f32_pool_ukernel_gatherrow__avx512(float *dx, size_t w, int pw, int sw, int nterms, const double *const *src,
+                                           const int32_t *k, double alpha, double beta);
+hd_f32_pool_gatherrow_fn hd_f32_pool_gatherrow_select(int isa);
+
+/* Pixel form (channel-contiguous layouts): the c channels of one dx position; term t gives
+ * channel i the share src[t][i].  stream != 0 (beta == 0 only) asks for non-temporal stores
+ * where dx is 64-byte aligned; the caller then calls the stream fence of the same ISA after
+ * its last call. */
+typedef void (*hd_f32_pool_gatherpix_fn)(float *dx, size_t c, int nterms, const double *const *src, double alpha,
+                                         double beta, int stream);
+void hd_f32_pool_ukernel_gatherpix__scalar(float *dx, size_t c, int nterms, const double *const *src, double alpha,
+                                           double beta, int stream);
+void hd_f32_pool_ukernel_gatherpix__avx2(float *dx, size_t c, int nterms, const double *const *src, double alpha,
+                                         double beta, int stream);
+void hd_f32_pool_ukernel_gatherpix__avx512(float *dx, size_t c, int nterms, const double *const *src, double alpha,
+                                           double beta, int stream);
+hd_f32_pool_gatherpix_fn hd_f32_pool_gatherpix_select(int isa);
+
+/* Pooling backward where each dx value takes exactly one output's value (average pooling
+ * whose windows tile the input, global average pooling):
+ *   share:     v[i] = g[i] / div + 0.0f                      i < n   (float, IEEE division)
+ *   broadcast: dx[(j * rep + q) * c + i] = v[j * c + i]      j < n, q < rep, i < c
+ * With alpha 1 and beta 0, (float)(+0.0 + (double)g / div) is g / div + 0.0f for a float g and
+ * an integer div below 2^24: the double quotient rounded to float is the float quotient (double
+ * has more than twice float's precision), and + 0.0 turns -0 into +0 in both.  stream != 0
+ * asks for non-temporal stores where dx is 64-byte aligned (the caller fences after its last
+ * call).  Every variant gives the scalar result. */
+typedef void (*hd_f32_pool_share_fn)(float *v, const float *g, size_t n, float div);
+typedef void (*hd_f32_pool_broadcast_fn)(float *dx, const float *v, size_t n, size_t rep, size_t c, int stream);
+void hd_f32_pool_ukernel_share__scalar(float *v, const float *g, size_t n, float div);
+void hd_f32_pool_ukernel_share__avx2(float *v, const float *g, size_t n, float div);
+void hd_f32_pool_ukernel_share__avx512(float *v, const float *g, size_t n, float div);
+void hd_f32_pool_ukernel_broadcast__scalar(float *dx, const float *v, size_t n, size_t rep, size_t c, int stream);
+void hd_f32_pool_ukernel_broadcast__avx2(float *dx, const float *v, size_t n, size_t rep, size_t c, int stream);
+void hd_f32_pool_ukernel_broadcast__avx512(float *dx, const float *v, size_t n, size_t rep, size_t c, int stream);
+hd_f32_pool_share_fn hd_f32_pool_share_select(int isa);
+hd_f32_pool_broadcast_fn hd_f32_pool_broadcast_select(int isa);
+
 #endif

@@ -45,12 +45,14 @@ static void add_piece(void *vctx, const hd_rows *r, const int64_t *off, int64_t 
 }
 
 /* FLOAT bias over channel-contiguous C (NHWC and the like): C is P pixels of CH channels
- * back to back and A one vector of CH values.  Each pixel row is the add_piece case
- * "A contiguous" (the same kernel on the same row, so the same bits), but a task takes many
- * rows: rows of 64 channels are too short to pay a piece each. */
+ * back to back and A one vector of CH values.  Each pixel row gets the add_piece case
+ * "A contiguous" (the biasrows kernel is axpby on every row, so the same bits), but a task
+ * takes many rows in one kernel call: rows of 64 channels are too short to pay a piece, or a
+ * call, each. */
 typedef struct {
     const add_ctx *x;
     int64_t pixels, ch, per_task;
+    hd_f32_biasrows_fn rows;
 } bias_ctx;
 
 static void bias_task(void *vctx, size_t t, int thread)
@@ -58,17 +60,17 @@ static void bias_task(void *vctx, size_t t, int thread)
     (void)thread;
     const bias_ctx *b = vctx;
     int64_t p0 = (int64_t)t * b->per_task, p1 = p0 + b->per_task < b->pixels ? p0 + b->per_task : b->pixels;
-    const float *a = b->x->a;
-    float *c = (float *)b->x->c + p0 * b->ch;
-    for (int64_t p = p0; p < p1; p++, c += b->ch)
-        b->x->k->axpby((size_t)b->ch, a, c, (float)b->x->alpha, (float)b->x->beta);
+    b->rows((size_t)(p1 - p0), (size_t)b->ch, b->x->a, (float *)b->x->c + p0 * b->ch, (float)b->x->alpha,
+            (float)b->x->beta);
 }
 
-/* True when C is packed with channels innermost and A varies along dim 1 alone, packed. */
-static int bias_nhwc(const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc)
+/* True when C is packed with channels innermost and A varies along dim 1 alone, packed, and
+ * the two do not share memory. */
+static int bias_nhwc(const cudnnTensorDescriptor_t aDesc, const void *A, const cudnnTensorDescriptor_t cDesc,
+                     const void *C)
 {
     if (cDesc->dtype != CUDNN_DATA_FLOAT || cDesc->nbDims < 3 || cDesc->strides[1] != 1 || aDesc->strides[1] != 1 ||
-        aDesc->dims[1] != cDesc->dims[1] || cDesc->dims[1] < 2 || hd_tensors_overlap(aDesc, NULL, cDesc, NULL))
+        aDesc->dims[1] != cDesc->dims[1] || cDesc->dims[1] < 2 || hd_tensors_overlap(aDesc, A, cDesc, C))
         return 0;
     int64_t want = cDesc->dims[1];
     for (int i = cDesc->nbDims - 1; i >= 2; i--) {
@@ -105,8 +107,9 @@ cudnnStatus_t HD_IMPL(cudnnAddTensor)(cudnnHandle_t handle, const void *alpha, c
 
     add_ctx x = { cDesc->dtype, A, C, hd_scale_value(alpha, cDesc->dtype), hd_scale_value(beta, cDesc->dtype),
                   hd_eltwise_kernels(handle->isa) };
-    if (bias_nhwc(aDesc, cDesc) && A != C) {
-        bias_ctx b = { &x, hd_tensor_elems(cDesc) / cDesc->dims[1], cDesc->dims[1], 0 };
+    if (bias_nhwc(aDesc, A, cDesc, C)) {
+        bias_ctx b = { &x, hd_tensor_elems(cDesc) / cDesc->dims[1], cDesc->dims[1], 0,
+                       hd_f32_biasrows_select(handle->isa) };
         b.per_task = 1 + 16384 / b.ch;
         hd_parallel_for((size_t)((b.pixels + b.per_task - 1) / b.per_task), handle->num_threads, bias_task, &b);
         return CUDNN_STATUS_SUCCESS;

@@ -9,12 +9,20 @@
  *
  * Work is split into (image, channel plane, block of input rows) for row-contiguous layouts
  * and (image, block of input rows) for channel-contiguous ones.  A task owns the dx rows of
- * its block: it walks every output row whose window meets the block (windows reach into the
- * neighbouring blocks, whose x rows it reads to find the argmax again), keeps only the
- * contributions that land in its own rows, and adds them to a ring of double rows in output
- * order.  A row leaves the ring for dx as soon as no later output row can reach it (window
- * starts never move up).  So every dx value gets the same sum in the same order whatever the
- * blocks and the thread count: results are bitwise independent of both.
+ * its block and walks every output row whose window meets the block; every dx value gets the
+ * same sum in the same order whatever the blocks and the thread count, so results are
+ * bitwise independent of both.  Four paths:
+ *  - max (scatter): windows reach into the neighbouring blocks, whose x rows the task reads
+ *    to find the argmax again; it keeps only the contributions that land in its own rows and
+ *    adds them to a ring of double rows in output order.  A row leaves the ring for dx as
+ *    soon as no later output row can reach it (window starts never move up).
+ *  - average (gather): each output row's shares are made once, as doubles; each dx row then
+ *    sums the shares of the outputs that cover it, in output order, in registers (the
+ *    gatherrow / gatherpix kernels): no accumulator rows, no flush pass.
+ *  - average whose windows tile the input (window == stride, no padding), alpha 1, beta 0:
+ *    every dx value takes one output's share, which float arithmetic gives bitwise (the share
+ *    and broadcast kernels), written without a double in between.
+ *  - global average: one share per (image, channel), broadcast over the plane.
  */
 #include "core/api.h"
 #include "core/handle.h"
@@ -35,16 +43,23 @@ typedef struct {
     const float *dyp, *xp;
     float *dxp;
     double alpha, beta;
-    int maxm, prop, incl;
-    int kh;                  /* ring rows: the window height, at most H */
-    int nblk, rows_per_blk;  /* input row blocks per plane (or image) */
-    int64_t aw;              /* ring row length (padded input row, planes path) */
+    int maxm, prop, incl, nhwc;
+    int kh;                  /* ring rows (max): the window height, at most H */
+    int nslot;               /* output rows kept (average gather): the most that cover one input row */
+    int nblk, rows_per_blk;  /* row blocks per plane (or image): input rows, output rows for the tiles */
+    int64_t aw;              /* ring row length (max, planes path) */
+    size_t sl, lpad;         /* average gather, planes path: share row length with its padding, left part */
     size_t per_thread;       /* doubles of scratch per thread */
     double *scratch;
+    int stream;              /* dx rows streamed (beta 0, long channel-contiguous rows) */
     hd_f32_pool_rowargmax_fn rowargmax;
     hd_f32_pool_argmax_fn argmax;
     hd_f32_pool_flush_fn flush;
-    hd_f32_pool_fence_fn fence;      /* after a task's last flush (streaming stores) */
+    hd_f32_pool_gatherrow_fn gatherrow;
+    hd_f32_pool_gatherpix_fn gatherpix;
+    hd_f32_pool_share_fn share;
+    hd_f32_pool_broadcast_fn broadcast;
+    hd_f32_pool_fence_fn fence;      /* after a task's last streamed store */
 } f32_ctx;
 
 /* Output rows [*oh0, *oh1) whose windows meet input rows [r0, r1). */
@@ -62,10 +77,10 @@ static void out_rows(const f32_ctx *k, int r0, int r1, int *oh0, int *oh1)
     *oh1 = b;
 }
 
-/* Row-contiguous planes: one task per (n, c, row block).  x rows are copied once into a ring
- * of padded float rows (padding -inf), the argmax of a whole output row comes from the
- * rowargmax kernel, and its scatter adds in ow order into a ring of padded double rows. */
-static void plane_task(void *vctx, size_t t, int thread)
+/* Max pooling, row-contiguous planes: one task per (n, c, row block).  x rows are copied once
+ * into a ring of padded float rows (padding -inf), the argmax of a whole output row comes from
+ * the rowargmax kernel, and its scatter adds in ow order into a ring of padded double rows. */
+static void max_plane_task(void *vctx, size_t t, int thread)
 {
     const f32_ctx *k = vctx;
     const struct cudnnPoolingStruct *p = k->p;
@@ -80,25 +95,17 @@ static void plane_task(void *vctx, size_t t, int thread)
     int64_t aw = k->aw;
     double *acc = k->scratch + (size_t)thread * k->per_thread;
     float *prow = (float *)(void *)(acc + (size_t)kh * (size_t)aw);
-    double *share = (double *)(void *)(prow + (size_t)kh * (size_t)aw);
-    int32_t *arg = (int32_t *)(void *)(share + OW);
-    const float **rows = (const float **)(void *)(share + 2 * (size_t)OW);
+    int32_t *arg = (int32_t *)(void *)(prow + (size_t)kh * (size_t)aw);
+    const float **rows = (const float **)(void *)(arg + 2 * (size_t)OW);
     int32_t *tab = (int32_t *)(void *)(rows + kh);
     memset(acc, 0, sizeof(double) * (size_t)kh * (size_t)aw);
-    if (k->maxm)          /* the padding of the x rows: -inf, set once, never overwritten */
-        for (int r = 0; r < kh; r++) {
-            float *q = prow + (size_t)r * (size_t)aw;
-            for (int i = 0; i < pw; i++)
-                q[i] = -INFINITY;
-            for (int64_t i = pw + W; i < aw; i++)
-                q[i] = -INFINITY;
-        }
-    double *hf = share + OW;          /* average: the divisor's horizontal factor per ow */
-    if (!k->maxm)
-        for (int ow = 0; ow < OW; ow++) {
-            hd_pool_span sx = hd_pool_span_of(ow, W, kw, pw, sw);
-            hf[ow] = k->incl ? sx.incl : sx.hi - sx.lo;
-        }
+    for (int r = 0; r < kh; r++) {      /* the padding of the x rows: -inf, set once, never overwritten */
+        float *q = prow + (size_t)r * (size_t)aw;
+        for (int i = 0; i < pw; i++)
+            q[i] = -INFINITY;
+        for (int64_t i = pw + W; i < aw; i++)
+            q[i] = -INFINITY;
+    }
     const float *x = k->xp + hd_view_nc(k->x, n, c);
     const float *dy = k->dyp + hd_view_nc(k->dy, n, c);
     float *dx = k->dxp + hd_view_nc(k->dx, n, c);
@@ -113,10 +120,10 @@ static void plane_task(void *vctx, size_t t, int thread)
         for (; done < (sh.lo < r1 ? sh.lo : r1); done++) {       /* rows no later output reaches */
             double *a = acc + (size_t)(done % kh) * (size_t)aw;
             float *d = dx + done * dxh;
-            if (dxw == 1) {                 /* the flush zeroes the row's real part */
+            if (dxw == 1) {
+                /* the flush zeroes the row's real part; the padding and slack positions are
+                 * never chosen (their x is -inf), so they stay 0 from the task's start */
                 k->flush(d, a + pw, (size_t)W, k->alpha, k->beta);
-                memset(a, 0, sizeof(double) * (size_t)pw);
-                memset(a + pw + W, 0, sizeof(double) * (size_t)(aw - pw - W));
             } else {
                 for (int iw = 0; iw < W; iw++) {
                     double r = k->alpha * a[pw + iw];
@@ -130,61 +137,43 @@ static void plane_task(void *vctx, size_t t, int thread)
         if (oh == oh1 || sh.hi <= sh.lo)
             continue;
         const float *g = dy + oh * dyh;
-        if (k->maxm) {
-            if (loaded < sh.lo)
-                loaded = sh.lo;
-            for (; loaded < sh.hi; loaded++) {                  /* x rows into the padded ring */
-                float *q = prow + (size_t)(loaded % kh) * (size_t)aw;
-                const float *xr = x + loaded * xh;
-                if (xw == 1)
-                    memcpy(q + pw, xr, sizeof(float) * (size_t)W);
-                else
-                    for (int iw = 0; iw < W; iw++)
-                        q[pw + iw] = xr[iw * xw];
-            }
-            int nr = sh.hi - sh.lo;
-            for (int r = 0; r < nr; r++)
-                rows[r] = prow + (size_t)((sh.lo + r) % kh) * (size_t)aw;
-            /* each tap's place in the ring for output 0, -1 outside this block's rows */
-            for (int r = 0, t = 0; r < nr; r++)
-                for (int tk = 0; tk < kw; tk++, t++)
-                    tab[t] = sh.lo + r >= r0 && sh.lo + r < r1 ? (int32_t)(((sh.lo + r) % kh) * aw + tk) : -1;
-            k->rowargmax(rows, nr, (size_t)OW, kw, sw, tab, k->prop, arg);
-            if (dyw == 1) {
-                for (int ow = 0; ow < OW; ow++)
-                    if (arg[ow] >= 0)
-                        acc[arg[ow]] += (double)g[ow];
-            } else {
-                for (int ow = 0; ow < OW; ow++)
-                    if (arg[ow] >= 0)
-                        acc[arg[ow]] += (double)g[ow * dyw];
-            }
-        } else {
-            /* the divisor's two factors are small integers: their double product is exact,
-             * the integer divisor itself; a window with no real column gets an infinite or
-             * NaN share that only padding positions receive */
-            double vf = k->incl ? sh.incl : sh.hi - sh.lo;
+        if (loaded < sh.lo)
+            loaded = sh.lo;
+        for (; loaded < sh.hi; loaded++) {                  /* x rows into the padded ring */
+            float *q = prow + (size_t)(loaded % kh) * (size_t)aw;
+            const float *xr = x + loaded * xh;
+            if (xw == 1)
+                memcpy(q + pw, xr, sizeof(float) * (size_t)W);
+            else
+                for (int iw = 0; iw < W; iw++)
+                    q[pw + iw] = xr[iw * xw];
+        }
+        int nr = sh.hi - sh.lo;
+        for (int r = 0; r < nr; r++)
+            rows[r] = prow + (size_t)((sh.lo + r) % kh) * (size_t)aw;
+        /* each tap's place in the ring for output 0, -1 outside this block's rows */
+        for (int r = 0, t = 0; r < nr; r++)
+            for (int tk = 0; tk < kw; tk++, t++)
+                tab[t] = sh.lo + r >= r0 && sh.lo + r < r1 ? (int32_t)(((sh.lo + r) % kh) * aw + tk) : -1;
+        k->rowargmax(rows, nr, (size_t)OW, kw, sw, tab, k->prop, arg);
+        if (dyw == 1) {
             for (int ow = 0; ow < OW; ow++)
-                share[ow] = (double)g[ow * dyw] / (vf * hf[ow]);
-            int lo = sh.lo > r0 ? sh.lo : r0, hi = sh.hi < r1 ? sh.hi : r1;
-            for (int ih = lo; ih < hi; ih++) {
-                double *a = acc + (size_t)(ih % kh) * (size_t)aw;
-                /* taps right to left: an input that two outputs of this row share gets the
-                 * smaller ow first, as in output order (what lands in padding positions is
-                 * dropped by the flush) */
-                for (int tk = kw - 1; tk >= 0; tk--)
-                    for (int ow = 0; ow < OW; ow++)
-                        a[(int64_t)ow * sw + tk] += share[ow];
-            }
+                if (arg[ow] >= 0)
+                    acc[arg[ow]] += (double)g[ow];
+        } else {
+            for (int ow = 0; ow < OW; ow++)
+                if (arg[ow] >= 0)
+                    acc[arg[ow]] += (double)g[ow * dyw];
         }
     }
     k->fence();
 }
 
-/* Channel-contiguous images: one task per (n, row block).  Outputs are taken in order (oh,
- * then ow), each adding to its window's rows of this block in a ring of W x C doubles,
- * channels innermost; the argmax per channel over the window comes from the argmax kernel. */
-static void nhwc_task(void *vctx, size_t t, int thread)
+/* Max pooling, channel-contiguous images: one task per (n, row block).  Outputs are taken in
+ * order (oh, then ow), each adding to its window's rows of this block in a ring of W x C
+ * doubles, channels innermost; the argmax per channel over the window comes from the argmax
+ * kernel. */
+static void max_nhwc_task(void *vctx, size_t t, int thread)
 {
     const f32_ctx *k = vctx;
     const struct cudnnPoolingStruct *p = k->p;
@@ -197,12 +186,10 @@ static void nhwc_task(void *vctx, size_t t, int thread)
     int kh = k->kh;
     int kw = p->window[1] < W ? p->window[1] : W;
     double *ring = k->scratch + (size_t)thread * k->per_thread;
-    /* after the ring: the window's tap pointers and ring offsets, the argmax or the share of
-     * each channel */
+    /* after the ring: the window's tap pointers and ring offsets, the argmax of each channel */
     const float **taps = (const float **)(void *)(ring + (size_t)kh * (size_t)rowlen);
     int64_t *at = (int64_t *)(void *)(taps + (size_t)kh * (size_t)kw);
-    double *share = (double *)(void *)(at + (size_t)kh * (size_t)kw);
-    int32_t *arg = (int32_t *)(void *)share;
+    int32_t *arg = (int32_t *)(void *)(at + (size_t)kh * (size_t)kw);
     memset(ring, 0, sizeof(double) * (size_t)kh * (size_t)rowlen);
     const float *x = k->xp + n * k->x->strides[0];
     const float *dy = k->dyp + n * k->dy->strides[0];
@@ -227,27 +214,12 @@ static void nhwc_task(void *vctx, size_t t, int thread)
         }
         if (oh == oh1)
             continue;
-        int lo = sh.lo > r0 ? sh.lo : r0, hi = sh.hi < r1 ? sh.hi : r1;
         for (int ow = 0; ow < OW; ow++) {
             hd_pool_span sw = hd_pool_span_of(ow, W, p->window[1], p->pad[1], p->stride[1]);
             int64_t cnt = (int64_t)(sh.hi - sh.lo) * (sw.hi - sw.lo);
             if (cnt == 0)
                 continue;
             const float *g = dy + oh * dyh + ow * dyw;
-            if (!k->maxm) {
-                double div = (double)(k->incl ? (int64_t)sh.incl * sw.incl : cnt);
-                for (int c = 0; c < C; c++)
-                    share[c] = (double)g[c] / div;
-                for (int ih = lo; ih < hi; ih++) {
-                    double *a = ring + (size_t)(ih % kh) * (size_t)rowlen;
-                    for (int iw = sw.lo; iw < sw.hi; iw++) {
-                        double *ai = a + (int64_t)iw * C;
-                        for (int c = 0; c < C; c++)
-                            ai[c] += share[c];
-                    }
-                }
-                continue;
-            }
             int nt = 0;
             for (int ih = sh.lo; ih < sh.hi; ih++)
                 for (int iw = sw.lo; iw < sw.hi; iw++, nt++) {
@@ -264,9 +236,222 @@ static void nhwc_task(void *vctx, size_t t, int thread)
     k->fence();
 }
 
+/* The output rows whose windows cover input row ih, [*first, *next): *first moves past rows
+ * that end at or above ih, *next past rows that start at or above it (window starts and ends
+ * never move up, so both only grow); make(oh) runs for each row as *next passes it. */
+typedef void (*make_fn)(const f32_ctx *k, void *task, int oh);
+static void cover(const f32_ctx *k, int ih, int oh_end, int *first, int *next, make_fn make, void *task)
+{
+    const struct cudnnPoolingStruct *p = k->p;
+    int H = k->x->dims[2];
+    while (*first < oh_end && hd_pool_span_of(*first, H, p->window[0], p->pad[0], p->stride[0]).hi <= ih)
+        (*first)++;
+    while (*next < oh_end && hd_pool_span_of(*next, H, p->window[0], p->pad[0], p->stride[0]).lo <= ih) {
+        make(k, task, *next);
+        (*next)++;
+    }
+}
+
+/* Average, row-contiguous planes (gather): per task (n, c, block of dx rows) and per output
+ * row, the share of each output as a double, in a row padded with zeros; each dx row then
+ * gathers from the output rows that cover it, oldest first, taps right to left (outputs left
+ * to right for any one column): the terms of the gatherrow kernel. */
+typedef struct {
+    int n, c;
+    double *src;             /* nslot rows of sl doubles, output 0 at [lpad] */
+    double *hf;              /* the divisor's horizontal factor per ow */
+} avg_plane_state;
+
+static void avg_plane_make(const f32_ctx *k, void *vs, int oh)
+{
+    avg_plane_state *st = vs;
+    const struct cudnnPoolingStruct *p = k->p;
+    int H = k->x->dims[2], OW = k->dy->dims[3];
+    double *src = st->src + (size_t)(oh % k->nslot) * k->sl + k->lpad;
+    hd_pool_span sh = hd_pool_span_of(oh, H, p->window[0], p->pad[0], p->stride[0]);
+    const float *g = k->dyp + hd_view_nc(k->dy, st->n, st->c) + oh * k->dy->strides[2];
+    int64_t dyw = k->dy->strides[3];
+    /* the divisor's two factors are small integers: their double product is exact, the
+     * integer divisor itself (a window without real columns gets an infinite or NaN share
+     * that no real dx column gathers) */
+    double vf = k->incl ? sh.incl : sh.hi - sh.lo;
+    for (int ow = 0; ow < OW; ow++)
+        src[ow] = (double)g[ow * dyw] / (vf * st->hf[ow]);
+}
+
+static void avg_plane_task(void *vctx, size_t t, int thread)
+{
+    const f32_ctx *k = vctx;
+    const struct cudnnPoolingStruct *p = k->p;
+    int C = k->x->dims[1], H = k->x->dims[2], W = k->x->dims[3], OW = k->dy->dims[3];
+    int blk = (int)(t % (size_t)k->nblk);
+    size_t nc = t / (size_t)k->nblk;
+    int r0 = blk * k->rows_per_blk, r1 = r0 + k->rows_per_blk < H ? r0 + k->rows_per_blk : H;
+    if (r0 >= r1)
+        return;
+    int kw = p->window[1], sw = p->stride[1], pw = p->pad[1], nslot = k->nslot;
+    size_t sl = k->sl, nterm = (size_t)nslot * (size_t)kw;
+    avg_plane_state st;
+    st.n = (int)(nc / (size_t)C);
+    st.c = (int)(nc % (size_t)C);
+    st.src = k->scratch + (size_t)thread * k->per_thread;
+    st.hf = st.src + (size_t)nslot * sl;
+    float *tmp = (float *)(void *)(st.hf + OW);                       /* a dx row when not packed */
+    const double **tsrc = (const double **)(void *)(tmp + ((size_t)W + 1) / 2 * 2);
+    int32_t *tk = (int32_t *)(void *)(tsrc + nterm);
+    for (size_t i = 0; i < (size_t)nslot * sl; i++)   /* the padding around the real outputs stays 0 */
+        st.src[i] = 0.0;
+    for (int ow = 0; ow < OW; ow++) {
+        hd_pool_span sx = hd_pool_span_of(ow, W, kw, pw, sw);
+        st.hf[ow] = k->incl ? sx.incl : sx.hi - sx.lo;
+    }
+    float *dx = k->dxp + hd_view_nc(k->dx, st.n, st.c);
+    int64_t dxh = k->dx->strides[2], dxw = k->dx->strides[3];
+    int oh0, oh1;
+    out_rows(k, r0, r1, &oh0, &oh1);
+    int first = oh0, next = oh0;
+    for (int ih = r0; ih < r1; ih++) {
+        cover(k, ih, oh1, &first, &next, avg_plane_make, &st);
+        int nt = 0;
+        for (int oh = first; oh < next; oh++) {
+            hd_pool_span sh = hd_pool_span_of(oh, H, p->window[0], p->pad[0], p->stride[0]);
+            if (ih < sh.lo || ih >= sh.hi)
+                continue;
+            for (int q = kw - 1; q >= 0; q--, nt++) {
+                tsrc[nt] = st.src + (size_t)(oh % nslot) * sl + k->lpad;
+                tk[nt] = q;
+            }
+        }
+        float *d = dx + ih * dxh;
+        if (dxw == 1) {
+            k->gatherrow(d, (size_t)W, pw, sw, nt, tsrc, tk, k->alpha, k->beta);
+        } else {
+            if (k->beta != 0.0)
+                for (int iw = 0; iw < W; iw++)
+                    tmp[iw] = d[iw * dxw];
+            k->gatherrow(tmp, (size_t)W, pw, sw, nt, tsrc, tk, k->alpha, k->beta);
+            for (int iw = 0; iw < W; iw++)
+                d[iw * dxw] = tmp[iw];
+        }
+    }
+}
+
+/* Average, channel-contiguous images (gather): per task (n, block of dx rows) and per output
+ * row, the shares of each output's channels as doubles; each dx position then gathers from
+ * the outputs that cover it, output rows oldest first, outputs left to right: the terms of
+ * the gatherpix kernel. */
+typedef struct {
+    int64_t n;
+    double *src;             /* nslot rows of OW x C doubles */
+} avg_nhwc_state;
+
+static void avg_nhwc_make(const f32_ctx *k, void *vs, int oh)
+{
+    avg_nhwc_state *st = vs;
+    const struct cudnnPoolingStruct *p = k->p;
+    int C = k->x->dims[1], H = k->x->dims[2], W = k->x->dims[3], OW = k->dy->dims[3];
+    double *src = st->src + (size_t)(oh % k->nslot) * (size_t)OW * (size_t)C;
+    hd_pool_span sh = hd_pool_span_of(oh, H, p->window[0], p->pad[0], p->stride[0]);
+    const float *dy = k->dyp + st->n * k->dy->strides[0] + oh * k->dy->strides[2];
+    int64_t dyw = k->dy->strides[3];
+    for (int ow = 0; ow < OW; ow++, src += C) {
+        hd_pool_span sx = hd_pool_span_of(ow, W, p->window[1], p->pad[1], p->stride[1]);
+        double div = (double)(k->incl ? (int64_t)sh.incl * sx.incl : (int64_t)(sh.hi - sh.lo) * (sx.hi - sx.lo));
+        const float *g = dy + ow * dyw;
+        for (int c = 0; c < C; c++)
+            src[c] = (double)g[c] / div;
+    }
+}
+
+static int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+static void avg_nhwc_task(void *vctx, size_t t, int thread)
+{
+    const f32_ctx *k = vctx;
+    const struct cudnnPoolingStruct *p = k->p;
+    int C = k->x->dims[1], H = k->x->dims[2], W = k->x->dims[3], OW = k->dy->dims[3];
+    int blk = (int)(t % (size_t)k->nblk);
+    int r0 = blk * k->rows_per_blk, r1 = r0 + k->rows_per_blk < H ? r0 + k->rows_per_blk : H;
+    if (r0 >= r1)
+        return;
+    int nslot = k->nslot, kw = p->window[1], sw = p->stride[1], pw = p->pad[1];
+    avg_nhwc_state st;
+    st.n = (int64_t)(t / (size_t)k->nblk);
+    st.src = k->scratch + (size_t)thread * k->per_thread;
+    const double **tsrc = (const double **)(void *)(st.src + (size_t)nslot * (size_t)OW * (size_t)C);
+    float *dx = k->dxp + st.n * k->dx->strides[0];
+    int64_t dxh = k->dx->strides[2], dxw = k->dx->strides[3];
+    int oh0, oh1;
+    out_rows(k, r0, r1, &oh0, &oh1);
+    int first = oh0, next = oh0;
+    for (int ih = r0; ih < r1; ih++) {
+        cover(k, ih, oh1, &first, &next, avg_nhwc_make, &st);
+        for (int iw = 0; iw < W; iw++) {
+            /* outputs whose padded window [ow * sw, ow * sw + kw) holds column iw + pw */
+            int ow_a = -floor_div(-(iw + pw - kw + 1), sw), ow_b = floor_div(iw + pw, sw);
+            if (ow_a < 0)
+                ow_a = 0;
+            if (ow_b > OW - 1)
+                ow_b = OW - 1;
+            int nt = 0;
+            for (int oh = first; oh < next; oh++) {
+                hd_pool_span sh = hd_pool_span_of(oh, H, p->window[0], p->pad[0], p->stride[0]);
+                if (ih < sh.lo || ih >= sh.hi)
+                    continue;
+                for (int ow = ow_a; ow <= ow_b; ow++) {
+                    hd_pool_span sx = hd_pool_span_of(ow, W, kw, pw, sw);
+                    if (iw >= sx.lo && iw < sx.hi)
+                        tsrc[nt++] = st.src + ((size_t)(oh % nslot) * (size_t)OW + (size_t)ow) * (size_t)C;
+                }
+            }
+            k->gatherpix(dx + ih * dxh + iw * dxw, (size_t)C, nt, tsrc, k->alpha, k->beta, k->stream);
+        }
+    }
+    if (k->stream)
+        k->fence();
+}
+
+/* Average whose windows tile the input, alpha 1, beta 0: one task per (plane or image, block
+ * of output rows); each output row's shares in float (share kernel), then each of its sh dx
+ * rows takes them, each repeated sw times (broadcast kernel). */
+static void tile_task(void *vctx, size_t t, int thread)
+{
+    const f32_ctx *k = vctx;
+    const struct cudnnPoolingStruct *p = k->p;
+    int C = k->x->dims[1], OH = k->dy->dims[2], OW = k->dy->dims[3];
+    int blk = (int)(t % (size_t)k->nblk);
+    size_t u = t / (size_t)k->nblk;
+    int o0 = blk * k->rows_per_blk, o1 = o0 + k->rows_per_blk < OH ? o0 + k->rows_per_blk : OH;
+    int sh = p->stride[0], sw = p->stride[1];
+    float *v = (float *)(void *)(k->scratch + (size_t)thread * k->per_thread);
+    float div = (float)(p->window[0] * p->window[1]);
+    const float *dy;
+    float *dx;
+    size_t c = 1;
+    if (k->nhwc) {
+        dy = k->dyp + (int64_t)u * k->dy->strides[0];
+        dx = k->dxp + (int64_t)u * k->dx->strides[0];
+        c = (size_t)C;
+    } else {
+        int n = (int)(u / (size_t)C), ch = (int)(u % (size_t)C);
+        dy = k->dyp + hd_view_nc(k->dy, n, ch);
+        dx = k->dxp + hd_view_nc(k->dx, n, ch);
+    }
+    int64_t dyh = k->dy->strides[2], dxh = k->dx->strides[2];
+    for (int oh = o0; oh < o1; oh++) {
+        k->share(v, dy + oh * dyh, (size_t)OW * c, div);
+        for (int q = 0; q < sh; q++)
+            k->broadcast(dx + ((int64_t)oh * sh + q) * dxh, v, (size_t)OW, (size_t)sw, c, k->stream);
+    }
+    if (k->stream)
+        k->fence();
+}
+
 /* Average pooling whose one window holds the whole plane (global pooling): every input of
  * a plane gets the one share g / divisor, so dx = alpha * share + beta * dx, written in the
- * order of the layout (channels innermost when they are contiguous).  One task per image. */
+ * order of the layout (channels innermost when they are contiguous).  One task per image;
+ * with beta 0 and packed planes (or packed pixels) the float shares are broadcast over the
+ * image, streamed. */
 static void global_avg_task(void *vctx, size_t t, int thread)
 {
     const f32_ctx *k = vctx;
@@ -278,9 +463,20 @@ static void global_avg_task(void *vctx, size_t t, int thread)
     hd_pool_span sw = hd_pool_span_of(0, W, p->window[1], p->pad[1], p->stride[1]);
     double div = (double)(k->incl ? (int64_t)sh.incl * sw.incl : (int64_t)H * W);
     for (int c = 0; c < C; c++)
-        share[c] = k->alpha * ((double)k->dyp[hd_view_nc(k->dy, n, c)] / div);
+        share[c] = k->alpha * (0.0 + (double)k->dyp[hd_view_nc(k->dy, n, c)] / div);   /* the sum's +0.0 start */
     float *dx = k->dxp + n * k->dx->strides[0];
     int64_t dc = k->dx->strides[1], dh = k->dx->strides[2], dw = k->dx->strides[3];
+    if (k->beta == 0.0 && ((dw == 1 && dh == W && dc == (int64_t)H * W) || (dc == 1 && dw == C && dh == (int64_t)W * C))) {
+        float *v = (float *)(void *)(share + C);
+        for (int c = 0; c < C; c++)
+            v[c] = (float)share[c];
+        if (dw == 1)
+            k->broadcast(dx, v, (size_t)C, (size_t)H * (size_t)W, 1, 1);
+        else
+            k->broadcast(dx, v, 1, (size_t)H * (size_t)W, (size_t)C, 1);
+        k->fence();
+        return;
+    }
     if (dc == 1 && C > 1) {                    /* channels innermost */
         for (int h = 0; h < H; h++)
             for (int w = 0; w < W; w++) {
@@ -307,11 +503,10 @@ static void global_avg_task(void *vctx, size_t t, int thread)
         }
 }
 
-/* Row blocks per plane (or image): one unless there are fewer planes than twice the
- * threads, so that every thread has work at batch 1 too. */
-static void pick_blocks(f32_ctx *k, size_t units, int nt)
+/* Blocks of rows (H of them) per plane (or image): one unless there are fewer planes than
+ * twice the threads, so that every thread has work at batch 1 too. */
+static void pick_blocks(f32_ctx *k, size_t units, int nt, int H)
 {
-    int H = k->x->dims[2];
     int nblk = 1;
     if (units < 2 * (size_t)nt) {
         size_t want = (2 * (size_t)nt + units - 1) / units;
@@ -340,63 +535,100 @@ cudnnStatus_t hd_pool_bwd_f32_2d(cudnnHandle_t handle, const struct cudnnPooling
     k.maxm = p->mode == CUDNN_POOLING_MAX || p->mode == CUDNN_POOLING_MAX_DETERMINISTIC;
     k.prop = p->nan_opt == CUDNN_PROPAGATE_NAN;
     k.incl = p->mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING;
-    int N = x->dims[0], C = x->dims[1], H = x->dims[2], W = x->dims[3], OW = dy->dims[3];
-    k.kh = p->window[0] < H ? p->window[0] : H;
+    int N = x->dims[0], C = x->dims[1], H = x->dims[2], W = x->dims[3], OH = dy->dims[2], OW = dy->dims[3];
+    int kh = p->window[0], kw = p->window[1], sh = p->stride[0], sw = p->stride[1], pw = p->pad[1];
+    k.kh = kh < H ? kh : H;
+    k.nslot = (kh + sh - 1) / sh;
     int nhwc = x->strides[1] == 1 && dy->strides[1] == 1 && C > 1;
+    k.nhwc = nhwc;
     /* beta 0 and long rows (channel-contiguous ones of at least 4 KiB): dx is only written,
      * so its rows are streamed past the cache.  Short rows (NCHW's 112 floats and the like)
      * measured faster with plain stores: the streamed part of a row is then only a few lines
      * between plainly stored partial ones. */
-    k.flush = beta == 0.0 && nhwc && (int64_t)W * C >= 1024 ? hd_f32_pool_flush_stream_select(handle->isa)
-                                                            : hd_f32_pool_flush_select(handle->isa);
+    int long_rows = beta == 0.0 && nhwc && (int64_t)W * C >= 1024;
+    k.flush = long_rows ? hd_f32_pool_flush_stream_select(handle->isa) : hd_f32_pool_flush_select(handle->isa);
+    k.stream = long_rows && x->strides[3] == C && C % 16 == 0;
     k.fence = hd_f32_pool_stream_fence_select(handle->isa);
+    k.share = hd_f32_pool_share_select(handle->isa);
+    k.broadcast = hd_f32_pool_broadcast_select(handle->isa);
     int nt = handle->num_threads;
     size_t units = nhwc ? (size_t)N : (size_t)N * (size_t)C;
-    if (nhwc) {
+    void (*task)(void *, size_t, int);
+    hd_pool_span gh = hd_pool_span_of(0, H, kh, p->pad[0], sh);
+    hd_pool_span gw = hd_pool_span_of(0, W, kw, pw, sw);
+    if (!k.maxm && OH == 1 && OW == 1 && gh.lo == 0 && gh.hi == H && gw.lo == 0 && gw.hi == W) {
+        /* global: the share of each channel (doubles), then as floats */
+        k.per_thread = (size_t)C + ((size_t)C + 1) / 2;
+        k.nblk = 1;
+        units = (size_t)N;
+        task = global_avg_task;
+    } else if (!k.maxm && kh == sh && kw == sw && p->pad[0] == 0 && pw == 0 && H == OH * sh && W == OW * sw &&
+               (int64_t)kh * kw < (1 << 24) && alpha == 1.0 && beta == 0.0 &&
+               dy->strides[3] == (nhwc ? C : 1) && dx->strides[3] == (nhwc ? C : 1)) {
+        /* windows that tile the input: one output row of float shares */
+        k.per_thread = ((size_t)OW * (nhwc ? (size_t)C : 1) + 1) / 2;
+        pick_blocks(&k, units, nt, OH);
+        task = tile_task;
+    } else if (k.maxm && nhwc) {
         /* the ring of window rows, the window's taps and offsets (8 bytes each), the argmax
-         * or the share of each channel (8 bytes each) */
-        size_t kw = (size_t)(p->window[1] < W ? p->window[1] : W);
-        k.per_thread = (size_t)k.kh * (size_t)W * (size_t)C + 2 * (size_t)k.kh * kw + (size_t)C + 8;
+         * of each channel */
+        size_t kwc = (size_t)(kw < W ? kw : W);
+        k.per_thread = (size_t)k.kh * (size_t)W * (size_t)C + 2 * (size_t)k.kh * kwc + (size_t)C + 8;
         k.argmax = hd_f32_pool_argmax_select(handle->isa);
-    } else {
+        pick_blocks(&k, units, nt, H);
+        task = max_nhwc_task;
+    } else if (k.maxm) {
         /* padded rows: every window position of every output, and every real input */
-        int64_t need = (int64_t)(OW - 1) * p->stride[1] + p->window[1];
-        if (need < (int64_t)p->pad[1] + W)
-            need = (int64_t)p->pad[1] + W;
-        k.aw = (need + (k.maxm ? HD_POOL_BWD_ROW_SLACK : 0) + 15) / 16 * 16;   /* max: the kernel's slack */
-        if ((int64_t)k.kh * k.aw > INT32_MAX || p->pad[1] < 0) {
+        int64_t need = (int64_t)(OW - 1) * sw + kw;
+        if (need < (int64_t)pw + W)
+            need = (int64_t)pw + W;
+        k.aw = (need + HD_POOL_BWD_ROW_SLACK + 15) / 16 * 16;     /* the kernel's slack */
+        if ((int64_t)k.kh * k.aw > INT32_MAX || pw < 0) {
             /* ring offsets are int32, and the padded rows start at column -pad: the generic
              * path takes such calls */
             *done = 0;
             return CUDNN_STATUS_SUCCESS;
         }
-        /* the double ring, the float ring, the share (doubles), the argmax (int32), the row
-         * pointers of a window, the ring offset of each tap (aw is even, so each piece stays
-         * 8-byte aligned) */
-        k.per_thread = (size_t)k.kh * (size_t)k.aw + (size_t)k.kh * (size_t)k.aw / 2 + 2 * (size_t)OW +
-                       (size_t)k.kh + (size_t)k.kh * (size_t)p->window[1] + 8;
+        /* the double ring, the float ring, the argmax (int32), the row pointers of a window,
+         * the ring offset of each tap (aw is even, so each piece stays 8-byte aligned) */
+        k.per_thread = (size_t)k.kh * (size_t)k.aw + (size_t)k.kh * (size_t)k.aw / 2 + (size_t)OW +
+                       (size_t)k.kh + (size_t)k.kh * (size_t)kw + 8;
         k.rowargmax = hd_f32_pool_rowargmax_select(handle->isa);
+        pick_blocks(&k, units, nt, H);
+        task = max_plane_task;
+    } else if (nhwc) {
+        /* nslot output rows of shares (OW x C doubles), the terms' pointers */
+        size_t nterm = (size_t)k.nslot * (size_t)((kw + sw - 1) / sw + 1);
+        k.per_thread = (size_t)k.nslot * (size_t)OW * (size_t)C + nterm + 8;
+        k.gatherpix = hd_f32_pool_gatherpix_select(handle->isa);
+        pick_blocks(&k, units, nt, H);
+        task = avg_nhwc_task;
+    } else {
+        if (pw < 0) {
+            *done = 0;               /* the shares' padding starts at column -pad */
+            return CUDNN_STATUS_SUCCESS;
+        }
+        /* share rows padded for the gatherrow kernel: kw + 1 before output 0, and up to
+         * (W + pw + 16) / sw + 16 after it (at least OW) */
+        int64_t right = (int64_t)(W + pw + 16) / sw + 17;
+        if (right < OW)
+            right = OW;
+        k.lpad = (size_t)kw + 1;
+        k.sl = k.lpad + (size_t)right + 1;
+        /* nslot share rows, the horizontal factors, a dx row (floats), the terms (a pointer
+         * and an int32 each) */
+        size_t nterm = (size_t)k.nslot * (size_t)kw;
+        k.per_thread = (size_t)k.nslot * k.sl + (size_t)OW + ((size_t)W + 1) / 2 + nterm + (nterm + 1) / 2 + 8;
+        k.gatherrow = hd_f32_pool_gatherrow_select(handle->isa);
+        pick_blocks(&k, units, nt, H);
+        task = avg_plane_task;
     }
-    hd_pool_span gh = hd_pool_span_of(0, H, p->window[0], p->pad[0], p->stride[0]);
-    hd_pool_span gw = hd_pool_span_of(0, W, p->window[1], p->pad[1], p->stride[1]);
-    if (!k.maxm && dy->dims[2] == 1 && OW == 1 && gh.lo == 0 && gh.hi == H && gw.lo == 0 && gw.hi == W) {
-        k.per_thread = (size_t)C;         /* the share of each channel */
-        size_t gbytes;
-        if (hd_mul_size(k.per_thread * sizeof(double), (size_t)nt, &gbytes) != 0)
-            return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "scratch size overflows");
-        k.scratch = hd_handle_scratch(handle, gbytes);
-        if (!k.scratch)
-            return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "no memory for %zu bytes of scratch", gbytes);
-        hd_parallel_for((size_t)N, nt, global_avg_task, &k);
-        return CUDNN_STATUS_SUCCESS;
-    }
-    pick_blocks(&k, units, nt);
     size_t bytes;
     if (hd_mul_size(k.per_thread * sizeof(double), (size_t)nt, &bytes) != 0)
         return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "scratch size overflows");
     k.scratch = hd_handle_scratch(handle, bytes);
     if (!k.scratch)
         return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "no memory for %zu bytes of scratch", bytes);
-    hd_parallel_for(units * (size_t)k.nblk, nt, nhwc ? nhwc_task : plane_task, &k);
+    hd_parallel_for(units * (size_t)k.nblk, nt, task, &k);
     return CUDNN_STATUS_SUCCESS;
 }

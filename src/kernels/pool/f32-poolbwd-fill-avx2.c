@@ -1,0 +1,67 @@
+/* Pooling backward where each dx value takes one output's value, AVX2 (see pool-ukernels.h):
+ * the AVX-512 variant's shapes with 8 lanes (a value repeated twice: a lane permute; repeated
+ * at least 8 times: each store holds at most two runs; channel vectors).  Stores are plain
+ * (the stream hint is ignored: the AVX2 stream fence is the scalar no-op). */
+#include <immintrin.h>
+#include "kernels/pool/pool-ukernels.h"
+
+/* Lanes i < n of 8 set (all ones), the rest clear. */
+static inline __m256i lanes(size_t n)
+{
+    const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(n < 8 ? n : 8)), iota);
+}
+
+void hd_f32_pool_ukernel_share__avx2(float *v, const float *g, size_t n, float div)
+{
+    const __m256 d = _mm256_set1_ps(div), z = _mm256_setzero_ps();
+    for (size_t i = 0; i < n; i += 8) {
+        __m256i m = lanes(n - i);
+        _mm256_maskstore_ps(v + i, m, _mm256_add_ps(_mm256_div_ps(_mm256_maskload_ps(g + i, m), d), z));
+    }
+}
+
+void hd_f32_pool_ukernel_broadcast__avx2(float *dx, const float *v, size_t n, size_t rep, size_t c, int stream)
+{
+    if (c == 1 && rep == 2) {
+        const __m256i lo = _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3), hi = _mm256_setr_epi32(4, 4, 5, 5, 6, 6, 7, 7);
+        for (size_t j = 0; j < n; j += 8) {
+            size_t m = n - j < 8 ? n - j : 8;
+            __m256 x = _mm256_maskload_ps(v + j, lanes(m));
+            _mm256_maskstore_ps(dx + 2 * j, lanes(2 * m), _mm256_permutevar8x32_ps(x, lo));
+            if (m > 4)
+                _mm256_maskstore_ps(dx + 2 * j + 8, lanes(2 * m - 8), _mm256_permutevar8x32_ps(x, hi));
+        }
+        return;
+    }
+    if (c == 1 && rep >= 8) {
+        /* j is the run at the start of the next store and b how many of its positions are left */
+        size_t total = n * rep, p = 0, j = 0, b = rep;
+        while (p < total) {
+            size_t len = total - p < 8 ? total - p : 8;
+            __m256 x = _mm256_set1_ps(v[j]);
+            if (b < len)
+                x = _mm256_blendv_ps(_mm256_set1_ps(v[j + 1]), x, _mm256_castsi256_ps(lanes(b)));
+            _mm256_maskstore_ps(dx + p, lanes(len), x);
+            p += len;
+            while (b <= len && j < n) {       /* runs are at least 8 long: at most one step */
+                len -= b;
+                b = rep;
+                j++;
+            }
+            b -= len;
+        }
+        return;
+    }
+    if (c >= 8) {
+        for (size_t j = 0; j < n; j++)
+            for (size_t i = 0; i < c; i += 8) {
+                __m256i m = lanes(c - i);
+                __m256 x = _mm256_maskload_ps(v + j * c + i, m);
+                for (size_t q = 0; q < rep; q++)
+                    _mm256_maskstore_ps(dx + (j * rep + q) * c + i, m, x);
+            }
+        return;
+    }
+    hd_f32_pool_ukernel_broadcast__scalar(dx, v, n, rep, c, stream);
+}
