@@ -249,3 +249,57 @@ void hd_parallel_deal(size_t ntasks, int nthreads, hd_task_fn fn, void *ctx)
     atomic_init(&d.next, 0);
     hd_parallel_for(ntasks < (size_t)nthreads ? ntasks : (size_t)nthreads, nthreads, deal_worker, &d);
 }
+
+typedef struct {
+    hd_step_fn fn;
+    void *ctx;
+    size_t nsteps, ntasks;
+    atomic_size_t next;     /* the next (step, task) to hand out, numbered step * ntasks + task */
+    atomic_size_t done;     /* tasks finished */
+} steps_ctx;
+
+/* Polls before the first yield: a step's last task usually ends within a few microseconds of
+   the others, and a yield on a loaded machine may give the CPU away for a whole time slice. */
+#define HD_STEP_SPIN 256
+
+static void steps_worker(void *vctx, size_t task, int thread)
+{
+    (void)task;
+    steps_ctx *d = vctx;
+    const size_t total = d->nsteps * d->ntasks;
+    for (size_t t; (t = atomic_fetch_add_explicit(&d->next, 1, memory_order_relaxed)) < total;) {
+        size_t step = t / d->ntasks, need = step * d->ntasks;
+        /* tasks are taken in order, so every task of the earlier steps has been taken by a
+           thread that is not waiting for this one: the wait ends */
+        for (int i = 0; atomic_load_explicit(&d->done, memory_order_acquire) < need; i++) {
+            if (i >= HD_STEP_SPIN)
+                relax();
+#if defined(__x86_64__) || defined(__i386__)
+            else
+                __builtin_ia32_pause();
+#endif
+        }
+        d->fn(d->ctx, step, t - need, thread);
+        atomic_fetch_add_explicit(&d->done, 1, memory_order_release);
+    }
+}
+
+void hd_parallel_steps(size_t nsteps, size_t ntasks, int nthreads, hd_step_fn fn, void *ctx)
+{
+    if (nsteps == 0 || ntasks == 0)
+        return;
+    if (nthreads < 1)
+        nthreads = 1;
+    if (ntasks > (size_t)-1 / nsteps) {   /* too many to number: in order, here */
+        for (size_t s = 0; s < nsteps; s++)
+            for (size_t t = 0; t < ntasks; t++)
+                fn(ctx, s, t, 0);
+        return;
+    }
+    steps_ctx d;
+    d.fn = fn, d.ctx = ctx, d.nsteps = nsteps, d.ntasks = ntasks;
+    atomic_init(&d.next, 0);
+    atomic_init(&d.done, 0);
+    size_t total = nsteps * ntasks;
+    hd_parallel_for(total < (size_t)nthreads ? total : (size_t)nthreads, nthreads, steps_worker, &d);
+}
