@@ -256,31 +256,78 @@ typedef struct {
     size_t nsteps, ntasks;
     atomic_size_t next;     /* the next (step, task) to hand out, numbered step * ntasks + task */
     atomic_size_t done;     /* tasks finished */
+    atomic_int sleepers;    /* threads asleep (or about to be) on WAKE */
+    pthread_mutex_t mu;
+    pthread_cond_t wake;
 } steps_ctx;
 
-/* Polls before the first yield: a step's last task usually ends within a few microseconds of
-   the others, and a yield on a loaded machine may give the CPU away for a whole time slice. */
-#define HD_STEP_SPIN 256
+/* How long a waiting thread polls before it sleeps: about one task of an RNN step. */
+#define HD_STEP_POLL_NS 50000L
+
+/* Wait until NEED tasks have finished: poll for a while (the step's last tasks usually end
+ * within one task's time), then sleep until the thread that finishes a step wakes us.  Not
+ * yield-polling: on a loaded machine a thread that keeps yielding is charged the CPU time and
+ * scheduled late, while a sleeper that is woken runs at once. */
+static void steps_wait(steps_ctx *d, size_t need)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int i = 0; atomic_load_explicit(&d->done, memory_order_acquire) < need; i++) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+        if ((i & 63) != 63)
+            continue;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < HD_STEP_POLL_NS)
+            continue;
+        /* sequentially consistent with the finisher's done / sleepers pair: either it sees
+           this sleeper, or this thread sees its finished task */
+        atomic_fetch_add(&d->sleepers, 1);
+        pthread_mutex_lock(&d->mu);
+        while (atomic_load(&d->done) < need)
+            pthread_cond_wait(&d->wake, &d->mu);
+        pthread_mutex_unlock(&d->mu);
+        atomic_fetch_sub(&d->sleepers, 1);
+        return;
+    }
+}
+
+/* After a task: count it, and wake the sleepers when it ended a step. */
+static void steps_finish(steps_ctx *d)
+{
+    size_t n = atomic_fetch_add(&d->done, 1) + 1;
+    if (n % d->ntasks == 0 && atomic_load(&d->sleepers) > 0) {
+        pthread_mutex_lock(&d->mu);
+        pthread_cond_broadcast(&d->wake);
+        pthread_mutex_unlock(&d->mu);
+    }
+}
 
 static void steps_worker(void *vctx, size_t task, int thread)
 {
     (void)task;
     steps_ctx *d = vctx;
     const size_t total = d->nsteps * d->ntasks;
-    for (size_t t; (t = atomic_fetch_add_explicit(&d->next, 1, memory_order_relaxed)) < total;) {
+    for (;;) {
+        /* Wait for the step of the next task to open before taking it: a thread that took a
+           task and then lost its CPU while waiting would hold up the whole step. */
+        size_t t = atomic_load_explicit(&d->next, memory_order_relaxed);
+        if (t >= total)
+            break;
+        if (atomic_load_explicit(&d->done, memory_order_acquire) < t / d->ntasks * d->ntasks)
+            steps_wait(d, t / d->ntasks * d->ntasks);
+        t = atomic_fetch_add_explicit(&d->next, 1, memory_order_relaxed);
+        if (t >= total)
+            break;
         size_t step = t / d->ntasks, need = step * d->ntasks;
-        /* tasks are taken in order, so every task of the earlier steps has been taken by a
-           thread that is not waiting for this one: the wait ends */
-        for (int i = 0; atomic_load_explicit(&d->done, memory_order_acquire) < need; i++) {
-            if (i >= HD_STEP_SPIN)
-                relax();
-#if defined(__x86_64__) || defined(__i386__)
-            else
-                __builtin_ia32_pause();
-#endif
-        }
+        /* Rarely a later step than the one waited for (the others took the rest meanwhile);
+           tasks are taken in order, so every earlier task is held by a thread that is not
+           waiting for this one: the wait ends. */
+        if (atomic_load_explicit(&d->done, memory_order_acquire) < need)
+            steps_wait(d, need);
         d->fn(d->ctx, step, t - need, thread);
-        atomic_fetch_add_explicit(&d->done, 1, memory_order_release);
+        steps_finish(d);
     }
 }
 
@@ -300,6 +347,11 @@ void hd_parallel_steps(size_t nsteps, size_t ntasks, int nthreads, hd_step_fn fn
     d.fn = fn, d.ctx = ctx, d.nsteps = nsteps, d.ntasks = ntasks;
     atomic_init(&d.next, 0);
     atomic_init(&d.done, 0);
+    atomic_init(&d.sleepers, 0);
+    pthread_mutex_init(&d.mu, NULL);
+    pthread_cond_init(&d.wake, NULL);
     size_t total = nsteps * ntasks;
     hd_parallel_for(total < (size_t)nthreads ? total : (size_t)nthreads, nthreads, steps_worker, &d);
+    pthread_cond_destroy(&d.wake);
+    pthread_mutex_destroy(&d.mu);
 }

@@ -44,7 +44,8 @@ void hd_parallel_deal(size_t ntasks, int nthreads, hd_task_fn fn, void *ctx);
  * that is preempted or never starts holds up at most the one task it has taken, and the
  * others take the rest of each step -- for a recurrence whose steps are short (an RNN time
  * step), where a parallel region or a full barrier per step costs more than the step on a
- * shared machine.  A waiting thread polls, then yields.  As with hd_parallel_deal, THREAD
+ * shared machine.  A waiting thread polls briefly, then sleeps until the step it waits for
+ * ends (it never holds a task while it waits for a step to open).  As with hd_parallel_deal, THREAD
  * (< min(nsteps * ntasks, nthreads)) may only pick per-thread scratch, never the arithmetic.
  */
 typedef void (*hd_step_fn)(void *ctx, size_t step, size_t task, int thread);
