@@ -249,3 +249,109 @@ void hd_parallel_deal(size_t ntasks, int nthreads, hd_task_fn fn, void *ctx)
     atomic_init(&d.next, 0);
     hd_parallel_for(ntasks < (size_t)nthreads ? ntasks : (size_t)nthreads, nthreads, deal_worker, &d);
 }
+
+typedef struct {
+    hd_step_fn fn;
+    void *ctx;
+    size_t nsteps, ntasks;
+    atomic_size_t next;     /* the next (step, task) to hand out, numbered step * ntasks + task */
+    atomic_size_t done;     /* tasks finished */
+    atomic_int sleepers;    /* threads asleep (or about to be) on WAKE */
+    pthread_mutex_t mu;
+    pthread_cond_t wake;
+} steps_ctx;
+
+/* How long a waiting thread polls before it sleeps: about one task of an RNN step. */
+#define HD_STEP_POLL_NS 50000L
+
+/* Wait until NEED tasks have finished: poll for a while (the step's last tasks usually end
+ * within one task's time), then sleep until the thread that finishes a step wakes us.  Not
+ * yield-polling: on a loaded machine a thread that keeps yielding is charged the CPU time and
+ * scheduled late, while a sleeper that is woken runs at once. */
+static void steps_wait(steps_ctx *d, size_t need)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int i = 0; atomic_load_explicit(&d->done, memory_order_acquire) < need; i++) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+        if ((i & 63) != 63)
+            continue;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < HD_STEP_POLL_NS)
+            continue;
+        /* sequentially consistent with the finisher's done / sleepers pair: either it sees
+           this sleeper, or this thread sees its finished task */
+        atomic_fetch_add(&d->sleepers, 1);
+        pthread_mutex_lock(&d->mu);
+        while (atomic_load(&d->done) < need)
+            pthread_cond_wait(&d->wake, &d->mu);
+        pthread_mutex_unlock(&d->mu);
+        atomic_fetch_sub(&d->sleepers, 1);
+        return;
+    }
+}
+
+/* After a task: count it, and wake the sleepers when it ended a step. */
+static void steps_finish(steps_ctx *d)
+{
+    size_t n = atomic_fetch_add(&d->done, 1) + 1;
+    if (n % d->ntasks == 0 && atomic_load(&d->sleepers) > 0) {
+        pthread_mutex_lock(&d->mu);
+        pthread_cond_broadcast(&d->wake);
+        pthread_mutex_unlock(&d->mu);
+    }
+}
+
+static void steps_worker(void *vctx, size_t task, int thread)
+{
+    (void)task;
+    steps_ctx *d = vctx;
+    const size_t total = d->nsteps * d->ntasks;
+    for (;;) {
+        /* Wait for the step of the next task to open before taking it: a thread that took a
+           task and then lost its CPU while waiting would hold up the whole step. */
+        size_t t = atomic_load_explicit(&d->next, memory_order_relaxed);
+        if (t >= total)
+            break;
+        if (atomic_load_explicit(&d->done, memory_order_acquire) < t / d->ntasks * d->ntasks)
+            steps_wait(d, t / d->ntasks * d->ntasks);
+        t = atomic_fetch_add_explicit(&d->next, 1, memory_order_relaxed);
+        if (t >= total)
+            break;
+        size_t step = t / d->ntasks, need = step * d->ntasks;
+        /* Rarely a later step than the one waited for (the others took the rest meanwhile);
+           tasks are taken in order, so every earlier task is held by a thread that is not
+           waiting for this one: the wait ends. */
+        if (atomic_load_explicit(&d->done, memory_order_acquire) < need)
+            steps_wait(d, need);
+        d->fn(d->ctx, step, t - need, thread);
+        steps_finish(d);
+    }
+}
+
+void hd_parallel_steps(size_t nsteps, size_t ntasks, int nthreads, hd_step_fn fn, void *ctx)
+{
+    if (nsteps == 0 || ntasks == 0)
+        return;
+    if (nthreads < 1)
+        nthreads = 1;
+    if (ntasks > (size_t)-1 / nsteps) {   /* too many to number: in order, here */
+        for (size_t s = 0; s < nsteps; s++)
+            for (size_t t = 0; t < ntasks; t++)
+                fn(ctx, s, t, 0);
+        return;
+    }
+    steps_ctx d;
+    d.fn = fn, d.ctx = ctx, d.nsteps = nsteps, d.ntasks = ntasks;
+    atomic_init(&d.next, 0);
+    atomic_init(&d.done, 0);
+    atomic_init(&d.sleepers, 0);
+    pthread_mutex_init(&d.mu, NULL);
+    pthread_cond_init(&d.wake, NULL);
+    size_t total = nsteps * ntasks;
+    hd_parallel_for(total < (size_t)nthreads ? total : (size_t)nthreads, nthreads, steps_worker, &d);
+    pthread_cond_destroy(&d.wake);
+    pthread_mutex_destroy(&d.mu);
+}

@@ -36,4 +36,19 @@ void hd_parallel_for(size_t ntasks, int nthreads, hd_task_fn fn, void *ctx);
  * never the arithmetic. */
 void hd_parallel_deal(size_t ntasks, int nthreads, hd_task_fn fn, void *ctx);
 
+/*
+ * NSTEPS steps run in order, each of NTASKS tasks, in one parallel region: fn(ctx, step,
+ * task, thread).  Tasks are dealt from one shared counter in (step, task) order, and a task of
+ * step s starts only once every task of step s - 1 has returned (its writes are then visible
+ * to it).  No thread waits for another thread as such, only for unfinished tasks: a thread
+ * that is preempted or never starts holds up at most the one task it has taken, and the
+ * others take the rest of each step -- for a recurrence whose steps are short (an RNN time
+ * step), where a parallel region or a full barrier per step costs more than the step on a
+ * shared machine.  A waiting thread polls briefly, then sleeps until the step it waits for
+ * ends (it never holds a task while it waits for a step to open).  As with hd_parallel_deal, THREAD
+ * (< min(nsteps * ntasks, nthreads)) may only pick per-thread scratch, never the arithmetic.
+ */
+typedef void (*hd_step_fn)(void *ctx, size_t step, size_t task, int thread);
+void hd_parallel_steps(size_t nsteps, size_t ntasks, int nthreads, hd_step_fn fn, void *ctx);
+
 #endif

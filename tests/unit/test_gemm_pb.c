@@ -3,7 +3,8 @@
  * kernels/gemm/gemm.h): bitwise the result of hd_sgemm / hd_dgemm on the unpacked operand,
  * for both transposes of A and B, k below/at/above the k block, remainders of every tile,
  * alpha/beta of 0, 1 and other values, leading dimensions wider than the matrices, 1 and 2
- * threads, and one packing reused for several A.  tests/scripts/gemm_isa.sh-style caps
+ * threads, and one packing reused for several A; the column slices of hd_?gemm_pb_cols (A packed
+ * by hd_?gemm_pb_pack_a) in pieces that start inside kernel panels give the same bits.  tests/scripts/gemm_isa.sh-style caps
  * (HOSTDNN_MAX_ISA) change the kernel both sides use, so the comparison holds under them too.
  */
 #include <stdint.h>
@@ -51,6 +52,24 @@ static void one(int dbl, char ta, char tb, size_t m, size_t n, size_t k, double 
             hd_sgemm_pb(threads, ta, m, (float)alpha, (const float *)Ar, lda, &pb, (float)beta, (float *)C1, ldc);
         }
         if (memcmp(Cr, C1, m * ldc * es) != 0) same = 0;
+        /* column slices (hd_?gemm_pb_pack_a / _pb_cols), cut at odd places, starting inside
+           kernel panels: the same bits */
+        if (pb.data && k > 0 && alpha != 0) {
+            memcpy(C1, C0, m * ldc * es);
+            size_t na = dbl ? hd_dgemm_pb_a_elems(&pb, m) : hd_sgemm_pb_a_elems(&pb, m);
+            void *Ap = malloc(na * es);
+            if (dbl) hd_dgemm_pb_pack_a(&pb, ta, m, (const double *)Ar, lda, Ap);
+            else hd_sgemm_pb_pack_a(&pb, ta, m, (const float *)Ar, lda, Ap);
+            for (size_t c0 = 0, w = 1; c0 < n; c0 += w, w = w * 3 % 41 + 1) {
+                size_t c1 = c0 + w < n ? c0 + w : n;
+                if (dbl)
+                    hd_dgemm_pb_cols(&pb, m, Ap, c0, c1, alpha, beta, (double *)C1, ldc);
+                else
+                    hd_sgemm_pb_cols(&pb, m, Ap, c0, c1, (float)alpha, (float)beta, (float *)C1, ldc);
+            }
+            if (memcmp(Cr, C1, m * ldc * es) != 0) same = 0;
+            free(Ap);
+        }
         free(Cr);
     }
     hd_gemm_pb_free(&pb);

@@ -2,7 +2,8 @@
  * The parallel layer (src/core/parallel.c): every task runs exactly once for any split of
  * tasks and threads (static blocks and dealt from a counter), the static schedule deals the
  * blocks it documents, a call from inside a
- * region runs serially, and the workers' CPU masks are the process's again after regions (a
+ * region runs serially, hd_parallel_steps runs every task once and each step after the one
+ * before (also inside a region), and the workers' CPU masks are the process's again after regions (a
  * worker that wakes on its caller's CPU leaves it by narrowing its mask for a moment; it must
  * never stay pinned).
  */
@@ -83,6 +84,54 @@ static void outer_task(void *ctx, size_t task, int thread)
     hd_parallel_for(4, 4, inner_record, n->inner_thread[task]);
 }
 
+/* hd_parallel_steps: each task records how many tasks had finished when it started; a task
+ * of step s must see every task of the steps before it finished (>= s * ntasks). */
+typedef struct {
+    size_t ntasks;
+    int hits[MAXT];
+    size_t seen[MAXT];
+    int thread_of[MAXT];
+    size_t finished;
+} steps_t;
+
+static void step_task(void *ctx, size_t step, size_t task, int thread)
+{
+    steps_t *r = ctx;
+    size_t i = step * r->ntasks + task;
+    r->seen[i] = __atomic_load_n(&r->finished, __ATOMIC_ACQUIRE);
+    r->thread_of[i] = thread;
+    __atomic_add_fetch(&r->hits[i], 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&r->finished, 1, __ATOMIC_RELEASE);
+}
+
+static void check_steps(size_t nsteps, size_t ntasks, int nthreads)
+{
+    static steps_t r;
+    memset(&r, 0, sizeof r);
+    r.ntasks = ntasks;
+    hd_parallel_steps(nsteps, ntasks, nthreads, step_task, &r);
+    size_t total = nsteps * ntasks;
+    int used = nthreads < 1 ? 1 : (size_t)nthreads > total ? (int)total : nthreads;
+    int once = 1, ordered = 1, placed = 1;
+    for (size_t i = 0; i < total; i++) {
+        once &= r.hits[i] == 1;
+        ordered &= r.seen[i] >= i / ntasks * ntasks;
+        placed &= r.thread_of[i] >= 0 && r.thread_of[i] < used;
+    }
+    CHECK_MSG(once, "steps %zu x %zu on %d threads: each task once", nsteps, ntasks, nthreads);
+    CHECK_MSG(ordered, "steps %zu x %zu on %d threads: a step starts after the one before", nsteps, ntasks,
+              nthreads);
+    CHECK_MSG(placed, "steps %zu x %zu on %d threads: thread index in range", nsteps, ntasks, nthreads);
+}
+
+static void outer_steps(void *ctx, size_t task, int thread)
+{
+    (void)task;
+    (void)thread;
+    check_steps(5, 3, 4);   /* inside a region: serial, still in order */
+    ++*(int *)ctx;
+}
+
 #ifdef __linux__
 /* The CPU list the kernel reports for one thread of this process ("" when unreadable). */
 static void cpus_allowed(const char *path, char *out, size_t cap)
@@ -129,6 +178,19 @@ int main(void)
         for (int i = 0; i < 4; i++)
             serial &= n.inner_thread[t][i] == 0;   /* the serial path passes thread 0 */
     CHECK_MSG(serial, "inner tasks ran serially");
+
+    SECTION("steps: every task once, each step after the one before");
+    size_t st[][2] = {{1, 1}, {1, 5}, {50, 1}, {50, 3}, {20, 16}, {7, 64}};
+    for (size_t i = 0; i < sizeof st / sizeof st[0]; i++)
+        for (size_t j = 0; j < sizeof ts / sizeof ts[0]; j++)
+            check_steps(st[i][0], st[i][1], ts[j]);
+    for (int rep = 0; rep < 200; rep++)
+        check_steps(10, 2 + (size_t)rep % 5, 2 + rep % 3);
+    hd_parallel_steps(0, 4, 2, step_task, NULL);   /* nothing to run: fn never called */
+    hd_parallel_steps(4, 0, 2, step_task, NULL);
+    int outer = 0;
+    hd_parallel_for(3, 3, outer_steps, &outer);
+    CHECK_MSG(outer == 3, "steps inside a region: %d of 3 regions", outer);
 
 #ifdef __linux__   /* reads the threads' CPU masks from /proc */
     SECTION("workers are never left pinned");

@@ -3,7 +3,8 @@
  * double-precision references of the LSTM and GRU rows (forward and backward) and of tanh, with the accuracy bounds
  * rnn-ukernels.h states (exp-based sigmoid within a few ulp, tanh within 3e-7 absolute), over
  * row lengths with every remainder of the vector width, arguments from tiny to saturating,
- * NaN passed through; the rows write exactly their H elements (guards untouched).
+ * NaN passed through; the rows write exactly their H elements (guards untouched); slices of a
+ * row (the forward rows' N < LD) give the whole row's bits.
  */
 #include <math.h>
 #include <stdio.h>
@@ -40,7 +41,7 @@ static void check_table(const hd_rnn_cell_table *t)
             for (size_t j = 0; j < H; j++) cp[j] = rnd(2.0f);
             for (size_t i = 0; i < 6 * H + 3 * GUARD; i++) buf[i] = GV;
             float *gt = buf, *c = buf + 4 * H + GUARD, *h = c + H + GUARD;
-            t->lstm_fwd(H, px, pq, cp, gt, c, h);
+            t->lstm_fwd(H, H, px, pq, cp, gt, c, h);
             for (size_t j = 0; j < H; j++) {
                 double a[4];
                 /* the kernels add the halves in float: the reference starts from that sum */
@@ -59,7 +60,7 @@ static void check_table(const hd_rnn_cell_table *t)
             /* GRU */
             for (size_t i = 0; i < 6 * H + 3 * GUARD; i++) buf[i] = GV;
             float *qn = buf + 3 * H + GUARD, *hg = qn + H + GUARD;
-            t->gru_fwd(H, px, pq, cp, buf, qn, hg);
+            t->gru_fwd(H, H, px, pq, cp, buf, qn, hg);
             for (size_t j = 0; j < H; j++) {
                 double rg = sg((double)(px[j] + pq[j])), zg = sg((double)(px[H + j] + pq[H + j]));
                 float rq = buf[j] * pq[2 * H + j];
@@ -85,7 +86,7 @@ static void check_table(const hd_rnn_cell_table *t)
         for (size_t j = 0; j < H; j++) { c[j] = rnd(3.0f); cp[j] = rnd(3.0f); dh[j] = rnd(1.0f); dc0[j] = rnd(1.0f); }
         for (int use_prev = 0; use_prev < 2; use_prev++) {
             memcpy(dc, dc0, H * sizeof(float));
-            t->lstm_bwd(H, gt, c, use_prev ? cp : NULL, dh, dc, gx, gh);
+            t->lstm_bwd(H, H, gt, c, use_prev ? cp : NULL, dh, dc, gx, gh);
             for (size_t j = 0; j < H; j++) {
                 double ig = gt[j], fg = gt[H + j], gg = gt[2 * H + j], og = gt[3 * H + j], p = use_prev ? cp[j] : 0;
                 double tc = tanh((double)c[j]), dcc = dc0[j] + dh[j] * og * (1 - tc * tc);
@@ -97,7 +98,7 @@ static void check_table(const hd_rnn_cell_table *t)
                 }
                 e_bl = fmax(e_bl, fabs(dc[j] - dcc * fg));
             }
-            t->gru_bwd(H, gt, c, use_prev ? cp : NULL, dh, gx, gh, dz);
+            t->gru_bwd(H, H, gt, c, use_prev ? cp : NULL, dh, gx, gh, dz);
             for (size_t j = 0; j < H; j++) {
                 double rg = gt[j], zg = gt[H + j], ng = gt[2 * H + j], p = use_prev ? cp[j] : 0;
                 double dan = dh[j] * (1 - zg) * (1 - ng * ng);
@@ -127,12 +128,66 @@ static void check_table(const hd_rnn_cell_table *t)
     CHECK_MSG(guards_ok, "%s: rows write exactly H elements", t->lstm_name);
     /* NaN pre-activations propagate */
     float nx[8] = { NAN, 0, 0, 0, 0, 0, 0, 0 }, z8[8] = { 0 }, g8[8], c1[1], h1[1];
-    t->lstm_fwd(1, nx, z8, z8, g8, c1, h1);
+    t->lstm_fwd(1, 1, nx, z8, z8, g8, c1, h1);
     CHECK_MSG(g8[0] != g8[0] && h1[0] != h1[0], "%s: NaN propagates", t->lstm_name);
+}
+
+/* Slices of a row (N units, gates LD = H apart, the RNN's column blocks) give the whole row's
+ * bits and write only their units. */
+static void check_slices(const hd_rnn_cell_table *t)
+{
+    enum { H = 75 };
+    float px[4 * H], pq[4 * H], cp[H], g1[4 * H], c1[H], h1[H], g2[4 * H], c2[H], h2[H];
+    for (size_t i = 0; i < 4 * H; i++) { px[i] = rnd(3.0f); pq[i] = rnd(3.0f); }
+    for (size_t j = 0; j < H; j++) cp[j] = rnd(2.0f);
+    size_t cuts[] = { 0, 5, 8, 32, 33, 64, 75 };
+    for (int gru = 0; gru < 2; gru++) {
+        size_t G = gru ? 3 : 4;
+        if (gru)
+            t->gru_fwd(H, H, px, pq, cp, g1, c1, h1);
+        else
+            t->lstm_fwd(H, H, px, pq, cp, g1, c1, h1);
+        for (size_t i = 0; i < 4 * H; i++) g2[i] = GV;
+        for (size_t j = 0; j < H; j++) c2[j] = h2[j] = GV;
+        for (size_t k = 0; k + 1 < sizeof cuts / sizeof cuts[0]; k++) {
+            size_t j0 = cuts[k], n = cuts[k + 1] - j0;
+            if (gru)
+                t->gru_fwd(n, H, px + j0, pq + j0, cp + j0, g2 + j0, c2 + j0, h2 + j0);
+            else
+                t->lstm_fwd(n, H, px + j0, pq + j0, cp + j0, g2 + j0, c2 + j0, h2 + j0);
+        }
+        int same = memcmp(g1, g2, G * H * sizeof(float)) == 0 && memcmp(c1, c2, sizeof c1) == 0 &&
+                   memcmp(h1, h2, sizeof h1) == 0;
+        int guard = gru ? g2[3 * H] == GV : 1;
+        CHECK_MSG(same && guard, "%s: row slices give the whole row's bits", gru ? t->gru_name : t->lstm_name);
+    }
+    /* backward rows: the forward gates above (g1 of the GRU), c1 as the cell, cp as c_{t-1} */
+    float dh[H], dc1[H], dc2[H], x1[4 * H], q1[4 * H], x2[4 * H], q2[4 * H], z1[H], z2[H];
+    for (size_t j = 0; j < H; j++) { dh[j] = rnd(1.0f); dc1[j] = dc2[j] = rnd(1.0f); }
+    for (int gru = 0; gru < 2; gru++) {
+        size_t G = gru ? 3 : 4;
+        if (gru)
+            t->gru_bwd(H, H, g1, c1, cp, dh, x1, q1, z1);
+        else
+            t->lstm_bwd(H, H, g1, c1, cp, dh, dc1, x1, q1);
+        for (size_t k = 0; k + 1 < sizeof cuts / sizeof cuts[0]; k++) {
+            size_t j0 = cuts[k], n = cuts[k + 1] - j0;
+            if (gru)
+                t->gru_bwd(n, H, g1 + j0, c1 + j0, cp + j0, dh + j0, x2 + j0, q2 + j0, z2 + j0);
+            else
+                t->lstm_bwd(n, H, g1 + j0, c1 + j0, cp + j0, dh + j0, dc2 + j0, x2 + j0, q2 + j0);
+        }
+        int same = memcmp(x1, x2, G * H * sizeof(float)) == 0 && memcmp(q1, q2, G * H * sizeof(float)) == 0 &&
+                   (gru ? memcmp(z1, z2, sizeof z1) == 0 : memcmp(dc1, dc2, sizeof dc1) == 0);
+        CHECK_MSG(same, "%s: backward row slices give the whole row's bits", gru ? t->gru_name : t->lstm_name);
+    }
 }
 
 int main(void)
 {
+    check_slices(&hd_f32_rnn_cell_ukernels__scalar);
+    if (hd_cpu_isa() >= HD_ISA_AVX2)
+        check_slices(&hd_f32_rnn_cell_ukernels__avx2);
     check_table(&hd_f32_rnn_cell_ukernels__scalar);
     if (hd_cpu_isa() >= HD_ISA_AVX2)
         check_table(&hd_f32_rnn_cell_ukernels__avx2);

@@ -299,6 +299,16 @@ static void test_gradients(void)
     check_case(&c, seed++);
     c.cell = CUDNN_RNN_TANH;
     check_case(&c, seed++);
+    /* float LSTM / GRU without a projection: backward data in blocks of 32 hidden units
+       (rnn_bwd.inc), here two, the second partial; checked through FLOAT vs DOUBLE */
+    for (int ci = 0; ci < 2; ci++) {
+        memset(&c, 0, sizeof c);
+        c.cell = ci ? CUDNN_GRU : CUDNN_LSTM; c.dirs = 1 + ci; c.layers = 1 + ci; c.in = 3; c.hid = 40; c.proj = 40;
+        c.bias = ci ? CUDNN_RNN_DOUBLE_BIAS : CUDNN_RNN_SINGLE_REC_BIAS;
+        c.layout = CUDNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED; c.T = 3; c.B = 3;
+        c.lens[0] = 3; c.lens[1] = 1; c.lens[2] = 2; c.use_hx = 1;
+        check_case(&c, seed++);
+    }
 }
 
 static void test_backward_errors(void)

@@ -310,6 +310,22 @@ static void test_forward_cases(void)
     fc.use_hx = 0; fc.use_hy = 0; fc.bias = CUDNN_RNN_NO_BIAS;
     run_case(&fc, seed++);
 
+    /* float LSTM / GRU without a projection take the column-block steps (rnn_fwd.inc): hidden
+       sizes over one block (32 units) with a partial last block, lengths with a 0 */
+    static const int hids[3] = { 33, 75, 64 };
+    for (int c = 0; c < 2; c++)
+        for (int hi = 0; hi < 3; hi++) {
+            memset(&fc, 0, sizeof fc);
+            fc.cell = c ? CUDNN_GRU : CUDNN_LSTM; fc.dirs = 1 + hi % 2; fc.layers = 1 + (hi + c) % 2;
+            fc.in = 7; fc.hid = hids[hi]; fc.proj = hids[hi];
+            fc.bias = (cudnnRNNBiasMode_t)((c + hi) % 4); fc.dt = CUDNN_DATA_FLOAT;
+            fc.layout = lays[hi]; fc.T = 5; fc.B = 6;
+            int lb[6] = { 5, 5, 4, 3, 1, 1 }, lu[6] = { 2, 5, 0, 4, 1, 3 };
+            memcpy(fc.lens, fc.layout == CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED ? lb : lu, sizeof lb);
+            fc.use_hx = hi != 1; fc.use_hy = 1;
+            run_case(&fc, seed++);
+        }
+
     SECTION("forward HALF (float compute)");
     for (int c = 0; c < 4; c++) {
         memset(&fc, 0, sizeof fc);

@@ -1,6 +1,7 @@
-/* RNN forward / backward results are bitwise identical for 1, 3 and 4 threads and across runs: LSTM
- * and GRU, one direction (each step's rows dealt to the threads) and two (the directions side by
- * side). */
+/* RNN forward / backward results are bitwise identical for 1, 2, 3 and 4 threads and across runs:
+ * LSTM and GRU, one direction (each step's rows dealt to the threads) and two (the directions side
+ * by side); LSTM with a projection (the whole-row steps) and without (the column-block steps,
+ * with a hidden size of several blocks and a partial one). */
 #define _POSIX_C_SOURCE 200809L
 #include <cudnn.h>
 #include <stdlib.h>
@@ -8,13 +9,12 @@
 #include "harness.h"
 #include "rnn_test_util.h"
 
-enum { T = 6, B = 37, IN = 19, HID = 23, L = 2 };
+enum { T = 6, B = 37, IN = 19, L = 2 };
 
 typedef struct { float *y, *hy, *cy, *dx, *dhx, *dw; size_t ny, nh, nc, nx, nw; } result;
 
-static void run(cudnnHandle_t h, result *out, cudnnRNNMode_t cell, int D)
+static void run(cudnnHandle_t h, result *out, cudnnRNNMode_t cell, int D, int HID, int PROJ)
 {
-    const int PROJ = cell == CUDNN_LSTM ? 17 : HID;   /* a projection is LSTM's only */
     cudnnRNNDescriptor_t r;
     CHECK_OK(cudnnCreateRNNDescriptor(&r));
     CHECK_OK(cudnnSetRNNDescriptor_v8(r, CUDNN_RNN_ALGO_STANDARD, cell, CUDNN_RNN_DOUBLE_BIAS,
@@ -68,29 +68,33 @@ static int same(const result *a, const result *b)
 int main(void)
 {
     SECTION("thread-count determinism");
-    cudnnHandle_t h1, h3, h4;
-    setenv("HOSTDNN_NUM_THREADS", "1", 1);
-    if (cudnnCreate(&h1) != CUDNN_STATUS_SUCCESS) return 1;
-    setenv("HOSTDNN_NUM_THREADS", "3", 1);
-    if (cudnnCreate(&h3) != CUDNN_STATUS_SUCCESS) return 1;
-    setenv("HOSTDNN_NUM_THREADS", "4", 1);
-    if (cudnnCreate(&h4) != CUDNN_STATUS_SUCCESS) return 1;
-    const cudnnRNNMode_t cells[2] = { CUDNN_LSTM, CUDNN_GRU };
-    for (int ci = 0; ci < 2; ci++)
+    cudnnHandle_t hs[4];
+    for (int i = 0; i < 4; i++) {
+        char v[2] = { (char)('1' + i), 0 };
+        setenv("HOSTDNN_NUM_THREADS", v, 1);
+        if (cudnnCreate(&hs[i]) != CUDNN_STATUS_SUCCESS) return 1;
+    }
+    /* { cell, hidden, projection }: a projection is LSTM's only */
+    static const struct { cudnnRNNMode_t cell; int hid, proj; } cases[] = {
+        { CUDNN_LSTM, 23, 17 }, { CUDNN_GRU, 23, 23 }, { CUDNN_LSTM, 75, 75 }, { CUDNN_GRU, 75, 75 },
+    };
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++)
         for (int D = 1; D <= 2; D++) {
-            result a, b, c, e;
-            run(h1, &a, cells[ci], D);
-            run(h4, &b, cells[ci], D);
-            run(h4, &c, cells[ci], D);
-            run(h3, &e, cells[ci], D);
-            const char *name = cells[ci] == CUDNN_LSTM ? "LSTM" : "GRU";
-            CHECK_MSG(same(&a, &b), "%s, %d direction(s): 1 thread and 4 threads give the same bits", name, D);
-            CHECK_MSG(same(&a, &e), "%s, %d direction(s): 1 thread and 3 threads give the same bits", name, D);
-            CHECK_MSG(same(&b, &c), "%s, %d direction(s): two runs give the same bits", name, D);
-            release(&a); release(&b); release(&c); release(&e);
+            result a, b, c, e, f;
+            const int H = cases[ci].hid, P = cases[ci].proj;
+            run(hs[0], &a, cases[ci].cell, D, H, P);
+            run(hs[3], &b, cases[ci].cell, D, H, P);
+            run(hs[3], &c, cases[ci].cell, D, H, P);
+            run(hs[2], &e, cases[ci].cell, D, H, P);
+            run(hs[1], &f, cases[ci].cell, D, H, P);
+            const char *name = cases[ci].cell == CUDNN_LSTM ? "LSTM" : "GRU";
+            CHECK_MSG(same(&a, &b), "%s h%d p%d, %d direction(s): 1 and 4 threads give the same bits", name, H, P, D);
+            CHECK_MSG(same(&a, &e), "%s h%d p%d, %d direction(s): 1 and 3 threads give the same bits", name, H, P, D);
+            CHECK_MSG(same(&a, &f), "%s h%d p%d, %d direction(s): 1 and 2 threads give the same bits", name, H, P, D);
+            CHECK_MSG(same(&b, &c), "%s h%d p%d, %d direction(s): two runs give the same bits", name, H, P, D);
+            release(&a); release(&b); release(&c); release(&e); release(&f);
         }
-    cudnnDestroy(h1);
-    cudnnDestroy(h3);
-    cudnnDestroy(h4);
+    for (int i = 0; i < 4; i++)
+        cudnnDestroy(hs[i]);
     return hd_test_finish();
 }

@@ -254,3 +254,28 @@ const char *hd_gemm_kernel_name(size_t elem_size, hd_isa_t isa)
 {
     return hd_gemm_kernel_for(elem_size == 8 ? 8 : 4, hd_isa_cap(isa))->name;
 }
+
+size_t hd_sgemm_pb_a_elems(const hd_gemm_packed_b *pb, size_t m) { return pb_a_elems_f32(pb, m); }
+size_t hd_dgemm_pb_a_elems(const hd_gemm_packed_b *pb, size_t m) { return pb_a_elems_f64(pb, m); }
+
+void hd_sgemm_pb_pack_a(const hd_gemm_packed_b *pb, char transa, size_t m, const float *A, size_t lda, float *Ap)
+{
+    pb_pack_a_f32(pb, norm_trans(transa), m, A, lda, Ap);
+}
+
+void hd_dgemm_pb_pack_a(const hd_gemm_packed_b *pb, char transa, size_t m, const double *A, size_t lda, double *Ap)
+{
+    pb_pack_a_f64(pb, norm_trans(transa), m, A, lda, Ap);
+}
+
+void hd_sgemm_pb_cols(const hd_gemm_packed_b *pb, size_t m, const float *Ap, size_t c0, size_t c1, float alpha,
+                      float beta, float *C, size_t ldc)
+{
+    pb_cols_f32(pb, m, Ap, c0, c1, alpha, beta, C, ldc);
+}
+
+void hd_dgemm_pb_cols(const hd_gemm_packed_b *pb, size_t m, const double *Ap, size_t c0, size_t c1, double alpha,
+                      double beta, double *C, size_t ldc)
+{
+    pb_cols_f64(pb, m, Ap, c0, c1, alpha, beta, C, ldc);
+}

@@ -71,6 +71,26 @@ void hd_dgemm_pb(int nthreads, char transa, size_t m, double alpha, const double
                  const hd_gemm_packed_b *pb, double beta, double *C, size_t ldc);
 void hd_gemm_pb_free(hd_gemm_packed_b *pb);
 
+/*
+ * Column slices of the product with a packed B, for callers that split the columns over
+ * threads themselves and act on each slice as soon as it is done (the RNN's recurrent product
+ * followed by the cell update of the same hidden units).  Only for a PB whose data is set
+ * (pb->data != NULL, packing succeeded), with k > 0 and alpha != 0.
+ *
+ * hd_?gemm_pb_pack_a packs op(A) [m x k] (TRANSA, LDA) for PB's kernel into AP, which holds
+ * hd_?gemm_pb_a_elems(pb, m) elements, on the calling thread; hd_?gemm_pb_cols then computes
+ * columns [c0, c1) of C = alpha * op(A) op(B) + beta * C (C is the whole m x n matrix) on the
+ * calling thread.  Any split of the columns gives bitwise what hd_?gemm_pb gives.
+ */
+size_t hd_sgemm_pb_a_elems(const hd_gemm_packed_b *pb, size_t m);
+size_t hd_dgemm_pb_a_elems(const hd_gemm_packed_b *pb, size_t m);
+void hd_sgemm_pb_pack_a(const hd_gemm_packed_b *pb, char transa, size_t m, const float *A, size_t lda, float *Ap);
+void hd_dgemm_pb_pack_a(const hd_gemm_packed_b *pb, char transa, size_t m, const double *A, size_t lda, double *Ap);
+void hd_sgemm_pb_cols(const hd_gemm_packed_b *pb, size_t m, const float *Ap, size_t c0, size_t c1, float alpha,
+                      float beta, float *C, size_t ldc);
+void hd_dgemm_pb_cols(const hd_gemm_packed_b *pb, size_t m, const double *Ap, size_t c0, size_t c1, double alpha,
+                      double beta, double *C, size_t ldc);
+
 /* Name of the micro-kernel used for elements of ELEM_SIZE bytes (4: sgemm, 8: dgemm) at ISA
  * (lowered to hd_cpu_isa()), e.g. "f32-gemm-14x32-avx512". */
 const char *hd_gemm_kernel_name(size_t elem_size, hd_isa_t isa);

@@ -65,10 +65,10 @@ static inline void st(float *p, __m256 v, size_t left, __m256i m)
         _mm256_maskstore_ps(p, m, v);
 }
 
-static void lstm_fwd(size_t H, const float *px, const float *pq, const float *cprev, float *gt, float *c, float *h)
+static void lstm_fwd(size_t N, size_t H, const float *px, const float *pq, const float *cprev, float *gt, float *c, float *h)
 {
-    for (size_t j = 0; j < H; j += 8) {
-        size_t left = H - j;
+    for (size_t j = 0; j < N; j += 8) {
+        size_t left = N - j;
         __m256i m = tail_mask(left < 8 ? left : 0);
         __m256 ig = sigm8(_mm256_add_ps(ld(px + j, left, m), ld(pq + j, left, m)));
         __m256 fg = sigm8(_mm256_add_ps(ld(px + H + j, left, m), ld(pq + H + j, left, m)));
@@ -84,11 +84,11 @@ static void lstm_fwd(size_t H, const float *px, const float *pq, const float *cp
     }
 }
 
-static void gru_fwd(size_t H, const float *px, const float *pq, const float *hprev, float *gt, float *qn, float *h)
+static void gru_fwd(size_t N, size_t H, const float *px, const float *pq, const float *hprev, float *gt, float *qn, float *h)
 {
     const __m256 one = _mm256_set1_ps(1.0f);
-    for (size_t j = 0; j < H; j += 8) {
-        size_t left = H - j;
+    for (size_t j = 0; j < N; j += 8) {
+        size_t left = N - j;
         __m256i m = tail_mask(left < 8 ? left : 0);
         __m256 rg = sigm8(_mm256_add_ps(ld(px + j, left, m), ld(pq + j, left, m)));
         __m256 zg = sigm8(_mm256_add_ps(ld(px + H + j, left, m), ld(pq + H + j, left, m)));
@@ -118,12 +118,12 @@ static inline __m256 ld0(const float *p, size_t left, __m256i m)
     return p ? ld(p, left, m) : _mm256_setzero_ps();
 }
 
-static void lstm_bwd(size_t H, const float *gt, const float *c, const float *cprev, const float *dh, float *dc,
+static void lstm_bwd(size_t N, size_t H, const float *gt, const float *c, const float *cprev, const float *dh, float *dc,
                      float *gx, float *gh)
 {
     const __m256 one = _mm256_set1_ps(1.0f);
-    for (size_t j = 0; j < H; j += 8) {
-        size_t left = H - j;
+    for (size_t j = 0; j < N; j += 8) {
+        size_t left = N - j;
         __m256i m = tail_mask(left < 8 ? left : 0);
         __m256 ig = ld(gt + j, left, m), fg = ld(gt + H + j, left, m);
         __m256 gg = ld(gt + 2 * H + j, left, m), og = ld(gt + 3 * H + j, left, m);
@@ -143,12 +143,12 @@ static void lstm_bwd(size_t H, const float *gt, const float *c, const float *cpr
     }
 }
 
-static void gru_bwd(size_t H, const float *gt, const float *qn, const float *hprev, const float *dh, float *gx,
+static void gru_bwd(size_t N, size_t H, const float *gt, const float *qn, const float *hprev, const float *dh, float *gx,
                     float *gh, float *dz)
 {
     const __m256 one = _mm256_set1_ps(1.0f);
-    for (size_t j = 0; j < H; j += 8) {
-        size_t left = H - j;
+    for (size_t j = 0; j < N; j += 8) {
+        size_t left = N - j;
         __m256i m = tail_mask(left < 8 ? left : 0);
         __m256 rg = ld(gt + j, left, m), zg = ld(gt + H + j, left, m), ng = ld(gt + 2 * H + j, left, m);
         __m256 d = ld(dh + j, left, m), hp = ld0(hprev ? hprev + j : NULL, left, m);

@@ -6,9 +6,9 @@
 
 static float sigm(float v) { return 1.0f / (1.0f + expf(-v)); }
 
-static void lstm_fwd(size_t H, const float *px, const float *pq, const float *cprev, float *gt, float *c, float *h)
+static void lstm_fwd(size_t N, size_t H, const float *px, const float *pq, const float *cprev, float *gt, float *c, float *h)
 {
-    for (size_t j = 0; j < H; j++) {
+    for (size_t j = 0; j < N; j++) {
         float ig = sigm(px[j] + pq[j]);
         float fg = sigm(px[H + j] + pq[H + j]);
         float gg = tanhf(px[2 * H + j] + pq[2 * H + j]);
@@ -20,9 +20,9 @@ static void lstm_fwd(size_t H, const float *px, const float *pq, const float *cp
     }
 }
 
-static void gru_fwd(size_t H, const float *px, const float *pq, const float *hprev, float *gt, float *qn, float *h)
+static void gru_fwd(size_t N, size_t H, const float *px, const float *pq, const float *hprev, float *gt, float *qn, float *h)
 {
-    for (size_t j = 0; j < H; j++) {
+    for (size_t j = 0; j < N; j++) {
         float rg = sigm(px[j] + pq[j]);
         float zg = sigm(px[H + j] + pq[H + j]);
         float ng = tanhf(px[2 * H + j] + rg * pq[2 * H + j]);
@@ -38,10 +38,10 @@ static void tanh_n(size_t n, const float *x, float *y)
         y[i] = tanhf(x[i]);
 }
 
-static void lstm_bwd(size_t H, const float *gt, const float *c, const float *cprev, const float *dh, float *dc,
+static void lstm_bwd(size_t N, size_t H, const float *gt, const float *c, const float *cprev, const float *dh, float *dc,
                      float *gx, float *gh)
 {
-    for (size_t j = 0; j < H; j++) {
+    for (size_t j = 0; j < N; j++) {
         float ig = gt[j], fg = gt[H + j], gg = gt[2 * H + j], og = gt[3 * H + j];
         float cp = cprev ? cprev[j] : 0.0f, tc = tanhf(c[j]);
         float dcc = dc[j] + dh[j] * og * (1.0f - tc * tc);
@@ -54,10 +54,10 @@ static void lstm_bwd(size_t H, const float *gt, const float *c, const float *cpr
     }
 }
 
-static void gru_bwd(size_t H, const float *gt, const float *qn, const float *hprev, const float *dh, float *gx,
+static void gru_bwd(size_t N, size_t H, const float *gt, const float *qn, const float *hprev, const float *dh, float *gx,
                     float *gh, float *dz)
 {
-    for (size_t j = 0; j < H; j++) {
+    for (size_t j = 0; j < N; j++) {
         float rg = gt[j], zg = gt[H + j], ng = gt[2 * H + j], hp = hprev ? hprev[j] : 0.0f;
         float dn = dh[j] * (1.0f - zg), dzz = dh[j] * (hp - ng);
         float dan = dn * (1.0f - ng * ng);

@@ -23,27 +23,31 @@
 
 #include <stddef.h>
 
-/* LSTM: i, f, o = sigmoid, g = tanh of px + pq (gates i f g o, each H wide);
- * c = f * cprev + i * g; h = o * tanh(c).  Writes gates[4H], c[H], h[H]. */
-typedef void (*hd_f32_lstm_fwd_fn)(size_t H, const float *px, const float *pq, const float *cprev, float *gates,
-                                   float *c, float *h);
+/* The forward rows take N units whose gates lie LD elements apart in px, pq and gates (LD = H
+ * for a whole row; a slice of units j0 .. j0+N-1 of a row passes px + j0, ..., N and LD = H,
+ * with the same bits as the whole row gives there).
+ * LSTM: i, f, o = sigmoid, g = tanh of px + pq (gates i f g o);
+ * c = f * cprev + i * g; h = o * tanh(c).  Writes gates[g*LD + j] (j < N), c[N], h[N]. */
+typedef void (*hd_f32_lstm_fwd_fn)(size_t N, size_t LD, const float *px, const float *pq, const float *cprev,
+                                   float *gates, float *c, float *h);
 /* GRU: r, z = sigmoid(px + pq); n = tanh(px_n + r * pq_n); h = (1 - z) * n + z * hprev.
- * Writes gates[3H] (r z n), qn[H] = pq_n, h[H]. */
-typedef void (*hd_f32_gru_fwd_fn)(size_t H, const float *px, const float *pq, const float *hprev, float *gates,
-                                  float *qn, float *h);
+ * Writes gates[g*LD + j] (r z n), qn[N] = pq_n, h[N]. */
+typedef void (*hd_f32_gru_fwd_fn)(size_t N, size_t LD, const float *px, const float *pq, const float *hprev,
+                                  float *gates, float *qn, float *h);
 /* y = tanh(x), n elements (the LSTM backward pass's tanh(c) when clipped). */
 typedef void (*hd_f32_tanh_fn)(size_t n, const float *x, float *y);
-/* LSTM backward (no clipping), from the forward pass's gates (i f g o), c_t and c_{t-1}
+/* The backward rows take N units too, their gates LD apart in gates, gx and gh (as above).
+ * LSTM backward (no clipping), from the forward pass's gates (i f g o), c_t and c_{t-1}
  * (CPREV NULL: zeros), the gradient dh reaching h_t and dc reaching c_t (updated in place to
  * the gradient reaching c_{t-1}): dcc = dc + dh o (1 - tanh(c)^2), then the gradients of the
- * four pre-activations into gx[4H] and, the same values, gh[4H]. */
-typedef void (*hd_f32_lstm_bwd_fn)(size_t H, const float *gates, const float *c, const float *cprev, const float *dh,
-                                   float *dc, float *gx, float *gh);
+ * four pre-activations into gx and, the same values, gh. */
+typedef void (*hd_f32_lstm_bwd_fn)(size_t N, size_t LD, const float *gates, const float *c, const float *cprev,
+                                   const float *dh, float *dc, float *gx, float *gh);
 /* GRU backward, from gates (r z n), qn = R_n h + b_Rn, h_{t-1} (HPREV NULL: zeros) and dh:
- * gx[3H] (input side), gh[3H] (recurrent side: the n gate's times r) and dz[H] = dh z, the
- * direct path from h_{t-1} to h_t. */
-typedef void (*hd_f32_gru_bwd_fn)(size_t H, const float *gates, const float *qn, const float *hprev, const float *dh,
-                                  float *gx, float *gh, float *dz);
+ * gx (input side), gh (recurrent side: the n gate's times r) and dz[N] = dh z, the direct
+ * path from h_{t-1} to h_t. */
+typedef void (*hd_f32_gru_bwd_fn)(size_t N, size_t LD, const float *gates, const float *qn, const float *hprev,
+                                  const float *dh, float *gx, float *gh, float *dz);
 
 typedef struct {
     const char *lstm_name;      /* <dtype>-<op>-<tile>-<isa>, e.g. "f32-lstm-8-avx2" */
