@@ -27,6 +27,7 @@
 #define BLK_SPLITS 8                  /* blocked tasks per batch wanted (both threads need work at batch 1) */
 #define BLK_NCHW_MAXW 40              /* NCHW: result rows wider than this stay plane work */
 #define EROW_MAX_CHUNKS 16            /* in place with the edge-row kernel: rows of at most 16 chunks */
+#define DW_SMALL_MAXW 16              /* NCHW: result rows at most this wide run as small planes */
 #define DW_STREAM_BYTES ((int64_t)64 << 20) /* source and result beyond this: streaming stores (hd_dw_ctx_init) */
 
 enum { DIR_FWD, DIR_BWDD, DIR_BWDF };
@@ -62,6 +63,7 @@ typedef struct {
 
 typedef struct {
     int dir, blk;
+    int small;                    /* small planes read in place (plan_small) */
     dw_axis V, Hz;                /* rows and columns of the source, per result row / column */
     int64_t OH, OW;               /* result rows and columns (dy's for backward filter) */
     int64_t N, C, R, S, CB;       /* CB: channel blocks of 16 */
@@ -112,6 +114,9 @@ typedef struct {
     int64_t slot_wg[HD_SCRATCH_SLOTS];    /* blocked forward / backward data: the channel group whose
                                      weights the slot holds packed in this call (-1: none) */
     int stream;                   /* blocked forward / backward data: streaming stores (see hd_dw_ctx_init) */
+    hd_dw_splane_geom sg;         /* small planes: the geometry (src set per plane) */
+    int32_t sidx[2 * HD_DW_SPLANE_MAXS * 16];
+    uint16_t smask[2 * HD_DW_SPLANE_MAXS];
 } dw_ctx;
 
 /* The fused bias-activation epilogue (forward only): v is alpha * the sum; off indexes y and z. */

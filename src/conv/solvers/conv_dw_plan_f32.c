@@ -229,6 +229,21 @@ static void plan_inplace(dw_plan *P, const hd_conv_problem *p)
     P->inpl = 1, P->ol = ol, P->oh = oh;
 }
 
+/* Small planes: NCHW-like rows (source and result columns contiguous) of at most
+ * DW_SMALL_MAXW results read from at most 32 source columns, on a CPU with the small-plane
+ * kernels.  A task then works on whole planes read and written in place: the blocked work
+ * would spend most of such a layer transposing 16x16 tiles into blocked rows and back, and
+ * the plane work would copy every row into a buffer and leave most lanes of each vector idle. */
+static int plan_small(const hd_conv_problem *p, const dw_plan *P)
+{
+    const int64_t *ss = P->dir == DIR_BWDD ? p->ys : p->xs, *ds = P->dir == DIR_BWDD ? p->xs : p->ys;
+    if (ss[4] != 1 || ds[4] != 1 || P->OW > DW_SMALL_MAXW || P->Hz.src > HD_DW_SPLANE_MAXW)
+        return 0;
+    if (P->S > HD_DW_SPLANE_MAXS || P->R * P->S > HD_DW_SPLANE_MAXRS)
+        return 0;
+    return hd_f32_dw_select(p->isa).splane != NULL;
+}
+
 static dw_plan make_plan(const hd_conv_problem *p, int dir)
 {
     dw_plan P;
@@ -245,8 +260,22 @@ static dw_plan make_plan(const hd_conv_problem *p, int dir)
         P.Hz = (dw_axis){p->str[2], p->pad[2], p->dil[2], 1, p->in[2]};
     }
     hd_conv_layout L = {{0}, 0};
-    P.blk = use_blk(p, &P) && blk_geometry(&P);
-    if (P.blk) {
+    P.small = plan_small(p, &P);
+    P.blk = !P.small && use_blk(p, &P) && blk_geometry(&P);
+    if (P.small) {
+        /* forward: one plane of results for the fused epilogue (rows of 32 floats) */
+        P.rb = P.OH, P.nrb = 1;
+        P.slot_bytes = dir == DIR_FWD ? up64((size_t)(P.OH * HD_DW_SPLANE_MAXW) * sizeof(float)) : 64;
+        if (dir == DIR_BWDF) {
+            P.nch = 1;
+            while (P.C * P.nch < 16 && P.nch * 2 <= P.N &&
+                   (size_t)(P.nch * 2 * P.C * P.R * P.S * 16) * sizeof(float) <= PART_BYTES)
+                P.nch *= 2;
+            hd_conv_book(&L, 0, P.nch * P.C, P.R * P.S * 16, sizeof(float));
+        } else {
+            hd_conv_book(&L, 0, P.C, P.R * P.S, sizeof(float));
+        }
+    } else if (P.blk) {
         plan_inplace(&P, p);
         plan_blk(&P, &L, p->xs[1] == 1 && p->ys[1] == 1);
     } else {
@@ -338,6 +367,24 @@ static int64_t tensor_span(const int64_t *dims, const int64_t *st, int64_t N, in
     return (N - 1) * st[0] + (C - 1) * st[1] + (dims[1] - 1) * st[3] + (dims[2] - 1) * st[4] + 1;
 }
 
+/* Small planes: the tap table along the rows (hd_dw_splane_geom) and the axis down the plane. */
+static void small_geom(dw_ctx *c)
+{
+    const dw_plan *P = &c->P;
+    memset(c->sidx, 0, sizeof c->sidx);
+    memset(c->smask, 0, sizeof c->smask);
+    for (int64_t s = 0; s < P->S; s++)
+        for (int64_t col = 0; col < P->OW; col++) {
+            int64_t k = 2 * s + col / 16, q = axis_src(&P->Hz, col, s);
+            if (q >= 0) {
+                c->sidx[k * 16 + col % 16] = (int32_t)q;
+                c->smask[k] |= (uint16_t)(1u << (col % 16));
+            }
+        }
+    c->sg = (hd_dw_splane_geom){NULL, c->ss[3], (size_t)P->Hz.src, P->V.s, P->V.pad, P->V.d, P->V.up, P->V.src,
+                                (size_t)P->R, (size_t)P->S, (size_t)cdiv(P->OW, 16), c->sidx, c->smask};
+}
+
 void hd_dw_ctx_init(dw_ctx *c, const hd_conv_problem *p, const hd_conv_args *a, int dir)
 {
     c->p = p;
@@ -365,6 +412,8 @@ void hd_dw_ctx_init(dw_ctx *c, const hd_conv_problem *p, const hd_conv_args *a, 
     int64_t bytes = (tensor_span(dir == DIR_BWDD ? p->in : p->out, c->ds, p->N, p->C) +
                      tensor_span(dir == DIR_BWDD ? p->out : p->in, c->ss, p->N, p->C)) * (int64_t)sizeof(float);
     c->stream = dir != DIR_BWDF && a->epi.beta == 0 && !a->epi.fused && bytes > DW_STREAM_BYTES;
+    if (c->P.small)
+        small_geom(c);
 }
 
 /* Forward: per (image, row block, channel group) of blocked work, or (image, channel, row

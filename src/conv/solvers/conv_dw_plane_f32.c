@@ -117,6 +117,65 @@ static void plane_task(void *vctx, size_t task, int thread)
     }
 }
 
+/* ---------------- small planes ---------------- */
+
+#define SMALL_PLANES 16           /* channel planes of one image per small-plane task */
+
+/* Small planes, forward and backward data: task (image, 16 channels), one kernel call per
+ * plane; the fused epilogue goes through the slot's plane of results. */
+static void small_task(void *vctx, size_t task, int thread)
+{
+    dw_ctx *c = vctx;
+    const dw_plan *P = &c->P;
+    const hd_conv_epilogue *e = &c->a->epi;
+    int64_t ng = cdiv(P->C, SMALL_PLANES), n = (int64_t)task / ng, c0 = (int64_t)task % ng * SMALL_PLANES;
+    int64_t c1 = min64(P->C, c0 + SMALL_PLANES);
+    float *scr = (float *)(void *)(c->slots + (size_t)thread * P->slot_bytes);
+    hd_dw_splane_geom g = c->sg;
+    uint16_t om[2] = {(uint16_t)(P->OW >= 16 ? 0xffffu : (1u << P->OW) - 1u),
+                      (uint16_t)(P->OW >= 32 ? 0xffffu : P->OW > 16 ? (1u << (P->OW - 16)) - 1u : 0u)};
+    for (int64_t ch = c0; ch < c1; ch++) {
+        g.src = c->src + n * c->ss[0] + ch * c->ss[1];
+        int64_t off = n * c->ds[0] + ch * c->ds[1];
+        hd_dw_splane_args ka = {&g, c->dst + off, c->ds[3], (size_t)P->OH, {om[0], om[1]}, c->wpk + ch * P->R * P->S,
+                                (float)e->alpha, (float)e->beta};
+        if (!e->fused) {
+            c->k.splane(&ka);
+            continue;
+        }
+        ka.out = scr, ka.ors = HD_DW_SPLANE_MAXW, ka.beta = 0.0f;
+        c->k.splane(&ka);
+        for (int64_t o = 0; o < P->OH; o++)
+            for (int64_t j = 0; j < P->OW; j++) {
+                int64_t at = off + o * c->ds[3] + j;
+                c->dst[at] = fuse(e, scr[o * HD_DW_SPLANE_MAXW + j], at, ch);
+            }
+    }
+}
+
+/* Small planes, backward filter: task (channel, chunk of images) as wplane_task, one kernel
+ * call per image adding into the chunk's partial sums. */
+static void small_wtask(void *vctx, size_t task, int thread)
+{
+    (void)thread;
+    dw_ctx *c = vctx;
+    const dw_plan *P = &c->P;
+    const hd_conv_problem *p = c->p;
+    int64_t t = (int64_t)task, chunk = t % P->nch, ch = t / P->nch;
+    int64_t RS16 = P->R * P->S * 16;
+    float *acc = c->wpk + (chunk * P->C + ch) * RS16;
+    memset(acc, 0, (size_t)RS16 * sizeof *acc);
+    hd_dw_splane_geom g = c->sg;
+    uint16_t dm[2] = {(uint16_t)(P->OW >= 16 ? 0xffffu : (1u << P->OW) - 1u),
+                      (uint16_t)(P->OW >= 32 ? 0xffffu : P->OW > 16 ? (1u << (P->OW - 16)) - 1u : 0u)};
+    for (int64_t n = P->N * chunk / P->nch; n < P->N * (chunk + 1) / P->nch; n++) {
+        g.src = c->src + n * c->ss[0] + ch * c->ss[1];
+        hd_dw_swplane_args ka = {&g, acc, (const float *)c->a->y + n * p->ys[0] + ch * p->ys[1], p->ys[3],
+                                 (size_t)P->OH, {dm[0], dm[1]}};
+        c->k.swplane(&ka);
+    }
+}
+
 static void exec_data(const hd_conv_problem *p, const hd_conv_args *a, int dir)
 {
     dw_ctx c;
@@ -127,6 +186,10 @@ static void exec_data(const hd_conv_problem *p, const hd_conv_args *a, int dir)
         return;
     }
     pack_filter(&c, c.wpk);
+    if (c.P.small) {
+        hd_parallel_for((size_t)(c.P.N * cdiv(c.P.C, SMALL_PLANES)), nt, small_task, &c);
+        return;
+    }
     hd_parallel_for((size_t)(c.P.N * c.P.C * c.P.nrb), nt, plane_task, &c);
 }
 
@@ -209,6 +272,6 @@ void hd_conv_dw_exec_bwdf(const hd_conv_problem *p, const hd_conv_args *a)
         hd_parallel_for((size_t)c.P.CB, nt, hd_dw_blk_wstore, &c);
         return;
     }
-    hd_parallel_for((size_t)(c.P.C * c.P.nch), nt, wplane_task, &c);
+    hd_parallel_for((size_t)(c.P.C * c.P.nch), nt, c.P.small ? small_wtask : wplane_task, &c);
     hd_parallel_for((size_t)c.P.C, nt, wstore_task, &c);
 }
