@@ -54,7 +54,7 @@ INL void splane_body(const hd_dw_splane_args *a, size_t S, size_t nv, int two)
     __m512i idx[2 * HD_DW_SPLANE_MAXS];
     __mmask16 tm[2 * HD_DW_SPLANE_MAXS];
     load_taps(g, S, idx, tm);
-    const __mmask16 lm = cols_mask(g->sw), hm = two ? cols_mask(g->sw - 16) : 0;
+    const __mmask16 lm = cols_mask(g->sw), hm = two && g->sw > 16 ? cols_mask(g->sw - 16) : 0;
     const __m512 va = _mm512_set1_ps(a->alpha);
     /* Rows a block runs past oh read nothing and store nothing.  A missing source row adds
      * zero terms, as the zero-bordered rows of the other kernels do. */
@@ -122,7 +122,7 @@ INL void swplane_body(const hd_dw_swplane_args *a, size_t R, size_t S, size_t nv
 #pragma GCC unroll 9
     for (size_t k = 0; k < R * S; k++)
         acc[k] = _mm512_loadu_ps(a->acc + 16 * k);
-    const __mmask16 lm = cols_mask(g->sw), hm = two ? cols_mask(g->sw - 16) : 0;
+    const __mmask16 lm = cols_mask(g->sw), hm = two && g->sw > 16 ? cols_mask(g->sw - 16) : 0;
     for (size_t o = 0; o < a->oh; o++) {
         const float *dyr = a->dy + (int64_t)o * a->drs;
         __m512 d0 = _mm512_maskz_loadu_ps((__mmask16)a->dmask[0], dyr);
