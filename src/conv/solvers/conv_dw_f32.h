@@ -115,8 +115,8 @@ typedef struct {
                                      weights the slot holds packed in this call (-1: none) */
     int stream;                   /* blocked forward / backward data: streaming stores (see hd_dw_ctx_init) */
     hd_dw_splane_geom sg;         /* small planes: the geometry (src set per plane) */
-    int32_t sidx[2 * HD_DW_SPLANE_MAXS * 16];
-    uint16_t smask[2 * HD_DW_SPLANE_MAXS];
+    int32_t sidx[HD_DW_SPLANE_MAXS * 16];
+    uint16_t smask[HD_DW_SPLANE_MAXS];
 } dw_ctx;
 
 /* The fused bias-activation epilogue (forward only): v is alpha * the sum; off indexes y and z. */

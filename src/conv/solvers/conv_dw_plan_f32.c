@@ -229,19 +229,58 @@ static void plan_inplace(dw_plan *P, const hd_conv_problem *p)
     P->inpl = 1, P->ol = ol, P->oh = oh;
 }
 
+/* The tap table of small-plane work along the rows (hd_dw_splane_geom): result column j of
+ * every 16-column chunk and tap s read the source column b = j*cs - pad + s*d (over the
+ * zero-upsampled source for backward data: taken when b % up == 0, column b / up).  Chunk m
+ * reads 16*cs/up columns further than chunk m-1, so the table is the same for every chunk
+ * when up divides 16*cs; its columns must fit in a window of 32.  0 when they do not. */
+static int small_table(const dw_plan *P, int32_t *idx, uint16_t *tm, int64_t *w0, int64_t *adv)
+{
+    const dw_axis *A = &P->Hz;
+    if ((16 * A->s) % A->up)
+        return 0;
+    int64_t q[HD_DW_SPLANE_MAXS][16], lo = INT64_MAX, hi = INT64_MIN;
+    for (int64_t s = 0; s < P->S; s++)
+        for (int64_t j = 0; j < 16; j++) {
+            int64_t b = j * A->s - A->pad + s * A->d;
+            q[s][j] = INT64_MIN;
+            if (((b % A->up) + A->up) % A->up)
+                continue;
+            q[s][j] = (b - ((b % A->up) + A->up) % A->up) / A->up;   /* floor, b divisible */
+            lo = min64(lo, q[s][j]), hi = max64(hi, q[s][j]);
+        }
+    if (lo > hi || hi - lo >= 32)
+        return 0;
+    for (int64_t s = 0; s < P->S; s++) {
+        tm[s] = 0;
+        for (int64_t j = 0; j < 16; j++) {
+            idx[s * 16 + j] = q[s][j] == INT64_MIN ? 0 : (int32_t)(q[s][j] - lo);
+            if (q[s][j] != INT64_MIN)
+                tm[s] |= (uint16_t)(1u << j);
+        }
+    }
+    *w0 = lo, *adv = 16 * A->s / A->up;
+    return 1;
+}
+
 /* Small planes: NCHW-like rows (source and result columns contiguous) of at most
- * DW_SMALL_MAXW results read from at most 32 source columns, on a CPU with the small-plane
- * kernels.  A task then works on whole planes read and written in place: the blocked work
- * would spend most of such a layer transposing 16x16 tiles into blocked rows and back, and
- * the plane work would copy every row into a buffer and leave most lanes of each vector idle. */
+ * DW_SMALL_MAXW results, on a CPU with the small-plane kernels.  A task then works on whole
+ * planes read and written in place: the blocked work would spend most of a 14x14 or 7x7 layer
+ * transposing 16x16 tiles into blocked rows and back, and the plane work would copy every row
+ * into a buffer and leave most lanes of each vector idle.  (The kernels also take wider rows
+ * in chunks; for strided backward data of 28 to 112 columns they measured no faster than the
+ * plane and blocked work, so wider rows stay there.) */
 static int plan_small(const hd_conv_problem *p, const dw_plan *P)
 {
     const int64_t *ss = P->dir == DIR_BWDD ? p->ys : p->xs, *ds = P->dir == DIR_BWDD ? p->xs : p->ys;
-    if (ss[4] != 1 || ds[4] != 1 || P->OW > DW_SMALL_MAXW || P->Hz.src > HD_DW_SPLANE_MAXW)
+    if (ss[4] != 1 || ds[4] != 1 || P->S > HD_DW_SPLANE_MAXS || P->R * P->S > HD_DW_SPLANE_MAXRS)
         return 0;
-    if (P->S > HD_DW_SPLANE_MAXS || P->R * P->S > HD_DW_SPLANE_MAXRS)
+    if (P->OW > DW_SMALL_MAXW)
         return 0;
-    return hd_f32_dw_select(p->isa).splane != NULL;
+    int32_t idx[HD_DW_SPLANE_MAXS * 16];
+    uint16_t tm[HD_DW_SPLANE_MAXS];
+    int64_t w0, adv;
+    return small_table(P, idx, tm, &w0, &adv) && hd_f32_dw_select(p->isa).splane != NULL;
 }
 
 static dw_plan make_plan(const hd_conv_problem *p, int dir)
@@ -263,9 +302,9 @@ static dw_plan make_plan(const hd_conv_problem *p, int dir)
     P.small = plan_small(p, &P);
     P.blk = !P.small && use_blk(p, &P) && blk_geometry(&P);
     if (P.small) {
-        /* forward: one plane of results for the fused epilogue (rows of 32 floats) */
+        /* forward: one plane of results for the fused epilogue (rows of whole chunks) */
         P.rb = P.OH, P.nrb = 1;
-        P.slot_bytes = dir == DIR_FWD ? up64((size_t)(P.OH * HD_DW_SPLANE_MAXW) * sizeof(float)) : 64;
+        P.slot_bytes = dir == DIR_FWD ? up64((size_t)(P.OH * 16 * cdiv(P.OW, 16)) * sizeof(float)) : 64;
         if (dir == DIR_BWDF) {
             P.nch = 1;
             while (P.C * P.nch < 16 && P.nch * 2 <= P.N &&
@@ -367,22 +406,16 @@ static int64_t tensor_span(const int64_t *dims, const int64_t *st, int64_t N, in
     return (N - 1) * st[0] + (C - 1) * st[1] + (dims[1] - 1) * st[3] + (dims[2] - 1) * st[4] + 1;
 }
 
-/* Small planes: the tap table along the rows (hd_dw_splane_geom) and the axis down the plane. */
+/* Small planes: the geometry (hd_dw_splane_geom; src set per plane). */
 static void small_geom(dw_ctx *c)
 {
     const dw_plan *P = &c->P;
+    int64_t w0 = 0, adv = 0;
     memset(c->sidx, 0, sizeof c->sidx);
     memset(c->smask, 0, sizeof c->smask);
-    for (int64_t s = 0; s < P->S; s++)
-        for (int64_t col = 0; col < P->OW; col++) {
-            int64_t k = 2 * s + col / 16, q = axis_src(&P->Hz, col, s);
-            if (q >= 0) {
-                c->sidx[k * 16 + col % 16] = (int32_t)q;
-                c->smask[k] |= (uint16_t)(1u << (col % 16));
-            }
-        }
-    c->sg = (hd_dw_splane_geom){NULL, c->ss[3], (size_t)P->Hz.src, P->V.s, P->V.pad, P->V.d, P->V.up, P->V.src,
-                                (size_t)P->R, (size_t)P->S, (size_t)cdiv(P->OW, 16), c->sidx, c->smask};
+    small_table(P, c->sidx, c->smask, &w0, &adv);
+    c->sg = (hd_dw_splane_geom){NULL, c->ss[3], P->Hz.src, P->V.s, P->V.pad, P->V.d, P->V.up, P->V.src,
+                                (size_t)P->R, (size_t)P->S, (size_t)cdiv(P->OW, 16), w0, adv, c->sidx, c->smask};
 }
 
 void hd_dw_ctx_init(dw_ctx *c, const hd_conv_problem *p, const hd_conv_args *a, int dir)

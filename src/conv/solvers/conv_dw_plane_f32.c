@@ -132,23 +132,23 @@ static void small_task(void *vctx, size_t task, int thread)
     int64_t c1 = min64(P->C, c0 + SMALL_PLANES);
     float *scr = (float *)(void *)(c->slots + (size_t)thread * P->slot_bytes);
     hd_dw_splane_geom g = c->sg;
-    uint16_t om[2] = {(uint16_t)(P->OW >= 16 ? 0xffffu : (1u << P->OW) - 1u),
-                      (uint16_t)(P->OW >= 32 ? 0xffffu : P->OW > 16 ? (1u << (P->OW - 16)) - 1u : 0u)};
+    int64_t tail = P->OW - 16 * (int64_t)(g.nck - 1), sw = 16 * (int64_t)g.nck;   /* last chunk's columns; scratch row */
+    uint16_t lm = (uint16_t)(tail >= 16 ? 0xffffu : (1u << tail) - 1u);
     for (int64_t ch = c0; ch < c1; ch++) {
         g.src = c->src + n * c->ss[0] + ch * c->ss[1];
         int64_t off = n * c->ds[0] + ch * c->ds[1];
-        hd_dw_splane_args ka = {&g, c->dst + off, c->ds[3], (size_t)P->OH, {om[0], om[1]}, c->wpk + ch * P->R * P->S,
+        hd_dw_splane_args ka = {&g, c->dst + off, c->ds[3], (size_t)P->OH, lm, c->wpk + ch * P->R * P->S,
                                 (float)e->alpha, (float)e->beta};
         if (!e->fused) {
             c->k.splane(&ka);
             continue;
         }
-        ka.out = scr, ka.ors = HD_DW_SPLANE_MAXW, ka.beta = 0.0f;
+        ka.out = scr, ka.ors = sw, ka.beta = 0.0f;
         c->k.splane(&ka);
         for (int64_t o = 0; o < P->OH; o++)
             for (int64_t j = 0; j < P->OW; j++) {
                 int64_t at = off + o * c->ds[3] + j;
-                c->dst[at] = fuse(e, scr[o * HD_DW_SPLANE_MAXW + j], at, ch);
+                c->dst[at] = fuse(e, scr[o * sw + j], at, ch);
             }
     }
 }
@@ -166,12 +166,12 @@ static void small_wtask(void *vctx, size_t task, int thread)
     float *acc = c->wpk + (chunk * P->C + ch) * RS16;
     memset(acc, 0, (size_t)RS16 * sizeof *acc);
     hd_dw_splane_geom g = c->sg;
-    uint16_t dm[2] = {(uint16_t)(P->OW >= 16 ? 0xffffu : (1u << P->OW) - 1u),
-                      (uint16_t)(P->OW >= 32 ? 0xffffu : P->OW > 16 ? (1u << (P->OW - 16)) - 1u : 0u)};
+    int64_t tail = P->OW - 16 * (int64_t)(g.nck - 1);
+    uint16_t lm = (uint16_t)(tail >= 16 ? 0xffffu : (1u << tail) - 1u);
     for (int64_t n = P->N * chunk / P->nch; n < P->N * (chunk + 1) / P->nch; n++) {
         g.src = c->src + n * c->ss[0] + ch * c->ss[1];
         hd_dw_swplane_args ka = {&g, acc, (const float *)c->a->y + n * p->ys[0] + ch * p->ys[1], p->ys[3],
-                                 (size_t)P->OH, {dm[0], dm[1]}};
+                                 (size_t)P->OH, lm};
         c->k.swplane(&ka);
     }
 }

@@ -153,50 +153,55 @@ typedef void (*hd_dw_gather_fn)(float *dst, int64_t dbs, const float *src, size_
 typedef void (*hd_dw_scatter_fn)(float *dst, int64_t cstr, int64_t pstr, const float *src, size_t n, size_t nl,
                                  float alpha, float beta);
 
-/* Small planes (NCHW-like, rows of at most 32 results read from source rows of at most 32
- * floats): one call computes a whole channel plane, reading the tensors' rows in place with
- * masked loads, so a 14x14 or 7x7 plane needs neither a zeroed buffer nor a transpose into
- * blocked rows.  Along the rows every tap is a table lookup: result column 16*v + j of tap s
- * reads source column idx[(2*s + v)*16 + j] when bit j of tmask[2*s + v] is set, else 0
- * (v < nv: 1 or 2 result vectors); the table encodes stride, padding, dilation and, for
- * backward data, the zero-upsampled dy.  Down the plane, result row o and filter row r read
- * source row b = o*vs - vpad + r*vd when b >= 0, b % vup == 0 and b / vup < vsrc (row b / vup).
- * Per result the terms are summed filter row by row, tap by tap, in increasing order. */
-#define HD_DW_SPLANE_MAXW 32      /* result columns and source columns per row */
+/* Small planes and strided rows (NCHW-like: the tensors' rows read and written in place with
+ * masked loads and stores): one call computes a whole channel plane, so a 14x14 or 7x7 plane
+ * needs neither a zeroed buffer nor a transpose into blocked rows.  A result row is cut into
+ * nck chunks of 16 columns; chunk m reads a window of 32 source columns starting at column
+ * w0 + m*adv (columns outside [0, sw) read as 0, nothing outside them is read).  Along the
+ * row every tap is a table lookup: result column 16*m + j of tap s reads window column
+ * idx[16*s + j] when bit j of tmask[s] is set, else 0; the table, the same for every chunk,
+ * encodes stride, padding, dilation and, for backward data, the zero-upsampled dy.  Down the
+ * plane, result row o and filter row r read source row b = o*vs - vpad + r*vd when b >= 0,
+ * b % vup == 0 and b / vup < vsrc (row b / vup).  Per result the terms are summed filter row
+ * by row, tap by tap, in increasing order. */
 #define HD_DW_SPLANE_MAXS 8       /* taps along a row */
 #define HD_DW_SPLANE_MAXRS 25     /* taps of the filter (backward filter keeps one vector each) */
 
 typedef struct {
-    const float *src;             /* source row q at src + q*srs, sw <= 32 floats of it read */
+    const float *src;             /* source row q at src + q*srs, its columns [0, sw) */
     int64_t srs;
-    size_t sw;
+    int64_t sw;
     int64_t vs, vpad, vd, vup, vsrc;
-    size_t R, S, nv;
-    const int32_t *idx;           /* [S][2][16] */
-    const uint16_t *tmask;        /* [S][2] */
+    size_t R, S;
+    size_t nck;                   /* chunks of 16 result columns per row */
+    int64_t w0, adv;              /* window of chunk m: source columns w0 + m*adv + [0, 32) */
+    const int32_t *idx;           /* [S][16], each < 32 */
+    const uint16_t *tmask;        /* [S] */
 } hd_dw_splane_geom;
 
-/* out[o*ors + 16*v + j] (v < nv, j in omask[v]) = alpha * sum (+ beta * its old value when
- * beta != 0; not read when beta == 0), o < oh; w[r*S + s] the weights. */
+/* out[o*ors + 16*m + j] (j in the lanes of lmask for the last chunk, all 16 for the others)
+ * = alpha * sum (+ beta * its old value when beta != 0; not read when beta == 0), o < oh;
+ * w[r*S + s] the weights. */
 typedef struct {
     const hd_dw_splane_geom *g;
     float *out;
     int64_t ors;
     size_t oh;
-    uint16_t omask[2];
+    uint16_t lmask;
     const float *w;
     float alpha, beta;
 } hd_dw_splane_args;
 
-/* acc[(r*S + s)*16 + j] += sum over rows o < oh (increasing) and v < nv of
- * dy[o*drs + 16*v + j] (lanes in dmask[v], else 0) * (tap s of filter row r at column 16*v + j). */
+/* acc[(r*S + s)*16 + j] += sum over rows o < oh (increasing) and chunks m (increasing) of
+ * dy[o*drs + 16*m + j] * (tap s of filter row r at result column 16*m + j), the lanes of the
+ * last chunk outside lmask left out. */
 typedef struct {
     const hd_dw_splane_geom *g;
     float *acc;
     const float *dy;
     int64_t drs;
     size_t oh;
-    uint16_t dmask[2];
+    uint16_t lmask;
 } hd_dw_swplane_args;
 
 typedef struct {
