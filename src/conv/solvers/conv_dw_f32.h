@@ -4,7 +4,7 @@
  *
  *   conv_dw_plan_f32.c     the plan, applicability, workspace, execution context, the solvers
  *   conv_dw_blocked_f32.c  blocked work (bands of 16-channel blocks, or rows in place)
- *   conv_dw_plane_f32.c    plane work, the entry points, backward filter
+ *   conv_dw_plane_f32.c    plane work and small planes, the entry points, backward filter
  */
 #ifndef HD_CONV_DW_F32_H
 #define HD_CONV_DW_F32_H

@@ -10,7 +10,10 @@
  * source dy, stride 1 over the zero-upsampled dy (up = the convolution stride), w' = the
  * flipped filter, pad' = (R-1)*dil - pad.  Rows of zeros of the upsampled dy are skipped.
  *
- * Two layouts of work:
+ * Three layouts of work:
+ *   small planes (NCHW with rows of at most 16 results, AVX-512): a task is (image, 16
+ *     channels); one kernel call computes a whole channel plane from the tensor's rows in
+ *     place, each tap one permute from a window of source columns (plan_small, small_table).
  *   blocked (the default: NHWC, and NCHW with narrow rows): a task is (image, block of result
  *     rows, group of 16-channel blocks: all of them from NHWC at batch >= 8, one from NCHW).
  *     It first copies the source rows its results read into a band of zero-bordered blocked
