@@ -1,17 +1,18 @@
 /*
- * The depthwise small-plane micro-kernels (src/kernels/dwconv/dwconv-ukernels.h:
- * hd_dw_splane_args and hd_dw_swplane_args, AVX-512 only), each on its own, against their
- * contracts written out as plain loops with one fmaf per term in the documented order, bit for
- * bit.  Tap tables drawn at random (any column of the window, any lanes masked off), 1 to
- * 8 taps along a row (3 taps: the unrolled bodies), 1 to 4 chunks of 16 results per row
- * whose windows start left of the row, run past its end or advance by 8, 16 or 32 columns,
- * a last chunk of 1 to 16 results, 1 to 3 filter rows with result rows that lose filter rows at the plane's edges,
- * vertical strides, dilation and the zero-upsampled rows of backward data, result row
- * strides wider than the row, alpha/beta with beta = 0
- * over NaN, and the backward-filter sums added to values already there.  Source planes are
- * allocated to their exact length, so a read past the last row's last column is caught by the
- * ASan run.  Without AVX-512 (or under HOSTDNN_MAX_ISA below it) there is no such kernel and
- * the test says so.
+ * The depthwise small-plane and flat-plane micro-kernels (src/kernels/dwconv/dwconv-ukernels.h:
+ * hd_dw_splane_args, hd_dw_swplane_args, hd_dw_fplane_args, hd_dw_fwplane_args; AVX-512
+ * only), each on its own, against their contracts written out as plain loops with one fmaf per
+ * term in the documented order, bit for bit.  Small planes: tap tables drawn at random (any
+ * column of the window, any lanes masked off), 1 to 8 taps along a row (3 taps: the unrolled
+ * bodies), 1 to 4 chunks of 16 results per row whose windows start left of the row, run past
+ * its end or advance by 8, 16 or 32 columns, a last chunk of 1 to 16 results, 1 to 3 filter
+ * rows with result rows that lose filter rows at the plane's edges, vertical strides,
+ * dilation and the zero-upsampled rows of backward data, result row strides wider than the
+ * row.  Flat planes: 1 to 64 values, 1 to 25 taps at random offsets with random masks.  Both:
+ * alpha/beta with beta = 0 over NaN, and the backward-filter sums added to values already
+ * there.  Source planes are allocated to their exact length, so a read past their end is
+ * caught by the ASan run.  Without AVX-512 (or under HOSTDNN_MAX_ISA below it) there are no
+ * such kernels and the test says so.
  */
 #include <math.h>
 #include <stdint.h>
@@ -158,6 +159,50 @@ static void check_swplane(void (*fn)(const hd_dw_swplane_args *), const scase *c
     free(dy), free(G.src);
 }
 
+/* Flat planes: random tap offsets, masks that leave out the lanes whose source falls outside
+ * the plane (the plane is allocated to its exact length) and random others. */
+static void check_flat(const hd_dw_kernels *k, size_t n, size_t T, float alpha, float beta)
+{
+    int32_t d[HD_DW_SPLANE_MAXRS];
+    uint16_t m[HD_DW_SPLANE_MAXRS * 4];
+    float w[HD_DW_SPLANE_MAXRS], *src = malloc(sizeof(float) * n), *dy = malloc(sizeof(float) * n);
+    memset(m, 0, sizeof m);
+    for (size_t k2 = 0; k2 < n; k2++)
+        src[k2] = rnd(), dy[k2] = rnd();
+    for (size_t t = 0; t < T; t++) {
+        d[t] = (int32_t)(next() % 17) - 8;
+        w[t] = rnd();
+        for (size_t f = 0; f < n; f++)
+            if ((int64_t)f + d[t] >= 0 && (int64_t)f + d[t] < (int64_t)n && next() % 6 != 0)
+                m[4 * t + f / 16] |= (uint16_t)(1u << (f % 16));
+    }
+    float *out = malloc(sizeof(float) * n), *want = malloc(sizeof(float) * n);
+    for (size_t f = 0; f < n; f++) {
+        out[f] = want[f] = beta == 0 ? NAN : rnd();
+        float acc = 0.0f;
+        for (size_t t = 0; t < T; t++)
+            acc = fmaf(w[t], m[4 * t + f / 16] >> (f % 16) & 1u ? src[(int64_t)f + d[t]] : 0.0f, acc);
+        want[f] = beta == 0 ? alpha * acc : fmaf(beta, want[f], alpha * acc);
+    }
+    hd_dw_fplane_args a = {src, out, n, T, d, m, w, alpha, beta};
+    k->fplane(&a);
+    CHECK_MSG(memcmp(out, want, sizeof(float) * n) == 0, "fplane n %zu T %zu alpha %g beta %g", n, T, alpha, beta);
+    float acc[HD_DW_SPLANE_MAXRS * 16], wacc[HD_DW_SPLANE_MAXRS * 16];
+    for (size_t i = 0; i < HD_DW_SPLANE_MAXRS * 16; i++)
+        acc[i] = wacc[i] = rnd();
+    for (size_t t = 0; t < T; t++)
+        for (size_t f = 0; f < 64; f++) {
+            float v = f < n && (m[4 * t + f / 16] >> (f % 16) & 1u) ? src[(int64_t)f + d[t]] : 0.0f;
+            float g = f < n ? dy[f] : 0.0f;
+            if (f < 16 * ((n + 15) / 16))
+                wacc[16 * t + f % 16] = fmaf(g, v, wacc[16 * t + f % 16]);
+        }
+    hd_dw_fwplane_args b = {src, dy, acc, n, T, d, m};
+    k->fwplane(&b);
+    CHECK_MSG(memcmp(acc, wacc, sizeof acc) == 0, "fwplane n %zu T %zu", n, T);
+    free(src), free(dy), free(out), free(want);
+}
+
 int main(void)
 {
     hd_dw_kernels k = hd_f32_dw_select(hd_cpu_isa());
@@ -194,5 +239,12 @@ int main(void)
                     }
     SECTION("cases");
     CHECK(n > 500);
+    CHECK((k.fplane != NULL) == (k.fwplane != NULL) && k.fplane != NULL);
+    for (size_t np = 1; np <= HD_DW_FPLANE_MAX; np++)
+        for (size_t T = 1; T <= HD_DW_SPLANE_MAXRS; T += (T < 9 ? 1 : 4)) {
+            SECTION("flat planes against their contract");
+            check_flat(&k, np, T, 1.0f, 0.0f);
+            check_flat(&k, np, T, 0.5f, 2.0f);
+        }
     return hd_test_finish();
 }

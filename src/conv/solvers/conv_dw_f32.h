@@ -64,6 +64,7 @@ typedef struct {
 typedef struct {
     int dir, blk;
     int small;                    /* small planes read in place (plan_small) */
+    int flat;                     /* small planes as flat vectors (plan_flat) */
     dw_axis V, Hz;                /* rows and columns of the source, per result row / column */
     int64_t OH, OW;               /* result rows and columns (dy's for backward filter) */
     int64_t N, C, R, S, CB;       /* CB: channel blocks of 16 */
@@ -117,6 +118,8 @@ typedef struct {
     hd_dw_splane_geom sg;         /* small planes: the geometry (src set per plane) */
     int32_t sidx[HD_DW_SPLANE_MAXS * 16];
     uint16_t smask[HD_DW_SPLANE_MAXS];
+    int32_t fd[HD_DW_SPLANE_MAXRS];  /* flat planes: each tap's offset and masks */
+    uint16_t fm[HD_DW_SPLANE_MAXRS * 4];
 } dw_ctx;
 
 /* The fused bias-activation epilogue (forward only): v is alpha * the sum; off indexes y and z. */

@@ -286,6 +286,20 @@ static int plan_small(const hd_conv_problem *p, const dw_plan *P)
     return small_table(P, idx, tm, &w0, &adv) && hd_f32_dw_select(p->isa).splane != NULL;
 }
 
+/* Small planes as flat vectors: unit stride, result and source planes of one shape with rows
+ * back to back, at most 64 values (7x7).  Every tap is then a constant offset in the flat
+ * plane (hd_dw_fplane_args), so four vectors cover a 7x7 plane where the row kernel runs
+ * seven rows of 7 lanes with a permute per tap. */
+static int plan_flat(const hd_conv_problem *p, const dw_plan *P)
+{
+    const int64_t *ss = P->dir == DIR_BWDD ? p->ys : p->xs, *ds = P->dir == DIR_BWDD ? p->xs : p->ys;
+    if (!P->small || P->V.s != 1 || P->Hz.s != 1 || P->V.up != 1 || P->Hz.up != 1)
+        return 0;
+    if (P->OH != P->V.src || P->OW != P->Hz.src || P->OH * P->OW > HD_DW_FPLANE_MAX)
+        return 0;
+    return ss[3] == P->OW && ds[3] == P->OW && hd_f32_dw_select(p->isa).fplane != NULL;
+}
+
 static dw_plan make_plan(const hd_conv_problem *p, int dir)
 {
     dw_plan P;
@@ -303,6 +317,7 @@ static dw_plan make_plan(const hd_conv_problem *p, int dir)
     }
     hd_conv_layout L = {{0}, 0};
     P.small = plan_small(p, &P);
+    P.flat = plan_flat(p, &P);
     P.blk = !P.small && use_blk(p, &P) && blk_geometry(&P);
     if (P.small) {
         /* forward: one plane of results for the fused epilogue (rows of whole chunks) */
@@ -419,6 +434,19 @@ static void small_geom(dw_ctx *c)
     small_table(P, c->sidx, c->smask, &w0, &adv);
     c->sg = (hd_dw_splane_geom){NULL, c->ss[3], P->Hz.src, P->V.s, P->V.pad, P->V.d, P->V.up, P->V.src,
                                 (size_t)P->R, (size_t)P->S, (size_t)cdiv(P->OW, 16), w0, adv, c->sidx, c->smask};
+    if (!P->flat)
+        return;
+    /* flat planes: tap (r, s) of result f = o*OW + j reads flat source value
+     * f + (qr - o)*OW + (qs - j), the same offset for every result it takes */
+    memset(c->fm, 0, sizeof c->fm);
+    for (int64_t r = 0; r < P->R; r++)
+        for (int64_t s = 0; s < P->S; s++) {
+            int64_t t = r * P->S + s;
+            c->fd[t] = (int32_t)((r * P->V.d - P->V.pad) * P->OW + (s * P->Hz.d - P->Hz.pad));
+            for (int64_t f = 0; f < P->OH * P->OW; f++)
+                if (axis_src(&P->V, f / P->OW, r) >= 0 && axis_src(&P->Hz, f % P->OW, s) >= 0)
+                    c->fm[4 * t + f / 16] |= (uint16_t)(1u << (f % 16));
+        }
 }
 
 void hd_dw_ctx_init(dw_ctx *c, const hd_conv_problem *p, const hd_conv_args *a, int dir)

@@ -139,16 +139,25 @@ static void small_task(void *vctx, size_t task, int thread)
         int64_t off = n * c->ds[0] + ch * c->ds[1];
         hd_dw_splane_args ka = {&g, c->dst + off, c->ds[3], (size_t)P->OH, lm, c->wpk + ch * P->R * P->S,
                                 (float)e->alpha, (float)e->beta};
+        hd_dw_fplane_args fa = {g.src, c->dst + off, (size_t)(P->OH * P->OW), (size_t)(P->R * P->S), c->fd, c->fm,
+                                c->wpk + ch * P->R * P->S, (float)e->alpha, (float)e->beta};
         if (!e->fused) {
-            c->k.splane(&ka);
+            if (P->flat)
+                c->k.fplane(&fa);
+            else
+                c->k.splane(&ka);
             continue;
         }
-        ka.out = scr, ka.ors = sw, ka.beta = 0.0f;
-        c->k.splane(&ka);
+        ka.out = fa.out = scr, ka.ors = sw, ka.beta = fa.beta = 0.0f;
+        if (P->flat)
+            c->k.fplane(&fa);
+        else
+            c->k.splane(&ka);
+        int64_t srow = P->flat ? P->OW : sw;
         for (int64_t o = 0; o < P->OH; o++)
             for (int64_t j = 0; j < P->OW; j++) {
                 int64_t at = off + o * c->ds[3] + j;
-                c->dst[at] = fuse(e, scr[o * sw + j], at, ch);
+                c->dst[at] = fuse(e, scr[o * srow + j], at, ch);
             }
     }
 }
@@ -170,8 +179,13 @@ static void small_wtask(void *vctx, size_t task, int thread)
     uint16_t lm = (uint16_t)(tail >= 16 ? 0xffffu : (1u << tail) - 1u);
     for (int64_t n = P->N * chunk / P->nch; n < P->N * (chunk + 1) / P->nch; n++) {
         g.src = c->src + n * c->ss[0] + ch * c->ss[1];
-        hd_dw_swplane_args ka = {&g, acc, (const float *)c->a->y + n * p->ys[0] + ch * p->ys[1], p->ys[3],
-                                 (size_t)P->OH, lm};
+        const float *dy = (const float *)c->a->y + n * p->ys[0] + ch * p->ys[1];
+        if (P->flat) {
+            hd_dw_fwplane_args fa = {g.src, dy, acc, (size_t)(P->OH * P->OW), (size_t)(P->R * P->S), c->fd, c->fm};
+            c->k.fwplane(&fa);
+            continue;
+        }
+        hd_dw_swplane_args ka = {&g, acc, dy, p->ys[3], (size_t)P->OH, lm};
         c->k.swplane(&ka);
     }
 }

@@ -204,6 +204,33 @@ typedef struct {
     uint16_t lmask;
 } hd_dw_swplane_args;
 
+/* Flat planes (stride 1, source and result planes of the same shape, both stored with rows
+ * back to back, at most 64 values): tap t of every result reads the source value d[t] places
+ * further in the flat plane, so a vector of 16 results is one masked load per tap (no
+ * permute), and a 7x7 plane is four vectors instead of seven mostly idle rows.  Result f < n,
+ * tap t: the term w[t] * src[f + d[t]] when bit f % 16 of m[4*t + f / 16] is set, else 0;
+ * terms summed tap by tap.  out[f] = alpha * sum (+ beta * out[f] when beta != 0). */
+#define HD_DW_FPLANE_MAX 64
+
+typedef struct {
+    const float *src;
+    float *out;
+    size_t n, T;
+    const int32_t *d;             /* [T] */
+    const uint16_t *m;            /* [T][4] */
+    const float *w;               /* [T] */
+    float alpha, beta;
+} hd_dw_fplane_args;
+
+/* acc[16*t + f % 16] += dy[f] * (the term of tap t for result f), f < n increasing. */
+typedef struct {
+    const float *src, *dy;
+    float *acc;
+    size_t n, T;
+    const int32_t *d;
+    const uint16_t *m;
+} hd_dw_fwplane_args;
+
 typedef struct {
     void (*row)(const hd_dw_row_args *a);
     void (*wrow)(const hd_dw_wrow_args *a);
@@ -213,6 +240,8 @@ typedef struct {
     void (*ewrow)(const hd_dw_ewrow_args *a); /* NULL: none for this ISA */
     void (*splane)(const hd_dw_splane_args *a);   /* NULL: none for this ISA */
     void (*swplane)(const hd_dw_swplane_args *a); /* NULL: none for this ISA */
+    void (*fplane)(const hd_dw_fplane_args *a);   /* NULL: none for this ISA */
+    void (*fwplane)(const hd_dw_fwplane_args *a); /* NULL: none for this ISA */
     hd_dw_gather_fn gather;
     hd_dw_scatter_fn scatter;
 } hd_dw_kernels;
@@ -235,6 +264,8 @@ void hd_f32_dwconv_ukernel_ewrow__avx512(const hd_dw_ewrow_args *a);
 void hd_f32_dwconv_ukernel_wrow__avx512(const hd_dw_wrow_args *a);
 void hd_f32_dwconv_ukernel_splane__avx512(const hd_dw_splane_args *a);
 void hd_f32_dwconv_ukernel_swplane__avx512(const hd_dw_swplane_args *a);
+void hd_f32_dwconv_ukernel_fplane__avx512(const hd_dw_fplane_args *a);
+void hd_f32_dwconv_ukernel_fwplane__avx512(const hd_dw_fwplane_args *a);
 void hd_f32_dwconv_ukernel_brow__avx512(const hd_dw_brow_args *a);
 void hd_f32_dwconv_ukernel_bwrow__avx512(const hd_dw_bwrow_args *a);
 void hd_f32_dwconv_ukernel_gather__avx512(float *dst, int64_t dbs, const float *src, size_t n, int64_t cstr,
