@@ -119,7 +119,7 @@ typedef struct {
     int32_t sidx[HD_DW_SPLANE_MAXS * 16];
     uint16_t smask[HD_DW_SPLANE_MAXS];
     int32_t fd[HD_DW_SPLANE_MAXRS];  /* flat planes: each tap's offset and masks */
-    uint16_t fm[HD_DW_SPLANE_MAXRS * 4];
+    uint16_t fm[HD_DW_SPLANE_MAXRS * HD_DW_FPLANE_VECS];
 } dw_ctx;
 
 /* The fused bias-activation epilogue (forward only): v is alpha * the sum; off indexes y and z. */

@@ -287,9 +287,10 @@ static int plan_small(const hd_conv_problem *p, const dw_plan *P)
 }
 
 /* Small planes as flat vectors: unit stride, result and source planes of one shape with rows
- * back to back, at most 64 values (7x7).  Every tap is then a constant offset in the flat
- * plane (hd_dw_fplane_args), so four vectors cover a 7x7 plane where the row kernel runs
- * seven rows of 7 lanes with a permute per tap. */
+ * back to back, at most 256 values (7x7, 14x14).  Every tap is then a constant offset in the
+ * flat plane (hd_dw_fplane_args), so four vectors cover a 7x7 plane where the row kernel runs
+ * seven rows of 7 lanes with a permute per tap, and a 14x14 plane takes 13 vectors and no
+ * permutes instead of 14 rows. */
 static int plan_flat(const hd_conv_problem *p, const dw_plan *P)
 {
     const int64_t *ss = P->dir == DIR_BWDD ? p->ys : p->xs, *ds = P->dir == DIR_BWDD ? p->xs : p->ys;
@@ -445,7 +446,7 @@ static void small_geom(dw_ctx *c)
             c->fd[t] = (int32_t)((r * P->V.d - P->V.pad) * P->OW + (s * P->Hz.d - P->Hz.pad));
             for (int64_t f = 0; f < P->OH * P->OW; f++)
                 if (axis_src(&P->V, f / P->OW, r) >= 0 && axis_src(&P->Hz, f % P->OW, s) >= 0)
-                    c->fm[4 * t + f / 16] |= (uint16_t)(1u << (f % 16));
+                    c->fm[HD_DW_FPLANE_VECS * t + f / 16] |= (uint16_t)(1u << (f % 16));
         }
 }
 

@@ -205,19 +205,21 @@ typedef struct {
 } hd_dw_swplane_args;
 
 /* Flat planes (stride 1, source and result planes of the same shape, both stored with rows
- * back to back, at most 64 values): tap t of every result reads the source value d[t] places
- * further in the flat plane, so a vector of 16 results is one masked load per tap (no
+ * back to back, at most 256 values): tap t of every result reads the source value d[t]
+ * places further in the flat plane, so a vector of 16 results is one masked load per tap (no
  * permute), and a 7x7 plane is four vectors instead of seven mostly idle rows.  Result f < n,
- * tap t: the term w[t] * src[f + d[t]] when bit f % 16 of m[4*t + f / 16] is set, else 0;
+ * tap t: the term w[t] * src[f + d[t]] when bit f % 16 of m[HD_DW_FPLANE_VECS*t + f / 16] is
+ * set, else 0 (lanes whose source lies outside the plane must be clear: they are not read);
  * terms summed tap by tap.  out[f] = alpha * sum (+ beta * out[f] when beta != 0). */
-#define HD_DW_FPLANE_MAX 64
+#define HD_DW_FPLANE_MAX 256
+#define HD_DW_FPLANE_VECS (HD_DW_FPLANE_MAX / 16)
 
 typedef struct {
     const float *src;
     float *out;
     size_t n, T;
     const int32_t *d;             /* [T] */
-    const uint16_t *m;            /* [T][4] */
+    const uint16_t *m;            /* [T][HD_DW_FPLANE_VECS] */
     const float *w;               /* [T] */
     float alpha, beta;
 } hd_dw_fplane_args;
