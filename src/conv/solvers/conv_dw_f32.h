@@ -25,7 +25,7 @@
 #define DW_MAXPH 8                    /* blocked backward data: at most this stride along a row */
 #define BLK_BAND_BYTES ((int64_t)512 << 10) /* the band of blocked source rows of one task (L2) */
 #define BLK_SPLITS 8                  /* blocked tasks per batch wanted (both threads need work at batch 1) */
-#define BLK_NCHW_MAXW 40              /* NCHW: result rows wider than this stay plane work */
+#define BLK_NCHW_MAXW 112             /* NCHW: result rows wider than this stay plane work */
 #define EROW_MAX_CHUNKS 16            /* in place with the edge-row kernel: rows of at most 16 chunks */
 #define DW_SMALL_MAXW 16              /* NCHW: result rows at most this wide run as small planes */
 #define DW_STREAM_BYTES ((int64_t)64 << 20) /* source and result beyond this: streaming stores (hd_dw_ctx_init) */

@@ -14,7 +14,7 @@
  *   small planes (NCHW with rows of at most 16 results, AVX-512): a task is (image, 16
  *     channels); one kernel call computes a whole channel plane from the tensor's rows in
  *     place, each tap one permute from a window of source columns (plan_small, small_table).
- *   blocked (the default: NHWC, and NCHW with narrow rows): a task is (image, block of result
+ *   blocked (the default: NHWC, and NCHW with rows up to 112 wide): a task is (image, block of result
  *     rows, group of 16-channel blocks: all of them from NHWC at batch >= 8, one from NCHW).
  *     It first copies the source rows its results read into a band of zero-bordered blocked
  *     rows (16 channels per pixel; from NHWC one vector per pixel and block, the source read
@@ -26,7 +26,7 @@
  *     prefetch of the next task's region: it only competes with the band copy.)  From NHWC
  *     with whole 16-channel blocks and wide enough rows there is no band: the kernels read the tensor's
  *     rows in place (plan_inplace, inplace_rows).
- *   plane (NCHW with wide rows, odd layouts, C < 4): a task is (image, channel, block of
+ *   plane (NCHW with rows wider than 112, odd layouts, C < 4): a task is (image, channel, block of
  *     result rows); it copies the source rows the block needs into zeroed buffer rows wide
  *     enough that the row kernel vectorises along the output columns without border tests
  *     (strided backward data multiplies the zeros along a row).
