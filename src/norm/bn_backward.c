@@ -23,37 +23,44 @@ static void load_grad(const hd_bn_problem *pb, int n, int c, double *g)
     }
 }
 
+/* Task (block of channels, chunk of images); per channel the images in order, as one. */
 static void sums_spatial_task(void *vctx, size_t t, int thread)
 {
     hd_bn_eng *e = vctx;
     const hd_bn_problem *pb = e->pb;
-    int c = (int)(t / (size_t)e->nch), ch = (int)(t % (size_t)e->nch);
+    int B = hd_bn_plane_block(pb), c0 = (int)(t / (size_t)e->nch) * B, ch = (int)(t % (size_t)e->nch);
+    int c1 = c0 + B < pb->C ? c0 + B : pb->C;
     int n0 = ch * e->rows_per, n1 = n0 + e->rows_per < pb->N ? n0 + e->rows_per : pb->N;
     int fast = !pb->reserve && hd_bn_row_contig(&pb->x) && hd_bn_row_contig(&pb->dy);
     int half = !pb->reserve && hd_bn_row_half(&pb->x) && hd_bn_row_half(&pb->dy);
-    double m = e->in1[c], s = 0.0, q = 0.0;
     double *xb = hd_bn_thread_rows(e, thread), *gb = xb + pb->S;
     float *xf = (float *)xb, *gf = xf + pb->S;
-    for (int n = n0; n < n1; n++) {
-        if (fast) {
-            e->k->dsums((const float *)pb->dyp + hd_view_nc(&pb->dy, n, c),
-                        (const float *)pb->xp + hd_view_nc(&pb->x, n, c), (size_t)pb->S, m, &s, &q);
-        } else if (half) {
-            hd_bn_to_f32(e->k, &pb->dy, pb->dyp, hd_view_nc(&pb->dy, n, c), gf, (size_t)pb->S);
-            hd_bn_to_f32(e->k, &pb->x, pb->xp, hd_view_nc(&pb->x, n, c), xf, (size_t)pb->S);
-            e->k->dsums(gf, xf, (size_t)pb->S, m, &s, &q);
-        } else {
-            hd_bn_load_row(&pb->x, pb->xp, n, c, xb);
-            load_grad(pb, n, c, gb);
-            for (int i = 0; i < pb->S; i++) {
-                s += gb[i];
-                q += gb[i] * (xb[i] - m);
-            }
-        }
+    for (int c = c0; c < c1; c++) {
+        double *part = e->parts + ((size_t)c * (size_t)e->nch + (size_t)ch) * 3;
+        part[0] = part[1] = 0.0;
     }
-    double *part = e->parts + ((size_t)c * (size_t)e->nch + (size_t)ch) * 3;
-    part[0] = s;
-    part[1] = q;
+    for (int n = n0; n < n1; n++)
+        for (int c = c0; c < c1; c++) {
+            double *part = e->parts + ((size_t)c * (size_t)e->nch + (size_t)ch) * 3;
+            double m = e->in1[c], s = part[0], q = part[1];
+            if (fast) {
+                e->k->dsums((const float *)pb->dyp + hd_view_nc(&pb->dy, n, c),
+                            (const float *)pb->xp + hd_view_nc(&pb->x, n, c), (size_t)pb->S, m, &s, &q);
+            } else if (half) {
+                hd_bn_to_f32(e->k, &pb->dy, pb->dyp, hd_view_nc(&pb->dy, n, c), gf, (size_t)pb->S);
+                hd_bn_to_f32(e->k, &pb->x, pb->xp, hd_view_nc(&pb->x, n, c), xf, (size_t)pb->S);
+                e->k->dsums(gf, xf, (size_t)pb->S, m, &s, &q);
+            } else {
+                hd_bn_load_row(&pb->x, pb->xp, n, c, xb);
+                load_grad(pb, n, c, gb);
+                for (int i = 0; i < pb->S; i++) {
+                    s += gb[i];
+                    q += gb[i] * (xb[i] - m);
+                }
+            }
+            part[0] = s;
+            part[1] = q;
+        }
 }
 
 static void sums_act_task(void *vctx, size_t t, int thread)
@@ -126,7 +133,7 @@ void hd_bn_bwd_sums(const hd_bn_problem *pb, const double *mean, double *sdy, do
         e.nch = hd_bn_pix_chunks(pb);
         hd_parallel_for((size_t)e.nch, pb->nthreads, sums_nhwc_task, &e);
     } else {
-        hd_parallel_for((size_t)pb->C * (size_t)e.nch, pb->nthreads, sums_spatial_task, &e);
+        hd_parallel_for(hd_bn_plane_tasks(pb, (size_t)e.nch), pb->nthreads, sums_spatial_task, &e);
     }
     for (int c = 0; c < pb->C; c++) {
         const double *part = e.parts + (size_t)c * (size_t)e.nch * 3;
@@ -191,11 +198,10 @@ int hd_bn_stats_bwd_sums(const hd_bn_problem *pb, double *mean, double *var, dou
     return 1;
 }
 
-static void bwd_task(void *vctx, size_t t, int thread)
+static void bwd_plane(hd_bn_eng *e, int n, int c, int thread)
 {
-    hd_bn_eng *e = vctx;
     const hd_bn_problem *pb = e->pb;
-    int n = (int)(t / (size_t)pb->C), c = (int)(t % (size_t)pb->C), S = pb->S;
+    int S = pb->S;
     const double *p = e->in1, *q = e->in2, *r = e->in3;
     int plain = !pb->per_act && !pb->reserve && !pb->dzp;
     float rf = 0.0f, mf = plain ? hd_bn_shift_f32(e, (size_t)c, q[c], r[c], &rf) : 0.0f;
@@ -227,6 +233,16 @@ static void bwd_task(void *vctx, size_t t, int thread)
         xb[i] = p[f] * gb[i] + q[f] * (xb[i] - (e->shift ? e->shift[f] : 0.0)) + r[f];
     }
     hd_bn_store_row(&pb->dx, pb->dxp, n, c, xb, e->alpha, e->beta);
+}
+
+/* Task (image, block of channels): consecutive planes in memory order. */
+static void bwd_task(void *vctx, size_t t, int thread)
+{
+    hd_bn_eng *e = vctx;
+    int B = hd_bn_plane_block(e->pb), nb = (e->pb->C + B - 1) / B, n = (int)(t / (size_t)nb);
+    int c0 = (int)(t % (size_t)nb) * B, c1 = c0 + B < e->pb->C ? c0 + B : e->pb->C;
+    for (int c = c0; c < c1; c++)
+        bwd_plane(e, n, c, thread);
 }
 
 static void run_bwd(hd_bn_eng *e, int64_t n, int64_t s, int64_t len, void *arg)
@@ -286,5 +302,6 @@ void hd_bn_bwd_apply(const hd_bn_problem *pb, const double *m, const double *p, 
         hd_parallel_for((size_t)hd_bn_pix_chunks(pb), pb->nthreads, bwd_nhwc_task, &e);
         return;
     }
-    hd_parallel_for((size_t)pb->N * (size_t)pb->C, pb->nthreads, bwd_task, &e);
+    e.stream = e.stream && pb->S >= HD_BN_PLANE_MIN;
+    hd_parallel_for(hd_bn_plane_tasks(pb, (size_t)pb->N), pb->nthreads, bwd_task, &e);
 }

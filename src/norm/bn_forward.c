@@ -252,11 +252,10 @@ void hd_bn_stats(const hd_bn_problem *pb, double *mean, double *var, void *scrat
 
 /* ---------- forward apply ---------- */
 
-static void apply_task(void *vctx, size_t t, int thread)
+static void apply_plane(hd_bn_eng *e, int n, int c, int thread)
 {
-    hd_bn_eng *e = vctx;
     const hd_bn_problem *pb = e->pb;
-    int n = (int)(t / (size_t)pb->C), c = (int)(t % (size_t)pb->C), S = pb->S;
+    int S = pb->S;
     const double *a = e->in1, *b = e->in2;
     int plain = !pb->per_act && !pb->zp && !pb->act.on && !pb->reserve;
     float bf = 0.0f, mf = plain ? hd_bn_shift_f32(e, (size_t)c, a[c], b[c], &bf) : 0.0f;
@@ -292,6 +291,16 @@ static void apply_task(void *vctx, size_t t, int thread)
             res[i] = (float)d;
     }
     hd_bn_store_row(&pb->y, pb->yp, n, c, xb, e->alpha, e->beta);
+}
+
+/* Task (image, block of channels): consecutive planes in memory order. */
+static void apply_task(void *vctx, size_t t, int thread)
+{
+    hd_bn_eng *e = vctx;
+    int B = hd_bn_plane_block(e->pb), nb = (e->pb->C + B - 1) / B, n = (int)(t / (size_t)nb);
+    int c0 = (int)(t % (size_t)nb) * B, c1 = c0 + B < e->pb->C ? c0 + B : e->pb->C;
+    for (int c = c0; c < c1; c++)
+        apply_plane(e, n, c, thread);
 }
 
 static void run_affine(hd_bn_eng *e, int64_t n, int64_t s, int64_t len, void *arg)
@@ -345,5 +354,6 @@ void hd_bn_apply(const hd_bn_problem *pb, const double *m, const double *a, cons
         hd_parallel_for((size_t)hd_bn_pix_chunks(pb), pb->nthreads, apply_nhwc_task, &e);
         return;
     }
-    hd_parallel_for((size_t)pb->N * (size_t)pb->C, pb->nthreads, apply_task, &e);
+    e.stream = e.stream && pb->S >= HD_BN_PLANE_MIN;
+    hd_parallel_for(hd_bn_plane_tasks(pb, (size_t)pb->N), pb->nthreads, apply_task, &e);
 }

@@ -12,6 +12,25 @@
 /* Pixels per block when channel-contiguous HALF / BFLOAT16 data are converted to float. */
 #define HD_BN_BLK 16
 
+/* NCHW-like planes smaller than this many values: a task takes the planes of several
+ * consecutive channels (read in memory order, one task's overhead for many small planes), and
+ * the apply passes store through the caches (streaming stores of partial lines and a fence
+ * per plane cost more than they save).  Per channel the operations and their order are the
+ * same whatever the blocking. */
+#define HD_BN_PLANE_MIN 4096
+
+static inline int hd_bn_plane_block(const hd_bn_problem *pb)
+{
+    int b = pb->S >= HD_BN_PLANE_MIN ? 1 : (HD_BN_PLANE_MIN + pb->S - 1) / (pb->S > 0 ? pb->S : 1);
+    return b < pb->C ? b : (pb->C > 0 ? pb->C : 1);
+}
+
+static inline size_t hd_bn_plane_tasks(const hd_bn_problem *pb, size_t per)
+{
+    size_t b = (size_t)hd_bn_plane_block(pb);
+    return ((size_t)pb->C + b - 1) / b * per;
+}
+
 /* A chunk's shifted sums are redone exactly when S2 > HD_BN_CANCEL * M2 (see bn_forward.c). */
 #define HD_BN_CANCEL 65536.0
 

@@ -56,7 +56,7 @@ static const dcase cases[] = {
     {"kernel > input", 1, 3, 2, 3, 5, 5, 2, 2, 1, 1, 1, 1},
     {"width 1", 2, 16, 6, 1, 3, 3, 1, 1, 1, 1, 1, 1},
     {"many rows, N=1", 1, 2, 70, 33, 3, 3, 1, 1, 1, 1, 1, 1},
-    /* blocked work (NHWC; NCHW with rows up to 40 wide): full and partial 16-channel blocks,
+    /* blocked work (NHWC; NCHW with rows up to 112 wide): full and partial 16-channel blocks,
      * the 3x3 kernel's 16-pixel blocks and partial last block, bands split by rows and by
      * channel groups at small batches */
     {"blocked 3x3 s1 p1 C=32 W=40", 2, 32, 5, 40, 3, 3, 1, 1, 1, 1, 1, 1},
@@ -69,6 +69,10 @@ static const dcase cases[] = {
     {"blocked N=1 C=96 (channel groups)", 1, 96, 3, 5, 3, 3, 1, 1, 1, 1, 1, 1},
     {"blocked N=3 C=70 rows split", 3, 70, 13, 9, 3, 3, 1, 1, 1, 1, 1, 1},
     {"blocked 3x3 s3 p1 C=17", 1, 17, 8, 13, 3, 3, 1, 1, 3, 3, 1, 1},
+    /* NCHW rows of 41 to 112 results (blocked since the limit was raised from 40 to 112) */
+    {"blocked 3x3 s1 p1 C=18 W=100", 1, 18, 5, 100, 3, 3, 1, 1, 1, 1, 1, 1},
+    {"blocked 3x3 s2 p1 C=20 W=112", 2, 20, 6, 112, 3, 3, 1, 1, 2, 2, 1, 1},
+    {"blocked 5x5 s1 p2 C=17 W=57", 1, 17, 4, 57, 5, 5, 2, 2, 1, 1, 1, 1},
     /* NHWC rows read in place (whole 16-channel blocks, at least 8 interior results; 24 for
      * backward filter): edges of one or two results, dilation, uneven padding, none */
     {"in place 3x3 dilation 2 p2 C=32 W=30", 2, 32, 6, 30, 3, 3, 2, 2, 1, 1, 2, 2},

@@ -4,7 +4,7 @@
  *
  *   conv_dw_plan_f32.c     the plan, applicability, workspace, execution context, the solvers
  *   conv_dw_blocked_f32.c  blocked work (bands of 16-channel blocks, or rows in place)
- *   conv_dw_plane_f32.c    plane work, the entry points, backward filter
+ *   conv_dw_plane_f32.c    plane work and small planes, the entry points, backward filter
  */
 #ifndef HD_CONV_DW_F32_H
 #define HD_CONV_DW_F32_H
@@ -25,8 +25,9 @@
 #define DW_MAXPH 8                    /* blocked backward data: at most this stride along a row */
 #define BLK_BAND_BYTES ((int64_t)512 << 10) /* the band of blocked source rows of one task (L2) */
 #define BLK_SPLITS 8                  /* blocked tasks per batch wanted (both threads need work at batch 1) */
-#define BLK_NCHW_MAXW 40              /* NCHW: result rows wider than this stay plane work */
+#define BLK_NCHW_MAXW 112             /* NCHW: result rows wider than this stay plane work */
 #define EROW_MAX_CHUNKS 16            /* in place with the edge-row kernel: rows of at most 16 chunks */
+#define DW_SMALL_MAXW 16              /* NCHW: result rows at most this wide run as small planes */
 #define DW_STREAM_BYTES ((int64_t)64 << 20) /* source and result beyond this: streaming stores (hd_dw_ctx_init) */
 
 enum { DIR_FWD, DIR_BWDD, DIR_BWDF };
@@ -62,6 +63,8 @@ typedef struct {
 
 typedef struct {
     int dir, blk;
+    int small;                    /* small planes read in place (plan_small) */
+    int flat;                     /* small planes as flat vectors (plan_flat) */
     dw_axis V, Hz;                /* rows and columns of the source, per result row / column */
     int64_t OH, OW;               /* result rows and columns (dy's for backward filter) */
     int64_t N, C, R, S, CB;       /* CB: channel blocks of 16 */
@@ -112,6 +115,11 @@ typedef struct {
     int64_t slot_wg[HD_SCRATCH_SLOTS];    /* blocked forward / backward data: the channel group whose
                                      weights the slot holds packed in this call (-1: none) */
     int stream;                   /* blocked forward / backward data: streaming stores (see hd_dw_ctx_init) */
+    hd_dw_splane_geom sg;         /* small planes: the geometry (src set per plane) */
+    int32_t sidx[HD_DW_SPLANE_MAXS * 16];
+    uint16_t smask[HD_DW_SPLANE_MAXS];
+    int32_t fd[HD_DW_SPLANE_MAXRS];  /* flat planes: each tap's offset and masks */
+    uint16_t fm[HD_DW_SPLANE_MAXRS * HD_DW_FPLANE_VECS];
 } dw_ctx;
 
 /* The fused bias-activation epilogue (forward only): v is alpha * the sum; off indexes y and z. */

@@ -10,8 +10,11 @@
  * source dy, stride 1 over the zero-upsampled dy (up = the convolution stride), w' = the
  * flipped filter, pad' = (R-1)*dil - pad.  Rows of zeros of the upsampled dy are skipped.
  *
- * Two layouts of work:
- *   blocked (the default: NHWC, and NCHW with narrow rows): a task is (image, block of result
+ * Three layouts of work:
+ *   small planes (NCHW with rows of at most 16 results, AVX-512): a task is (image, 16
+ *     channels); one kernel call computes a whole channel plane from the tensor's rows in
+ *     place, each tap one permute from a window of source columns (plan_small, small_table).
+ *   blocked (the default: NHWC, and NCHW with rows up to 112 wide): a task is (image, block of result
  *     rows, group of 16-channel blocks: all of them from NHWC at batch >= 8, one from NCHW).
  *     It first copies the source rows its results read into a band of zero-bordered blocked
  *     rows (16 channels per pixel; from NHWC one vector per pixel and block, the source read
@@ -23,7 +26,7 @@
  *     prefetch of the next task's region: it only competes with the band copy.)  From NHWC
  *     with whole 16-channel blocks and wide enough rows there is no band: the kernels read the tensor's
  *     rows in place (plan_inplace, inplace_rows).
- *   plane (NCHW with wide rows, odd layouts, C < 4): a task is (image, channel, block of
+ *   plane (NCHW with rows wider than 112, odd layouts, C < 4): a task is (image, channel, block of
  *     result rows); it copies the source rows the block needs into zeroed buffer rows wide
  *     enough that the row kernel vectorises along the output columns without border tests
  *     (strided backward data multiplies the zeros along a row).
@@ -229,6 +232,75 @@ static void plan_inplace(dw_plan *P, const hd_conv_problem *p)
     P->inpl = 1, P->ol = ol, P->oh = oh;
 }
 
+/* The tap table of small-plane work along the rows (hd_dw_splane_geom): result column j of
+ * every 16-column chunk and tap s read the source column b = j*cs - pad + s*d (over the
+ * zero-upsampled source for backward data: taken when b % up == 0, column b / up).  Chunk m
+ * reads 16*cs/up columns further than chunk m-1, so the table is the same for every chunk
+ * when up divides 16*cs; its columns must fit in a window of 32.  0 when they do not. */
+static int small_table(const dw_plan *P, int32_t *idx, uint16_t *tm, int64_t *w0, int64_t *adv)
+{
+    const dw_axis *A = &P->Hz;
+    if ((16 * A->s) % A->up)
+        return 0;
+    int64_t q[HD_DW_SPLANE_MAXS][16], lo = INT64_MAX, hi = INT64_MIN;
+    for (int64_t s = 0; s < P->S; s++)
+        for (int64_t j = 0; j < 16; j++) {
+            int64_t b = j * A->s - A->pad + s * A->d;
+            q[s][j] = INT64_MIN;
+            if (((b % A->up) + A->up) % A->up)
+                continue;
+            q[s][j] = (b - ((b % A->up) + A->up) % A->up) / A->up;   /* floor, b divisible */
+            lo = min64(lo, q[s][j]), hi = max64(hi, q[s][j]);
+        }
+    if (lo > hi || hi - lo >= 32)
+        return 0;
+    for (int64_t s = 0; s < P->S; s++) {
+        tm[s] = 0;
+        for (int64_t j = 0; j < 16; j++) {
+            idx[s * 16 + j] = q[s][j] == INT64_MIN ? 0 : (int32_t)(q[s][j] - lo);
+            if (q[s][j] != INT64_MIN)
+                tm[s] |= (uint16_t)(1u << j);
+        }
+    }
+    *w0 = lo, *adv = 16 * A->s / A->up;
+    return 1;
+}
+
+/* Small planes: NCHW-like rows (source and result columns contiguous) of at most
+ * DW_SMALL_MAXW results, on a CPU with the small-plane kernels.  A task then works on whole
+ * planes read and written in place: the blocked work would spend most of a 14x14 or 7x7 layer
+ * transposing 16x16 tiles into blocked rows and back, and the plane work would copy every row
+ * into a buffer and leave most lanes of each vector idle.  (The kernels also take wider rows
+ * in chunks; for strided backward data of 28 to 112 columns they measured no faster than the
+ * plane and blocked work, so wider rows stay there.) */
+static int plan_small(const hd_conv_problem *p, const dw_plan *P)
+{
+    const int64_t *ss = P->dir == DIR_BWDD ? p->ys : p->xs, *ds = P->dir == DIR_BWDD ? p->xs : p->ys;
+    if (ss[4] != 1 || ds[4] != 1 || P->S > HD_DW_SPLANE_MAXS || P->R * P->S > HD_DW_SPLANE_MAXRS)
+        return 0;
+    if (P->OW > DW_SMALL_MAXW)
+        return 0;
+    int32_t idx[HD_DW_SPLANE_MAXS * 16];
+    uint16_t tm[HD_DW_SPLANE_MAXS];
+    int64_t w0, adv;
+    return small_table(P, idx, tm, &w0, &adv) && hd_f32_dw_select(p->isa).splane != NULL;
+}
+
+/* Small planes as flat vectors: unit stride, result and source planes of one shape with rows
+ * back to back, at most 256 values (7x7, 14x14).  Every tap is then a constant offset in the
+ * flat plane (hd_dw_fplane_args), so four vectors cover a 7x7 plane where the row kernel runs
+ * seven rows of 7 lanes with a permute per tap, and a 14x14 plane takes 13 vectors and no
+ * permutes instead of 14 rows. */
+static int plan_flat(const hd_conv_problem *p, const dw_plan *P)
+{
+    const int64_t *ss = P->dir == DIR_BWDD ? p->ys : p->xs, *ds = P->dir == DIR_BWDD ? p->xs : p->ys;
+    if (!P->small || P->V.s != 1 || P->Hz.s != 1 || P->V.up != 1 || P->Hz.up != 1)
+        return 0;
+    if (P->OH != P->V.src || P->OW != P->Hz.src || P->OH * P->OW > HD_DW_FPLANE_MAX)
+        return 0;
+    return ss[3] == P->OW && ds[3] == P->OW && hd_f32_dw_select(p->isa).fplane != NULL;
+}
+
 static dw_plan make_plan(const hd_conv_problem *p, int dir)
 {
     dw_plan P;
@@ -245,8 +317,23 @@ static dw_plan make_plan(const hd_conv_problem *p, int dir)
         P.Hz = (dw_axis){p->str[2], p->pad[2], p->dil[2], 1, p->in[2]};
     }
     hd_conv_layout L = {{0}, 0};
-    P.blk = use_blk(p, &P) && blk_geometry(&P);
-    if (P.blk) {
+    P.small = plan_small(p, &P);
+    P.flat = plan_flat(p, &P);
+    P.blk = !P.small && use_blk(p, &P) && blk_geometry(&P);
+    if (P.small) {
+        /* forward: one plane of results for the fused epilogue (rows of whole chunks) */
+        P.rb = P.OH, P.nrb = 1;
+        P.slot_bytes = dir == DIR_FWD ? up64((size_t)(P.OH * 16 * cdiv(P.OW, 16)) * sizeof(float)) : 64;
+        if (dir == DIR_BWDF) {
+            P.nch = 1;
+            while (P.C * P.nch < 16 && P.nch * 2 <= P.N &&
+                   (size_t)(P.nch * 2 * P.C * P.R * P.S * 16) * sizeof(float) <= PART_BYTES)
+                P.nch *= 2;
+            hd_conv_book(&L, 0, P.nch * P.C, P.R * P.S * 16, sizeof(float));
+        } else {
+            hd_conv_book(&L, 0, P.C, P.R * P.S, sizeof(float));
+        }
+    } else if (P.blk) {
         plan_inplace(&P, p);
         plan_blk(&P, &L, p->xs[1] == 1 && p->ys[1] == 1);
     } else {
@@ -338,6 +425,31 @@ static int64_t tensor_span(const int64_t *dims, const int64_t *st, int64_t N, in
     return (N - 1) * st[0] + (C - 1) * st[1] + (dims[1] - 1) * st[3] + (dims[2] - 1) * st[4] + 1;
 }
 
+/* Small planes: the geometry (hd_dw_splane_geom; src set per plane). */
+static void small_geom(dw_ctx *c)
+{
+    const dw_plan *P = &c->P;
+    int64_t w0 = 0, adv = 0;
+    memset(c->sidx, 0, sizeof c->sidx);
+    memset(c->smask, 0, sizeof c->smask);
+    small_table(P, c->sidx, c->smask, &w0, &adv);
+    c->sg = (hd_dw_splane_geom){NULL, c->ss[3], P->Hz.src, P->V.s, P->V.pad, P->V.d, P->V.up, P->V.src,
+                                (size_t)P->R, (size_t)P->S, (size_t)cdiv(P->OW, 16), w0, adv, c->sidx, c->smask};
+    if (!P->flat)
+        return;
+    /* flat planes: tap (r, s) of result f = o*OW + j reads flat source value
+     * f + (qr - o)*OW + (qs - j), the same offset for every result it takes */
+    memset(c->fm, 0, sizeof c->fm);
+    for (int64_t r = 0; r < P->R; r++)
+        for (int64_t s = 0; s < P->S; s++) {
+            int64_t t = r * P->S + s;
+            c->fd[t] = (int32_t)((r * P->V.d - P->V.pad) * P->OW + (s * P->Hz.d - P->Hz.pad));
+            for (int64_t f = 0; f < P->OH * P->OW; f++)
+                if (axis_src(&P->V, f / P->OW, r) >= 0 && axis_src(&P->Hz, f % P->OW, s) >= 0)
+                    c->fm[HD_DW_FPLANE_VECS * t + f / 16] |= (uint16_t)(1u << (f % 16));
+        }
+}
+
 void hd_dw_ctx_init(dw_ctx *c, const hd_conv_problem *p, const hd_conv_args *a, int dir)
 {
     c->p = p;
@@ -365,6 +477,8 @@ void hd_dw_ctx_init(dw_ctx *c, const hd_conv_problem *p, const hd_conv_args *a, 
     int64_t bytes = (tensor_span(dir == DIR_BWDD ? p->in : p->out, c->ds, p->N, p->C) +
                      tensor_span(dir == DIR_BWDD ? p->out : p->in, c->ss, p->N, p->C)) * (int64_t)sizeof(float);
     c->stream = dir != DIR_BWDF && a->epi.beta == 0 && !a->epi.fused && bytes > DW_STREAM_BYTES;
+    if (c->P.small)
+        small_geom(c);
 }
 
 /* Forward: per (image, row block, channel group) of blocked work, or (image, channel, row

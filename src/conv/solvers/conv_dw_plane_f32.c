@@ -117,6 +117,90 @@ static void plane_task(void *vctx, size_t task, int thread)
     }
 }
 
+/* ---------------- small planes ---------------- */
+
+#define SMALL_PLANES 16           /* channel planes of one image per small-plane task */
+
+/* Small planes, forward and backward data: task (image, 16 channels), one kernel call per
+ * plane; the fused epilogue goes through the slot's plane of results. */
+static void small_task(void *vctx, size_t task, int thread)
+{
+    dw_ctx *c = vctx;
+    const dw_plan *P = &c->P;
+    const hd_conv_epilogue *e = &c->a->epi;
+    int64_t ng = cdiv(P->C, SMALL_PLANES), n = (int64_t)task / ng, c0 = (int64_t)task % ng * SMALL_PLANES;
+    int64_t c1 = min64(P->C, c0 + SMALL_PLANES);
+    float *scr = (float *)(void *)(c->slots + (size_t)thread * P->slot_bytes);
+    hd_dw_splane_geom g = c->sg;
+    int64_t tail = P->OW - 16 * (int64_t)(g.nck - 1), sw = 16 * (int64_t)g.nck;   /* last chunk's columns; scratch row */
+    uint16_t lm = (uint16_t)(tail >= 16 ? 0xffffu : (1u << tail) - 1u);
+    for (int64_t ch = c0; ch < c1; ch++) {
+        g.src = c->src + n * c->ss[0] + ch * c->ss[1];
+        int64_t off = n * c->ds[0] + ch * c->ds[1];
+        hd_dw_splane_args ka = {&g, c->dst + off, c->ds[3], (size_t)P->OH, lm, c->wpk + ch * P->R * P->S,
+                                (float)e->alpha, (float)e->beta};
+        hd_dw_fplane_args fa = {g.src, c->dst + off, (size_t)(P->OH * P->OW), (size_t)(P->R * P->S), c->fd, c->fm,
+                                c->wpk + ch * P->R * P->S, (float)e->alpha, (float)e->beta};
+        if (!e->fused) {
+            if (P->flat)
+                c->k.fplane(&fa);
+            else
+                c->k.splane(&ka);
+            continue;
+        }
+        ka.out = fa.out = scr, ka.ors = sw, ka.beta = fa.beta = 0.0f;
+        if (P->flat)
+            c->k.fplane(&fa);
+        else
+            c->k.splane(&ka);
+        int64_t srow = P->flat ? P->OW : sw;
+        for (int64_t o = 0; o < P->OH; o++)
+            for (int64_t j = 0; j < P->OW; j++) {
+                int64_t at = off + o * c->ds[3] + j;
+                c->dst[at] = fuse(e, scr[o * srow + j], at, ch);
+            }
+    }
+}
+
+/* Small planes, backward filter: channels of one task (enough consecutive planes of an image
+ * to read about 4096 values in memory order, as a block instead of one plane per image). */
+static int64_t small_wblock(const dw_plan *P)
+{
+    return min64(P->C, max64(1, 4096 / (P->OH * P->OW)));
+}
+
+/* Small planes, backward filter: task (block of channels, chunk of images), one kernel call
+ * per plane adding into its channel's partial sums for the chunk; per channel the images in
+ * order, as one channel per task would. */
+static void small_wtask(void *vctx, size_t task, int thread)
+{
+    (void)thread;
+    dw_ctx *c = vctx;
+    const dw_plan *P = &c->P;
+    const hd_conv_problem *p = c->p;
+    int64_t t = (int64_t)task, chunk = t % P->nch, B = small_wblock(P), c0 = t / P->nch * B;
+    int64_t c1 = min64(P->C, c0 + B);
+    int64_t RS16 = P->R * P->S * 16;
+    memset(c->wpk + (chunk * P->C + c0) * RS16, 0, (size_t)((c1 - c0) * RS16) * sizeof(float));
+    hd_dw_splane_geom g = c->sg;
+    int64_t tail = P->OW - 16 * (int64_t)(g.nck - 1);
+    uint16_t lm = (uint16_t)(tail >= 16 ? 0xffffu : (1u << tail) - 1u);
+    for (int64_t n = P->N * chunk / P->nch; n < P->N * (chunk + 1) / P->nch; n++)
+        for (int64_t ch = c0; ch < c1; ch++) {
+            float *acc = c->wpk + (chunk * P->C + ch) * RS16;
+            g.src = c->src + n * c->ss[0] + ch * c->ss[1];
+            const float *dy = (const float *)c->a->y + n * p->ys[0] + ch * p->ys[1];
+            if (P->flat) {
+                hd_dw_fwplane_args fa = {g.src, dy, acc, (size_t)(P->OH * P->OW), (size_t)(P->R * P->S), c->fd,
+                                         c->fm};
+                c->k.fwplane(&fa);
+                continue;
+            }
+            hd_dw_swplane_args ka = {&g, acc, dy, p->ys[3], (size_t)P->OH, lm};
+            c->k.swplane(&ka);
+        }
+}
+
 static void exec_data(const hd_conv_problem *p, const hd_conv_args *a, int dir)
 {
     dw_ctx c;
@@ -127,6 +211,10 @@ static void exec_data(const hd_conv_problem *p, const hd_conv_args *a, int dir)
         return;
     }
     pack_filter(&c, c.wpk);
+    if (c.P.small) {
+        hd_parallel_for((size_t)(c.P.N * cdiv(c.P.C, SMALL_PLANES)), nt, small_task, &c);
+        return;
+    }
     hd_parallel_for((size_t)(c.P.N * c.P.C * c.P.nrb), nt, plane_task, &c);
 }
 
@@ -209,6 +297,9 @@ void hd_conv_dw_exec_bwdf(const hd_conv_problem *p, const hd_conv_args *a)
         hd_parallel_for((size_t)c.P.CB, nt, hd_dw_blk_wstore, &c);
         return;
     }
-    hd_parallel_for((size_t)(c.P.C * c.P.nch), nt, wplane_task, &c);
+    if (c.P.small)
+        hd_parallel_for((size_t)(cdiv(c.P.C, small_wblock(&c.P)) * c.P.nch), nt, small_wtask, &c);
+    else
+        hd_parallel_for((size_t)(c.P.C * c.P.nch), nt, wplane_task, &c);
     hd_parallel_for((size_t)c.P.C, nt, wstore_task, &c);
 }

@@ -18,6 +18,10 @@ hd_dw_kernels hd_f32_dw_select(int isa)
             .bwrow = hd_f32_dwconv_ukernel_bwrow__avx512,
             .erow = hd_f32_dwconv_ukernel_erow__avx512,
             .ewrow = hd_f32_dwconv_ukernel_ewrow__avx512,
+            .splane = hd_f32_dwconv_ukernel_splane__avx512,
+            .swplane = hd_f32_dwconv_ukernel_swplane__avx512,
+            .fplane = hd_f32_dwconv_ukernel_fplane__avx512,
+            .fwplane = hd_f32_dwconv_ukernel_fwplane__avx512,
             .gather = hd_f32_dwconv_ukernel_gather__avx512,
             .scatter = hd_f32_dwconv_ukernel_scatter__avx512,
         };

@@ -153,6 +153,86 @@ typedef void (*hd_dw_gather_fn)(float *dst, int64_t dbs, const float *src, size_
 typedef void (*hd_dw_scatter_fn)(float *dst, int64_t cstr, int64_t pstr, const float *src, size_t n, size_t nl,
                                  float alpha, float beta);
 
+/* Small planes and strided rows (NCHW-like: the tensors' rows read and written in place with
+ * masked loads and stores): one call computes a whole channel plane, so a 14x14 or 7x7 plane
+ * needs neither a zeroed buffer nor a transpose into blocked rows.  A result row is cut into
+ * nck chunks of 16 columns; chunk m reads a window of 32 source columns starting at column
+ * w0 + m*adv (columns outside [0, sw) read as 0, nothing outside them is read).  Along the
+ * row every tap is a table lookup: result column 16*m + j of tap s reads window column
+ * idx[16*s + j] when bit j of tmask[s] is set, else 0; the table, the same for every chunk,
+ * encodes stride, padding, dilation and, for backward data, the zero-upsampled dy.  Down the
+ * plane, result row o and filter row r read source row b = o*vs - vpad + r*vd when b >= 0,
+ * b % vup == 0 and b / vup < vsrc (row b / vup).  Per result the terms are summed filter row
+ * by row, tap by tap, in increasing order. */
+#define HD_DW_SPLANE_MAXS 8       /* taps along a row */
+#define HD_DW_SPLANE_MAXRS 25     /* taps of the filter (backward filter keeps one vector each) */
+
+typedef struct {
+    const float *src;             /* source row q at src + q*srs, its columns [0, sw) */
+    int64_t srs;
+    int64_t sw;
+    int64_t vs, vpad, vd, vup, vsrc;
+    size_t R, S;
+    size_t nck;                   /* chunks of 16 result columns per row */
+    int64_t w0, adv;              /* window of chunk m: source columns w0 + m*adv + [0, 32) */
+    const int32_t *idx;           /* [S][16], each < 32 */
+    const uint16_t *tmask;        /* [S] */
+} hd_dw_splane_geom;
+
+/* out[o*ors + 16*m + j] (j in the lanes of lmask for the last chunk, all 16 for the others)
+ * = alpha * sum (+ beta * its old value when beta != 0; not read when beta == 0), o < oh;
+ * w[r*S + s] the weights. */
+typedef struct {
+    const hd_dw_splane_geom *g;
+    float *out;
+    int64_t ors;
+    size_t oh;
+    uint16_t lmask;
+    const float *w;
+    float alpha, beta;
+} hd_dw_splane_args;
+
+/* acc[(r*S + s)*16 + j] += sum over rows o < oh (increasing) and chunks m (increasing) of
+ * dy[o*drs + 16*m + j] * (tap s of filter row r at result column 16*m + j), the lanes of the
+ * last chunk outside lmask left out. */
+typedef struct {
+    const hd_dw_splane_geom *g;
+    float *acc;
+    const float *dy;
+    int64_t drs;
+    size_t oh;
+    uint16_t lmask;
+} hd_dw_swplane_args;
+
+/* Flat planes (stride 1, source and result planes of the same shape, both stored with rows
+ * back to back, at most 256 values): tap t of every result reads the source value d[t]
+ * places further in the flat plane, so a vector of 16 results is one masked load per tap (no
+ * permute), and a 7x7 plane is four vectors instead of seven mostly idle rows.  Result f < n,
+ * tap t: the term w[t] * src[f + d[t]] when bit f % 16 of m[HD_DW_FPLANE_VECS*t + f / 16] is
+ * set, else 0 (lanes whose source lies outside the plane must be clear: they are not read);
+ * terms summed tap by tap.  out[f] = alpha * sum (+ beta * out[f] when beta != 0). */
+#define HD_DW_FPLANE_MAX 256
+#define HD_DW_FPLANE_VECS (HD_DW_FPLANE_MAX / 16)
+
+typedef struct {
+    const float *src;
+    float *out;
+    size_t n, T;
+    const int32_t *d;             /* [T] */
+    const uint16_t *m;            /* [T][HD_DW_FPLANE_VECS] */
+    const float *w;               /* [T] */
+    float alpha, beta;
+} hd_dw_fplane_args;
+
+/* acc[16*t + f % 16] += dy[f] * (the term of tap t for result f), f < n increasing. */
+typedef struct {
+    const float *src, *dy;
+    float *acc;
+    size_t n, T;
+    const int32_t *d;
+    const uint16_t *m;
+} hd_dw_fwplane_args;
+
 typedef struct {
     void (*row)(const hd_dw_row_args *a);
     void (*wrow)(const hd_dw_wrow_args *a);
@@ -160,6 +240,10 @@ typedef struct {
     void (*bwrow)(const hd_dw_bwrow_args *a);
     void (*erow)(const hd_dw_erow_args *a);   /* NULL: none for this ISA */
     void (*ewrow)(const hd_dw_ewrow_args *a); /* NULL: none for this ISA */
+    void (*splane)(const hd_dw_splane_args *a);   /* NULL: none for this ISA */
+    void (*swplane)(const hd_dw_swplane_args *a); /* NULL: none for this ISA */
+    void (*fplane)(const hd_dw_fplane_args *a);   /* NULL: none for this ISA */
+    void (*fwplane)(const hd_dw_fwplane_args *a); /* NULL: none for this ISA */
     hd_dw_gather_fn gather;
     hd_dw_scatter_fn scatter;
 } hd_dw_kernels;
@@ -180,6 +264,10 @@ void hd_f32_dwconv_ukernel_row__avx512(const hd_dw_row_args *a);
 void hd_f32_dwconv_ukernel_erow__avx512(const hd_dw_erow_args *a);
 void hd_f32_dwconv_ukernel_ewrow__avx512(const hd_dw_ewrow_args *a);
 void hd_f32_dwconv_ukernel_wrow__avx512(const hd_dw_wrow_args *a);
+void hd_f32_dwconv_ukernel_splane__avx512(const hd_dw_splane_args *a);
+void hd_f32_dwconv_ukernel_swplane__avx512(const hd_dw_swplane_args *a);
+void hd_f32_dwconv_ukernel_fplane__avx512(const hd_dw_fplane_args *a);
+void hd_f32_dwconv_ukernel_fwplane__avx512(const hd_dw_fwplane_args *a);
 void hd_f32_dwconv_ukernel_brow__avx512(const hd_dw_brow_args *a);
 void hd_f32_dwconv_ukernel_bwrow__avx512(const hd_dw_bwrow_args *a);
 void hd_f32_dwconv_ukernel_gather__avx512(float *dst, int64_t dbs, const float *src, size_t n, int64_t cstr,
