@@ -140,16 +140,15 @@ static void check_case(cudnnHandle_t h, const conv_case *c, int layout, int flip
 /* S of every dw element (logical KCRS order, stored taps): per piece (pi, pj), the Winograd
  * bound of the 3x3 backward filter of x shifted by (3 pi, 3 pj) with dy (wino4_bwdf_bound.h);
  * *T the tiles of a group. */
-static void bwdf_sum(const prob *P, const conv_case *c, const double *x, const double *dy, double *S, long *T)
+static void split_bwdf_bound(const conv_ref_shape *s, const double *x, const double *dy, double *S, long *T)
 {
-    const conv_ref_shape *s = &P->rs;
-    int Cg = c->C / c->G, Kg = c->K / c->G;
+    int Cg = s->C / s->G, Kg = s->K / s->G;
     double *S3 = malloc(sizeof(double) * (size_t)Kg * Cg * 9);
-    for (int g = 0; g < c->G; g++)
+    for (int g = 0; g < s->G; g++)
         for (int pc = 0; pc < 4; pc++) {
             int sh = 3 * (pc / 2), sw = 3 * (pc % 2);
-            wbb_sum3(c->N, c->C, c->K, c->G, g, c->in[1], c->in[2], s->out[1], s->out[2], c->pad[1] - sh,
-                     c->pad[2] - sw, x, dy, S3, T);
+            wbb_sum3(s->N, s->C, s->K, s->G, g, s->in[1], s->in[2], s->out[1], s->out[2], s->pad[1] - sh,
+                     s->pad[2] - sw, x, dy, S3, T);
             for (int k = 0; k < Kg; k++)
                 for (int ci = 0; ci < Cg; ci++)
                     for (int e = 0; e < 9; e++) {
@@ -165,48 +164,8 @@ static void bwdf_sum(const prob *P, const conv_case *c, const double *x, const d
 
 static void check_bwdf(cudnnHandle_t h, const conv_case *c, int layout, int flip)
 {
-    prob P;
-    prob_make(&P, c, layout, flip);
-    long nx = conv_ref_x_elems(&P.rs), nw = conv_ref_w_elems(&P.rs), ny = conv_ref_y_elems(&P.rs), T = 0;
-    double *lx = malloc(sizeof(double) * (size_t)nx), *ly = malloc(sizeof(double) * (size_t)ny);
-    double *ref = malloc(sizeof(double) * (size_t)nw), *S = malloc(sizeof(double) * (size_t)nw);
-    double *prev = malloc(sizeof(double) * (size_t)nw);
-    for (long i = 0; i < nx; i++)
-        lx[i] = rnd();
-    for (long i = 0; i < ny; i++)
-        ly[i] = rnd();
-    conv_ref_bwd_filter(&P.rs, lx, ly, ref);
-    bwdf_sum(&P, c, lx, ly, S, &T);
-    double gam = (double)(T + 20) * 0x1p-24;
-    tens_load(&P.x, lx, 0), tens_load(&P.y, ly, 0);
-    static const float ab[2][2] = {{1, 0}, {-1.5f, 1}};
-    for (int k = 0; k < 2; k++) {
-        float alpha = ab[k][0], beta = ab[k][1];
-        for (long i = 0; i < nw; i++)
-            prev[i] = rnd();
-        tens_load(&P.w, prev, beta == 0 ? NAN : -7.0f);
-        saw_split = saw_other = 0;
-        cudnnStatus_t st = conv_case_run(h, &P, D_BWDF, ALGO_BWDF, alpha, beta, 0, NULL);
-        CHECK_MSG(st == CUDNN_STATUS_SUCCESS, "bwd filter %s layout %d: status %d", c->name, layout, (int)st);
-        CHECK_MSG(saw_split && !saw_other, "bwd filter %s layout %d: the split solver not dispatched", c->name, layout);
-        long bad = 0, first = -1;
-        for (long i = 0; i < nw; i++) {
-            double want = alpha * ref[i] + (beta == 0 ? 0 : beta * prev[i]);
-            double got = P.w.mem[tens_off(&P.w, i)];
-            double err = fabs(got - want), tol = gam * (fabs(alpha) * S[i] + fabs(beta * prev[i])) + 1e-30;
-            if (!(err <= tol)) {
-                if (first < 0)
-                    first = i;
-                bad++;
-            }
-            if (beta == 0 && err / tol > wc_worst_bound)
-                wc_worst_bound = err / tol;
-        }
-        CHECK_MSG(bad == 0, "bwd filter %s layout %d flip %d alpha %g beta %g: %ld beyond the bound (first %ld)", c->name,
-                  layout, flip, alpha, beta, bad, first);
-    }
-    free(lx), free(ly), free(ref), free(S), free(prev);
-    prob_free(&P);
+    static const wc_bwdf_spec sp = {split_bwdf_bound, ALGO_BWDF, 0, "the split solver", &saw_split, &saw_other};
+    wc_check_bwdf(h, &sp, c, layout, flip);
 }
 
 /* ---- determinism: pieces across chunks, several tile blocks, and K ranges (of the

@@ -28,7 +28,7 @@ static double rnd(void)   /* a float in [-1, 1) */
 }
 
 /* Direction DIR of case C in LAYOUT against the reference, for two (alpha, beta) pairs. */
-static void wc_check_case(cudnnHandle_t h, const wc_spec *sp, const conv_case *c, int layout, int flip, int dir)
+static inline void wc_check_case(cudnnHandle_t h, const wc_spec *sp, const conv_case *c, int layout, int flip, int dir)
 {
     prob P;
     prob_make(&P, c, layout, flip);
@@ -92,6 +92,66 @@ static void wc_check_case(cudnnHandle_t h, const wc_spec *sp, const conv_case *c
                   layout, flip, alpha, beta, bad, first, gaps);
     }
     free(lx), free(lw), free(ref), free(S), free(prev);
+    prob_free(&P);
+}
+
+/* Backward filter: dw against the reference within (T + 20) u (|alpha| S + |beta dw_old|)
+ * + rel |dw_ref| (rel: a rounding the solver adds after the engine), S and the T tiles from
+ * the test's bound. */
+typedef void (*wc_bwdf_bound_fn)(const conv_ref_shape *s, const double *x, const double *dy, double *S, long *T);
+
+typedef struct {
+    wc_bwdf_bound_fn bound;
+    int algo;
+    double rel;
+    const char *what;
+    int *saw, *saw_other;
+} wc_bwdf_spec;
+
+static inline void wc_check_bwdf(cudnnHandle_t h, const wc_bwdf_spec *sp, const conv_case *c, int layout, int flip)
+{
+    prob P;
+    prob_make(&P, c, layout, flip);
+    long nx = conv_ref_x_elems(&P.rs), nw = conv_ref_w_elems(&P.rs), ny = conv_ref_y_elems(&P.rs), T = 0;
+    double *lx = malloc(sizeof(double) * (size_t)nx), *ly = malloc(sizeof(double) * (size_t)ny);
+    double *ref = malloc(sizeof(double) * (size_t)nw), *S = malloc(sizeof(double) * (size_t)nw);
+    double *prev = malloc(sizeof(double) * (size_t)nw);
+    for (long i = 0; i < nx; i++)
+        lx[i] = rnd();
+    for (long i = 0; i < ny; i++)
+        ly[i] = rnd();
+    conv_ref_bwd_filter(&P.rs, lx, ly, ref);
+    sp->bound(&P.rs, lx, ly, S, &T);
+    double gam = (double)(T + 20) * 0x1p-24;
+    tens_load(&P.x, lx, 0), tens_load(&P.y, ly, 0);
+    static const float ab[2][2] = {{1, 0}, {-1.5f, 1}};
+    for (int k = 0; k < 2; k++) {
+        float alpha = ab[k][0], beta = ab[k][1];
+        for (long i = 0; i < nw; i++)
+            prev[i] = rnd();
+        tens_load(&P.w, prev, beta == 0 ? NAN : -7.0f);
+        *sp->saw = *sp->saw_other = 0;
+        cudnnStatus_t st = conv_case_run(h, &P, D_BWDF, sp->algo, alpha, beta, 0, NULL);
+        CHECK_MSG(st == CUDNN_STATUS_SUCCESS, "bwd filter %s layout %d: status %d", c->name, layout, (int)st);
+        CHECK_MSG(*sp->saw && !*sp->saw_other, "bwd filter %s layout %d: %s not dispatched", c->name, layout, sp->what);
+        long bad = 0, first = -1;
+        for (long i = 0; i < nw; i++) {
+            double want = alpha * ref[i] + (beta == 0 ? 0 : beta * prev[i]);
+            double got = P.w.mem[tens_off(&P.w, i)];
+            double err = fabs(got - want),
+                   tol = gam * (fabs(alpha) * S[i] + fabs(beta * prev[i])) + sp->rel * fabs(want) + 1e-30;
+            if (!(err <= tol)) {
+                if (first < 0)
+                    first = i;
+                bad++;
+            }
+            if (beta == 0 && err / tol > wc_worst_bound)
+                wc_worst_bound = err / tol;
+        }
+        CHECK_MSG(bad == 0, "bwd filter %s layout %d flip %d alpha %g beta %g: %ld beyond the bound (first %ld)", c->name,
+                  layout, flip, alpha, beta, bad, first);
+    }
+    free(lx), free(ly), free(ref), free(S), free(prev);
     prob_free(&P);
 }
 
