@@ -117,23 +117,17 @@ static size_t s2d_bwdf_ws(const hd_conv_problem *p)
 /* The engine's estimate for the derived problem, per multiply-add of the original (its
  * multiply-adds are R'S'/(RS) times as many), plus the copy of x into x' (a few units per
  * value written, against the original's R*S*K multiply-adds per output pixel). */
-static double s2d_cost(const hd_conv_problem *p)
+static double s2d_cost_of(const hd_conv_problem *p, int bwdf)
 {
     hd_conv_problem d;
     derive(p, &d);
     double dm = (double)(d.C * 9), om = (double)(p->Cg * p->flt[1] * p->flt[2]);
     double copy = 4.0 * (double)(d.N * d.Q * d.C) / ((double)(p->N * p->P * p->K) * om);
-    return hd_conv_wino4_cost(&d) * dm / om + copy;
+    return (bwdf ? hd_conv_wino4_bwdf_cost(&d) : hd_conv_wino4_cost(&d)) * dm / om + copy;
 }
 
-static double s2d_bwdf_cost(const hd_conv_problem *p)
-{
-    hd_conv_problem d;
-    derive(p, &d);
-    double dm = (double)(d.C * 9), om = (double)(p->Cg * p->flt[1] * p->flt[2]);
-    double copy = 4.0 * (double)(d.N * d.Q * d.C) / ((double)(p->N * p->P * p->K) * om);
-    return hd_conv_wino4_bwdf_cost(&d) * dm / om + copy;
-}
+static double s2d_cost(const hd_conv_problem *p) { return s2d_cost_of(p, 0); }
+static double s2d_bwdf_cost(const hd_conv_problem *p) { return s2d_cost_of(p, 1); }
 
 typedef struct {
     const hd_conv_problem *p, *d;

@@ -743,27 +743,27 @@ void hd_conv_wino4_bwdd_exec(const hd_conv_problem *p, const hd_conv_args *a)
     w4_exec(&v, a, a->y, a->out);
 }
 
-/* 112 and 210: the same engine on 5x5 filters split into 3x3 pieces (conv_wino4_view.h);
- * the view's filter size tells the engine which. */
-static int split_app(const hd_conv_problem *p, const char **reason)
+/* Solvers 109/207 take the 3x3 views, 112/210 the 5x5 ones split into 3x3 pieces
+ * (conv_wino4_view.h); w4_app applies the shape rules of the view's kind. */
+static int app_as(const hd_conv_problem *p, int bwd, int split, const char **reason)
 {
-    return hd_conv_wino4_split_shape_ok(p, reason) && hd_conv_wino4_app(p, reason);
+    w4_view v;
+    if (bwd)
+        hd_w4_view_bwdd(p, &v);
+    else
+        hd_w4_view_fwd(p, &v);
+    if (w4_split(&v) != split) {
+        *reason = split ? "Winograd F(4x4,3x3) in 3x3 pieces needs a 2-d 5x5 filter"
+                        : "Winograd F(4x4,3x3) needs a 2-d 3x3 filter and unit stride";
+        return 0;
+    }
+    return w4_app(p, &v, reason);
 }
 
-static int split_bwdd_app(const hd_conv_problem *p, const char **reason)
-{
-    return hd_conv_wino4_split_shape_ok(p, reason) && hd_conv_wino4_bwdd_app(p, reason);
-}
-
-static int plain_app(const hd_conv_problem *p, const char **reason)
-{
-    return hd_conv_wino4_shape_ok(p, reason) && hd_conv_wino4_app(p, reason);
-}
-
-static int plain_bwdd_app(const hd_conv_problem *p, const char **reason)
-{
-    return hd_conv_wino4_shape_ok(p, reason) && hd_conv_wino4_bwdd_app(p, reason);
-}
+static int plain_app(const hd_conv_problem *p, const char **reason) { return app_as(p, 0, 0, reason); }
+static int plain_bwdd_app(const hd_conv_problem *p, const char **reason) { return app_as(p, 1, 0, reason); }
+static int split_app(const hd_conv_problem *p, const char **reason) { return app_as(p, 0, 1, reason); }
+static int split_bwdd_app(const hd_conv_problem *p, const char **reason) { return app_as(p, 1, 1, reason); }
 
 const hd_conv_solver hd_solver_fwd_wino4 = {
     .id = 109, .name = "fwd.winograd_f4x3_f32", .dir = HD_CONV_FWD, .algo = CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED, .deterministic = 1,
