@@ -71,6 +71,14 @@ static const fcase cases[] = {
      {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"k-major groups 8, local tiles", 2, 1, 128, 64, 8, {1, 24, 24}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"k-major two waves of one image", 2, 2, 16, 8, 1, {1, 160, 160}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    /* 1x1 strided, NCHW-like x: panels transposed from x itself, row by row (the even columns
+       deinterleaved in registers; width 37: the last load of a row masked, 19 = 16 + 3 columns) */
+    {"1x1 stride 2 x rows in place (2 blocks across images, column tails)", 2, 3, 20, 24, 1, {1, 29, 37}, {1, 1, 1},
+     {0, 0, 0}, {1, 2, 2}, {1, 1, 1}},
+    {"1x1 stride 2x1 x rows in place (rows skipped)", 2, 2, 16, 16, 1, {1, 9, 21}, {1, 1, 1}, {0, 0, 0}, {1, 2, 1},
+     {1, 1, 1}},
+    {"1x1 stride 2 x rows in place, C=30 (A panel and 16-row tails)", 2, 1, 30, 40, 1, {1, 16, 64}, {1, 1, 1},
+     {0, 0, 0}, {1, 2, 2}, {1, 1, 1}},
 };
 #define NCASES ((int)(sizeof cases / sizeof *cases))
 
@@ -174,6 +182,7 @@ static const fcase det_cases[] = {
     {"det short reduction halved", 2, 1, 29, 20, 1, {1, 36, 36}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"det short reduction in four", 2, 1, 128, 16, 1, {1, 23, 23}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"det k-major local", 2, 1, 128, 64, 8, {1, 24, 24}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"det 1x1 stride 2 x rows in place", 2, 3, 20, 24, 1, {1, 29, 37}, {1, 1, 1}, {0, 0, 0}, {1, 2, 2}, {1, 1, 1}},
 };
 #define NDET ((int)(sizeof det_cases / sizeof *det_cases))
 

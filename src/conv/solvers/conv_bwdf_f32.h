@@ -42,7 +42,8 @@ static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 typedef struct {
     int tx;                       /* x gets a channel-contiguous copy, a wave of images at a time */
-    int xdirect;                  /* 1x1, stride 1, no padding, NCHW-like x: A panels are transposed from x */
+    int xdirect;                  /* 1x1, no padding, NCHW-like x with unit w steps and, for strides (2-d, stride 1
+                                     or 2 along w), any row stride: x's panels are transposed from x itself */
     int ty;                       /* dy's channels are not contiguous: B panels are transposed from it */
     int64_t R;                    /* filter columns per group: Cg * TRS */
     int64_t wave, nwave;          /* images per wave, waves */
@@ -144,6 +145,8 @@ void hd_bw_transpose_wave(const hd_conv_problem *p, const float *src, const int6
                           int64_t ch, int64_t img0, int64_t nimg, float *dst, int nt);
 void hd_bw_copy_runs_scalar(float *dst, int64_t dstride, const float *src, int64_t sstride, int64_t len,
                             int64_t count);
+void hd_bw_xrows_transpose(const bw_ctx *c, const float *xc, int64_t nr, int64_t pos, int64_t cnt, float *dst,
+                           int64_t ld);
 void hd_bw_gather_a(const bw_ctx *c, int64_t g, int64_t cb0, int64_t cbw, int64_t r0, int64_t mr, int64_t q0,
                     int64_t kcur, float *dst, int64_t MR);
 const float *hd_bw_panel_b(const bw_ctx *c, int64_t g, int64_t k0, int64_t nr, int64_t q0, int64_t kcur, float *buf,

@@ -84,12 +84,13 @@ static bw_plan plan_bw(const hd_conv_problem *p, int kmajor)
     bw_plan L;
     L.tx = p->xs[1] != 1 && p->C > 1;
     L.xdirect = 0;
-    if (L.tx && p->TRS == 1 && p->xs[4] == 1 && (p->in[1] == 1 || p->xs[3] == p->in[2]) &&
-        (p->in[0] == 1 || p->xs[2] == p->in[1] * p->in[2])) {
-        L.xdirect = 1;
-        for (int j = 0; j < 3; j++)
-            if (p->str[j] != 1 || p->pad[j] != 0)
-                L.xdirect = 0;
+    if (L.tx && p->TRS == 1 && p->xs[4] == 1 && p->pad[0] == 0 && p->pad[1] == 0 && p->pad[2] == 0) {
+        /* unit strides: positions are x's own (contiguous rows); 2-d strides (w: 1 or 2): each
+           output row is every s-th column of one x row, transposed from x (a copy of x in
+           channel-contiguous order would move all of x, s^2 times the positions used) */
+        int unit = p->str[0] == 1 && p->str[1] == 1 && p->str[2] == 1;
+        L.xdirect = unit ? (p->in[1] == 1 || p->xs[3] == p->in[2]) && (p->in[0] == 1 || p->xs[2] == p->in[1] * p->in[2])
+                         : p->in[0] == 1 && p->str[2] <= 2;
         L.tx = !L.xdirect;
     }
     L.ty = p->ys[1] != 1 && p->K > 1;

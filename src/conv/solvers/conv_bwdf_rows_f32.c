@@ -88,10 +88,40 @@ void hd_bw_copy_runs_scalar(float *dst, int64_t dstride, const float *src, int64
             dst[i] = src[i];
 }
 
+/* For xdirect problems: dst[j * ld + i] = x at channel i (xc: channel 0 of one image, channels
+ * xs[1] apart) and output position pos + j, for i < nr, j < cnt (within one image).  Unit
+ * strides over contiguous rows: one transpose of the run.  Strided (2-d): one transpose per
+ * output row, whose positions are x's columns 0, s, 2s, ... of row oh * sh -- the stride-2
+ * columns deinterleaved in registers (AVX-512), so x is read once, without a copy of it. */
+void hd_bw_xrows_transpose(const bw_ctx *c, const float *xc, int64_t nr, int64_t pos, int64_t cnt, float *dst,
+                           int64_t ld)
+{
+    const hd_conv_problem *p = c->p;
+    const int64_t cs = p->xs[1], OW = p->out[2], sw = p->str[2];
+    hd_f32_tile_fn tile = c->isa >= HD_ISA_AVX2 ? hd_f32_transpose_ukernel__avx2 : hd_f32_transpose_ukernel__scalar;
+    int unit = p->str[1] == 1 && sw == 1;
+    for (int64_t j = 0; j < cnt;) {
+        int64_t oh = (pos + j) / OW, ow = (pos + j) % OW, run = unit ? cnt - j : min64(OW - ow, cnt - j);
+        const float *src = unit ? xc + pos + j : xc + oh * p->str[1] * p->xs[3] + ow * sw;
+        float *d = dst + j * ld;
+        if (sw == 1 && c->isa >= HD_ISA_AVX512)
+            hd_f32_bwdf_ukernel_transpose__avx512(nr, run, src, cs, d, ld);
+        else if (sw == 1)
+            tile(nr, run, src, cs, d, ld, 1.0f, 0.0f);
+        else if (c->isa >= HD_ISA_AVX512)
+            hd_f32_bwdf_ukernel_transpose_s2__avx512(nr, run, src, cs, d, ld);
+        else
+            for (int64_t o = 0; o < run; o++)
+                for (int64_t i = 0; i < nr; i++)
+                    d[o * ld + i] = src[i * cs + o * sw];
+        j += run;
+    }
+}
+
 /* Pack the A panel of rows [r0, r0+mr) of the row tile of channels cb0 .. cb0+cbw-1 of group
  * g, for the kcur positions of the wave from q0 on: dst[j * MR + lane], lanes from mr on zero. */
 /* hd_bw_gather_a for xdirect problems: the panel's channels are rows of x over the positions, so
- * each image's run of positions is one transpose into the panel. */
+ * each image's run of positions is transposed into the panel. */
 static void gather_a_transposed(const bw_ctx *c, int64_t g, int64_t ch0, int64_t mr, int64_t q0, int64_t kcur,
                                 float *dst, int64_t MR)
 {
@@ -99,12 +129,7 @@ static void gather_a_transposed(const bw_ctx *c, int64_t g, int64_t ch0, int64_t
     const int64_t P = p->P, cs = p->xs[1];
     for (int64_t j = 0; j < kcur;) {
         int64_t img = (q0 + j) / P, pos = (q0 + j) % P, cnt = min64(P - pos, kcur - j);
-        const float *src = c->X.base + img * c->X.sn + (g * p->Cg + ch0) * cs + pos;
-        if (c->isa >= HD_ISA_AVX512)
-            hd_f32_bwdf_ukernel_transpose__avx512(mr, cnt, src, cs, dst + j * MR, MR);
-        else
-            (c->isa >= HD_ISA_AVX2 ? hd_f32_transpose_ukernel__avx2 : hd_f32_transpose_ukernel__scalar)(mr, cnt, src, cs, dst + j * MR, MR, 1.0f,
-                                                                             0.0f);
+        hd_bw_xrows_transpose(c, c->X.base + img * c->X.sn + (g * p->Cg + ch0) * cs, mr, pos, cnt, dst + j * MR, MR);
         j += cnt;
     }
     if (mr < MR)

@@ -20,6 +20,13 @@ void hd_f32_bwdf_ukernel_runs__avx2(float *dst, int64_t dstride, const float *sr
 void hd_f32_bwdf_ukernel_transpose__avx512(int64_t rows, int64_t cols, const float *in, int64_t ldi, float *out,
                                            int64_t ldo);
 
+/* out[j * ldo + i] = in[i * ldi + 2 * j] for i < rows, j < cols: the even columns of the rows
+ * (a 1x1 stride-2 layer's x rows), deinterleaved in registers (two loads, one two-source
+ * permute per 16 columns) on the way into the 16 x 16 transposes.  Reads stay within
+ * in[i * ldi + 2 * (cols - 1)]: the loads past it are masked. */
+void hd_f32_bwdf_ukernel_transpose_s2__avx512(int64_t rows, int64_t cols, const float *in, int64_t ldi, float *out,
+                                              int64_t ldo);
+
 /* Store of a block of sums into dW: for e < ne and k < nk,
  *     dw[k * ldw + e] = alpha * (rows[e][k] + rows[e][k + plane] + ... (nchunk terms, in order))
  *                       (+ beta * dw[k * ldw + e] unless beta == 0: dw is then not read),

@@ -64,6 +64,42 @@ void hd_f32_bwdf_ukernel_transpose__avx512(int64_t rows, int64_t cols, const flo
             out[j * ldo + i] = in[i * ldi + j];
 }
 
+/* Row k of a 16-column block of the stride-2 transpose: the even elements of in[0 .. 2 * 16 - 2],
+ * the loads masked to the nc columns that exist. */
+static inline __m512 even16(const float *in, __mmask16 m0, __mmask16 m1, __m512i idx)
+{
+    __m512 lo = _mm512_maskz_loadu_ps(m0, in), hi = _mm512_maskz_loadu_ps(m1, in + 16);
+    return _mm512_permutex2var_ps(lo, idx, hi);
+}
+
+void hd_f32_bwdf_ukernel_transpose_s2__avx512(int64_t rows, int64_t cols, const float *in, int64_t ldi, float *out,
+                                              int64_t ldo)
+{
+    const __m512i idx = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    for (int64_t j = 0; j < cols; j += 16) {
+        int64_t nc = cols - j < 16 ? cols - j : 16, span = 2 * nc - 1;     /* elements read per row */
+        const __mmask16 m0 = (__mmask16)(span >= 16 ? 0xffffu : (1u << span) - 1u);
+        const __mmask16 m1 = (__mmask16)(span <= 16 ? 0u : (1u << (span - 16)) - 1u);
+        for (int64_t i = 0; i < rows; i += 16) {
+            int64_t nr = rows - i < 16 ? rows - i : 16;
+            const __mmask16 mr = (__mmask16)(nr == 16 ? 0xffffu : (1u << nr) - 1u);
+            __m512 v[16];
+            for (int k = 0; k < 16; k++) {
+                if (k < nr) {
+                    const float *src = in + (i + k) * ldi + 2 * j;
+                    _mm_prefetch((const char *)(src + 128), _MM_HINT_T0);   /* each row is a stream */
+                    v[k] = even16(src, m0, m1, idx);
+                } else {
+                    v[k] = _mm512_setzero_ps();
+                }
+            }
+            hd_f32_transpose_regs_16x16__avx512(v);
+            for (int k = 0; k < nc; k++)
+                _mm512_mask_storeu_ps(out + (j + k) * ldo + i, mr, v[k]);
+        }
+    }
+}
+
 /* The epilogue rounds alpha * sum and beta * dw separately, as the scalar store does: no
  * contraction into a fused multiply-add (GCC would fuse the intrinsics otherwise). */
 #if defined(__GNUC__) && !defined(__clang__)
