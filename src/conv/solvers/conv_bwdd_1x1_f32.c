@@ -426,6 +426,8 @@ static void cells(const x1_ctx *c, int mode, int64_t ch0, int64_t nm, int64_t q0
     const int64_t *xs = p->xs, *s = p->str, P = p->P;
     float beta = (float)c->a->epi.beta;
     int chan_inner = xs[1] == 1 && xs[4] != 1;
+    /* stride 2 along contiguous dx rows: the corners interleaved with beta * dx in registers */
+    int spread2 = s[2] == 2 && xs[4] == 1 && p->isa >= HD_ISA_AVX512;
     for (int64_t j = 0; j < nq;) {
         /* a run of dy positions along one dy row (ow varies) */
         int64_t q = q0 + j, n = q / P, o[3];
@@ -449,6 +451,10 @@ static void cells(const x1_ctx *c, int mode, int64_t ch0, int64_t nm, int64_t q0
                         }
                         if (!corner) {
                             line_b(d, xs[4], iw1 - iw0, beta);
+                            continue;
+                        }
+                        if (spread2 && js == 1) {          /* the corners and the odd columns in one pass */
+                            hd_f32_im2col_ukernel_spread2__avx512(d, v, iw1 - iw0, beta);
                             continue;
                         }
                         line_av(d, s[2] * xs[4], v, js, cnt, 1.0f, 0.0f);

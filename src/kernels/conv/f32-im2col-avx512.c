@@ -90,3 +90,25 @@ void hd_f32_im2col_ukernel_cols__avx512(float *dst, int64_t ld, int64_t T, const
             _mm512_mask_storeu_ps(dst + (k0 + k) * ld, st, r[k]);
     }
 }
+
+void hd_f32_im2col_ukernel_spread2__avx512(float *d, const float *v, int64_t nout, float beta)
+{
+    /* output j of a 16-wide half: v's element (j / 2) for even j, the kept d[j] (index 16 + j
+       of the permute's second source) for odd j */
+    const __m512i lo = _mm512_setr_epi32(0, 17, 1, 19, 2, 21, 3, 23, 4, 25, 5, 27, 6, 29, 7, 31);
+    const __m512i hi = _mm512_setr_epi32(8, 17, 9, 19, 10, 21, 11, 23, 12, 25, 13, 27, 14, 29, 15, 31);
+    const __m512 vb = _mm512_set1_ps(beta);
+    for (int64_t i = 0; i < nout; i += 32) {
+        int64_t left = nout - i < 32 ? nout - i : 32, nv = (left + 1) / 2;
+        const __mmask16 mv = (__mmask16)(nv >= 16 ? 0xffffu : (1u << nv) - 1u);
+        const __mmask16 m0 = (__mmask16)(left >= 16 ? 0xffffu : (1u << left) - 1u);
+        const __mmask16 m1 = (__mmask16)(left <= 16 ? 0u : left >= 32 ? 0xffffu : (1u << (left - 16)) - 1u);
+        __m512 x = _mm512_maskz_loadu_ps(mv, v + i / 2), o0 = _mm512_setzero_ps(), o1 = _mm512_setzero_ps();
+        if (beta != 0.0f) {
+            o0 = _mm512_mul_ps(vb, _mm512_maskz_loadu_ps(m0, d + i));
+            o1 = _mm512_mul_ps(vb, _mm512_maskz_loadu_ps(m1, d + i + 16));
+        }
+        _mm512_mask_storeu_ps(d + i, m0, _mm512_permutex2var_ps(x, lo, o0));
+        _mm512_mask_storeu_ps(d + i + 16, m1, _mm512_permutex2var_ps(x, hi, o1));
+    }
+}

@@ -20,4 +20,9 @@ void hd_f32_im2col_ukernel_mrun__avx512(float *d, const float *src, int64_t step
 typedef void (*hd_conv_cols_fn)(float *dst, int64_t ld, int64_t T, const float *const *src, int64_t cnt);
 void hd_f32_im2col_ukernel_cols__avx512(float *dst, int64_t ld, int64_t T, const float *const *src, int64_t cnt);
 
+/* The way back for stride 2 (the backward-data 1x1 solver's dx cells along a row): for i < nout,
+ * d[i] = v[i / 2] at even i, beta * d[i] at odd i (0 when beta == 0: d is then not read);
+ * nout is 2 * (values of v) or one less.  One two-source permute per 16 outputs. */
+void hd_f32_im2col_ukernel_spread2__avx512(float *d, const float *v, int64_t nout, float beta);
+
 #endif
