@@ -57,6 +57,7 @@
 #define PF_ROWS 4           /* dy rows are prefetched this many rows ahead of the copy */
 #define X1_INPLACE_TILES 5  /* NCHW: dy read in place by blocks with at most this many A tiles */
 #define X1_INPLACE_ROWS 64  /* ... and k blocks of at most this many dy rows (each a page of its own) */
+#define X1_WT_ALL (1 << 18) /* NCHW: a slot keeps W^T of every k block of its channel block up to this many floats */
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static int64_t rup(int64_t a, int64_t b) { return cdiv(a, b) * b; }
@@ -103,6 +104,7 @@ typedef struct {
     int64_t ld;                   /* NCHW: panel and buffer row length (sb rounded up to NR) */
     int64_t buf_at, aux_at, slot; /* floats: result buffer, (W^T block | W tail panel), slot size */
     int64_t tab_at;               /* pix: the block's pixel-row pointers */
+    int wall;                     /* NCHW, several k blocks: the slot holds W^T of all of them */
 } x1_plan;
 
 static x1_plan plan_x1(const hd_conv_problem *p)
@@ -176,6 +178,7 @@ static x1_plan plan_x1(const hd_conv_problem *p)
        W's tail panel (NHWC) */
     int bufd = !unit_stride(p) || !L.direct || L.cross;
     L.tab_at = 0;
+    L.wall = 0;
     if (L.swap) {
         L.ld = 0;
         L.buf_at = L.inplace ? 0 : rup(rup(L.nc, L.MR) * L.kc, 16);
@@ -186,7 +189,11 @@ static x1_plan plan_x1(const hd_conv_problem *p)
         L.ld = rup(L.sb, L.NR);
         L.buf_at = rup(L.kc * L.ld, 16);
         L.aux_at = L.buf_at + (bufd ? rup(L.mb * L.ld, 16) : 0);
-        L.slot = L.aux_at + rup(L.mb * L.kc, 16);
+        /* several k blocks: W^T of all of them kept while it is small, so that a thread's next
+           task of the same channel block packs nothing (each task repacked the whole filter
+           block: a seventh of the time of batch-1 res3a_proj) */
+        L.wall = L.nkb > 1 && L.mb * L.kc * L.nkb <= X1_WT_ALL;
+        L.slot = L.aux_at + rup(L.mb * L.kc * (L.wall ? L.nkb : 1), 16);
     }
     return L;
 }
@@ -553,11 +560,19 @@ static void nchw_task(x1_ctx *c, size_t task, int thread)
         for (int64_t kb = 0; kb < L->nkb; kb++) {
             int64_t r0 = kb * L->kc, kcb = imin(L->kc, p->Kg - r0);
             float bd = kb > 0 ? 1.0f : beta, bb = kb > 0 || beta != 0 ? 1.0f : 0.0f;   /* direct, buffered */
-            /* W^T of this channel block: packed again only when the thread's last step (with a
-               single k block) did not leave it in the slot -- a copy, so which thread ran
-               what never changes a result */
+            /* W^T of this channel block: packed again only when the thread's last step did not
+               leave it in the slot (one k block, or all of them when they fit) -- a copy, so
+               which thread ran what never changes a result */
             int64_t tag = (g * L->nmb + m0 / L->mb) + 1;
-            if (L->nkb > 1 || c->tag[thread] != tag) {
+            const float *wt = abuf;
+            if (L->wall) {
+                wt = abuf + kb * L->mb * L->kc;
+                if (kb == 0 && c->tag[thread] != tag) {
+                    for (int64_t kk = 0; kk < L->nkb; kk++)
+                        pack_wt(c, g, kk, m0, nm, abuf + kk * L->mb * L->kc);
+                    c->tag[thread] = tag;
+                }
+            } else if (L->nkb > 1 || c->tag[thread] != tag) {
                 pack_wt(c, g, kb, m0, nm, abuf);
                 c->tag[thread] = L->nkb > 1 ? 0 : tag;
             }
@@ -566,7 +581,7 @@ static void nchw_task(x1_ctx *c, size_t task, int thread)
                 for (int64_t ir = 0; ir < nm; ir += L->MR)
                     for (int64_t jr = 0; jr < ns; jr += L->NR) {
                         int64_t q = s0 + jr;
-                        uk((size_t)imin(L->MR, nm - ir), (size_t)L->NR, (size_t)kcb, abuf + ir * kcb, yrows + jr,
+                        uk((size_t)imin(L->MR, nm - ir), (size_t)L->NR, (size_t)kcb, wt + ir * kcb, yrows + jr,
                            (size_t)p->ys[1], c->dx + (q / P) * p->xs[0] + (ch0 + ir) * p->xs[1] + q % P,
                            (size_t)p->xs[1], alpha, bd);
                     }
@@ -578,7 +593,7 @@ static void nchw_task(x1_ctx *c, size_t task, int thread)
             int64_t xr0 = last_kb ? 0 : r0 + kcb, xkcb = imin(L->kc, p->Kg - xr0);
             int64_t xs0 = last_kb ? s0 + L->sb : s0, xns = imin(L->sb, q0 + nq - xs0);
             for (int64_t ir = 0; ir < nm; ir += L->MR) {
-                const float *ap = abuf + ir * kcb;
+                const float *ap = wt + ir * kcb;
                 size_t mr = (size_t)imin(L->MR, nm - ir);
                 if (xns > 0)
                     prefetch_rows(c, g, xr0, xkcb, xs0, xns, ir / L->MR, ntiles);
