@@ -16,6 +16,8 @@
  * A task takes a run of channel tiles (NR filter rows); per tile and reduction block it
  * runs the kernel over every position tile (MR rows), whose partial sums wait in the task's
  * slot, so the tile's filter block (NR x block) is read from memory once and then from L1.
+ * Tap by tap (tapc), the calls of the taps at which a whole position tile reads the padding
+ * are skipped, the positions sorted into tiles that share their border (dot_order).
  * After the last block each partial is folded to its sum and stored through the epilogue
  * (alpha/beta, or the fused bias, z and activation).  Every output is one chain per lane in
  * reduction order plus a fixed fold, whatever the tiles, blocks, tasks or threads: results
