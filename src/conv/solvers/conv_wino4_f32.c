@@ -200,11 +200,9 @@ static int w4_plan_make(const w4_view *v, w4_plan *L)
     L->nkq = 1;
     while (v->G * L->ntb * L->nkq < MIN_TASKS && v->Kg / (L->nkq + 1) >= 64 && L->nkq < L->Kpan)
         L->nkq++;
-    /* A single tile block (one small image): its K ranges are the only tasks, dealt to the
-     * threads in contiguous runs.  An odd count leaves two threads unequal shares (AlexNet
-     * conv2 at batch 1: 3 ranges of 4, 5 and 5 panels, one thread 4, the other 10), so an even
-     * count of equal ranges is taken where the panels allow one.  The ranges never change a
-     * result (each output is one task's, in the same order). */
+    /* One tile block: its K ranges are the only tasks, and an odd count leaves two threads
+     * unequal shares (AlexNet conv2, batch 1: 4, 5, 5 panels, one thread 4, the other 10), so
+     * an even count of equal ranges where the panels allow (never changes a result). */
     if (v->G * L->ntb == 1 && L->nkq % 2)
         for (int64_t q = L->nkq - 1; q >= 2; q -= 2)
             if (L->Kpan % q == 0) {
@@ -248,8 +246,7 @@ static int w4_plan_make(const w4_view *v, w4_plan *L)
             return 0;
         L->ntb = cdiv(L->ntiles, L->T);
     }
-    /* Few tasks: tile blocks of equal size (49 tiles in blocks of 36 left 36 and 13), so that
-     * the threads' shares are equal; the same number of blocks, none larger. */
+    /* Few tasks: blocks of equal size, as many, none larger (49 tiles: 30 + 19, not 36 + 13). */
     if (L->ntb > 1 && v->G * L->ntb * L->nkq < MIN_TASKS) {
         int64_t even = cdiv(cdiv(L->ntiles, L->ntb), L->TP) * L->TP;
         if (even < L->T && cdiv(L->ntiles, even) == L->ntb) {
