@@ -124,6 +124,9 @@ static const fcase dot_cases[] = {
     {"dot 3x3 stride 2 dilation 2", 2, 1, 130, 250, 1, {1, 11, 10}, {1, 3, 3}, {0, 1, 1}, {1, 2, 2}, {1, 2, 2}},
     {"dot N=2 (positions of both images)", 2, 2, 128, 300, 1, {1, 5, 5}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"dot 5x5 pad 2 (im2col rows of 5-tap runs)", 2, 1, 64, 200, 1, {1, 7, 7}, {1, 5, 5}, {0, 2, 2}, {1, 1, 1}, {1, 1, 1}},
+    /* padding 3 around a 3x3 x: 24 of the 49 windows lie wholly in the padding (whole tiles
+       of them skip every tap, their sums are zero), the others skip taps tile by tile */
+    {"dot 3x3 pad 3 (windows in the padding)", 2, 1, 200, 147, 1, {1, 3, 3}, {1, 3, 3}, {0, 3, 3}, {1, 1, 1}, {1, 1, 1}},
 };
 
 /* ---- a strided FLOAT tensor and its packed logical mirror ---- */
@@ -231,6 +234,7 @@ static const fcase det_cases[] = {
     {"det batch 1 3x3", 2, 1, 40, 70, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"det batch 1 im2col rows", 2, 1, 128, 300, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"det dot plan N=2", 2, 2, 200, 147, 1, {1, 4, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"det dot plan 7x7 (tiles skip padding taps)", 2, 1, 130, 250, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"det conv1-like", 2, 2, 3, 24, 1, {1, 33, 35}, {1, 7, 7}, {0, 3, 3}, {1, 2, 2}, {1, 1, 1}},
 };
 #define NDET ((int)(sizeof det_cases / sizeof *det_cases))

@@ -16,6 +16,8 @@
  * A task takes a run of channel tiles (NR filter rows); per tile and reduction block it
  * runs the kernel over every position tile (MR rows), whose partial sums wait in the task's
  * slot, so the tile's filter block (NR x block) is read from memory once and then from L1.
+ * Tap by tap (tapc), the calls of the taps at which a whole position tile reads the padding
+ * are skipped, the positions sorted into tiles that share their border (dot_order).
  * After the last block each partial is folded to its sum and stored through the epilogue
  * (alpha/beta, or the fused bias, z and activation).  Every output is one chain per lane in
  * reduction order plus a fixed fold, whatever the tiles, blocks, tasks or threads: results
@@ -79,9 +81,67 @@ typedef struct {
     const float **xtab;         /* nunits x ppad position-row pointers */
     const float *zero;          /* upb * ulen zeros: a padding position's row of a unit, and the
                                    filter rows past K of a whole block */
+    unsigned char perm[DOT_MAX_POS]; /* slot i of the position tiles holds position perm[i] */
     float *xcol, *slots;
     float alpha, beta, alpha2;
 } dot_ctx;
+
+/* The taps [lo, hi] of a filter dimension that read inside x for output coordinate o along
+ * spatial dimension j (lo > hi: none). */
+static void tap_range(const hd_conv_problem *p, int j, int64_t o, int64_t *lo, int64_t *hi)
+{
+    *lo = p->flt[j];
+    *hi = -1;
+    for (int64_t t = 0; t < p->flt[j]; t++) {
+        int64_t i = o * p->str[j] - p->pad[j] + t * p->dil[j];
+        if (i >= 0 && i < p->in[j]) {
+            *lo = t < *lo ? t : *lo;
+            *hi = t;
+        }
+    }
+}
+
+/* The order of the positions in the tiles.  Taken tap by tap (tapc), a kernel call of a
+ * tile is skipped where every position of the tile reads the padding at that tap, so
+ * positions that read the padding at the same taps share tiles: sorted by the number of
+ * taps inside x (most first), then by those taps' ranges, then by position.  At 7x7 with a
+ * 3x3 filter and padding 1 this gives 25 interior positions in 5 tiles, the four edges in a
+ * tile each (6 taps), the four corners in the last: 13% fewer products than with every tap
+ * of every tile.  The im2col rows mix all taps in every reduction block: positions in
+ * order. */
+static void dot_order(const hd_conv_problem *p, dot_ctx *c)
+{
+    int64_t key[DOT_MAX_POS][5];
+    for (int64_t q = 0; q < c->npos; q++) {
+        int64_t *k = key[q], hl, hh, wl, wh;
+        tap_range(p, 1, q % p->P / p->out[2], &hl, &hh);
+        tap_range(p, 2, q % p->out[2], &wl, &wh);
+        int64_t taps = (hh >= hl ? hh - hl + 1 : 0) * (wh >= wl ? wh - wl + 1 : 0);
+        k[0] = c->tapc ? -taps : 0;
+        k[1] = c->tapc ? hl : 0;
+        k[2] = c->tapc ? hh : 0;
+        k[3] = c->tapc ? wl : 0;
+        k[4] = c->tapc ? wh : 0;
+    }
+    /* insertion sort, stable: equal keys keep the positions' order */
+    for (int64_t i = 0; i < c->npos; i++) {
+        int64_t j = i;
+        for (; j > 0; j--) {
+            const int64_t *a = key[c->perm[j - 1]], *b = key[i];
+            int before = 0;
+            for (int m = 0; m < 5 && !before; m++) {
+                if (a[m] != b[m]) {
+                    before = b[m] < a[m];
+                    break;
+                }
+            }
+            if (!before)
+                break;
+            c->perm[j] = c->perm[j - 1];
+        }
+        c->perm[j] = (unsigned char)i;
+    }
+}
 
 static dot_ctx dot_plan(const hd_conv_problem *p)
 {
@@ -118,6 +178,7 @@ static dot_ctx dot_plan(const hd_conv_problem *p)
     c.ctpt = 1;
     c.ldcol = c.tapc ? 0 : rup(p->CRS, 16) + 16;   /* rows off multiples of 4 KiB */
     c.part = rup(c.ppad * c.NR * HD_DOT_LANES, 16);
+    dot_order(p, &c);
     return c;
 }
 
@@ -212,12 +273,13 @@ static void build_xtab(dot_ctx *c)
     int64_t S = p->flt[2];
     for (int64_t b = 0; b < c->nunits; b++) {
         const float **row = c->xtab + b * c->ppad;
-        for (int64_t q = 0; q < c->ppad; q++) {
-            row[q] = c->zero;
-            if (q >= c->npos)
+        for (int64_t i = 0; i < c->ppad; i++) {
+            row[i] = c->zero;
+            if (i >= c->npos)
                 continue;
+            int64_t q = c->perm[i];
             if (!c->tapc) {
-                row[q] = c->xcol + q * c->ldcol + b * c->ulen;
+                row[i] = c->xcol + q * c->ldcol + b * c->ulen;
                 continue;
             }
             int64_t tap = b / c->nch, part = b % c->nch;
@@ -225,7 +287,7 @@ static void build_xtab(dot_ctx *c)
             int64_t ih = oh * p->str[1] - p->pad[1] + (tap / S) * p->dil[1];
             int64_t iw = ow * p->str[2] - p->pad[2] + (tap % S) * p->dil[2];
             if (ih >= 0 && ih < p->in[1] && iw >= 0 && iw < p->in[2])
-                row[q] = x + n * p->xs[0] + ih * p->xs[3] + iw * p->xs[4] + part * c->ulen;
+                row[i] = x + n * p->xs[0] + ih * p->xs[3] + iw * p->xs[4] + part * c->ulen;
         }
     }
 }
@@ -238,12 +300,16 @@ static void store_tile(const dot_ctx *c, int64_t k0, const float *part)
     const float *z = e->fused && e->alpha2 != 0 ? e->z : NULL, *bias = e->fused ? (const float *)e->bias : NULL;
     float *y = c->a->out;
     int64_t nk = imin(c->NR, p->K - k0);
-    for (int64_t q = 0; q < c->npos; q++) {
+    for (int64_t i = 0; i < c->npos; i++) {
+        int64_t q = c->perm[i];
         int64_t base = q / p->P * p->ys[0] + q % p->P / p->out[2] * p->ys[3] + q % p->out[2] * p->ys[4];
-        const float *v = part + q * c->NR * HD_DOT_LANES;
+        const float *v = part + i * c->NR * HD_DOT_LANES;
         for (int64_t j = 0; j < nk; j++) {
             int64_t o = base + (k0 + j) * p->ys[1];
-            float s = c->alpha * hd_f32_dot_fold(v + j * HD_DOT_LANES);
+            /* + 0: a sum whose products were all zeros is +0 whichever of them a tile
+               skipped (a skipped -0 product would otherwise leave -0 where another tiling
+               gives +0) */
+            float s = c->alpha * (hd_f32_dot_fold(v + j * HD_DOT_LANES) + 0.0f);
             if (bias) {
                 s += bias[(k0 + j) * e->bias_stride];
                 if (z)
@@ -258,6 +324,15 @@ static void store_tile(const dot_ctx *c, int64_t k0, const float *part)
     }
 }
 
+/* Whether some of the MR positions of a tile reads inside x at a unit (its rows, MR pointers). */
+static int unit_live(const dot_ctx *c, const float *const *rows)
+{
+    for (int64_t i = 0; i < c->MR; i++)
+        if (rows[i] != c->zero)
+            return 1;
+    return 0;
+}
+
 /* One task: channel tiles [t*ctpt, (t+1)*ctpt), each over every block and position tile. */
 static void dot_task(void *vctx, size_t task, int thread)
 {
@@ -268,6 +343,8 @@ static void dot_task(void *vctx, size_t task, int thread)
     int64_t t1 = imin(c->nct, ((int64_t)task + 1) * c->ctpt);
     for (int64_t ct = (int64_t)task * c->ctpt; ct < t1; ct++) {
         int64_t k0 = ct * c->NR;
+        unsigned char started[DOT_MAX_POS];
+        memset(started, 0, sizeof started);
         for (int64_t b = 0; b < c->nblk; b++) {
             int64_t u0 = b * c->upb, nseg = imin(c->upb, c->nunits - u0), r0 = u0 * c->ulen;
             int64_t kc = imin(c->ulen, p->CRS - r0);     /* the last im2col chunk is shorter */
@@ -275,10 +352,29 @@ static void dot_task(void *vctx, size_t task, int thread)
             for (int64_t j = 0; j < c->NR; j++)
                 wr[j] = k0 + j < p->K ? w + (k0 + j) * p->wst[0] + r0 : c->zero;
             const float **xr = c->xtab + u0 * c->ppad;
-            for (int64_t pt = 0; pt < c->npt; pt++)
-                c->fn((size_t)kc, (size_t)nseg, xr + pt * c->MR, (size_t)c->ppad, wr,
-                      part + pt * c->MR * c->NR * HD_DOT_LANES, b == 0);
+            for (int64_t pt = 0; pt < c->npt; pt++) {
+                /* runs of units that some position of the tile reads inside x */
+                const float **xt = xr + pt * c->MR;
+                for (int64_t g = 0, g1; g < nseg; g = g1) {
+                    while (g < nseg && !unit_live(c, xt + g * c->ppad))
+                        g++;
+                    for (g1 = g; g1 < nseg && unit_live(c, xt + g1 * c->ppad);)
+                        g1++;
+                    if (g1 == g)
+                        break;
+                    const float *wg[16];
+                    for (int64_t j = 0; j < c->NR; j++)
+                        wg[j] = wr[j] + g * kc;
+                    c->fn((size_t)kc, (size_t)(g1 - g), xt + g * c->ppad, (size_t)c->ppad, wg,
+                          part + pt * c->MR * c->NR * HD_DOT_LANES, !started[pt]);
+                    started[pt] = 1;
+                }
+            }
         }
+        /* a tile whose every position reads only the padding: its sums are zero */
+        for (int64_t pt = 0; pt < c->npt; pt++)
+            if (!started[pt])
+                memset(part + pt * c->MR * c->NR * HD_DOT_LANES, 0, sizeof(float) * (size_t)(c->MR * c->NR * HD_DOT_LANES));
         store_tile(c, k0, part);
     }
 }

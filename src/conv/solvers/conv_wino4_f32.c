@@ -200,6 +200,15 @@ static int w4_plan_make(const w4_view *v, w4_plan *L)
     L->nkq = 1;
     while (v->G * L->ntb * L->nkq < MIN_TASKS && v->Kg / (L->nkq + 1) >= 64 && L->nkq < L->Kpan)
         L->nkq++;
+    /* One tile block: its K ranges are the only tasks, and an odd count leaves two threads
+     * unequal shares (AlexNet conv2, batch 1: 4, 5, 5 panels, one thread 4, the other 10), so
+     * an even count of equal ranges where the panels allow (never changes a result). */
+    if (v->G * L->ntb == 1 && L->nkq % 2)
+        for (int64_t q = L->nkq - 1; q >= 2; q -= 2)
+            if (L->Kpan % q == 0) {
+                L->nkq = q;
+                break;
+            }
     /* Few tile blocks: transforming each block's filters again costs less than a round trip
      * of the whole transformed filter (4x the filter) through memory. */
     L->otf = L->ntb <= OTF_BLOCKS;
@@ -236,6 +245,14 @@ static int w4_plan_make(const w4_view *v, w4_plan *L)
         else
             return 0;
         L->ntb = cdiv(L->ntiles, L->T);
+    }
+    /* Few tasks: blocks of equal size, as many, none larger (49 tiles: 30 + 19, not 36 + 13). */
+    if (L->ntb > 1 && v->G * L->ntb * L->nkq < MIN_TASKS) {
+        int64_t even = cdiv(cdiv(L->ntiles, L->ntb), L->TP) * L->TP;
+        if (even < L->T && cdiv(L->ntiles, even) == L->ntb) {
+            L->T = even;
+            w4_book(v, L);
+        }
     }
     return 1;
 }
