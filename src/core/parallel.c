@@ -6,8 +6,8 @@
  * processes (a CI runner, a laptop with a browser) spinning workers steal the time the real
  * work needs, and a two-thread run can end up many times slower than a one-thread run.  This
  * pool's workers poll briefly (yielding), then sleep on a condition variable, which is what
- * passive waiting gives; the caller polls (yielding) for up to 2 ms for its workers to finish
- * a region.
+ * passive waiting gives; the caller runs the blocks of workers that have not started by the
+ * time its own block is done, then polls (yielding) for up to 2 ms for the others to finish.
  *
  * There is one pool per process: this file is part of the runtime in libcudnn_ops_infer, and
  * the other sub-libraries reach it through the private interface (docs/architecture.md).
@@ -41,7 +41,7 @@ typedef struct {
     void *ctx;
     size_t ntasks;
     int nthreads;
-    int remaining;                  /* workers of this region still running */
+    int remaining;                  /* blocks of this region, besides the caller's, not yet done */
     int caller_cpu;                 /* the CPU the caller was on when it opened the region */
 } pool_t;
 
@@ -80,6 +80,23 @@ static void run_block(hd_task_fn fn, void *ctx, size_t ntasks, int nt, int tid)
 }
 
 static unsigned long start_gen[HD_MAX_WORKERS + 1];   /* gen when worker i was made */
+
+/*
+ * Block I of region G is run by whoever takes it first: worker I, or the caller once its own
+ * block is done.  A worker that has not started by then (asleep, or waiting for a CPU on a
+ * loaded machine) would otherwise hold the caller for a whole wake-up or scheduler tick, which
+ * on a short region costs many times the region itself; its block then runs on the caller
+ * instead, still as thread I (same tasks, same scratch), so results do not change.
+ * claim[i] is the last region whose block i was taken; a worker that wakes for a region that
+ * has already ended finds a claim at or past that region and takes nothing.
+ */
+static unsigned long claim[HD_MAX_WORKERS + 1];
+
+static int take_block(int id, unsigned long g)
+{
+    unsigned long c = __atomic_load_n(&claim[id], __ATOMIC_ACQUIRE);
+    return c < g && __atomic_compare_exchange_n(&claim[id], &c, g, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
 
 /* One poll of a waiting thread: yield, not pause.  On a loaded machine the scheduler may put
  * the waiter on the same CPU as the thread it waits for; a pause loop then holds that thread
@@ -130,6 +147,8 @@ static void *worker(void *arg)
         int nt = pool.nthreads;
         int caller = pool.caller_cpu;
         pthread_mutex_unlock(&pool.mu);
+        if (!take_block(id, seen))        /* the caller ran it */
+            continue;
         leave_caller_cpu(caller);
         run_block(fn, ctx, ntasks, nt, id);
         pthread_mutex_lock(&pool.mu);
@@ -197,11 +216,18 @@ void hd_parallel_for(size_t ntasks, int nthreads, hd_task_fn fn, void *ctx)
     pool.nthreads = nthreads;
     pool.remaining = nthreads - 1;
     pool.caller_cpu = sched_getcpu();
-    __atomic_store_n(&pool.gen, pool.gen + 1, __ATOMIC_RELEASE);
+    unsigned long g = pool.gen + 1;
+    __atomic_store_n(&pool.gen, g, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&pool.go);
     pthread_mutex_unlock(&pool.mu);
 
     run_block(fn, ctx, ntasks, nthreads, 0);
+    /* the blocks of workers that have not started yet */
+    for (int id = 1; id < nthreads; id++)
+        if (take_block(id, g)) {
+            run_block(fn, ctx, ntasks, nthreads, id);
+            __atomic_sub_fetch(&pool.remaining, 1, __ATOMIC_ACQ_REL);
+        }
 
     /* The caller waits for its workers by polling, not sleeping, unless they take long: a
        caller that sleeps is woken by the last worker on that worker's CPU, so the next region

@@ -3,7 +3,9 @@
  *
  * Work is cut into NTASKS tasks by the caller; tasks are dealt to threads in fixed
  * contiguous blocks (static schedule), and a call made from inside a parallel region runs
- * serially, so there is never nested parallelism.  Results must not depend on which thread
+ * serially, so there is never nested parallelism.  A block keeps its thread number wherever it
+ * runs: the calling thread also runs the blocks of workers that have not started when its own
+ * block ends (one block after another, never two at once).  Results must not depend on which thread
  * runs a task: reductions keep one partial per task and combine them in task order.
  */
 #ifndef HD_CORE_PARALLEL_H

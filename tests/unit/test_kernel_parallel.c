@@ -1,14 +1,15 @@
 /*
  * The parallel layer (src/core/parallel.c): every task runs exactly once for any split of
  * tasks and threads (static blocks and dealt from a counter), the static schedule deals the
- * blocks it documents, a call from inside a
- * region runs serially, hd_parallel_steps runs every task once and each step after the one
+ * blocks it documents (also where the caller runs a block of a worker that has not started), a
+ * call from inside a region runs serially, hd_parallel_steps runs every task once and each step after the one
  * before (also inside a region), and the workers' CPU masks are the process's again after regions (a
  * worker that wakes on its caller's CPU leaves it by narrowing its mask for a moment; it must
  * never stay pinned).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +56,19 @@ static void check_split(size_t ntasks, int nthreads, int dealt)
     CHECK_MSG(once, "%zu tasks on %d threads (dealt %d): each exactly once", ntasks, nthreads, dealt);
     CHECK_MSG(placed, "%zu tasks on %d threads (dealt %d): %s", ntasks, nthreads, dealt,
               dealt ? "thread index in range" : "static blocks");
+}
+
+/* Which OS thread ran each task, to see blocks that ran on the caller. */
+typedef struct {
+    pthread_t os[8];
+    int thread_of[8];
+} where_t;
+
+static void where_task(void *ctx, size_t task, int thread)
+{
+    where_t *w = ctx;
+    w->os[task] = pthread_self();
+    w->thread_of[task] = thread;
 }
 
 static void count_calls(void *ctx, size_t task, int thread)
@@ -180,6 +194,23 @@ int main(void)
             check_split(ns[i], ts[j], 1);
     hd_parallel_deal(0, 4, count_calls, &calls);
     CHECK_MSG(calls == 0, "dealt, 0 tasks: %d calls", calls);
+
+    SECTION("a worker's block that the caller runs keeps its thread number");
+    /* Regions of one tiny task per thread: the caller is often done before a worker wakes
+       and then runs that worker's block itself, as the worker's thread number. */
+    int kept = 1, on_caller = 0;
+    for (int rep = 0; rep < 2000; rep++) {
+        where_t w;
+        memset(&w, 0, sizeof w);
+        int nt = 2 + rep % 3;
+        hd_parallel_for((size_t)nt, nt, where_task, &w);
+        for (int t = 0; t < nt; t++) {
+            kept &= w.thread_of[t] == t;
+            on_caller += t > 0 && pthread_equal(w.os[t], pthread_self());
+        }
+    }
+    CHECK_MSG(kept, "2000 short regions: every task with its block's thread number");
+    printf("  (%d worker blocks of 6000 ran on the caller)\n", on_caller);
 
     SECTION("a call inside a region runs serially on the caller's thread");
     nest_t n;
