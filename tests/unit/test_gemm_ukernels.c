@@ -350,6 +350,49 @@ static void test_pack_b_t(void)
     }
 }
 
+/* The A^T packers: k step p's ROWS values are consecutive in row p of A (lda apart); the panel
+ * holds them, rows past ROWS zero. */
+static void test_pack_a_t(void)
+{
+    size_t n;
+    const hd_gemm_kernel *ks = hd_gemm_kernels(4, &n);
+    for (size_t q = 0; q < n; q++) {
+        const hd_gemm_kernel *K = &ks[q];
+        if (!K->f32_pack_a_t || K->isa > hd_cpu_isa())
+            continue;
+        SECTION(K->name);
+        printf("test %s transposed A packing\n", K->name);
+        static const size_t kcs[] = {1, 7, 17, HD_GEMM_KC};
+        int all = 1;
+        for (size_t ik = 0; ik < sizeof kcs / sizeof kcs[0]; ik++) {
+            for (size_t rows = 1; rows <= K->mr; rows++) {
+                size_t kc = kcs[ik], lda = rows + 3, MR = K->mr;
+                float *a = malloc(kc * lda * sizeof(float));
+                float *got = malloc((kc * MR + 16) * sizeof(float)), *want = malloc((kc * MR + 16) * sizeof(float));
+                for (size_t i = 0; i < kc * lda; i++)
+                    a[i] = (float)rnd();
+                for (size_t i = 0; i < kc * MR + 16; i++)
+                    got[i] = want[i] = (float)GUARD;
+                for (size_t p = 0; p < kc; p++)
+                    for (size_t r = 0; r < MR; r++)
+                        want[p * MR + r] = r < rows ? a[p * lda + r] : 0.0f;
+                int ok = K->f32_pack_a_t(a, lda, rows, kc, got) == 1 &&
+                         memcmp(got, want, (kc * MR + 16) * sizeof(float)) == 0;
+                if (!ok)
+                    fprintf(stderr, "  %s pack A^T rows=%zu kc=%zu differs\n", K->name, rows, kc);
+                all &= ok;
+                free(a);
+                free(got);
+                free(want);
+            }
+        }
+        CHECK_MSG(all, "transposed A packing, rows 1..%zu", K->mr);
+        float dummy[16] = {0};
+        CHECK(K->f32_pack_a_t(dummy, 4, K->mr + 1, 1, dummy) == 0);
+        CHECK(K->f32_pack_a_t(dummy, 4, 0, 1, dummy) == 0);
+    }
+}
+
 int main(void)
 {
     printf("cpu isa in effect: %s (hardware %s)\n", hd_isa_name(hd_cpu_isa()), hd_isa_name(hd_cpu()->hw_isa));
@@ -360,5 +403,6 @@ int main(void)
     test_sa();
     test_mv();
     test_pack_b_t();
+    test_pack_a_t();
     return hd_test_finish();
 }

@@ -177,6 +177,7 @@ static void pb_put(void *p)
 #define PACK_A_N(kern) ((kern)->f32_pack_a_n)
 #define MV(kern) ((kern)->f32_mv)
 #define PACK_B_T(kern) ((kern)->f32_pack_b_t)
+#define PACK_A_T(kern) ((kern)->f32_pack_a_t)
 #define FMA fmaf
 #include "kernels/gemm/gemm-driver.inc"
 #undef T
@@ -185,6 +186,7 @@ static void pb_put(void *p)
 #undef PACK_A_N
 #undef MV
 #undef PACK_B_T
+#undef PACK_A_T
 #undef FMA
 
 #define T double
@@ -193,6 +195,7 @@ static void pb_put(void *p)
 #define PACK_A_N(kern) ((f64_pack_a_fn)NULL) /* no ISA-specific double packer yet */
 #define MV(kern) ((f64_mv_fn)NULL)               /* nor a several-panel matrix-vector kernel */
 #define PACK_B_T(kern) ((f64_pack_b_fn)NULL)
+#define PACK_A_T(kern) ((f64_pack_a_fn)NULL)
 #define FMA fma
 #include "kernels/gemm/gemm-driver.inc"
 #undef T
@@ -201,6 +204,7 @@ static void pb_put(void *p)
 #undef PACK_A_N
 #undef MV
 #undef PACK_B_T
+#undef PACK_A_T
 #undef FMA
 
 void hd_sgemm_isa(hd_isa_t isa, int nthreads, char transa, char transb, size_t m, size_t n, size_t k,

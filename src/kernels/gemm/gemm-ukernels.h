@@ -53,6 +53,8 @@ void hd_f64_gemm_ukernel_14x16__avx512(size_t mr, size_t nr, size_t kc, const do
  */
 typedef int (*hd_f32_pack_a_fn)(const float *a, size_t lda, size_t rows, size_t kc, float *dst);
 int hd_f32_packa_ukernel_14__avx512(const float *a, size_t lda, size_t rows, size_t kc, float *dst);
+/* The same for op(A) = A^T ('T'): rows values of k step p at a + p * lda. */
+int hd_f32_packa_t_ukernel_14__avx512(const float *a, size_t lda, size_t rows, size_t kc, float *dst);
 
 /*
  * Optional B packing when op(B) = B^T (B stored as n rows of k): COLS (<= NR) rows of B
@@ -99,6 +101,7 @@ typedef struct {
     hd_f32_gemm_sa_fn f32_sa;       /* optional, f32 only: A in place */
     hd_f32_gemm_mv_fn f32_mv;       /* optional, f32 only: one row over several panels */
     hd_f32_pack_b_fn f32_pack_b_t;  /* optional, f32 only: B panel packing for op(B) = B^T */
+    hd_f32_pack_a_fn f32_pack_a_t;  /* optional, f32 only: A panel packing for op(A) = A^T */
 } hd_gemm_kernel;
 
 /* All kernels of one element size (4 or 8 bytes), scalar first; *count receives the number. */
