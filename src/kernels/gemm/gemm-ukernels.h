@@ -87,6 +87,8 @@ typedef void (*hd_f32_gemm_mv_fn)(size_t n, size_t kc, const float *a, size_t a_
                                   size_t panel_stride, float *c, float alpha, float beta);
 void hd_f32_gemm_ukernel_1x128__avx512(size_t n, size_t kc, const float *a, size_t a_stride, const float *b,
                                        size_t panel_stride, float *c, float alpha, float beta);
+void hd_f32_gemm_ukernel_1x64__avx2(size_t n, size_t kc, const float *a, size_t a_stride, const float *b,
+                                    size_t panel_stride, float *c, float alpha, float beta);
 #define HD_GEMM_MV_PANELS 4
 
 /* One entry per compiled kernel: what it needs and its tile shape. */
