@@ -99,5 +99,11 @@ int main(void)
     one(0, 'N', 'T', 32, 2048, 512, 1, 0, 2);
     one(0, 'N', 'N', 32, 512, 2048, 1, 0, 2);
     one(1, 'N', 'T', 3, 12, 3, 1, 0, 2);
+    /* batch 1 (the several-panel matrix-vector kernel where there is one): every panel count
+       and a partial last panel, k over two blocks */
+    one(0, 'N', 'T', 1, 3072, 1024, 1, 0, 2);
+    one(0, 'N', 'T', 1, 75 * 4, 75, 1, 0, 3);
+    one(0, 'N', 'N', 1, 1024, 3072, 1, 0, 2);
+    one(0, 'T', 'T', 1, 100, 513, 0.5, 0.25, 1);
     return hd_test_finish();
 }

@@ -260,6 +260,140 @@ static void test_sa(void)
     }
 }
 
+/* The several-panel matrix-vector entries: columns [0, n) of one row from consecutive packed
+ * panels give the bits of the kernel with mr = 1 on each panel (every width up to the panel
+ * count, depths around the blocking, alpha/beta, NaN in C with beta 0), nothing past n stored. */
+static int mv_case(const hd_gemm_kernel *K, size_t n, size_t kc, float alpha, float beta, int nan_c)
+{
+    const size_t MR = K->mr, NR = K->nr, NP = HD_GEMM_MV_PANELS, kk = kc ? kc : 1, W = NP * NR;
+    float *a = malloc(kk * MR * sizeof(float)), *b = malloc((NP * kk * NR + NR) * sizeof(float));
+    float *c1 = malloc((W + 8) * sizeof(float)), *c2 = malloc((W + 8) * sizeof(float));
+    for (size_t i = 0; i < kk * MR; i++)
+        a[i] = (float)rnd();
+    for (size_t i = 0; i < NP * kk * NR + NR; i++)
+        b[i] = (float)rnd();
+    for (size_t i = 0; i < W + 8; i++)
+        c1[i] = i < n ? (nan_c ? NAN : (float)rnd()) : (float)GUARD;
+    memcpy(c2, c1, (W + 8) * sizeof(float));
+    for (size_t q = 0; q * NR < n; q++)
+        K->f32(1, n - q * NR < NR ? n - q * NR : NR, kc, a, b + q * kk * NR, NR, c1 + q * NR, NR, alpha, beta);
+    K->f32_mv(n, kc, a, MR, b, kk * NR, c2, alpha, beta);
+    int ok = memcmp(c1, c2, (W + 8) * sizeof(float)) == 0;
+    if (!ok)
+        fprintf(stderr, "  %s matrix-vector n=%zu kc=%zu alpha=%g beta=%g differs\n", K->name, n, kc, (double)alpha,
+                (double)beta);
+    free(a), free(b), free(c1), free(c2);
+    return ok;
+}
+
+static void test_mv(void)
+{
+    size_t cnt;
+    const hd_gemm_kernel *ks = hd_gemm_kernels(4, &cnt);
+    for (size_t q = 0; q < cnt; q++) {
+        const hd_gemm_kernel *K = &ks[q];
+        if (!K->f32_mv || K->isa > hd_cpu_isa())
+            continue;
+        SECTION(K->name);
+        printf("test %s matrix-vector entry\n", K->name);
+        int all = 1;
+        for (size_t n = 1; n <= HD_GEMM_MV_PANELS * K->nr; n++)
+            all &= mv_case(K, n, 9, 1.5f, 0.5f, 0);
+        CHECK_MSG(all, "matrix-vector, n 1..%zu", HD_GEMM_MV_PANELS * K->nr);
+        static const size_t kcs[] = {0, 1, 17, HD_GEMM_KC, 2 * HD_GEMM_KC + 3};
+        for (size_t i = 0; i < sizeof kcs / sizeof kcs[0]; i++)
+            CHECK_MSG(mv_case(K, HD_GEMM_MV_PANELS * K->nr, kcs[i], 1.0f, 1.0f, 0), "matrix-vector, kc=%zu", kcs[i]);
+        const size_t W = HD_GEMM_MV_PANELS * K->nr;   /* 128 on AVX-512, 64 on AVX2 */
+        CHECK(mv_case(K, W * 3 / 5 + 1, 33, -2.5f, -0.3f, 0));
+        CHECK(mv_case(K, W - 28, 40, 1.0f, 0.0f, 1));
+    }
+}
+
+/* The transposed-B packers: a panel of COLS rows of B (kc values each, ldb apart) becomes kc
+ * rows of NR values, columns past COLS zero, nothing written past the panel. */
+static void test_pack_b_t(void)
+{
+    size_t n;
+    const hd_gemm_kernel *ks = hd_gemm_kernels(4, &n);
+    for (size_t q = 0; q < n; q++) {
+        const hd_gemm_kernel *K = &ks[q];
+        if (!K->f32_pack_b_t || K->isa > hd_cpu_isa())
+            continue;
+        SECTION(K->name);
+        printf("test %s transposed B packing\n", K->name);
+        static const size_t kcs[] = {1, 7, 16, 17, 33, HD_GEMM_KC};
+        int all = 1;
+        for (size_t ik = 0; ik < sizeof kcs / sizeof kcs[0]; ik++) {
+            for (size_t cols = 1; cols <= K->nr; cols++) {
+                size_t kc = kcs[ik], ldb = kc + 3, NR = K->nr;
+                float *b = malloc(cols * ldb * sizeof(float));
+                float *got = malloc((kc * NR + 16) * sizeof(float)), *want = malloc((kc * NR + 16) * sizeof(float));
+                for (size_t i = 0; i < cols * ldb; i++)
+                    b[i] = (float)rnd();
+                for (size_t i = 0; i < kc * NR + 16; i++)
+                    got[i] = want[i] = (float)GUARD;
+                for (size_t p = 0; p < kc; p++)
+                    for (size_t c = 0; c < NR; c++)
+                        want[p * NR + c] = c < cols ? b[c * ldb + p] : 0.0f;
+                int ok = K->f32_pack_b_t(b, ldb, cols, kc, got) == 1 &&
+                         memcmp(got, want, (kc * NR + 16) * sizeof(float)) == 0;
+                if (!ok)
+                    fprintf(stderr, "  %s pack B^T cols=%zu kc=%zu differs\n", K->name, cols, kc);
+                all &= ok;
+                free(b);
+                free(got);
+                free(want);
+            }
+        }
+        CHECK_MSG(all, "transposed B packing, cols 1..%zu", K->nr);
+        float dummy[16] = {0};
+        CHECK(K->f32_pack_b_t(dummy, 4, K->nr + 1, 1, dummy) == 0);
+    }
+}
+
+/* The A^T packers: k step p's ROWS values are consecutive in row p of A (lda apart); the panel
+ * holds them, rows past ROWS zero. */
+static void test_pack_a_t(void)
+{
+    size_t n;
+    const hd_gemm_kernel *ks = hd_gemm_kernels(4, &n);
+    for (size_t q = 0; q < n; q++) {
+        const hd_gemm_kernel *K = &ks[q];
+        if (!K->f32_pack_a_t || K->isa > hd_cpu_isa())
+            continue;
+        SECTION(K->name);
+        printf("test %s transposed A packing\n", K->name);
+        static const size_t kcs[] = {1, 7, 17, HD_GEMM_KC};
+        int all = 1;
+        for (size_t ik = 0; ik < sizeof kcs / sizeof kcs[0]; ik++) {
+            for (size_t rows = 1; rows <= K->mr; rows++) {
+                size_t kc = kcs[ik], lda = rows + 3, MR = K->mr;
+                float *a = malloc(kc * lda * sizeof(float));
+                float *got = malloc((kc * MR + 16) * sizeof(float)), *want = malloc((kc * MR + 16) * sizeof(float));
+                for (size_t i = 0; i < kc * lda; i++)
+                    a[i] = (float)rnd();
+                for (size_t i = 0; i < kc * MR + 16; i++)
+                    got[i] = want[i] = (float)GUARD;
+                for (size_t p = 0; p < kc; p++)
+                    for (size_t r = 0; r < MR; r++)
+                        want[p * MR + r] = r < rows ? a[p * lda + r] : 0.0f;
+                int ok = K->f32_pack_a_t(a, lda, rows, kc, got) == 1 &&
+                         memcmp(got, want, (kc * MR + 16) * sizeof(float)) == 0;
+                if (!ok)
+                    fprintf(stderr, "  %s pack A^T rows=%zu kc=%zu differs\n", K->name, rows, kc);
+                all &= ok;
+                free(a);
+                free(got);
+                free(want);
+            }
+        }
+        CHECK_MSG(all, "transposed A packing, rows 1..%zu", K->mr);
+        float dummy[16] = {0};
+        CHECK(K->f32_pack_a_t(dummy, 4, K->mr + 1, 1, dummy) == 0);
+        CHECK(K->f32_pack_a_t(dummy, 4, 0, 1, dummy) == 0);
+    }
+}
+
 int main(void)
 {
     printf("cpu isa in effect: %s (hardware %s)\n", hd_isa_name(hd_cpu_isa()), hd_isa_name(hd_cpu()->hw_isa));
@@ -268,5 +402,8 @@ int main(void)
     test_family_double();
     test_pack_a();
     test_sa();
+    test_mv();
+    test_pack_b_t();
+    test_pack_a_t();
     return hd_test_finish();
 }

@@ -1,7 +1,8 @@
 /* RNN forward / backward results are bitwise identical for 1, 2, 3 and 4 threads and across runs:
  * LSTM and GRU, one direction (each step's rows dealt to the threads) and two (the directions side
  * by side); LSTM with a projection (the whole-row steps) and without (the column-block steps,
- * with a hidden size of several blocks and a partial one). */
+ * with a hidden size of several blocks and a partial one, at batch 37 and at batch 1, whose
+ * blocks are wider and whose product is a matrix-vector one). */
 #define _POSIX_C_SOURCE 200809L
 #include <cudnn.h>
 #include <stdlib.h>
@@ -9,11 +10,11 @@
 #include "harness.h"
 #include "rnn_test_util.h"
 
-enum { T = 6, B = 37, IN = 19, L = 2 };
+enum { T = 6, BMAX = 37, IN = 19, L = 2 };
 
 typedef struct { float *y, *hy, *cy, *dx, *dhx, *dw; size_t ny, nh, nc, nx, nw; } result;
 
-static void run(cudnnHandle_t h, result *out, cudnnRNNMode_t cell, int D, int HID, int PROJ)
+static void run(cudnnHandle_t h, result *out, cudnnRNNMode_t cell, int D, int HID, int PROJ, int B)
 {
     cudnnRNNDescriptor_t r;
     CHECK_OK(cudnnCreateRNNDescriptor(&r));
@@ -21,8 +22,8 @@ static void run(cudnnHandle_t h, result *out, cudnnRNNMode_t cell, int D, int HI
                                       D == 2 ? CUDNN_BIDIRECTIONAL : CUDNN_UNIDIRECTIONAL,
                                       CUDNN_LINEAR_INPUT, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_DEFAULT_MATH, IN, HID,
                                       PROJ, L, NULL, CUDNN_RNN_PADDED_IO_ENABLED));
-    int lens[B];
-    for (int b = 0; b < B; b++) lens[b] = 1 + (b * 7) % T;
+    int lens[BMAX];
+    for (int b = 0; b < B; b++) lens[b] = B == 1 ? T : 1 + (b * 7) % T;   /* batch 1: every step */
     cudnnRNNDataDescriptor_t xd, yd;
     CHECK_OK(cudnnCreateRNNDataDescriptor(&xd));
     CHECK_OK(cudnnCreateRNNDataDescriptor(&yd));
@@ -75,23 +76,24 @@ int main(void)
         if (cudnnCreate(&hs[i]) != CUDNN_STATUS_SUCCESS) return 1;
     }
     /* { cell, hidden, projection }: a projection is LSTM's only */
-    static const struct { cudnnRNNMode_t cell; int hid, proj; } cases[] = {
-        { CUDNN_LSTM, 23, 17 }, { CUDNN_GRU, 23, 23 }, { CUDNN_LSTM, 75, 75 }, { CUDNN_GRU, 75, 75 },
+    static const struct { cudnnRNNMode_t cell; int hid, proj, batch; } cases[] = {
+        { CUDNN_LSTM, 23, 17, 37 }, { CUDNN_GRU, 23, 23, 37 }, { CUDNN_LSTM, 75, 75, 37 }, { CUDNN_GRU, 75, 75, 37 },
+        { CUDNN_LSTM, 300, 300, 1 }, { CUDNN_GRU, 300, 300, 1 },
     };
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++)
         for (int D = 1; D <= 2; D++) {
             result a, b, c, e, f;
-            const int H = cases[ci].hid, P = cases[ci].proj;
-            run(hs[0], &a, cases[ci].cell, D, H, P);
-            run(hs[3], &b, cases[ci].cell, D, H, P);
-            run(hs[3], &c, cases[ci].cell, D, H, P);
-            run(hs[2], &e, cases[ci].cell, D, H, P);
-            run(hs[1], &f, cases[ci].cell, D, H, P);
+            const int H = cases[ci].hid, P = cases[ci].proj, NB = cases[ci].batch;
+            run(hs[0], &a, cases[ci].cell, D, H, P, NB);
+            run(hs[3], &b, cases[ci].cell, D, H, P, NB);
+            run(hs[3], &c, cases[ci].cell, D, H, P, NB);
+            run(hs[2], &e, cases[ci].cell, D, H, P, NB);
+            run(hs[1], &f, cases[ci].cell, D, H, P, NB);
             const char *name = cases[ci].cell == CUDNN_LSTM ? "LSTM" : "GRU";
-            CHECK_MSG(same(&a, &b), "%s h%d p%d, %d direction(s): 1 and 4 threads give the same bits", name, H, P, D);
-            CHECK_MSG(same(&a, &e), "%s h%d p%d, %d direction(s): 1 and 3 threads give the same bits", name, H, P, D);
-            CHECK_MSG(same(&a, &f), "%s h%d p%d, %d direction(s): 1 and 2 threads give the same bits", name, H, P, D);
-            CHECK_MSG(same(&b, &c), "%s h%d p%d, %d direction(s): two runs give the same bits", name, H, P, D);
+            CHECK_MSG(same(&a, &b), "%s h%d p%d n%d, %d direction(s): 1 and 4 threads give the same bits", name, H, P, NB, D);
+            CHECK_MSG(same(&a, &e), "%s h%d p%d n%d, %d direction(s): 1 and 3 threads give the same bits", name, H, P, NB, D);
+            CHECK_MSG(same(&a, &f), "%s h%d p%d n%d, %d direction(s): 1 and 2 threads give the same bits", name, H, P, NB, D);
+            CHECK_MSG(same(&b, &c), "%s h%d p%d n%d, %d direction(s): two runs give the same bits", name, H, P, NB, D);
             release(&a); release(&b); release(&c); release(&e); release(&f);
         }
     for (int i = 0; i < 4; i++)

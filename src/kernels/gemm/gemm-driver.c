@@ -119,6 +119,9 @@ static void scratch_put(void *p)
 }
 
 typedef int (*f64_pack_a_fn)(const double *a, size_t lda, size_t rows, size_t kc, double *dst);
+typedef int (*f64_pack_b_fn)(const double *b, size_t ldb, size_t cols, size_t kc, double *dst);
+typedef void (*f64_mv_fn)(size_t n, size_t kc, const double *a, size_t a_stride, const double *b, size_t panel_stride,
+                          double *c, double alpha, double beta);
 
 #define T float
 /*
@@ -172,24 +175,36 @@ static void pb_put(void *p)
 #define FN(name) name##_f32
 #define UKERNEL(kern) ((kern)->f32)
 #define PACK_A_N(kern) ((kern)->f32_pack_a_n)
+#define MV(kern) ((kern)->f32_mv)
+#define PACK_B_T(kern) ((kern)->f32_pack_b_t)
+#define PACK_A_T(kern) ((kern)->f32_pack_a_t)
 #define FMA fmaf
 #include "kernels/gemm/gemm-driver.inc"
 #undef T
 #undef FN
 #undef UKERNEL
 #undef PACK_A_N
+#undef MV
+#undef PACK_B_T
+#undef PACK_A_T
 #undef FMA
 
 #define T double
 #define FN(name) name##_f64
 #define UKERNEL(kern) ((kern)->f64)
 #define PACK_A_N(kern) ((f64_pack_a_fn)NULL) /* no ISA-specific double packer yet */
+#define MV(kern) ((f64_mv_fn)NULL)               /* nor a several-panel matrix-vector kernel */
+#define PACK_B_T(kern) ((f64_pack_b_fn)NULL)
+#define PACK_A_T(kern) ((f64_pack_a_fn)NULL)
 #define FMA fma
 #include "kernels/gemm/gemm-driver.inc"
 #undef T
 #undef FN
 #undef UKERNEL
 #undef PACK_A_N
+#undef MV
+#undef PACK_B_T
+#undef PACK_A_T
 #undef FMA
 
 void hd_sgemm_isa(hd_isa_t isa, int nthreads, char transa, char transb, size_t m, size_t n, size_t k,

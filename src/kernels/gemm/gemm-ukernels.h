@@ -53,6 +53,17 @@ void hd_f64_gemm_ukernel_14x16__avx512(size_t mr, size_t nr, size_t kc, const do
  */
 typedef int (*hd_f32_pack_a_fn)(const float *a, size_t lda, size_t rows, size_t kc, float *dst);
 int hd_f32_packa_ukernel_14__avx512(const float *a, size_t lda, size_t rows, size_t kc, float *dst);
+/* The same for op(A) = A^T ('T'): rows values of k step p at a + p * lda. */
+int hd_f32_packa_t_ukernel_14__avx512(const float *a, size_t lda, size_t rows, size_t kc, float *dst);
+
+/*
+ * Optional B packing when op(B) = B^T (B stored as n rows of k): COLS (<= NR) rows of B
+ * starting at b, ldb apart, kc values each, into dst as kc rows of NR values (dst[p*NR + c]),
+ * columns beyond COLS zero -- the generic packing's layout, so results do not change.
+ * Returns 0 if it cannot (the driver then packs in plain C).
+ */
+typedef int (*hd_f32_pack_b_fn)(const float *b, size_t ldb, size_t cols, size_t kc, float *dst);
+int hd_f32_packb_t_ukernel_32__avx512(const float *b, size_t ldb, size_t cols, size_t kc, float *dst);
 
 /*
  * Optional: the f32 kernel with A read in place instead of from a packed panel -- k step p's
@@ -65,6 +76,21 @@ void hd_f32_gemm_ukernel_14x32_sa__avx512(size_t mr, size_t nr, size_t kc, const
                                           const float *b, size_t b_stride, float *c, size_t ldc, float alpha,
                                           float beta);
 
+/*
+ * Optional, f32 only: one row of the product over up to 4 consecutive packed B panels of the
+ * kernel (NR columns each, panel q at b + q * panel_stride, its k step p at p * NR): columns
+ * [0, n) of C's row c, n <= 4 * NR, A's k step p at a[p * a_stride].  Each column takes the
+ * same chain of fused multiply-adds and epilogue as the kernel with mr = 1, so the same bits;
+ * it only keeps more chains in flight (a matrix-vector product is otherwise latency-bound).
+ */
+typedef void (*hd_f32_gemm_mv_fn)(size_t n, size_t kc, const float *a, size_t a_stride, const float *b,
+                                  size_t panel_stride, float *c, float alpha, float beta);
+void hd_f32_gemm_ukernel_1x128__avx512(size_t n, size_t kc, const float *a, size_t a_stride, const float *b,
+                                       size_t panel_stride, float *c, float alpha, float beta);
+void hd_f32_gemm_ukernel_1x64__avx2(size_t n, size_t kc, const float *a, size_t a_stride, const float *b,
+                                    size_t panel_stride, float *c, float alpha, float beta);
+#define HD_GEMM_MV_PANELS 4
+
 /* One entry per compiled kernel: what it needs and its tile shape. */
 typedef struct {
     const char *name;       /* e.g. "f32-gemm-14x32-avx512" (the file name) */
@@ -75,6 +101,9 @@ typedef struct {
     hd_f64_gemm_ukernel_fn f64;
     hd_f32_pack_a_fn f32_pack_a_n;  /* optional, f32 only */
     hd_f32_gemm_sa_fn f32_sa;       /* optional, f32 only: A in place */
+    hd_f32_gemm_mv_fn f32_mv;       /* optional, f32 only: one row over several panels */
+    hd_f32_pack_b_fn f32_pack_b_t;  /* optional, f32 only: B panel packing for op(B) = B^T */
+    hd_f32_pack_a_fn f32_pack_a_t;  /* optional, f32 only: A panel packing for op(A) = A^T */
 } hd_gemm_kernel;
 
 /* All kernels of one element size (4 or 8 bytes), scalar first; *count receives the number. */
