@@ -17,8 +17,8 @@
 #define NR 32
 #define PANELS 4
 /* No software prefetch, unlike the 14x32 kernel: the four panels are four sequential streams
-   the hardware prefetcher follows, and two prefetches per panel and step took load slots
-   (12 MiB of B from L3 or memory, one thread: 57-66 GB/s with them, 61-68 without). */
+   the hardware prefetcher follows, and two prefetches per panel and step only took load
+   slots (measured without them as fast or faster: docs/gemm.md). */
 
 /* The k loop over the first NP panels (a constant after inlining). */
 static inline __attribute__((always_inline)) void mv_panels(const int NP, size_t n, size_t kc, const float *restrict a,
