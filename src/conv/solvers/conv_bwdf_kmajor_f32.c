@@ -22,7 +22,6 @@ static void km_gather_rows(const bw_ctx *c, int64_t g, int64_t m0, int64_t nr, i
     const float *xg = c->X.base + g * p->Cg * xs[1];
     hd_f32_tile_fn tile = c->isa >= HD_ISA_AVX2 ? hd_f32_transpose_ukernel__avx2 : hd_f32_transpose_ukernel__scalar;
     if (c->L.xdirect) {                                  /* rows of x, image by image */
-        (void)tile;
         for (int64_t q = q0; q < qend;) {
             int64_t img = q / P, pos = q % P, cnt = min64(P - pos, qend - q);
             hd_bw_xrows_transpose(c, xg + img * xs[0] + m0 * xs[1], nr, pos, cnt, dst + (q - q0) * NR, NR);
