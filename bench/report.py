@@ -42,7 +42,7 @@ def main():
          "`onednn blocked` is oneDNN in its own layouts with no reorders (its best case). **ratio NHWC** is",
          "the same from NHWC tensors (oneDNN's native NHWC path). **heuristic / Find**: the time of",
          "cudnnGetConvolution*Algorithm_v7's first choice over that of cudnnFind's pick (both hostdnn,",
-         "NCHW); `same` when both pick the same algorithm. `% of peak` is against the 2-thread AVX-512",
+         "NCHW); `same` when both pick the same algorithm. `% of peak` is against the 2-thread",
          "FMA peak probed right after the run. Every shape runs at each batch size of BATCHES (default",
          "16 and 1): one table per direction and batch, and the summary first.", ""]
     chart = []

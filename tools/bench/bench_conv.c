@@ -5,7 +5,7 @@
  *
  * Per problem and direction (--dir=fwd,bwd_d,bwd_w) it reports, like benchdnn's modes:
  *   --check=perf     median ms over --reps repetitions with 1 and N threads, GFLOP/s (direct
- *                    convolution FLOPs), share of the AVX-512 f32 peak for that thread count,
+ *                    convolution FLOPs), share of the f32 peak of the machine's widest ISA for that thread count,
  *                    and the N-thread speed-up;
  *   --check=corr     the result against a float64 reference evaluated at up to 512 sampled
  *                    points: error / (sum of |terms| at that point) must stay below 1e-4
@@ -335,14 +335,15 @@ int bench_mode_conv(const bench_opts *o, const bench_prob *probs, size_t n)
     int check = o->check, failures = 0;
     double peak1 = 0, peakn = 0;
     if (check == 0 || check == 3) {
-        peak1 = bench_peak_gflops(HD_ISA_AVX512, 4, 1, o);
+        /* The machine's widest vector unit: the kernels that run are that ISA's. */
+        peak1 = bench_peak_gflops(hd_cpu_isa(), 4, 1, o);
         if (nt > 1)
-            peakn = bench_peak_gflops(HD_ISA_AVX512, 4, nt, o);
+            peakn = bench_peak_gflops(hd_cpu_isa(), 4, nt, o);
     }
-    printf("== conv: %s tensors, fp32, algorithm from %s; median of %d; %% of the AVX-512 f32 peak "
+    printf("== conv: %s tensors, fp32, algorithm from %s; median of %d; %% of the %s f32 peak "
            "(%.1f GFLOP/s 1T, %.1f %dT)\n",
            o->conv_nhwc ? "NHWC" : "NCHW", o->conv_algo >= 0 ? "--algo" : o->conv_find ? "cudnnFind" : "_v7",
-           o->reps, peak1, peakn, nt);
+           o->reps, hd_isa_name(hd_cpu_isa()), peak1, peakn, nt);
     for (size_t i = 0; i < n; i++) {
         if (probs[i].kind != PROB_CONV)
             continue;

@@ -16,6 +16,10 @@ void hd_f32_gemm_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const float
                                     const float *restrict b, size_t b_stride, float *restrict c, size_t ldc, float alpha,
                                     float beta)
 {
+    /* alpha and beta wait in memory: held in two YMM registers across the k loop they left 14
+     * for 15 live values, and the compiler spilled an accumulator, whose FMA chain then ran
+     * through a store and a reload every k step. */
+    volatile float scale[2] = {alpha, beta};
     __m256 acc0[MR], acc1[MR];
 #pragma GCC unroll 6
     for (int i = 0; i < MR; i++) {
@@ -39,5 +43,5 @@ void hd_f32_gemm_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const float
         b += b_stride;
     }
 
-    hd_f32_gemm_store_6x16__avx2(mr, nr, acc0, acc1, c, ldc, alpha, beta);
+    hd_f32_gemm_store_6x16__avx2(mr, nr, acc0, acc1, c, ldc, scale[0], scale[1]);
 }

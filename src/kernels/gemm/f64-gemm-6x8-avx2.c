@@ -15,6 +15,9 @@ void hd_f64_gemm_ukernel_6x8__avx2(size_t mr, size_t nr, size_t kc, const double
                                    const double *restrict b, size_t b_stride, double *restrict c, size_t ldc, double alpha,
                                    double beta)
 {
+    /* alpha and beta wait in memory, as in the f32 kernel: kept in registers across the k
+     * loop they pushed an accumulator onto the stack. */
+    volatile double scale[2] = {alpha, beta};
     __m256d acc0[MR], acc1[MR];
 #pragma GCC unroll 6
     for (int i = 0; i < MR; i++) {
@@ -38,6 +41,8 @@ void hd_f64_gemm_ukernel_6x8__avx2(size_t mr, size_t nr, size_t kc, const double
         b += b_stride;
     }
 
+    alpha = scale[0];
+    beta = scale[1];
     const __m256d va = _mm256_set1_pd(alpha);
     const __m256d vb = _mm256_set1_pd(beta);
     const __m256i lane = _mm256_setr_epi64x(0, 1, 2, 3);
