@@ -38,8 +38,10 @@ raw=$build/bench-rnn.txt
 : > "$raw"
 for r in $(seq 1 "$ROUNDS"); do
   for p in "${probs[@]}"; do
-    "$build/bench/hostdnn_rnn" --reps "$REPS" "$p" | sed "s/^/$r /" >> "$raw"
-    [ -n "$BASE" ] && "$BASE/bench/hostdnn_rnn" --reps "$REPS" "$p" | sed "s/^/$r /; s/ hostdnn / base /" >> "$raw"
+    # Each program with its own build's library: the RUNPATH it carries names the directory it
+    # was built in, which a copied build dir no longer matches.
+    LD_LIBRARY_PATH="$build/lib" "$build/bench/hostdnn_rnn" --reps "$REPS" "$p" | sed "s/^/$r /" >> "$raw"
+    [ -n "$BASE" ] && LD_LIBRARY_PATH="$(cd "$BASE" && pwd)/lib" "$BASE/bench/hostdnn_rnn" --reps "$REPS" "$p" | sed "s/^/$r /; s/ hostdnn / base /" >> "$raw"
     [ -x "$build/bench/onednn_rnn" ] && GLIBC_TUNABLES=glibc.malloc.hugetlb=1 \
       "$build/bench/onednn_rnn" --reps "$REPS" "$p" | sed "s/^/$r /" >> "$raw"
     [ "$TORCH" = 1 ] && GLIBC_TUNABLES=glibc.malloc.hugetlb=1 \
