@@ -1,5 +1,6 @@
 /* kernels/eltwise/f32-eltwise-avx2.c -- eltwise-ukernels.h with 8-wide AVX2 vectors; tails scalar. */
 #include "kernels/eltwise/eltwise-ukernels.h"
+#include "kernels/eltwise/f32-exp-avx2.h"
 
 #include <immintrin.h>
 #include <stdint.h>
@@ -106,23 +107,67 @@ static void add3_stream(size_t n, const float *a, const float *b, float *c, floa
     add3(n - i, a + i, b + i, c + i, alpha1, alpha2, beta);
 }
 
-/* sigmoid and tanh: the scalar loops (the same bits as AVX-512) */
-static void sigmoid(size_t n, const float *x, float *y, float alpha, float beta)
+/* sigmoid from e = exp(-|x|): 1 / (1 + e) for x >= 0, e / (1 + e) below; tanh(|x|) =
+ * (1 - e2) / (1 + e2) with e2 = exp(-2|x|), sign restored.  The AVX-512 kernel's operations in
+ * the same order (f32-eltwise-avx512.c), so every ISA gives the same bits. */
+static inline __m256 act8(__m256 x, int tanh_mode)
 {
-    hd_f32_eltwise_ukernels__scalar.sigmoid(n, x, y, alpha, beta);
+    const __m256 one = _mm256_set1_ps(1.0f);
+    const __m256 sign = _mm256_castsi256_ps(_mm256_set1_epi32((int)0x80000000u));
+    __m256 ax = _mm256_andnot_ps(sign, x);
+    if (tanh_mode) {
+        __m256 e = hd_f32_exp_neg_avx2(_mm256_mul_ps(_mm256_set1_ps(-2.0f), ax));
+        __m256 v = _mm256_div_ps(_mm256_sub_ps(one, e), _mm256_add_ps(one, e));
+        return _mm256_or_ps(v, _mm256_and_ps(x, sign));     /* x's sign bit onto v */
+    }
+    __m256 e = hd_f32_exp_neg_avx2(_mm256_sub_ps(_mm256_setzero_ps(), ax));
+    __m256 d = _mm256_add_ps(one, e);
+    __m256 neg = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ);
+    return _mm256_div_ps(_mm256_blendv_ps(one, e, neg), d);
 }
 
-static void tanh_(size_t n, const float *x, float *y, float alpha, float beta)
-{
-    hd_f32_eltwise_ukernels__scalar.tanh(n, x, y, alpha, beta);
-}
-
-/* clip, activation backward and fill: 8 lanes, the scalar operations in the same order */
+/* lanes below `left` (at most 8) */
 static inline __m256 tailmask(size_t left)
 {
     return _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32((int)(left > 8 ? 8 : left)),
                                                   _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)));
 }
+
+/* Whole vectors load and store plainly, only the tail through the mask: a masked store is
+ * microcoded on AMD cores and costs several times a plain one. */
+static inline __m256 ld8(const float *p, __m256i k, int full)
+{
+    return full ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, k);
+}
+
+static inline void st8(float *p, __m256i k, __m256 v, int full)
+{
+    if (full)
+        _mm256_storeu_ps(p, v);
+    else
+        _mm256_maskstore_ps(p, k, v);
+}
+
+static inline void act(size_t n, const float *x, float *y, float alpha, float beta, int tanh_mode)
+{
+    const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
+    for (size_t i = 0; i < n; i += 8) {
+        __m256i k = _mm256_castps_si256(tailmask(n - i));
+        const int full = n - i >= 8;
+        __m256 xv = ld8(x + i, k, full);
+        /* a NaN x gives x itself (selected, so its bits do not depend on operation order) */
+        __m256 a = _mm256_blendv_ps(act8(xv, tanh_mode), xv, _mm256_cmp_ps(xv, xv, _CMP_UNORD_Q));
+        __m256 v = _mm256_mul_ps(va, a);
+        if (beta != 0.0f)
+            v = _mm256_add_ps(v, _mm256_mul_ps(vb, ld8(y + i, k, full)));
+        st8(y + i, k, v, full);
+    }
+}
+
+static void sigmoid(size_t n, const float *x, float *y, float alpha, float beta) { act(n, x, y, alpha, beta, 0); }
+static void tanh_(size_t n, const float *x, float *y, float alpha, float beta) { act(n, x, y, alpha, beta, 1); }
+
+/* clip, activation backward and fill: 8 lanes, the scalar operations in the same order */
 
 static void clip(size_t n, const float *x, float *y, float alpha, float beta, float coef)
 {
@@ -130,11 +175,12 @@ static void clip(size_t n, const float *x, float *y, float alpha, float beta, fl
     const __m256 z = _mm256_setzero_ps();
     for (size_t i = 0; i < n; i += 8) {
         __m256i k = _mm256_castps_si256(tailmask(n - i));
-        __m256 m = _mm256_max_ps(_mm256_maskload_ps(x + i, k), z);     /* NaN: the second operand, 0 */
+        const int full = n - i >= 8;
+        __m256 m = _mm256_max_ps(ld8(x + i, k, full), z);     /* NaN: the second operand, 0 */
         __m256 v = _mm256_mul_ps(va, _mm256_min_ps(m, vc));
         if (beta != 0.0f)
-            v = _mm256_add_ps(v, _mm256_mul_ps(vb, _mm256_maskload_ps(y + i, k)));
-        _mm256_maskstore_ps(y + i, k, v);
+            v = _mm256_add_ps(v, _mm256_mul_ps(vb, ld8(y + i, k, full)));
+        st8(y + i, k, v, full);
     }
 }
 
@@ -145,22 +191,23 @@ static void act_bwd(size_t n, int mode, const float *y, const float *dy, const f
     const __m256 z = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f);
     for (size_t i = 0; i < n; i += 8) {
         __m256i k = _mm256_castps_si256(tailmask(n - i));
-        __m256 g = _mm256_maskload_ps(dy + i, k), v;
+        const int full = n - i >= 8;
+        __m256 g = ld8(dy + i, k, full), v;
         if (mode == HD_ELT_BWD_RELU || mode == HD_ELT_BWD_CLIP) {
-            __m256 xv = _mm256_maskload_ps(x + i, k);
+            __m256 xv = ld8(x + i, k, full);
             __m256 keep = _mm256_cmp_ps(xv, z, _CMP_GT_OQ);
             if (mode == HD_ELT_BWD_CLIP)
                 keep = _mm256_and_ps(keep, _mm256_cmp_ps(xv, vc, _CMP_LT_OQ));
             v = _mm256_and_ps(keep, g);
         } else {
-            __m256 yv = _mm256_maskload_ps(y + i, k);
+            __m256 yv = ld8(y + i, k, full);
             v = mode == HD_ELT_BWD_SIGMOID ? _mm256_mul_ps(_mm256_mul_ps(g, yv), _mm256_sub_ps(one, yv))
                                            : _mm256_mul_ps(g, _mm256_sub_ps(one, _mm256_mul_ps(yv, yv)));
         }
         v = _mm256_mul_ps(va, v);
         if (beta != 0.0f)
-            v = _mm256_add_ps(v, _mm256_mul_ps(vb, _mm256_maskload_ps(dx + i, k)));
-        _mm256_maskstore_ps(dx + i, k, v);
+            v = _mm256_add_ps(v, _mm256_mul_ps(vb, ld8(dx + i, k, full)));
+        st8(dx + i, k, v, full);
     }
 }
 
@@ -169,8 +216,9 @@ static void fill(size_t n, float v, float *y, float beta)
     const __m256 vv = _mm256_set1_ps(v), vb = _mm256_set1_ps(beta);
     for (size_t i = 0; i < n; i += 8) {
         __m256i k = _mm256_castps_si256(tailmask(n - i));
-        __m256 o = beta != 0.0f ? _mm256_add_ps(vv, _mm256_mul_ps(vb, _mm256_maskload_ps(y + i, k))) : vv;
-        _mm256_maskstore_ps(y + i, k, o);
+        const int full = n - i >= 8;
+        __m256 o = beta != 0.0f ? _mm256_add_ps(vv, _mm256_mul_ps(vb, ld8(y + i, k, full))) : vv;
+        st8(y + i, k, o, full);
     }
 }
 

@@ -1,33 +1,14 @@
 /* kernels/softmax/f32-softmax-avx2.c -- row softmax with 8-wide vectors.
  *
- * exp(r) for r <= 0: r = k ln2 + t with |t| <= ln2/2, exp(t) by its degree-6 Taylor
- * polynomial (relative error below 2e-7 on that interval), times 2^k built in the exponent
- * bits.  Inputs below -87 give 0 (the terms vanish against the sum, which is >= 1). */
+ * exp(r) for r <= 0 is the eltwise family's polynomial (f32-exp-avx2.h).  Inputs below -87
+ * give 0 (the terms vanish against the sum, which is >= 1). */
 #include "kernels/softmax/softmax-ukernels.h"
+#include "kernels/eltwise/f32-exp-avx2.h"
 
 #include <immintrin.h>
 #include <math.h>
 
-static inline __m256 exp_neg(__m256 r)
-{
-    const __m256 lo = _mm256_set1_ps(-87.0f);
-    __m256 under = _mm256_cmp_ps(r, lo, _CMP_LT_OQ);
-    r = _mm256_max_ps(lo, r);            /* lo first: a NaN r stays NaN (and NaN sums) */
-    __m256 k = _mm256_round_ps(_mm256_mul_ps(r, _mm256_set1_ps(1.44269504f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    /* t = r - k ln2, with ln2 split in two for accuracy */
-    __m256 t = _mm256_fnmadd_ps(k, _mm256_set1_ps(0.693359375f), r);
-    t = _mm256_fnmadd_ps(k, _mm256_set1_ps(-2.12194440e-4f), t);
-    __m256 p = _mm256_set1_ps(1.0f / 720);
-    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(1.0f / 120));
-    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(1.0f / 24));
-    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(1.0f / 6));
-    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(0.5f));
-    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(1.0f));
-    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(1.0f));
-    __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(k), _mm256_set1_epi32(127)), 23);
-    __m256 v = _mm256_mul_ps(p, _mm256_castsi256_ps(e));
-    return _mm256_andnot_ps(under, v);
-}
+#define exp_neg hd_f32_exp_neg_avx2
 
 static inline float hsum(__m256 v)
 {
