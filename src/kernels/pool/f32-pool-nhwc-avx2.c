@@ -116,6 +116,9 @@ void hd_f32_pool_ukernel_argmax__avx2(const float *const *taps, int ntaps, size_
             best = _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(best),
                                                         _mm256_castsi256_ps(_mm256_set1_epi32(t)), take));
         }
-        _mm256_maskstore_epi32(arg + i, k, best);
+        if (c - i >= 8)              /* a masked store is microcoded on AMD cores: tails only */
+            _mm256_storeu_si256((__m256i *)(arg + i), best);
+        else
+            _mm256_maskstore_epi32(arg + i, k, best);
     }
 }

@@ -12,13 +12,26 @@ static inline __m256i lanes(size_t n)
     return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(n < 8 ? n : 8)), iota);
 }
 
+/* The first n (<= 8) lanes of x to p: a plain store for a whole vector, the mask only for a
+ * part (a masked store is microcoded on AMD cores, several times a plain one's cost). */
+static inline void store_n(float *p, size_t n, __m256 x)
+{
+    if (n >= 8)
+        _mm256_storeu_ps(p, x);
+    else
+        _mm256_maskstore_ps(p, lanes(n), x);
+}
+
+static inline __m256 load_n(const float *p, size_t n)
+{
+    return n >= 8 ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, lanes(n));
+}
+
 void hd_f32_pool_ukernel_share__avx2(float *v, const float *g, size_t n, float div)
 {
     const __m256 d = _mm256_set1_ps(div), z = _mm256_setzero_ps();
-    for (size_t i = 0; i < n; i += 8) {
-        __m256i m = lanes(n - i);
-        _mm256_maskstore_ps(v + i, m, _mm256_add_ps(_mm256_div_ps(_mm256_maskload_ps(g + i, m), d), z));
-    }
+    for (size_t i = 0; i < n; i += 8)
+        store_n(v + i, n - i, _mm256_add_ps(_mm256_div_ps(load_n(g + i, n - i), d), z));
 }
 
 void hd_f32_pool_ukernel_broadcast__avx2(float *dx, const float *v, size_t n, size_t rep, size_t c, int stream)
@@ -27,10 +40,10 @@ void hd_f32_pool_ukernel_broadcast__avx2(float *dx, const float *v, size_t n, si
         const __m256i lo = _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3), hi = _mm256_setr_epi32(4, 4, 5, 5, 6, 6, 7, 7);
         for (size_t j = 0; j < n; j += 8) {
             size_t m = n - j < 8 ? n - j : 8;
-            __m256 x = _mm256_maskload_ps(v + j, lanes(m));
-            _mm256_maskstore_ps(dx + 2 * j, lanes(2 * m), _mm256_permutevar8x32_ps(x, lo));
+            __m256 x = load_n(v + j, m);
+            store_n(dx + 2 * j, 2 * m, _mm256_permutevar8x32_ps(x, lo));
             if (m > 4)
-                _mm256_maskstore_ps(dx + 2 * j + 8, lanes(2 * m - 8), _mm256_permutevar8x32_ps(x, hi));
+                store_n(dx + 2 * j + 8, 2 * m - 8, _mm256_permutevar8x32_ps(x, hi));
         }
         return;
     }
@@ -42,7 +55,7 @@ void hd_f32_pool_ukernel_broadcast__avx2(float *dx, const float *v, size_t n, si
             __m256 x = _mm256_set1_ps(v[j]);
             if (b < len)
                 x = _mm256_blendv_ps(_mm256_set1_ps(v[j + 1]), x, _mm256_castsi256_ps(lanes(b)));
-            _mm256_maskstore_ps(dx + p, lanes(len), x);
+            store_n(dx + p, len, x);
             p += len;
             while (b <= len && j < n) {       /* runs are at least 8 long: at most one step */
                 len -= b;
@@ -56,10 +69,9 @@ void hd_f32_pool_ukernel_broadcast__avx2(float *dx, const float *v, size_t n, si
     if (c >= 8) {
         for (size_t j = 0; j < n; j++)
             for (size_t i = 0; i < c; i += 8) {
-                __m256i m = lanes(c - i);
-                __m256 x = _mm256_maskload_ps(v + j * c + i, m);
+                __m256 x = load_n(v + j * c + i, c - i);
                 for (size_t q = 0; q < rep; q++)
-                    _mm256_maskstore_ps(dx + (j * rep + q) * c + i, m, x);
+                    store_n(dx + (j * rep + q) * c + i, c - i, x);
             }
         return;
     }

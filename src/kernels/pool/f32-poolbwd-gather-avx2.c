@@ -16,18 +16,24 @@ static inline __m256i lanes(size_t n)
 static inline __m256d wide_lo(__m256i m) { return _mm256_castsi256_pd(_mm256_cvtepi32_epi64(_mm256_castsi256_si128(m))); }
 static inline __m256d wide_hi(__m256i m) { return _mm256_castsi256_pd(_mm256_cvtepi32_epi64(_mm256_extracti128_si256(m, 1))); }
 
-static inline void finish(float *dx, __m256i m, __m256d a0, __m256d a1, double alpha, double beta)
+/* dx[0..n) (n <= 8) = alpha * sums + beta * dx; a whole vector loads and stores plainly, a part
+ * through the mask (a masked store is microcoded on AMD cores, several times a plain one's cost). */
+static inline void finish(float *dx, size_t n, __m256d a0, __m256d a1, double alpha, double beta)
 {
+    const __m256i m = lanes(n);
     const __m256d va = _mm256_set1_pd(alpha);
     __m256d r0 = _mm256_mul_pd(va, a0), r1 = _mm256_mul_pd(va, a1);
     if (beta != 0.0) {
         const __m256d vb = _mm256_set1_pd(beta);
-        __m256 d = _mm256_maskload_ps(dx, m);
+        __m256 d = n >= 8 ? _mm256_loadu_ps(dx) : _mm256_maskload_ps(dx, m);
         r0 = _mm256_add_pd(r0, _mm256_mul_pd(vb, _mm256_cvtps_pd(_mm256_castps256_ps128(d))));
         r1 = _mm256_add_pd(r1, _mm256_mul_pd(vb, _mm256_cvtps_pd(_mm256_extractf128_ps(d, 1))));
     }
     __m256 out = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(r0)), _mm256_cvtpd_ps(r1), 1);
-    _mm256_maskstore_ps(dx, m, out);
+    if (n >= 8)
+        _mm256_storeu_ps(dx, out);
+    else
+        _mm256_maskstore_ps(dx, m, out);
 }
 
 void hd_f32_pool_ukernel_gatherrow__avx2(float *dx, size_t w, int pw, int sw, int nterms, const double *const *src,
@@ -63,7 +69,7 @@ void hd_f32_pool_ukernel_gatherrow__avx2(float *dx, size_t w, int pw, int sw, in
             a0 = _mm256_permute2f128_pd(l, h, 0x20);
             a1 = _mm256_permute2f128_pd(l, h, 0x31);
         }
-        finish(dx + i0, lanes(w - i0), a0, a1, alpha, beta);
+        finish(dx + i0, w - i0, a0, a1, alpha, beta);
     }
 }
 
@@ -80,6 +86,6 @@ void hd_f32_pool_ukernel_gatherpix__avx2(float *dx, size_t c, int nterms, const 
             a0 = _mm256_add_pd(a0, v0);
             a1 = _mm256_add_pd(a1, v1);
         }
-        finish(dx + i, m, a0, a1, alpha, beta);
+        finish(dx + i, c - i, a0, a1, alpha, beta);
     }
 }
