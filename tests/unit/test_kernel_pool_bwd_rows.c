@@ -5,8 +5,8 @@
  * from a few values so that ties are common, with NaNs, infinities and signed zeros.  Each
  * window row is its own heap block of exactly (ow - 1) * sw + kw floats and the slack, so a
  * read past the documented end shows under ASan.  Also checks the scalar kernel against the rule written out,
- * and the streaming flush against the scalar flush (every length 1..100 at every float
- * offset from a 64-byte boundary).
+ * and the vector flushes (AVX2 plain, AVX-512 streaming) against the scalar flush (every
+ * length 1..100 at every float offset from a 64-byte boundary, beta 0 and not).
  */
 #include <math.h>
 #include <stdint.h>
@@ -84,9 +84,9 @@ static void scalar_rule(void)
     CHECK(arg[0] == -1 && arg[1] == 100 + 2);
 }
 
-static void flush_stream(void)
+static void flush_check(const char *name, hd_f32_pool_flush_fn fn, int with_beta)
 {
-    SECTION("flush stream avx512");
+    SECTION(name);
     unsigned s = 5;
     int bad = 0;
     float *a = aligned_alloc(64, 128 * sizeof(float)), *b = aligned_alloc(64, 128 * sizeof(float));
@@ -97,12 +97,13 @@ static void flush_stream(void)
                 a[i] = b[i] = 99.0f;
             for (size_t i = 0; i < 112; i++)
                 acc1[i] = acc2[i] = (double)val(&s) / 3.0 + 1e-9 * (double)i;
-            hd_f32_pool_ukernel_flush__scalar(a + off, acc1, n, -1.25, 0.0);
-            hd_f32_pool_ukernel_flush_stream__avx512(b + off, acc2, n, -1.25, 0.0);
+            double beta = with_beta && n % 2 ? 0.5 : 0.0;
+            hd_f32_pool_ukernel_flush__scalar(a + off, acc1, n, -1.25, beta);
+            fn(b + off, acc2, n, -1.25, beta);
             if (memcmp(a, b, 128 * sizeof(float)) != 0 || memcmp(acc1, acc2, sizeof acc1) != 0)
                 bad++;
         }
-    CHECK_MSG(bad == 0, "the streaming flush differs from the scalar one in %d cases", bad);
+    CHECK_MSG(bad == 0, "%s differs from the scalar one in %d cases", name, bad);
     free(a);
     free(b);
 }
@@ -110,15 +111,23 @@ static void flush_stream(void)
 int main(void)
 {
     scalar_rule();
-    if ((int)hd_cpu()->hw_isa >= HD_ISA_AVX512)
-    {
+    int hw = (int)hd_cpu()->hw_isa;
+    if (hw >= HD_ISA_AVX2) {
+        compare("rowargmax avx2", hd_f32_pool_ukernel_rowargmax__avx2);
+        flush_check("flush avx2", hd_f32_pool_ukernel_flush__avx2, 1);
+    } else
+        SKIP("the AVX2 row argmax kernel and flush (no AVX2 on this CPU)");
+    if (hw >= HD_ISA_AVX512) {
         compare("rowargmax avx512", hd_f32_pool_ukernel_rowargmax__avx512);
-        flush_stream();
+        flush_check("flush avx512", hd_f32_pool_ukernel_flush__avx512, 1);
+        flush_check("flush stream avx512", hd_f32_pool_ukernel_flush_stream__avx512, 0);
     } else
         SKIP("the AVX-512 row argmax kernel (no AVX-512 on this CPU)");
     SECTION("dispatch");
     CHECK(hd_f32_pool_rowargmax_select(HD_ISA_SCALAR) == hd_f32_pool_ukernel_rowargmax__scalar);
-    CHECK(hd_f32_pool_rowargmax_select(HD_ISA_AVX2) == hd_f32_pool_ukernel_rowargmax__scalar);
-    CHECK(hd_f32_pool_flush_stream_select(HD_ISA_AVX2) == hd_f32_pool_ukernel_flush__scalar);
+    CHECK(hd_f32_pool_rowargmax_select(HD_ISA_AVX2) ==
+          (hw >= HD_ISA_AVX2 ? hd_f32_pool_ukernel_rowargmax__avx2 : hd_f32_pool_ukernel_rowargmax__scalar));
+    CHECK(hd_f32_pool_flush_stream_select(HD_ISA_AVX2) ==
+          (hw >= HD_ISA_AVX2 ? hd_f32_pool_ukernel_flush__avx2 : hd_f32_pool_ukernel_flush__scalar));
     return hd_test_finish();
 }

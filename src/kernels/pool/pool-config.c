@@ -50,19 +50,22 @@ hd_f32_pool_argmax_fn hd_f32_pool_argmax_select(int isa)
 hd_f32_pool_flush_fn hd_f32_pool_flush_select(int isa)
 {
     isa = hd_isa_cap(isa);
-    return isa >= HD_ISA_AVX512 ? hd_f32_pool_ukernel_flush__avx512 : hd_f32_pool_ukernel_flush__scalar;
+    return isa >= HD_ISA_AVX512 ? hd_f32_pool_ukernel_flush__avx512
+         : isa >= HD_ISA_AVX2   ? hd_f32_pool_ukernel_flush__avx2 : hd_f32_pool_ukernel_flush__scalar;
 }
 
 hd_f32_pool_rowargmax_fn hd_f32_pool_rowargmax_select(int isa)
 {
     isa = hd_isa_cap(isa);
-    return isa >= HD_ISA_AVX512 ? hd_f32_pool_ukernel_rowargmax__avx512 : hd_f32_pool_ukernel_rowargmax__scalar;
+    return isa >= HD_ISA_AVX512 ? hd_f32_pool_ukernel_rowargmax__avx512
+         : isa >= HD_ISA_AVX2   ? hd_f32_pool_ukernel_rowargmax__avx2 : hd_f32_pool_ukernel_rowargmax__scalar;
 }
 
 hd_f32_pool_flush_fn hd_f32_pool_flush_stream_select(int isa)
 {
     isa = hd_isa_cap(isa);
-    return isa >= HD_ISA_AVX512 ? hd_f32_pool_ukernel_flush_stream__avx512 : hd_f32_pool_ukernel_flush__scalar;
+    return isa >= HD_ISA_AVX512 ? hd_f32_pool_ukernel_flush_stream__avx512
+         : isa >= HD_ISA_AVX2   ? hd_f32_pool_ukernel_flush__avx2 : hd_f32_pool_ukernel_flush__scalar;
 }
 
 hd_f32_pool_fence_fn hd_f32_pool_stream_fence_select(int isa)

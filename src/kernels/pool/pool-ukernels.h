@@ -101,6 +101,7 @@ hd_f32_pool_argmax_fn hd_f32_pool_argmax_select(int isa);
 typedef void (*hd_f32_pool_flush_fn)(float *dx, double *acc, size_t n, double alpha, double beta);
 void hd_f32_pool_ukernel_flush__scalar(float *dx, double *acc, size_t n, double alpha, double beta);
 void hd_f32_pool_ukernel_flush__avx512(float *dx, double *acc, size_t n, double alpha, double beta);
+void hd_f32_pool_ukernel_flush__avx2(float *dx, double *acc, size_t n, double alpha, double beta);
 hd_f32_pool_flush_fn hd_f32_pool_flush_select(int isa);
 
 /* Max pooling backward on row-contiguous layouts (NCHW and the like): where the gradient of
@@ -122,6 +123,8 @@ void hd_f32_pool_ukernel_rowargmax__scalar(const float *const *rows, int nrows, 
                                            const int32_t *tab, int propagate, int32_t *arg);
 void hd_f32_pool_ukernel_rowargmax__avx512(const float *const *rows, int nrows, size_t ow, int kw, int sw,
                                            const int32_t *tab, int propagate, int32_t *arg);
+void hd_f32_pool_ukernel_rowargmax__avx2(const float *const *rows, int nrows, size_t ow, int kw, int sw,
+                                         const int32_t *tab, int propagate, int32_t *arg);
 hd_f32_pool_rowargmax_fn hd_f32_pool_rowargmax_select(int isa);
 
 /* The flush above for beta == 0 with non-temporal stores where dx is 64-byte aligned, so that
