@@ -107,6 +107,8 @@ static void backward(const char *name, hd_f32_softmax_bwd_rows_fn fn)
 int main(void)
 {
     backward("backward rows scalar", hd_f32_softmax_bwd_ukernel_rows__scalar);
+    if ((int)hd_cpu()->hw_isa >= HD_ISA_AVX2)
+        backward("backward rows avx2", hd_f32_softmax_bwd_ukernel_rows__avx2);
     if ((int)hd_cpu()->hw_isa >= HD_ISA_AVX512)
         backward("backward rows avx512", hd_f32_softmax_bwd_ukernel_rows__avx512);
     if ((int)hd_cpu()->hw_isa >= HD_ISA_AVX512)
@@ -116,6 +118,8 @@ int main(void)
     SECTION("dispatch");
     CHECK(hd_f32_softmax_rows_kernel(HD_ISA_SCALAR) == NULL);
     CHECK(hd_f32_softmax_rows_kernel(HD_ISA_AVX2) == NULL);
-    CHECK(hd_f32_softmax_bwd_rows_kernel(HD_ISA_AVX2) == hd_f32_softmax_bwd_ukernel_rows__scalar);
+    CHECK(hd_f32_softmax_bwd_rows_kernel(HD_ISA_AVX2) == ((int)hd_cpu()->hw_isa >= HD_ISA_AVX2
+                                                              ? hd_f32_softmax_bwd_ukernel_rows__avx2
+                                                              : hd_f32_softmax_bwd_ukernel_rows__scalar));
     return hd_test_finish();
 }

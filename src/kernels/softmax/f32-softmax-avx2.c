@@ -26,28 +26,42 @@ static inline float hmax(__m256 v)
     return _mm_cvtss_f32(s);
 }
 
+/* Lanes below `left` (at most 8) set. */
+static inline __m256i tailmask(size_t left)
+{
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(left > 8 ? 8 : left)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+/* The tail of a row (n % 8 floats at x) as a vector, -inf in the lanes past it: they drop out
+ * of the maximum, and their exp is 0. */
+static inline __m256 tail_ninf(const float *x, size_t left)
+{
+    __m256i k = tailmask(left);
+    return _mm256_blendv_ps(_mm256_set1_ps(-INFINITY), _mm256_maskload_ps(x, k), _mm256_castsi256_ps(k));
+}
+
 static float max_v(const float *x, size_t n)
 {
     size_t n8 = n & ~(size_t)7, i;
     __m256 vm = _mm256_set1_ps(-INFINITY);
     for (i = 0; i < n8; i += 8)
         vm = _mm256_max_ps(vm, _mm256_loadu_ps(x + i));
-    float m = hmax(vm);
-    for (; i < n; i++)
-        m = x[i] > m ? x[i] : m;
-    return m;
+    if (i < n)
+        vm = _mm256_max_ps(vm, tail_ninf(x + i, n - i));
+    return hmax(vm);
 }
 
+/* The sum of exp(x - m) over the row, the tail in a vector too (a scalar expf per tail
+ * element cost more than the vectors of a short row). */
 static double sumexp_v(const float *x, size_t n, float m)
 {
     size_t n8 = n & ~(size_t)7, i;
     __m256 mm = _mm256_set1_ps(m), vs = _mm256_setzero_ps();
     for (i = 0; i < n8; i += 8)
         vs = _mm256_add_ps(vs, exp_neg(_mm256_sub_ps(_mm256_loadu_ps(x + i), mm)));
-    double s = hsum(vs);
-    for (; i < n; i++)
-        s += expf(x[i] - m);
-    return s;
+    if (i < n)
+        vs = _mm256_add_ps(vs, exp_neg(_mm256_sub_ps(tail_ninf(x + i, n - i), mm)));
+    return hsum(vs);
 }
 
 /* Long rows are normalised online, as in f32-softmax-avx512.c (same thresholds). */
@@ -86,7 +100,8 @@ void hd_f32_softmax_ukernel__avx2(size_t n, const float *x, float *y, float alph
     }
     size_t n8 = n & ~(size_t)7, i;
     __m256 mm = _mm256_set1_ps(m);
-    float ls = (float)log(s), inv = (float)(1.0 / s);
+    /* only the mode in use: a log per short row is a good part of its time */
+    float ls = log_mode ? (float)log(s) : 0.0f, inv = log_mode ? 0.0f : (float)(1.0 / s);
     const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta), vinv = _mm256_set1_ps(inv);
     const __m256 vls = _mm256_set1_ps(ls);
     for (i = 0; i < n8; i += 8) {
@@ -97,9 +112,14 @@ void hd_f32_softmax_ukernel__avx2(size_t n, const float *x, float *y, float alph
             v = _mm256_add_ps(v, _mm256_mul_ps(vb, _mm256_loadu_ps(y + i)));
         _mm256_storeu_ps(y + i, v);
     }
-    for (; i < n; i++) {
-        float v = log_mode ? x[i] - m - ls : expf(x[i] - m) * inv;
-        y[i] = beta != 0.0f ? alpha * v + beta * y[i] : alpha * v;
+    if (i < n) {
+        __m256i k = tailmask(n - i);
+        __m256 d = _mm256_sub_ps(tail_ninf(x + i, n - i), mm);
+        __m256 v = log_mode ? _mm256_sub_ps(d, vls) : _mm256_mul_ps(exp_neg(d), vinv);
+        v = _mm256_mul_ps(va, v);
+        if (beta != 0.0f)
+            v = _mm256_add_ps(v, _mm256_mul_ps(vb, _mm256_maskload_ps(y + i, k)));
+        _mm256_maskstore_ps(y + i, k, v);
     }
 }
 

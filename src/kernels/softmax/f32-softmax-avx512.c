@@ -66,7 +66,8 @@ void hd_f32_softmax_ukernel__avx512(size_t n, const float *x, float *y, float al
         }
         s = sumexp_v(x, n, m);
     }
-    float ls = (float)log(s), inv = (float)(1.0 / s);
+    /* only the mode in use: a log per short row is a good part of its time */
+    float ls = log_mode ? (float)log(s) : 0.0f, inv = log_mode ? 0.0f : (float)(1.0 / s);
     const __m512 mm = _mm512_set1_ps(m), va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
     const __m512 vinv = _mm512_set1_ps(inv), vls = _mm512_set1_ps(ls);
     for (size_t i = 0; i < n; i += 16) {

@@ -11,7 +11,8 @@ void hd_f32_softmax_ukernel__scalar(size_t n, const float *x, float *y, float al
     double s = 0;
     for (size_t i = 0; i < n; i++)
         s += expf(x[i] - m);
-    float ls = (float)log(s), inv = (float)(1.0 / s);
+    /* only the mode in use: a log per short row is a good part of its time */
+    float ls = log_mode ? (float)log(s) : 0.0f, inv = log_mode ? 0.0f : (float)(1.0 / s);
     for (size_t i = 0; i < n; i++) {
         float v = log_mode ? x[i] - m - ls : expf(x[i] - m) * inv;
         y[i] = beta != 0.0f ? alpha * v + beta * y[i] : alpha * v;

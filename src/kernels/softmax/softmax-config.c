@@ -42,5 +42,6 @@ hd_f32_softmax_rows_fn hd_f32_softmax_rows_kernel(int isa)
 hd_f32_softmax_bwd_rows_fn hd_f32_softmax_bwd_rows_kernel(int isa)
 {
     isa = hd_isa_cap(isa);
-    return isa >= HD_ISA_AVX512 ? hd_f32_softmax_bwd_ukernel_rows__avx512 : hd_f32_softmax_bwd_ukernel_rows__scalar;
+    return isa >= HD_ISA_AVX512 ? hd_f32_softmax_bwd_ukernel_rows__avx512
+         : isa >= HD_ISA_AVX2   ? hd_f32_softmax_bwd_ukernel_rows__avx2 : hd_f32_softmax_bwd_ukernel_rows__scalar;
 }

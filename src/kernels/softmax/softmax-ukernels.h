@@ -57,12 +57,13 @@ hd_f32_softmax_rows_fn hd_f32_softmax_rows_kernel(int isa);
 /* Backward (ACCURATE and FAST) over GROUPS packed groups of N floats, group g at offset g*N of
  * y, dy and dx: dx = alpha * y * (dy - s) + beta * dx with s = sum y*dy (products exact in
  * double, the sum rounded to float once); dx not read when beta == 0, dx may be dy.  The
- * variants sum in different orders, so they are compared with a tolerance.  Below AVX-512
- * the scalar one (still far ahead of the generic double path). */
+ * variants sum in different orders, so they are compared with a tolerance. */
 typedef void (*hd_f32_softmax_bwd_rows_fn)(size_t n, size_t groups, const float *y, const float *dy, float *dx,
                                            float alpha, float beta);
 void hd_f32_softmax_bwd_ukernel_rows__scalar(size_t n, size_t groups, const float *y, const float *dy, float *dx,
                                              float alpha, float beta);
+void hd_f32_softmax_bwd_ukernel_rows__avx2(size_t n, size_t groups, const float *y, const float *dy, float *dx,
+                                           float alpha, float beta);
 void hd_f32_softmax_bwd_ukernel_rows__avx512(size_t n, size_t groups, const float *y, const float *dy, float *dx,
                                              float alpha, float beta);
 hd_f32_softmax_bwd_rows_fn hd_f32_softmax_bwd_rows_kernel(int isa);

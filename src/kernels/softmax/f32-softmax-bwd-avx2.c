@@ -1,0 +1,46 @@
+/* kernels/softmax/f32-softmax-bwd-avx2.c -- softmax backward over packed groups, AVX2: the dot
+ * product y . dy in two 4-lane double accumulators (products exact), then one 8-lane pass for
+ * dx; whole vectors plain, the tail masked (see softmax-ukernels.h). */
+#include "kernels/softmax/softmax-ukernels.h"
+
+#include <immintrin.h>
+
+static inline __m256i tailmask(size_t left)
+{
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(left > 8 ? 8 : left)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+static inline __m256 load8(const float *p, size_t left)
+{
+    return left >= 8 ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, tailmask(left));
+}
+
+void hd_f32_softmax_bwd_ukernel_rows__avx2(size_t n, size_t groups, const float *y, const float *dy, float *dx,
+                                           float alpha, float beta)
+{
+    const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
+    for (size_t g = 0; g < groups; g++, y += n, dy += n, dx += n) {
+        __m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd();
+        for (size_t i = 0; i < n; i += 8) {
+            __m256 a = load8(y + i, n - i), b = load8(dy + i, n - i);
+            s0 = _mm256_add_pd(s0, _mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(a)),
+                                                 _mm256_cvtps_pd(_mm256_castps256_ps128(b))));
+            s1 = _mm256_add_pd(s1, _mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(a, 1)),
+                                                 _mm256_cvtps_pd(_mm256_extractf128_ps(b, 1))));
+        }
+        __m256d s = _mm256_add_pd(s0, s1);
+        __m128d h = _mm_add_pd(_mm256_castpd256_pd128(s), _mm256_extractf128_pd(s, 1));
+        h = _mm_add_sd(h, _mm_unpackhi_pd(h, h));
+        const __m256 vs = _mm256_set1_ps((float)_mm_cvtsd_f64(h));
+        for (size_t i = 0; i < n; i += 8) {
+            __m256 v = _mm256_mul_ps(load8(y + i, n - i), _mm256_sub_ps(load8(dy + i, n - i), vs));
+            v = _mm256_mul_ps(va, v);
+            if (beta != 0.0f)
+                v = _mm256_add_ps(v, _mm256_mul_ps(vb, load8(dx + i, n - i)));
+            if (n - i >= 8)
+                _mm256_storeu_ps(dx + i, v);
+            else
+                _mm256_maskstore_ps(dx + i, tailmask(n - i), v);
+        }
+    }
+}
