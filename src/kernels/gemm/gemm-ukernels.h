@@ -53,8 +53,10 @@ void hd_f64_gemm_ukernel_14x16__avx512(size_t mr, size_t nr, size_t kc, const do
  */
 typedef int (*hd_f32_pack_a_fn)(const float *a, size_t lda, size_t rows, size_t kc, float *dst);
 int hd_f32_packa_ukernel_14__avx512(const float *a, size_t lda, size_t rows, size_t kc, float *dst);
+int hd_f32_packa_ukernel_6__avx2(const float *a, size_t lda, size_t rows, size_t kc, float *dst);
 /* The same for op(A) = A^T ('T'): rows values of k step p at a + p * lda. */
 int hd_f32_packa_t_ukernel_14__avx512(const float *a, size_t lda, size_t rows, size_t kc, float *dst);
+int hd_f32_packa_t_ukernel_6__avx2(const float *a, size_t lda, size_t rows, size_t kc, float *dst);
 
 /*
  * Optional B packing when op(B) = B^T (B stored as n rows of k): COLS (<= NR) rows of B
@@ -64,6 +66,7 @@ int hd_f32_packa_t_ukernel_14__avx512(const float *a, size_t lda, size_t rows, s
  */
 typedef int (*hd_f32_pack_b_fn)(const float *b, size_t ldb, size_t cols, size_t kc, float *dst);
 int hd_f32_packb_t_ukernel_32__avx512(const float *b, size_t ldb, size_t cols, size_t kc, float *dst);
+int hd_f32_packb_t_ukernel_16__avx2(const float *b, size_t ldb, size_t cols, size_t kc, float *dst);
 
 /*
  * Optional: the f32 kernel with A read in place instead of from a packed panel -- k step p's
