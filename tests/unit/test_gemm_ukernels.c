@@ -309,6 +309,55 @@ static void test_mv(void)
     }
 }
 
+/* The two-row tail entries: rows [0, mr) of one A panel over two consecutive packed panels
+ * give the bits of the kernel called on each panel (mr 1 and 2, every width past one panel,
+ * depths around the blocking, alpha/beta, NaN in C with beta 0), nothing past the tile stored. */
+static int tail2_case(const hd_gemm_kernel *K, size_t mr, size_t nr, size_t kc, float alpha, float beta, int nan_c)
+{
+    const size_t MR = K->mr, NR = K->nr, kk = kc ? kc : 1, ldc = 2 * NR + 3, cn = MR * ldc;
+    float *a = malloc(kk * MR * sizeof(float)), *b = malloc((2 * kk * NR + NR) * sizeof(float));
+    float *c1 = malloc(cn * sizeof(float)), *c2 = malloc(cn * sizeof(float));
+    for (size_t i = 0; i < kk * MR; i++)
+        a[i] = (float)rnd();
+    for (size_t i = 0; i < 2 * kk * NR + NR; i++)
+        b[i] = (float)rnd();
+    for (size_t i = 0; i < cn; i++)
+        c1[i] = (i / ldc < mr && i % ldc < nr) ? (nan_c ? NAN : (float)rnd()) : (float)GUARD;
+    memcpy(c2, c1, cn * sizeof(float));
+    K->f32(mr, NR, kc, a, b, NR, c1, ldc, alpha, beta);
+    K->f32(mr, nr - NR, kc, a, b + kk * NR, NR, c1 + NR, ldc, alpha, beta);
+    K->f32_tail2(mr, nr, kc, a, b, kk * NR, c2, ldc, alpha, beta);
+    int ok = memcmp(c1, c2, cn * sizeof(float)) == 0;
+    if (!ok)
+        fprintf(stderr, "  %s two-row tail mr=%zu nr=%zu kc=%zu alpha=%g beta=%g differs\n", K->name, mr, nr, kc,
+                (double)alpha, (double)beta);
+    free(a), free(b), free(c1), free(c2);
+    return ok;
+}
+
+static void test_tail2(void)
+{
+    size_t cnt;
+    const hd_gemm_kernel *ks = hd_gemm_kernels(4, &cnt);
+    for (size_t q = 0; q < cnt; q++) {
+        const hd_gemm_kernel *K = &ks[q];
+        if (!K->f32_tail2 || K->isa > hd_cpu_isa())
+            continue;
+        SECTION(K->name);
+        printf("test %s two-row tail entry\n", K->name);
+        int all = 1;
+        for (size_t mr = 1; mr <= 2; mr++)
+            for (size_t nr = K->nr + 1; nr <= 2 * K->nr; nr++)
+                all &= tail2_case(K, mr, nr, 9, 1.5f, 0.5f, 0);
+        CHECK_MSG(all, "two-row tail, mr 1..2, nr %zu..%zu", K->nr + 1, 2 * K->nr);
+        static const size_t kcs[] = {0, 1, 17, HD_GEMM_KC, 2 * HD_GEMM_KC + 3};
+        for (size_t i = 0; i < sizeof kcs / sizeof kcs[0]; i++)
+            CHECK_MSG(tail2_case(K, 2, 2 * K->nr, kcs[i], 1.0f, 1.0f, 0), "two-row tail, kc=%zu", kcs[i]);
+        CHECK(tail2_case(K, 2, K->nr + 5, 33, -2.5f, -0.3f, 0));
+        CHECK(tail2_case(K, 1, 2 * K->nr - 1, 40, 1.0f, 0.0f, 1));
+    }
+}
+
 /* The transposed-B packers: a panel of COLS rows of B (kc values each, ldb apart) becomes kc
  * rows of NR values, columns past COLS zero, nothing written past the panel. */
 static void test_pack_b_t(void)
@@ -403,6 +452,7 @@ int main(void)
     test_pack_a();
     test_sa();
     test_mv();
+    test_tail2();
     test_pack_b_t();
     test_pack_a_t();
     return hd_test_finish();

@@ -12,6 +12,25 @@
 #define MR 6
 #define PF_STEPS 8 /* k steps ahead */
 
+/* The k loop over the first ROWS rows of the panel (rows stay MR apart in it). */
+#define KLOOP(ROWS)                                                                    \
+    do {                                                                               \
+        for (size_t p = 0; p < kc; p++) {                                              \
+            const __m256 b0 = _mm256_loadu_ps(b);                                      \
+            const __m256 b1 = _mm256_loadu_ps(b + 8);                                  \
+            /* B streams from L2 (the A micro-panel is the one kept in L1): ask early */ \
+            _mm_prefetch((const char *)(b + b_stride * PF_STEPS), _MM_HINT_T0);        \
+            _Pragma("GCC unroll 6") for (int i = 0; i < (ROWS); i++)                   \
+            {                                                                          \
+                const __m256 ai = _mm256_broadcast_ss(a + i);                          \
+                acc0[i] = _mm256_fmadd_ps(ai, b0, acc0[i]);                            \
+                acc1[i] = _mm256_fmadd_ps(ai, b1, acc1[i]);                            \
+            }                                                                          \
+            a += MR;                                                                   \
+            b += b_stride;                                                             \
+        }                                                                              \
+    } while (0)
+
 void hd_f32_gemm_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const float *restrict a,
                                     const float *restrict b, size_t b_stride, float *restrict c, size_t ldc, float alpha,
                                     float beta)
@@ -28,20 +47,15 @@ void hd_f32_gemm_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const float
     }
     for (size_t i = 0; i < mr; i++)
         _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
-    for (size_t p = 0; p < kc; p++) {
-        const __m256 b0 = _mm256_loadu_ps(b);
-        const __m256 b1 = _mm256_loadu_ps(b + 8);
-        /* B streams from L2 (the A micro-panel is the one kept in L1): ask for it early. */
-        _mm_prefetch((const char *)(b + b_stride * PF_STEPS), _MM_HINT_T0);
-#pragma GCC unroll 6
-        for (int i = 0; i < MR; i++) {
-            const __m256 ai = _mm256_broadcast_ss(a + i);
-            acc0[i] = _mm256_fmadd_ps(ai, b0, acc0[i]);
-            acc1[i] = _mm256_fmadd_ps(ai, b1, acc1[i]);
-        }
-        a += MR;
-        b += b_stride;
-    }
+    /* A tail of 1-4 rows (a batch of 32 states is 5 x 6 + 2) takes a k loop of its own rows
+     * only: the six-row loop would spend 12 multiply-adds per k step where 4 or 8 count.
+     * Every stored element still takes the same chain of fused multiply-adds: same bits. */
+    if (mr <= 2)
+        KLOOP(2);
+    else if (mr <= 4)
+        KLOOP(4);
+    else
+        KLOOP(MR);
 
     hd_f32_gemm_store_6x16__avx2(mr, nr, acc0, acc1, c, ldc, scale[0], scale[1]);
 }

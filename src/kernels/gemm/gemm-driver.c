@@ -122,6 +122,8 @@ typedef int (*f64_pack_a_fn)(const double *a, size_t lda, size_t rows, size_t kc
 typedef int (*f64_pack_b_fn)(const double *b, size_t ldb, size_t cols, size_t kc, double *dst);
 typedef void (*f64_mv_fn)(size_t n, size_t kc, const double *a, size_t a_stride, const double *b, size_t panel_stride,
                           double *c, double alpha, double beta);
+typedef void (*f64_tail2_fn)(size_t mr, size_t nr, size_t kc, const double *a, const double *b, size_t panel_stride,
+                             double *c, size_t ldc, double alpha, double beta);
 
 #define T float
 /*
@@ -178,6 +180,7 @@ static void pb_put(void *p)
 #define MV(kern) ((kern)->f32_mv)
 #define PACK_B_T(kern) ((kern)->f32_pack_b_t)
 #define PACK_A_T(kern) ((kern)->f32_pack_a_t)
+#define TAIL2(kern) ((kern)->f32_tail2)
 #define FMA fmaf
 #include "kernels/gemm/gemm-driver.inc"
 #undef T
@@ -187,6 +190,7 @@ static void pb_put(void *p)
 #undef MV
 #undef PACK_B_T
 #undef PACK_A_T
+#undef TAIL2
 #undef FMA
 
 #define T double
@@ -196,6 +200,7 @@ static void pb_put(void *p)
 #define MV(kern) ((f64_mv_fn)NULL)               /* nor a several-panel matrix-vector kernel */
 #define PACK_B_T(kern) ((f64_pack_b_fn)NULL)
 #define PACK_A_T(kern) ((f64_pack_a_fn)NULL)
+#define TAIL2(kern) ((f64_tail2_fn)NULL)
 #define FMA fma
 #include "kernels/gemm/gemm-driver.inc"
 #undef T

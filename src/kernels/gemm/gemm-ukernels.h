@@ -53,8 +53,10 @@ void hd_f64_gemm_ukernel_14x16__avx512(size_t mr, size_t nr, size_t kc, const do
  */
 typedef int (*hd_f32_pack_a_fn)(const float *a, size_t lda, size_t rows, size_t kc, float *dst);
 int hd_f32_packa_ukernel_14__avx512(const float *a, size_t lda, size_t rows, size_t kc, float *dst);
+int hd_f32_packa_ukernel_6__avx2(const float *a, size_t lda, size_t rows, size_t kc, float *dst);
 /* The same for op(A) = A^T ('T'): rows values of k step p at a + p * lda. */
 int hd_f32_packa_t_ukernel_14__avx512(const float *a, size_t lda, size_t rows, size_t kc, float *dst);
+int hd_f32_packa_t_ukernel_6__avx2(const float *a, size_t lda, size_t rows, size_t kc, float *dst);
 
 /*
  * Optional B packing when op(B) = B^T (B stored as n rows of k): COLS (<= NR) rows of B
@@ -64,6 +66,7 @@ int hd_f32_packa_t_ukernel_14__avx512(const float *a, size_t lda, size_t rows, s
  */
 typedef int (*hd_f32_pack_b_fn)(const float *b, size_t ldb, size_t cols, size_t kc, float *dst);
 int hd_f32_packb_t_ukernel_32__avx512(const float *b, size_t ldb, size_t cols, size_t kc, float *dst);
+int hd_f32_packb_t_ukernel_16__avx2(const float *b, size_t ldb, size_t cols, size_t kc, float *dst);
 
 /*
  * Optional: the f32 kernel with A read in place instead of from a packed panel -- k step p's
@@ -91,6 +94,19 @@ void hd_f32_gemm_ukernel_1x64__avx2(size_t n, size_t kc, const float *a, size_t 
                                     size_t panel_stride, float *c, float alpha, float beta);
 #define HD_GEMM_MV_PANELS 4
 
+/*
+ * Optional, f32 only: the last mr <= 2 rows of an A panel (a batch's rows past its whole
+ * panels: 32 states are 5 x 6 + 2 on AVX2) over two consecutive packed B panels (the second
+ * at b + panel_stride), columns [0, nr) with NR < nr <= 2 * NR.  Two rows over one panel keep
+ * too few chains in flight to hide the FMA latency; over two they keep as many as the full
+ * kernel.  Each element takes the kernel's chain and epilogue: the bits of the kernel called
+ * on each panel.
+ */
+typedef void (*hd_f32_gemm_tail2_fn)(size_t mr, size_t nr, size_t kc, const float *a, const float *b,
+                                     size_t panel_stride, float *c, size_t ldc, float alpha, float beta);
+void hd_f32_gemm_ukernel_2x32__avx2(size_t mr, size_t nr, size_t kc, const float *a, const float *b,
+                                    size_t panel_stride, float *c, size_t ldc, float alpha, float beta);
+
 /* One entry per compiled kernel: what it needs and its tile shape. */
 typedef struct {
     const char *name;       /* e.g. "f32-gemm-14x32-avx512" (the file name) */
@@ -104,6 +120,7 @@ typedef struct {
     hd_f32_gemm_mv_fn f32_mv;       /* optional, f32 only: one row over several panels */
     hd_f32_pack_b_fn f32_pack_b_t;  /* optional, f32 only: B panel packing for op(B) = B^T */
     hd_f32_pack_a_fn f32_pack_a_t;  /* optional, f32 only: A panel packing for op(A) = A^T */
+    hd_f32_gemm_tail2_fn f32_tail2; /* optional, f32 only: 1-2 rows over two panels */
 } hd_gemm_kernel;
 
 /* All kernels of one element size (4 or 8 bytes), scalar first; *count receives the number. */
