@@ -99,13 +99,17 @@ void hd_f32_im2col_ukernel_cols__avx2(float *dst, int64_t ld, int64_t T, const f
             int64_t n = cnt - k0 < 8 ? cnt - k0 : 8;
             __m256i cm = bitmask8((1u << n) - 1u);
             __m256 r[8];
+            /* constant indices only (full unrolls): r stays in registers */
+#pragma GCC unroll 8
             for (int i = 0; i < 8; i++) {
                 const float *s = i < t ? src[i0 + i] : NULL;
                 r[i] = !s ? _mm256_setzero_ps() : n == 8 ? _mm256_loadu_ps(s + k0) : _mm256_maskload_ps(s + k0, cm);
             }
             hd_f32_transpose_regs_8x8__avx2(r);
-            for (int64_t k = 0; k < n; k++)
-                store_n(dst + (k0 + k) * ld + i0, r[k], t);
+#pragma GCC unroll 8
+            for (int k = 0; k < 8; k++)
+                if (k < n)
+                    store_n(dst + (k0 + k) * ld + i0, r[k], t);
         }
     }
 }
