@@ -5,7 +5,9 @@
  * count up to 40, every bit offset within a byte, random and edge bit patterns; its source
  * ends (or, for a negative step, starts) against an inaccessible page, so a lane whose bit
  * is clear must never be read.  The column copy (cols): T of 1..16, counts up to 40, NULL
- * rows, a destination stride wider than T (the cells past T must stay untouched).
+ * rows, a destination stride wider than T (the cells past T must stay untouched).  The way
+ * back (addrow, d[j*step] += s[j]): steps 1 to 4, counts up to 40, the last target on the
+ * last float before an inaccessible page, every other cell unchanged.
  * Versions the CPU (or HOSTDNN_MAX_ISA) does not allow are skipped and say so.
  */
 #define _DEFAULT_SOURCE
@@ -48,6 +50,7 @@ typedef struct {
     int isa;
     hd_conv_mrun_fn mrun;
     hd_conv_cols_fn cols;
+    hd_conv_addrow_fn addrow;   /* NULL: none for this ISA */
 } version;
 
 /* A page of floats followed by an inaccessible one: the last valid float sits at the end. */
@@ -147,11 +150,41 @@ static void test_cols(const version *V, float *page, size_t nfl)
     CHECK_MSG(all, "%s cols", V->name);
 }
 
+static void test_addrow(const version *V, float *page, size_t nfl)
+{
+    int all = 1;
+    static float want[4 * MAXC + 16];
+    for (int64_t step = 1; step <= 4; step++)
+        for (int64_t cnt = 1; cnt <= MAXC; cnt++) {
+            int64_t span = (cnt - 1) * step + 1;
+            float *d = page + nfl - span;   /* the last target is the page's last float */
+            float s[MAXC];
+            for (int64_t j = 0; j < cnt; j++)
+                s[j] = (float)(int)(rnd() & 0xFFFF) * 0.125f - 4096.0f;
+            for (size_t i = 0; i < nfl; i++)
+                page[i] = (float)(int)(rnd() & 0xFFFF) * 0.25f - 8192.0f;
+            if (cnt & 1)
+                d[0] = -0.0f;   /* -0 + s and the untouched cells keep their bits */
+            for (int64_t i = 0; i < span + 16 && i < (int64_t)nfl; i++)
+                want[i] = page[nfl - span - 16 + i];
+            for (int64_t j = 0; j < cnt; j++)
+                want[16 + j * step] += s[j];
+            V->addrow(d, s, cnt, step);
+            if (memcmp(page + nfl - span - 16, want, sizeof(float) * (size_t)(span + 16))) {
+                if (all)
+                    fprintf(stderr, "%s addrow: step %lld cnt %lld differs\n", V->name, (long long)step, (long long)cnt);
+                all = 0;
+            }
+        }
+    CHECK_MSG(all, "%s addrow", V->name);
+}
+
 int main(void)
 {
     const version vs[] = {
-        {"avx2", HD_ISA_AVX2, hd_f32_im2col_ukernel_mrun__avx2, hd_f32_im2col_ukernel_cols__avx2},
-        {"avx512", HD_ISA_AVX512, hd_f32_im2col_ukernel_mrun__avx512, hd_f32_im2col_ukernel_cols__avx512},
+        {"avx2", HD_ISA_AVX2, hd_f32_im2col_ukernel_mrun__avx2, hd_f32_im2col_ukernel_cols__avx2,
+         hd_f32_im2col_ukernel_addrow__avx2},
+        {"avx512", HD_ISA_AVX512, hd_f32_im2col_ukernel_mrun__avx512, hd_f32_im2col_ukernel_cols__avx512, NULL},
     };
     size_t nfl = 0;
     float *page = fenced_page(&nfl);
@@ -166,10 +199,13 @@ int main(void)
         }
         test_mrun(&vs[i], page, nfl);
         test_cols(&vs[i], page, nfl);
+        if (vs[i].addrow)
+            test_addrow(&vs[i], page, nfl);
     }
     /* the config hands out the widest allowed version, NULL below AVX2 */
     SECTION("config");
-    CHECK(hd_f32_im2col_mrun_kernel(HD_ISA_SCALAR) == NULL && hd_f32_im2col_cols_kernel(HD_ISA_SCALAR) == NULL);
+    CHECK(hd_f32_im2col_mrun_kernel(HD_ISA_SCALAR) == NULL && hd_f32_im2col_cols_kernel(HD_ISA_SCALAR) == NULL &&
+          hd_f32_im2col_addrow_kernel(HD_ISA_SCALAR) == NULL);
     if (hd_cpu_isa() >= HD_ISA_AVX2)
         CHECK(hd_f32_im2col_mrun_kernel(HD_ISA_AVX2) == hd_f32_im2col_ukernel_mrun__avx2 &&
               hd_f32_im2col_cols_kernel(HD_ISA_AVX2) == hd_f32_im2col_ukernel_cols__avx2);

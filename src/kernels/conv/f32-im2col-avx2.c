@@ -113,3 +113,29 @@ void hd_f32_im2col_ukernel_cols__avx2(float *dst, int64_t ld, int64_t T, const f
         }
     }
 }
+
+void hd_f32_im2col_ukernel_addrow__avx2(float *d, const float *s, int64_t cnt, int64_t step)
+{
+    int64_t j = 0;
+    if (step == 1) {
+        for (; j + 8 <= cnt; j += 8)
+            _mm256_storeu_ps(d + j, _mm256_add_ps(_mm256_loadu_ps(d + j), _mm256_loadu_ps(s + j)));
+    } else if (step == 2) {
+        /* 8 values into d[2j .. 2j+14]: d[2j..2j+7] takes them in its even lanes, d[2j+7..2j+14]
+           (loaded from 2j+7, so nothing past the last target is touched) in its odd lanes; the
+           other lanes are stored back unchanged, the shared d[2j+7] by both stores */
+        const __m256i lo_ix = _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3);
+        const __m256i hi_ix = _mm256_setr_epi32(4, 4, 5, 5, 6, 6, 7, 7);
+        for (; j + 8 <= cnt; j += 8) {
+            __m256 v = _mm256_loadu_ps(s + j);
+            float *q = d + 2 * j;
+            __m256 d0 = _mm256_loadu_ps(q), d1 = _mm256_loadu_ps(q + 7);
+            __m256 s0 = _mm256_add_ps(d0, _mm256_permutevar8x32_ps(v, lo_ix));
+            __m256 s1 = _mm256_add_ps(d1, _mm256_permutevar8x32_ps(v, hi_ix));
+            _mm256_storeu_ps(q, _mm256_blend_ps(d0, s0, 0x55));
+            _mm256_storeu_ps(q + 7, _mm256_blend_ps(d1, s1, 0xAA));
+        }
+    }
+    for (; j < cnt; j++)
+        d[j * step] += s[j];
+}

@@ -26,3 +26,9 @@ hd_conv_cols_fn hd_f32_im2col_cols_kernel(int isa)
         return hd_f32_im2col_ukernel_cols__avx2;
     return NULL;
 }
+
+hd_conv_addrow_fn hd_f32_im2col_addrow_kernel(int isa)
+{
+    /* AVX-512 machines take the AVX2 version (no wider one yet) */
+    return hd_isa_cap(isa) >= HD_ISA_AVX2 ? hd_f32_im2col_ukernel_addrow__avx2 : NULL;
+}

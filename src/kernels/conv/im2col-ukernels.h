@@ -23,10 +23,18 @@ typedef void (*hd_conv_cols_fn)(float *dst, int64_t ld, int64_t T, const float *
 void hd_f32_im2col_ukernel_cols__avx512(float *dst, int64_t ld, int64_t T, const float *const *src, int64_t cnt);
 void hd_f32_im2col_ukernel_cols__avx2(float *dst, int64_t ld, int64_t T, const float *const *src, int64_t cnt);
 
-/* The widest of the copies above for ISA (core/cpu.h), or NULL where only the plain C version
+/* The way back of a panel row (backward data by col2im, conv_bwdd_col2im_f32.c): d[j * step]
+ * += s[j] for j < cnt, one rounded addition each, in any order (every target is distinct):
+ * the same bits as the plain loop.  Values between the targets may be read and stored back
+ * unchanged (d is the caller's own buffer); nothing outside the targets' span is touched. */
+typedef void (*hd_conv_addrow_fn)(float *d, const float *s, int64_t cnt, int64_t step);
+void hd_f32_im2col_ukernel_addrow__avx2(float *d, const float *s, int64_t cnt, int64_t step);
+
+/* The widest of the kernels above for ISA (core/cpu.h), or NULL where only the plain C version
  * (each solver's own) exists. */
 hd_conv_mrun_fn hd_f32_im2col_mrun_kernel(int isa);
 hd_conv_cols_fn hd_f32_im2col_cols_kernel(int isa);
+hd_conv_addrow_fn hd_f32_im2col_addrow_kernel(int isa);
 
 /* The way back for stride 2 (the backward-data 1x1 solver's dx cells along a row): for i < nout,
  * d[i] = v[i / 2] at even i, beta * d[i] at odd i (0 when beta == 0: d is then not read);
