@@ -179,7 +179,7 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
             if (nq % (int64_t)NR)                  /* the partial last panel is copied */
                 hd_fw_gather_b_rows(c, seg, ns, bits, L->bstride, chb, r0, kcb, nq - nfull, panel, (int64_t)NR);
         } else {
-            hd_fw_gather_b_rows(c, seg, ns, bits, L->bstride, chb, r0, kcb, nq, panel, L->ldb);
+            hd_fw_gather_b_rows(c, seg, ns, bits, L->bstride, chb, r0, kcb, nq, panel, L->ncpad);
         }
         for (int64_t ir = 0; ir < nm; ir += (int64_t)MR) {
             const float *ap;
@@ -207,7 +207,7 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
             for (int64_t jr = 0; jr < nq; jr += (int64_t)NR) {
                 size_t nr = (size_t)imin((int64_t)NR, nq - jr);
                 const float *bp = panel + jr;
-                size_t bs = (size_t)L->ldb;
+                size_t bs = (size_t)L->ncpad;
                 if (xdirect && nr == NR) {
                     bp = xdirect + jr;
                     bs = (size_t)xs[1];

@@ -61,8 +61,6 @@ typedef struct {
     int64_t mb, nmb;              /* result channels per block (a multiple of the tile), blocks */
     int64_t nc, npb;              /* positions per block, blocks (per image; over all images when cross) */
     int64_t ncpad;                /* nc rounded up to the position side's tile */
-    int64_t ldb;                  /* row stride of the gathered panel: ncpad, off the multiples of
-                                     1 KiB (rows that far apart share L1 sets) */
     int cross;                    /* position blocks run across images */
     int direct_b;                 /* 1x1 NCHW: x itself is the B panel */
     int a_late;                   /* filter tiles packed by the task that uses them, into its slot */

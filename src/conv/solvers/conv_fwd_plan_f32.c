@@ -140,7 +140,6 @@ static fw_plan plan_fw(const hd_conv_problem *p)
         per_group = L.cross ? L.npb : p->N * L.npb;
     }
     L.ncpad = rup(L.nc, L.BR);
-    L.ldb = L.ncpad % 256 ? L.ncpad : L.ncpad + 16;
     /* x is read in place only when a block is a whole image (its rows are then one
      * contiguous stream, which the hardware prefetcher follows) or x is small enough to stay
      * in L2 between calls; otherwise a block of a larger image would be read as short rows a
@@ -188,7 +187,7 @@ static hd_conv_layout layout_fw(const hd_conv_problem *p, fw_plan *L)
     L->bstride = cdiv(L->nc, 8) + 8;
     /* swapped: no gathered panel; the kernel reads x through a table of row pointers (one per
        position and tap, per block), rows in the padding point at a zero row of Cg floats */
-    L->tab_at = L->pix ? 0 : rup(L->kc * (L->direct_b ? FW_UNIT : L->ldb), 16);   /* direct_b: the last panel */
+    L->tab_at = L->pix ? 0 : rup(L->kc * (L->direct_b ? FW_UNIT : L->ncpad), 16);   /* direct_b: the last panel */
     L->zero_at = L->tab_at + (L->pix ? rup(cdiv(L->nunits * L->ncpad * (int64_t)sizeof(float *), (int64_t)sizeof(float)), 16) : 0);
     L->iseg_at = L->zero_at + rup(fw_nzero(L), 16);
     L->patch_at = L->iseg_at + (L->pix ? rup(fw_nseg_max(L) * (int64_t)(sizeof(hd_igemm_seg) / sizeof(float)), 16) : 0);
