@@ -759,7 +759,9 @@ void hd_conv_bwdd_1x1_exec(const hd_conv_problem *p, const hd_conv_args *a)
     c.w = a->w;
     c.dx = a->out;
     c.slots = (float *)((char *)a->ws + W.off[0]);
-    c.cols = p->isa >= HD_ISA_AVX512 ? hd_f32_im2col_ukernel_cols__avx512 : cols_c;
+    c.cols = hd_f32_im2col_cols_kernel(p->isa);
+    if (!c.cols)
+        c.cols = cols_c;
     c.ik = hd_igemm_kernel_for(p->isa)->fn;
     c.iks = hd_igemm_kernel_for(p->isa)->fn_strided;
     for (int i = 0; i < HD_SCRATCH_SLOTS; i++)

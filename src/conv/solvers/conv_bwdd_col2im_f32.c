@@ -26,6 +26,7 @@
 
 #include "core/parallel.h"
 #include "conv/conv_internal.h"
+#include "kernels/conv/im2col-ukernels.h"
 #include "kernels/gemm/gemm.h"
 
 #include <string.h>
@@ -94,11 +95,12 @@ typedef struct {
     const hd_conv_args *a;
     c2_plan L;
     float *slots;
+    hd_conv_addrow_fn addrow;     /* the ISA's d[j*step] += s[j]; NULL: the plain loop */
 } c2_ctx;
 
 /* Add dcol (CRS x nr*OW, dy rows [o0, o0+nr)) into the band of dx rows [h0, h1). */
-static void scatter(const hd_conv_problem *p, const float *dcol, int64_t o0, int64_t nr, int64_t h0, int64_t h1,
-                    float *band)
+static void scatter(const hd_conv_problem *p, hd_conv_addrow_fn addrow, const float *dcol, int64_t o0, int64_t nr,
+                    int64_t h0, int64_t h1, float *band)
 {
     int64_t R = p->flt[1], S = p->flt[2], OW = p->out[2], W = p->in[2];
     int64_t sh = p->str[1], sw = p->str[2], ph = p->pad[1], pw = p->pad[2], dh = p->dil[1], dw = p->dil[2];
@@ -120,7 +122,9 @@ static void scatter(const hd_conv_problem *p, const float *dcol, int64_t o0, int
                     float *drow = band + (c * (h1 - h0) + ih - h0) * W + (lo * sw + off);
                     const float *srow = src + i * OW + lo;
                     int64_t cnt = hi - lo;
-                    if (sw == 1) {
+                    if (addrow) {
+                        addrow(drow, srow, cnt, sw);
+                    } else if (sw == 1) {
                         for (int64_t j = 0; j < cnt; j++)
                             drow[j] += srow[j];
                     } else {
@@ -175,7 +179,7 @@ static void c2_task(void *vctx, size_t task, int thread)
         }
         hd_sgemm(1, 'T', tb, (size_t)L->CRS, (size_t)np, (size_t)p->Kg, 1.0f, wt, (size_t)p->wst[0], B, ldb, 0.0f,
                  dcol, (size_t)np);
-        scatter(p, dcol, o0, nr, h0, h1, band);
+        scatter(p, c->addrow, dcol, o0, nr, h0, h1, band);
     }
     float alpha = (float)a->epi.alpha, beta = (float)a->epi.beta;
     float *dx = a->out;
@@ -234,6 +238,7 @@ void hd_conv_bwdd_col2im_exec(const hd_conv_problem *p, const hd_conv_args *a)
     c.p = p;
     c.a = a;
     c.L = plan_c2(p);
+    c.addrow = hd_f32_im2col_addrow_kernel(p->isa);
     c.slots = (float *)((char *)a->ws + W.off[1]);
     int nt = a->nthreads < HD_SCRATCH_SLOTS ? a->nthreads : HD_SCRATCH_SLOTS;
     hd_parallel_for((size_t)(p->N * p->G * c.L.nb), nt, c2_task, &c);

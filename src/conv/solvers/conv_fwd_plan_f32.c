@@ -280,9 +280,12 @@ static void fw_run(const hd_conv_problem *p, const fw_family *f, const hd_conv_a
     c.apack = (float *)((char *)a->ws + f->W.off[0]);
     c.slots = (float *)((char *)a->ws + f->W.off[1]);
     c.cbuf = fw_cbuf(p, &c.L, a->epi.fused);
-    int v512 = p->isa >= HD_ISA_AVX512;
-    c.mrun = v512 ? hd_f32_im2col_ukernel_mrun__avx512 : hd_fw_mrun_c;
-    c.cols = v512 ? hd_f32_im2col_ukernel_cols__avx512 : hd_fw_cols_c;
+    c.mrun = hd_f32_im2col_mrun_kernel(p->isa);
+    c.cols = hd_f32_im2col_cols_kernel(p->isa);
+    if (!c.mrun)
+        c.mrun = hd_fw_mrun_c;
+    if (!c.cols)
+        c.cols = hd_fw_cols_c;
     const hd_igemm_kernel *ik = hd_igemm_kernel_for(p->isa);
     c.ik = ik->fn;
     c.ik_stream = ik->fn_stream;

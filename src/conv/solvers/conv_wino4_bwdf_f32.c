@@ -585,7 +585,9 @@ void hd_conv_wino4_bwdf_exec(const hd_conv_problem *p, const hd_conv_args *a)
     c.p = p;
     c.a = a;
     wb_plan_make(p, &c.L);
-    c.L.cols = p->isa >= HD_ISA_AVX512 ? hd_f32_im2col_ukernel_cols__avx512 : cols_c;
+    c.L.cols = hd_f32_im2col_cols_kernel(p->isa);
+    if (!c.L.cols)
+        c.L.cols = cols_c;
     c.x = a->x;
     c.dy = a->y;
     c.dw = a->out;

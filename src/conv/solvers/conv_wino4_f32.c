@@ -157,8 +157,8 @@ static int w4_plan_make(const w4_view *v, w4_plan *L)
     L->gk = hd_gemm_kernel_for(sizeof(float), isa);
     L->wk = hd_wino4_kernel_for(isa);
     /* channel lanes: both tensors' channels contiguous, enough of them to fill the vectors */
-    L->cl = L->wk->in_c && L->wk->isa >= HD_ISA_AVX512 && v->xs[1] == 1 && v->ys[1] == 1 && v->Cg >= 8 &&
-            v->Kg >= 8;
+    L->cl = L->wk->in_c && L->wk->out_c && L->wk->gemm && L->wk->isa >= HD_ISA_AVX512 && v->xs[1] == 1 &&
+            v->ys[1] == 1 && v->Cg >= 8 && v->Kg >= 8;
     if (L->cl) {
         L->FP = HD_WINO4_GEMM_NR;
         L->TP = HD_WINO4_GEMM_MR;

@@ -1,6 +1,6 @@
 /*
  * kernels/conv/im2col-ukernels.h -- the copies that build the forward solver's GEMM panels
- * from x (conv_fast_fwd_f32.c), in plain C and AVX-512.  Pure copies: every version gives
+ * from x (conv_fwd_gather_f32.c), in plain C, AVX2 and AVX-512.  Pure copies: every version gives
  * the same bits.
  */
 #ifndef HD_KERNELS_CONV_IM2COL_UKERNELS_H
@@ -14,11 +14,27 @@ typedef void (*hd_conv_mrun_fn)(float *d, const float *src, int64_t step, const 
                                 int64_t cnt);
 void hd_f32_im2col_ukernel_mrun__avx512(float *d, const float *src, int64_t step, const uint8_t *bits, int64_t bit0,
                                         int64_t cnt);
+void hd_f32_im2col_ukernel_mrun__avx2(float *d, const float *src, int64_t step, const uint8_t *bits, int64_t bit0,
+                                      int64_t cnt);
 
 /* Columns into a k-major micro-panel: dst[k*ld + i] = src[i][k] for k < cnt, i < T (T <= 16),
  * or 0 where src[i] is NULL. */
 typedef void (*hd_conv_cols_fn)(float *dst, int64_t ld, int64_t T, const float *const *src, int64_t cnt);
 void hd_f32_im2col_ukernel_cols__avx512(float *dst, int64_t ld, int64_t T, const float *const *src, int64_t cnt);
+void hd_f32_im2col_ukernel_cols__avx2(float *dst, int64_t ld, int64_t T, const float *const *src, int64_t cnt);
+
+/* The way back of a panel row (backward data by col2im, conv_bwdd_col2im_f32.c): d[j * step]
+ * += s[j] for j < cnt, one rounded addition each, in any order (every target is distinct):
+ * the same bits as the plain loop.  Values between the targets may be read and stored back
+ * unchanged (d is the caller's own buffer); nothing outside the targets' span is touched. */
+typedef void (*hd_conv_addrow_fn)(float *d, const float *s, int64_t cnt, int64_t step);
+void hd_f32_im2col_ukernel_addrow__avx2(float *d, const float *s, int64_t cnt, int64_t step);
+
+/* The widest of the kernels above for ISA (core/cpu.h), or NULL where only the plain C version
+ * (each solver's own) exists. */
+hd_conv_mrun_fn hd_f32_im2col_mrun_kernel(int isa);
+hd_conv_cols_fn hd_f32_im2col_cols_kernel(int isa);
+hd_conv_addrow_fn hd_f32_im2col_addrow_kernel(int isa);
 
 /* The way back for stride 2 (the backward-data 1x1 solver's dx cells along a row): for i < nout,
  * d[i] = v[i / 2] at even i, beta * d[i] at odd i (0 when beta == 0: d is then not read);

@@ -1,7 +1,9 @@
 /*
  * f32-wino4-avx2.c -- Winograd F(4x4, 3x3) tile transforms for AVX2 (contract in
  * conv_wino4.h): 8 tiles at once, one per lane; the same scheme as the AVX-512 kernels
- * (masked gathers in, a register transpose and 4-float row stores out).
+ * (masked gathers in, a register transpose and 4-float row stores out); and the
+ * channels-contiguous input and output-gradient transforms of the backward filter, 8
+ * channels per vector (the forward's channel form, with its own GEMM, is AVX-512 only).
  */
 #include <immintrin.h>
 
@@ -179,6 +181,64 @@ void hd_f32_wino4_ukernel_out__avx2(const float *m, size_t pos_stride, size_t k_
                         }
                         *q = r;
                     }
+        }
+    }
+}
+
+/* ---- the channels-contiguous form of the backward filter: 8 channels per vector ---- */
+
+/* Lanes below n (n >= 8: all). */
+static inline __m256i first_lanes(int64_t n)
+{
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(n < 8 ? n : 8)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+void hd_f32_wino4_ukernel_in_c__avx2(const float *x, int64_t nc, const hd_wino4_in_tiles *t, float *dst,
+                                     size_t pos_stride, size_t t_stride)
+{
+    for (int i = 0; i < t->lanes; i++) {
+        const float *xt = x + t->off[i];
+        float *dt = dst + (size_t)i * t_stride;
+        unsigned rm = t->rmask[i], cm = t->cmask[i];
+        for (int64_t c = 0; c < nc; c += 8) {
+            const __m256i m = first_lanes(nc - c);
+            W4 d[36], v[36];
+#pragma GCC unroll 6
+            for (int r = 0; r < 6; r++)
+#pragma GCC unroll 6
+                for (int s = 0; s < 6; s++)
+                    d[6 * r + s] = (rm >> r & cm >> s & 1)
+                                       ? _mm256_maskload_ps(xt + (intptr_t)r * t->hs + (intptr_t)s * t->ws + c, m)
+                                       : _mm256_setzero_ps();
+            w4_in_2d(d, v);
+#pragma GCC unroll 36
+            for (int pos = 0; pos < 36; pos++)
+                _mm256_maskstore_ps(dt + pos * pos_stride + c, m, v[pos]);
+        }
+    }
+}
+
+void hd_f32_wino4_ukernel_dy_c__avx2(const float *y, int64_t nk, const hd_wino4_in_tiles *t, float *dst,
+                                     size_t pos_stride, size_t t_stride)
+{
+    for (int i = 0; i < t->lanes; i++) {
+        const float *yt = y + t->off[i];
+        float *dt = dst + (size_t)i * t_stride;
+        unsigned rm = t->rmask[i], cm = t->cmask[i];
+        for (int64_t k = 0; k < nk; k += 8) {
+            const __m256i m = first_lanes(nk - k);
+            W4 o[16], v[36];
+#pragma GCC unroll 4
+            for (int r = 0; r < 4; r++)
+#pragma GCC unroll 4
+                for (int s = 0; s < 4; s++)
+                    o[4 * r + s] = (rm >> r & cm >> s & 1)
+                                       ? _mm256_maskload_ps(yt + (intptr_t)r * t->hs + (intptr_t)s * t->ws + k, m)
+                                       : _mm256_setzero_ps();
+            w4_grad_2d(o, v);
+#pragma GCC unroll 36
+            for (int pos = 0; pos < 36; pos++)
+                _mm256_maskstore_ps(dt + pos * pos_stride + k, m, v[pos]);
         }
     }
 }

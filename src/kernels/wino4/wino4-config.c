@@ -10,7 +10,7 @@ static const hd_wino4_kernels w4_kernels[] = {
      hd_f32_wino4_ukernel_filter__scalar, hd_f32_wino4_ukernel_in_c__scalar, hd_f32_wino4_ukernel_out_c__scalar,
      hd_f32_wino4gemm_ukernel__scalar, hd_f32_wino4_ukernel_dy_c__scalar},
     {"f32-wino4-avx2", HD_ISA_AVX2, 8, hd_f32_wino4_ukernel_in__avx2, hd_f32_wino4_ukernel_out__avx2,
-     hd_f32_wino4_ukernel_filter__avx2, NULL, NULL, NULL, NULL},
+     hd_f32_wino4_ukernel_filter__avx2, hd_f32_wino4_ukernel_in_c__avx2, NULL, NULL, hd_f32_wino4_ukernel_dy_c__avx2},
     {"f32-wino4-avx512", HD_ISA_AVX512, 16, hd_f32_wino4_ukernel_in__avx512, hd_f32_wino4_ukernel_out__avx512,
      hd_f32_wino4_ukernel_filter__avx512, hd_f32_wino4_ukernel_in_c__avx512, hd_f32_wino4_ukernel_out_c__avx512,
      hd_f32_wino4gemm_ukernel_6x64__avx512, hd_f32_wino4_ukernel_dy_c__avx512},

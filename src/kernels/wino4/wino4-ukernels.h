@@ -117,6 +117,10 @@ void hd_f32_wino4_ukernel_dy_c__scalar(const float *y, int64_t nk, const hd_wino
                                        size_t pos_stride, size_t t_stride);
 void hd_f32_wino4_ukernel_dy_c__avx512(const float *y, int64_t nk, const hd_wino4_in_tiles *t, float *dst,
                                        size_t pos_stride, size_t t_stride);
+void hd_f32_wino4_ukernel_dy_c__avx2(const float *y, int64_t nk, const hd_wino4_in_tiles *t, float *dst,
+                                     size_t pos_stride, size_t t_stride);
+void hd_f32_wino4_ukernel_in_c__avx2(const float *x, int64_t nc, const hd_wino4_in_tiles *t, float *dst,
+                                     size_t pos_stride, size_t t_stride);
 
 #define HD_WINO4_GEMM_MR 6
 #define HD_WINO4_GEMM_NR 64
@@ -135,9 +139,10 @@ void hd_f32_wino4gemm_ukernel_6x64__avx512(size_t mr, size_t nr, size_t kc, cons
                                            size_t b_stride, float *c, size_t ldc, int acc);
 
 /* The transform kernels of one ISA; width = tiles per call (scalar: any up to 16).  in_c,
- * out_c and gemm are the channels-contiguous form (NULL where the ISA has none: the solver
- * then takes the tile-lane form for every layout); the scalar ones are the reference of the
- * tests (gemm with fmaf: exact, slow). */
+ * out_c and gemm are the channels-contiguous form (NULL where the ISA has none: the forward
+ * solver then takes the tile-lane form for every layout; AVX2 has only in_c and dy_c, which
+ * the backward filter uses); the scalar ones are the reference of the tests (gemm with
+ * fmaf: exact, slow). */
 typedef struct {
     const char *name;
     hd_isa_t isa;
