@@ -391,8 +391,18 @@ void hd_f32_dwconv_ukernel_gather__avx2(float *dst, int64_t dbs, const float *sr
                      : m == 8 || q + 8 <= end ? _mm256_loadu_ps(q) : _mm256_maskload_ps(q, km);
             }
             transpose8(r);
-            for (size_t t = 0; t < m; t++)
-                _mm256_storeu_ps(db + 16 * (i0 + t), r[t]);
+            if (m == 8) {             /* constant indices: r stays in registers */
+#pragma GCC unroll 8
+                for (size_t t = 0; t < 8; t++)
+                    _mm256_storeu_ps(db + 16 * (i0 + t), r[t]);
+            } else {
+                float tmp[64];
+#pragma GCC unroll 8
+                for (size_t t = 0; t < 8; t++)
+                    _mm256_storeu_ps(tmp + 8 * t, r[t]);
+                for (size_t t = 0; t < m; t++)
+                    _mm256_storeu_ps(db + 16 * (i0 + t), _mm256_loadu_ps(tmp + 8 * t));
+            }
         }
     }
 }
@@ -426,19 +436,27 @@ void hd_f32_dwconv_ukernel_scatter__avx2(float *dst, int64_t cstr, int64_t pstr,
             for (size_t t = 0; t < 8; t++)
                 r[t] = t < m ? _mm256_loadu_ps(src + 16 * (i0 + t) + 8 * h) : _mm256_setzero_ps();
             transpose8(r);
+            if (m == 8 && hl == 8) {  /* constant indices: r stays in registers */
+#pragma GCC unroll 8
+                for (size_t l = 0; l < 8; l++)
+                    st_half(dst + (int64_t)(8 * h + l) * cstr + (int64_t)i0, _mm256_setzero_si256(), 1, r[l], va, beta);
+                continue;
+            }
+            float tmp[64];
+#pragma GCC unroll 8
+            for (size_t l = 0; l < 8; l++)
+                _mm256_storeu_ps(tmp + 8 * l, r[l]);
             for (size_t l = 0; l < hl; l++) {
                 float *d = dst + (int64_t)(8 * h + l) * cstr + (int64_t)i0;
                 if (m == 8) {
-                    st_half(d, _mm256_setzero_si256(), 1, r[l], va, beta);
-                } else {
-                    float tmp[8];
-                    _mm256_storeu_ps(tmp, r[l]);
-                    for (size_t t = 0; t < m; t++) {   /* the bits of st_half */
-                        __m128 v = _mm_mul_ss(_mm_set_ss(alpha), _mm_set_ss(tmp[t]));
-                        if (beta != 0.0f)
-                            v = _mm_fmadd_ss(_mm_set_ss(beta), _mm_set_ss(d[t]), v);
-                        d[t] = _mm_cvtss_f32(v);
-                    }
+                    st_half(d, _mm256_setzero_si256(), 1, _mm256_loadu_ps(tmp + 8 * l), va, beta);
+                    continue;
+                }
+                for (size_t t = 0; t < m; t++) {   /* the bits of st_half */
+                    __m128 v = _mm_mul_ss(_mm_set_ss(alpha), _mm_set_ss(tmp[8 * l + t]));
+                    if (beta != 0.0f)
+                        v = _mm_fmadd_ss(_mm_set_ss(beta), _mm_set_ss(d[t]), v);
+                    d[t] = _mm_cvtss_f32(v);
                 }
             }
         }
