@@ -24,8 +24,8 @@
  *     or through one blocked row transposed back.  Strided backward data splits each result
  *     row into phases (see dw_phase) instead of multiplying the zeros.  (No software
  *     prefetch of the next task's region: it only competes with the band copy.)  From NHWC
- *     with whole 16-channel blocks and wide enough rows there is no band: the kernels read the tensor's
- *     rows in place (plan_inplace, inplace_rows).
+ *     with whole 16-channel blocks and wide enough rows there is no band on AVX-512: the
+ *     kernels read the tensor's rows in place (plan_inplace, inplace_rows).
  *   plane (NCHW with rows wider than 112, odd layouts, C < 4): a task is (image, channel, block of
  *     result rows); it copies the source rows the block needs into zeroed buffer rows wide
  *     enough that the row kernel vectorises along the output columns without border tests
@@ -217,6 +217,11 @@ static void plan_inplace(dw_plan *P, const hd_conv_problem *p)
     /* the source (x, or dy for backward data) and the other tensor (y, dx, or dy for backward filter) */
     const int64_t *ss = P->dir == DIR_BWDD ? p->ys : p->xs, *ds = P->dir == DIR_BWDD ? p->xs : p->ys;
     if (P->C % 16 || ss[1] != 1 || ds[1] != 1)
+        return;
+    /* AVX2 (8-lane halves of a block, no edge-row kernel): the in-place reads measured slower
+     * than the band, one in-order pass through the source, in every direction and layer
+     * tried (docs/performance.md, AVX2 depthwise convolutions) */
+    if (p->isa < HD_ISA_AVX512)
         return;
     if (plan_erow(P, p->isa))
         return;
