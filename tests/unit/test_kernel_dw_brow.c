@@ -6,7 +6,7 @@
  * and 2, 0 to 3 source rows, 1 to 21 results (every tail of the 8-result blocks), pixel
  * strides of one block (16), of three (48) and an odd one (20), result strides of one and two
  * pixels, all lanes and partial masks (8 lanes, 11 lanes, the high half only), alpha/beta
- * with beta = 0 over NaN.  Source rows are allocated to the exact length the tight contract
+ * with beta = 0 over NaN, streaming stores asked for.  Source rows are allocated to the exact length the tight contract
  * reads, so a read past a row is caught by the ASan run.  The gather and scatter copies
  * against the scalar ones, channels or pixels contiguous, partial blocks and pixel groups.
  */
@@ -32,6 +32,7 @@ typedef struct {
     int nr;
     unsigned mask;
     float alpha, beta;
+    int stream;
 } bcase;
 
 /* Row length the tight contract reads: ips * ((n-1)*cs + (S-1)*cd) + 16. */
@@ -64,7 +65,7 @@ static void check_brow(const char *name, void (*fn)(const hd_dw_brow_args *), co
         for (int k = 0; k < 80; k++)
             w[i][k] = rnd();
     int64_t ops = 16 * e->ops_px, n_out = ops * e->n + 16;
-    float *out = malloc(sizeof(float) * (size_t)n_out), *want = malloc(sizeof(float) * (size_t)n_out);
+    float *out = aligned_alloc(64, sizeof(float) * (size_t)(n_out + 16)), *want = malloc(sizeof(float) * (size_t)n_out);
     for (int64_t k = 0; k < n_out; k++)
         out[k] = want[k] = e->beta == 0 ? NAN : rnd();
     for (int64_t j = 0; j < e->n; j++)
@@ -79,7 +80,7 @@ static void check_brow(const char *name, void (*fn)(const hd_dw_brow_args *), co
             *d = e->beta == 0 ? e->alpha * acc : fmaf(e->beta, *d, e->alpha * acc);
         }
     hd_dw_brow_args a = {out, ops, (size_t)e->n, (const float *const *)rows, wp, (size_t)e->nr, (size_t)e->S,
-                         (size_t)e->cs, (size_t)e->cd, e->alpha, e->beta, e->mask, e->ips, 1, 0};
+                         (size_t)e->cs, (size_t)e->cd, e->alpha, e->beta, e->mask, e->ips, 1, e->stream};
     fn(&a);
     long bad = 0;
     for (int64_t k = 0; k < n_out; k++)
@@ -173,9 +174,12 @@ static void run_set(const char *name, hd_dw_kernels k)
                     for (int nr = 0; nr <= 3; nr++) {
                         int64_t ips = ipss[(S + n + nr) % 3];
                         unsigned mask = masks[(S + cs + n) % 4];
-                        bcase e = {n, S, cs, cd, ips, 1 + (n % 2), nr, mask, 1.25f, (n + nr) % 3 ? 0.0f : -0.5f};
+                        bcase e = {n, S, cs, cd, ips, 1 + (n % 2), nr, mask, 1.25f, (n + nr) % 3 ? 0.0f : -0.5f, 0};
                         check_brow(name, k.brow, &e);
-                        cases++;
+                        /* streaming stores asked for: taken on whole aligned lines, the same bits */
+                        e.stream = 1, e.mask = 0xffffu, e.beta = 0.0f;
+                        check_brow(name, k.brow, &e);
+                        cases += 2;
                     }
     SECTION("blocked weight rows");
     for (int64_t S = 3; S <= 5; S += 2)
@@ -183,7 +187,7 @@ static void run_set(const char *name, hd_dw_kernels k)
             for (int64_t cd = 1; cd <= 2; cd++)
                 for (int64_t n = 1; n <= 21; n += 4)
                     for (int nr = 1; nr <= 3; nr++) {
-                        bcase e = {n, S, cs, cd, ipss[(n + nr) % 3], 1, nr, 0xffffu, 1.0f, 0.0f};
+                        bcase e = {n, S, cs, cd, ipss[(n + nr) % 3], 1, nr, 0xffffu, 1.0f, 0.0f, 0};
                         check_bwrow(name, k.bwrow, &e, (n % 2) ? 16 : 32);
                         cases++;
                     }

@@ -478,10 +478,12 @@ void hd_dw_ctx_init(dw_ctx *c, const hd_conv_problem *p, const hd_conv_args *a, 
      * around the caches (non-temporal stores of whole lines, beta == 0 and no fused epilogue):
      * they could not stay cached for the next layer anyway, and a streaming store does not
      * read the line it overwrites first.  Below the threshold the tensors may still be in L3 for
-     * the next layer, and streaming them out would cost more than it saves. */
+     * the next layer, and streaming them out would cost more than it saves.  The AVX2 kernels
+     * (measured on an AMD machine without AVX-512) gain from streaming from a lower size on. */
     int64_t bytes = (tensor_span(dir == DIR_BWDD ? p->in : p->out, c->ds, p->N, p->C) +
                      tensor_span(dir == DIR_BWDD ? p->out : p->in, c->ss, p->N, p->C)) * (int64_t)sizeof(float);
-    c->stream = dir != DIR_BWDF && a->epi.beta == 0 && !a->epi.fused && bytes > DW_STREAM_BYTES;
+    int64_t lim = p->isa >= HD_ISA_AVX512 ? DW_STREAM_BYTES : DW_STREAM_BYTES_AVX2;
+    c->stream = dir != DIR_BWDF && a->epi.beta == 0 && !a->epi.fused && bytes > lim;
     if (c->P.small)
         small_geom(c);
 }

@@ -3,6 +3,7 @@
  * dwconv-ukernels.h).  Same loop structure as the AVX-512 variant, with constant-width
  * templates for 3x3 and 5x5 at strides 1 and 2. */
 #include <immintrin.h>
+#include <stdint.h>
 #include "kernels/dwconv/dwconv-ukernels.h"
 
 #define INL static inline __attribute__((always_inline))
@@ -178,7 +179,8 @@ static void brow_any(const hd_dw_brow_args *a)
  * pixel m serves tap t of result j when m = j*CS + t, so per result the taps still arrive in
  * increasing order (the bits of brow_body).  NB accumulators, S weights and one source
  * vector stay in registers (at most 14 of the 16). */
-INL void brow_reuse(const hd_dw_brow_args *a, size_t o, int NB, int S, int CS, int h, int full)
+INL void brow_reuse(const hd_dw_brow_args *a, size_t o, int NB, int S, int CS, int h, int full, float *out, int64_t ops,
+                    float beta)
 {
     __m256 acc[8];
 #pragma GCC unroll 8
@@ -204,29 +206,54 @@ INL void brow_reuse(const hd_dw_brow_args *a, size_t o, int NB, int S, int CS, i
         }
     }
     /* alpha and the mask only now: kept live over the loop they would take registers */
-    float *out = a->out + (int64_t)o * a->ops + 8 * h;
+    out += 8 * h;
     __m256 va = _mm256_broadcast_ss(&a->alpha);
 #pragma GCC unroll 8
     for (int j = 0; j < NB; j++)
-        st_half(out + (int64_t)j * a->ops, full ? _mm256_setzero_si256() : half_mask(a->mask, h), full, acc[j], va,
-                a->beta);
+        st_half(out + (int64_t)j * ops, full ? _mm256_setzero_si256() : half_mask(a->mask, h), full, acc[j], va, beta);
 }
 
 /* Results 8 at a time (8 independent sums cover the multiply-add latency), then 4, 2, 1;
- * both halves of a group before the next, so its source lines are still in L1. */
+ * both halves of a group before the next, so its source lines are still in L1.  With all
+ * lanes and beta == 0 a group of 8 goes through a tile in L1 and out a whole pixel (both
+ * halves) at a time, in order: stored half by half the group's lines are all half written
+ * at once, which measured slower.  With stream set (and aligned lines) those stores are
+ * non-temporal; the caller fences. */
 INL void brow_reuse_tpl(const hd_dw_brow_args *a, int S, int CS)
 {
     unsigned m0 = a->mask & 0xffu, m1 = (a->mask >> 8) & 0xffu;
     int f0 = m0 == 0xffu, f1 = m1 == 0xffu;
     size_t n = a->n, o = 0;
-#define BOTH(NB)                                                        \
-    do {                                                                \
-        if (m0)                                                         \
-            brow_reuse(a, o, NB, S, CS, 0, f0);                       \
-        if (m1)                                                         \
-            brow_reuse(a, o, NB, S, CS, 1, f1);                       \
-        o += NB;                                                        \
+#define BOTH(NB)                                                                        \
+    do {                                                                                \
+        if (m0)                                                                         \
+            brow_reuse(a, o, NB, S, CS, 0, f0, a->out + (int64_t)o * a->ops, a->ops, a->beta); \
+        if (m1)                                                                         \
+            brow_reuse(a, o, NB, S, CS, 1, f1, a->out + (int64_t)o * a->ops, a->ops, a->beta); \
+        o += NB;                                                                        \
     } while (0)
+    if (a->beta == 0.0f && a->mask == 0xffffu) {
+        int nt = a->stream && ((uintptr_t)a->out & 63) == 0 && (a->ops & 15) == 0;
+        float tile[8 * 16] __attribute__((aligned(64)));
+        for (; o + 8 <= n; o += 8) {
+            brow_reuse(a, o, 8, S, CS, 0, 1, tile, 16, 0.0f);
+            brow_reuse(a, o, 8, S, CS, 1, 1, tile, 16, 0.0f);
+            float *out = a->out + (int64_t)o * a->ops;
+            if (nt) {
+#pragma GCC unroll 8
+                for (int j = 0; j < 8; j++) {
+                    _mm256_stream_ps(out + (int64_t)j * a->ops, _mm256_load_ps(tile + 16 * j));
+                    _mm256_stream_ps(out + (int64_t)j * a->ops + 8, _mm256_load_ps(tile + 16 * j + 8));
+                }
+            } else {
+#pragma GCC unroll 8
+                for (int j = 0; j < 8; j++) {
+                    _mm256_storeu_ps(out + (int64_t)j * a->ops, _mm256_load_ps(tile + 16 * j));
+                    _mm256_storeu_ps(out + (int64_t)j * a->ops + 8, _mm256_load_ps(tile + 16 * j + 8));
+                }
+            }
+        }
+    }
     for (; o + 8 <= n;)
         BOTH(8);
     if (o + 4 <= n)
