@@ -1,7 +1,9 @@
 /* Depthwise convolution micro-kernels, AVX2 + FMA: 8 output positions (plane kernels) or 8
- * channels (blocked kernels: two halves of a 16-channel block) per vector, masked tails (see
- * dwconv-ukernels.h).  Same loop structure as the AVX-512 variant, with constant-width
- * templates for 3x3 and 5x5 at strides 1 and 2. */
+ * channels (blocked kernels: two halves of a 16-channel block) per vector (see
+ * dwconv-ukernels.h).  The plane kernels have constant-width templates for 3x3 and 5x5 at
+ * strides 1 and 2; the blocked row kernel loads each source vector once per pass of 8 results
+ * (taps and stride constant), and masked stores, microcoded on AMD cores, are kept to partial
+ * blocks and tails.  No edge-row or small-plane kernels: the solvers use the band for those. */
 #include <immintrin.h>
 #include <stdint.h>
 #include "kernels/dwconv/dwconv-ukernels.h"
