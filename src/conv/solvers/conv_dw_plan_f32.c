@@ -24,8 +24,8 @@
  *     or through one blocked row transposed back.  Strided backward data splits each result
  *     row into phases (see dw_phase) instead of multiplying the zeros.  (No software
  *     prefetch of the next task's region: it only competes with the band copy.)  From NHWC
- *     with whole 16-channel blocks and wide enough rows there is no band: the kernels read the tensor's
- *     rows in place (plan_inplace, inplace_rows).
+ *     with whole 16-channel blocks and wide enough rows there is no band on AVX-512: the
+ *     kernels read the tensor's rows in place (plan_inplace, inplace_rows).
  *   plane (NCHW with rows wider than 112, odd layouts, C < 4): a task is (image, channel, block of
  *     result rows); it copies the source rows the block needs into zeroed buffer rows wide
  *     enough that the row kernel vectorises along the output columns without border tests
@@ -217,6 +217,11 @@ static void plan_inplace(dw_plan *P, const hd_conv_problem *p)
     /* the source (x, or dy for backward data) and the other tensor (y, dx, or dy for backward filter) */
     const int64_t *ss = P->dir == DIR_BWDD ? p->ys : p->xs, *ds = P->dir == DIR_BWDD ? p->xs : p->ys;
     if (P->C % 16 || ss[1] != 1 || ds[1] != 1)
+        return;
+    /* AVX2 (8-lane halves of a block, no edge-row kernel): the in-place reads measured slower
+     * than the band, one in-order pass through the source, in every direction and layer
+     * tried (docs/performance.md, AVX2 depthwise convolutions) */
+    if (p->isa < HD_ISA_AVX512)
         return;
     if (plan_erow(P, p->isa))
         return;
@@ -473,10 +478,12 @@ void hd_dw_ctx_init(dw_ctx *c, const hd_conv_problem *p, const hd_conv_args *a, 
      * around the caches (non-temporal stores of whole lines, beta == 0 and no fused epilogue):
      * they could not stay cached for the next layer anyway, and a streaming store does not
      * read the line it overwrites first.  Below the threshold the tensors may still be in L3 for
-     * the next layer, and streaming them out would cost more than it saves. */
+     * the next layer, and streaming them out would cost more than it saves.  The AVX2 kernels
+     * (measured on an AMD machine without AVX-512) gain from streaming from a lower size on. */
     int64_t bytes = (tensor_span(dir == DIR_BWDD ? p->in : p->out, c->ds, p->N, p->C) +
                      tensor_span(dir == DIR_BWDD ? p->out : p->in, c->ss, p->N, p->C)) * (int64_t)sizeof(float);
-    c->stream = dir != DIR_BWDF && a->epi.beta == 0 && !a->epi.fused && bytes > DW_STREAM_BYTES;
+    int64_t lim = p->isa >= HD_ISA_AVX512 ? DW_STREAM_BYTES : DW_STREAM_BYTES_AVX2;
+    c->stream = dir != DIR_BWDF && a->epi.beta == 0 && !a->epi.fused && bytes > lim;
     if (c->P.small)
         small_geom(c);
 }

@@ -32,7 +32,7 @@ hd_dw_kernels hd_f32_dw_select(int isa)
             .brow = hd_f32_dwconv_ukernel_brow__avx2,
             .bwrow = hd_f32_dwconv_ukernel_bwrow__avx2,
             .gather = hd_f32_dwconv_ukernel_gather__avx2,
-            .scatter = hd_f32_dwconv_ukernel_scatter__scalar,
+            .scatter = hd_f32_dwconv_ukernel_scatter__avx2,
         };
     return (hd_dw_kernels){
         .row = hd_f32_dwconv_ukernel_row__scalar,

@@ -274,6 +274,8 @@ void hd_f32_dwconv_ukernel_gather__avx512(float *dst, int64_t dbs, const float *
                                           int64_t pstr, size_t nc, const float *end);
 void hd_f32_dwconv_ukernel_gather__avx2(float *dst, int64_t dbs, const float *src, size_t n, int64_t cstr, int64_t pstr,
                                         size_t nc, const float *end);
+void hd_f32_dwconv_ukernel_scatter__avx2(float *dst, int64_t cstr, int64_t pstr, const float *src, size_t n, size_t nl,
+                                         float alpha, float beta);
 void hd_f32_dwconv_ukernel_scatter__avx512(float *dst, int64_t cstr, int64_t pstr, const float *src, size_t n,
                                            size_t nl, float alpha, float beta);
 
