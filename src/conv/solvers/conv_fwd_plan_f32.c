@@ -281,7 +281,9 @@ static void fw_run(const hd_conv_problem *p, const fw_family *f, const hd_conv_a
     c.slots = (float *)((char *)a->ws + f->W.off[1]);
     c.cbuf = fw_cbuf(p, &c.L, a->epi.fused);
     int v512 = p->isa >= HD_ISA_AVX512;
-    c.mrun = v512 ? hd_f32_im2col_ukernel_mrun__avx512 : hd_fw_mrun_c;
+    c.mrun = v512                     ? hd_f32_im2col_ukernel_mrun__avx512
+             : p->isa >= HD_ISA_AVX2 ? hd_f32_im2col_ukernel_mrun__avx2
+                                     : hd_fw_mrun_c;
     c.cols = v512 ? hd_f32_im2col_ukernel_cols__avx512 : hd_fw_cols_c;
     const hd_igemm_kernel *ik = hd_igemm_kernel_for(p->isa);
     c.ik = ik->fn;

@@ -6,17 +6,48 @@
 #include "kernels/conv/bwdf-ukernels.h"
 #include "kernels/transpose/f32-transpose-8x8-avx2.h"
 
+/* The tail of a run (t < 8 floats, already loaded into v) with plain 4-, 2- and 1-float
+ * stores: a masked 256-bit store costs many times a plain one on AMD cores. */
+static inline void store_tail(float *dst, __m256 v, int64_t t)
+{
+    __m128 x = _mm256_castps256_ps128(v);
+    if (t & 4) {
+        _mm_storeu_ps(dst, x);
+        dst += 4;
+        x = _mm256_extractf128_ps(v, 1);
+    }
+    if (t & 2) {
+        _mm_storel_pi((__m64 *)(void *)dst, x);
+        dst += 2;
+        x = _mm_movehl_ps(x, x);
+    }
+    if (t & 1)
+        _mm_store_ss(dst, x);
+}
+
 void hd_f32_bwdf_ukernel_runs__avx2(float *dst, int64_t dstride, const float *src, int64_t sstride, int64_t len,
                                     int64_t count)
 {
     static const int ones[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
-    const __m256i m = _mm256_loadu_si256((const __m256i *)(ones + 8 - (len & 7)));
+    const int64_t t = len & 7;
+    const __m256i m = _mm256_loadu_si256((const __m256i *)(ones + 8 - t));
+    if (len < 8 && dstride == len) {
+        /* Short runs packed back to back (a panel of MR channels per position): one full
+           8-float store per run, its excess overwritten by the runs after it; the last runs,
+           whose excess would pass the end, take the tail stores. */
+        int64_t o = 0;
+        for (; o < count && (o * len + 8 <= count * len); o++, dst += len, src += sstride)
+            _mm256_storeu_ps(dst, _mm256_maskload_ps(src, m));
+        for (; o < count; o++, dst += len, src += sstride)
+            store_tail(dst, _mm256_maskload_ps(src, m), t);
+        return;
+    }
     for (int64_t o = 0; o < count; o++, dst += dstride, src += sstride) {
         int64_t i = 0;
         for (; i + 8 <= len; i += 8)
             _mm256_storeu_ps(dst + i, _mm256_loadu_ps(src + i));
         if (i < len)
-            _mm256_maskstore_ps(dst + i, m, _mm256_maskload_ps(src + i, m));
+            store_tail(dst + i, _mm256_maskload_ps(src + i, m), t);
     }
 }
 

@@ -1,6 +1,6 @@
 /*
  * kernels/conv/im2col-ukernels.h -- the copies that build the forward solver's GEMM panels
- * from x (conv_fast_fwd_f32.c), in plain C and AVX-512.  Pure copies: every version gives
+ * from x (conv_fast_fwd_f32.c), in plain C, AVX2 (the masked run) and AVX-512.  Pure copies: every version gives
  * the same bits.
  */
 #ifndef HD_KERNELS_CONV_IM2COL_UKERNELS_H
@@ -14,6 +14,8 @@ typedef void (*hd_conv_mrun_fn)(float *d, const float *src, int64_t step, const 
                                 int64_t cnt);
 void hd_f32_im2col_ukernel_mrun__avx512(float *d, const float *src, int64_t step, const uint8_t *bits, int64_t bit0,
                                         int64_t cnt);
+void hd_f32_im2col_ukernel_mrun__avx2(float *d, const float *src, int64_t step, const uint8_t *bits, int64_t bit0,
+                                      int64_t cnt);
 
 /* Columns into a k-major micro-panel: dst[k*ld + i] = src[i][k] for k < cnt, i < T (T <= 16),
  * or 0 where src[i] is NULL. */

@@ -1,8 +1,48 @@
-/* kernels/transpose/f32-transpose-avx2.c -- tiles by 8x8 register transposes; edges scalar. */
+/* kernels/transpose/f32-transpose-avx2.c -- tiles by 8x8 register transposes.  For a plain
+ * copy (alpha 1, beta 0) the edges are 8x8 transposes too, of partial blocks (missing rows
+ * zero, partial rows stored by plain 4-, 2- and 1-float stores); only the corner, and the
+ * edges of a scaled tile, are scalar.  Panels of 6 rows (the AVX2 GEMM's MR) are all edge. */
 #include "kernels/transpose/transpose-ukernels.h"
 #include "kernels/transpose/f32-transpose-8x8-avx2.h"
 
 #include <immintrin.h>
+
+/* the first n (< 8) floats of w to o */
+static inline void store_part(float *o, __m256 w, int64_t n)
+{
+    __m128 x = _mm256_castps256_ps128(w);
+    if (n & 4) {
+        _mm_storeu_ps(o, x);
+        o += 4;
+        x = _mm256_extractf128_ps(w, 1);
+    }
+    if (n & 2) {
+        _mm_storel_pi((__m64 *)(void *)o, x);
+        o += 2;
+        x = _mm_movehl_ps(x, x);
+    }
+    if (n & 1)
+        _mm_store_ss(o, x);
+}
+
+/* Plain copy of the partial block at rows [i, i + nr) x columns [j, j + nc) (nr, nc <= 8, one
+ * of them 8): the rows past nr read as zero, the columns past nc masked off on load. */
+static void edge_block(int64_t nr, int64_t nc, const float *in, int64_t ldi, float *out, int64_t ldo)
+{
+    static const int ones[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+    const __m256i m = _mm256_loadu_si256((const __m256i *)(ones + 8 - nc));
+    __m256 v[8];
+    for (int k = 0; k < 8; k++)
+        v[k] = k < nr ? (nc == 8 ? _mm256_loadu_ps(in + k * ldi) : _mm256_maskload_ps(in + k * ldi, m))
+                      : _mm256_setzero_ps();
+    hd_f32_transpose_regs_8x8__avx2(v);
+    for (int k = 0; k < nc; k++) {
+        if (nr == 8)
+            _mm256_storeu_ps(out + k * ldo, v[k]);
+        else
+            store_part(out + k * ldo, v[k], nr);
+    }
+}
 
 void hd_f32_transpose_ukernel__avx2(int64_t r, int64_t c, const float *in, int64_t ldi, float *out, int64_t ldo,
                                     float alpha, float beta)
@@ -28,6 +68,18 @@ void hd_f32_transpose_ukernel__avx2(int64_t r, int64_t c, const float *in, int64
             }
         }
     /* right and bottom edges */
+    if (plain) {
+        if (c8 < c)
+            for (int64_t i = 0; i < r8; i += 8)
+                edge_block(8, c - c8, in + i * ldi + c8, ldi, out + c8 * ldo + i, ldo);
+        if (r8 < r)
+            for (int64_t j = 0; j < c8; j += 8)
+                edge_block(r - r8, 8, in + r8 * ldi + j, ldi, out + j * ldo + r8, ldo);
+        if (r8 < r && c8 < c)
+            hd_f32_transpose_ukernel__scalar(r - r8, c - c8, in + r8 * ldi + c8, ldi, out + c8 * ldo + r8, ldo, alpha,
+                                             beta);
+        return;
+    }
     if (c8 < c)
         hd_f32_transpose_ukernel__scalar(r, c - c8, in + c8, ldi, out + c8 * ldo, ldo, alpha, beta);
     if (r8 < r)
