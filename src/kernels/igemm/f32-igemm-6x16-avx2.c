@@ -29,9 +29,6 @@ void hd_f32_igemm_ukernel_6x16__avx2(size_t mr, size_t nr, size_t nseg, const hd
         for (int i = 0; i < MR; i++)
             a[i] = seg[s].rows[row0 + (size_t)i] + seg[s].off;
         size_t kc = (size_t)seg[s].kc;
-        /* unrolled: one update of the six row pointers per 4 steps instead of per step (the
-           loop's other instructions left the FMA pipes short of issue slots) */
-#pragma GCC unroll 4
         for (size_t p = 0; p < kc; p++) {
             const __m256 b0 = _mm256_loadu_ps(b);
             const __m256 b1 = _mm256_loadu_ps(b + 8);
