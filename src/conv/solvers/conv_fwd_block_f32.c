@@ -185,9 +185,9 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
            each B micro-panel (kcb lines of x) is read from memory once and reused from L1 by
            every channel tile, the filter block staying in the caches.  Channel tiles outside
            (the other order) walk the whole image of x once per channel tile, which does not
-           fit L2.  With images of x up to somewhat over L2 the other order cost less.  The order never changes a result's
-           rounding (each tile is one kernel call per k block).  Measured on AVX2 cores only:
-           the AVX-512 tiles keep the other order. */
+           fit L2.  With images of x up to somewhat over L2 the other order cost less.  The
+           order never changes a result's rounding (each tile is one kernel call per k
+           block).  Measured on AVX2 cores only: the AVX-512 tiles keep the other order. */
         int cols_out = xdirect && L->kern->isa < HD_ISA_AVX512 && !L->a_copy && (L->a_direct || !L->a_late) &&
                        nm * kcb * (int64_t)sizeof(float) <= FW_COLS_OUT_A &&
                        nq * kcb * (int64_t)sizeof(float) >= FW_COLS_OUT_X;

@@ -4,26 +4,8 @@
 #include <immintrin.h>
 
 #include "kernels/conv/bwdf-ukernels.h"
+#include "kernels/transpose/f32-store-part-avx2.h"
 #include "kernels/transpose/f32-transpose-8x8-avx2.h"
-
-/* The tail of a run (t < 8 floats, already loaded into v) with plain 4-, 2- and 1-float
- * stores: a masked 256-bit store costs many times a plain one on AMD cores. */
-static inline void store_tail(float *dst, __m256 v, int64_t t)
-{
-    __m128 x = _mm256_castps256_ps128(v);
-    if (t & 4) {
-        _mm_storeu_ps(dst, x);
-        dst += 4;
-        x = _mm256_extractf128_ps(v, 1);
-    }
-    if (t & 2) {
-        _mm_storel_pi((__m64 *)(void *)dst, x);
-        dst += 2;
-        x = _mm_movehl_ps(x, x);
-    }
-    if (t & 1)
-        _mm_store_ss(dst, x);
-}
 
 void hd_f32_bwdf_ukernel_runs__avx2(float *dst, int64_t dstride, const float *src, int64_t sstride, int64_t len,
                                     int64_t count)
@@ -39,7 +21,7 @@ void hd_f32_bwdf_ukernel_runs__avx2(float *dst, int64_t dstride, const float *sr
         for (; o < count && (o * len + 8 <= count * len); o++, dst += len, src += sstride)
             _mm256_storeu_ps(dst, _mm256_maskload_ps(src, m));
         for (; o < count; o++, dst += len, src += sstride)
-            store_tail(dst, _mm256_maskload_ps(src, m), t);
+            hd_f32_store_part__avx2(dst, _mm256_maskload_ps(src, m), t);
         return;
     }
     for (int64_t o = 0; o < count; o++, dst += dstride, src += sstride) {
@@ -47,7 +29,7 @@ void hd_f32_bwdf_ukernel_runs__avx2(float *dst, int64_t dstride, const float *sr
         for (; i + 8 <= len; i += 8)
             _mm256_storeu_ps(dst + i, _mm256_loadu_ps(src + i));
         if (i < len)
-            store_tail(dst + i, _mm256_maskload_ps(src + i, m), t);
+            hd_f32_store_part__avx2(dst + i, _mm256_maskload_ps(src + i, m), t);
     }
 }
 

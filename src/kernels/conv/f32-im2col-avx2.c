@@ -9,24 +9,7 @@
 #include <stdint.h>
 
 #include "kernels/conv/im2col-ukernels.h"
-
-/* the first n (< 8) floats of v to d */
-static inline void store_part(float *d, __m256 v, int64_t n)
-{
-    __m128 x = _mm256_castps256_ps128(v);
-    if (n & 4) {
-        _mm_storeu_ps(d, x);
-        d += 4;
-        x = _mm256_extractf128_ps(v, 1);
-    }
-    if (n & 2) {
-        _mm_storel_pi((__m64 *)(void *)d, x);
-        d += 2;
-        x = _mm_movehl_ps(x, x);
-    }
-    if (n & 1)
-        _mm_store_ss(d, x);
-}
+#include "kernels/transpose/f32-store-part-avx2.h"
 
 void hd_f32_im2col_ukernel_mrun__avx2(float *d, const float *src, int64_t step, const uint8_t *bits, int64_t bit0,
                                       int64_t cnt)
@@ -46,7 +29,7 @@ void hd_f32_im2col_ukernel_mrun__avx2(float *d, const float *src, int64_t step, 
             /* lanes past the run are neither read nor stored */
             const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
             m = _mm256_and_si256(m, _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(cnt - k)), lane));
-            store_part(d + k, _mm256_maskload_ps(src + k, m), cnt - k);
+            hd_f32_store_part__avx2(d + k, _mm256_maskload_ps(src + k, m), cnt - k);
         } else {
             _mm256_storeu_ps(d + k, _mm256_maskload_ps(src + k, m));
         }

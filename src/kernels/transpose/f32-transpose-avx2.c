@@ -4,26 +4,9 @@
  * edges of a scaled tile, are scalar.  Panels of 6 rows (the AVX2 GEMM's MR) are all edge. */
 #include "kernels/transpose/transpose-ukernels.h"
 #include "kernels/transpose/f32-transpose-8x8-avx2.h"
+#include "kernels/transpose/f32-store-part-avx2.h"
 
 #include <immintrin.h>
-
-/* the first n (< 8) floats of w to o */
-static inline void store_part(float *o, __m256 w, int64_t n)
-{
-    __m128 x = _mm256_castps256_ps128(w);
-    if (n & 4) {
-        _mm_storeu_ps(o, x);
-        o += 4;
-        x = _mm256_extractf128_ps(w, 1);
-    }
-    if (n & 2) {
-        _mm_storel_pi((__m64 *)(void *)o, x);
-        o += 2;
-        x = _mm_movehl_ps(x, x);
-    }
-    if (n & 1)
-        _mm_store_ss(o, x);
-}
 
 /* Plain copy of the partial block at rows [i, i + nr) x columns [j, j + nc) (nr, nc <= 8, one
  * of them 8): the rows past nr read as zero, the columns past nc masked off on load. */
@@ -40,7 +23,7 @@ static void edge_block(int64_t nr, int64_t nc, const float *in, int64_t ldi, flo
         if (nr == 8)
             _mm256_storeu_ps(out + k * ldo, v[k]);
         else
-            store_part(out + k * ldo, v[k], nr);
+            hd_f32_store_part__avx2(out + k * ldo, v[k], nr);
     }
 }
 
