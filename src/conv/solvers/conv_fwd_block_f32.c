@@ -181,48 +181,77 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
         } else {
             hd_fw_gather_b_rows(c, seg, ns, bits, L->bstride, chb, r0, kcb, nq, panel, L->ncpad);
         }
-        for (int64_t ir = 0; ir < nm; ir += (int64_t)MR) {
-            const float *ap;
-            const float *arow[16];
-            hd_igemm_seg aseg = {arow, 0, kcb};
-            if (L->a_direct || L->a_copy) {
-                /* the filter rows themselves, contiguous in the reduction order (or a copy of
-                   this k block of them, when in place they would share L1 sets); rows past
-                   the last channel are never stored: they read the zero row (in place) or
-                   the first copy */
-                int64_t rows = imin((int64_t)MR, nm - ir);
-                const float *w0 = c->w + (ch0 + ir) * p->wst[0] + r0;
-                for (int64_t i = 0; i < (int64_t)MR; i++)
-                    arow[i] = i < rows ? w0 + i * p->wst[0] : zero;
-                if (L->a_copy)
-                    hd_fw_copy_tile_rows(&aseg, 1, 0, (size_t)rows, MR, abuf, fw_acopy_ld(L), arow);
-                ap = NULL;
-            } else if (L->a_late) {
-                hd_fw_pack_w_tile(c, g, kb, (m0 + ir) / (int64_t)MR, abuf);
-                ap = abuf;
-            } else {
-                ap = wk + ((m0 + ir) / (int64_t)MR) * kcb * (int64_t)MR;
-            }
-            size_t mr = (size_t)imin((int64_t)MR, nm - ir);
-            for (int64_t jr = 0; jr < nq; jr += (int64_t)NR) {
-                size_t nr = (size_t)imin((int64_t)NR, nq - jr);
-                const float *bp = panel + jr;
-                size_t bs = (size_t)L->ncpad;
-                if (xdirect && nr == NR) {
-                    bp = xdirect + jr;
-                    bs = (size_t)xs[1];
-                } else if (xdirect) {
-                    bp = panel;
-                    bs = NR;
+        /* x read in place (1x1, a whole image per block): the column tiles outside, so that
+           each B micro-panel (kcb lines of x) is read from memory once and reused from L1 by
+           every channel tile, the filter block staying in the caches.  Channel tiles outside
+           (the other order) walk the whole image of x once per channel tile, which does not
+           fit L2.  With images of x up to somewhat over L2 the other order cost less.  The
+           order never changes a result's rounding (each tile is one kernel call per k
+           block).  Measured on AVX2 cores only: the AVX-512 tiles keep the other order. */
+        int cols_out = xdirect && L->kern->isa < HD_ISA_AVX512 && !L->a_copy && (L->a_direct || !L->a_late) &&
+                       nm * kcb * (int64_t)sizeof(float) <= FW_COLS_OUT_A &&
+                       nq * kcb * (int64_t)sizeof(float) >= FW_COLS_OUT_X;
+        int64_t ntile_i = cols_out ? 1 : cdiv(nm, (int64_t)MR);
+        for (int64_t it = 0; it < ntile_i; it++) {
+            int64_t ir0 = it * (int64_t)MR, ir1 = cols_out ? nm : ir0 + (int64_t)MR;
+            int64_t jstep = cols_out ? (int64_t)NR : nq;
+            for (int64_t jr0 = 0; jr0 < nq; jr0 += jstep) {
+                int64_t jr1 = imin(nq, jr0 + jstep);
+                if (cols_out && jr0 + 3 * (int64_t)NR <= nfull) {
+                    /* x's rows of the column tile after next, and the result lines of the
+                       next one (read for ownership before they are written), a prefetch per
+                       line: dozens of rows a plane apart are more streams than the hardware
+                       prefetcher follows */
+                    for (int64_t r = 0; r < kcb; r++)
+                        __builtin_prefetch(xdirect + r * xs[1] + jr0 + 2 * (int64_t)NR);
+                    if (!c->cbuf)
+                        for (int64_t m = 0; m < nm; m++)
+                            __builtin_prefetch(ybase + m * os[1] + jr0 + (int64_t)NR, 1);
                 }
-                float *cp = c->cbuf ? buf + ir * L->ncpad + jr : ybase + ir * os[1] + jr;
-                size_t ldc = c->cbuf ? (size_t)L->ncpad : (size_t)os[1];
-                if (L->a_stream)
-                    c->ik_stream(mr, nr, 1, &aseg, 0, bp, bs, cp, ldc, al, be);
-                else if (L->a_direct || L->a_copy)
-                    c->ik(mr, nr, 1, &aseg, 0, bp, bs, cp, ldc, al, be);
-                else
-                    uk(mr, nr, (size_t)kcb, ap, bp, bs, cp, ldc, al, be);
+                for (int64_t ir = ir0; ir < ir1; ir += (int64_t)MR) {
+                    const float *ap;
+                    const float *arow[16];
+                    hd_igemm_seg aseg = {arow, 0, kcb};
+                    if (L->a_direct || L->a_copy) {
+                        /* the filter rows themselves, contiguous in the reduction order (or a
+                           copy of this k block of them, when in place they would share L1
+                           sets); rows past the last channel are never stored: they read the
+                           zero row (in place) or the first copy */
+                        int64_t rows = imin((int64_t)MR, nm - ir);
+                        const float *w0 = c->w + (ch0 + ir) * p->wst[0] + r0;
+                        for (int64_t i = 0; i < (int64_t)MR; i++)
+                            arow[i] = i < rows ? w0 + i * p->wst[0] : zero;
+                        if (L->a_copy)
+                            hd_fw_copy_tile_rows(&aseg, 1, 0, (size_t)rows, MR, abuf, fw_acopy_ld(L), arow);
+                        ap = NULL;
+                    } else if (L->a_late) {
+                        hd_fw_pack_w_tile(c, g, kb, (m0 + ir) / (int64_t)MR, abuf);
+                        ap = abuf;
+                    } else {
+                        ap = wk + ((m0 + ir) / (int64_t)MR) * kcb * (int64_t)MR;
+                    }
+                    size_t mr = (size_t)imin((int64_t)MR, nm - ir);
+                    for (int64_t jr = jr0; jr < jr1; jr += (int64_t)NR) {
+                        size_t nr = (size_t)imin((int64_t)NR, nq - jr);
+                        const float *bp = panel + jr;
+                        size_t bs = (size_t)L->ncpad;
+                        if (xdirect && nr == NR) {
+                            bp = xdirect + jr;
+                            bs = (size_t)xs[1];
+                        } else if (xdirect) {
+                            bp = panel;
+                            bs = NR;
+                        }
+                        float *cp = c->cbuf ? buf + ir * L->ncpad + jr : ybase + ir * os[1] + jr;
+                        size_t ldc = c->cbuf ? (size_t)L->ncpad : (size_t)os[1];
+                        if (L->a_stream)
+                            c->ik_stream(mr, nr, 1, &aseg, 0, bp, bs, cp, ldc, al, be);
+                        else if (L->a_direct || L->a_copy)
+                            c->ik(mr, nr, 1, &aseg, 0, bp, bs, cp, ldc, al, be);
+                        else
+                            uk(mr, nr, (size_t)kcb, ap, bp, bs, cp, ldc, al, be);
+                    }
+                }
             }
         }
     }

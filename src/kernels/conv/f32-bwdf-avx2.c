@@ -1,32 +1,35 @@
 /* kernels/conv/f32-bwdf-avx2.c -- the strided run copies of the micro-kernel backward
- * filter (bwdf-ukernels.h) with AVX2 moves, 8 floats at a time, and the store of the sums
+ * filter (bwdf-ukernels.h) with AVX2 masked moves, 8 floats at a time, and the store of the sums
  * into dW by 8 x 8 register transposes. */
 #include <immintrin.h>
 
 #include "kernels/conv/bwdf-ukernels.h"
+#include "kernels/transpose/f32-store-part-avx2.h"
 #include "kernels/transpose/f32-transpose-8x8-avx2.h"
 
 void hd_f32_bwdf_ukernel_runs__avx2(float *dst, int64_t dstride, const float *src, int64_t sstride, int64_t len,
                                     int64_t count)
 {
-    /* The part past the last 8 in 4-, 2- and 1-float moves, not vmaskmov: the runs are short
-       (a panel row of 6 filter columns), and a masked store costs several times a plain one
-       on some AVX2 cores. */
-    const int64_t full = len & ~(int64_t)7, rest = len & 7;
+    static const int ones[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+    const int64_t t = len & 7;
+    const __m256i m = _mm256_loadu_si256((const __m256i *)(ones + 8 - t));
+    if (len < 8 && dstride == len) {
+        /* Short runs packed back to back (a panel of MR channels per position): one full
+           8-float store per run, its excess overwritten by the runs after it; the last runs,
+           whose excess would pass the end, take the tail stores. */
+        int64_t o = 0;
+        for (; o < count && (o * len + 8 <= count * len); o++, dst += len, src += sstride)
+            _mm256_storeu_ps(dst, _mm256_maskload_ps(src, m));
+        for (; o < count; o++, dst += len, src += sstride)
+            hd_f32_store_part__avx2(dst, _mm256_maskload_ps(src, m), t);
+        return;
+    }
     for (int64_t o = 0; o < count; o++, dst += dstride, src += sstride) {
         int64_t i = 0;
-        for (; i < full; i += 8)
+        for (; i + 8 <= len; i += 8)
             _mm256_storeu_ps(dst + i, _mm256_loadu_ps(src + i));
-        if (rest & 4) {
-            _mm_storeu_ps(dst + i, _mm_loadu_ps(src + i));
-            i += 4;
-        }
-        if (rest & 2) {
-            _mm_storel_epi64((__m128i *)(void *)(dst + i), _mm_loadl_epi64((const __m128i *)(const void *)(src + i)));
-            i += 2;
-        }
-        if (rest & 1)
-            dst[i] = src[i];
+        if (i < len)
+            hd_f32_store_part__avx2(dst + i, _mm256_maskload_ps(src + i, m), t);
     }
 }
 
