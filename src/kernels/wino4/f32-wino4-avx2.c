@@ -193,6 +193,21 @@ static inline __m256i first_lanes(int64_t n)
     return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(n < 8 ? n : 8)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
+/* The 36 transformed vectors of one tile to their positions; whole vectors with plain stores,
+ * a part through the mask (a masked store is microcoded on AMD cores). */
+static inline void store36(float *dt, size_t pos_stride, __m256i m, int64_t left, const W4 *v)
+{
+    if (left >= 8) {
+#pragma GCC unroll 36
+        for (int pos = 0; pos < 36; pos++)
+            _mm256_storeu_ps(dt + pos * pos_stride, v[pos]);
+    } else {
+#pragma GCC unroll 36
+        for (int pos = 0; pos < 36; pos++)
+            _mm256_maskstore_ps(dt + pos * pos_stride, m, v[pos]);
+    }
+}
+
 void hd_f32_wino4_ukernel_in_c__avx2(const float *x, int64_t nc, const hd_wino4_in_tiles *t, float *dst,
                                      size_t pos_stride, size_t t_stride)
 {
@@ -211,9 +226,7 @@ void hd_f32_wino4_ukernel_in_c__avx2(const float *x, int64_t nc, const hd_wino4_
                                        ? _mm256_maskload_ps(xt + (intptr_t)r * t->hs + (intptr_t)s * t->ws + c, m)
                                        : _mm256_setzero_ps();
             w4_in_2d(d, v);
-#pragma GCC unroll 36
-            for (int pos = 0; pos < 36; pos++)
-                _mm256_maskstore_ps(dt + pos * pos_stride + c, m, v[pos]);
+            store36(dt + c, pos_stride, m, nc - c, v);
         }
     }
 }
@@ -236,9 +249,7 @@ void hd_f32_wino4_ukernel_dy_c__avx2(const float *y, int64_t nk, const hd_wino4_
                                        ? _mm256_maskload_ps(yt + (intptr_t)r * t->hs + (intptr_t)s * t->ws + k, m)
                                        : _mm256_setzero_ps();
             w4_grad_2d(o, v);
-#pragma GCC unroll 36
-            for (int pos = 0; pos < 36; pos++)
-                _mm256_maskstore_ps(dt + pos * pos_stride + k, m, v[pos]);
+            store36(dt + k, pos_stride, m, nk - k, v);
         }
     }
 }
