@@ -7,6 +7,7 @@
 #include <immintrin.h>
 #include <stdint.h>
 #include "kernels/dwconv/dwconv-ukernels.h"
+#include "kernels/transpose/f32-transpose-8x8-avx2.h"
 
 #define INL static inline __attribute__((always_inline))
 
@@ -360,28 +361,7 @@ void hd_f32_dwconv_ukernel_bwrow__avx2(const hd_dw_bwrow_args *a)
 
 /* ---------------- gather / scatter ---------------- */
 
-/* In place: lane i of r[j] becomes lane j of r[i] (an 8x8 transpose in three shuffle stages). */
-INL void transpose8(__m256 *r)
-{
-    __m256 t[8], u[8];
-#pragma GCC unroll 4
-    for (int k = 0; k < 4; k++) {
-        t[2 * k] = _mm256_unpacklo_ps(r[2 * k], r[2 * k + 1]);
-        t[2 * k + 1] = _mm256_unpackhi_ps(r[2 * k], r[2 * k + 1]);
-    }
-#pragma GCC unroll 2
-    for (int g = 0; g < 2; g++) {
-        u[4 * g] = _mm256_shuffle_ps(t[4 * g], t[4 * g + 2], 0x44);
-        u[4 * g + 1] = _mm256_shuffle_ps(t[4 * g], t[4 * g + 2], 0xee);
-        u[4 * g + 2] = _mm256_shuffle_ps(t[4 * g + 1], t[4 * g + 3], 0x44);
-        u[4 * g + 3] = _mm256_shuffle_ps(t[4 * g + 1], t[4 * g + 3], 0xee);
-    }
-#pragma GCC unroll 4
-    for (int e = 0; e < 4; e++) {
-        r[e] = _mm256_permute2f128_ps(u[e], u[4 + e], 0x20);
-        r[4 + e] = _mm256_permute2f128_ps(u[e], u[4 + e], 0x31);
-    }
-}
+#define transpose8 hd_f32_transpose_regs_8x8__avx2
 
 void hd_f32_dwconv_ukernel_gather__avx2(float *dst, int64_t dbs, const float *src, size_t n, int64_t cstr, int64_t pstr,
                                         size_t nc, const float *end)
