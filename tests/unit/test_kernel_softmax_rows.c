@@ -111,13 +111,16 @@ int main(void)
         backward("backward rows avx2", hd_f32_softmax_bwd_ukernel_rows__avx2);
     if ((int)hd_cpu()->hw_isa >= HD_ISA_AVX512)
         backward("backward rows avx512", hd_f32_softmax_bwd_ukernel_rows__avx512);
+    if ((int)hd_cpu()->hw_isa >= HD_ISA_AVX2)
+        compare("rows avx2", hd_f32_softmax_ukernel_rows__avx2, hd_f32_softmax_ukernel__avx2);
     if ((int)hd_cpu()->hw_isa >= HD_ISA_AVX512)
         compare("rows avx512", hd_f32_softmax_ukernel_rows__avx512, hd_f32_softmax_ukernel__avx512);
     else
         SKIP("the AVX-512 rows kernel (no AVX-512 on this CPU)");
     SECTION("dispatch");
     CHECK(hd_f32_softmax_rows_kernel(HD_ISA_SCALAR) == NULL);
-    CHECK(hd_f32_softmax_rows_kernel(HD_ISA_AVX2) == NULL);
+    CHECK(hd_f32_softmax_rows_kernel(HD_ISA_AVX2) ==
+          ((int)hd_cpu()->hw_isa >= HD_ISA_AVX2 ? hd_f32_softmax_ukernel_rows__avx2 : NULL));
     CHECK(hd_f32_softmax_bwd_rows_kernel(HD_ISA_AVX2) == ((int)hd_cpu()->hw_isa >= HD_ISA_AVX2
                                                               ? hd_f32_softmax_bwd_ukernel_rows__avx2
                                                               : hd_f32_softmax_bwd_ukernel_rows__scalar));

@@ -278,3 +278,63 @@ void hd_f32_softmax_ukernel_cols__avx2(size_t c, size_t cols, const float *x, si
     if (j0 < cols)
         hd_f32_softmax_ukernel_cols__scalar(c, cols - j0, x + j0, ldx, y + j0, ldy, alpha, beta, log_mode);
 }
+
+/* GROUPS short groups (N <= 64) kept in registers from load to store: the row kernel's
+ * operations in its order (the maximum and the sum over the vectors in turn, the tail with
+ * -inf lanes, the same reductions and rounding), so each group gets the row kernel's bits;
+ * only x is read once and exp(x - max) computed once.  Longer groups take the row kernel. */
+void hd_f32_softmax_ukernel_rows__avx2(size_t n, size_t groups, const float *x, size_t ldx, float *y, size_t ldy,
+                                       float alpha, float beta, int log_mode)
+{
+    if (n > 64 || n == 0) {
+        for (size_t g = 0; g < groups; g++)
+            hd_f32_softmax_ukernel__avx2(n, x + g * ldx, y + g * ldy, alpha, beta, log_mode);
+        return;
+    }
+    const size_t nv = (n + 7) / 8, nfull = n / 8;
+    const __m256i kt = tailmask(n % 8);
+    const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
+    for (size_t g = 0; g < groups; g++) {
+        const float *xg = x + g * ldx;
+        float *yg = y + g * ldy;
+        __m256 xv[8], e[8];
+        __m256 vm = _mm256_set1_ps(-INFINITY);
+        for (size_t v = 0; v < nv; v++) {
+            xv[v] = v < nfull ? _mm256_loadu_ps(xg + 8 * v) : tail_ninf(xg + 8 * v, n % 8);
+            vm = _mm256_max_ps(vm, xv[v]);
+        }
+        float m = hmax(vm);
+        if (m != m || isinf(m)) {            /* NaN or infinite inputs: the scalar path's rules */
+            hd_f32_softmax_ukernel__scalar(n, xg, yg, alpha, beta, log_mode);
+            continue;
+        }
+        __m256 mm = _mm256_set1_ps(m), vs = _mm256_setzero_ps();
+        for (size_t v = 0; v < nv; v++) {
+            xv[v] = _mm256_sub_ps(xv[v], mm);
+            e[v] = exp_neg(xv[v]);
+            vs = _mm256_add_ps(vs, e[v]);
+        }
+        double s = hsum(vs);
+        if (log_mode) {
+            __m256 vls = _mm256_set1_ps((float)log(s));
+            for (size_t v = 0; v < nv; v++)
+                e[v] = _mm256_sub_ps(xv[v], vls);
+        } else {
+            __m256 vinv = _mm256_set1_ps((float)(1.0 / s));
+            for (size_t v = 0; v < nv; v++)
+                e[v] = _mm256_mul_ps(e[v], vinv);
+        }
+        for (size_t v = 0; v < nv; v++) {
+            __m256 o = _mm256_mul_ps(va, e[v]);
+            if (v < nfull) {
+                if (beta != 0.0f)
+                    o = _mm256_add_ps(o, _mm256_mul_ps(vb, _mm256_loadu_ps(yg + 8 * v)));
+                _mm256_storeu_ps(yg + 8 * v, o);
+            } else {
+                if (beta != 0.0f)
+                    o = _mm256_add_ps(o, _mm256_mul_ps(vb, _mm256_maskload_ps(yg + 8 * v, kt)));
+                _mm256_maskstore_ps(yg + 8 * v, kt, o);
+            }
+        }
+    }
+}

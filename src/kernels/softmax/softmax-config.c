@@ -36,7 +36,8 @@ hd_f32_softmax_cols_stream_fn hd_f32_softmax_cols_stream_kernel(int isa)
 hd_f32_softmax_rows_fn hd_f32_softmax_rows_kernel(int isa)
 {
     isa = hd_isa_cap(isa);
-    return isa >= HD_ISA_AVX512 ? hd_f32_softmax_ukernel_rows__avx512 : NULL;
+    return isa >= HD_ISA_AVX512 ? hd_f32_softmax_ukernel_rows__avx512
+         : isa >= HD_ISA_AVX2   ? hd_f32_softmax_ukernel_rows__avx2 : NULL;
 }
 
 hd_f32_softmax_bwd_rows_fn hd_f32_softmax_bwd_rows_kernel(int isa)

@@ -47,8 +47,10 @@ hd_f32_softmax_cols_stream_fn hd_f32_softmax_cols_stream_kernel(int isa);
 /* GROUPS groups of N contiguous floats, group g at x + g*ldx and y + g*ldy (CHANNEL mode on
  * NHWC: one group per position): each group bit for bit what the row kernel of the same ISA
  * gives it, with the per-call work (reductions, log) done once per group in registers for
- * N <= 64.  NULL where there is none (scalar, AVX2): call the row kernel per group. */
+ * N <= 64.  NULL where there is none (scalar): call the row kernel per group. */
 typedef void (*hd_f32_softmax_rows_fn)(size_t n, size_t groups, const float *x, size_t ldx, float *y, size_t ldy,
+                                       float alpha, float beta, int log_mode);
+void hd_f32_softmax_ukernel_rows__avx2(size_t n, size_t groups, const float *x, size_t ldx, float *y, size_t ldy,
                                        float alpha, float beta, int log_mode);
 void hd_f32_softmax_ukernel_rows__avx512(size_t n, size_t groups, const float *x, size_t ldx, float *y, size_t ldy,
                                          float alpha, float beta, int log_mode);
