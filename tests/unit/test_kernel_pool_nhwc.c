@@ -144,6 +144,7 @@ int main(void)
     if (hw >= HD_ISA_AVX2) {
         compare("nhwc avx2", hd_f32_pool_ukernel_nhwc__avx2);
         argmax("argmax avx2", hd_f32_pool_ukernel_argmax__avx2);
+        flush("flush avx2", hd_f32_pool_ukernel_flush__avx2);
     } else {
         SKIP("the AVX2 NHWC kernel (no AVX2 on this CPU)");
     }
@@ -157,6 +158,7 @@ int main(void)
     SECTION("dispatch");
     CHECK(hd_f32_pool_nhwc_select(HD_ISA_SCALAR) == hd_f32_pool_ukernel_nhwc__scalar);
     CHECK(hd_f32_pool_argmax_select(HD_ISA_SCALAR) == hd_f32_pool_ukernel_argmax__scalar);
-    CHECK(hd_f32_pool_flush_select(HD_ISA_AVX2) == hd_f32_pool_ukernel_flush__scalar);
+    CHECK(hd_f32_pool_flush_select(HD_ISA_AVX2) ==
+          (hw >= HD_ISA_AVX2 ? hd_f32_pool_ukernel_flush__avx2 : hd_f32_pool_ukernel_flush__scalar));
     return hd_test_finish();
 }
