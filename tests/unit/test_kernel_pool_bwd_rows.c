@@ -126,8 +126,8 @@ int main(void)
     SECTION("dispatch");
     CHECK(hd_f32_pool_rowargmax_select(HD_ISA_SCALAR) == hd_f32_pool_ukernel_rowargmax__scalar);
     CHECK(hd_f32_pool_rowargmax_select(HD_ISA_AVX2) ==
-          (hw >= HD_ISA_AVX2 ? hd_f32_pool_ukernel_rowargmax__avx2 : hd_f32_pool_ukernel_rowargmax__scalar));
+          ((int)hd_cpu_isa() >= HD_ISA_AVX2 ? hd_f32_pool_ukernel_rowargmax__avx2 : hd_f32_pool_ukernel_rowargmax__scalar));
     CHECK(hd_f32_pool_flush_stream_select(HD_ISA_AVX2) ==
-          (hw >= HD_ISA_AVX2 ? hd_f32_pool_ukernel_flush__avx2 : hd_f32_pool_ukernel_flush__scalar));
+          ((int)hd_cpu_isa() >= HD_ISA_AVX2 ? hd_f32_pool_ukernel_flush__avx2 : hd_f32_pool_ukernel_flush__scalar));
     return hd_test_finish();
 }

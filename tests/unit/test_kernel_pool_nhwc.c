@@ -159,6 +159,6 @@ int main(void)
     CHECK(hd_f32_pool_nhwc_select(HD_ISA_SCALAR) == hd_f32_pool_ukernel_nhwc__scalar);
     CHECK(hd_f32_pool_argmax_select(HD_ISA_SCALAR) == hd_f32_pool_ukernel_argmax__scalar);
     CHECK(hd_f32_pool_flush_select(HD_ISA_AVX2) ==
-          (hw >= HD_ISA_AVX2 ? hd_f32_pool_ukernel_flush__avx2 : hd_f32_pool_ukernel_flush__scalar));
+          ((int)hd_cpu_isa() >= HD_ISA_AVX2 ? hd_f32_pool_ukernel_flush__avx2 : hd_f32_pool_ukernel_flush__scalar));
     return hd_test_finish();
 }

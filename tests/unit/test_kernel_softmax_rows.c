@@ -120,8 +120,8 @@ int main(void)
     SECTION("dispatch");
     CHECK(hd_f32_softmax_rows_kernel(HD_ISA_SCALAR) == NULL);
     CHECK(hd_f32_softmax_rows_kernel(HD_ISA_AVX2) ==
-          ((int)hd_cpu()->hw_isa >= HD_ISA_AVX2 ? hd_f32_softmax_ukernel_rows__avx2 : NULL));
-    CHECK(hd_f32_softmax_bwd_rows_kernel(HD_ISA_AVX2) == ((int)hd_cpu()->hw_isa >= HD_ISA_AVX2
+          ((int)hd_cpu_isa() >= HD_ISA_AVX2 ? hd_f32_softmax_ukernel_rows__avx2 : NULL));
+    CHECK(hd_f32_softmax_bwd_rows_kernel(HD_ISA_AVX2) == ((int)hd_cpu_isa() >= HD_ISA_AVX2
                                                               ? hd_f32_softmax_bwd_ukernel_rows__avx2
                                                               : hd_f32_softmax_bwd_ukernel_rows__scalar));
     return hd_test_finish();
