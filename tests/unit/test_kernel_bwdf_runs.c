@@ -10,10 +10,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "harness.h"
+#include "guard_pages.h"
 #include "core/cpu.h"
 #include "kernels/conv/bwdf-ukernels.h"
 
@@ -38,12 +37,12 @@ int main(void)
         {"avx2", HD_ISA_AVX2, hd_f32_bwdf_ukernel_runs__avx2},
         {"avx512", HD_ISA_AVX512, hd_f32_bwdf_ukernel_runs__avx512},
     };
-    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-    char *m = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    CHECK(m != MAP_FAILED);
-    if (m == MAP_FAILED)
+    size_t pg = hd_test_page_size();
+    char *m = hd_test_pages(2);
+    CHECK(m != NULL);
+    if (!m)
         return hd_test_finish();
-    mprotect(m + pg, pg, PROT_NONE);
+    hd_test_page_none(m, 1);
     float *page = (float *)(void *)m;
     int64_t nfl = (int64_t)(pg / sizeof(float));
     for (int64_t i = 0; i < nfl; i++)

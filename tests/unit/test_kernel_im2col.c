@@ -15,10 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "harness.h"
+#include "guard_pages.h"
 #include "core/cpu.h"
 #include "kernels/conv/im2col-ukernels.h"
 
@@ -56,12 +55,12 @@ typedef struct {
 /* A page of floats followed by an inaccessible one: the last valid float sits at the end. */
 static float *fenced_page(size_t *nfl)
 {
-    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-    char *m = mmap(NULL, 3 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED)
+    size_t pg = hd_test_page_size();
+    char *m = hd_test_pages(3);
+    if (!m)
         return NULL;
-    mprotect(m, pg, PROT_NONE);
-    mprotect(m + 2 * pg, pg, PROT_NONE);
+    hd_test_page_none(m, 0);
+    hd_test_page_none(m, 2);
     *nfl = pg / sizeof(float);
     return (float *)(void *)(m + pg);
 }
