@@ -47,7 +47,16 @@ static void check_isa(int isa)
                                                hd_f32_pool_ukernel_hsum__avx512));
     CHECK(hd_f32_softmax_kernel(isa) ==
           PICK(e, hd_f32_softmax_ukernel__scalar, hd_f32_softmax_ukernel__avx2, hd_f32_softmax_ukernel__avx512));
-    CHECK(hd_f32_softmax_rows_kernel(isa) == (e >= HD_ISA_AVX512 ? hd_f32_softmax_ukernel_rows__avx512 : NULL));
+    CHECK(hd_f32_softmax_rows_kernel(isa) ==
+          PICK(e, NULL, hd_f32_softmax_ukernel_rows__avx2, hd_f32_softmax_ukernel_rows__avx512));
+    CHECK(hd_f32_softmax_bwd_rows_kernel(isa) == PICK(e, hd_f32_softmax_bwd_ukernel_rows__scalar,
+                                                      hd_f32_softmax_bwd_ukernel_rows__avx2,
+                                                      hd_f32_softmax_bwd_ukernel_rows__avx512));
+    CHECK(hd_f32_pool_rowargmax_select(isa) == PICK(e, hd_f32_pool_ukernel_rowargmax__scalar,
+                                                    hd_f32_pool_ukernel_rowargmax__avx2,
+                                                    hd_f32_pool_ukernel_rowargmax__avx512));
+    CHECK(hd_f32_pool_flush_select(isa) ==
+          PICK(e, hd_f32_pool_ukernel_flush__scalar, hd_f32_pool_ukernel_flush__avx2, hd_f32_pool_ukernel_flush__avx512));
     CHECK(hd_f32_softmax_cols_stream_kernel(isa) == (e >= HD_ISA_AVX512 ? hd_f32_softmax_ukernel_cols_stream__avx512
                                                                          : NULL));
     CHECK(hd_f32_tile_select(isa) ==
