@@ -4,13 +4,7 @@
  * (the stream hint is ignored: the AVX2 stream fence is the scalar no-op). */
 #include <immintrin.h>
 #include "kernels/pool/pool-ukernels.h"
-
-/* Lanes i < n of 8 set (all ones), the rest clear. */
-static inline __m256i lanes(size_t n)
-{
-    const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(n < 8 ? n : 8)), iota);
-}
+#include "kernels/pool/f32-pool-lanes-avx2.h"
 
 /* The first n (<= 8) lanes of x to p: a plain store for a whole vector, the mask only for a
  * part (a masked store is microcoded on AMD cores, several times a plain one's cost). */

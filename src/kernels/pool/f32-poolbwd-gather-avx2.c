@@ -4,13 +4,7 @@
  * strides take the scalar kernel.  Stores are plain (the stream hint is ignored). */
 #include <immintrin.h>
 #include "kernels/pool/pool-ukernels.h"
-
-/* Lanes i < n of 8 set (all ones), the rest clear. */
-static inline __m256i lanes(size_t n)
-{
-    const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(n < 8 ? n : 8)), iota);
-}
+#include "kernels/pool/f32-pool-lanes-avx2.h"
 
 /* 32-bit comparison lanes 0-3 / 4-7 widened to 64-bit masks. */
 static inline __m256d wide_lo(__m256i m) { return _mm256_castsi256_pd(_mm256_cvtepi32_epi64(_mm256_castsi256_si128(m))); }

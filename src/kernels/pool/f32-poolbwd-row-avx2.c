@@ -5,15 +5,9 @@
  * once, the scalar flush's operations. */
 #include <immintrin.h>
 #include "kernels/pool/pool-ukernels.h"
+#include "kernels/pool/f32-pool-lanes-avx2.h"
 
 #include <math.h>
-
-/* Lanes i < n of 8 set (all ones), the rest clear. */
-static inline __m256i lanes(size_t n)
-{
-    const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(n < 8 ? n : 8)), iota);
-}
 
 /* The tap at p[j * sw] for lanes j < 8 (lanes past the caller's outputs hold whatever lies in
  * the slack and are dropped at the store; stride 3 and up gathers only the kl lanes). */
