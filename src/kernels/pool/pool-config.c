@@ -101,3 +101,15 @@ hd_f32_pool_broadcast_fn hd_f32_pool_broadcast_select(int isa)
     return isa >= HD_ISA_AVX512 ? hd_f32_pool_ukernel_broadcast__avx512
          : isa >= HD_ISA_AVX2   ? hd_f32_pool_ukernel_broadcast__avx2 : hd_f32_pool_ukernel_broadcast__scalar;
 }
+
+hd_f32_pool_argmax8_fn hd_f32_pool_argmax8_select(int isa)
+{
+    isa = hd_isa_cap(isa);
+    return isa >= HD_ISA_AVX512 ? hd_f32_pool_ukernel_argmax8__avx512 : NULL;
+}
+
+hd_f32_pool_maxgatherrow_fn hd_f32_pool_maxgatherrow_select(int isa)
+{
+    isa = hd_isa_cap(isa);
+    return isa >= HD_ISA_AVX512 ? hd_f32_pool_ukernel_maxgatherrow__avx512 : NULL;
+}

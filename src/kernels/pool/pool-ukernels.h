@@ -197,4 +197,40 @@ void hd_f32_pool_ukernel_broadcast__avx512(float *dx, const float *v, size_t n, 
 hd_f32_pool_share_fn hd_f32_pool_share_select(int isa);
 hd_f32_pool_broadcast_fn hd_f32_pool_broadcast_select(int isa);
 
+/* Max pooling backward by gathering, channel-contiguous layouts (NHWC and the like).
+ * argmax8: the argmax kernel above with the tap as an int8 (callers keep ntaps <= 127).
+ * maxgatherrow: the w positions of one dx row (position iw at dx + iw * dxw, c channels each)
+ * from the outputs whose windows cover them (the "terms"), in output order:
+ *   covering output rows r < nrows: argmax row arg[r] (output ow's c taps at ow * c), gradient
+ *     row g[r] (output ow's c values at ow * gw), ty[r] the window row this dx row is in;
+ *   covering outputs of column iw: ncov[iw] entries (ow, tx, width) at col[(iw * ncol + m) * 3],
+ *     tx the window column iw is in, width the window's real columns;
+ *   term (r, m), taken r first then m, gives channel i the gradient g[r][ow * gw + i] when
+ *   arg[r][ow * c + i] == ty[r] * width + tx (that output's maximum is this position), else
+ *   nothing; per channel
+ *     s = +0.0; for each term in order: if hit, s += (double)gradient;
+ *     dx[i] = (float)(alpha * s + beta * dx[i])   in double (dx not read when beta == 0)
+ * bitwise the double sum in output order that cudnnPoolingBackward promises, without
+ * accumulator rows or a flush pass.  nrows * ncol <= 128.  stream != 0 (beta == 0 only) asks
+ * for non-temporal stores where dx is 64-byte aligned; the caller then calls the stream fence
+ * of the same ISA after its last call.  Every variant gives the scalar result; the select
+ * functions give NULL where no vector variant exists (the caller keeps the scatter path). */
+typedef void (*hd_f32_pool_argmax8_fn)(const float *const *taps, int ntaps, size_t c, int propagate, int8_t *arg);
+typedef void (*hd_f32_pool_maxgatherrow_fn)(float *dx, ptrdiff_t dxw, size_t w, size_t c, int nrows,
+                                            const int8_t *const *arg, const float *const *g, const int32_t *ty,
+                                            ptrdiff_t gw, const int32_t *col, const int32_t *ncov, int ncol,
+                                            double alpha, double beta, int stream);
+void hd_f32_pool_ukernel_argmax8__scalar(const float *const *taps, int ntaps, size_t c, int propagate, int8_t *arg);
+void hd_f32_pool_ukernel_argmax8__avx512(const float *const *taps, int ntaps, size_t c, int propagate, int8_t *arg);
+void hd_f32_pool_ukernel_maxgatherrow__scalar(float *dx, ptrdiff_t dxw, size_t w, size_t c, int nrows,
+                                              const int8_t *const *arg, const float *const *g, const int32_t *ty,
+                                              ptrdiff_t gw, const int32_t *col, const int32_t *ncov, int ncol,
+                                              double alpha, double beta, int stream);
+void hd_f32_pool_ukernel_maxgatherrow__avx512(float *dx, ptrdiff_t dxw, size_t w, size_t c, int nrows,
+                                              const int8_t *const *arg, const float *const *g, const int32_t *ty,
+                                              ptrdiff_t gw, const int32_t *col, const int32_t *ncov, int ncol,
+                                              double alpha, double beta, int stream);
+hd_f32_pool_argmax8_fn hd_f32_pool_argmax8_select(int isa);
+hd_f32_pool_maxgatherrow_fn hd_f32_pool_maxgatherrow_select(int isa);
+
 #endif

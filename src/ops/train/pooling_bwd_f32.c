@@ -11,11 +11,14 @@
  * and (image, block of input rows) for channel-contiguous ones.  A task owns the dx rows of
  * its block and walks every output row whose window meets the block; every dx value gets the
  * same sum in the same order whatever the blocks and the thread count, so results are
- * bitwise independent of both.  Four paths:
+ * bitwise independent of both.  Five paths:
  *  - max (scatter): windows reach into the neighbouring blocks, whose x rows the task reads
  *    to find the argmax again; it keeps only the contributions that land in its own rows and
  *    adds them to a ring of double rows in output order.  A row leaves the ring for dx as
  *    soon as no later output row can reach it (window starts never move up).
+ *  - max, channel-contiguous, AVX-512 (gather): each output row's argmax once, as a byte per
+ *    channel; each dx row then gathers, in output order, the gradients of the covering outputs
+ *    whose argmax it is (the maxgatherrow kernel): no ring, no flush pass.
  *  - average (gather): each output row's shares are made once, as doubles; each dx row then
  *    sums the shares of the outputs that cover it, in output order, in registers (the
  *    gatherrow / gatherpix kernels): no accumulator rows, no flush pass.
@@ -60,6 +63,9 @@ typedef struct {
     hd_f32_pool_share_fn share;
     hd_f32_pool_broadcast_fn broadcast;
     hd_f32_pool_fence_fn fence;      /* after a task's last streamed store */
+    hd_f32_pool_argmax8_fn argmax8;
+    hd_f32_pool_maxgatherrow_fn maxgatherrow;
+    int ncol;                /* max gather: the most outputs whose windows cover one input column */
 } f32_ctx;
 
 /* Output rows [*oh0, *oh1) whose windows meet input rows [r0, r1). */
@@ -411,6 +417,100 @@ static void avg_nhwc_task(void *vctx, size_t t, int thread)
         k->fence();
 }
 
+/* Max, channel-contiguous images (gather): per task (n, block of dx rows) and per output
+ * row, the argmax of each output's channels as bytes (argmax8); each dx position then
+ * gathers from the outputs that cover it, output rows oldest first, outputs left to right,
+ * taking an output's gradient where its argmax is this position's tap (maxgatherrow).  The
+ * argmax of an output row is found once per task however many dx rows it covers. */
+typedef struct {
+    int64_t n;
+    int8_t *arg;             /* nslot rows of OW x C taps */
+    const float **taps;      /* one window's taps */
+} max_gather_state;
+
+static void max_gather_make(const f32_ctx *k, void *vs, int oh)
+{
+    max_gather_state *st = vs;
+    const struct cudnnPoolingStruct *p = k->p;
+    int C = k->x->dims[1], H = k->x->dims[2], W = k->x->dims[3], OW = k->dy->dims[3];
+    int8_t *arg = st->arg + (size_t)(oh % k->nslot) * (size_t)OW * (size_t)C;
+    hd_pool_span sh = hd_pool_span_of(oh, H, p->window[0], p->pad[0], p->stride[0]);
+    const float *x = k->xp + st->n * k->x->strides[0];
+    int64_t xh = k->x->strides[2], xw = k->x->strides[3];
+    for (int ow = 0; ow < OW; ow++) {
+        hd_pool_span sx = hd_pool_span_of(ow, W, p->window[1], p->pad[1], p->stride[1]);
+        int nt = 0;
+        for (int ih = sh.lo; ih < sh.hi; ih++)
+            for (int iw = sx.lo; iw < sx.hi; iw++)
+                st->taps[nt++] = x + ih * xh + iw * xw;
+        k->argmax8(st->taps, nt, (size_t)C, k->prop, arg + (size_t)ow * (size_t)C);
+    }
+}
+
+static void max_gather_task(void *vctx, size_t t, int thread)
+{
+    const f32_ctx *k = vctx;
+    const struct cudnnPoolingStruct *p = k->p;
+    int C = k->x->dims[1], H = k->x->dims[2], W = k->x->dims[3], OW = k->dy->dims[3];
+    int blk = (int)(t % (size_t)k->nblk);
+    int r0 = blk * k->rows_per_blk, r1 = r0 + k->rows_per_blk < H ? r0 + k->rows_per_blk : H;
+    if (r0 >= r1)
+        return;
+    int nslot = k->nslot, ncol = k->ncol, kw = p->window[1], sw = p->stride[1], pw = p->pad[1];
+    max_gather_state st;
+    st.n = (int64_t)(t / (size_t)k->nblk);
+    double *base = k->scratch + (size_t)thread * k->per_thread;
+    st.taps = (const float **)(void *)base;
+    /* the covering output rows of one dx row: argmax rows, gradient rows, window rows */
+    const int8_t **rarg = (const int8_t **)(void *)(st.taps + (size_t)p->window[0] * (size_t)kw);
+    const float **rg = (const float **)(void *)(rarg + nslot);
+    int32_t *rty = (int32_t *)(void *)(rg + nslot);
+    /* per input column, its covering outputs: (ow, column within the window, window width) */
+    int32_t *col = rty + ((size_t)nslot + 1) / 2 * 2;
+    int32_t *ncov = col + (size_t)W * (size_t)ncol * 3;
+    st.arg = (int8_t *)(void *)(ncov + ((size_t)W + 1) / 2 * 2);
+    for (int iw = 0; iw < W; iw++) {
+        int ow_a = -floor_div(-(iw + pw - kw + 1), sw), ow_b = floor_div(iw + pw, sw), m = 0;
+        if (ow_a < 0)
+            ow_a = 0;
+        if (ow_b > OW - 1)
+            ow_b = OW - 1;
+        for (int ow = ow_a; ow <= ow_b; ow++) {
+            hd_pool_span sx = hd_pool_span_of(ow, W, kw, pw, sw);
+            if (iw >= sx.lo && iw < sx.hi) {
+                int32_t *e = col + ((size_t)iw * (size_t)ncol + (size_t)m++) * 3;
+                e[0] = ow;
+                e[1] = iw - sx.lo;
+                e[2] = sx.hi - sx.lo;
+            }
+        }
+        ncov[iw] = m;
+    }
+    const float *dy = k->dyp + st.n * k->dy->strides[0];
+    float *dx = k->dxp + st.n * k->dx->strides[0];
+    int64_t dyh = k->dy->strides[2], dyw = k->dy->strides[3], dxh = k->dx->strides[2], dxw = k->dx->strides[3];
+    size_t rowbytes = (size_t)OW * (size_t)C;
+    int oh0, oh1;
+    out_rows(k, r0, r1, &oh0, &oh1);
+    int first = oh0, next = oh0;
+    for (int ih = r0; ih < r1; ih++) {
+        cover(k, ih, oh1, &first, &next, max_gather_make, &st);
+        int nr = 0;
+        for (int oh = first; oh < next; oh++) {
+            hd_pool_span sh = hd_pool_span_of(oh, H, p->window[0], p->pad[0], p->stride[0]);
+            if (ih < sh.lo || ih >= sh.hi)
+                continue;
+            rarg[nr] = st.arg + (size_t)(oh % nslot) * rowbytes;
+            rg[nr] = dy + oh * dyh;
+            rty[nr++] = ih - sh.lo;
+        }
+        k->maxgatherrow(dx + ih * dxh, (ptrdiff_t)dxw, (size_t)W, (size_t)C, nr, rarg, rg, rty, (ptrdiff_t)dyw, col,
+                        ncov, ncol, k->alpha, k->beta, k->stream);
+    }
+    if (k->stream)
+        k->fence();
+}
+
 /* Average whose windows tile the input, alpha 1, beta 0: one task per (plane or image, block
  * of output rows); each output row's shares in float (share kernel), then each of its sh dx
  * rows takes them, each repeated sw times (broadcast kernel). */
@@ -569,6 +669,21 @@ cudnnStatus_t hd_pool_bwd_f32_2d(cudnnHandle_t handle, const struct cudnnPooling
         k.per_thread = ((size_t)OW * (nhwc ? (size_t)C : 1) + 1) / 2;
         pick_blocks(&k, units, nt, OH);
         task = tile_task;
+    } else if (k.maxm && nhwc && (int64_t)k.kh * (kw < W ? kw : W) <= 127 &&
+               (int64_t)k.nslot * ((kw + sw - 1) / sw) <= 128 &&
+               (k.argmax8 = hd_f32_pool_argmax8_select(handle->isa)) != NULL) {
+        /* the taps fit a byte: the window's taps; per covering output row an argmax row
+         * pointer, a gradient row pointer and a window row; the column table (three int32 per
+         * covering output and a count per column); nslot rows of argmax bytes */
+        k.maxgatherrow = hd_f32_pool_maxgatherrow_select(handle->isa);
+        k.ncol = (kw + sw - 1) / sw;
+        size_t bytes = (size_t)kh * (size_t)kw * sizeof(void *) + 2 * (size_t)k.nslot * sizeof(void *) +
+                       ((size_t)k.nslot + 1) / 2 * 2 * sizeof(int32_t) +
+                       ((size_t)W * (size_t)k.ncol * 3 + ((size_t)W + 1) / 2 * 2) * sizeof(int32_t) +
+                       (size_t)k.nslot * (size_t)OW * (size_t)C;
+        k.per_thread = (bytes + sizeof(double) - 1) / sizeof(double) + 8;
+        pick_blocks(&k, units, nt, H);
+        task = max_gather_task;
     } else if (k.maxm && nhwc) {
         /* the ring of window rows, the window's taps and offsets (8 bytes each), the argmax
          * of each channel */
