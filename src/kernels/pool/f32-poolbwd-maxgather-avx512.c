@@ -131,17 +131,15 @@ void hd_f32_pool_ukernel_maxgatherrow__avx512(float *dx, ptrdiff_t dxw, size_t w
                     s = _mm512_mask_add_ps(s, hit, s, _mm512_maskz_loadu_ps(hit, tg[t] + i));
                 }
             } else if (plain) {
-                __mmask16 one = 0, two = 0, three = 0;
+                __m128i cnt = _mm_setzero_si128();          /* contributions per lane, a byte each */
                 s = _mm512_setzero_ps();
                 for (int t = 0; t < nt; t++) {
                     __mmask16 hit =
                         _mm_mask_cmpeq_epi8_mask(m, _mm_maskz_loadu_epi8(m, ta[t] + i), _mm_set1_epi8(tt[t]));
                     s = _mm512_mask_add_ps(s, hit, s, _mm512_maskz_loadu_ps(hit, tg[t] + i));
-                    three |= two & hit;
-                    two |= one & hit;
-                    one |= hit;
+                    cnt = _mm_mask_sub_epi8(cnt, hit, cnt, _mm_set1_epi8(-1));
                 }
-                if (three)
+                if (_mm_cmpgt_epu8_mask(cnt, _mm_set1_epi8(2)))
                     s = sum_double(ta, tt, tg, nt, i, m, va, vb, beta, d);
             } else {
                 s = sum_double(ta, tt, tg, nt, i, m, va, vb, beta, d);

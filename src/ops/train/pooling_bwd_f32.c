@@ -437,12 +437,21 @@ static void max_gather_make(const f32_ctx *k, void *vs, int oh)
     hd_pool_span sh = hd_pool_span_of(oh, H, p->window[0], p->pad[0], p->stride[0]);
     const float *x = k->xp + st->n * k->x->strides[0];
     int64_t xh = k->x->strides[2], xw = k->x->strides[3];
+    /* the input rows that the next output row adds, fetched while this row's argmax runs
+     * (packed pixels; hints only, so rows past the image are harmless): the hardware
+     * prefetcher follows the window's row streams late */
+    int sr = p->stride[0], sc = p->stride[1];
+    size_t pfbytes = xw == C ? (size_t)sc * (size_t)C * sizeof(float) : 0;
+    const char *pf = (const char *)(x + (int64_t)sh.hi * xh);
     for (int ow = 0; ow < OW; ow++) {
         hd_pool_span sx = hd_pool_span_of(ow, W, p->window[1], p->pad[1], p->stride[1]);
         int nt = 0;
         for (int ih = sh.lo; ih < sh.hi; ih++)
             for (int iw = sx.lo; iw < sx.hi; iw++)
                 st->taps[nt++] = x + ih * xh + iw * xw;
+        for (int r = 0; r < sr && pfbytes; r++)
+            for (size_t off = 0; off < pfbytes; off += 64)
+                __builtin_prefetch(pf + ((int64_t)r * xh + (int64_t)ow * sc * xw) * (int64_t)sizeof(float) + off, 0, 3);
         k->argmax8(st->taps, nt, (size_t)C, k->prop, arg + (size_t)ow * (size_t)C);
     }
 }
