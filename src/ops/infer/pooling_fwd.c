@@ -324,33 +324,48 @@ static void rows_task(void *vctx, size_t t, int thread)
 /* Global pooling of row-contiguous 2-d planes (window = the whole unpadded plane, one output
  * per plane, ResNet's last pool): the row kernels' two passes straight over each plane (all H
  * rows into one column row, then one output), rows_group planes per task, without the row
- * path's per-unit set-up; the same values as the row path. */
+ * path's per-unit set-up; the same values as the row path.  Two column rows: the vertical
+ * pass of the next plane runs before the horizontal pass of this one, so that the scalar
+ * loads of the latter never wait for the vector stores of the former to leave the store
+ * buffer. */
 static void global_task(void *vctx, size_t t, int thread)
 {
     const fwd_ctx *k = vctx;
     const pool_t *p = k->p;
     int C = k->x.dims[1], H = k->x.dims[2], W = k->x.dims[3];
-    float *col = k->scratch + (size_t)thread * k->scratch_per_thread;
+    size_t per = k->scratch_per_thread / 2;
+    float *cols[2] = {k->scratch + (size_t)thread * k->scratch_per_thread, NULL};
+    cols[1] = cols[0] + per;
     int avg = !is_max(p->mode), prop = p->nan_opt == CUDNN_PROPAGATE_NAN;
     float hdiv = (float)W, vdiv = (float)H, r;
-    for (size_t i = (size_t)W; i < k->scratch_per_thread; i++)
-        col[i] = avg ? 0.0f : -INFINITY;      /* the slack the horizontal pass may read */
+    for (int b = 0; b < 2; b++)
+        for (size_t i = (size_t)W; i < per; i++)
+            cols[b][i] = avg ? 0.0f : -INFINITY;      /* the slack the horizontal pass may read */
     size_t u0 = t * k->rows_group, u1 = u0 + k->rows_group;
     if (u1 > k->rows_units)
         u1 = k->rows_units;
-    for (size_t u = u0; u < u1; u++) {
-        int n = (int)(u / (size_t)C), c = (int)(u % (size_t)C);
-        const float *x = (const float *)k->xp + n * k->x.strides[0] + c * k->x.strides[1];
-        /* one output: the scalar horizontal pass (the same bits as every variant) beats a
-         * vector pass whose lanes are nearly all dropped */
-        if (avg) {
-            k->pool_vsum(col, x, (ptrdiff_t)k->x.strides[2], H, (size_t)W);
-            hd_f32_pool_ukernel_hsum__scalar(&r, col, 1, W, 1, &hdiv, vdiv);
-        } else {
-            k->pool_vmax(col, x, (ptrdiff_t)k->x.strides[2], H, (size_t)W, prop);
-            hd_f32_pool_ukernel_hmax__scalar(&r, col, 1, W, 1, prop);
+    for (size_t u = u0; u <= u1; u++) {
+        if (u < u1) {                 /* vertical pass of plane u */
+            int n = (int)(u / (size_t)C), c = (int)(u % (size_t)C);
+            const float *x = (const float *)k->xp + n * k->x.strides[0] + c * k->x.strides[1];
+            float *col = cols[(u - u0) & 1];
+            if (avg)
+                k->pool_vsum(col, x, (ptrdiff_t)k->x.strides[2], H, (size_t)W);
+            else
+                k->pool_vmax(col, x, (ptrdiff_t)k->x.strides[2], H, (size_t)W, prop);
         }
-        store_f32((float *)k->yp + n * k->y.strides[0] + c * k->y.strides[1], r, k->alpha, k->beta);
+        if (u > u0) {                 /* horizontal pass of plane u - 1 */
+            size_t v = u - 1;
+            int n = (int)(v / (size_t)C), c = (int)(v % (size_t)C);
+            const float *col = cols[(v - u0) & 1];
+            /* one output: the scalar horizontal pass (the same bits as every variant) beats a
+             * vector pass whose lanes are nearly all dropped */
+            if (avg)
+                hd_f32_pool_ukernel_hsum__scalar(&r, col, 1, W, 1, &hdiv, vdiv);
+            else
+                hd_f32_pool_ukernel_hmax__scalar(&r, col, 1, W, 1, prop);
+            store_f32((float *)k->yp + n * k->y.strides[0] + c * k->y.strides[1], r, k->alpha, k->beta);
+        }
     }
 }
 
@@ -465,8 +480,8 @@ cudnnStatus_t HD_IMPL(cudnnPoolingForward)(cudnnHandle_t handle, const cudnnPool
             p->window[0] == xDesc->dims[2] && p->window[1] == xDesc->dims[3] && p->pad[0] == 0 && p->pad[1] == 0 &&
             (is_max(p->mode) || p->mode == CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING ||
              p->mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING)) {
-            /* one column row with the horizontal pass's slack, per thread */
-            size_t per = row_col_stride(xDesc->dims[3]);
+            /* two column rows with the horizontal pass's slack, per thread */
+            size_t per = 2 * row_col_stride(xDesc->dims[3]);
             k.scratch = hd_handle_scratch(handle, per * sizeof(float) * (size_t)nt);
             if (!k.scratch)
                 return HD_FAIL(CUDNN_STATUS_ALLOC_FAILED, "no memory for %zu floats of scratch", per * (size_t)nt);
