@@ -3,8 +3,8 @@
  * maxgatherpix.  Each AVX-512 variant against the scalar one, bit for bit: argmax8 for 1..70
  * channels and 1..9 taps under both NaN rules, on data with NaNs, infinities and signed
  * zeros; maxgatherrow for 1..40 channels (every tail), 0..3 covering output rows and one or
- * two covering outputs per column (up to six terms: the float form, its redo in doubles and
- * the double form), alpha 1 / beta 0 and other scales, streamed and not at float offsets from
+ * two covering outputs per column (up to six terms: the float form for at most two, the
+ * double form beyond and for other scales), alpha 1 / beta 0 and other scales, streamed and not at float offsets from
  * a 64-byte boundary, with guard values around and between the positions.  Also the scalar
  * argmax8 against the int32 argmax kernel, and the scalar maxgatherrow against the rule
  * written out.
@@ -114,7 +114,7 @@ static void maxgatherrow(const char *name, hd_f32_pool_maxgatherrow_fn fn)
                             for (int i = 0; i < OWN * GW; i++)
                                 g[r][i] = val(rnd() % 4 != 0);
                             /* taps 0..8 and none, mostly ones that hit, so that three and more
-                             * contributions occur */
+                             * contributions to a value occur */
                             for (int i = 0; i < OWN * GC; i++)
                                 arg[r][i] = rnd() % 4 ? (int8_t)(ty[r] * 3 + (int)(rnd() % 3)) : (int8_t)((int)(rnd() % 10) - 1);
                         }

@@ -3,10 +3,11 @@
  * a 16-channel vector's taps are one 16-byte load and one byte compare in maxgatherrow.
  *
  * maxgatherrow sums in float where that is bitwise the double rule: alpha 1, beta 0 and at
- * most two contributions to a value.  A float sum of two floats rounded once equals their double sum rounded to
- * float (double carries more than twice float's precision plus two bits, so the second
- * rounding never changes the first's result), and +0.0 plus one float is exact in both
- * (and turns -0 into +0 in both).  Three contributions or more, or other scales: doubles. */
+ * most two terms (so at most two contributions to a value).  A float sum of two floats
+ * rounded once equals their double sum rounded to float (double carries more than twice
+ * float's precision plus two bits, so the second rounding never changes the first's
+ * result), and +0.0 plus one float is exact in both (and turns -0 into +0 in both).  Three
+ * terms or more, or other scales: doubles. */
 #include <immintrin.h>
 #include "kernels/pool/pool-ukernels.h"
 
@@ -96,9 +97,11 @@ static inline __m512 sum_double(const int8_t *const *ta, const int8_t *tt, const
     return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1);
 }
 
-/* With alpha 1 and beta 0 every vector is summed in float while counting each lane's hits; a
- * vector where some lane has three or more is summed again in doubles (two or fewer: the
- * float sum is bitwise the rule, see the top of this file). */
+/* With alpha 1 and beta 0, positions with at most two terms are summed in float (bitwise the
+ * rule, see the top of this file); others in doubles.  (Summing those in float with a count
+ * of each lane's contributions, and again in doubles where a lane had three or more, was
+ * slower: with 3x3 stride 2 windows nearly every 16-lane vector of a corner position has such
+ * a lane.) */
 void hd_f32_pool_ukernel_maxgatherrow__avx512(float *dx, ptrdiff_t dxw, size_t w, size_t c, int nrows,
                                               const int8_t *const *arg, const float *const *g, const int32_t *ty,
                                               ptrdiff_t gw, const int32_t *col, const int32_t *ncov, int ncol,
@@ -130,17 +133,6 @@ void hd_f32_pool_ukernel_maxgatherrow__avx512(float *dx, ptrdiff_t dxw, size_t w
                         _mm_mask_cmpeq_epi8_mask(m, _mm_maskz_loadu_epi8(m, ta[t] + i), _mm_set1_epi8(tt[t]));
                     s = _mm512_mask_add_ps(s, hit, s, _mm512_maskz_loadu_ps(hit, tg[t] + i));
                 }
-            } else if (plain) {
-                __m128i cnt = _mm_setzero_si128();          /* contributions per lane, a byte each */
-                s = _mm512_setzero_ps();
-                for (int t = 0; t < nt; t++) {
-                    __mmask16 hit =
-                        _mm_mask_cmpeq_epi8_mask(m, _mm_maskz_loadu_epi8(m, ta[t] + i), _mm_set1_epi8(tt[t]));
-                    s = _mm512_mask_add_ps(s, hit, s, _mm512_maskz_loadu_ps(hit, tg[t] + i));
-                    cnt = _mm_mask_sub_epi8(cnt, hit, cnt, _mm_set1_epi8(-1));
-                }
-                if (_mm_cmpgt_epu8_mask(cnt, _mm_set1_epi8(2)))
-                    s = sum_double(ta, tt, tg, nt, i, m, va, vb, beta, d);
             } else {
                 s = sum_double(ta, tt, tg, nt, i, m, va, vb, beta, d);
             }
