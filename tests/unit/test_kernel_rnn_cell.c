@@ -4,7 +4,8 @@
  * rnn-ukernels.h states (exp-based sigmoid within a few ulp, tanh within 3e-7 absolute), over
  * row lengths with every remainder of the vector width, arguments from tiny to saturating,
  * NaN passed through; the rows write exactly their H elements (guards untouched); slices of a
- * row (the forward rows' N < LD) give the whole row's bits.
+ * row (the forward rows' N < LD) give the whole row's bits; the AVX-512 rows give the AVX2
+ * rows' bits.
  */
 #include <math.h>
 #include <stdio.h>
@@ -183,16 +184,63 @@ static void check_slices(const hd_rnn_cell_table *t)
     }
 }
 
+/* Two tables that promise the same bits (AVX-512 and AVX2: the same operations per lane) give
+ * them for every output, over row lengths with every remainder of both widths and arguments
+ * from tiny to saturating, NaN and infinities included. */
+static void check_same_bits(const hd_rnn_cell_table *a, const hd_rnn_cell_table *b)
+{
+    enum { HM = 70 };
+    int same = 1;
+    for (size_t H = 1; H <= HM; H++) {
+        float px[4 * HM], pq[4 * HM], cp[HM], dh[HM], g[2][4 * HM], c[2][HM], h[2][HM], x[2][4 * HM], q[2][4 * HM];
+        float dc[2][HM], z[2][HM];
+        float sc = H % 4 == 0 ? 1e-3f : H % 4 == 1 ? 1.0f : H % 4 == 2 ? 8.0f : 60.0f;
+        for (size_t i = 0; i < 4 * H; i++) { px[i] = rnd(sc); pq[i] = rnd(sc); }
+        for (size_t j = 0; j < H; j++) { cp[j] = rnd(2.0f); dh[j] = rnd(1.0f); dc[0][j] = dc[1][j] = rnd(1.0f); }
+        if (H == 7) { px[0] = NAN; pq[H + 1] = INFINITY; px[2 * H + 2] = -INFINITY; }
+        for (int k = 0; k < 2; k++) {
+            const hd_rnn_cell_table *t = k ? b : a;
+            t->lstm_fwd(H, H, px, pq, cp, g[k], c[k], h[k]);
+            t->lstm_bwd(H, H, g[k], c[k], cp, dh, dc[k], x[k], q[k]);
+        }
+        same &= !memcmp(g[0], g[1], 4 * H * sizeof(float)) && !memcmp(c[0], c[1], H * sizeof(float)) &&
+                !memcmp(h[0], h[1], H * sizeof(float)) && !memcmp(x[0], x[1], 4 * H * sizeof(float)) &&
+                !memcmp(q[0], q[1], 4 * H * sizeof(float)) && !memcmp(dc[0], dc[1], H * sizeof(float));
+        for (int k = 0; k < 2; k++) {
+            const hd_rnn_cell_table *t = k ? b : a;
+            t->gru_fwd(H, H, px, pq, cp, g[k], c[k], h[k]);
+            t->gru_bwd(H, H, g[k], c[k], H % 2 ? cp : NULL, dh, x[k], q[k], z[k]);
+            t->tanh(H, px, dc[k]);
+        }
+        same &= !memcmp(g[0], g[1], 3 * H * sizeof(float)) && !memcmp(c[0], c[1], H * sizeof(float)) &&
+                !memcmp(h[0], h[1], H * sizeof(float)) && !memcmp(x[0], x[1], 3 * H * sizeof(float)) &&
+                !memcmp(q[0], q[1], 3 * H * sizeof(float)) && !memcmp(z[0], z[1], H * sizeof(float)) &&
+                !memcmp(dc[0], dc[1], H * sizeof(float));
+    }
+    CHECK_MSG(same, "%s gives the bits of %s", a->lstm_name, b->lstm_name);
+}
+
 int main(void)
 {
     check_slices(&hd_f32_rnn_cell_ukernels__scalar);
     if (hd_cpu_isa() >= HD_ISA_AVX2)
         check_slices(&hd_f32_rnn_cell_ukernels__avx2);
+    if (hd_cpu_isa() >= HD_ISA_AVX512)
+        check_slices(&hd_f32_rnn_cell_ukernels__avx512);
     check_table(&hd_f32_rnn_cell_ukernels__scalar);
     if (hd_cpu_isa() >= HD_ISA_AVX2)
         check_table(&hd_f32_rnn_cell_ukernels__avx2);
     else
         SKIP("no AVX2 on this CPU: the AVX2 cell rows are not tested");
+    if (hd_cpu_isa() >= HD_ISA_AVX512) {
+        check_table(&hd_f32_rnn_cell_ukernels__avx512);
+        check_same_bits(&hd_f32_rnn_cell_ukernels__avx512, &hd_f32_rnn_cell_ukernels__avx2);
+        CHECK(hd_rnn_cell_kernels(HD_ISA_AVX512) == &hd_f32_rnn_cell_ukernels__avx512);
+    } else {
+        SKIP("no AVX-512 on this CPU: the AVX-512 cell rows are not tested");
+    }
+    if (hd_cpu_isa() >= HD_ISA_AVX2)
+        CHECK(hd_rnn_cell_kernels(HD_ISA_AVX2) == &hd_f32_rnn_cell_ukernels__avx2);
     CHECK(hd_rnn_cell_kernels(HD_ISA_SCALAR) == &hd_f32_rnn_cell_ukernels__scalar);
     return hd_test_finish();
 }

@@ -61,6 +61,7 @@ typedef struct {
 
 extern const hd_rnn_cell_table hd_f32_rnn_cell_ukernels__scalar;
 extern const hd_rnn_cell_table hd_f32_rnn_cell_ukernels__avx2;
+extern const hd_rnn_cell_table hd_f32_rnn_cell_ukernels__avx512;   /* the AVX2 rows' bits, 16 lanes */
 
 /* The table for ISA (an hd_isa_t), never above what the CPU allows (HOSTDNN_MAX_ISA). */
 const hd_rnn_cell_table *hd_rnn_cell_kernels(int isa);
