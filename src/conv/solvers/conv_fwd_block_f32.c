@@ -97,10 +97,42 @@ void hd_fw_store_from_buffer(const fw_ctx *c, int64_t n, int64_t ch0, int64_t nm
     }
 }
 
+/* Prefetch of the rows of x that the next gather of a plain 1x1 block copies (pf_next): the
+ * lines of rows [r0, r0+rows) x positions [q0, q0+len) of image n, spread over the kernel
+ * calls of the current block, so that the copy finds them in the caches instead of waiting
+ * on memory in a pass of its own. */
+typedef struct {
+    const char *x0;      /* first row's first position */
+    int64_t rs;          /* bytes between rows */
+    int64_t nl;          /* lines per row */
+    int64_t next, total, per_call;
+} fw_pf;
+
+static void fw_pf_start(const fw_ctx *c, fw_pf *f, int64_t n, int64_t ch, int64_t q0, int64_t len, int64_t rows,
+                        int64_t calls)
+{
+    const int64_t *xs = c->p->xs;
+    f->x0 = (const char *)(c->x + n * xs[0] + ch * xs[1] + q0);
+    f->rs = xs[1] * (int64_t)sizeof(float);
+    f->nl = cdiv(len, 16) + 1;   /* + 1: the row may start within a line */
+    f->next = 0;
+    f->total = rows * f->nl;
+    f->per_call = cdiv(f->total, calls > 0 ? calls : 1);
+}
+
+static inline void fw_pf_step(fw_pf *f)
+{
+    int64_t end = imin(f->total, f->next + f->per_call);
+    for (; f->next < end; f->next++) {
+        int64_t row = f->next / f->nl, line = f->next - row * f->nl;
+        __builtin_prefetch(f->x0 + row * f->rs + line * 64, 0, 2);
+    }
+}
+
 /* Channels [m0, m0+nm) of group g x one position block (geometry in seg/bits), all k
  * blocks in order. */
 static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, int64_t nq, int64_t m0, int64_t nm,
-                     const fw_seg *seg, int64_t ns, const uint8_t *bits, int64_t nfull)
+                     const fw_seg *seg, int64_t ns, const uint8_t *bits, int64_t nfull, const int64_t *after)
 {
     const hd_conv_problem *p = c->p;
     const fw_plan *L = &c->L;
@@ -174,6 +206,16 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
             continue;
         }
         const float *xdirect = NULL;
+        fw_pf pf = {NULL, 0, 1, 0, 0, 0};
+        if (L->pf_next) {
+            /* the next k block of these positions, else the first of the task this thread
+               probably takes next (after: image, first position, positions, group) */
+            int64_t calls = cdiv(nm, (int64_t)MR) * cdiv(nq, (int64_t)NR);
+            if (kb + 1 < L->nkb)
+                fw_pf_start(c, &pf, n, chb + r0 + L->kc, q0, nq, imin(L->kc, L->R - r0 - L->kc), calls);
+            else if (after)
+                fw_pf_start(c, &pf, after[0], after[3] * p->Cg, after[1], after[2], imin(L->kc, L->R), calls);
+        }
         if (L->direct_b) {
             xdirect = c->x + n * xs[0] + (chb + r0) * xs[1] + q0;
             if (nq % (int64_t)NR)                  /* the partial last panel is copied */
@@ -244,6 +286,8 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
                         }
                         float *cp = c->cbuf ? buf + ir * L->ncpad + jr : ybase + ir * os[1] + jr;
                         size_t ldc = c->cbuf ? (size_t)L->ncpad : (size_t)os[1];
+                        if (pf.next < pf.total)
+                            fw_pf_step(&pf);
                         if (L->a_stream)
                             c->ik_stream(mr, nr, 1, &aseg, 0, bp, bs, cp, ldc, al, be);
                         else if (L->a_direct || L->a_copy)
@@ -281,6 +325,19 @@ void hd_fw_task(void *vctx, size_t task, int thread)
         q0 = (pbi % L->npb) * L->nc;
         nq = imin(L->nc, L->P - q0);
     }
+    /* pf_next: the block of the task this thread most likely takes next (tasks are dealt in
+       order, one at a time, to whichever thread is free) */
+    int64_t after[4];
+    const int64_t *pa = NULL;
+    int64_t t2 = t + c->nthreads, ntask = cdiv(p->G, L->gpt) * per_group * L->nmb;
+    if (L->pf_next && !L->cross && t2 < ntask) {
+        int64_t pb2 = (t2 / L->nmb) % per_group;
+        after[0] = pb2 / L->npb;
+        after[1] = (pb2 % L->npb) * L->nc;
+        after[2] = imin(L->nc, L->P - after[1]);
+        after[3] = (t2 / (L->nmb * per_group)) * L->gpt;
+        pa = after;
+    }
     int64_t m0 = mbi * L->mb, nm = imin(L->mb, L->M - m0);
     float *panel = c->slots + (size_t)thread * (size_t)L->slot;
     fw_seg *seg = (fw_seg *)(panel + L->seg_at);
@@ -289,5 +346,5 @@ void hd_fw_task(void *vctx, size_t task, int thread)
     if (!L->pix && nfull < nq)
         ns = hd_fw_block_geometry(c, n, q0 + nfull, nq - nfull, seg, bits, L->bstride);
     for (int64_t g = gc * L->gpt; g < imin(p->G, (gc + 1) * L->gpt); g++)
-        fw_block(c, thread, g, n, q0, nq, m0, nm, seg, ns, bits, nfull);
+        fw_block(c, thread, g, n, q0, nq, m0, nm, seg, ns, bits, nfull, g + 1 < imin(p->G, (gc + 1) * L->gpt) ? NULL : pa);
 }

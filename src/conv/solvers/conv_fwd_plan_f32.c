@@ -98,6 +98,7 @@ static fw_plan plan_fw(const hd_conv_problem *p)
             if (p->pad[j] || p->str[j] != 1 || p->in[j] != p->out[j])
                 L.direct_b = 0;
     }
+    int plain_1x1 = L.direct_b;
     /* blocks */
     int64_t Q = L.cross ? p->N * L.P : L.P;
     /* swapped, the positions are the MR side: blocks of whole MR tiles (the blocks only pick
@@ -147,6 +148,7 @@ static fw_plan plan_fw(const hd_conv_problem *p)
      * copied instead (a contiguous copy per row). */
     if (L.nc != L.P && p->N * p->C * p->Q * (int64_t)sizeof(float) > FW_X_CACHED)
         L.direct_b = 0;
+    L.pf_next = plain_1x1 && !L.direct_b;
     /* With at most two position blocks per group (batch 1) a filter tile serves one or two
      * tasks: each task packs its tiles right before use (the filter is read once, no packed
      * copy written and read back -- at batch 1 the filter is most of the memory traffic).
@@ -292,6 +294,7 @@ static void fw_run(const hd_conv_problem *p, const fw_family *f, const hd_conv_a
     c.ik_strided = ik->fn_strided;
     c.wide_tiles = c.L.wide_tiles;
     int nt = a->nthreads < HD_SCRATCH_SLOTS ? a->nthreads : HD_SCRATCH_SLOTS;
+    c.nthreads = nt;
     if (!c.L.a_late && !c.L.b_late)
         hd_parallel_deal((size_t)(p->G * c.L.nkb * (c.L.Mpad / c.L.AR)), nt, hd_fw_pack_w_task, &c);
     int64_t per_group = c.L.cross ? c.L.npb : p->N * c.L.npb;
