@@ -97,38 +97,6 @@ void hd_fw_store_from_buffer(const fw_ctx *c, int64_t n, int64_t ch0, int64_t nm
     }
 }
 
-/* Prefetch of the rows of x that the next gather of a plain 1x1 block copies (pf_next): the
- * lines of rows [r0, r0+rows) x positions [q0, q0+len) of image n, spread over the kernel
- * calls of the current block, so that the copy finds them in the caches instead of waiting
- * on memory in a pass of its own. */
-typedef struct {
-    const char *x0;      /* first row's first position */
-    int64_t rs;          /* bytes between rows */
-    int64_t nl;          /* lines per row */
-    int64_t next, total, per_call;
-} fw_pf;
-
-static void fw_pf_start(const fw_ctx *c, fw_pf *f, int64_t n, int64_t ch, int64_t q0, int64_t len, int64_t rows,
-                        int64_t calls)
-{
-    const int64_t *xs = c->p->xs;
-    f->x0 = (const char *)(c->x + n * xs[0] + ch * xs[1] + q0);
-    f->rs = xs[1] * (int64_t)sizeof(float);
-    f->nl = cdiv(len, 16) + 1;   /* + 1: the row may start within a line */
-    f->next = 0;
-    f->total = rows * f->nl;
-    f->per_call = cdiv(f->total, calls > 0 ? calls : 1);
-}
-
-static inline void fw_pf_step(fw_pf *f)
-{
-    int64_t end = imin(f->total, f->next + f->per_call);
-    for (; f->next < end; f->next++) {
-        int64_t row = f->next / f->nl, line = f->next - row * f->nl;
-        __builtin_prefetch(f->x0 + row * f->rs + line * 64, 0, 2);
-    }
-}
-
 /* Channels [m0, m0+nm) of group g x one position block (geometry in seg/bits), all k
  * blocks in order. */
 static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, int64_t nq, int64_t m0, int64_t nm,
@@ -206,15 +174,17 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
             continue;
         }
         const float *xdirect = NULL;
-        fw_pf pf = {NULL, 0, 1, 0, 0, 0};
+        hd_conv_pf pf = {NULL, 0, 1, 0, 0, 0};
         if (L->pf_next) {
             /* the next k block of these positions, else the first of the task this thread
                probably takes next (after: image, first position, positions, group) */
             int64_t calls = cdiv(nm, (int64_t)MR) * cdiv(nq, (int64_t)NR);
             if (kb + 1 < L->nkb)
-                fw_pf_start(c, &pf, n, chb + r0 + L->kc, q0, nq, imin(L->kc, L->R - r0 - L->kc), calls);
+                hd_conv_pf_start(&pf, c->x + n * xs[0] + (chb + r0 + L->kc) * xs[1] + q0, xs[1], nq,
+                                 imin(L->kc, L->R - r0 - L->kc), calls);
             else if (after)
-                fw_pf_start(c, &pf, after[0], after[3] * p->Cg, after[1], after[2], imin(L->kc, L->R), calls);
+                hd_conv_pf_start(&pf, c->x + after[0] * xs[0] + after[3] * p->Cg * xs[1] + after[1], xs[1], after[2],
+                                 imin(L->kc, L->R), calls);
         }
         if (L->direct_b) {
             xdirect = c->x + n * xs[0] + (chb + r0) * xs[1] + q0;
@@ -286,8 +256,7 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
                         }
                         float *cp = c->cbuf ? buf + ir * L->ncpad + jr : ybase + ir * os[1] + jr;
                         size_t ldc = c->cbuf ? (size_t)L->ncpad : (size_t)os[1];
-                        if (pf.next < pf.total)
-                            fw_pf_step(&pf);
+                        hd_conv_pf_step(&pf);
                         if (L->a_stream)
                             c->ik_stream(mr, nr, 1, &aseg, 0, bp, bs, cp, ldc, al, be);
                         else if (L->a_direct || L->a_copy)
