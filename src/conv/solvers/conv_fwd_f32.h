@@ -65,8 +65,8 @@ typedef struct {
     int64_t ncpad;                /* nc rounded up to the position side's tile */
     int cross;                    /* position blocks run across images */
     int direct_b;                 /* 1x1 NCHW: x itself is the B panel */
-    int pf_next;                  /* 1x1 NCHW-like x gathered per block: the next block's rows of x
-                                     are prefetched while the kernels run on this one */
+    int pf_next;                  /* 1x1 NCHW-like x, blocks smaller than an image: the next block's
+                                     rows of x are prefetched while the kernels run on this one */
     int a_late;                   /* filter tiles packed by the task that uses them, into its slot */
     int b_late;                   /* swapped, the same: each task packs its B tiles of a k block */
     int a_direct;                 /* a_late, and the kernel reads the filter rows in place instead */
