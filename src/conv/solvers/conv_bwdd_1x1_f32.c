@@ -577,7 +577,7 @@ static void nchw_task(x1_ctx *c, size_t task, int thread)
             int last_kb = kb + 1 == L->nkb;
             int64_t xr0 = last_kb ? 0 : r0 + kcb, xkcb = imin(L->kc, p->Kg - xr0);
             int64_t xs0 = last_kb ? s0 + L->sb : s0, xns = imin(L->sb, q0 + nq - xs0), xg = g;
-            if (xns <= 0 && (int64_t)task + c->nthreads < c->ntasks) {
+            if (xns <= 0 && p->N > 1 && (int64_t)task + c->nthreads < c->ntasks) {   /* batch 1: no gain */
                 int64_t m2, nm2, nq2;
                 task_geom(c, (int64_t)task + c->nthreads, &xg, &m2, &nm2, &xs0, &nq2);
                 xns = imin(L->sb, nq2);

@@ -169,7 +169,7 @@ static fw_plan plan_fw(const hd_conv_problem *p)
     if (L.nc != L.P && p->N * p->C * p->Q * (int64_t)sizeof(float) > FW_X_CACHED &&
         !(L.kern->isa >= HD_ISA_AVX512 && p->N > 1 && rows_cover_l1(p->xs[1], L.kc)))
         L.direct_b = 0;
-    L.pf_next = plain_1x1 && (!L.direct_b || L.nc != L.P);
+    L.pf_next = plain_1x1 && p->N > 1 && (!L.direct_b || L.nc != L.P);   /* batch 1: measured no gain */
     /* With at most two position blocks per group (batch 1) a filter tile serves one or two
      * tasks: each task packs its tiles right before use (the filter is read once, no packed
      * copy written and read back -- at batch 1 the filter is most of the memory traffic).
