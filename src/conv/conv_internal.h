@@ -58,6 +58,39 @@ static inline __attribute__((always_inline)) void hd_conv_prefetch_rows(const fl
             _mm_prefetch((const char *)(rows[i] + off) + b, _MM_HINT_T0);
 }
 
+/* A stream of prefetches into L2 over ROWS rows of LEN floats, ROW_STRIDE floats apart, from
+ * X0: the rows a later copy (a gather of a block of NCHW-like x or dy) will read, issued a few
+ * lines per micro-kernel call while the current block is multiplied, so that the copy finds
+ * them in the caches.  A few at a time, not all at once: a burst of hundreds of prefetches
+ * would hold the core until the memory system takes them. */
+typedef struct {
+    const char *x0;
+    int64_t rs;           /* bytes between rows */
+    int64_t nl;           /* lines per row */
+    int64_t next, total, per_call;
+} hd_conv_pf;
+
+static inline void hd_conv_pf_start(hd_conv_pf *f, const float *x0, int64_t row_stride, int64_t len, int64_t rows,
+                                    int64_t calls)
+{
+    f->x0 = (const char *)x0;
+    f->rs = row_stride * (int64_t)sizeof(float);
+    f->nl = (len + 15) / 16 + 1;   /* + 1: a row may start within a line */
+    f->next = 0;
+    f->total = rows > 0 ? rows * f->nl : 0;
+    f->per_call = calls > 0 ? (f->total + calls - 1) / calls : f->total;
+}
+
+/* Forced inline (see hd_conv_prefetch_rows). */
+static inline __attribute__((always_inline)) void hd_conv_pf_step(hd_conv_pf *f)
+{
+    int64_t end = f->next + f->per_call < f->total ? f->next + f->per_call : f->total;
+    for (; f->next < end; f->next++) {
+        int64_t row = f->next / f->nl, line = f->next - row * f->nl;
+        _mm_prefetch(f->x0 + row * f->rs + line * 64, _MM_HINT_T1);
+    }
+}
+
 /* Book region I of ROWS x COLS elements of ESIZE bytes, 64-byte aligned. */
 static inline void hd_conv_book(hd_conv_layout *L, int i, int64_t rows, int64_t cols, size_t esize)
 {

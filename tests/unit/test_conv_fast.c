@@ -64,6 +64,11 @@ static const fcase cases[] = {
     {"1x1 in place, partial panel, N=1", 2, 1, 20, 16, 1, {1, 9, 9}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"1x1 in place K=530 (channel blocks)", 2, 2, 12, 530, 1, {1, 12, 13}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"1x1 in place, whole images of 400", 2, 4, 24, 40, 1, {1, 20, 20}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    /* x over 1 MiB in blocks smaller than an image: read in place where a plane is an odd
+       number of lines (AVX-512), copied where planes are 4 KiB apart, several k blocks (the
+       next block's rows prefetched, then the next task's) */
+    {"1x1 x over 1 MiB, blocks of odd planes", 2, 2, 520, 40, 1, {1, 23, 29}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"1x1 x over 1 MiB, planes 4 KiB apart", 2, 2, 300, 20, 1, {1, 32, 32}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     /* batch 1, few positions, long reduction, filter over 1 MiB: from NCHW-like x the rows of
        x's im2col (built transposed once per call) as the A side, borders and stride 2 */
     {"im2col rows 3x3", 2, 1, 128, 300, 1, {1, 7, 6}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},

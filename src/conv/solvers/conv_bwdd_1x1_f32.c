@@ -6,7 +6,8 @@
  *  - Channel planes in dy (NCHW-like): C = dx (rows = channels, columns = positions), A =
  *    W^T in MR-channel micro-panels (packed by the task; a thread keeps its last block), B =
  *    a sub-block of dy rows copied into the task's panel (one streaming pass per row; the
- *    next sub-block's lines are prefetched while this one is multiplied).  With few dx
+ *    next step's lines -- also the first of the thread's likely next task -- are prefetched a
+ *    few per kernel call while this one is multiplied).  With few dx
  *    channels (at most 5 A tiles) and k blocks of at most 64 dy rows the rows are read in
  *    place instead, each A tile walking them as long runs (res2 1x1); with more of either,
  *    in place measured slower.  The micro-kernel stores straight into dx.
@@ -218,6 +219,8 @@ typedef struct {
     hd_f32_igemm_fn ik;           /* the indirect kernel of the packed kernel's ISA (same tile) */
     hd_f32_igemm_strided_fn iks;   /* its strided entry (NULL: none) */
     int64_t tag[HD_SCRATCH_SLOTS];           /* one k block: the (group, channel block) whose packed W the slot holds */
+    int nthreads;                            /* threads taking tasks (a thread's next task is about this many on) */
+    int64_t ntasks;
 } x1_ctx;
 
 /* n floats from s to d: the tile widths are constant-size copies (inlined moves; a
@@ -316,26 +319,6 @@ static void copy_rows(const x1_ctx *c, int64_t g, int64_t r0, int64_t kcb, int64
     if (tail)
         for (int64_t pp = 0; pp < kcb; pp++)
             memset(dst + (nq / NR) * kcb * NR + pp * NR + nq % NR, 0, sizeof(float) * (size_t)tail);
-}
-
-/* Part PART of PARTS of the lines copy_rows will read for (g, r0, kcb, q0, nq), into L2:
- * issued while the previous panel is multiplied, so that its copy finds them there.  Forced
- * inline: gcc may take a function that only prefetches for one without side effects and
- * delete its calls (conv_internal.h, hd_conv_prefetch_rows). */
-static inline __attribute__((always_inline)) void prefetch_rows(const x1_ctx *c, int64_t g, int64_t r0, int64_t kcb, int64_t q0, int64_t nq, int64_t part,
-                          int64_t parts)
-{
-    const hd_conv_problem *p = c->p;
-    const int64_t *ys = p->ys, P = p->P;
-    int64_t lo = kcb * part / parts, hi = kcb * (part + 1) / parts;
-    for (int64_t q = q0; q < q0 + nq;) {
-        int64_t n = q / P, i = q % P, cnt = imin(P - i, q0 + nq - q);
-        const char *src = (const char *)(c->dy + n * ys[0] + (g * p->Kg + r0) * ys[1] + i);
-        for (int64_t pp = lo; pp < hi; pp++)
-            for (int64_t o = 0; o < cnt * (int64_t)sizeof(float); o += 64)
-                _mm_prefetch(src + pp * ys[1] * (int64_t)sizeof(float) + o, _MM_HINT_T1);
-        q += cnt;
-    }
 }
 
 /* NHWC: the block's pixel rows (dy at channel 0 of group g), rup(nq, MR) pointers; those
@@ -588,16 +571,26 @@ static void nchw_task(x1_ctx *c, size_t task, int thread)
                 continue;
             }
             copy_rows(c, g, r0, kcb, s0, ns, panel, L->NR);
-            /* the next step */
+            /* the dy rows of the next step, into L2 a few lines per kernel call: the next k
+               block, else the next sub-block, else the first sub-block of the task this thread
+               probably takes next (tasks are dealt in order to whichever thread is free) */
             int last_kb = kb + 1 == L->nkb;
             int64_t xr0 = last_kb ? 0 : r0 + kcb, xkcb = imin(L->kc, p->Kg - xr0);
-            int64_t xs0 = last_kb ? s0 + L->sb : s0, xns = imin(L->sb, q0 + nq - xs0);
+            int64_t xs0 = last_kb ? s0 + L->sb : s0, xns = imin(L->sb, q0 + nq - xs0), xg = g;
+            if (xns <= 0 && p->N > 1 && (int64_t)task + c->nthreads < c->ntasks) {   /* batch 1: no gain */
+                int64_t m2, nm2, nq2;
+                task_geom(c, (int64_t)task + c->nthreads, &xg, &m2, &nm2, &xs0, &nq2);
+                xns = imin(L->sb, nq2);
+            }
+            hd_conv_pf pf = {NULL, 0, 1, 0, 0, 0};
+            if (xns > 0)
+                hd_conv_pf_start(&pf, c->dy + (xs0 / P) * p->ys[0] + (xg * p->Kg + xr0) * p->ys[1] + xs0 % P, p->ys[1],
+                                 xns, xkcb, ntiles * cdiv(ns, L->NR));
             for (int64_t ir = 0; ir < nm; ir += L->MR) {
                 const float *ap = wt + ir * kcb;
                 size_t mr = (size_t)imin(L->MR, nm - ir);
-                if (xns > 0)
-                    prefetch_rows(c, g, xr0, xkcb, xs0, xns, ir / L->MR, ntiles);
                 for (int64_t jr = 0; jr < ns; jr += L->NR) {
+                    hd_conv_pf_step(&pf);
                     int64_t q = s0 + jr, nr = imin(L->NR, ns - jr);
                     if (panel_direct(c, q, nr))
                         uk(mr, (size_t)nr, (size_t)kcb, ap, panel + jr * kcb, (size_t)L->NR,
@@ -771,6 +764,8 @@ void hd_conv_bwdd_1x1_exec(const hd_conv_problem *p, const hd_conv_args *a)
     int nt = a->nthreads < HD_SCRATCH_SLOTS ? a->nthreads : HD_SCRATCH_SLOTS;
     if (nt < 1)
         nt = 1;
+    c.nthreads = nt;
+    c.ntasks = (int64_t)ntasks;
     hd_parallel_deal(ntasks, nt, x1_task, &c);
 }
 

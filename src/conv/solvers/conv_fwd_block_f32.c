@@ -100,7 +100,7 @@ void hd_fw_store_from_buffer(const fw_ctx *c, int64_t n, int64_t ch0, int64_t nm
 /* Channels [m0, m0+nm) of group g x one position block (geometry in seg/bits), all k
  * blocks in order. */
 static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, int64_t nq, int64_t m0, int64_t nm,
-                     const fw_seg *seg, int64_t ns, const uint8_t *bits, int64_t nfull)
+                     const fw_seg *seg, int64_t ns, const uint8_t *bits, int64_t nfull, const int64_t *after)
 {
     const hd_conv_problem *p = c->p;
     const fw_plan *L = &c->L;
@@ -174,6 +174,18 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
             continue;
         }
         const float *xdirect = NULL;
+        hd_conv_pf pf = {NULL, 0, 1, 0, 0, 0};
+        if (L->pf_next) {
+            /* the next k block of these positions, else the first of the task this thread
+               probably takes next (after: image, first position, positions, group) */
+            int64_t calls = cdiv(nm, (int64_t)MR) * cdiv(nq, (int64_t)NR);
+            if (kb + 1 < L->nkb)
+                hd_conv_pf_start(&pf, c->x + n * xs[0] + (chb + r0 + L->kc) * xs[1] + q0, xs[1], nq,
+                                 imin(L->kc, L->R - r0 - L->kc), calls);
+            else if (after)
+                hd_conv_pf_start(&pf, c->x + after[0] * xs[0] + after[3] * p->Cg * xs[1] + after[1], xs[1], after[2],
+                                 imin(L->kc, L->R), calls);
+        }
         if (L->direct_b) {
             xdirect = c->x + n * xs[0] + (chb + r0) * xs[1] + q0;
             if (nq % (int64_t)NR)                  /* the partial last panel is copied */
@@ -244,6 +256,7 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
                         }
                         float *cp = c->cbuf ? buf + ir * L->ncpad + jr : ybase + ir * os[1] + jr;
                         size_t ldc = c->cbuf ? (size_t)L->ncpad : (size_t)os[1];
+                        hd_conv_pf_step(&pf);
                         if (L->a_stream)
                             c->ik_stream(mr, nr, 1, &aseg, 0, bp, bs, cp, ldc, al, be);
                         else if (L->a_direct || L->a_copy)
@@ -281,6 +294,19 @@ void hd_fw_task(void *vctx, size_t task, int thread)
         q0 = (pbi % L->npb) * L->nc;
         nq = imin(L->nc, L->P - q0);
     }
+    /* pf_next: the block of the task this thread most likely takes next (tasks are dealt in
+       order, one at a time, to whichever thread is free) */
+    int64_t after[4];
+    const int64_t *pa = NULL;
+    int64_t t2 = t + c->nthreads, ntask = cdiv(p->G, L->gpt) * per_group * L->nmb;
+    if (L->pf_next && !L->cross && t2 < ntask) {
+        int64_t pb2 = (t2 / L->nmb) % per_group;
+        after[0] = pb2 / L->npb;
+        after[1] = (pb2 % L->npb) * L->nc;
+        after[2] = imin(L->nc, L->P - after[1]);
+        after[3] = (t2 / (L->nmb * per_group)) * L->gpt;
+        pa = after;
+    }
     int64_t m0 = mbi * L->mb, nm = imin(L->mb, L->M - m0);
     float *panel = c->slots + (size_t)thread * (size_t)L->slot;
     fw_seg *seg = (fw_seg *)(panel + L->seg_at);
@@ -289,5 +315,5 @@ void hd_fw_task(void *vctx, size_t task, int thread)
     if (!L->pix && nfull < nq)
         ns = hd_fw_block_geometry(c, n, q0 + nfull, nq - nfull, seg, bits, L->bstride);
     for (int64_t g = gc * L->gpt; g < imin(p->G, (gc + 1) * L->gpt); g++)
-        fw_block(c, thread, g, n, q0, nq, m0, nm, seg, ns, bits, nfull);
+        fw_block(c, thread, g, n, q0, nq, m0, nm, seg, ns, bits, nfull, g + 1 < imin(p->G, (gc + 1) * L->gpt) ? NULL : pa);
 }

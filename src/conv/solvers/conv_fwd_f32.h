@@ -65,6 +65,8 @@ typedef struct {
     int64_t ncpad;                /* nc rounded up to the position side's tile */
     int cross;                    /* position blocks run across images */
     int direct_b;                 /* 1x1 NCHW: x itself is the B panel */
+    int pf_next;                  /* 1x1 NCHW-like x, blocks smaller than an image: the next block's
+                                     rows of x are prefetched while the kernels run on this one */
     int a_late;                   /* filter tiles packed by the task that uses them, into its slot */
     int b_late;                   /* swapped, the same: each task packs its B tiles of a k block */
     int a_direct;                 /* a_late, and the kernel reads the filter rows in place instead */
@@ -114,6 +116,7 @@ typedef struct {
     hd_f32_igemm_fn ik_stream;      /* its entry for filter rows read in place (a_direct) */
     hd_f32_igemm_strided_fn ik_strided; /* its entry for equally spaced rows; NULL: none */
     int wide_tiles;                 /* wide x through ik_strided, tile by tile, no row table */
+    int nthreads;                   /* threads taking tasks (a thread's next task is about this many on) */
 } fw_ctx;
 
 /* Source coordinate along spatial dim j for output coordinate o and tap t; -1 outside. */

@@ -61,6 +61,21 @@ static int x_wide(const hd_conv_problem *p)
     return p->xs[1] == 1 && p->Cg < 16 && p->flt[2] > 1 && p->dil[2] * p->xs[4] == p->Cg && p->CRS <= 1024;
 }
 
+/* Whether ROWS rows of x STRIDE floats apart (one per reduction step of a k block) fall in at
+ * least half of the 64 L1 sets, so that a B micro-panel read in place does not crowd the sets
+ * of the A micro-panel kept in L1. */
+static int rows_cover_l1(int64_t stride, int64_t rows)
+{
+    unsigned char seen[64] = {0};
+    int n = 0;
+    for (int64_t i = 0; i < rows && n < 32; i++) {
+        int set = (int)(((uint64_t)(i * stride) * sizeof(float) >> 6) & 63);
+        n += !seen[set];
+        seen[set] = 1;
+    }
+    return n >= 32;
+}
+
 static fw_plan plan_fw(const hd_conv_problem *p)
 {
     fw_plan L;
@@ -98,6 +113,7 @@ static fw_plan plan_fw(const hd_conv_problem *p)
             if (p->pad[j] || p->str[j] != 1 || p->in[j] != p->out[j])
                 L.direct_b = 0;
     }
+    int plain_1x1 = L.direct_b;
     /* blocks */
     int64_t Q = L.cross ? p->N * L.P : L.P;
     /* swapped, the positions are the MR side: blocks of whole MR tiles (the blocks only pick
@@ -144,9 +160,16 @@ static fw_plan plan_fw(const hd_conv_problem *p)
      * contiguous stream, which the hardware prefetcher follows) or x is small enough to stay
      * in L2 between calls; otherwise a block of a larger image would be read as short rows a
      * channel plane apart, which missed the caches in the micro-kernel -- such blocks are
-     * copied instead (a contiguous copy per row). */
-    if (L.nc != L.P && p->N * p->C * p->Q * (int64_t)sizeof(float) > FW_X_CACHED)
+     * copied instead (a contiguous copy per row).  With the AVX-512 tiles and a batch a block of such
+     * rows is read in place when the rows of a k block spread over the L1 sets (28x28
+     * images: a plane is 49 lines): the block's rows are then prefetched into L2 while the
+     * previous block is multiplied (pf_next), and the kernel's own prefetch takes them from
+     * there.  Planes a multiple of 4 lines apart (56x56: 196 lines) crowd a quarter of the
+     * sets or fewer, and the B stream evicts the A micro-panel from L1: copied. */
+    if (L.nc != L.P && p->N * p->C * p->Q * (int64_t)sizeof(float) > FW_X_CACHED &&
+        !(L.kern->isa >= HD_ISA_AVX512 && p->N > 1 && rows_cover_l1(p->xs[1], L.kc)))
         L.direct_b = 0;
+    L.pf_next = plain_1x1 && p->N > 1 && (!L.direct_b || L.nc != L.P);   /* batch 1: measured no gain */
     /* With at most two position blocks per group (batch 1) a filter tile serves one or two
      * tasks: each task packs its tiles right before use (the filter is read once, no packed
      * copy written and read back -- at batch 1 the filter is most of the memory traffic).
@@ -292,6 +315,7 @@ static void fw_run(const hd_conv_problem *p, const fw_family *f, const hd_conv_a
     c.ik_strided = ik->fn_strided;
     c.wide_tiles = c.L.wide_tiles;
     int nt = a->nthreads < HD_SCRATCH_SLOTS ? a->nthreads : HD_SCRATCH_SLOTS;
+    c.nthreads = nt;
     if (!c.L.a_late && !c.L.b_late)
         hd_parallel_deal((size_t)(p->G * c.L.nkb * (c.L.Mpad / c.L.AR)), nt, hd_fw_pack_w_task, &c);
     int64_t per_group = c.L.cross ? c.L.npb : p->N * c.L.npb;
