@@ -280,8 +280,9 @@ typedef struct {
     hd_step_fn fn;
     void *ctx;
     size_t nsteps, ntasks;
-    atomic_size_t next;     /* the next (step, task) to hand out, numbered step * ntasks + task */
-    atomic_size_t done;     /* tasks finished */
+    int nworkers;
+    atomic_size_t *claim;   /* per task: the steps it has been taken for (step s moves it from s to s+1) */
+    atomic_size_t done;     /* tasks finished, over all steps */
     atomic_int sleepers;    /* threads asleep (or about to be) on WAKE */
     pthread_mutex_t mu;
     pthread_cond_t wake;
@@ -330,30 +331,35 @@ static void steps_finish(steps_ctx *d)
     }
 }
 
-static void steps_worker(void *vctx, size_t task, int thread)
+/* Runs TASK of step S unless another thread has taken it. */
+static void steps_try(steps_ctx *d, size_t s, size_t task, int thread)
 {
-    (void)task;
+    size_t expect = s;
+    if (atomic_load_explicit(&d->claim[task], memory_order_relaxed) != s ||
+        !atomic_compare_exchange_strong(&d->claim[task], &expect, s + 1))
+        return;
+    d->fn(d->ctx, s, task, thread);
+    steps_finish(d);
+}
+
+static void steps_worker(void *vctx, size_t w, int thread)
+{
     steps_ctx *d = vctx;
-    const size_t total = d->nsteps * d->ntasks;
-    for (;;) {
-        /* Wait for the step of the next task to open before taking it: a thread that took a
-           task and then lost its CPU while waiting would hold up the whole step. */
-        size_t t = atomic_load_explicit(&d->next, memory_order_relaxed);
-        if (t >= total)
-            break;
-        if (atomic_load_explicit(&d->done, memory_order_acquire) < t / d->ntasks * d->ntasks)
-            steps_wait(d, t / d->ntasks * d->ntasks);
-        t = atomic_fetch_add_explicit(&d->next, 1, memory_order_relaxed);
-        if (t >= total)
-            break;
-        size_t step = t / d->ntasks, need = step * d->ntasks;
-        /* Rarely a later step than the one waited for (the others took the rest meanwhile);
-           tasks are taken in order, so every earlier task is held by a thread that is not
-           waiting for this one: the wait ends. */
-        if (atomic_load_explicit(&d->done, memory_order_acquire) < need)
-            steps_wait(d, need);
-        d->fn(d->ctx, step, t - need, thread);
-        steps_finish(d);
+    const size_t nt = d->ntasks, nw = (size_t)d->nworkers;
+    for (size_t s = 0; s < d->nsteps; s++) {
+        /* Wait for the step to open before taking anything: a thread that took a task and
+           then lost its CPU while waiting would hold up the whole step. */
+        if (atomic_load_explicit(&d->done, memory_order_acquire) < s * nt)
+            steps_wait(d, s * nt);
+        for (size_t t = nt * w / nw; t < nt * (w + 1) / nw; t++)
+            steps_try(d, s, t, thread);
+        /* what the others have not taken yet, from the end of their ranges (they work from
+           the start of theirs) */
+        for (size_t k = 1; k < nw; k++) {
+            size_t v = (w + k) % nw;
+            for (size_t t = nt * (v + 1) / nw; t-- > nt * v / nw;)
+                steps_try(d, s, t, thread);
+        }
     }
 }
 
@@ -363,21 +369,25 @@ void hd_parallel_steps(size_t nsteps, size_t ntasks, int nthreads, hd_step_fn fn
         return;
     if (nthreads < 1)
         nthreads = 1;
-    if (ntasks > (size_t)-1 / nsteps) {   /* too many to number: in order, here */
+    if ((size_t)nthreads > ntasks)
+        nthreads = (int)ntasks;
+    steps_ctx d;
+    d.claim = nthreads > 1 ? malloc(ntasks * sizeof *d.claim) : NULL;
+    if (!d.claim) {   /* one thread, or no memory for the claims: in order, here */
         for (size_t s = 0; s < nsteps; s++)
             for (size_t t = 0; t < ntasks; t++)
                 fn(ctx, s, t, 0);
         return;
     }
-    steps_ctx d;
-    d.fn = fn, d.ctx = ctx, d.nsteps = nsteps, d.ntasks = ntasks;
-    atomic_init(&d.next, 0);
+    d.fn = fn, d.ctx = ctx, d.nsteps = nsteps, d.ntasks = ntasks, d.nworkers = nthreads;
+    for (size_t t = 0; t < ntasks; t++)
+        atomic_init(&d.claim[t], 0);
     atomic_init(&d.done, 0);
     atomic_init(&d.sleepers, 0);
     pthread_mutex_init(&d.mu, NULL);
     pthread_cond_init(&d.wake, NULL);
-    size_t total = nsteps * ntasks;
-    hd_parallel_for(total < (size_t)nthreads ? total : (size_t)nthreads, nthreads, steps_worker, &d);
+    hd_parallel_for((size_t)nthreads, nthreads, steps_worker, &d);
     pthread_cond_destroy(&d.wake);
     pthread_mutex_destroy(&d.mu);
+    free(d.claim);
 }

@@ -40,15 +40,18 @@ void hd_parallel_deal(size_t ntasks, int nthreads, hd_task_fn fn, void *ctx);
 
 /*
  * NSTEPS steps run in order, each of NTASKS tasks, in one parallel region: fn(ctx, step,
- * task, thread).  Tasks are dealt from one shared counter in (step, task) order, and a task of
- * step s starts only once every task of step s - 1 has returned (its writes are then visible
- * to it).  No thread waits for another thread as such, only for unfinished tasks: a thread
- * that is preempted or never starts holds up at most the one task it has taken, and the
- * others take the rest of each step -- for a recurrence whose steps are short (an RNN time
+ * task, thread).  A task of step s starts only once every task of step s - 1 has returned
+ * (its writes are then visible to it) -- for a recurrence whose steps are short (an RNN time
  * step), where a parallel region or a full barrier per step costs more than the step on a
- * shared machine.  A waiting thread polls briefly, then sleeps until the step it waits for
- * ends (it never holds a task while it waits for a step to open).  As with hd_parallel_deal, THREAD
- * (< min(nsteps * ntasks, nthreads)) may only pick per-thread scratch, never the arithmetic.
+ * shared machine.  Thread w of N owns the tasks [NTASKS*w/N, NTASKS*(w+1)/N) and runs them at
+ * every step, so the data a task keeps from step to step stays in one core's caches; a
+ * thread that has run its own tasks of a step takes what is left of the others' (from the
+ * end of their ranges), so a thread that is preempted or never starts holds up at most the
+ * task it is running.  A waiting thread polls briefly, then sleeps until the step it waits
+ * for ends (it never holds a task while it waits for a step to open).  With one thread, or
+ * without memory for the per-task claims, the tasks run here in order.  As with
+ * hd_parallel_deal, THREAD (< min(ntasks, nthreads)) may only pick per-thread scratch, never
+ * the arithmetic.
  */
 typedef void (*hd_step_fn)(void *ctx, size_t step, size_t task, int thread);
 void hd_parallel_steps(size_t nsteps, size_t ntasks, int nthreads, hd_step_fn fn, void *ctx);
