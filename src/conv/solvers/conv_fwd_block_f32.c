@@ -298,8 +298,8 @@ void hd_fw_task(void *vctx, size_t task, int thread)
        order, one at a time, to whichever thread is free) */
     int64_t after[4];
     const int64_t *pa = NULL;
-    int64_t t2 = t + c->nthreads, ntask = cdiv(p->G, L->gpt) * per_group * L->nmb;
-    if (L->pf_next && !L->cross && t2 < ntask) {
+    int64_t t2 = t + c->nthreads;
+    if (L->pf_next && !L->cross && t2 < c->ntasks) {
         int64_t pb2 = (t2 / L->nmb) % per_group;
         after[0] = pb2 / L->npb;
         after[1] = (pb2 % L->npb) * L->nc;

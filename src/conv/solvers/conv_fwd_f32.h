@@ -117,6 +117,7 @@ typedef struct {
     hd_f32_igemm_strided_fn ik_strided; /* its entry for equally spaced rows; NULL: none */
     int wide_tiles;                 /* wide x through ik_strided, tile by tile, no row table */
     int nthreads;                   /* threads taking tasks (a thread's next task is about this many on) */
+    int64_t ntasks;                 /* hd_fw_task's tasks */
 } fw_ctx;
 
 /* Source coordinate along spatial dim j for output coordinate o and tap t; -1 outside. */

@@ -319,7 +319,8 @@ static void fw_run(const hd_conv_problem *p, const fw_family *f, const hd_conv_a
     if (!c.L.a_late && !c.L.b_late)
         hd_parallel_deal((size_t)(p->G * c.L.nkb * (c.L.Mpad / c.L.AR)), nt, hd_fw_pack_w_task, &c);
     int64_t per_group = c.L.cross ? c.L.npb : p->N * c.L.npb;
-    hd_parallel_deal((size_t)(cdiv(p->G, c.L.gpt) * per_group * c.L.nmb), nt, hd_fw_task, &c);
+    c.ntasks = cdiv(p->G, c.L.gpt) * per_group * c.L.nmb;
+    hd_parallel_deal((size_t)c.ntasks, nt, hd_fw_task, &c);
 }
 
 void hd_conv_fw_execute(const hd_conv_plan *pl, const hd_conv_args *a)

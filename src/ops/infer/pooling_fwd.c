@@ -192,29 +192,22 @@ static void nhwc_task(void *vctx, size_t t, int thread)
              * previous run has been folded already) */
             const float **tp = taps + (size_t)(j - run0) * (size_t)cnt;
             run_cnt = cnt;
-            if (nsp == 2) {               /* rows, then positions along the row: no products per tap */
-                const float *r = x + n * k->x.strides[0] + (int64_t)sp[0].lo * k->x.strides[2] +
-                                 (int64_t)sp[1].lo * k->x.strides[3];
-                int w = 0;
-                for (int ih = sp[0].lo; ih < sp[0].hi; ih++, r += k->x.strides[2]) {
-                    const float *q = r;
-                    for (int iw = sp[1].lo; iw < sp[1].hi; iw++, q += k->x.strides[3])
-                        tp[w++] = q;
-                }
-            } else {
-                int i[HD_POOL_MAX_SPATIAL];
-                for (int d = 0; d < nsp; d++)
+            /* the window's taps in row-major order, the offset stepped by the strides (no
+               products per tap: building this list cost more than the pooling of it) */
+            int i[HD_POOL_MAX_SPATIAL];
+            int64_t off = n * k->x.strides[0];
+            for (int d = 0; d < nsp; d++) {
+                i[d] = sp[d].lo;
+                off += (int64_t)i[d] * k->x.strides[d + 2];
+            }
+            for (int w = 0; w < cnt; w++) {
+                tp[w] = x + off;
+                for (int d = nsp - 1; d >= 0; d--) {
+                    off += k->x.strides[d + 2];
+                    if (++i[d] < sp[d].hi)
+                        break;
+                    off -= (int64_t)(sp[d].hi - sp[d].lo) * k->x.strides[d + 2];
                     i[d] = sp[d].lo;
-                for (int w = 0; w < cnt; w++) {
-                    int64_t off = n * k->x.strides[0];
-                    for (int d = 0; d < nsp; d++)
-                        off += (int64_t)i[d] * k->x.strides[d + 2];
-                    tp[w] = x + off;
-                    for (int d = nsp - 1; d >= 0; d--) {
-                        if (++i[d] < sp[d].hi)
-                            break;
-                        i[d] = sp[d].lo;
-                    }
                 }
             }
         }

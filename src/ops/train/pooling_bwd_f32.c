@@ -371,6 +371,18 @@ static void avg_nhwc_make(const f32_ctx *k, void *vs, int oh)
 
 static int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
+/* The outputs [*a, *b] whose padded windows [ow * sw, ow * sw + kw) hold column iw + pw (some
+ * may still miss it where the window is clipped at the border: callers check the span). */
+static void covering_cols(int iw, int kw, int pw, int sw, int OW, int *a, int *b)
+{
+    *a = -floor_div(-(iw + pw - kw + 1), sw);
+    *b = floor_div(iw + pw, sw);
+    if (*a < 0)
+        *a = 0;
+    if (*b > OW - 1)
+        *b = OW - 1;
+}
+
 static void avg_nhwc_task(void *vctx, size_t t, int thread)
 {
     const f32_ctx *k = vctx;
@@ -393,12 +405,8 @@ static void avg_nhwc_task(void *vctx, size_t t, int thread)
     for (int ih = r0; ih < r1; ih++) {
         cover(k, ih, oh1, &first, &next, avg_nhwc_make, &st);
         for (int iw = 0; iw < W; iw++) {
-            /* outputs whose padded window [ow * sw, ow * sw + kw) holds column iw + pw */
-            int ow_a = -floor_div(-(iw + pw - kw + 1), sw), ow_b = floor_div(iw + pw, sw);
-            if (ow_a < 0)
-                ow_a = 0;
-            if (ow_b > OW - 1)
-                ow_b = OW - 1;
+            int ow_a, ow_b;
+            covering_cols(iw, kw, pw, sw, OW, &ow_a, &ow_b);
             int nt = 0;
             for (int oh = first; oh < next; oh++) {
                 hd_pool_span sh = hd_pool_span_of(oh, H, p->window[0], p->pad[0], p->stride[0]);
@@ -479,11 +487,8 @@ static void max_gather_task(void *vctx, size_t t, int thread)
     int32_t *ncov = col + (size_t)W * (size_t)ncol * 3;
     st.arg = (int8_t *)(void *)(ncov + ((size_t)W + 1) / 2 * 2);
     for (int iw = 0; iw < W; iw++) {
-        int ow_a = -floor_div(-(iw + pw - kw + 1), sw), ow_b = floor_div(iw + pw, sw), m = 0;
-        if (ow_a < 0)
-            ow_a = 0;
-        if (ow_b > OW - 1)
-            ow_b = OW - 1;
+        int ow_a, ow_b, m = 0;
+        covering_cols(iw, kw, pw, sw, OW, &ow_a, &ow_b);
         for (int ow = ow_a; ow <= ow_b; ow++) {
             hd_pool_span sx = hd_pool_span_of(ow, W, kw, pw, sw);
             if (iw >= sx.lo && iw < sx.hi) {
