@@ -104,21 +104,108 @@ static void backward(const char *name, hd_f32_softmax_bwd_rows_fn fn)
     CHECK_MSG(bad == 0, "%s: %d values off (worst relative error %g)", name, bad, worst);
 }
 
+/* The backward column kernels (CHANNEL on NCHW) against the scalar one, bit for bit, which is
+ * checked against the float64 formula: 1..13 channels, 1..70 columns (every tail), row
+ * strides wider than the block, beta 0 and not, dx in place of dy. */
+#define CC 13
+#define CL 80
+static void backward_cols(const char *name, hd_f32_softmax_bwd_cols_fn fn)
+{
+    SECTION(name);
+    unsigned s = 33;
+    int bad = 0, off = 0;
+    static float y[CC * CL], dy[CC * CL], a[CC * CL], b[CC * CL], d0[CC * CL];
+    for (size_t c = 1; c <= CC; c++)
+        for (size_t cols = 1; cols <= 70; cols++)
+            for (int mode = 0; mode < 3; mode++) {
+                float alpha = 0.75f, beta = mode == 1 ? 0.5f : 0.0f;
+                for (size_t i = 0; i < CC * CL; i++) {
+                    y[i] = fabsf(val(&s, 0)) / 14.0f;
+                    dy[i] = val(&s, 0);
+                    a[i] = b[i] = d0[i] = mode == 2 ? dy[i] : val(&s, 0);
+                }
+                hd_f32_softmax_bwd_ukernel_cols__scalar(c, cols, y, CL, mode == 2 ? a : dy, CL, a, CL, alpha, beta);
+                fn(c, cols, y, CL, mode == 2 ? b : dy, CL, b, CL, alpha, beta);
+                bad += !same(a, b, CC * CL);
+                for (size_t j = 0; j < cols; j++) {
+                    double sum = 0, mag = 0;
+                    for (size_t k = 0; k < c; k++) {
+                        sum += (double)y[k * CL + j] * dy[k * CL + j];
+                        mag += fabs((double)y[k * CL + j] * dy[k * CL + j]);
+                    }
+                    for (size_t k = 0; k < c; k++) {
+                        size_t i = k * CL + j;
+                        double want = alpha * y[i] * (dy[i] - sum) + beta * (mode == 2 ? 0.0 : d0[i]);
+                        double scale = fabs(y[i]) * (fabs(dy[i]) + mag) + fabs(beta * d0[i]) + 1e-30;
+                        off += !(fabs(a[i] - want) / scale <= 4e-7);
+                    }
+                }
+                for (size_t k = 0; k < CC; k++)      /* outside the block: untouched */
+                    for (size_t j = k < c ? cols : 0; j < CL; j++)
+                        off += memcmp(&a[k * CL + j], &d0[k * CL + j], sizeof(float)) != 0;
+            }
+    CHECK_MSG(bad == 0, "%s differs from the scalar column kernel in %d cases", name, bad);
+    CHECK_MSG(off == 0, "scalar column kernel: %d values off the formula or outside the block", off);
+}
+
+/* The 16-group kernel (CHANNEL on NHWC, beta 0) against the AVX-512 column kernel on the same
+ * groups laid out as columns (padded to a multiple of 16 columns, as whole 16-column blocks
+ * are what the column kernel sends to its vector arithmetic), bit for bit: 1..32 channels,
+ * 1..40 groups, ACCURATE and LOG, with and without NaN / infinities; nothing written past
+ * the groups. */
+#define GG 40
+static void grp16(void)
+{
+    SECTION("grp16 avx512 vs cols avx512");
+    unsigned s = 77;
+    int bad = 0, spill = 0;
+    static float x[GG * 32 + 64], y[GG * 32 + 64], xt[32 * 48], yt[32 * 48];
+    for (size_t n = 1; n <= HD_SM_GRP16_MAX; n++)
+        for (size_t groups = 1; groups <= GG; groups++)
+            for (int mode = 0; mode < 4; mode++) {
+                int log_mode = mode & 1, special = mode >> 1;
+                size_t cols = (groups + 15) & ~(size_t)15;
+                for (size_t i = 0; i < GG * 32 + 64; i++) {
+                    x[i] = val(&s, special);
+                    y[i] = -3.0f;
+                }
+                for (size_t k = 0; k < n; k++)
+                    for (size_t j = 0; j < 48; j++)
+                        xt[k * 48 + j] = j < groups ? x[j * n + k] : 0.0f;
+                hd_f32_softmax_ukernel_cols__avx512(n, cols, xt, 48, yt, 48, 1.25f, 0.0f, log_mode);
+                hd_f32_softmax_ukernel_grp16__avx512(n, groups, x, y, 1.25f, log_mode);
+                for (size_t k = 0; k < n; k++)
+                    for (size_t j = 0; j < groups; j++)
+                        bad += !same(&y[j * n + k], &yt[k * 48 + j], 1);
+                for (size_t i = groups * n; i < GG * 32 + 64; i++)
+                    spill += y[i] != -3.0f;
+            }
+    CHECK_MSG(bad == 0, "grp16 differs from the column kernel in %d values", bad);
+    CHECK_MSG(spill == 0, "grp16 wrote %d values past the groups", spill);
+}
+
 int main(void)
 {
     backward("backward rows scalar", hd_f32_softmax_bwd_ukernel_rows__scalar);
+    backward_cols("backward cols scalar", hd_f32_softmax_bwd_ukernel_cols__scalar);
+    if ((int)hd_cpu()->hw_isa >= HD_ISA_AVX2)
+        backward_cols("backward cols avx2", hd_f32_softmax_bwd_ukernel_cols__avx2);
+    if ((int)hd_cpu()->hw_isa >= HD_ISA_AVX512)
+        backward_cols("backward cols avx512", hd_f32_softmax_bwd_ukernel_cols__avx512);
     if ((int)hd_cpu()->hw_isa >= HD_ISA_AVX2)
         backward("backward rows avx2", hd_f32_softmax_bwd_ukernel_rows__avx2);
     if ((int)hd_cpu()->hw_isa >= HD_ISA_AVX512)
         backward("backward rows avx512", hd_f32_softmax_bwd_ukernel_rows__avx512);
     if ((int)hd_cpu()->hw_isa >= HD_ISA_AVX2)
         compare("rows avx2", hd_f32_softmax_ukernel_rows__avx2, hd_f32_softmax_ukernel__avx2);
-    if ((int)hd_cpu()->hw_isa >= HD_ISA_AVX512)
+    if ((int)hd_cpu()->hw_isa >= HD_ISA_AVX512) {
         compare("rows avx512", hd_f32_softmax_ukernel_rows__avx512, hd_f32_softmax_ukernel__avx512);
-    else
+        grp16();
+    } else
         SKIP("the AVX-512 rows kernel (no AVX-512 on this CPU)");
     SECTION("dispatch");
     CHECK(hd_f32_softmax_rows_kernel(HD_ISA_SCALAR) == NULL);
+    CHECK(hd_f32_softmax_grp16_kernel(HD_ISA_AVX2) == NULL);
     CHECK(hd_f32_softmax_rows_kernel(HD_ISA_AVX2) ==
           ((int)hd_cpu_isa() >= HD_ISA_AVX2 ? hd_f32_softmax_ukernel_rows__avx2 : NULL));
     CHECK(hd_f32_softmax_bwd_rows_kernel(HD_ISA_AVX2) == ((int)hd_cpu_isa() >= HD_ISA_AVX2

@@ -46,3 +46,16 @@ hd_f32_softmax_bwd_rows_fn hd_f32_softmax_bwd_rows_kernel(int isa)
     return isa >= HD_ISA_AVX512 ? hd_f32_softmax_bwd_ukernel_rows__avx512
          : isa >= HD_ISA_AVX2   ? hd_f32_softmax_bwd_ukernel_rows__avx2 : hd_f32_softmax_bwd_ukernel_rows__scalar;
 }
+
+hd_f32_softmax_bwd_cols_fn hd_f32_softmax_bwd_cols_kernel(int isa)
+{
+    isa = hd_isa_cap(isa);
+    return isa >= HD_ISA_AVX512 ? hd_f32_softmax_bwd_ukernel_cols__avx512
+         : isa >= HD_ISA_AVX2   ? hd_f32_softmax_bwd_ukernel_cols__avx2 : hd_f32_softmax_bwd_ukernel_cols__scalar;
+}
+
+hd_f32_softmax_grp16_fn hd_f32_softmax_grp16_kernel(int isa)
+{
+    isa = hd_isa_cap(isa);
+    return isa >= HD_ISA_AVX512 ? hd_f32_softmax_ukernel_grp16__avx512 : NULL;
+}

@@ -56,6 +56,17 @@ void hd_f32_softmax_ukernel_rows__avx512(size_t n, size_t groups, const float *x
                                          float alpha, float beta, int log_mode);
 hd_f32_softmax_rows_fn hd_f32_softmax_rows_kernel(int isa);
 
+/* GROUPS packed groups of N <= HD_SM_GRP16_MAX floats (CHANNEL mode on NHWC), beta == 0:
+ * y = alpha * softmax(x) (LOG: alpha * log_softmax(x)) with each group given the arithmetic
+ * the column kernel of the same ISA gives a column (sums in double), so the result does not
+ * depend on where a group falls among the 16 handled together.  NULL where there is none
+ * (scalar, AVX2): use the rows kernel. */
+#define HD_SM_GRP16_MAX 32
+typedef void (*hd_f32_softmax_grp16_fn)(size_t n, size_t groups, const float *x, float *y, float alpha, int log_mode);
+void hd_f32_softmax_ukernel_grp16__avx512(size_t n, size_t groups, const float *x, float *y, float alpha,
+                                          int log_mode);
+hd_f32_softmax_grp16_fn hd_f32_softmax_grp16_kernel(int isa);
+
 /* Backward (ACCURATE and FAST) over GROUPS packed groups of N floats, group g at offset g*N of
  * y, dy and dx: dx = alpha * y * (dy - s) + beta * dx with s = sum y*dy (products exact in
  * double, the sum rounded to float once); dx not read when beta == 0, dx may be dy.  The
@@ -69,5 +80,21 @@ void hd_f32_softmax_bwd_ukernel_rows__avx2(size_t n, size_t groups, const float 
 void hd_f32_softmax_bwd_ukernel_rows__avx512(size_t n, size_t groups, const float *y, const float *dy, float *dx,
                                              float alpha, float beta);
 hd_f32_softmax_bwd_rows_fn hd_f32_softmax_bwd_rows_kernel(int isa);
+
+/* Backward, CHANNEL mode on NCHW-like data: COLS positions side by side (COLS <= HD_SM_MAX_COLS),
+ * channel k of position j at y[j + k*ldy], dy[j + k*lddy], dx[j + k*lddx]; s[j] = sum over k of
+ * y*dy in double (products exact, k in order), rounded to float once, then
+ * dx = alpha * (y * (dy - s)) + beta * dx (dx not read when beta == 0).  Every variant gives
+ * the scalar one's bits: exact products make a fused multiply-add of the sum the same as a
+ * multiply and an add. */
+typedef void (*hd_f32_softmax_bwd_cols_fn)(size_t c, size_t cols, const float *y, size_t ldy, const float *dy,
+                                           size_t lddy, float *dx, size_t lddx, float alpha, float beta);
+void hd_f32_softmax_bwd_ukernel_cols__scalar(size_t c, size_t cols, const float *y, size_t ldy, const float *dy,
+                                             size_t lddy, float *dx, size_t lddx, float alpha, float beta);
+void hd_f32_softmax_bwd_ukernel_cols__avx2(size_t c, size_t cols, const float *y, size_t ldy, const float *dy,
+                                           size_t lddy, float *dx, size_t lddx, float alpha, float beta);
+void hd_f32_softmax_bwd_ukernel_cols__avx512(size_t c, size_t cols, const float *y, size_t ldy, const float *dy,
+                                             size_t lddy, float *dx, size_t lddx, float alpha, float beta);
+hd_f32_softmax_bwd_cols_fn hd_f32_softmax_bwd_cols_kernel(int isa);
 
 #endif

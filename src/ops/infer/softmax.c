@@ -11,7 +11,9 @@
  * NCHW, CHANNEL on NHWC or on N x C) use the vector kernels of src/kernels/softmax.  x and y have equal dims and type (FLOAT, DOUBLE, HALF, BFLOAT16), any
  * strides; y may be x (same strides).  CHANNEL mode on float data whose spatial positions
  * are contiguous (NCHW) uses column kernels that run across positions; on packed NHWC the
- * groups of a task go to the rows kernel in one call (short groups stay in registers).
+ * groups of a task go to the rows kernel in one call (short groups stay in registers), or,
+ * with beta 0 and up to HD_SM_GRP16_MAX channels, to the kernel that transposes 16 groups at a
+ * time into channel rows and gives each the column kernel's arithmetic (the NCHW results).
  */
 #include "core/api.h"
 #include "core/check.h"
@@ -37,6 +39,7 @@ typedef struct {
     double *buf;             /* len doubles per thread */
     hd_f32_softmax_fn row;   /* float groups contiguous in x and y: vector kernel, else NULL */
     hd_f32_softmax_rows_fn rows;  /* with row, groups packed one after another (NHWC): many per call */
+    hd_f32_softmax_grp16_fn grp16;   /* with rows, beta 0 and short groups: 16 groups per step */
     hd_f32_softmax_cols_fn cols;  /* CHANNEL mode, float, spatial positions contiguous: column kernel */
     int64_t colblk;          /* positions per column task */
     hd_f32_softmax_cols_stream_fn cols_stream;   /* with work: the streaming-store column kernel */
@@ -124,6 +127,11 @@ static void sm_task(void *vctx, size_t task, int thread)
     int64_t g0 = (int64_t)task * c->groups_per_task, g1 = g0 + c->groups_per_task;
     if (g1 > c->ngroups)
         g1 = c->ngroups;
+    if (c->grp16) {
+        c->grp16((size_t)c->len, (size_t)(g1 - g0), (const float *)c->x + g0 * c->len, (float *)c->y + g0 * c->len,
+                 (float)c->alpha, c->algo == CUDNN_SOFTMAX_LOG);
+        return;
+    }
     if (c->rows) {
         c->rows((size_t)c->len, (size_t)(g1 - g0), (const float *)c->x + g0 * c->len, (size_t)c->len,
                 (float *)c->y + g0 * c->len, (size_t)c->len, (float)c->alpha, (float)c->beta,
@@ -212,6 +220,7 @@ cudnnStatus_t HD_IMPL(cudnnSoftmaxForward)(cudnnHandle_t handle, cudnnSoftmaxAlg
     }
     c.row = NULL;
     c.rows = NULL;
+    c.grp16 = NULL;
     c.cols = NULL;
     c.ngroups = hd_sm_groups(&c.vx);
     c.len = hd_sm_len(&c.vx);
@@ -220,6 +229,8 @@ cudnnStatus_t HD_IMPL(cudnnSoftmaxForward)(cudnnHandle_t handle, cudnnSoftmaxAlg
             c.row = hd_f32_softmax_kernel(handle->isa);
             if (groups_packed(&c.vx) && groups_packed(&c.vy))
                 c.rows = hd_f32_softmax_rows_kernel(handle->isa);
+            if (c.rows && channel && c.beta == 0.0 && c.len <= HD_SM_GRP16_MAX)
+                c.grp16 = hd_f32_softmax_grp16_kernel(handle->isa);
         }
         else if (channel && c.vx.sc >= 0 && spatial_packed(&c.vx) && spatial_packed(&c.vy))
             c.cols = hd_f32_softmax_cols_kernel(handle->isa);

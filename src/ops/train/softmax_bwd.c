@@ -32,6 +32,7 @@ typedef struct {
     int64_t groups_per_task, ngroups, len;
     double *buf;             /* 2 * len doubles per thread */
     hd_f32_softmax_bwd_rows_fn rows;   /* packed float groups: the rows kernel, else NULL */
+    hd_f32_softmax_bwd_cols_fn cols;   /* CHANNEL, positions contiguous: the column kernel */
 } smb_ctx;
 
 /* How the groups lie: 1 when group g is the block at offset g * len with its elements in
@@ -51,9 +52,10 @@ static int groups_packed(const hd_sm_view *v)
 }
 
 /* CHANNEL mode, FLOAT ACCURATE / FAST, spatial positions contiguous in y, dy and dx (NCHW):
- * one task per image and block of SMB_COLS positions; the sums y . dy of the block's columns
- * are accumulated channel row by channel row in double (rows stream), rounded to float once,
- * then a second walk writes dx -- the same arithmetic as the rows kernel. */
+ * one task per image and block of SMB_COLS positions for the column kernel of
+ * src/kernels/softmax: the sums y . dy of the block's columns are accumulated channel row by
+ * channel row in double (rows stream), rounded to float once, then a second walk writes dx --
+ * the same arithmetic as the rows kernel, and the same bits on every ISA. */
 #define SMB_COLS 512
 
 static int spatial_packed(const hd_sm_view *v)
@@ -71,30 +73,9 @@ static void smb_cols_task(void *vctx, size_t task, int thread)
     int64_t blocks = (c->vy.s + SMB_COLS - 1) / SMB_COLS;
     int64_t n = (int64_t)task / blocks, p0 = ((int64_t)task % blocks) * SMB_COLS;
     int64_t w = c->vy.s - p0 < SMB_COLS ? c->vy.s - p0 : SMB_COLS;
-    const float *y = (const float *)c->y + n * c->vy.sn + p0, *dy = (const float *)c->dy + n * c->vdy.sn + p0;
-    float *dx = (float *)c->dx + n * c->vdx.sn + p0;
-    double sum[SMB_COLS];
-    float sf[SMB_COLS];
-    for (int64_t j = 0; j < w; j++)
-        sum[j] = 0.0;
-    for (int64_t k = 0; k < c->len; k++) {
-        const float *yr = y + k * c->vy.sc, *dr = dy + k * c->vdy.sc;
-        for (int64_t j = 0; j < w; j++)
-            sum[j] += (double)yr[j] * (double)dr[j];
-    }
-    for (int64_t j = 0; j < w; j++)
-        sf[j] = (float)sum[j];
-    float alpha = (float)c->alpha, beta = (float)c->beta;
-    for (int64_t k = 0; k < c->len; k++) {
-        const float *yr = y + k * c->vy.sc, *dr = dy + k * c->vdy.sc;
-        float *xr = dx + k * c->vdx.sc;
-        if (beta == 0.0f)
-            for (int64_t j = 0; j < w; j++)
-                xr[j] = alpha * (yr[j] * (dr[j] - sf[j]));
-        else
-            for (int64_t j = 0; j < w; j++)
-                xr[j] = alpha * (yr[j] * (dr[j] - sf[j])) + beta * xr[j];
-    }
+    c->cols((size_t)c->len, (size_t)w, (const float *)c->y + n * c->vy.sn + p0, (size_t)c->vy.sc,
+            (const float *)c->dy + n * c->vdy.sn + p0, (size_t)c->vdy.sc, (float *)c->dx + n * c->vdx.sn + p0,
+            (size_t)c->vdx.sc, (float)c->alpha, (float)c->beta);
 }
 
 static void smb_task(void *vctx, size_t task, int thread)
@@ -197,8 +178,9 @@ cudnnStatus_t HD_IMPL(cudnnSoftmaxBackward)(cudnnHandle_t handle, cudnnSoftmaxAl
     if ((size_t)nthreads > ntasks)
         nthreads = (int)ntasks;
     if (!c.rows && c.dt == CUDNN_DATA_FLOAT && algo != CUDNN_SOFTMAX_LOG && channel && spatial_packed(&c.vy) &&
-        spatial_packed(&c.vdy) && spatial_packed(&c.vdx)) {
+        spatial_packed(&c.vdy) && spatial_packed(&c.vdx) && c.vy.sc >= 0 && c.vdy.sc >= 0 && c.vdx.sc >= 0) {
         int64_t blocks = (c.vy.s + SMB_COLS - 1) / SMB_COLS;
+        c.cols = hd_f32_softmax_bwd_cols_kernel(handle->isa);
         hd_parallel_for((size_t)(c.vy.n * blocks), handle->num_threads < 1 ? 1 : handle->num_threads, smb_cols_task,
                         &c);
         goto done;
