@@ -479,6 +479,73 @@ static void sm_channel_blocks(void)
             }
 }
 
+/* CHANNEL softmax of float NHWC tensors with up to 32 channels and beta 0 runs 16 positions
+ * at a time in channel rows (on AVX-512; the NCHW column arithmetic, which the kernel test
+ * checks bit for bit): the NCHW call's values within float rounding, the same bits with 1
+ * and 2 threads, for C = 1, 5, 16, 21 and 32, position counts that leave partial blocks of 16
+ * in several tasks, ACCURATE and LOG; a NaN makes just its position NaN. */
+static void sm_nhwc_blocks(void)
+{
+    SECTION("softmax CHANNEL NHWC 16-position blocks");
+    const int cs[] = { 1, 5, 16, 21, 32 };
+    cudnnHandle_t h1 = ops_handle(1), h2 = ops_handle(2);
+    for (int ci = 0; ci < 5; ci++)
+        for (int algo = 1; algo <= 2; algo++) {
+            int C = cs[ci], Hh = 23, W = 41, d[4] = { 2, C, Hh, W };
+            size_t S = (size_t)Hh * W, n = 2 * (size_t)C * S;
+            float *xc = malloc(n * 4), *xh = malloc(n * 4), *yc = malloc(n * 4), *y1 = malloc(n * 4), *y2 = malloc(n * 4);
+            unsigned r = (unsigned)(ci * 3 + algo);
+            for (size_t i = 0; i < n; i++) {
+                r = r * 1103515245u + 12345u;
+                xc[i] = (float)((int)(r >> 16 & 4095) - 2048) / 97.0f;
+            }
+            for (size_t b = 0; b < 2; b++)      /* the same values, channels innermost */
+                for (size_t c = 0; c < (size_t)C; c++)
+                    for (size_t p = 0; p < S; p++)
+                        xh[(b * S + p) * C + c] = xc[(b * C + c) * S + p];
+            cudnnTensorDescriptor_t dc, dh;
+            cudnnCreateTensorDescriptor(&dc);
+            cudnnCreateTensorDescriptor(&dh);
+            cudnnSetTensor4dDescriptor(dc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, d[0], d[1], d[2], d[3]);
+            cudnnSetTensor4dDescriptor(dh, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, d[0], d[1], d[2], d[3]);
+            float a = 0.75f, z = 0.0f;
+            CHECK_OK(cudnnSoftmaxForward(h1, (cudnnSoftmaxAlgorithm_t)algo, CUDNN_SOFTMAX_MODE_CHANNEL, &a, dc, xc, &z,
+                                         dc, yc));
+            CHECK_OK(cudnnSoftmaxForward(h1, (cudnnSoftmaxAlgorithm_t)algo, CUDNN_SOFTMAX_MODE_CHANNEL, &a, dh, xh, &z,
+                                         dh, y1));
+            CHECK_OK(cudnnSoftmaxForward(h2, (cudnnSoftmaxAlgorithm_t)algo, CUDNN_SOFTMAX_MODE_CHANNEL, &a, dh, xh, &z,
+                                         dh, y2));
+            int bad = 0;
+            for (size_t b = 0; b < 2; b++)
+                for (size_t c = 0; c < (size_t)C; c++)
+                    for (size_t p = 0; p < S; p++)
+                        bad += !(fabsf(yc[(b * C + c) * S + p] - y1[(b * S + p) * C + c]) <=
+                                 2e-6f * (1.0f + fabsf(yc[(b * C + c) * S + p])));
+            CHECK_MSG(bad == 0, "C %d algo %d: %d values differ from NCHW", C, algo, bad);
+            CHECK_MSG(memcmp(y1, y2, n * 4) == 0, "C %d algo %d: 1 and 2 threads differ", C, algo);
+            xh[5 * C + C / 2] = NAN;          /* position 5 */
+            CHECK_OK(cudnnSoftmaxForward(h2, (cudnnSoftmaxAlgorithm_t)algo, CUDNN_SOFTMAX_MODE_CHANNEL, &a, dh, xh, &z,
+                                         dh, y2));
+            int nan_ok = 1, rest = 0;
+            for (size_t i = 0; i < n; i++) {
+                if (i / C == 5)
+                    nan_ok &= y2[i] != y2[i];
+                else
+                    rest += !(y2[i] == y2[i]) || fabsf(y2[i] - y1[i]) > 1e-6f * (1.0f + fabsf(y1[i]));
+            }
+            CHECK_MSG(nan_ok && rest == 0, "C %d algo %d: NaN position %d, %d others off", C, algo, nan_ok, rest);
+            cudnnDestroyTensorDescriptor(dc);
+            cudnnDestroyTensorDescriptor(dh);
+            free(xc);
+            free(xh);
+            free(yc);
+            free(y1);
+            free(y2);
+        }
+    cudnnDestroy(h1);
+    cudnnDestroy(h2);
+}
+
 /* INSTANCE groups longer than 65536 values run the online row kernels (blocks of 8192 with a
  * running maximum): a rising ramp makes every block raise the maximum (the rescaled sum), a
  * falling one never does; a NaN in a late block sends the group to the scalar rules (all NaN). */
@@ -666,6 +733,7 @@ int main(void)
         sm_matrix();
         sm_wide();
         sm_channel_blocks();
+        sm_nhwc_blocks();
         sm_instance_online();
         sm_bad_input();
     }
