@@ -1,7 +1,7 @@
 /*
  * f32-transpose-16x16-avx512.h -- the in-register transpose of a 16 x 16 block of floats, shared by every
  * AVX-512 kernel that needs one (the tiled transpose, the backward-filter copies and store, the
- * forward column gather, the Winograd filter loads).  A pure permutation: every user gets the
+ * forward column gather, the Winograd filter loads, the 16-group NHWC softmax).  A pure permutation: every user gets the
  * same bits whichever copy it once had.  Include only from files compiled for AVX-512.
  */
 #ifndef HD_KERNELS_TRANSPOSE_F32_TRANSPOSE_16X16_AVX512_H
