@@ -114,7 +114,8 @@ static void backward_cols(const char *name, hd_f32_softmax_bwd_cols_fn fn)
     SECTION(name);
     unsigned s = 33;
     int bad = 0, off = 0;
-    static float y[CC * CL], dy[CC * CL], a[CC * CL], b[CC * CL], d0[CC * CL];
+    /* 64-byte aligned rows (80 floats), so that the streaming variant streams whole vectors */
+    static float y[CC * CL], dy[CC * CL], a[CC * CL], b[CC * CL] __attribute__((aligned(64))), d0[CC * CL];
     for (size_t c = 1; c <= CC; c++)
         for (size_t cols = 1; cols <= 70; cols++)
             for (int mode = 0; mode < 3; mode++) {
@@ -184,14 +185,26 @@ static void grp16(void)
     CHECK_MSG(spill == 0, "grp16 wrote %d values past the groups", spill);
 }
 
+/* The streaming AVX-512 backward column kernel (beta 0 only) in the shape of the plain one. */
+static void bwd_cols_stream(size_t c, size_t cols, const float *y, size_t ldy, const float *dy, size_t lddy, float *dx,
+                            size_t lddx, float alpha, float beta)
+{
+    if (beta != 0.0f)
+        hd_f32_softmax_bwd_ukernel_cols__avx512(c, cols, y, ldy, dy, lddy, dx, lddx, alpha, beta);
+    else
+        hd_f32_softmax_bwd_ukernel_cols_stream__avx512(c, cols, y, ldy, dy, lddy, dx, lddx, alpha);
+}
+
 int main(void)
 {
     backward("backward rows scalar", hd_f32_softmax_bwd_ukernel_rows__scalar);
     backward_cols("backward cols scalar", hd_f32_softmax_bwd_ukernel_cols__scalar);
     if ((int)hd_cpu()->hw_isa >= HD_ISA_AVX2)
         backward_cols("backward cols avx2", hd_f32_softmax_bwd_ukernel_cols__avx2);
-    if ((int)hd_cpu()->hw_isa >= HD_ISA_AVX512)
+    if ((int)hd_cpu()->hw_isa >= HD_ISA_AVX512) {
         backward_cols("backward cols avx512", hd_f32_softmax_bwd_ukernel_cols__avx512);
+        backward_cols("backward cols avx512 streaming", bwd_cols_stream);
+    }
     if ((int)hd_cpu()->hw_isa >= HD_ISA_AVX2)
         backward("backward rows avx2", hd_f32_softmax_bwd_ukernel_rows__avx2);
     if ((int)hd_cpu()->hw_isa >= HD_ISA_AVX512)

@@ -4,6 +4,7 @@
 #include "kernels/softmax/softmax-ukernels.h"
 
 #include <immintrin.h>
+#include <stdint.h>
 
 static inline __mmask16 tail16(size_t left) { return left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1u); }
 
@@ -34,9 +35,12 @@ void hd_f32_softmax_bwd_ukernel_rows__avx512(size_t n, size_t groups, const floa
 }
 
 /* CHANNEL on NCHW: 16 positions per vector; the sums of a block in a stack row of doubles, the
- * rows of y and dy walked once for the sums and once for dx (the block stays in L2). */
-void hd_f32_softmax_bwd_ukernel_cols__avx512(size_t c, size_t cols, const float *y, size_t ldy, const float *dy,
-                                             size_t lddy, float *dx, size_t lddx, float alpha, float beta)
+ * rows of y and dy walked once for the sums and once for dx (the block stays in L2).  NT
+ * (beta == 0): whole vectors of dx at 64-byte aligned addresses are written with streaming
+ * stores (the same values; dx is never read for ownership). */
+static inline __attribute__((always_inline)) void bwd_cols(size_t c, size_t cols, const float *y, size_t ldy,
+                                                           const float *dy, size_t lddy, float *dx, size_t lddx,
+                                                           float alpha, float beta, int nt)
 {
     double sum[HD_SM_MAX_COLS] __attribute__((aligned(64)));
     float sf[HD_SM_MAX_COLS] __attribute__((aligned(64)));
@@ -87,7 +91,24 @@ void hd_f32_softmax_bwd_ukernel_cols__avx512(size_t c, size_t cols, const float 
             v = _mm512_mul_ps(va, v);
             if (beta != 0.0f)
                 v = _mm512_add_ps(v, _mm512_mul_ps(vb, _mm512_maskz_loadu_ps(m, xr + j)));
-            _mm512_mask_storeu_ps(xr + j, m, v);
+            if (nt && m == 0xffff && ((uintptr_t)(xr + j) & 63) == 0)
+                _mm512_stream_ps(xr + j, v);
+            else
+                _mm512_mask_storeu_ps(xr + j, m, v);
         }
     }
+    if (nt)
+        _mm_sfence();
+}
+
+void hd_f32_softmax_bwd_ukernel_cols__avx512(size_t c, size_t cols, const float *y, size_t ldy, const float *dy,
+                                             size_t lddy, float *dx, size_t lddx, float alpha, float beta)
+{
+    bwd_cols(c, cols, y, ldy, dy, lddy, dx, lddx, alpha, beta, 0);
+}
+
+void hd_f32_softmax_bwd_ukernel_cols_stream__avx512(size_t c, size_t cols, const float *y, size_t ldy,
+                                                    const float *dy, size_t lddy, float *dx, size_t lddx, float alpha)
+{
+    bwd_cols(c, cols, y, ldy, dy, lddy, dx, lddx, alpha, 0.0f, 1);
 }

@@ -59,3 +59,9 @@ hd_f32_softmax_grp16_fn hd_f32_softmax_grp16_kernel(int isa)
     isa = hd_isa_cap(isa);
     return isa >= HD_ISA_AVX512 ? hd_f32_softmax_ukernel_grp16__avx512 : NULL;
 }
+
+hd_f32_softmax_bwd_cols_stream_fn hd_f32_softmax_bwd_cols_stream_kernel(int isa)
+{
+    isa = hd_isa_cap(isa);
+    return isa >= HD_ISA_AVX512 ? hd_f32_softmax_bwd_ukernel_cols_stream__avx512 : NULL;
+}

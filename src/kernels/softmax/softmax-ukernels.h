@@ -96,5 +96,12 @@ void hd_f32_softmax_bwd_ukernel_cols__avx2(size_t c, size_t cols, const float *y
 void hd_f32_softmax_bwd_ukernel_cols__avx512(size_t c, size_t cols, const float *y, size_t ldy, const float *dy,
                                              size_t lddy, float *dx, size_t lddx, float alpha, float beta);
 hd_f32_softmax_bwd_cols_fn hd_f32_softmax_bwd_cols_kernel(int isa);
+/* The same with beta == 0 for outputs larger than the cache: the same values, whole aligned
+ * vectors of dx written with streaming stores.  NULL where there is none (scalar, AVX2). */
+typedef void (*hd_f32_softmax_bwd_cols_stream_fn)(size_t c, size_t cols, const float *y, size_t ldy, const float *dy,
+                                                  size_t lddy, float *dx, size_t lddx, float alpha);
+void hd_f32_softmax_bwd_ukernel_cols_stream__avx512(size_t c, size_t cols, const float *y, size_t ldy,
+                                                    const float *dy, size_t lddy, float *dx, size_t lddx, float alpha);
+hd_f32_softmax_bwd_cols_stream_fn hd_f32_softmax_bwd_cols_stream_kernel(int isa);
 
 #endif

@@ -16,6 +16,7 @@
 #include "core/parallel.h"
 #include "core/tensor.h"
 #include "core/softmax_groups.h"
+#include "kernels/eltwise/eltwise-ukernels.h"
 #include "kernels/softmax/softmax-ukernels.h"
 #include "ops/common.h"
 
@@ -33,6 +34,7 @@ typedef struct {
     double *buf;             /* 2 * len doubles per thread */
     hd_f32_softmax_bwd_rows_fn rows;   /* packed float groups: the rows kernel, else NULL */
     hd_f32_softmax_bwd_cols_fn cols;   /* CHANNEL, positions contiguous: the column kernel */
+    hd_f32_softmax_bwd_cols_stream_fn cols_stream;   /* with cols, beta 0, dx past the cache */
 } smb_ctx;
 
 /* How the groups lie: 1 when group g is the block at offset g * len with its elements in
@@ -73,6 +75,12 @@ static void smb_cols_task(void *vctx, size_t task, int thread)
     int64_t blocks = (c->vy.s + SMB_COLS - 1) / SMB_COLS;
     int64_t n = (int64_t)task / blocks, p0 = ((int64_t)task % blocks) * SMB_COLS;
     int64_t w = c->vy.s - p0 < SMB_COLS ? c->vy.s - p0 : SMB_COLS;
+    if (c->cols_stream) {
+        c->cols_stream((size_t)c->len, (size_t)w, (const float *)c->y + n * c->vy.sn + p0, (size_t)c->vy.sc,
+                       (const float *)c->dy + n * c->vdy.sn + p0, (size_t)c->vdy.sc,
+                       (float *)c->dx + n * c->vdx.sn + p0, (size_t)c->vdx.sc, (float)c->alpha);
+        return;
+    }
     c->cols((size_t)c->len, (size_t)w, (const float *)c->y + n * c->vy.sn + p0, (size_t)c->vy.sc,
             (const float *)c->dy + n * c->vdy.sn + p0, (size_t)c->vdy.sc, (float *)c->dx + n * c->vdx.sn + p0,
             (size_t)c->vdx.sc, (float)c->alpha, (float)c->beta);
@@ -181,6 +189,10 @@ cudnnStatus_t HD_IMPL(cudnnSoftmaxBackward)(cudnnHandle_t handle, cudnnSoftmaxAl
         spatial_packed(&c.vdy) && spatial_packed(&c.vdx) && c.vy.sc >= 0 && c.vdy.sc >= 0 && c.vdx.sc >= 0) {
         int64_t blocks = (c.vy.s + SMB_COLS - 1) / SMB_COLS;
         c.cols = hd_f32_softmax_bwd_cols_kernel(handle->isa);
+        /* dx only written (beta 0) and far larger than the cache: streaming stores */
+        double touched = 3.0 * (double)c.vy.n * (double)c.len * (double)c.vy.s * sizeof(float);
+        c.cols_stream = c.beta == 0.0 && touched >= (double)hd_eltwise_stream_min_bytes()
+                            ? hd_f32_softmax_bwd_cols_stream_kernel(handle->isa) : NULL;
         hd_parallel_for((size_t)(c.vy.n * blocks), handle->num_threads < 1 ? 1 : handle->num_threads, smb_cols_task,
                         &c);
         goto done;
