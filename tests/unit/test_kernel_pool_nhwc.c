@@ -67,6 +67,41 @@ static void compare(const char *name, hd_f32_pool_nhwc_fn fn)
     free(b);
 }
 
+/* Global windows (one output, 16 or 49 taps, 512 to 4100 channels: the row-fold path of the
+ * AVX-512 kernel, its masked tail, and past its limit) against the scalar kernel, bit for bit,
+ * nothing written past the channels. */
+static void global(const char *name, hd_f32_pool_nhwc_fn fn)
+{
+    SECTION(name);
+    unsigned s = 5;
+    int bad = 0;
+    const size_t cs[] = { 512, 527, 2048, 4096, 4100 };
+    const int nts[] = { 16, 49 };
+    float *x = aligned_alloc(64, 49 * 4160 * sizeof(float));
+    float *a = aligned_alloc(64, 4160 * sizeof(float)), *b = aligned_alloc(64, 4160 * sizeof(float));
+    const float *taps[49];
+    for (int op = 0; op <= 2; op++)
+        for (int ci = 0; ci < 5; ci++)
+            for (int ni = 0; ni < 2; ni++) {
+                size_t c = cs[ci];
+                int nt = nts[ni];
+                for (size_t i = 0; i < 49 * 4160; i++)
+                    x[i] = val(&s, op == HD_POOL_NHWC_AVG);
+                for (int t = 0; t < nt; t++)
+                    taps[t] = x + (size_t)t * c + (size_t)(t % 3);    /* rows as in NHWC, some unaligned */
+                float div = (float)nt;
+                for (size_t i = 0; i < 4160; i++)
+                    a[i] = b[i] = 1234.5f;
+                hd_f32_pool_ukernel_nhwc__scalar(a, c, 1, taps, nt, c, op, &div, 0);
+                fn(b, c, 1, taps, nt, c, op, &div, c % 16 == 0);
+                bad += memcmp(a, b, 4160 * sizeof(float)) != 0;
+            }
+    CHECK_MSG(bad == 0, "%s differs from the scalar kernel in %d global cases", name, bad);
+    free(x);
+    free(a);
+    free(b);
+}
+
 static void argmax(const char *name, hd_f32_pool_argmax_fn fn)
 {
     SECTION(name);
@@ -143,6 +178,7 @@ int main(void)
     scalar_rule();
     if (hw >= HD_ISA_AVX2) {
         compare("nhwc avx2", hd_f32_pool_ukernel_nhwc__avx2);
+        global("nhwc global avx2", hd_f32_pool_ukernel_nhwc__avx2);
         argmax("argmax avx2", hd_f32_pool_ukernel_argmax__avx2);
         flush("flush avx2", hd_f32_pool_ukernel_flush__avx2);
     } else {
@@ -150,6 +186,7 @@ int main(void)
     }
     if (hw >= HD_ISA_AVX512) {
         compare("nhwc avx512", hd_f32_pool_ukernel_nhwc__avx512);
+        global("nhwc global avx512", hd_f32_pool_ukernel_nhwc__avx512);
         argmax("argmax avx512", hd_f32_pool_ukernel_argmax__avx512);
         flush("flush avx512", hd_f32_pool_ukernel_flush__avx512);
     } else {

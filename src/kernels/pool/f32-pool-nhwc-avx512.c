@@ -40,9 +40,53 @@ static inline void put(float *y, __m512 v, int stream)
         _mm512_storeu_ps(y, v);
 }
 
+/* Global pooling (one output of many taps, long rows): the taps are walked one after
+ * another, each a contiguous row folded into a row of accumulators that stays in L1, so the
+ * input is read as one sequential stream instead of 64 channels from each of the ntaps rows at
+ * a time (which kept ntaps streams open).  Each channel still folds its taps in tap order:
+ * the same bits. */
+#define HD_POOL_ROWFOLD_MAX 4096
+
+static void fold_rows(float *y, const float *const *taps, int ntaps, size_t c, int op, float div, int stream)
+{
+    float acc[HD_POOL_ROWFOLD_MAX] __attribute__((aligned(64)));
+    int avg = op == HD_POOL_NHWC_AVG, prop = op == HD_POOL_NHWC_MAX_PROPAGATE;
+    size_t body = c & ~(size_t)15;
+    for (int t = 0; t < ntaps; t++) {
+        const float *p = taps[t];
+        if (avg && t == 0) {
+            for (size_t i = 0; i < body; i += 16)
+                _mm512_store_ps(acc + i, _mm512_loadu_ps(p + i));
+        } else if (avg) {
+            for (size_t i = 0; i < body; i += 16)
+                _mm512_store_ps(acc + i, _mm512_add_ps(_mm512_load_ps(acc + i), _mm512_loadu_ps(p + i)));
+        } else {
+            for (size_t i = 0; i < body; i += 16)
+                _mm512_store_ps(acc + i, step(t ? _mm512_load_ps(acc + i) : _mm512_set1_ps(-INFINITY),
+                                              _mm512_loadu_ps(p + i), prop));
+        }
+    }
+    __m512 d = _mm512_set1_ps(avg ? div : 1.0f);
+    for (size_t i = 0; i < body; i += 16) {
+        __m512 a = _mm512_load_ps(acc + i);
+        put(y + i, avg ? _mm512_div_ps(a, d) : a, stream);
+    }
+    if (body < c) {
+        __mmask16 k = (__mmask16)((1u << (c - body)) - 1u);
+        __m512 a = fold(taps, ntaps, body, k, op);
+        _mm512_mask_storeu_ps(y + body, k, avg ? _mm512_div_ps(a, d) : a);
+    }
+    if (stream)
+        _mm_sfence();
+}
+
 void hd_f32_pool_ukernel_nhwc__avx512(float *y, size_t ystride, size_t ow, const float *const *taps, int ntaps,
                                       size_t c, int op, const float *div, int stream)
 {
+    if (ow == 1 && ntaps >= 16 && c >= 512 && c <= HD_POOL_ROWFOLD_MAX) {
+        fold_rows(y, taps, ntaps, c, op, op == HD_POOL_NHWC_AVG ? div[0] : 1.0f, stream);
+        return;
+    }
     const __m512 ninf = _mm512_set1_ps(-INFINITY);
     int avg = op == HD_POOL_NHWC_AVG, prop = op == HD_POOL_NHWC_MAX_PROPAGATE;
     for (size_t j = 0; j < ow; j++, y += ystride, taps += ntaps) {
