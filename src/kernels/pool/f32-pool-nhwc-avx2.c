@@ -46,9 +46,51 @@ static inline void put(float *y, __m256 v, int stream)
         _mm256_storeu_ps(y, v);
 }
 
+/* Global pooling (one output of many taps, long rows): tap by tap into a row of accumulators
+ * in L1, so x is read as one sequential stream; each channel folds its taps in tap order, the
+ * same bits (see the AVX-512 twin). */
+#define HD_POOL_ROWFOLD_MAX 4096
+
+static void fold_rows(float *y, const float *const *taps, int ntaps, size_t c, int op, float div, int stream)
+{
+    float acc[HD_POOL_ROWFOLD_MAX] __attribute__((aligned(32)));
+    int avg = op == HD_POOL_NHWC_AVG, prop = op == HD_POOL_NHWC_MAX_PROPAGATE;
+    size_t body = c & ~(size_t)7;
+    for (int t = 0; t < ntaps; t++) {
+        const float *p = taps[t];
+        if (avg && t == 0) {
+            for (size_t i = 0; i < body; i += 8)
+                _mm256_store_ps(acc + i, _mm256_loadu_ps(p + i));
+        } else if (avg) {
+            for (size_t i = 0; i < body; i += 8)
+                _mm256_store_ps(acc + i, _mm256_add_ps(_mm256_load_ps(acc + i), _mm256_loadu_ps(p + i)));
+        } else {
+            for (size_t i = 0; i < body; i += 8)
+                _mm256_store_ps(acc + i, step(t ? _mm256_load_ps(acc + i) : _mm256_set1_ps(-INFINITY),
+                                              _mm256_loadu_ps(p + i), prop));
+        }
+    }
+    __m256 d = _mm256_set1_ps(avg ? div : 1.0f);
+    for (size_t i = 0; i < body; i += 8) {
+        __m256 a = _mm256_load_ps(acc + i);
+        put(y + i, avg ? _mm256_div_ps(a, d) : a, stream);
+    }
+    if (body < c) {
+        __m256i k = tail_mask(c - body);
+        __m256 a = fold(taps, ntaps, body, k, op);
+        _mm256_maskstore_ps(y + body, k, avg ? _mm256_div_ps(a, d) : a);
+    }
+    if (stream)
+        _mm_sfence();
+}
+
 void hd_f32_pool_ukernel_nhwc__avx2(float *y, size_t ystride, size_t ow, const float *const *taps, int ntaps,
                                     size_t c, int op, const float *div, int stream)
 {
+    if (ow == 1 && ntaps >= 16 && c >= 512 && c <= HD_POOL_ROWFOLD_MAX) {
+        fold_rows(y, taps, ntaps, c, op, op == HD_POOL_NHWC_AVG ? div[0] : 1.0f, stream);
+        return;
+    }
     const __m256 ninf = _mm256_set1_ps(-INFINITY);
     const __m256i all = _mm256_set1_epi32(-1);
     int avg = op == HD_POOL_NHWC_AVG, prop = op == HD_POOL_NHWC_MAX_PROPAGATE;
