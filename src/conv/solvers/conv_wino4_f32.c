@@ -746,12 +746,7 @@ size_t hd_conv_wino4_bwdd_ws(const hd_conv_problem *p)
     return w4_ws(&v);
 }
 
-/* Backward data of a 3x3 filter: the forward's estimate times 0.9.  The constants of w4_cost
- * were fitted on forward layers of 14x14 and 7x7 images; on backward data of AlexNet's 13x13
- * layers at batch 1 (16 tiles over 169 results) they rate Winograd within 2% of solver 254
- * while Winograd measured the faster in both layouts.  With 0.9 those rank in the measured
- * order; no other layer of the real-network set changes rank (their Winograd estimates are
- * below 0.88 or above 1.6 times the best other solver's). */
+/* 3x3 backward data: 0.9 of the estimate, for AlexNet's 13x13 layers (docs/algorithms.md) */
 double hd_conv_wino4_bwdd_cost(const hd_conv_problem *p)
 {
     w4_view v;
