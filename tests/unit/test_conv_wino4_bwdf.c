@@ -13,8 +13,9 @@
  *
  * Covered: images of 1..13 rows and columns, pads 0/1/2, K and C remainders against the GEMM
  * panels (14 x 32, 6 x 16, 4 x 4), N = 1..3, groups, NCHW / NHWC / padded strides, both
- * modes, alpha/beta with beta = 0 over NaN, both plans (several blocks and chunks; every tile
- * transformed first, which the small cases take); the dispatch log; the
+ * modes, alpha/beta with beta = 0 over NaN, the three plans (several blocks and chunks; every
+ * tile transformed first, which the small cases take; blocks of tiles transformed first in
+ * turn, for a problem whose chunk plan passes the workspace cap); the dispatch log; the
  * exact workspace (one byte less is refused, dw untouched); bitwise identical results for 1,
  * 2, 3 and 5 threads; every HOSTDNN_MAX_ISA cap in a child process.  The kernel of the
  * output-gradient transform is checked on its own in test_kernel_wino4.c.
@@ -54,6 +55,9 @@ static const wcase cases[] = {
     {"C 33 K 16, many blocks and chunks", 3, 33, 16, 1, 40, 36, 1, 1},
     {"groups 2, two blocks (chunk mode)", 3, 32, 16, 2, 40, 36, 1, 1},
     {"many tile rows, one column", 2, 3, 5, 1, 70, 3, 1, 1},
+    /* C 1020: the chunk plan's 8 slots of 72 tiles' transforms pass the 64 MiB cap and every
+       tile's transforms pass 32 MiB, so blocks of tile rows in turn (staged mode) */
+    {"C 1020 K 4, N 3, 34x34 (staged)", 3, 1020, 4, 1, 34, 34, 1, 1},
 };
 #define NCASES ((int)(sizeof cases / sizeof *cases))
 

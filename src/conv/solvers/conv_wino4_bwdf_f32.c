@@ -40,9 +40,10 @@
  * hold a block's transforms: every tile is transformed once, in parallel over tile rows, into
  * shared V and M, then one task per (group, position) runs that position's GEMM over all the
  * tiles (dU written once, one chunk), and the last pass as above.
- * Staged mode (dilated problems whose chunk plan would pass the workspace cap, while whole
- * mode's transforms of every tile would too: DeepLab-v3's 28x28 layers at batch 16): whole
- * mode one block of tile rows at a time, each block's GEMMs added into the one dU.
+ * Staged mode (problems whose chunk plan would pass the workspace cap, while whole mode's
+ * transforms of every tile would too: the 512-channel VGG-16 layers and DeepLab-v3's dilated
+ * 28x28 layers at batch 16): whole mode one block of tile rows at a time, each block's GEMMs
+ * added into the one dU.
  * Every dU element is one chain of fused multiply-adds per chunk in tile order, and the
  * chunks are summed in a fixed order: the result does not depend on the thread count (the
  * plan is a function of the problem only).
@@ -97,7 +98,7 @@ typedef struct {
                                     so that the last pass reads one filter's 36 x Cpad at once */
     int64_t v_at, m_at, xb_at, yb_at, slot;
     int whole;                   /* 1: every tile's V and M first (shared), then tasks per position */
-    int staged;                  /* 1: as whole mode, one block of tiles at a time (dilated only) */
+    int staged;                  /* 1: as whole mode, one block of tiles at a time */
     hd_conv_layout W;            /* 0: the chunks' dU, 1: the slots, 2 and 3: whole mode's V and M */
 } wb_plan;
 
@@ -163,13 +164,15 @@ static int wb_plan_make(const hd_conv_problem *p, wb_plan *L)
     }
     if (!wb_book(p, L))
         return 0;
-    /* Staged mode, for dilated problems whose chunk plan passes the workspace cap (DeepLab-v3's
-     * 28x28 layers at batch 16: each chunk's dU is 9 to 36 MiB and each of the slots a block of
-     * 64 tiles' transforms): whole mode one block at a time -- the block's tiles transformed
+    /* Staged mode, for problems whose chunk plan passes the workspace cap (VGG-16's 256- and
+     * 512-channel layers and DeepLab-v3's dilated 28x28 layers at batch 16: each chunk's dU is
+     * 9 to 36 MiB and each of the slots a block of 64 tiles' transforms; without it those
+     * layers fall back to F(2x2,3x3) or the GEMM solvers, both slower): whole mode one block
+     * at a time -- the block's tiles transformed
      * in parallel into shared V and M, then one task per (group, position) adds the block
      * into the single dU.  Blocks of whole tile rows, their V and M within WB_STAGE_BYTES. */
     int64_t xbytes = p->N * p->C * p->Q * (int64_t)sizeof(float);
-    if (!L->whole && (p->dil[1] > 1 || p->dil[2] > 1) && L->W.total > (size_t)imax(xbytes, WB_MAX_WS)) {
+    if (!L->whole && L->W.total > (size_t)imax(xbytes, WB_MAX_WS)) {
         L->staged = 1;
         L->R = imax(cdiv(WB_TILES_MIN, L->TW), WB_STAGE_BYTES / (p->G * per_tile * L->TW));
         L->R = imax(1, imin(L->R, L->rows));
