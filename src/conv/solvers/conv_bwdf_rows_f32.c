@@ -361,7 +361,6 @@ void hd_bw_st_task(void *vctx, size_t task, int thread)
 
 /* ---------------- the GEMM tasks ---------------- */
 
-/* One (chunk, group, row tile, column tile): its blocks of the wave's positions, in order. */
 /* The L2 prefetch stream of the x rows that the A panel after panel IP of the block at Q0
  * gathers (xdirect, unit stride): panel IP + 1, else the first panel of the next block when
  * MORE; none for a panel that spans two images or is read in place.  Spread over the CALLS
@@ -386,6 +385,7 @@ static void next_a_rows(const bw_ctx *c, int64_t g, int64_t cb0, int64_t nrow, i
     hd_conv_pf_start(pf, x0, p->xs[1], kcur, rows, calls);
 }
 
+/* One (chunk, group, row tile, column tile): its blocks of the wave's positions, in order. */
 void hd_bw_task(void *vctx, size_t task, int thread)
 {
     const bw_ctx *c = vctx;
