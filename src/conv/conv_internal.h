@@ -68,6 +68,9 @@ typedef struct {
     int64_t rs;           /* bytes between rows */
     int64_t nl;           /* lines per row */
     int64_t next, total, per_call;
+    const char *row;      /* the row of line NEXT, and NEXT's line within it: a cursor: a step divides
+                             nothing (a 64-bit division per line costs more than the prefetch) */
+    int64_t line;
 } hd_conv_pf;
 
 static inline void hd_conv_pf_start(hd_conv_pf *f, const float *x0, int64_t row_stride, int64_t len, int64_t rows,
@@ -79,6 +82,8 @@ static inline void hd_conv_pf_start(hd_conv_pf *f, const float *x0, int64_t row_
     f->next = 0;
     f->total = rows > 0 ? rows * f->nl : 0;
     f->per_call = calls > 0 ? (f->total + calls - 1) / calls : f->total;
+    f->row = f->x0;
+    f->line = 0;
 }
 
 /* Forced inline (see hd_conv_prefetch_rows). */
@@ -86,8 +91,11 @@ static inline __attribute__((always_inline)) void hd_conv_pf_step(hd_conv_pf *f)
 {
     int64_t end = f->next + f->per_call < f->total ? f->next + f->per_call : f->total;
     for (; f->next < end; f->next++) {
-        int64_t row = f->next / f->nl, line = f->next - row * f->nl;
-        _mm_prefetch(f->x0 + row * f->rs + line * 64, _MM_HINT_T1);
+        _mm_prefetch(f->row + f->line * 64, _MM_HINT_T1);
+        if (++f->line == f->nl) {
+            f->line = 0;
+            f->row += f->rs;
+        }
     }
 }
 

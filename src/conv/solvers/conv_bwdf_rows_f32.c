@@ -361,6 +361,30 @@ void hd_bw_st_task(void *vctx, size_t task, int thread)
 
 /* ---------------- the GEMM tasks ---------------- */
 
+/* The L2 prefetch stream of the x rows that the A panel after panel IP of the block at Q0
+ * gathers (xdirect, unit stride): panel IP + 1, else the first panel of the next block when
+ * MORE; none for a panel that spans two images or is read in place.  Spread over the CALLS
+ * kernel calls of panel IP (one per B panel). */
+static void next_a_rows(const bw_ctx *c, int64_t g, int64_t cb0, int64_t nrow, int64_t ip, int64_t q0, int more,
+                        int64_t calls, hd_conv_pf *pf)
+{
+    const hd_conv_problem *p = c->p;
+    int64_t MR = c->MR, P = p->P;
+    if (++ip * MR >= nrow) {
+        if (!more)
+            return;
+        ip = 0;
+        q0 += BW_KC;
+    }
+    int64_t kcur = min64(BW_KC, c->npos - q0), rows = min64(MR, nrow - ip * MR);
+    if (kcur <= 0 || q0 / P != (q0 + kcur - 1) / P)
+        return;
+    if (calls <= BW_AIN_PANELS && c->ain != 0 && (ip + 1) * MR <= nrow)
+        return;   /* read in place by the kernel (hd_bw_task's test, the block in one image) */
+    const float *x0 = c->X.base + (q0 / P) * c->X.sn + (g * p->Cg + cb0 + ip * MR) * p->xs[1] + q0 % P;
+    hd_conv_pf_start(pf, x0, p->xs[1], kcur, rows, calls);
+}
+
 /* One (chunk, group, row tile, column tile): its blocks of the wave's positions, in order. */
 void hd_bw_task(void *vctx, size_t task, int thread)
 {
@@ -382,6 +406,9 @@ void hd_bw_task(void *vctx, size_t task, int thread)
                           : c->part + chunk * p->K * c->L.R + (g * c->L.R + cb0 * p->TRS) * p->Kg + k0;
     int64_t b0 = c->nblk * chunk / c->L.nchunk, b1 = c->nblk * (chunk + 1) / c->L.nchunk;
     hd_f32_gemm_ukernel_fn uk = c->kern->f32;
+    /* x's rows transposed into the A panels straight from memory (1x1, unit stride): each
+       panel's rows are prefetched while the previous panel is multiplied */
+    int xrows_pf = c->L.xdirect && p->str[0] == 1 && p->str[1] == 1 && p->str[2] == 1;
     for (int64_t b = b0; b < b1; b++) {
         int64_t q0 = b * BW_KC, kcur = min64(BW_KC, c->npos - q0);
         float beta = c->wave == 0 && b == b0 ? 0.0f : 1.0f;
@@ -401,9 +428,14 @@ void hd_bw_task(void *vctx, size_t task, int thread)
                 continue;
             }
             hd_bw_gather_a(c, g, cb0, cbw, ip * MR, min64(MR, nrow - ip * MR), q0, kcur, A, MR);
-            for (int64_t jp = 0; jp < bpan; jp++)
+            hd_conv_pf pf = {NULL, 0, 1, 0, 0, 0, NULL, 0};
+            if (xrows_pf)
+                next_a_rows(c, g, cb0, nrow, ip, q0, b + 1 < b1, bpan, &pf);
+            for (int64_t jp = 0; jp < bpan; jp++) {
+                hd_conv_pf_step(&pf);
                 uk((size_t)min64(MR, nrow - ip * MR), (size_t)min64(NR, nk - jp * NR), (size_t)kcur, A, B[jp], bs[jp],
                    C + ip * MR * (int64_t)ldc + jp * NR, ldc, 1.0f, beta);
+            }
         }
     }
     if (c->fuse_store && c->wave == c->L.nwave - 1)   /* the tile's sums are complete and still in cache */

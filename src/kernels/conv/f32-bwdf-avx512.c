@@ -53,8 +53,15 @@ void hd_f32_bwdf_ukernel_transpose__avx512(int64_t rows, int64_t cols, const flo
     const __mmask16 m = (__mmask16)((1u << rr) - 1u);
     for (int64_t j = 0; j < c16; j += 16) {
         __m512 v[16];
-        for (int k = 0; k < 16; k++)
-            v[k] = k < rr ? _mm512_loadu_ps(in + (r16 + k) * ldi + j) : _mm512_setzero_ps();
+        for (int k = 0; k < 16; k++) {
+            if (k < rr) {
+                const float *src = in + (r16 + k) * ldi + j;
+                _mm_prefetch((const char *)(src + 128), _MM_HINT_T0);   /* each row a stream, as above */
+                v[k] = _mm512_loadu_ps(src);
+            } else {
+                v[k] = _mm512_setzero_ps();
+            }
+        }
         hd_f32_transpose_regs_16x16__avx512(v);
         for (int k = 0; k < 16; k++)
             _mm512_mask_storeu_ps(out + (j + k) * ldo + r16, m, v[k]);

@@ -60,7 +60,7 @@ static inline __attribute__((always_inline)) void gemm_rows(const int ROWS, cons
     hd_f32_gemm_store_14x32__avx512(mr, nr, acc0, acc1, c, ldc, alpha, beta);
 }
 
-/* Short tiles (the last rows of 128, 256 or 1024 channels) run a loop of 4, 7 or 10 rows
+/* Short tiles (the last rows of 128, 256 or 1024 channels) run a loop of 4, 7, 8 or 10 rows
  * instead of 14, and narrow ones (nr <= 16: the 16 tiles of a 14x14 image in the Winograd
  * GEMMs, the last 4 positions of 196) one column vector instead of two: fewer wasted
  * multiply-adds, same bits. */

@@ -41,8 +41,10 @@ static inline __attribute__((always_inline)) void hd_f32_gemm_store_14x32__avx51
     }
 }
 
-/* The tile shape both 14 x 32 kernels specialise their k loop for: the fewest of 1, 4, 7, 10 or
- * 14 rows that cover mr, one or two column vectors for nr.  LOOP(ROWS, COLS) is the kernel's k
+/* The tile shape both 14 x 32 kernels specialise their k loop for: the fewest of 1, 4, 7, 8, 10
+ * or 14 rows that cover mr, one or two column vectors for nr.  8 is the last tile of 64 channels
+ * (4 x 14 + 8: 64-channel 1x1 layers and their backward data), which 10 rows would pad by a
+ * quarter.  LOOP(ROWS, COLS) is the kernel's k
  * loop; ROWS and COLS are constants in each branch, so the loops unroll with no dead work.
  * One row is the RNN's batch of one (a matrix-vector product at every step).
  * One list, so the packed kernel and its indirect twin take the same shapes (and bits). */
@@ -54,6 +56,8 @@ static inline __attribute__((always_inline)) void hd_f32_gemm_store_14x32__avx51
             LOOP(4, COLS);                                                                           \
         else if ((mr) <= 7)                                                                          \
             LOOP(7, COLS);                                                                           \
+        else if ((mr) <= 8)                                                                          \
+            LOOP(8, COLS);                                                                           \
         else if ((mr) <= 10)                                                                         \
             LOOP(10, COLS);                                                                          \
         else                                                                                         \

@@ -104,7 +104,7 @@ static inline __attribute__((always_inline)) void igemm_rows(const int ROWS, con
 }
 
 /* Short tiles (the last 7 positions of a 7x7 image, the last rows of 128 or 256 channels)
- * run a loop of 4, 7 or 10 rows instead of 14, narrow ones (nr <= 16) one column vector
+ * run a loop of 4, 7, 8 or 10 rows instead of 14, narrow ones (nr <= 16) one column vector
  * instead of two: fewer wasted multiply-adds, same bits. */
 void hd_f32_igemm_ukernel_14x32__avx512(size_t mr, size_t nr, size_t nseg, const hd_igemm_seg *seg, size_t row0,
                                         const float *restrict b, size_t b_stride, float *restrict c, size_t ldc,
