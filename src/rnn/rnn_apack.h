@@ -2,12 +2,13 @@
  * rnn/rnn_apack.h -- writing pieces of a GEMM A operand straight into the packed form that
  * hd_sgemm_pb_pack_a produces (kernels/gemm/gemm.h), for the RNN's column-block steps.
  *
- * Backward data's steps compute the recurrent-side gradients (the next step's A, batch rows
- * x G*H) in column blocks, one block per task.  Packing the whole A again on every thread at
- * every step repeats the same transposition once per thread; instead each task puts its own
- * columns into one shared packed buffer, which every task of the next step reads.  The
- * buffer then holds exactly what hd_sgemm_pb_pack_a would have written (test_rnn_apack
- * checks this for every kernel the GEMM may choose), so the products keep their bits.
+ * The column-block steps compute the next step's A (the states, or backward data's
+ * recurrent-side gradients: batch rows x width) in column blocks, one block per task.
+ * Packing the whole A again on every thread at every step repeats the same transposition once
+ * per thread; instead each task puts its own columns into one shared packed buffer, which
+ * every task of the next step reads.  The buffer then holds exactly what hd_sgemm_pb_pack_a
+ * would have written (test_kernel_rnn_apack checks this for every kernel the GEMM may
+ * choose), so the products keep their bits.
  */
 #ifndef HD_RNN_APACK_H
 #define HD_RNN_APACK_H
@@ -22,12 +23,22 @@ typedef struct {
     size_t mr, k, mpanels;
 } hd_rnn_apack;
 
-void hd_rnn_apack_init(hd_rnn_apack *lay, const hd_gemm_packed_b *pb, size_t m);
+/* 0 when PB's kernel has row panels wider than the puts handle (HD_RNN_APACK_MAX_MR): the
+ * caller then packs with hd_sgemm_pb_pack_a. */
+#define HD_RNN_APACK_MAX_MR 16
+int hd_rnn_apack_init(hd_rnn_apack *lay, const hd_gemm_packed_b *pb, size_t m);
 
-/* Elements hd_sgemm_pb_a_elems(pb, m) of the buffer; zero it once (calloc) before the first
+/* The buffer has hd_sgemm_pb_a_elems(pb, m) elements; zero it once (calloc) before the first
  * put: the rows past M in the last panel are never written and must read as zeros. */
 
-/* Row ROW, columns [K0, K0 + N) of op(A): from SRC (N values), or zeros when SRC is NULL. */
-void hd_rnn_apack_put_f32(const hd_rnn_apack *lay, size_t row, size_t k0, size_t n, const float *src, float *ap);
+/* Rows [ROW0, ROW0 + NROWS), columns [K0, K0 + N) of op(A): row ROW0 + i from SRC[i] (N
+ * values), or zeros where SRC[i] is NULL.  Written panel by panel, MR values of one column
+ * at a time, so the stores are contiguous. */
+void hd_rnn_apack_put_f32(const hd_rnn_apack *lay, size_t row0, size_t nrows, size_t k0, size_t n,
+                          const float *const *src, float *ap);
+
+/* The same with row ROW0 + i at SRC + i * LD. */
+void hd_rnn_apack_put_ld_f32(const hd_rnn_apack *lay, size_t row0, size_t nrows, size_t k0, size_t n,
+                             const float *src, size_t ld, float *ap);
 
 #endif

@@ -44,23 +44,43 @@ static int one(size_t m, size_t k, size_t w)
         memset(ref, 0, na * sizeof *ref);
         hd_sgemm_pb_pack_a(&pb, 'N', m, A, k, ref);
         hd_rnn_apack lay;
-        hd_rnn_apack_init(&lay, &pb, m);
-        for (size_t r = 0; r < m; r++) {
-            for (size_t c = 0; c < k; c += w) {
-                size_t len = k - c < w ? k - c : w;
-                if ((r + c / w) % 3 == 0)   /* a zeroed piece, then the values over it */
-                    hd_rnn_apack_put_f32(&lay, r, c, len, NULL, got);
-                hd_rnn_apack_put_f32(&lay, r, c, len, A + r * k + c, got);
+        if (!hd_rnn_apack_init(&lay, &pb, m)) {
+            fprintf(stderr, "m %zu k %zu: kernel %s has panels wider than %d rows\n", m, k,
+                    hd_gemm_kernel_name(4, hd_cpu_isa()), HD_RNN_APACK_MAX_MR);
+            bad = 1;
+        }
+        /* column pieces of W, each over row groups of 1, 5 and the rest (crossing panels);
+           some groups first put as zeros (NULL rows), then with their values */
+        const float **src = malloc(m * sizeof *src);
+        for (size_t c = 0; bad == 0 && c < k; c += w) {
+            size_t len = k - c < w ? k - c : w;
+            for (size_t r0 = 0; r0 < m;) {
+                size_t cnt = r0 == 0 ? 1 : r0 == 1 ? 5 : m - r0;
+                if (cnt > m - r0)
+                    cnt = m - r0;
+                for (size_t i = 0; i < cnt; i++)
+                    src[i] = (r0 + i + c / w) % 3 == 0 ? NULL : A + (r0 + i) * k + c;
+                hd_rnn_apack_put_f32(&lay, r0, cnt, c, len, src, got);
+                if ((r0 + c / w) % 2)
+                    hd_rnn_apack_put_ld_f32(&lay, r0, cnt, c, len, A + r0 * k + c, k, got);
+                else {
+                    for (size_t i = 0; i < cnt; i++)
+                        src[i] = A + (r0 + i) * k + c;
+                    hd_rnn_apack_put_f32(&lay, r0, cnt, c, len, src, got);
+                }
+                r0 += cnt;
             }
         }
-        if (memcmp(ref, got, na * sizeof *ref) != 0) {
+        free(src);
+        if (!bad && memcmp(ref, got, na * sizeof *ref) != 0) {
             fprintf(stderr, "m %zu k %zu w %zu (%s): differs from hd_sgemm_pb_pack_a\n", m, k, w,
                     hd_gemm_kernel_name(4, hd_cpu_isa()));
             bad = 1;
         }
         /* zeros put over every value give zeros everywhere */
+        const float *none[1] = { NULL };
         for (size_t r = 0; r < m; r++)
-            hd_rnn_apack_put_f32(&lay, r, 0, k, NULL, got);
+            hd_rnn_apack_put_f32(&lay, r, 1, 0, k, none, got);
         for (size_t i = 0; i < na; i++)
             if (got[i] != 0) {
                 bad = 1;
