@@ -3,7 +3,6 @@
 #include "core/cpu.h"
 #include "kernels/gemm/gemm.h"
 #include "kernels/rnn/rnn-ukernels.h"
-#include "rnn/rnn_apack.h"
 #include "rnn/rnn_engine.h"
 
 #define REAL float
