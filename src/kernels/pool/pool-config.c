@@ -113,9 +113,3 @@ hd_f32_pool_maxgatherrow_fn hd_f32_pool_maxgatherrow_select(int isa)
     isa = hd_isa_cap(isa);
     return isa >= HD_ISA_AVX512 ? hd_f32_pool_ukernel_maxgatherrow__avx512 : NULL;
 }
-
-hd_f32_pool_maxgatherplane_fn hd_f32_pool_maxgatherplane_select(int isa)
-{
-    isa = hd_isa_cap(isa);
-    return isa >= HD_ISA_AVX512 ? hd_f32_pool_ukernel_maxgatherplane__avx512 : NULL;
-}

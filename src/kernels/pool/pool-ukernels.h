@@ -233,30 +233,4 @@ void hd_f32_pool_ukernel_maxgatherrow__avx512(float *dx, ptrdiff_t dxw, size_t w
 hd_f32_pool_argmax8_fn hd_f32_pool_argmax8_select(int isa);
 hd_f32_pool_maxgatherrow_fn hd_f32_pool_maxgatherrow_select(int isa);
 
-/* Max pooling backward by gathering, row-contiguous layouts (NCHW and the like): the w values
- * of one dx row from the outputs whose windows cover it, in output order, without accumulator
- * rows or a flush pass.
- *   covering output rows r < nrows, oldest first: arg[r] that output row's rowargmax result
- *     made with tab[t] = t (so arg[r][j] = t + j * sw for the chosen tap t = row * kw + column
- *     of output j, or -1), g[r] its gradient row (contiguous), ty[r] the window row this dx
- *     row is in;
- *   column iw is padded column q = iw + pw, reached by output j < ow as window column
- *     q - j * sw when that is in [0, kw);
- *   terms taken r first, then j ascending; per column
- *     s = +0.0; for each term: if arg[r][j] == ty[r] * kw + (q - j * sw) + j * sw, s += (double)g[r][j];
- *     dx[iw] = (float)(alpha * s + beta * dx[iw])   in double (dx not read when beta == 0)
- * bitwise the scatter path's double sums in output order.  pw >= 0.  Every variant gives the
- * scalar result; the select function gives NULL where no vector variant exists (the caller
- * keeps the scatter path). */
-typedef void (*hd_f32_pool_maxgatherplane_fn)(float *dx, size_t w, int pw, int sw, int kw, size_t ow, int nrows,
-                                              const int32_t *const *arg, const float *const *g, const int32_t *ty,
-                                              double alpha, double beta);
-void hd_f32_pool_ukernel_maxgatherplane__scalar(float *dx, size_t w, int pw, int sw, int kw, size_t ow, int nrows,
-                                                const int32_t *const *arg, const float *const *g, const int32_t *ty,
-                                                double alpha, double beta);
-void hd_f32_pool_ukernel_maxgatherplane__avx512(float *dx, size_t w, int pw, int sw, int kw, size_t ow, int nrows,
-                                                const int32_t *const *arg, const float *const *g, const int32_t *ty,
-                                                double alpha, double beta);
-hd_f32_pool_maxgatherplane_fn hd_f32_pool_maxgatherplane_select(int isa);
-
 #endif

@@ -11,15 +11,11 @@
  * and (image, block of input rows) for channel-contiguous ones.  A task owns the dx rows of
  * its block and walks every output row whose window meets the block; every dx value gets the
  * same sum in the same order whatever the blocks and the thread count, so results are
- * bitwise independent of both.  Six paths:
- *  - max (scatter; planes in pooling_bwd_f32_maxplane.c): windows reach into the neighbouring
- *    blocks, whose x rows the task reads to find the argmax again; it keeps only the
- *    contributions that land in its own rows and adds them to a ring of double rows in output
- *    order.  A row leaves the ring for dx as
+ * bitwise independent of both.  Five paths:
+ *  - max (scatter): windows reach into the neighbouring blocks, whose x rows the task reads
+ *    to find the argmax again; it keeps only the contributions that land in its own rows and
+ *    adds them to a ring of double rows in output order.  A row leaves the ring for dx as
  *    soon as no later output row can reach it (window starts never move up).
- *  - max, row-contiguous, AVX-512, stride 2 along the row (gather, pooling_bwd_f32_maxplane.c):
- *    each output row's argmax once, as the tap per output; each dx row then sums in registers
- *    the gradients of the covering outputs whose argmax it is (the maxgatherplane kernel).
  *  - max, channel-contiguous, AVX-512 (gather): each output row's argmax once, as a byte per
  *    channel; each dx row then gathers, in output order, the gradients of the covering outputs
  *    whose argmax it is (the maxgatherrow kernel): no ring, no flush pass.
@@ -40,12 +36,40 @@
 #include "kernels/pool/pool-ukernels.h"
 #include "ops/infer/pooling.h"
 #include "ops/train/pooling_bwd.h"
-#include "ops/train/pooling_bwd_f32.h"
 
 #include <math.h>
 #include <string.h>
 
-void hd_pool_bwd_out_rows(const hd_pool_bwd_ctx *k, int r0, int r1, int *oh0, int *oh1)
+typedef struct {
+    const struct cudnnPoolingStruct *p;
+    const hd_view *dy, *x, *dx;
+    const float *dyp, *xp;
+    float *dxp;
+    double alpha, beta;
+    int maxm, prop, incl, nhwc;
+    int kh;                  /* ring rows (max): the window height, at most H */
+    int nslot;               /* output rows kept (average gather): the most that cover one input row */
+    int nblk, rows_per_blk;  /* row blocks per plane (or image): input rows, output rows for the tiles */
+    int64_t aw;              /* ring row length (max, planes path) */
+    size_t sl, lpad;         /* average gather, planes path: share row length with its padding, left part */
+    size_t per_thread;       /* doubles of scratch per thread */
+    double *scratch;
+    int stream;              /* dx rows streamed (beta 0, long channel-contiguous rows) */
+    hd_f32_pool_rowargmax_fn rowargmax;
+    hd_f32_pool_argmax_fn argmax;
+    hd_f32_pool_flush_fn flush;
+    hd_f32_pool_gatherrow_fn gatherrow;
+    hd_f32_pool_gatherpix_fn gatherpix;
+    hd_f32_pool_share_fn share;
+    hd_f32_pool_broadcast_fn broadcast;
+    hd_f32_pool_fence_fn fence;      /* after a task's last streamed store */
+    hd_f32_pool_argmax8_fn argmax8;
+    hd_f32_pool_maxgatherrow_fn maxgatherrow;
+    int ncol;                /* max gather: the most outputs whose windows cover one input column */
+} f32_ctx;
+
+/* Output rows [*oh0, *oh1) whose windows meet input rows [r0, r1). */
+static void out_rows(const f32_ctx *k, int r0, int r1, int *oh0, int *oh1)
 {
     const struct cudnnPoolingStruct *p = k->p;
     int H = k->x->dims[2], OH = k->dy->dims[2];
@@ -59,13 +83,105 @@ void hd_pool_bwd_out_rows(const hd_pool_bwd_ctx *k, int r0, int r1, int *oh0, in
     *oh1 = b;
 }
 
+/* Max pooling, row-contiguous planes: one task per (n, c, row block).  x rows are copied once
+ * into a ring of padded float rows (padding -inf), the argmax of a whole output row comes from
+ * the rowargmax kernel, and its scatter adds in ow order into a ring of padded double rows. */
+static void max_plane_task(void *vctx, size_t t, int thread)
+{
+    const f32_ctx *k = vctx;
+    const struct cudnnPoolingStruct *p = k->p;
+    int C = k->x->dims[1], H = k->x->dims[2], W = k->x->dims[3], OW = k->dy->dims[3];
+    int blk = (int)(t % (size_t)k->nblk);
+    size_t nc = t / (size_t)k->nblk;
+    int n = (int)(nc / (size_t)C), c = (int)(nc % (size_t)C);
+    int r0 = blk * k->rows_per_blk, r1 = r0 + k->rows_per_blk < H ? r0 + k->rows_per_blk : H;
+    if (r0 >= r1)
+        return;
+    int kh = k->kh, kw = p->window[1], sw = p->stride[1], pw = p->pad[1];
+    int64_t aw = k->aw;
+    double *acc = k->scratch + (size_t)thread * k->per_thread;
+    float *prow = (float *)(void *)(acc + (size_t)kh * (size_t)aw);
+    int32_t *arg = (int32_t *)(void *)(prow + (size_t)kh * (size_t)aw);
+    const float **rows = (const float **)(void *)(arg + 2 * (size_t)OW);
+    int32_t *tab = (int32_t *)(void *)(rows + kh);
+    memset(acc, 0, sizeof(double) * (size_t)kh * (size_t)aw);
+    for (int r = 0; r < kh; r++) {      /* the padding of the x rows: -inf, set once, never overwritten */
+        float *q = prow + (size_t)r * (size_t)aw;
+        for (int i = 0; i < pw; i++)
+            q[i] = -INFINITY;
+        for (int64_t i = pw + W; i < aw; i++)
+            q[i] = -INFINITY;
+    }
+    const float *x = k->xp + hd_view_nc(k->x, n, c);
+    const float *dy = k->dyp + hd_view_nc(k->dy, n, c);
+    float *dx = k->dxp + hd_view_nc(k->dx, n, c);
+    int64_t xh = k->x->strides[2], xw = k->x->strides[3], dyh = k->dy->strides[2], dyw = k->dy->strides[3];
+    int64_t dxh = k->dx->strides[2], dxw = k->dx->strides[3];
+    int oh0, oh1;
+    out_rows(k, r0, r1, &oh0, &oh1);
+    int done = r0, loaded = -1;
+    for (int oh = oh0; oh <= oh1; oh++) {
+        hd_pool_span sh = oh < oh1 ? hd_pool_span_of(oh, H, p->window[0], p->pad[0], p->stride[0])
+                                   : (hd_pool_span){r1, r1, 0};
+        for (; done < (sh.lo < r1 ? sh.lo : r1); done++) {       /* rows no later output reaches */
+            double *a = acc + (size_t)(done % kh) * (size_t)aw;
+            float *d = dx + done * dxh;
+            if (dxw == 1) {
+                /* the flush zeroes the row's real part; the padding and slack positions are
+                 * never chosen (their x is -inf), so they stay 0 from the task's start */
+                k->flush(d, a + pw, (size_t)W, k->alpha, k->beta);
+            } else {
+                for (int iw = 0; iw < W; iw++) {
+                    double r = k->alpha * a[pw + iw];
+                    if (k->beta != 0.0)
+                        r += k->beta * (double)d[iw * dxw];
+                    d[iw * dxw] = (float)r;
+                }
+                memset(a, 0, sizeof(double) * (size_t)aw);
+            }
+        }
+        if (oh == oh1 || sh.hi <= sh.lo)
+            continue;
+        const float *g = dy + oh * dyh;
+        if (loaded < sh.lo)
+            loaded = sh.lo;
+        for (; loaded < sh.hi; loaded++) {                  /* x rows into the padded ring */
+            float *q = prow + (size_t)(loaded % kh) * (size_t)aw;
+            const float *xr = x + loaded * xh;
+            if (xw == 1)
+                memcpy(q + pw, xr, sizeof(float) * (size_t)W);
+            else
+                for (int iw = 0; iw < W; iw++)
+                    q[pw + iw] = xr[iw * xw];
+        }
+        int nr = sh.hi - sh.lo;
+        for (int r = 0; r < nr; r++)
+            rows[r] = prow + (size_t)((sh.lo + r) % kh) * (size_t)aw;
+        /* each tap's place in the ring for output 0, -1 outside this block's rows */
+        for (int r = 0, t = 0; r < nr; r++)
+            for (int tk = 0; tk < kw; tk++, t++)
+                tab[t] = sh.lo + r >= r0 && sh.lo + r < r1 ? (int32_t)(((sh.lo + r) % kh) * aw + tk) : -1;
+        k->rowargmax(rows, nr, (size_t)OW, kw, sw, tab, k->prop, arg);
+        if (dyw == 1) {
+            for (int ow = 0; ow < OW; ow++)
+                if (arg[ow] >= 0)
+                    acc[arg[ow]] += (double)g[ow];
+        } else {
+            for (int ow = 0; ow < OW; ow++)
+                if (arg[ow] >= 0)
+                    acc[arg[ow]] += (double)g[ow * dyw];
+        }
+    }
+    k->fence();
+}
+
 /* Max pooling, channel-contiguous images: one task per (n, row block).  Outputs are taken in
  * order (oh, then ow), each adding to its window's rows of this block in a ring of W x C
  * doubles, channels innermost; the argmax per channel over the window comes from the argmax
  * kernel. */
 static void max_nhwc_task(void *vctx, size_t t, int thread)
 {
-    const hd_pool_bwd_ctx *k = vctx;
+    const f32_ctx *k = vctx;
     const struct cudnnPoolingStruct *p = k->p;
     int C = k->x->dims[1], H = k->x->dims[2], W = k->x->dims[3], OW = k->dy->dims[3];
     int blk = (int)(t % (size_t)k->nblk);
@@ -87,7 +203,7 @@ static void max_nhwc_task(void *vctx, size_t t, int thread)
     int64_t xh = k->x->strides[2], xw = k->x->strides[3], dyh = k->dy->strides[2], dyw = k->dy->strides[3];
     int64_t dxh = k->dx->strides[2], dxw = k->dx->strides[3];
     int oh0, oh1;
-    hd_pool_bwd_out_rows(k, r0, r1, &oh0, &oh1);
+    out_rows(k, r0, r1, &oh0, &oh1);
     int done = r0;
     for (int oh = oh0; oh <= oh1; oh++) {
         hd_pool_span sh = oh < oh1 ? hd_pool_span_of(oh, H, p->window[0], p->pad[0], p->stride[0])
@@ -129,8 +245,8 @@ static void max_nhwc_task(void *vctx, size_t t, int thread)
 /* The output rows whose windows cover input row ih, [*first, *next): *first moves past rows
  * that end at or above ih, *next past rows that start at or above it (window starts and ends
  * never move up, so both only grow); make(oh) runs for each row as *next passes it. */
-void hd_pool_bwd_cover(const hd_pool_bwd_ctx *k, int ih, int oh_end, int *first, int *next, hd_pool_bwd_make_fn make,
-                       void *task)
+typedef void (*make_fn)(const f32_ctx *k, void *task, int oh);
+static void cover(const f32_ctx *k, int ih, int oh_end, int *first, int *next, make_fn make, void *task)
 {
     const struct cudnnPoolingStruct *p = k->p;
     int H = k->x->dims[2];
@@ -152,7 +268,7 @@ typedef struct {
     double *hf;              /* the divisor's horizontal factor per ow */
 } avg_plane_state;
 
-static void avg_plane_make(const hd_pool_bwd_ctx *k, void *vs, int oh)
+static void avg_plane_make(const f32_ctx *k, void *vs, int oh)
 {
     avg_plane_state *st = vs;
     const struct cudnnPoolingStruct *p = k->p;
@@ -171,7 +287,7 @@ static void avg_plane_make(const hd_pool_bwd_ctx *k, void *vs, int oh)
 
 static void avg_plane_task(void *vctx, size_t t, int thread)
 {
-    const hd_pool_bwd_ctx *k = vctx;
+    const f32_ctx *k = vctx;
     const struct cudnnPoolingStruct *p = k->p;
     int C = k->x->dims[1], H = k->x->dims[2], W = k->x->dims[3], OW = k->dy->dims[3];
     int blk = (int)(t % (size_t)k->nblk);
@@ -198,10 +314,10 @@ static void avg_plane_task(void *vctx, size_t t, int thread)
     float *dx = k->dxp + hd_view_nc(k->dx, st.n, st.c);
     int64_t dxh = k->dx->strides[2], dxw = k->dx->strides[3];
     int oh0, oh1;
-    hd_pool_bwd_out_rows(k, r0, r1, &oh0, &oh1);
+    out_rows(k, r0, r1, &oh0, &oh1);
     int first = oh0, next = oh0;
     for (int ih = r0; ih < r1; ih++) {
-        hd_pool_bwd_cover(k, ih, oh1, &first, &next, avg_plane_make, &st);
+        cover(k, ih, oh1, &first, &next, avg_plane_make, &st);
         int nt = 0;
         for (int oh = first; oh < next; oh++) {
             hd_pool_span sh = hd_pool_span_of(oh, H, p->window[0], p->pad[0], p->stride[0]);
@@ -235,7 +351,7 @@ typedef struct {
     double *src;             /* nslot rows of OW x C doubles */
 } avg_nhwc_state;
 
-static void avg_nhwc_make(const hd_pool_bwd_ctx *k, void *vs, int oh)
+static void avg_nhwc_make(const f32_ctx *k, void *vs, int oh)
 {
     avg_nhwc_state *st = vs;
     const struct cudnnPoolingStruct *p = k->p;
@@ -269,7 +385,7 @@ static void covering_cols(int iw, int kw, int pw, int sw, int OW, int *a, int *b
 
 static void avg_nhwc_task(void *vctx, size_t t, int thread)
 {
-    const hd_pool_bwd_ctx *k = vctx;
+    const f32_ctx *k = vctx;
     const struct cudnnPoolingStruct *p = k->p;
     int C = k->x->dims[1], H = k->x->dims[2], W = k->x->dims[3], OW = k->dy->dims[3];
     int blk = (int)(t % (size_t)k->nblk);
@@ -284,10 +400,10 @@ static void avg_nhwc_task(void *vctx, size_t t, int thread)
     float *dx = k->dxp + st.n * k->dx->strides[0];
     int64_t dxh = k->dx->strides[2], dxw = k->dx->strides[3];
     int oh0, oh1;
-    hd_pool_bwd_out_rows(k, r0, r1, &oh0, &oh1);
+    out_rows(k, r0, r1, &oh0, &oh1);
     int first = oh0, next = oh0;
     for (int ih = r0; ih < r1; ih++) {
-        hd_pool_bwd_cover(k, ih, oh1, &first, &next, avg_nhwc_make, &st);
+        cover(k, ih, oh1, &first, &next, avg_nhwc_make, &st);
         for (int iw = 0; iw < W; iw++) {
             int ow_a, ow_b;
             covering_cols(iw, kw, pw, sw, OW, &ow_a, &ow_b);
@@ -320,7 +436,7 @@ typedef struct {
     const float **taps;      /* one window's taps */
 } max_gather_state;
 
-static void max_gather_make(const hd_pool_bwd_ctx *k, void *vs, int oh)
+static void max_gather_make(const f32_ctx *k, void *vs, int oh)
 {
     max_gather_state *st = vs;
     const struct cudnnPoolingStruct *p = k->p;
@@ -350,7 +466,7 @@ static void max_gather_make(const hd_pool_bwd_ctx *k, void *vs, int oh)
 
 static void max_gather_task(void *vctx, size_t t, int thread)
 {
-    const hd_pool_bwd_ctx *k = vctx;
+    const f32_ctx *k = vctx;
     const struct cudnnPoolingStruct *p = k->p;
     int C = k->x->dims[1], H = k->x->dims[2], W = k->x->dims[3], OW = k->dy->dims[3];
     int blk = (int)(t % (size_t)k->nblk);
@@ -389,10 +505,10 @@ static void max_gather_task(void *vctx, size_t t, int thread)
     int64_t dyh = k->dy->strides[2], dyw = k->dy->strides[3], dxh = k->dx->strides[2], dxw = k->dx->strides[3];
     size_t rowbytes = (size_t)OW * (size_t)C;
     int oh0, oh1;
-    hd_pool_bwd_out_rows(k, r0, r1, &oh0, &oh1);
+    out_rows(k, r0, r1, &oh0, &oh1);
     int first = oh0, next = oh0;
     for (int ih = r0; ih < r1; ih++) {
-        hd_pool_bwd_cover(k, ih, oh1, &first, &next, max_gather_make, &st);
+        cover(k, ih, oh1, &first, &next, max_gather_make, &st);
         int nr = 0;
         for (int oh = first; oh < next; oh++) {
             hd_pool_span sh = hd_pool_span_of(oh, H, p->window[0], p->pad[0], p->stride[0]);
@@ -414,7 +530,7 @@ static void max_gather_task(void *vctx, size_t t, int thread)
  * rows takes them, each repeated sw times (broadcast kernel). */
 static void tile_task(void *vctx, size_t t, int thread)
 {
-    const hd_pool_bwd_ctx *k = vctx;
+    const f32_ctx *k = vctx;
     const struct cudnnPoolingStruct *p = k->p;
     int C = k->x->dims[1], OH = k->dy->dims[2], OW = k->dy->dims[3];
     int blk = (int)(t % (size_t)k->nblk);
@@ -452,7 +568,7 @@ static void tile_task(void *vctx, size_t t, int thread)
  * image, streamed. */
 static void global_avg_task(void *vctx, size_t t, int thread)
 {
-    const hd_pool_bwd_ctx *k = vctx;
+    const f32_ctx *k = vctx;
     const struct cudnnPoolingStruct *p = k->p;
     int C = k->x->dims[1], H = k->x->dims[2], W = k->x->dims[3];
     int64_t n = (int64_t)t;
@@ -503,7 +619,7 @@ static void global_avg_task(void *vctx, size_t t, int thread)
 
 /* Blocks of rows (H of them) per plane (or image): one unless there are fewer planes than
  * twice the threads, so that every thread has work at batch 1 too. */
-static void pick_blocks(hd_pool_bwd_ctx *k, size_t units, int nt, int H)
+static void pick_blocks(f32_ctx *k, size_t units, int nt, int H)
 {
     int nblk = 1;
     if (units < 2 * (size_t)nt) {
@@ -519,7 +635,7 @@ cudnnStatus_t hd_pool_bwd_f32_2d(cudnnHandle_t handle, const struct cudnnPooling
                                  double alpha, double beta, int *done)
 {
     *done = 1;
-    hd_pool_bwd_ctx k;
+    f32_ctx k;
     memset(&k, 0, sizeof k);
     k.p = p;
     k.dy = dy;
@@ -602,25 +718,13 @@ cudnnStatus_t hd_pool_bwd_f32_2d(cudnnHandle_t handle, const struct cudnnPooling
             *done = 0;
             return CUDNN_STATUS_SUCCESS;
         }
+        /* the double ring, the float ring, the argmax (int32), the row pointers of a window,
+         * the ring offset of each tap (aw is even, so each piece stays 8-byte aligned) */
+        k.per_thread = (size_t)k.kh * (size_t)k.aw + (size_t)k.kh * (size_t)k.aw / 2 + (size_t)OW +
+                       (size_t)k.kh + (size_t)k.kh * (size_t)kw + 8;
         k.rowargmax = hd_f32_pool_rowargmax_select(handle->isa);
-        k.maxgatherplane = hd_f32_pool_maxgatherplane_select(handle->isa);
-        if (k.maxgatherplane && sw == 2 && dy->strides[3] == 1 && dx->strides[3] == 1) {
-            /* gather: the float ring, nslot argmax rows (OW rounded up to 16), the row
-             * pointers of a window and of the covering output rows (argmax and gradient), the
-             * tap table and the window row per covering output row (int32) */
-            size_t argw = ((size_t)OW + 15) / 16 * 16;
-            k.per_thread = (size_t)k.kh * (size_t)k.aw / 2 + (size_t)k.nslot * argw / 2 + (size_t)k.kh +
-                           2 * (size_t)k.nslot + ((size_t)k.kh * (size_t)kw + (size_t)k.nslot + 1) / 2 + 8;
-            task = hd_pool_bwd_max_plane_gather_task;
-        } else {
-            /* scatter: the double ring, the float ring, the argmax (int32), the row pointers
-             * of a window, the ring offset of each tap (aw is even, so each piece stays 8-byte
-             * aligned) */
-            k.per_thread = (size_t)k.kh * (size_t)k.aw + (size_t)k.kh * (size_t)k.aw / 2 + (size_t)OW +
-                           (size_t)k.kh + (size_t)k.kh * (size_t)kw + 8;
-            task = hd_pool_bwd_max_plane_task;
-        }
         pick_blocks(&k, units, nt, H);
+        task = max_plane_task;
     } else if (nhwc) {
         /* nslot output rows of shares (OW x C doubles), the terms' pointers */
         size_t nterm = (size_t)k.nslot * (size_t)((kw + sw - 1) / sw + 1);
