@@ -438,8 +438,11 @@ INL void erow_block(const hd_dw_erow_args *a, size_t b, int NB, int CS, int S, i
         for (int t = 0; t < S; t++)
             w[t] = _mm512_loadu_ps(wp + 16 * t);
 #pragma GCC unroll 64
-        for (int m = SL; m < M - SR; m++) {
-            __m512 xv = _mm512_loadu_ps(p + ips * (m - SL));
+        for (int m = SL; m < M - SR; m++, p += ips) {
+            __m512 xv = _mm512_loadu_ps(p);
+            /* walk the pointer: the compiler otherwise keeps one offset per column of the
+               unrolled chunk, more than the registers hold, and reloads them from spills */
+            __asm__("" : "+r"(p));
 #pragma GCC unroll 3
             for (int t = 0; t < S; t++) {
                 int r = m - t;
@@ -507,8 +510,9 @@ INL void ewrow_block(const hd_dw_ewrow_args *a, size_t b, int NB, int CS, int SL
         float *acc = a->acc[i] + a->acc_bs * (int64_t)b;
         __m512 s[3] = {_mm512_loadu_ps(acc), _mm512_loadu_ps(acc + 16), _mm512_loadu_ps(acc + 32)};
 #pragma GCC unroll 64
-        for (int m = SL; m < M - SR; m++) {
-            __m512 xv = _mm512_loadu_ps(p + ips * (m - SL));
+        for (int m = SL; m < M - SR; m++, p += ips) {
+            __m512 xv = _mm512_loadu_ps(p);
+            __asm__("" : "+r"(p));   /* as in erow_block */
 #pragma GCC unroll 3
             for (int t = 0; t < 3; t++) {
                 int r = m - t;
