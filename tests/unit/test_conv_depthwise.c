@@ -378,7 +378,7 @@ static void check_big(cudnnHandle_t h)
     check_large(h, &c, D_FWD, 1, 1);
 }
 
-/* Results of more than 64 MiB of source and result together are stored around the caches
+/* Results of more than 32 MiB of source and result together are stored around the caches
  * (streaming stores of whole 64-byte lines, beta == 0; a result 16 bytes off a line falls
  * back to plain stores, and beta != 0 is never streamed): forward through the edge rows,
  * stride-2 backward data through the band. */
@@ -721,7 +721,7 @@ int main(void)
             check_case(h, &cases[i], layout, (i + layout) & 1);
     SECTION("16 MiB output");
     check_big(h);
-    SECTION("streaming stores beyond 64 MiB");
+    SECTION("streaming stores beyond 32 MiB");
     check_stream(h);
     SECTION("every output width 1..40");
     check_widths(h);

@@ -181,8 +181,8 @@ static void inplace_rows(dw_ctx *c, blk_slot *sl, const float *src, int64_t n, i
 
 /* In place with the edge-row kernel (plan_erow): result rows [o0, o1) of image n, channel
  * blocks [0, nb) from channel c0, row by row, chunk by chunk, and per chunk phase by phase
- * over all channel blocks, so the stores of the two phases of a strided backward data fill
- * one stretch of dx. */
+ * over all channel blocks (one kernel call each), so the stores of the two phases of a
+ * strided backward data fill one stretch of dx. */
 static void erow_rows(dw_ctx *c, blk_slot *sl, const float *src, int64_t n, int64_t c0, int64_t nb, int64_t o0,
                       int64_t o1)
 {
@@ -203,16 +203,14 @@ static void erow_rows(dw_ctx *c, blk_slot *sl, const float *src, int64_t n, int6
                     continue;
                 int skl = k == 0 ? P->ek_sl[ph] : 0, skr = k == P->nek[ph] - 1 ? P->ek_sr[ph] : 0;
                 int64_t j0 = k * P->ekw[ph], col = P->qlo + f->b0 + j0 * f->cs + skl;   /* first column read */
-                for (int64_t b = 0; b < nb; b++) {
-                    for (size_t i = 0; i < nr; i++) {
-                        sl->rowsf[i] = rows[i] + 16 * b + col * xps;
-                        sl->wf[i] = sl->w + b * RT16 + (wr[i] * P->taps + f->tap0) * 16;
-                    }
-                    hd_dw_erow_args ea = {orow + 16 * b + (f->ooff + j0 * f->ostep) * yps, yps * f->ostep,
-                                          (size_t)P->ekw[ph], sl->rowsf, sl->wf, nr, (size_t)f->S, (size_t)f->cs,
-                                          skl, skr, alpha, beta, xps, c->stream};
-                    c->k.erow(&ea);
+                for (size_t i = 0; i < nr; i++) {
+                    sl->rowsf[i] = rows[i] + col * xps;
+                    sl->wf[i] = sl->w + (wr[i] * P->taps + f->tap0) * 16;
                 }
+                hd_dw_erow_args ea = {orow + (f->ooff + j0 * f->ostep) * yps, yps * f->ostep, (size_t)P->ekw[ph],
+                                      sl->rowsf, sl->wf, nr, (size_t)f->S, (size_t)f->cs, skl, skr, alpha, beta,
+                                      xps, c->stream, (size_t)nb, RT16};
+                c->k.erow(&ea);
             }
         }
     }
@@ -325,15 +323,13 @@ static void inplace_wrows(dw_ctx *c, blk_slot *sl, const float *src, const float
             for (int64_t k = 0; k < P->nek[0]; k++) {
                 int skl = k == 0 ? P->ek_sl[0] : 0, skr = k == P->nek[0] - 1 ? P->ek_sr[0] : 0;
                 int64_t j0 = k * P->ekw[0], col = base + j0 * f->cs + skl;
-                for (int64_t b = 0; b < nb; b++) {
-                    for (size_t i = 0; i < nr; i++) {
-                        sl->rows[i] = srow[i] + 16 * b + col * xps;
-                        sl->acc[i] = acc + b * RS16 + wr[i] * P->S * 16;
-                    }
-                    hd_dw_ewrow_args ea = {sl->acc, drow + 16 * b + j0 * dps, (size_t)P->ekw[0], sl->rows, nr,
-                                           (size_t)f->cs, skl, skr, xps, dps};
-                    c->k.ewrow(&ea);
+                for (size_t i = 0; i < nr; i++) {
+                    sl->rows[i] = srow[i] + col * xps;
+                    sl->acc[i] = acc + wr[i] * P->S * 16;
                 }
+                hd_dw_ewrow_args ea = {sl->acc, drow + j0 * dps, (size_t)P->ekw[0], sl->rows, nr, (size_t)f->cs, skl,
+                                       skr, xps, dps, (size_t)nb, RS16};
+                c->k.ewrow(&ea);
             }
             continue;
         }

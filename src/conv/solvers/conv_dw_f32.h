@@ -28,7 +28,7 @@
 #define BLK_NCHW_MAXW 112             /* NCHW: result rows wider than this stay plane work */
 #define EROW_MAX_CHUNKS 16            /* in place with the edge-row kernel: rows of at most 16 chunks */
 #define DW_SMALL_MAXW 16              /* NCHW: result rows at most this wide run as small planes */
-#define DW_STREAM_BYTES ((int64_t)64 << 20) /* source and result beyond this: streaming stores (hd_dw_ctx_init) */
+#define DW_STREAM_BYTES ((int64_t)32 << 20) /* source and result beyond this: streaming stores (hd_dw_ctx_init) */
 #define DW_STREAM_BYTES_AVX2 ((int64_t)8 << 20) /* the same for the AVX2 kernels */
 
 enum { DIR_FWD, DIR_BWDD, DIR_BWDF };

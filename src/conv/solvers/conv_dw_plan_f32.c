@@ -478,7 +478,10 @@ void hd_dw_ctx_init(dw_ctx *c, const hd_conv_problem *p, const hd_conv_args *a, 
      * around the caches (non-temporal stores of whole lines, beta == 0 and no fused epilogue):
      * they could not stay cached for the next layer anyway, and a streaming store does not
      * read the line it overwrites first.  Below the threshold the tensors may still be in L3 for
-     * the next layer, and streaming them out would cost more than it saves.  The AVX2 kernels
+     * the next layer, and streaming them out would cost more than it saves.  The AVX-512
+     * threshold is the size of a 32 MiB L3: MobileNet-v2's 56x56 144-channel stride-2 layer at
+     * batch 16 (36 MB together) ran its backward data and forward faster streamed, its
+     * stride-1 neighbour (58 MB) the same either way.  The AVX2 kernels
      * (measured on an AMD machine without AVX-512) gain from streaming from a lower size on. */
     int64_t bytes = (tensor_span(dir == DIR_BWDD ? p->in : p->out, c->ds, p->N, p->C) +
                      tensor_span(dir == DIR_BWDD ? p->out : p->in, c->ss, p->N, p->C)) * (int64_t)sizeof(float);

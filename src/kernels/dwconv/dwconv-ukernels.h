@@ -87,7 +87,11 @@ typedef struct {
  *   (+ beta * its old value when beta != 0),
  * terms row by row, tap by tap: the bits of the blocked row kernels over zero-bordered rows
  * (a zero term changes no sum but the sign of a zero).  The kernel takes only the
- * combinations hd_dw_erow_takes accepts. */
+ * combinations hd_dw_erow_takes accepts.  One call may cover nblk blocks of 16 channels that
+ * lie back to back (an NHWC row's channel blocks): block b reads rows[i] + 16*b and the
+ * weights w[i] + wbs*b and writes out + 16*b, with the bits of one call per block; nblk 0
+ * counts as 1.  (One call per block spent a large share of a short chunk's time on the call
+ * and its argument set-up.) */
 typedef struct {
     float *out;
     int64_t ops;
@@ -99,6 +103,8 @@ typedef struct {
     float alpha, beta;
     int64_t ips;
     int stream;                   /* as in hd_dw_brow_args */
+    size_t nblk;
+    int64_t wbs;
 } hd_dw_erow_args;
 
 /* Chunks of 16, 14, 8 or 7 results; 3 taps at stride 1 or 2 with either end cut, or (the
@@ -116,7 +122,9 @@ static inline int hd_dw_erow_takes(int64_t nb, int64_t S, int64_t cs, int64_t sk
 
 /* The backward-filter twin of the edge rows: acc[i][16*t + l] += sum over results j < nb, in
  * increasing order, of dy[dps*j + l] * (chunk column j*cs + t of row i), for t < 3, the
- * columns laid out and left out as in hd_dw_erow_args (3 taps, cs 1 or 2, nb as there). */
+ * columns laid out and left out as in hd_dw_erow_args (3 taps, cs 1 or 2, nb as there).  Over
+ * nblk channel blocks back to back (0 counts as 1): block b reads rows[i] + 16*b and
+ * dy + 16*b and adds into acc[i] + acc_bs*b, as one call per block would. */
 typedef struct {
     float *const *acc;
     const float *dy;
@@ -125,6 +133,8 @@ typedef struct {
     size_t nr, cs;
     int skip_l, skip_r;
     int64_t ips, dps;
+    size_t nblk;
+    int64_t acc_bs;
 } hd_dw_ewrow_args;
 
 /* acc[i][16*s + l] += sum_{o < n} dy[dps*o + l] * rows[i][ips*(o*cs + s*cd) + l] (o increasing).

@@ -423,7 +423,7 @@ void hd_f32_dwconv_ukernel_brow__avx512(const hd_dw_brow_args *a)
  * read it, so per result the taps still arrive in increasing order.  NB independent sums (7
  * to 16) keep both FMA pipes busy where the interior-plus-border split of a 14-wide row ran
  * chains of one. */
-INL void erow_body(const hd_dw_erow_args *a, int NB, int CS, int S, int SL, int SR)
+INL void erow_block(const hd_dw_erow_args *a, size_t b, int NB, int CS, int S, int SL, int SR)
 {
     __m512 acc[16];
 #pragma GCC unroll 16
@@ -432,14 +432,17 @@ INL void erow_body(const hd_dw_erow_args *a, int NB, int CS, int S, int SL, int 
     const int M = (NB - 1) * CS + S;
     const int64_t ips = a->ips;
     for (size_t i = 0; i < a->nr; i++) {
-        const float *p = a->rows[i], *wp = a->w[i];
+        const float *p = a->rows[i] + 16 * b, *wp = a->w[i] + a->wbs * (int64_t)b;
         __m512 w[3];
 #pragma GCC unroll 3
         for (int t = 0; t < S; t++)
             w[t] = _mm512_loadu_ps(wp + 16 * t);
 #pragma GCC unroll 64
-        for (int m = SL; m < M - SR; m++) {
-            __m512 xv = _mm512_loadu_ps(p + ips * (m - SL));
+        for (int m = SL; m < M - SR; m++, p += ips) {
+            __m512 xv = _mm512_loadu_ps(p);
+            /* walk the pointer: the compiler otherwise keeps one offset per column of the
+               unrolled chunk, more than the registers hold, and reloads them from spills */
+            __asm__("" : "+r"(p));
 #pragma GCC unroll 3
             for (int t = 0; t < S; t++) {
                 int r = m - t;
@@ -451,7 +454,14 @@ INL void erow_body(const hd_dw_erow_args *a, int NB, int CS, int S, int SL, int 
     __m512 va = _mm512_set1_ps(a->alpha);
 #pragma GCC unroll 16
     for (int j = 0; j < NB; j++)
-        st_blk_s(a->out + (int64_t)j * a->ops, 0xffff, 1, acc[j], va, a->beta, a->stream);
+        st_blk_s(a->out + 16 * b + (int64_t)j * a->ops, 0xffff, 1, acc[j], va, a->beta, a->stream);
+}
+
+INL void erow_body(const hd_dw_erow_args *a, int NB, int CS, int S, int SL, int SR)
+{
+    size_t nblk = a->nblk ? a->nblk : 1;
+    for (size_t b = 0; b < nblk; b++)
+        erow_block(a, b, NB, CS, S, SL, SR);
 }
 
 /* The combinations of hd_dw_erow_takes, each unrolled on its own: BY_EDGES picks the cut
@@ -487,21 +497,22 @@ void hd_f32_dwconv_ukernel_erow__avx512(const hd_dw_erow_args *a)
 /* Backward filter over a chunk: the NB dy vectors stay in registers, each source vector is
  * loaded once and feeds the taps that read it; per tap the results arrive in increasing
  * order.  The rows' three sums are independent chains, and the rows overlap in flight. */
-INL void ewrow_body(const hd_dw_ewrow_args *a, int NB, int CS, int SL, int SR)
+INL void ewrow_block(const hd_dw_ewrow_args *a, size_t b, int NB, int CS, int SL, int SR)
 {
     __m512 d[16];
 #pragma GCC unroll 16
     for (int j = 0; j < NB; j++)
-        d[j] = _mm512_loadu_ps(a->dy + a->dps * j);
+        d[j] = _mm512_loadu_ps(a->dy + 16 * b + a->dps * j);
     const int M = (NB - 1) * CS + 3;
     const int64_t ips = a->ips;
     for (size_t i = 0; i < a->nr; i++) {
-        const float *p = a->rows[i];
-        float *acc = a->acc[i];
+        const float *p = a->rows[i] + 16 * b;
+        float *acc = a->acc[i] + a->acc_bs * (int64_t)b;
         __m512 s[3] = {_mm512_loadu_ps(acc), _mm512_loadu_ps(acc + 16), _mm512_loadu_ps(acc + 32)};
 #pragma GCC unroll 64
-        for (int m = SL; m < M - SR; m++) {
-            __m512 xv = _mm512_loadu_ps(p + ips * (m - SL));
+        for (int m = SL; m < M - SR; m++, p += ips) {
+            __m512 xv = _mm512_loadu_ps(p);
+            __asm__("" : "+r"(p));   /* as in erow_block */
 #pragma GCC unroll 3
             for (int t = 0; t < 3; t++) {
                 int r = m - t;
@@ -513,6 +524,13 @@ INL void ewrow_body(const hd_dw_ewrow_args *a, int NB, int CS, int SL, int SR)
         for (int t = 0; t < 3; t++)
             _mm512_storeu_ps(acc + 16 * t, s[t]);
     }
+}
+
+INL void ewrow_body(const hd_dw_ewrow_args *a, int NB, int CS, int SL, int SR)
+{
+    size_t nblk = a->nblk ? a->nblk : 1;
+    for (size_t b = 0; b < nblk; b++)
+        ewrow_block(a, b, NB, CS, SL, SR);
 }
 
 #define EWROW_WIDTH(NB)                                                                     \
