@@ -73,6 +73,9 @@ typedef struct {
     int64_t line;
 } hd_conv_pf;
 
+/* A stream with nothing to prefetch (its steps do nothing). */
+#define HD_CONV_PF_NONE {NULL, 0, 1, 0, 0, 0, NULL, 0}
+
 static inline void hd_conv_pf_start(hd_conv_pf *f, const float *x0, int64_t row_stride, int64_t len, int64_t rows,
                                     int64_t calls)
 {

@@ -582,7 +582,7 @@ static void nchw_task(x1_ctx *c, size_t task, int thread)
                 task_geom(c, (int64_t)task + c->nthreads, &xg, &m2, &nm2, &xs0, &nq2);
                 xns = imin(L->sb, nq2);
             }
-            hd_conv_pf pf = {NULL, 0, 1, 0, 0, 0, NULL, 0};
+            hd_conv_pf pf = HD_CONV_PF_NONE;
             if (xns > 0)
                 hd_conv_pf_start(&pf, c->dy + (xs0 / P) * p->ys[0] + (xg * p->Kg + xr0) * p->ys[1] + xs0 % P, p->ys[1],
                                  xns, xkcb, ntiles * cdiv(ns, L->NR));

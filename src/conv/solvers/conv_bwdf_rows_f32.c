@@ -428,7 +428,7 @@ void hd_bw_task(void *vctx, size_t task, int thread)
                 continue;
             }
             hd_bw_gather_a(c, g, cb0, cbw, ip * MR, min64(MR, nrow - ip * MR), q0, kcur, A, MR);
-            hd_conv_pf pf = {NULL, 0, 1, 0, 0, 0, NULL, 0};
+            hd_conv_pf pf = HD_CONV_PF_NONE;
             if (xrows_pf)
                 next_a_rows(c, g, cb0, nrow, ip, q0, b + 1 < b1, bpan, &pf);
             for (int64_t jp = 0; jp < bpan; jp++) {

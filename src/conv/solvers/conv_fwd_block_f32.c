@@ -174,7 +174,7 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
             continue;
         }
         const float *xdirect = NULL;
-        hd_conv_pf pf = {NULL, 0, 1, 0, 0, 0, NULL, 0};
+        hd_conv_pf pf = HD_CONV_PF_NONE;
         if (L->pf_next) {
             /* the next k block of these positions, else the first of the task this thread
                probably takes next (after: image, first position, positions, group) */

@@ -168,16 +168,15 @@ void hd_fw_gather_b_rows(const fw_ctx *c, const fw_seg *seg, int64_t ns, const u
     /* (channel, tap) of row r0 and its (t, rr, s), then stepped per row: no division per row
        (a 1x1 row is a copy of a few lines, which five 64-bit divisions would rival) */
     int64_t ch = r0 / TRS, tap = r0 % TRS, s = tap % S, rr = (tap / S) % R, t = tap / (S * R);
-    int64_t pf_tap = (r0 + FW_PF_ROWS) % TRS;   /* (r + FW_PF_ROWS) % TRS */
+    int64_t pf_ch = (r0 + FW_PF_ROWS) / TRS, pf_tap = (r0 + FW_PF_ROWS) % TRS;   /* of row r0 + pp + FW_PF_ROWS */
     for (int64_t pp = 0; pp < kcb; pp++) {
-        int64_t r = r0 + pp;
         int64_t base = (chb + ch) * ss[1] + t * p->dil[0] * ss[2] + rr * p->dil[1] * ss[3] + s * p->dil[2] * ss[4];
         const uint8_t *b = bits + tap * bstride;
         if (pp + FW_PF_ROWS < kcb && pf_tap == 0) {
             /* a new channel FW_PF_ROWS rows ahead: ask for its lines now, as the rows of a
                block are short runs a channel plane apart that the hardware prefetcher meets
                too late (a prefetch never faults, even where the address is in the padding) */
-            int64_t pb = (chb + (TRS == 1 ? r + FW_PF_ROWS : (r + FW_PF_ROWS) / TRS)) * ss[1];
+            int64_t pb = (chb + pf_ch) * ss[1];
             for (int64_t i = 0; i < ns; i++) {
                 const char *a = (const char *)((uintptr_t)c->x + (uintptr_t)((pb + seg[i].off) * (int64_t)sizeof(float)));
                 for (int64_t o = 0; o < seg[i].len * step * (int64_t)sizeof(float); o += 64)
@@ -192,8 +191,10 @@ void hd_fw_gather_b_rows(const fw_ctx *c, const fw_seg *seg, int64_t ns, const u
         }
         for (int64_t k = 0; k < tail; k++)
             d[nq + k] = 0;
-        if (++pf_tap == TRS)
+        if (++pf_tap == TRS) {
             pf_tap = 0;
+            pf_ch++;
+        }
         if (++tap == TRS) {
             tap = s = rr = t = 0;
             ch++;

@@ -46,6 +46,17 @@ static inline void put(float *y, __m256 v, int stream)
         _mm256_storeu_ps(y, v);
 }
 
+/* Channels [I, C) (fewer than a vector) folded and stored under a mask. */
+static void fold_tail(float *y, const float *const *taps, int ntaps, size_t i, size_t c, int op, __m256 d)
+{
+    if (i == c)
+        return;
+    int avg = op == HD_POOL_NHWC_AVG;
+    __m256i k = tail_mask(c - i);
+    __m256 a = fold(taps, ntaps, i, k, op);
+    _mm256_maskstore_ps(y + i, k, avg ? _mm256_div_ps(a, d) : a);
+}
+
 /* Global pooling (one output of many taps, long rows): tap by tap into a row of accumulators
  * in L1, so x is read as one sequential stream; each channel folds its taps in tap order, the
  * same bits (see the AVX-512 twin). */
@@ -75,11 +86,7 @@ static void fold_rows(float *y, const float *const *taps, int ntaps, size_t c, i
         __m256 a = _mm256_load_ps(acc + i);
         put(y + i, avg ? _mm256_div_ps(a, d) : a, stream);
     }
-    if (body < c) {
-        __m256i k = tail_mask(c - body);
-        __m256 a = fold(taps, ntaps, body, k, op);
-        _mm256_maskstore_ps(y + body, k, avg ? _mm256_div_ps(a, d) : a);
-    }
+    fold_tail(y, taps, ntaps, body, c, op, d);
     if (stream)
         _mm_sfence();
 }
@@ -132,11 +139,7 @@ void hd_f32_pool_ukernel_nhwc__avx2(float *y, size_t ystride, size_t ow, const f
             __m256 a = fold(taps, ntaps, i, all, op);
             put(y + i, avg ? _mm256_div_ps(a, d) : a, stream);
         }
-        if (i < c) {
-            __m256i k = tail_mask(c - i);
-            __m256 a = fold(taps, ntaps, i, k, op);
-            _mm256_maskstore_ps(y + i, k, avg ? _mm256_div_ps(a, d) : a);
-        }
+        fold_tail(y, taps, ntaps, i, c, op, d);
     }
     if (stream)
         _mm_sfence();

@@ -40,6 +40,17 @@ static inline void put(float *y, __m512 v, int stream)
         _mm512_storeu_ps(y, v);
 }
 
+/* Channels [I, C) (fewer than a vector) folded and stored under a mask. */
+static void fold_tail(float *y, const float *const *taps, int ntaps, size_t i, size_t c, int op, __m512 d)
+{
+    if (i == c)
+        return;
+    int avg = op == HD_POOL_NHWC_AVG;
+    __mmask16 k = (__mmask16)((1u << (c - i)) - 1u);
+    __m512 a = fold(taps, ntaps, i, k, op);
+    _mm512_mask_storeu_ps(y + i, k, avg ? _mm512_div_ps(a, d) : a);
+}
+
 /* Global pooling (one output of many taps, long rows): the taps are walked one after
  * another, each a contiguous row folded into a row of accumulators that stays in L1, so the
  * input is read as one sequential stream instead of 64 channels from each of the ntaps rows at
@@ -71,11 +82,7 @@ static void fold_rows(float *y, const float *const *taps, int ntaps, size_t c, i
         __m512 a = _mm512_load_ps(acc + i);
         put(y + i, avg ? _mm512_div_ps(a, d) : a, stream);
     }
-    if (body < c) {
-        __mmask16 k = (__mmask16)((1u << (c - body)) - 1u);
-        __m512 a = fold(taps, ntaps, body, k, op);
-        _mm512_mask_storeu_ps(y + body, k, avg ? _mm512_div_ps(a, d) : a);
-    }
+    fold_tail(y, taps, ntaps, body, c, op, d);
     if (stream)
         _mm_sfence();
 }
@@ -126,11 +133,7 @@ void hd_f32_pool_ukernel_nhwc__avx512(float *y, size_t ystride, size_t ow, const
             __m512 a = fold(taps, ntaps, i, 0xffff, op);
             put(y + i, avg ? _mm512_div_ps(a, d) : a, stream);
         }
-        if (i < c) {
-            __mmask16 k = (__mmask16)((1u << (c - i)) - 1u);
-            __m512 a = fold(taps, ntaps, i, k, op);
-            _mm512_mask_storeu_ps(y + i, k, avg ? _mm512_div_ps(a, d) : a);
-        }
+        fold_tail(y, taps, ntaps, i, c, op, d);
     }
     if (stream)
         _mm_sfence();

@@ -15,6 +15,19 @@ static inline __m256 load8(const float *p, size_t left)
     return left >= 8 ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, tailmask(left));
 }
 
+/* dx = alpha * (y * (dy - s)) + beta * dx for the LEFT (up to 8) floats at X (dx read only when
+ * beta != 0); rows and columns share it, so both give the same bits. */
+static inline void dx8(float *x, size_t left, __m256 y, __m256 dy, __m256 s, __m256 va, __m256 vb, float beta)
+{
+    __m256 v = _mm256_mul_ps(va, _mm256_mul_ps(y, _mm256_sub_ps(dy, s)));
+    if (beta != 0.0f)
+        v = _mm256_add_ps(v, _mm256_mul_ps(vb, load8(x, left)));
+    if (left >= 8)
+        _mm256_storeu_ps(x, v);
+    else
+        _mm256_maskstore_ps(x, tailmask(left), v);
+}
+
 void hd_f32_softmax_bwd_ukernel_rows__avx2(size_t n, size_t groups, const float *y, const float *dy, float *dx,
                                            float alpha, float beta)
 {
@@ -32,16 +45,8 @@ void hd_f32_softmax_bwd_ukernel_rows__avx2(size_t n, size_t groups, const float 
         __m128d h = _mm_add_pd(_mm256_castpd256_pd128(s), _mm256_extractf128_pd(s, 1));
         h = _mm_add_sd(h, _mm_unpackhi_pd(h, h));
         const __m256 vs = _mm256_set1_ps((float)_mm_cvtsd_f64(h));
-        for (size_t i = 0; i < n; i += 8) {
-            __m256 v = _mm256_mul_ps(load8(y + i, n - i), _mm256_sub_ps(load8(dy + i, n - i), vs));
-            v = _mm256_mul_ps(va, v);
-            if (beta != 0.0f)
-                v = _mm256_add_ps(v, _mm256_mul_ps(vb, load8(dx + i, n - i)));
-            if (n - i >= 8)
-                _mm256_storeu_ps(dx + i, v);
-            else
-                _mm256_maskstore_ps(dx + i, tailmask(n - i), v);
-        }
+        for (size_t i = 0; i < n; i += 8)
+            dx8(dx + i, n - i, load8(y + i, n - i), load8(dy + i, n - i), vs, va, vb, beta);
     }
 }
 
@@ -73,15 +78,8 @@ void hd_f32_softmax_bwd_ukernel_cols__avx2(size_t c, size_t cols, const float *y
     for (size_t k = 0; k < c; k++) {
         const float *yr = y + k * ldy, *dr = dy + k * lddy;
         float *xr = dx + k * lddx;
-        for (size_t j = 0; j < cols; j += 8) {
-            __m256 v = _mm256_mul_ps(load8(yr + j, cols - j), _mm256_sub_ps(load8(dr + j, cols - j), _mm256_load_ps(sf + j)));
-            v = _mm256_mul_ps(va, v);
-            if (beta != 0.0f)
-                v = _mm256_add_ps(v, _mm256_mul_ps(vb, load8(xr + j, cols - j)));
-            if (cols - j >= 8)
-                _mm256_storeu_ps(xr + j, v);
-            else
-                _mm256_maskstore_ps(xr + j, tailmask(cols - j), v);
-        }
+        for (size_t j = 0; j < cols; j += 8)
+            dx8(xr + j, cols - j, load8(yr + j, cols - j), load8(dr + j, cols - j), _mm256_load_ps(sf + j), va, vb,
+                beta);
     }
 }

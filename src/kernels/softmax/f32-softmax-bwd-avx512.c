@@ -8,6 +8,13 @@
 
 static inline __mmask16 tail16(size_t left) { return left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1u); }
 
+/* (lo, hi) += a * b for 16 floats, in double (products exact). */
+static inline void add_products16(__m512d *lo, __m512d *hi, __m512 a, __m512 b)
+{
+    *lo = _mm512_fmadd_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(a)), _mm512_cvtps_pd(_mm512_castps512_ps256(b)), *lo);
+    *hi = _mm512_fmadd_pd(_mm512_cvtps_pd(_mm512_extractf32x8_ps(a, 1)), _mm512_cvtps_pd(_mm512_extractf32x8_ps(b, 1)), *hi);
+}
+
 void hd_f32_softmax_bwd_ukernel_rows__avx512(size_t n, size_t groups, const float *y, const float *dy, float *dx,
                                              float alpha, float beta)
 {
@@ -48,31 +55,16 @@ static inline __attribute__((always_inline)) void bwd_cols(size_t c, size_t cols
         _mm512_store_pd(sum + j, _mm512_setzero_pd());
         _mm512_store_pd(sum + j + 8, _mm512_setzero_pd());
     }
-    /* two rows at a time: (s + p0) + p1 is the row-by-row order */
-    size_t k = 0;
-    for (; k + 2 <= c; k += 2) {
-        const float *y0 = y + k * ldy, *y1 = y0 + ldy, *d0 = dy + k * lddy, *d1 = d0 + lddy;
-        for (size_t j = 0; j < cols; j += 16) {
-            __mmask16 m = tail16(cols - j);
-            __m512 a0 = _mm512_maskz_loadu_ps(m, y0 + j), b0 = _mm512_maskz_loadu_ps(m, d0 + j);
-            __m512 a1 = _mm512_maskz_loadu_ps(m, y1 + j), b1 = _mm512_maskz_loadu_ps(m, d1 + j);
-            __m512d lo = _mm512_load_pd(sum + j), hi = _mm512_load_pd(sum + j + 8);
-            lo = _mm512_fmadd_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(a0)), _mm512_cvtps_pd(_mm512_castps512_ps256(b0)), lo);
-            hi = _mm512_fmadd_pd(_mm512_cvtps_pd(_mm512_extractf32x8_ps(a0, 1)), _mm512_cvtps_pd(_mm512_extractf32x8_ps(b0, 1)), hi);
-            lo = _mm512_fmadd_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(a1)), _mm512_cvtps_pd(_mm512_castps512_ps256(b1)), lo);
-            hi = _mm512_fmadd_pd(_mm512_cvtps_pd(_mm512_extractf32x8_ps(a1, 1)), _mm512_cvtps_pd(_mm512_extractf32x8_ps(b1, 1)), hi);
-            _mm512_store_pd(sum + j, lo);
-            _mm512_store_pd(sum + j + 8, hi);
-        }
-    }
-    for (; k < c; k++) {
+    /* two rows at a time (one load and store of the sums per pair): (s + p0) + p1 is the
+       row-by-row order */
+    for (size_t k = 0; k < c; k += 2) {
         const float *y0 = y + k * ldy, *d0 = dy + k * lddy;
         for (size_t j = 0; j < cols; j += 16) {
             __mmask16 m = tail16(cols - j);
-            __m512 a0 = _mm512_maskz_loadu_ps(m, y0 + j), b0 = _mm512_maskz_loadu_ps(m, d0 + j);
             __m512d lo = _mm512_load_pd(sum + j), hi = _mm512_load_pd(sum + j + 8);
-            lo = _mm512_fmadd_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(a0)), _mm512_cvtps_pd(_mm512_castps512_ps256(b0)), lo);
-            hi = _mm512_fmadd_pd(_mm512_cvtps_pd(_mm512_extractf32x8_ps(a0, 1)), _mm512_cvtps_pd(_mm512_extractf32x8_ps(b0, 1)), hi);
+            add_products16(&lo, &hi, _mm512_maskz_loadu_ps(m, y0 + j), _mm512_maskz_loadu_ps(m, d0 + j));
+            if (k + 1 < c)
+                add_products16(&lo, &hi, _mm512_maskz_loadu_ps(m, y0 + ldy + j), _mm512_maskz_loadu_ps(m, d0 + lddy + j));
             _mm512_store_pd(sum + j, lo);
             _mm512_store_pd(sum + j + 8, hi);
         }
@@ -81,7 +73,7 @@ static inline __attribute__((always_inline)) void bwd_cols(size_t c, size_t cols
         _mm512_store_ps(sf + j, _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(_mm512_load_pd(sum + j))),
                                                    _mm512_cvtpd_ps(_mm512_load_pd(sum + j + 8)), 1));
     const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
-    for (k = 0; k < c; k++) {
+    for (size_t k = 0; k < c; k++) {
         const float *yr = y + k * ldy, *dr = dy + k * lddy;
         float *xr = dx + k * lddx;
         for (size_t j = 0; j < cols; j += 16) {

@@ -75,15 +75,14 @@ static void smb_cols_task(void *vctx, size_t task, int thread)
     int64_t blocks = (c->vy.s + SMB_COLS - 1) / SMB_COLS;
     int64_t n = (int64_t)task / blocks, p0 = ((int64_t)task % blocks) * SMB_COLS;
     int64_t w = c->vy.s - p0 < SMB_COLS ? c->vy.s - p0 : SMB_COLS;
-    if (c->cols_stream) {
-        c->cols_stream((size_t)c->len, (size_t)w, (const float *)c->y + n * c->vy.sn + p0, (size_t)c->vy.sc,
-                       (const float *)c->dy + n * c->vdy.sn + p0, (size_t)c->vdy.sc,
-                       (float *)c->dx + n * c->vdx.sn + p0, (size_t)c->vdx.sc, (float)c->alpha);
-        return;
-    }
-    c->cols((size_t)c->len, (size_t)w, (const float *)c->y + n * c->vy.sn + p0, (size_t)c->vy.sc,
-            (const float *)c->dy + n * c->vdy.sn + p0, (size_t)c->vdy.sc, (float *)c->dx + n * c->vdx.sn + p0,
-            (size_t)c->vdx.sc, (float)c->alpha, (float)c->beta);
+    const float *y = (const float *)c->y + n * c->vy.sn + p0, *dy = (const float *)c->dy + n * c->vdy.sn + p0;
+    float *dx = (float *)c->dx + n * c->vdx.sn + p0;
+    if (c->cols_stream)
+        c->cols_stream((size_t)c->len, (size_t)w, y, (size_t)c->vy.sc, dy, (size_t)c->vdy.sc, dx, (size_t)c->vdx.sc,
+                       (float)c->alpha);
+    else
+        c->cols((size_t)c->len, (size_t)w, y, (size_t)c->vy.sc, dy, (size_t)c->vdy.sc, dx, (size_t)c->vdx.sc,
+                (float)c->alpha, (float)c->beta);
 }
 
 static void smb_task(void *vctx, size_t task, int thread)
