@@ -132,6 +132,9 @@ static const fcase dot_cases[] = {
     /* padding 3 around a 3x3 x: 24 of the 49 windows lie wholly in the padding (whole tiles
        of them skip every tap, their sums are zero), the others skip taps tile by tile */
     {"dot 3x3 pad 3 (windows in the padding)", 2, 1, 200, 147, 1, {1, 3, 3}, {1, 3, 3}, {0, 3, 3}, {1, 1, 1}, {1, 1, 1}},
+    /* 64 positions of 2720-float im2col rows: too many for L2, taken in two phases of position
+       tiles */
+    {"dot 8x8 C=300 (im2col rows in two phases)", 2, 1, 300, 100, 1, {1, 8, 8}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
 };
 
 /* ---- a strided FLOAT tensor and its packed logical mirror ---- */
@@ -240,6 +243,7 @@ static const fcase det_cases[] = {
     {"det batch 1 im2col rows", 2, 1, 128, 300, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"det dot plan N=2", 2, 2, 200, 147, 1, {1, 4, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"det dot plan 7x7 (tiles skip padding taps)", 2, 1, 130, 250, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"det dot plan in phases", 2, 1, 300, 100, 1, {1, 8, 8}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"det conv1-like", 2, 2, 3, 24, 1, {1, 33, 35}, {1, 7, 7}, {0, 3, 3}, {1, 2, 2}, {1, 1, 1}},
 };
 #define NDET ((int)(sizeof det_cases / sizeof *det_cases))

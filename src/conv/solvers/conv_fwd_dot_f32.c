@@ -16,6 +16,8 @@
  * A task takes a run of channel tiles (NR filter rows); per tile and reduction block it
  * runs the kernel over every position tile (MR rows), whose partial sums wait in the task's
  * slot, so the tile's filter block (NR x block) is read from memory once and then from L1.
+ * The im2col rows are read by every channel tile: a task takes the position tiles in phases
+ * whose rows stay in L2 (the filter is then read once per phase).
  * Tap by tap (tapc), the calls of the taps at which a whole position tile reads the padding
  * are skipped, the positions sorted into tiles that share their border (dot_order).
  * After the last block each partial is folded to its sum and stored through the epilogue
@@ -41,6 +43,8 @@
 #define DOT_FILTER_CACHED (1 << 20) /* filters of at most this many bytes stay cached: not here */
 #define DOT_KC 1024            /* steps per kernel call, about (the filter block of NR rows in L1) */
 #define DOT_XCOL_CB 16         /* im2col: channels per task building it */
+#define DOT_XCOL_L2 (384 << 10) /* im2col: bytes of position rows one phase reads, so that they
+                                   stay in a core's L2 (1 MiB) while the filter streams through */
 #define DOT_MAX_WS ((size_t)64 << 20) /* most workspace bytes of the plan */
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -75,6 +79,8 @@ typedef struct {
     int64_t upb, nblk;          /* units per block (per kernel call), blocks */
     int64_t npos;               /* positions of all images (image-major) */
     int64_t npt, ppad;          /* position tiles, positions rounded up to MR */
+    int64_t nph;                /* phases: runs of position tiles that a task takes one after
+                                   the other, each over all its channel tiles */
     int64_t nct, ctpt;          /* channel tiles, tiles per task */
     int64_t ldcol;              /* im2col: floats between two positions' rows */
     int64_t part;               /* floats of one slot */
@@ -178,6 +184,11 @@ static dot_ctx dot_plan(const hd_conv_problem *p)
     c.ctpt = 1;
     c.ldcol = c.tapc ? 0 : rup(p->CRS, 16) + 16;   /* rows off multiples of 4 KiB */
     c.part = rup(c.ppad * c.NR * HD_DOT_LANES, 16);
+    /* the im2col rows of all positions (res5 3x3: 50 rows of 18 KiB) would not stay in L2
+       beside the filter stream, and every channel tile reads them all: in phases of position
+       tiles, each phase's rows stay there, and the filter is read once per phase (x's own
+       rows, taken tap by tap, are small enough) */
+    c.nph = c.tapc ? 1 : imin(c.npt, cdiv(c.ppad * c.ldcol * (int64_t)sizeof(float), DOT_XCOL_L2));
     dot_order(p, &c);
     return c;
 }
@@ -292,15 +303,16 @@ static void build_xtab(dot_ctx *c)
     }
 }
 
-/* The sums of one channel tile (channels k0 .. k0+NR-1) into y, with the epilogue. */
-static void store_tile(const dot_ctx *c, int64_t k0, const float *part)
+/* The sums of one channel tile (channels k0 .. k0+NR-1) at the positions in slots [i0, i1)
+ * into y, with the epilogue. */
+static void store_tile(const dot_ctx *c, int64_t k0, const float *part, int64_t i0, int64_t i1)
 {
     const hd_conv_problem *p = c->p;
     const hd_conv_epilogue *e = &c->a->epi;
     const float *z = e->fused && e->alpha2 != 0 ? e->z : NULL, *bias = e->fused ? (const float *)e->bias : NULL;
     float *y = c->a->out;
     int64_t nk = imin(c->NR, p->K - k0);
-    for (int64_t i = 0; i < c->npos; i++) {
+    for (int64_t i = i0; i < imin(i1, c->npos); i++) {
         int64_t q = c->perm[i];
         int64_t base = q / p->P * p->ys[0] + q % p->P / p->out[2] * p->ys[3] + q % p->out[2] * p->ys[4];
         const float *v = part + i * c->NR * HD_DOT_LANES;
@@ -333,49 +345,58 @@ static int unit_live(const dot_ctx *c, const float *const *rows)
     return 0;
 }
 
-/* One task: channel tiles [t*ctpt, (t+1)*ctpt), each over every block and position tile. */
+/* Channel tile CT (NR filter rows) over every reduction block at the position tiles
+ * [pt0, pt1), then its sums there stored into y; the partial sums wait in PART. */
+static void tile_phase(const dot_ctx *c, int64_t ct, int64_t pt0, int64_t pt1, float *part)
+{
+    const hd_conv_problem *p = c->p;
+    const float *w = c->a->w;
+    int64_t k0 = ct * c->NR;
+    unsigned char started[DOT_MAX_POS];
+    memset(started, 0, sizeof started);
+    for (int64_t b = 0; b < c->nblk; b++) {
+        int64_t u0 = b * c->upb, nseg = imin(c->upb, c->nunits - u0), r0 = u0 * c->ulen;
+        int64_t kc = imin(c->ulen, p->CRS - r0);     /* the last im2col chunk is shorter */
+        const float *wr[16];
+        for (int64_t j = 0; j < c->NR; j++)
+            wr[j] = k0 + j < p->K ? w + (k0 + j) * p->wst[0] + r0 : c->zero;
+        const float **xr = c->xtab + u0 * c->ppad;
+        for (int64_t pt = pt0; pt < pt1; pt++) {
+            /* runs of units that some position of the tile reads inside x */
+            const float **xt = xr + pt * c->MR;
+            for (int64_t g = 0, g1; g < nseg; g = g1) {
+                while (g < nseg && !unit_live(c, xt + g * c->ppad))
+                    g++;
+                for (g1 = g; g1 < nseg && unit_live(c, xt + g1 * c->ppad);)
+                    g1++;
+                if (g1 == g)
+                    break;
+                const float *wg[16];
+                for (int64_t j = 0; j < c->NR; j++)
+                    wg[j] = wr[j] + g * kc;
+                c->fn((size_t)kc, (size_t)(g1 - g), xt + g * c->ppad, (size_t)c->ppad, wg,
+                      part + pt * c->MR * c->NR * HD_DOT_LANES, !started[pt]);
+                started[pt] = 1;
+            }
+        }
+    }
+    /* a tile whose every position reads only the padding: its sums are zero */
+    for (int64_t pt = pt0; pt < pt1; pt++)
+        if (!started[pt])
+            memset(part + pt * c->MR * c->NR * HD_DOT_LANES, 0, sizeof(float) * (size_t)(c->MR * c->NR * HD_DOT_LANES));
+    store_tile(c, k0, part, pt0 * c->MR, pt1 * c->MR);
+}
+
+/* One task: channel tiles [t*ctpt, (t+1)*ctpt), phase after phase. */
 static void dot_task(void *vctx, size_t task, int thread)
 {
     const dot_ctx *c = vctx;
-    const hd_conv_problem *p = c->p;
     float *part = c->slots + (size_t)thread * (size_t)c->part;
-    const float *w = c->a->w;
     int64_t t1 = imin(c->nct, ((int64_t)task + 1) * c->ctpt);
-    for (int64_t ct = (int64_t)task * c->ctpt; ct < t1; ct++) {
-        int64_t k0 = ct * c->NR;
-        unsigned char started[DOT_MAX_POS];
-        memset(started, 0, sizeof started);
-        for (int64_t b = 0; b < c->nblk; b++) {
-            int64_t u0 = b * c->upb, nseg = imin(c->upb, c->nunits - u0), r0 = u0 * c->ulen;
-            int64_t kc = imin(c->ulen, p->CRS - r0);     /* the last im2col chunk is shorter */
-            const float *wr[16];
-            for (int64_t j = 0; j < c->NR; j++)
-                wr[j] = k0 + j < p->K ? w + (k0 + j) * p->wst[0] + r0 : c->zero;
-            const float **xr = c->xtab + u0 * c->ppad;
-            for (int64_t pt = 0; pt < c->npt; pt++) {
-                /* runs of units that some position of the tile reads inside x */
-                const float **xt = xr + pt * c->MR;
-                for (int64_t g = 0, g1; g < nseg; g = g1) {
-                    while (g < nseg && !unit_live(c, xt + g * c->ppad))
-                        g++;
-                    for (g1 = g; g1 < nseg && unit_live(c, xt + g1 * c->ppad);)
-                        g1++;
-                    if (g1 == g)
-                        break;
-                    const float *wg[16];
-                    for (int64_t j = 0; j < c->NR; j++)
-                        wg[j] = wr[j] + g * kc;
-                    c->fn((size_t)kc, (size_t)(g1 - g), xt + g * c->ppad, (size_t)c->ppad, wg,
-                          part + pt * c->MR * c->NR * HD_DOT_LANES, !started[pt]);
-                    started[pt] = 1;
-                }
-            }
-        }
-        /* a tile whose every position reads only the padding: its sums are zero */
-        for (int64_t pt = 0; pt < c->npt; pt++)
-            if (!started[pt])
-                memset(part + pt * c->MR * c->NR * HD_DOT_LANES, 0, sizeof(float) * (size_t)(c->MR * c->NR * HD_DOT_LANES));
-        store_tile(c, k0, part);
+    for (int64_t ph = 0; ph < c->nph; ph++) {
+        int64_t pt0 = c->npt * ph / c->nph, pt1 = c->npt * (ph + 1) / c->nph;
+        for (int64_t ct = (int64_t)task * c->ctpt; ct < t1; ct++)
+            tile_phase(c, ct, pt0, pt1, part);
     }
 }
 
