@@ -60,14 +60,21 @@ static inline void st(float *p, __m512 v, __mmask16 m) { _mm512_mask_storeu_ps(p
 /* An optional row: NULL reads as zeros. */
 static inline __m512 ld0(const float *p, __mmask16 m) { return p ? ld(p, m) : _mm512_setzero_ps(); }
 
-static void lstm_fwd(size_t N, size_t H, const float *px, const float *pq, const float *cprev, float *gt, float *c, float *h)
+/* A pre-activation with its optional bias (rnn-ukernels.h): p[i] + b[i], or p[i] alone. */
+static inline __m512 ldb(const float *p, const float *b, size_t i, __mmask16 m)
+{
+    return b ? _mm512_add_ps(ld(p + i, m), ld(b + i, m)) : ld(p + i, m);
+}
+
+static void lstm_fwd(size_t N, size_t H, const float *px, const float *bx, const float *pq, const float *bq,
+                     const float *cprev, float *gt, float *c, float *h)
 {
     for (size_t j = 0; j < N; j += 16) {
         __mmask16 m = lanes(N - j);
-        __m512 ig = sigm16(_mm512_add_ps(ld(px + j, m), ld(pq + j, m)));
-        __m512 fg = sigm16(_mm512_add_ps(ld(px + H + j, m), ld(pq + H + j, m)));
-        __m512 gg = tanh16(_mm512_add_ps(ld(px + 2 * H + j, m), ld(pq + 2 * H + j, m)));
-        __m512 og = sigm16(_mm512_add_ps(ld(px + 3 * H + j, m), ld(pq + 3 * H + j, m)));
+        __m512 ig = sigm16(_mm512_add_ps(ldb(px, bx, j, m), ldb(pq, bq, j, m)));
+        __m512 fg = sigm16(_mm512_add_ps(ldb(px, bx, H + j, m), ldb(pq, bq, H + j, m)));
+        __m512 gg = tanh16(_mm512_add_ps(ldb(px, bx, 2 * H + j, m), ldb(pq, bq, 2 * H + j, m)));
+        __m512 og = sigm16(_mm512_add_ps(ldb(px, bx, 3 * H + j, m), ldb(pq, bq, 3 * H + j, m)));
         __m512 cc = _mm512_add_ps(_mm512_mul_ps(fg, ld(cprev + j, m)), _mm512_mul_ps(ig, gg));
         st(gt + j, ig, m);
         st(gt + H + j, fg, m);
@@ -78,15 +85,16 @@ static void lstm_fwd(size_t N, size_t H, const float *px, const float *pq, const
     }
 }
 
-static void gru_fwd(size_t N, size_t H, const float *px, const float *pq, const float *hprev, float *gt, float *qn, float *h)
+static void gru_fwd(size_t N, size_t H, const float *px, const float *bx, const float *pq, const float *bq,
+                    const float *hprev, float *gt, float *qn, float *h)
 {
     const __m512 one = _mm512_set1_ps(1.0f);
     for (size_t j = 0; j < N; j += 16) {
         __mmask16 m = lanes(N - j);
-        __m512 rg = sigm16(_mm512_add_ps(ld(px + j, m), ld(pq + j, m)));
-        __m512 zg = sigm16(_mm512_add_ps(ld(px + H + j, m), ld(pq + H + j, m)));
-        __m512 q = ld(pq + 2 * H + j, m);
-        __m512 ng = tanh16(_mm512_add_ps(ld(px + 2 * H + j, m), _mm512_mul_ps(rg, q)));
+        __m512 rg = sigm16(_mm512_add_ps(ldb(px, bx, j, m), ldb(pq, bq, j, m)));
+        __m512 zg = sigm16(_mm512_add_ps(ldb(px, bx, H + j, m), ldb(pq, bq, H + j, m)));
+        __m512 q = ldb(pq, bq, 2 * H + j, m);
+        __m512 ng = tanh16(_mm512_add_ps(ldb(px, bx, 2 * H + j, m), _mm512_mul_ps(rg, q)));
         st(gt + j, rg, m);
         st(gt + H + j, zg, m);
         st(gt + 2 * H + j, ng, m);

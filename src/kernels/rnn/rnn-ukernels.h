@@ -26,14 +26,19 @@
 /* The forward rows take N units whose gates lie LD elements apart in px, pq and gates (LD = H
  * for a whole row; a slice of units j0 .. j0+N-1 of a row passes px + j0, ..., N and LD = H,
  * with the same bits as the whole row gives there).
+ * BX and BQ, laid out as px and pq (gate g's units LD apart) or NULL, are biases the rows add
+ * first: px + bx and pq + bq, each rounded to float, are what the formulas below call px and
+ * pq -- the bits of adding them in a pass of their own before the row, without the pass (and
+ * without a NULL bias's + 0, which would turn a -0 into +0).
  * LSTM: i, f, o = sigmoid, g = tanh of px + pq (gates i f g o);
- * c = f * cprev + i * g; h = o * tanh(c).  Writes gates[g*LD + j] (j < N), c[N], h[N]. */
-typedef void (*hd_f32_lstm_fwd_fn)(size_t N, size_t LD, const float *px, const float *pq, const float *cprev,
-                                   float *gates, float *c, float *h);
+ * c = f * cprev + i * g; h = o * tanh(c).  Writes gates[g*LD + j] (j < N), c[N], h[N].
+ * C may be CPREV (the update in place): each unit reads its cprev before writing its c. */
+typedef void (*hd_f32_lstm_fwd_fn)(size_t N, size_t LD, const float *px, const float *bx, const float *pq,
+                                   const float *bq, const float *cprev, float *gates, float *c, float *h);
 /* GRU: r, z = sigmoid(px + pq); n = tanh(px_n + r * pq_n); h = (1 - z) * n + z * hprev.
  * Writes gates[g*LD + j] (r z n), qn[N] = pq_n, h[N]. */
-typedef void (*hd_f32_gru_fwd_fn)(size_t N, size_t LD, const float *px, const float *pq, const float *hprev,
-                                  float *gates, float *qn, float *h);
+typedef void (*hd_f32_gru_fwd_fn)(size_t N, size_t LD, const float *px, const float *bx, const float *pq,
+                                  const float *bq, const float *hprev, float *gates, float *qn, float *h);
 /* y = tanh(x), n elements (the LSTM backward pass's tanh(c) when clipped). */
 typedef void (*hd_f32_tanh_fn)(size_t n, const float *x, float *y);
 /* The backward rows take N units too, their gates LD apart in gates, gx and gh (as above).
