@@ -5,8 +5,9 @@
  * row lengths with every remainder of the vector width, arguments from tiny to saturating,
  * NaN passed through; the rows write exactly their H elements (guards untouched); slices of a
  * row (the forward rows' N < LD) give the whole row's bits; biases passed to the forward rows
- * give the bits of adding them first, and the LSTM row's c may overwrite cprev; the AVX-512
- * rows give the AVX2 rows' bits.
+ * give the bits of adding them first, and the LSTM row's c may overwrite cprev; the column sums
+ * (bias gradients) and the pairwise add give scalar loops' bits; the AVX-512 rows give the AVX2
+ * rows' bits.
  */
 #include <math.h>
 #include <stdio.h>
@@ -233,6 +234,41 @@ static void check_bias(const hd_rnn_cell_table *t)
     CHECK_MSG(signbit(gz[2]) && signbit(cz[0]), "%s: no bias adds no + 0", t->lstm_name);
 }
 
+/* The column sums give a scalar loop's bits (each column takes the rows in order) over widths
+ * with every remainder of the vector widths and of a register block, writing only their N
+ * columns; the pairwise add gives a + b (a + 0 for no B: -0 becomes +0), also in place. */
+static void check_sums(const hd_rnn_cell_table *t)
+{
+    enum { NM = 300, RM = 13 };
+    static float x[RM * (NM + 5)], a1[NM + GUARD], a2[NM + GUARD], p[NM], q[NM], y1[NM], y2[NM + GUARD];
+    int same = 1, guards = 1;
+    for (size_t n = 1; n <= NM; n += (n < 40 ? 1 : 37)) {
+        size_t rows = 1 + n % RM, lx = n + n % 5;
+        for (size_t i = 0; i < rows * lx; i++) x[i] = rnd(n % 3 == 0 ? 1e4f : 1.0f);
+        for (size_t j = 0; j < n + GUARD; j++) a1[j] = a2[j] = j < n ? rnd(1.0f) : GV;
+        for (size_t r = 0; r < rows; r++)
+            for (size_t j = 0; j < n; j++)
+                a1[j] += x[r * lx + j];
+        t->colsum(rows, n, x, lx, a2);
+        same &= !memcmp(a1, a2, n * sizeof(float));
+        for (int k = 0; k < GUARD; k++) guards &= a2[n + k] == GV;
+        for (size_t i = 0; i < n; i++) { p[i] = rnd(2.0f); q[i] = rnd(2.0f); }
+        p[0] = -0.0f;
+        for (int nb = 0; nb < 2; nb++) {
+            for (size_t i = 0; i < n; i++) y1[i] = p[i] + (nb ? 0.0f : q[i]);
+            for (size_t i = 0; i < n + GUARD; i++) y2[i] = GV;
+            t->add(n, p, nb ? NULL : q, y2);
+            same &= !memcmp(y1, y2, n * sizeof(float));
+            for (int k = 0; k < GUARD; k++) guards &= y2[n + k] == GV;
+            memcpy(y2, p, n * sizeof(float));
+            t->add(n, y2, nb ? NULL : q, y2);   /* in place */
+            same &= !memcmp(y1, y2, n * sizeof(float));
+        }
+    }
+    CHECK_MSG(same, "%s: column sums and adds give the scalar loops' bits", t->lstm_name);
+    CHECK_MSG(guards, "%s: column sums and adds write exactly N elements", t->lstm_name);
+}
+
 /* Two tables that promise the same bits (AVX-512 and AVX2: the same operations per lane) give
  * them for every output, over row lengths with every remainder of both widths and arguments
  * from tiny to saturating, NaN and infinities included. */
@@ -277,6 +313,11 @@ int main(void)
     if (hd_cpu_isa() >= HD_ISA_AVX512)
         check_slices(&hd_f32_rnn_cell_ukernels__avx512);
     check_bias(&hd_f32_rnn_cell_ukernels__scalar);
+    check_sums(&hd_f32_rnn_cell_ukernels__scalar);
+    if (hd_cpu_isa() >= HD_ISA_AVX2)
+        check_sums(&hd_f32_rnn_cell_ukernels__avx2);
+    if (hd_cpu_isa() >= HD_ISA_AVX512)
+        check_sums(&hd_f32_rnn_cell_ukernels__avx512);
     if (hd_cpu_isa() >= HD_ISA_AVX2)
         check_bias(&hd_f32_rnn_cell_ukernels__avx2);
     if (hd_cpu_isa() >= HD_ISA_AVX512)

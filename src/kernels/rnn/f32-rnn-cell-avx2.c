@@ -171,6 +171,41 @@ static void gru_bwd(size_t N, size_t H, const float *gt, const float *qn, const 
     }
 }
 
+/* Column sums 64 columns (8 vectors) at a time, down all the rows, then the next 64: the
+ * running sums stay in registers. */
+#define COLSUM_V 8
+static void colsum(size_t rows, size_t n, const float *x, size_t lx, float *acc)
+{
+    for (size_t j0 = 0; j0 < n; j0 += 8 * COLSUM_V) {
+        __m256 s[COLSUM_V];
+        __m256i m[COLSUM_V];
+        size_t left[COLSUM_V];
+        for (int v = 0; v < COLSUM_V; v++) {
+            size_t j = j0 + 8 * (size_t)v;
+            left[v] = j < n ? n - j : 0;
+            m[v] = tail_mask(left[v] < 8 ? left[v] : 0);
+            s[v] = ld(acc + j, left[v], m[v]);
+        }
+        for (size_t r = 0; r < rows; r++) {
+            const float *row = x + r * lx + j0;
+            for (int v = 0; v < COLSUM_V; v++)
+                s[v] = _mm256_add_ps(s[v], ld(row + 8 * v, left[v], m[v]));
+        }
+        for (int v = 0; v < COLSUM_V; v++)
+            st(acc + j0 + 8 * (size_t)v, s[v], left[v], m[v]);
+    }
+}
+
+static void add(size_t n, const float *a, const float *b, float *y)
+{
+    for (size_t i = 0; i < n; i += 8) {
+        size_t left = n - i;
+        __m256i m = tail_mask(left < 8 ? left : 0);
+        __m256 bv = b ? ld(b + i, left, m) : _mm256_setzero_ps();
+        st(y + i, _mm256_add_ps(ld(a + i, left, m), bv), left, m);
+    }
+}
+
 const hd_rnn_cell_table hd_f32_rnn_cell_ukernels__avx2 = {
-    "f32-lstm-8-avx2", "f32-gru-8-avx2", lstm_fwd, gru_fwd, tanh_n, lstm_bwd, gru_bwd,
+    "f32-lstm-8-avx2", "f32-gru-8-avx2", lstm_fwd, gru_fwd, tanh_n, lstm_bwd, gru_bwd, colsum, add,
 };

@@ -154,6 +154,38 @@ static void gru_bwd(size_t N, size_t H, const float *gt, const float *qn, const 
     }
 }
 
+/* Column sums 128 columns (8 vectors) at a time, down all the rows, then the next 128: the
+ * running sums stay in registers, and each row's 512 bytes are consecutive lines the hardware
+ * prefetcher follows. */
+#define COLSUM_V 8
+static void colsum(size_t rows, size_t n, const float *x, size_t lx, float *acc)
+{
+    for (size_t j0 = 0; j0 < n; j0 += 16 * COLSUM_V) {
+        __m512 s[COLSUM_V];
+        __mmask16 m[COLSUM_V];
+        for (int v = 0; v < COLSUM_V; v++) {
+            size_t j = j0 + 16 * (size_t)v;
+            m[v] = j < n ? lanes(n - j) : 0;
+            s[v] = ld(acc + j, m[v]);
+        }
+        for (size_t r = 0; r < rows; r++) {
+            const float *row = x + r * lx + j0;
+            for (int v = 0; v < COLSUM_V; v++)
+                s[v] = _mm512_add_ps(s[v], ld(row + 16 * v, m[v]));
+        }
+        for (int v = 0; v < COLSUM_V; v++)
+            st(acc + j0 + 16 * (size_t)v, s[v], m[v]);
+    }
+}
+
+static void add(size_t n, const float *a, const float *b, float *y)
+{
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 m = lanes(n - i);
+        st(y + i, _mm512_add_ps(ld(a + i, m), ld0(b ? b + i : NULL, m)), m);
+    }
+}
+
 const hd_rnn_cell_table hd_f32_rnn_cell_ukernels__avx512 = {
-    "f32-lstm-16-avx512", "f32-gru-16-avx512", lstm_fwd, gru_fwd, tanh_n, lstm_bwd, gru_bwd,
+    "f32-lstm-16-avx512", "f32-gru-16-avx512", lstm_fwd, gru_fwd, tanh_n, lstm_bwd, gru_bwd, colsum, add,
 };

@@ -77,6 +77,19 @@ static void gru_bwd(size_t N, size_t H, const float *gt, const float *qn, const 
     }
 }
 
+static void colsum(size_t rows, size_t n, const float *x, size_t ld, float *acc)
+{
+    for (size_t r = 0; r < rows; r++)
+        for (size_t j = 0; j < n; j++)
+            acc[j] += x[r * ld + j];
+}
+
+static void add(size_t n, const float *a, const float *b, float *y)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] = a[i] + (b ? b[i] : 0.0f);
+}
+
 const hd_rnn_cell_table hd_f32_rnn_cell_ukernels__scalar = {
-    "f32-lstm-1-scalar", "f32-gru-1-scalar", lstm_fwd, gru_fwd, tanh_n, lstm_bwd, gru_bwd,
+    "f32-lstm-1-scalar", "f32-gru-1-scalar", lstm_fwd, gru_fwd, tanh_n, lstm_bwd, gru_bwd, colsum, add,
 };

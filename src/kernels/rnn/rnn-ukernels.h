@@ -54,6 +54,14 @@ typedef void (*hd_f32_lstm_bwd_fn)(size_t N, size_t LD, const float *gates, cons
 typedef void (*hd_f32_gru_bwd_fn)(size_t N, size_t LD, const float *gates, const float *qn, const float *hprev,
                                   const float *dh, float *gx, float *gh, float *dz);
 
+/* acc[j] += x[r*LD + j] for r = 0 .. ROWS-1 in that order, j < N: each column's sum takes the
+ * rows one by one, so vector rows give the bits of a scalar loop (the bias gradients: column
+ * sums of the pre-activation gradients over every time step and batch row). */
+typedef void (*hd_f32_colsum_fn)(size_t rows, size_t n, const float *x, size_t ld, float *acc);
+/* y[i] = a[i] + b[i], i < N; B NULL: y[i] = a[i] + 0.0f (the add still done: -0 becomes +0, as
+ * a scalar a + 0 does).  Y may be A or B. */
+typedef void (*hd_f32_add_fn)(size_t n, const float *a, const float *b, float *y);
+
 typedef struct {
     const char *lstm_name;      /* <dtype>-<op>-<tile>-<isa>, e.g. "f32-lstm-8-avx2" */
     const char *gru_name;
@@ -62,6 +70,8 @@ typedef struct {
     hd_f32_tanh_fn tanh;
     hd_f32_lstm_bwd_fn lstm_bwd;
     hd_f32_gru_bwd_fn gru_bwd;
+    hd_f32_colsum_fn colsum;
+    hd_f32_add_fn add;
 } hd_rnn_cell_table;
 
 extern const hd_rnn_cell_table hd_f32_rnn_cell_ukernels__scalar;
