@@ -171,29 +171,28 @@ static void gru_bwd(size_t N, size_t H, const float *gt, const float *qn, const 
     }
 }
 
-/* Column sums 64 columns (8 vectors) at a time, down all the rows, then the next 64: the
- * running sums stay in registers. */
-#define COLSUM_V 8
+/* Column sums four rows at a time, along the rows (as the AVX-512 rows: the rows stream in
+ * order, the sums stay in L1). */
 static void colsum(size_t rows, size_t n, const float *x, size_t lx, float *acc)
 {
-    for (size_t j0 = 0; j0 < n; j0 += 8 * COLSUM_V) {
-        __m256 s[COLSUM_V];
-        __m256i m[COLSUM_V];
-        size_t left[COLSUM_V];
-        for (int v = 0; v < COLSUM_V; v++) {
-            size_t j = j0 + 8 * (size_t)v;
-            left[v] = j < n ? n - j : 0;
-            m[v] = tail_mask(left[v] < 8 ? left[v] : 0);
-            s[v] = ld(acc + j, left[v], m[v]);
+    size_t r = 0;
+    for (; r + 4 <= rows; r += 4) {
+        const float *x0 = x + r * lx, *x1 = x0 + lx, *x2 = x1 + lx, *x3 = x2 + lx;
+        for (size_t j = 0; j < n; j += 8) {
+            size_t left = n - j;
+            __m256i m = tail_mask(left < 8 ? left : 0);
+            __m256 v = _mm256_add_ps(ld(acc + j, left, m), ld(x0 + j, left, m));
+            v = _mm256_add_ps(v, ld(x1 + j, left, m));
+            v = _mm256_add_ps(v, ld(x2 + j, left, m));
+            st(acc + j, _mm256_add_ps(v, ld(x3 + j, left, m)), left, m);
         }
-        for (size_t r = 0; r < rows; r++) {
-            const float *row = x + r * lx + j0;
-            for (int v = 0; v < COLSUM_V; v++)
-                s[v] = _mm256_add_ps(s[v], ld(row + 8 * v, left[v], m[v]));
-        }
-        for (int v = 0; v < COLSUM_V; v++)
-            st(acc + j0 + 8 * (size_t)v, s[v], left[v], m[v]);
     }
+    for (; r < rows; r++)
+        for (size_t j = 0; j < n; j += 8) {
+            size_t left = n - j;
+            __m256i m = tail_mask(left < 8 ? left : 0);
+            st(acc + j, _mm256_add_ps(ld(acc + j, left, m), ld(x + r * lx + j, left, m)), left, m);
+        }
 }
 
 static void add(size_t n, const float *a, const float *b, float *y)

@@ -154,28 +154,28 @@ static void gru_bwd(size_t N, size_t H, const float *gt, const float *qn, const 
     }
 }
 
-/* Column sums 128 columns (8 vectors) at a time, down all the rows, then the next 128: the
- * running sums stay in registers, and each row's 512 bytes are consecutive lines the hardware
- * prefetcher follows. */
-#define COLSUM_V 8
+/* Column sums four rows at a time, along the rows: each vector of the sums is loaded, takes
+ * the four rows in order and is stored back (the sums, N floats, stay in L1), so the rows
+ * stream through memory in order, as the hardware prefetchers follow them; walking down a
+ * column block instead strides a page or more per row. */
 static void colsum(size_t rows, size_t n, const float *x, size_t lx, float *acc)
 {
-    for (size_t j0 = 0; j0 < n; j0 += 16 * COLSUM_V) {
-        __m512 s[COLSUM_V];
-        __mmask16 m[COLSUM_V];
-        for (int v = 0; v < COLSUM_V; v++) {
-            size_t j = j0 + 16 * (size_t)v;
-            m[v] = j < n ? lanes(n - j) : 0;
-            s[v] = ld(acc + j, m[v]);
+    size_t r = 0;
+    for (; r + 4 <= rows; r += 4) {
+        const float *x0 = x + r * lx, *x1 = x0 + lx, *x2 = x1 + lx, *x3 = x2 + lx;
+        for (size_t j = 0; j < n; j += 16) {
+            __mmask16 m = lanes(n - j);
+            __m512 v = _mm512_add_ps(ld(acc + j, m), ld(x0 + j, m));
+            v = _mm512_add_ps(v, ld(x1 + j, m));
+            v = _mm512_add_ps(v, ld(x2 + j, m));
+            st(acc + j, _mm512_add_ps(v, ld(x3 + j, m)), m);
         }
-        for (size_t r = 0; r < rows; r++) {
-            const float *row = x + r * lx + j0;
-            for (int v = 0; v < COLSUM_V; v++)
-                s[v] = _mm512_add_ps(s[v], ld(row + 16 * v, m[v]));
-        }
-        for (int v = 0; v < COLSUM_V; v++)
-            st(acc + j0 + 16 * (size_t)v, s[v], m[v]);
     }
+    for (; r < rows; r++)
+        for (size_t j = 0; j < n; j += 16) {
+            __mmask16 m = lanes(n - j);
+            st(acc + j, _mm512_add_ps(ld(acc + j, m), ld(x + r * lx + j, m)), m);
+        }
 }
 
 static void add(size_t n, const float *a, const float *b, float *y)
