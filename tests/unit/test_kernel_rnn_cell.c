@@ -4,7 +4,9 @@
  * rnn-ukernels.h states (exp-based sigmoid within a few ulp, tanh within 3e-7 absolute), over
  * row lengths with every remainder of the vector width, arguments from tiny to saturating,
  * NaN passed through; the rows write exactly their H elements (guards untouched); slices of a
- * row (the forward rows' N < LD) give the whole row's bits; the AVX-512 rows give the AVX2
+ * row (the forward rows' N < LD) give the whole row's bits; biases passed to the forward rows
+ * give the bits of adding them first, and the LSTM row's c may overwrite cprev; the column sums
+ * (bias gradients) and the pairwise add give scalar loops' bits; the AVX-512 rows give the AVX2
  * rows' bits.
  */
 #include <math.h>
@@ -42,7 +44,7 @@ static void check_table(const hd_rnn_cell_table *t)
             for (size_t j = 0; j < H; j++) cp[j] = rnd(2.0f);
             for (size_t i = 0; i < 6 * H + 3 * GUARD; i++) buf[i] = GV;
             float *gt = buf, *c = buf + 4 * H + GUARD, *h = c + H + GUARD;
-            t->lstm_fwd(H, H, px, pq, cp, gt, c, h);
+            t->lstm_fwd(H, H, px, NULL, pq, NULL, cp, gt, c, h);
             for (size_t j = 0; j < H; j++) {
                 double a[4];
                 /* the kernels add the halves in float: the reference starts from that sum */
@@ -61,7 +63,7 @@ static void check_table(const hd_rnn_cell_table *t)
             /* GRU */
             for (size_t i = 0; i < 6 * H + 3 * GUARD; i++) buf[i] = GV;
             float *qn = buf + 3 * H + GUARD, *hg = qn + H + GUARD;
-            t->gru_fwd(H, H, px, pq, cp, buf, qn, hg);
+            t->gru_fwd(H, H, px, NULL, pq, NULL, cp, buf, qn, hg);
             for (size_t j = 0; j < H; j++) {
                 double rg = sg((double)(px[j] + pq[j])), zg = sg((double)(px[H + j] + pq[H + j]));
                 float rq = buf[j] * pq[2 * H + j];
@@ -129,7 +131,7 @@ static void check_table(const hd_rnn_cell_table *t)
     CHECK_MSG(guards_ok, "%s: rows write exactly H elements", t->lstm_name);
     /* NaN pre-activations propagate */
     float nx[8] = { NAN, 0, 0, 0, 0, 0, 0, 0 }, z8[8] = { 0 }, g8[8], c1[1], h1[1];
-    t->lstm_fwd(1, 1, nx, z8, z8, g8, c1, h1);
+    t->lstm_fwd(1, 1, nx, NULL, z8, NULL, z8, g8, c1, h1);
     CHECK_MSG(g8[0] != g8[0] && h1[0] != h1[0], "%s: NaN propagates", t->lstm_name);
 }
 
@@ -145,17 +147,17 @@ static void check_slices(const hd_rnn_cell_table *t)
     for (int gru = 0; gru < 2; gru++) {
         size_t G = gru ? 3 : 4;
         if (gru)
-            t->gru_fwd(H, H, px, pq, cp, g1, c1, h1);
+            t->gru_fwd(H, H, px, NULL, pq, NULL, cp, g1, c1, h1);
         else
-            t->lstm_fwd(H, H, px, pq, cp, g1, c1, h1);
+            t->lstm_fwd(H, H, px, NULL, pq, NULL, cp, g1, c1, h1);
         for (size_t i = 0; i < 4 * H; i++) g2[i] = GV;
         for (size_t j = 0; j < H; j++) c2[j] = h2[j] = GV;
         for (size_t k = 0; k + 1 < sizeof cuts / sizeof cuts[0]; k++) {
             size_t j0 = cuts[k], n = cuts[k + 1] - j0;
             if (gru)
-                t->gru_fwd(n, H, px + j0, pq + j0, cp + j0, g2 + j0, c2 + j0, h2 + j0);
+                t->gru_fwd(n, H, px + j0, NULL, pq + j0, NULL, cp + j0, g2 + j0, c2 + j0, h2 + j0);
             else
-                t->lstm_fwd(n, H, px + j0, pq + j0, cp + j0, g2 + j0, c2 + j0, h2 + j0);
+                t->lstm_fwd(n, H, px + j0, NULL, pq + j0, NULL, cp + j0, g2 + j0, c2 + j0, h2 + j0);
         }
         int same = memcmp(g1, g2, G * H * sizeof(float)) == 0 && memcmp(c1, c2, sizeof c1) == 0 &&
                    memcmp(h1, h2, sizeof h1) == 0;
@@ -184,6 +186,89 @@ static void check_slices(const hd_rnn_cell_table *t)
     }
 }
 
+/* Biases passed to the forward rows give the bits of adding them to px and pq first (a
+ * separate pass, as the whole-row path does), for whole rows and slices; -0 pre-activations
+ * with no bias stay -0 (no + 0 added); the LSTM row updates c in place (C == CPREV) with the
+ * bits of a separate c. */
+static void check_bias(const hd_rnn_cell_table *t)
+{
+    enum { H = 75 };
+    float px[4 * H], pq[4 * H], bx[4 * H], bq[4 * H], sx[4 * H], sq[4 * H], cp[H];
+    float g1[4 * H], c1[H], h1[H], g2[4 * H], c2[H], h2[H];
+    for (size_t i = 0; i < 4 * H; i++) {
+        px[i] = rnd(3.0f); pq[i] = rnd(3.0f); bx[i] = rnd(1.0f); bq[i] = rnd(1.0f);
+        sx[i] = px[i] + bx[i]; sq[i] = pq[i] + bq[i];
+    }
+    for (size_t j = 0; j < H; j++) cp[j] = rnd(2.0f);
+    size_t cuts[] = { 0, 5, 8, 32, 33, 64, 75 };
+    for (int gru = 0; gru < 2; gru++) {
+        size_t G = gru ? 3 : 4;
+        for (int which = 0; which < 3; which++) {   /* both biases, only bx, only bq */
+            const float *ux = which == 2 ? px : sx, *uq = which == 1 ? pq : sq;
+            const float *vx = which == 2 ? NULL : bx, *vq = which == 1 ? NULL : bq;
+            if (gru)
+                t->gru_fwd(H, H, ux, NULL, uq, NULL, cp, g1, c1, h1);
+            else
+                t->lstm_fwd(H, H, ux, NULL, uq, NULL, cp, g1, c1, h1);
+            memcpy(c2, cp, sizeof c2);
+            for (size_t k = 0; k + 1 < sizeof cuts / sizeof cuts[0]; k++) {
+                size_t j0 = cuts[k], n = cuts[k + 1] - j0;
+                if (gru)
+                    t->gru_fwd(n, H, px + j0, vx ? vx + j0 : NULL, pq + j0, vq ? vq + j0 : NULL, cp + j0, g2 + j0,
+                               c2 + j0, h2 + j0);
+                else   /* c in place */
+                    t->lstm_fwd(n, H, px + j0, vx ? vx + j0 : NULL, pq + j0, vq ? vq + j0 : NULL, c2 + j0, g2 + j0,
+                                c2 + j0, h2 + j0);
+            }
+            int same = memcmp(g1, g2, G * H * sizeof(float)) == 0 && memcmp(c1, c2, sizeof c1) == 0 &&
+                       memcmp(h1, h2, sizeof h1) == 0;
+            CHECK_MSG(same, "%s: biases in the row give the bits of adding them first (%d)",
+                      gru ? t->gru_name : t->lstm_name, which);
+        }
+    }
+    /* -0 + -0 is -0 and -0 + 0 would be +0: with g's halves -0 and cprev -0,
+       c = f * -0 + i * tanh(-0) is -0 only if no + 0 was added */
+    float mz[4] = { 0.0f, 0.0f, -0.0f, 0.0f }, nz[4] = { 0.0f, 0.0f, -0.0f, 0.0f }, z0[1] = { -0.0f };
+    float gz[4], cz[1], hz[1];
+    t->lstm_fwd(1, 1, mz, NULL, nz, NULL, z0, gz, cz, hz);
+    CHECK_MSG(signbit(gz[2]) && signbit(cz[0]), "%s: no bias adds no + 0", t->lstm_name);
+}
+
+/* The column sums give a scalar loop's bits (each column takes the rows in order) over widths
+ * with every remainder of the vector widths and of a register block, writing only their N
+ * columns; the pairwise add gives a + b (a + 0 for no B: -0 becomes +0), also in place. */
+static void check_sums(const hd_rnn_cell_table *t)
+{
+    enum { NM = 300, RM = 13 };
+    static float x[RM * (NM + 5)], a1[NM + GUARD], a2[NM + GUARD], p[NM], q[NM], y1[NM], y2[NM + GUARD];
+    int same = 1, guards = 1;
+    for (size_t n = 1; n <= NM; n += (n < 40 ? 1 : 37)) {
+        size_t rows = 1 + n % RM, lx = n + n % 5;
+        for (size_t i = 0; i < rows * lx; i++) x[i] = rnd(n % 3 == 0 ? 1e4f : 1.0f);
+        for (size_t j = 0; j < n + GUARD; j++) a1[j] = a2[j] = j < n ? rnd(1.0f) : GV;
+        for (size_t r = 0; r < rows; r++)
+            for (size_t j = 0; j < n; j++)
+                a1[j] += x[r * lx + j];
+        t->colsum(rows, n, x, lx, a2);
+        same &= !memcmp(a1, a2, n * sizeof(float));
+        for (int k = 0; k < GUARD; k++) guards &= a2[n + k] == GV;
+        for (size_t i = 0; i < n; i++) { p[i] = rnd(2.0f); q[i] = rnd(2.0f); }
+        p[0] = -0.0f;
+        for (int nb = 0; nb < 2; nb++) {
+            for (size_t i = 0; i < n; i++) y1[i] = p[i] + (nb ? 0.0f : q[i]);
+            for (size_t i = 0; i < n + GUARD; i++) y2[i] = GV;
+            t->add(n, p, nb ? NULL : q, y2);
+            same &= !memcmp(y1, y2, n * sizeof(float));
+            for (int k = 0; k < GUARD; k++) guards &= y2[n + k] == GV;
+            memcpy(y2, p, n * sizeof(float));
+            t->add(n, y2, nb ? NULL : q, y2);   /* in place */
+            same &= !memcmp(y1, y2, n * sizeof(float));
+        }
+    }
+    CHECK_MSG(same, "%s: column sums and adds give the scalar loops' bits", t->lstm_name);
+    CHECK_MSG(guards, "%s: column sums and adds write exactly N elements", t->lstm_name);
+}
+
 /* Two tables that promise the same bits (AVX-512 and AVX2: the same operations per lane) give
  * them for every output, over row lengths with every remainder of both widths and arguments
  * from tiny to saturating, NaN and infinities included. */
@@ -200,7 +285,7 @@ static void check_same_bits(const hd_rnn_cell_table *a, const hd_rnn_cell_table 
         if (H == 7) { px[0] = NAN; pq[H + 1] = INFINITY; px[2 * H + 2] = -INFINITY; }
         for (int k = 0; k < 2; k++) {
             const hd_rnn_cell_table *t = k ? b : a;
-            t->lstm_fwd(H, H, px, pq, cp, g[k], c[k], h[k]);
+            t->lstm_fwd(H, H, px, NULL, pq, NULL, cp, g[k], c[k], h[k]);
             t->lstm_bwd(H, H, g[k], c[k], cp, dh, dc[k], x[k], q[k]);
         }
         same &= !memcmp(g[0], g[1], 4 * H * sizeof(float)) && !memcmp(c[0], c[1], H * sizeof(float)) &&
@@ -208,7 +293,7 @@ static void check_same_bits(const hd_rnn_cell_table *a, const hd_rnn_cell_table 
                 !memcmp(q[0], q[1], 4 * H * sizeof(float)) && !memcmp(dc[0], dc[1], H * sizeof(float));
         for (int k = 0; k < 2; k++) {
             const hd_rnn_cell_table *t = k ? b : a;
-            t->gru_fwd(H, H, px, pq, cp, g[k], c[k], h[k]);
+            t->gru_fwd(H, H, px, NULL, pq, NULL, cp, g[k], c[k], h[k]);
             t->gru_bwd(H, H, g[k], c[k], H % 2 ? cp : NULL, dh, x[k], q[k], z[k]);
             t->tanh(H, px, dc[k]);
         }
@@ -227,6 +312,16 @@ int main(void)
         check_slices(&hd_f32_rnn_cell_ukernels__avx2);
     if (hd_cpu_isa() >= HD_ISA_AVX512)
         check_slices(&hd_f32_rnn_cell_ukernels__avx512);
+    check_bias(&hd_f32_rnn_cell_ukernels__scalar);
+    check_sums(&hd_f32_rnn_cell_ukernels__scalar);
+    if (hd_cpu_isa() >= HD_ISA_AVX2)
+        check_sums(&hd_f32_rnn_cell_ukernels__avx2);
+    if (hd_cpu_isa() >= HD_ISA_AVX512)
+        check_sums(&hd_f32_rnn_cell_ukernels__avx512);
+    if (hd_cpu_isa() >= HD_ISA_AVX2)
+        check_bias(&hd_f32_rnn_cell_ukernels__avx2);
+    if (hd_cpu_isa() >= HD_ISA_AVX512)
+        check_bias(&hd_f32_rnn_cell_ukernels__avx512);
     check_table(&hd_f32_rnn_cell_ukernels__scalar);
     if (hd_cpu_isa() >= HD_ISA_AVX2)
         check_table(&hd_f32_rnn_cell_ukernels__avx2);

@@ -309,6 +309,16 @@ static void test_gradients(void)
         c.lens[0] = 3; c.lens[1] = 1; c.lens[2] = 2; c.use_hx = 1;
         check_case(&c, seed++);
     }
+    /* every sequence of full length in a sequence-major layout: backward data reads dy and
+       backward weights x in place (two layers: the layer below takes a work-space gradient) */
+    for (int ci = 0; ci < 2; ci++) {
+        memset(&c, 0, sizeof c);
+        c.cell = ci ? CUDNN_GRU : CUDNN_LSTM; c.dirs = 2 - ci; c.layers = 2; c.in = 3; c.hid = 40; c.proj = 40;
+        c.bias = CUDNN_RNN_DOUBLE_BIAS;
+        c.layout = ci ? CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED : CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED;
+        c.T = 3; c.B = 3; c.lens[0] = c.lens[1] = c.lens[2] = 3; c.use_hx = ci;
+        check_case(&c, seed++);
+    }
 }
 
 static void test_backward_errors(void)

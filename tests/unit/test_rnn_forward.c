@@ -18,7 +18,7 @@ typedef struct {
     cudnnDataType_t dt;
     cudnnRNNDataLayout_t layout;
     int T, B;
-    int lens[8];
+    int lens[17];
     int use_hx, use_hy;
 } fcase;
 
@@ -323,6 +323,21 @@ static void test_forward_cases(void)
             int lb[6] = { 5, 5, 4, 3, 1, 1 }, lu[6] = { 2, 5, 0, 4, 1, 3 };
             memcpy(fc.lens, fc.layout == CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED ? lb : lu, sizeof lb);
             fc.use_hx = hi != 1; fc.use_hy = 1;
+            run_case(&fc, seed++);
+        }
+
+    /* every sequence of full length in a sequence-major layout: the first layer reads x and
+       inference's last layer writes y in place (rnn_fwd.inc); batch 17 takes W x inside the
+       steps; two layers: a middle layer's output still in the reserve or work space */
+    for (int c = 0; c < 2; c++)
+        for (int li = 0; li < 2; li++) {
+            memset(&fc, 0, sizeof fc);
+            fc.cell = c ? CUDNN_GRU : CUDNN_LSTM; fc.dirs = 1; fc.layers = 1 + li;
+            fc.in = 7; fc.hid = 33; fc.proj = 33;
+            fc.bias = (cudnnRNNBiasMode_t)((c + li) % 4); fc.dt = CUDNN_DATA_FLOAT;
+            fc.layout = lays[li]; fc.T = 5; fc.B = 17;
+            for (int b = 0; b < fc.B; b++) fc.lens[b] = fc.T;
+            fc.use_hx = li == 0; fc.use_hy = 1;
             run_case(&fc, seed++);
         }
 

@@ -1,8 +1,9 @@
-/* RNN forward / backward results are bitwise identical for 1, 2, 3 and 4 threads and across runs:
- * LSTM and GRU, one direction (each step's rows dealt to the threads) and two (the directions side
- * by side); LSTM with a projection (the whole-row steps) and without (the column-block steps,
- * with a hidden size of several blocks and a partial one, at batch 37 and at batch 1, whose
- * blocks are wider and whose product is a matrix-vector one). */
+/* RNN forward (training and inference) / backward results are bitwise identical for 1, 2, 3 and 4
+ * threads and across runs, and inference gives training's outputs: LSTM and GRU, one direction
+ * (each step's rows dealt to the threads) and two (the directions side by side); LSTM with a
+ * projection (the whole-row steps) and without (the column-block steps, with a hidden size of
+ * several blocks and a partial one, at batch 37 with unequal and with equal sequence lengths, and
+ * at batch 1, whose blocks are wider and whose product is a matrix-vector one). */
 #define _POSIX_C_SOURCE 200809L
 #include <cudnn.h>
 #include <stdlib.h>
@@ -12,9 +13,9 @@
 
 enum { T = 6, BMAX = 37, IN = 19, L = 2 };
 
-typedef struct { float *y, *hy, *cy, *dx, *dhx, *dw; size_t ny, nh, nc, nx, nw; } result;
+typedef struct { float *y, *hy, *cy, *dx, *dhx, *dw, *yi, *hyi, *cyi; size_t ny, nh, nc, nx, nw; } result;
 
-static void run(cudnnHandle_t h, result *out, cudnnRNNMode_t cell, int D, int HID, int PROJ, int B)
+static void run(cudnnHandle_t h, result *out, cudnnRNNMode_t cell, int D, int HID, int PROJ, int B, int full)
 {
     cudnnRNNDescriptor_t r;
     CHECK_OK(cudnnCreateRNNDescriptor(&r));
@@ -23,7 +24,7 @@ static void run(cudnnHandle_t h, result *out, cudnnRNNMode_t cell, int D, int HI
                                       CUDNN_LINEAR_INPUT, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_DEFAULT_MATH, IN, HID,
                                       PROJ, L, NULL, CUDNN_RNN_PADDED_IO_ENABLED));
     int lens[BMAX];
-    for (int b = 0; b < B; b++) lens[b] = B == 1 ? T : 1 + (b * 7) % T;   /* batch 1: every step */
+    for (int b = 0; b < B; b++) lens[b] = full ? T : 1 + (b * 7) % T;
     cudnnRNNDataDescriptor_t xd, yd;
     CHECK_OK(cudnnCreateRNNDataDescriptor(&xd));
     CHECK_OK(cudnnCreateRNNDataDescriptor(&yd));
@@ -49,6 +50,14 @@ static void run(cudnnHandle_t h, result *out, cudnnRNNMode_t cell, int D, int HI
                                      NULL, NULL, wsize, w, wss, ws, rss, rs));
     CHECK_OK(cudnnRNNBackwardWeights_v8(h, r, CUDNN_WGRAD_MODE_ADD, lens, xd, x, hdsc, NULL, yd, out->y, wsize, out->dw,
                                         wss, ws, rss, rs));
+    /* inference: the same sequences, nothing kept, in a work space of its own */
+    size_t wsi = 0, rsi = 0;
+    CHECK_OK(cudnnGetRNNTempSpaceSizes(h, r, CUDNN_FWD_MODE_INFERENCE, xd, &wsi, &rsi));
+    float *wi = malloc(wsi);
+    out->yi = calloc(out->ny, 4); out->hyi = calloc(out->nh, 4); out->cyi = calloc(out->nc, 4);
+    CHECK_OK(cudnnRNNForward(h, r, CUDNN_FWD_MODE_INFERENCE, lens, xd, x, yd, out->yi, hdsc, NULL, out->hyi, cdsc, NULL,
+                             out->cyi, wsize, w, wsi, wi, 0, NULL));
+    free(wi);
     free(w); free(x); free(dy); free(ws); free(rs);
     rtu_tensor_free(hdsc); rtu_tensor_free(cdsc);
     cudnnDestroyRNNDataDescriptor(xd); cudnnDestroyRNNDataDescriptor(yd);
@@ -58,12 +67,14 @@ static void run(cudnnHandle_t h, result *out, cudnnRNNMode_t cell, int D, int HI
 static void release(result *r)
 {
     free(r->y); free(r->hy); free(r->cy); free(r->dx); free(r->dhx); free(r->dw);
+    free(r->yi); free(r->hyi); free(r->cyi);
 }
 
 static int same(const result *a, const result *b)
 {
     return !memcmp(a->y, b->y, a->ny * 4) && !memcmp(a->hy, b->hy, a->nh * 4) && !memcmp(a->cy, b->cy, a->nc * 4) &&
-           !memcmp(a->dx, b->dx, a->nx * 4) && !memcmp(a->dhx, b->dhx, a->nh * 4) && !memcmp(a->dw, b->dw, a->nw * 4);
+           !memcmp(a->dx, b->dx, a->nx * 4) && !memcmp(a->dhx, b->dhx, a->nh * 4) && !memcmp(a->dw, b->dw, a->nw * 4) &&
+           !memcmp(a->yi, b->yi, a->ny * 4) && !memcmp(a->hyi, b->hyi, a->nh * 4) && !memcmp(a->cyi, b->cyi, a->nc * 4);
 }
 
 int main(void)
@@ -76,23 +87,27 @@ int main(void)
         if (cudnnCreate(&hs[i]) != CUDNN_STATUS_SUCCESS) return 1;
     }
     /* { cell, hidden, projection }: a projection is LSTM's only */
-    static const struct { cudnnRNNMode_t cell; int hid, proj, batch; } cases[] = {
-        { CUDNN_LSTM, 23, 17, 37 }, { CUDNN_GRU, 23, 23, 37 }, { CUDNN_LSTM, 75, 75, 37 }, { CUDNN_GRU, 75, 75, 37 },
-        { CUDNN_LSTM, 300, 300, 1 }, { CUDNN_GRU, 300, 300, 1 },
+    /* full: every sequence runs all T steps (the column-block steps then keep h in y's rows) */
+    static const struct { cudnnRNNMode_t cell; int hid, proj, batch, full; } cases[] = {
+        { CUDNN_LSTM, 23, 17, 37, 0 }, { CUDNN_GRU, 23, 23, 37, 0 }, { CUDNN_LSTM, 75, 75, 37, 0 },
+        { CUDNN_GRU, 75, 75, 37, 0 }, { CUDNN_LSTM, 75, 75, 37, 1 }, { CUDNN_GRU, 75, 75, 37, 1 },
+        { CUDNN_LSTM, 300, 300, 1, 1 }, { CUDNN_GRU, 300, 300, 1, 1 },
     };
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++)
         for (int D = 1; D <= 2; D++) {
             result a, b, c, e, f;
             const int H = cases[ci].hid, P = cases[ci].proj, NB = cases[ci].batch;
-            run(hs[0], &a, cases[ci].cell, D, H, P, NB);
-            run(hs[3], &b, cases[ci].cell, D, H, P, NB);
-            run(hs[3], &c, cases[ci].cell, D, H, P, NB);
-            run(hs[2], &e, cases[ci].cell, D, H, P, NB);
-            run(hs[1], &f, cases[ci].cell, D, H, P, NB);
+            run(hs[0], &a, cases[ci].cell, D, H, P, NB, cases[ci].full);
+            run(hs[3], &b, cases[ci].cell, D, H, P, NB, cases[ci].full);
+            run(hs[3], &c, cases[ci].cell, D, H, P, NB, cases[ci].full);
+            run(hs[2], &e, cases[ci].cell, D, H, P, NB, cases[ci].full);
+            run(hs[1], &f, cases[ci].cell, D, H, P, NB, cases[ci].full);
             const char *name = cases[ci].cell == CUDNN_LSTM ? "LSTM" : "GRU";
             CHECK_MSG(same(&a, &b), "%s h%d p%d n%d, %d direction(s): 1 and 4 threads give the same bits", name, H, P, NB, D);
             CHECK_MSG(same(&a, &e), "%s h%d p%d n%d, %d direction(s): 1 and 3 threads give the same bits", name, H, P, NB, D);
             CHECK_MSG(same(&a, &f), "%s h%d p%d n%d, %d direction(s): 1 and 2 threads give the same bits", name, H, P, NB, D);
+            CHECK_MSG(!memcmp(f.y, f.yi, f.ny * 4) && !memcmp(f.hy, f.hyi, f.nh * 4) && !memcmp(f.cy, f.cyi, f.nc * 4),
+                      "%s h%d p%d n%d, %d direction(s): inference gives training's y, hy, cy", name, H, P, NB, D);
             CHECK_MSG(same(&b, &c), "%s h%d p%d n%d, %d direction(s): two runs give the same bits", name, H, P, NB, D);
             release(&a); release(&b); release(&c); release(&e); release(&f);
         }

@@ -57,6 +57,12 @@ static inline __m256 ld(const float *p, size_t left, __m256i m)
     return left >= 8 ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, m);
 }
 
+/* A pre-activation with its optional bias (rnn-ukernels.h): p[i] + b[i], or p[i] alone. */
+static inline __m256 ldb(const float *p, const float *b, size_t i, size_t left, __m256i m)
+{
+    return b ? _mm256_add_ps(ld(p + i, left, m), ld(b + i, left, m)) : ld(p + i, left, m);
+}
+
 static inline void st(float *p, __m256 v, size_t left, __m256i m)
 {
     if (left >= 8)
@@ -65,15 +71,16 @@ static inline void st(float *p, __m256 v, size_t left, __m256i m)
         _mm256_maskstore_ps(p, m, v);
 }
 
-static void lstm_fwd(size_t N, size_t H, const float *px, const float *pq, const float *cprev, float *gt, float *c, float *h)
+static void lstm_fwd(size_t N, size_t H, const float *px, const float *bx, const float *pq, const float *bq,
+                     const float *cprev, float *gt, float *c, float *h)
 {
     for (size_t j = 0; j < N; j += 8) {
         size_t left = N - j;
         __m256i m = tail_mask(left < 8 ? left : 0);
-        __m256 ig = sigm8(_mm256_add_ps(ld(px + j, left, m), ld(pq + j, left, m)));
-        __m256 fg = sigm8(_mm256_add_ps(ld(px + H + j, left, m), ld(pq + H + j, left, m)));
-        __m256 gg = tanh8(_mm256_add_ps(ld(px + 2 * H + j, left, m), ld(pq + 2 * H + j, left, m)));
-        __m256 og = sigm8(_mm256_add_ps(ld(px + 3 * H + j, left, m), ld(pq + 3 * H + j, left, m)));
+        __m256 ig = sigm8(_mm256_add_ps(ldb(px, bx, j, left, m), ldb(pq, bq, j, left, m)));
+        __m256 fg = sigm8(_mm256_add_ps(ldb(px, bx, H + j, left, m), ldb(pq, bq, H + j, left, m)));
+        __m256 gg = tanh8(_mm256_add_ps(ldb(px, bx, 2 * H + j, left, m), ldb(pq, bq, 2 * H + j, left, m)));
+        __m256 og = sigm8(_mm256_add_ps(ldb(px, bx, 3 * H + j, left, m), ldb(pq, bq, 3 * H + j, left, m)));
         __m256 cc = _mm256_add_ps(_mm256_mul_ps(fg, ld(cprev + j, left, m)), _mm256_mul_ps(ig, gg));
         st(gt + j, ig, left, m);
         st(gt + H + j, fg, left, m);
@@ -84,16 +91,17 @@ static void lstm_fwd(size_t N, size_t H, const float *px, const float *pq, const
     }
 }
 
-static void gru_fwd(size_t N, size_t H, const float *px, const float *pq, const float *hprev, float *gt, float *qn, float *h)
+static void gru_fwd(size_t N, size_t H, const float *px, const float *bx, const float *pq, const float *bq,
+                    const float *hprev, float *gt, float *qn, float *h)
 {
     const __m256 one = _mm256_set1_ps(1.0f);
     for (size_t j = 0; j < N; j += 8) {
         size_t left = N - j;
         __m256i m = tail_mask(left < 8 ? left : 0);
-        __m256 rg = sigm8(_mm256_add_ps(ld(px + j, left, m), ld(pq + j, left, m)));
-        __m256 zg = sigm8(_mm256_add_ps(ld(px + H + j, left, m), ld(pq + H + j, left, m)));
-        __m256 q = ld(pq + 2 * H + j, left, m);
-        __m256 ng = tanh8(_mm256_add_ps(ld(px + 2 * H + j, left, m), _mm256_mul_ps(rg, q)));
+        __m256 rg = sigm8(_mm256_add_ps(ldb(px, bx, j, left, m), ldb(pq, bq, j, left, m)));
+        __m256 zg = sigm8(_mm256_add_ps(ldb(px, bx, H + j, left, m), ldb(pq, bq, H + j, left, m)));
+        __m256 q = ldb(pq, bq, 2 * H + j, left, m);
+        __m256 ng = tanh8(_mm256_add_ps(ldb(px, bx, 2 * H + j, left, m), _mm256_mul_ps(rg, q)));
         st(gt + j, rg, left, m);
         st(gt + H + j, zg, left, m);
         st(gt + 2 * H + j, ng, left, m);
@@ -163,6 +171,40 @@ static void gru_bwd(size_t N, size_t H, const float *gt, const float *qn, const 
     }
 }
 
+/* Column sums four rows at a time, along the rows (as the AVX-512 rows: the rows stream in
+ * order, the sums stay in L1). */
+static void colsum(size_t rows, size_t n, const float *x, size_t lx, float *acc)
+{
+    size_t r = 0;
+    for (; r + 4 <= rows; r += 4) {
+        const float *x0 = x + r * lx, *x1 = x0 + lx, *x2 = x1 + lx, *x3 = x2 + lx;
+        for (size_t j = 0; j < n; j += 8) {
+            size_t left = n - j;
+            __m256i m = tail_mask(left < 8 ? left : 0);
+            __m256 v = _mm256_add_ps(ld(acc + j, left, m), ld(x0 + j, left, m));
+            v = _mm256_add_ps(v, ld(x1 + j, left, m));
+            v = _mm256_add_ps(v, ld(x2 + j, left, m));
+            st(acc + j, _mm256_add_ps(v, ld(x3 + j, left, m)), left, m);
+        }
+    }
+    for (; r < rows; r++)
+        for (size_t j = 0; j < n; j += 8) {
+            size_t left = n - j;
+            __m256i m = tail_mask(left < 8 ? left : 0);
+            st(acc + j, _mm256_add_ps(ld(acc + j, left, m), ld(x + r * lx + j, left, m)), left, m);
+        }
+}
+
+static void add(size_t n, const float *a, const float *b, float *y)
+{
+    for (size_t i = 0; i < n; i += 8) {
+        size_t left = n - i;
+        __m256i m = tail_mask(left < 8 ? left : 0);
+        __m256 bv = b ? ld(b + i, left, m) : _mm256_setzero_ps();
+        st(y + i, _mm256_add_ps(ld(a + i, left, m), bv), left, m);
+    }
+}
+
 const hd_rnn_cell_table hd_f32_rnn_cell_ukernels__avx2 = {
-    "f32-lstm-8-avx2", "f32-gru-8-avx2", lstm_fwd, gru_fwd, tanh_n, lstm_bwd, gru_bwd,
+    "f32-lstm-8-avx2", "f32-gru-8-avx2", lstm_fwd, gru_fwd, tanh_n, lstm_bwd, gru_bwd, colsum, add,
 };

@@ -60,14 +60,21 @@ static inline void st(float *p, __m512 v, __mmask16 m) { _mm512_mask_storeu_ps(p
 /* An optional row: NULL reads as zeros. */
 static inline __m512 ld0(const float *p, __mmask16 m) { return p ? ld(p, m) : _mm512_setzero_ps(); }
 
-static void lstm_fwd(size_t N, size_t H, const float *px, const float *pq, const float *cprev, float *gt, float *c, float *h)
+/* A pre-activation with its optional bias (rnn-ukernels.h): p[i] + b[i], or p[i] alone. */
+static inline __m512 ldb(const float *p, const float *b, size_t i, __mmask16 m)
+{
+    return b ? _mm512_add_ps(ld(p + i, m), ld(b + i, m)) : ld(p + i, m);
+}
+
+static void lstm_fwd(size_t N, size_t H, const float *px, const float *bx, const float *pq, const float *bq,
+                     const float *cprev, float *gt, float *c, float *h)
 {
     for (size_t j = 0; j < N; j += 16) {
         __mmask16 m = lanes(N - j);
-        __m512 ig = sigm16(_mm512_add_ps(ld(px + j, m), ld(pq + j, m)));
-        __m512 fg = sigm16(_mm512_add_ps(ld(px + H + j, m), ld(pq + H + j, m)));
-        __m512 gg = tanh16(_mm512_add_ps(ld(px + 2 * H + j, m), ld(pq + 2 * H + j, m)));
-        __m512 og = sigm16(_mm512_add_ps(ld(px + 3 * H + j, m), ld(pq + 3 * H + j, m)));
+        __m512 ig = sigm16(_mm512_add_ps(ldb(px, bx, j, m), ldb(pq, bq, j, m)));
+        __m512 fg = sigm16(_mm512_add_ps(ldb(px, bx, H + j, m), ldb(pq, bq, H + j, m)));
+        __m512 gg = tanh16(_mm512_add_ps(ldb(px, bx, 2 * H + j, m), ldb(pq, bq, 2 * H + j, m)));
+        __m512 og = sigm16(_mm512_add_ps(ldb(px, bx, 3 * H + j, m), ldb(pq, bq, 3 * H + j, m)));
         __m512 cc = _mm512_add_ps(_mm512_mul_ps(fg, ld(cprev + j, m)), _mm512_mul_ps(ig, gg));
         st(gt + j, ig, m);
         st(gt + H + j, fg, m);
@@ -78,15 +85,16 @@ static void lstm_fwd(size_t N, size_t H, const float *px, const float *pq, const
     }
 }
 
-static void gru_fwd(size_t N, size_t H, const float *px, const float *pq, const float *hprev, float *gt, float *qn, float *h)
+static void gru_fwd(size_t N, size_t H, const float *px, const float *bx, const float *pq, const float *bq,
+                    const float *hprev, float *gt, float *qn, float *h)
 {
     const __m512 one = _mm512_set1_ps(1.0f);
     for (size_t j = 0; j < N; j += 16) {
         __mmask16 m = lanes(N - j);
-        __m512 rg = sigm16(_mm512_add_ps(ld(px + j, m), ld(pq + j, m)));
-        __m512 zg = sigm16(_mm512_add_ps(ld(px + H + j, m), ld(pq + H + j, m)));
-        __m512 q = ld(pq + 2 * H + j, m);
-        __m512 ng = tanh16(_mm512_add_ps(ld(px + 2 * H + j, m), _mm512_mul_ps(rg, q)));
+        __m512 rg = sigm16(_mm512_add_ps(ldb(px, bx, j, m), ldb(pq, bq, j, m)));
+        __m512 zg = sigm16(_mm512_add_ps(ldb(px, bx, H + j, m), ldb(pq, bq, H + j, m)));
+        __m512 q = ldb(pq, bq, 2 * H + j, m);
+        __m512 ng = tanh16(_mm512_add_ps(ldb(px, bx, 2 * H + j, m), _mm512_mul_ps(rg, q)));
         st(gt + j, rg, m);
         st(gt + H + j, zg, m);
         st(gt + 2 * H + j, ng, m);
@@ -146,6 +154,38 @@ static void gru_bwd(size_t N, size_t H, const float *gt, const float *qn, const 
     }
 }
 
+/* Column sums four rows at a time, along the rows: each vector of the sums is loaded, takes
+ * the four rows in order and is stored back (the sums, N floats, stay in L1), so the rows
+ * stream through memory in order, as the hardware prefetchers follow them; walking down a
+ * column block instead strides a page or more per row. */
+static void colsum(size_t rows, size_t n, const float *x, size_t lx, float *acc)
+{
+    size_t r = 0;
+    for (; r + 4 <= rows; r += 4) {
+        const float *x0 = x + r * lx, *x1 = x0 + lx, *x2 = x1 + lx, *x3 = x2 + lx;
+        for (size_t j = 0; j < n; j += 16) {
+            __mmask16 m = lanes(n - j);
+            __m512 v = _mm512_add_ps(ld(acc + j, m), ld(x0 + j, m));
+            v = _mm512_add_ps(v, ld(x1 + j, m));
+            v = _mm512_add_ps(v, ld(x2 + j, m));
+            st(acc + j, _mm512_add_ps(v, ld(x3 + j, m)), m);
+        }
+    }
+    for (; r < rows; r++)
+        for (size_t j = 0; j < n; j += 16) {
+            __mmask16 m = lanes(n - j);
+            st(acc + j, _mm512_add_ps(ld(acc + j, m), ld(x + r * lx + j, m)), m);
+        }
+}
+
+static void add(size_t n, const float *a, const float *b, float *y)
+{
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 m = lanes(n - i);
+        st(y + i, _mm512_add_ps(ld(a + i, m), ld0(b ? b + i : NULL, m)), m);
+    }
+}
+
 const hd_rnn_cell_table hd_f32_rnn_cell_ukernels__avx512 = {
-    "f32-lstm-16-avx512", "f32-gru-16-avx512", lstm_fwd, gru_fwd, tanh_n, lstm_bwd, gru_bwd,
+    "f32-lstm-16-avx512", "f32-gru-16-avx512", lstm_fwd, gru_fwd, tanh_n, lstm_bwd, gru_bwd, colsum, add,
 };

@@ -6,13 +6,17 @@
 
 static float sigm(float v) { return 1.0f / (1.0f + expf(-v)); }
 
-static void lstm_fwd(size_t N, size_t H, const float *px, const float *pq, const float *cprev, float *gt, float *c, float *h)
+/* A pre-activation with its optional bias (rnn-ukernels.h): p[i] + b[i], or p[i] alone. */
+static float pre(const float *p, const float *b, size_t i) { return b ? p[i] + b[i] : p[i]; }
+
+static void lstm_fwd(size_t N, size_t H, const float *px, const float *bx, const float *pq, const float *bq,
+                     const float *cprev, float *gt, float *c, float *h)
 {
     for (size_t j = 0; j < N; j++) {
-        float ig = sigm(px[j] + pq[j]);
-        float fg = sigm(px[H + j] + pq[H + j]);
-        float gg = tanhf(px[2 * H + j] + pq[2 * H + j]);
-        float og = sigm(px[3 * H + j] + pq[3 * H + j]);
+        float ig = sigm(pre(px, bx, j) + pre(pq, bq, j));
+        float fg = sigm(pre(px, bx, H + j) + pre(pq, bq, H + j));
+        float gg = tanhf(pre(px, bx, 2 * H + j) + pre(pq, bq, 2 * H + j));
+        float og = sigm(pre(px, bx, 3 * H + j) + pre(pq, bq, 3 * H + j));
         float cc = fg * cprev[j] + ig * gg;
         gt[j] = ig; gt[H + j] = fg; gt[2 * H + j] = gg; gt[3 * H + j] = og;
         c[j] = cc;
@@ -20,14 +24,16 @@ static void lstm_fwd(size_t N, size_t H, const float *px, const float *pq, const
     }
 }
 
-static void gru_fwd(size_t N, size_t H, const float *px, const float *pq, const float *hprev, float *gt, float *qn, float *h)
+static void gru_fwd(size_t N, size_t H, const float *px, const float *bx, const float *pq, const float *bq,
+                    const float *hprev, float *gt, float *qn, float *h)
 {
     for (size_t j = 0; j < N; j++) {
-        float rg = sigm(px[j] + pq[j]);
-        float zg = sigm(px[H + j] + pq[H + j]);
-        float ng = tanhf(px[2 * H + j] + rg * pq[2 * H + j]);
+        float rg = sigm(pre(px, bx, j) + pre(pq, bq, j));
+        float zg = sigm(pre(px, bx, H + j) + pre(pq, bq, H + j));
+        float q = pre(pq, bq, 2 * H + j);
+        float ng = tanhf(pre(px, bx, 2 * H + j) + rg * q);
         gt[j] = rg; gt[H + j] = zg; gt[2 * H + j] = ng;
-        qn[j] = pq[2 * H + j];
+        qn[j] = q;
         h[j] = (1.0f - zg) * ng + zg * hprev[j];
     }
 }
@@ -71,6 +77,19 @@ static void gru_bwd(size_t N, size_t H, const float *gt, const float *qn, const 
     }
 }
 
+static void colsum(size_t rows, size_t n, const float *x, size_t ld, float *acc)
+{
+    for (size_t r = 0; r < rows; r++)
+        for (size_t j = 0; j < n; j++)
+            acc[j] += x[r * ld + j];
+}
+
+static void add(size_t n, const float *a, const float *b, float *y)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] = a[i] + (b ? b[i] : 0.0f);
+}
+
 const hd_rnn_cell_table hd_f32_rnn_cell_ukernels__scalar = {
-    "f32-lstm-1-scalar", "f32-gru-1-scalar", lstm_fwd, gru_fwd, tanh_n, lstm_bwd, gru_bwd,
+    "f32-lstm-1-scalar", "f32-gru-1-scalar", lstm_fwd, gru_fwd, tanh_n, lstm_bwd, gru_bwd, colsum, add,
 };

@@ -26,14 +26,19 @@
 /* The forward rows take N units whose gates lie LD elements apart in px, pq and gates (LD = H
  * for a whole row; a slice of units j0 .. j0+N-1 of a row passes px + j0, ..., N and LD = H,
  * with the same bits as the whole row gives there).
+ * BX and BQ, laid out as px and pq (gate g's units LD apart) or NULL, are biases the rows add
+ * first: px + bx and pq + bq, each rounded to float, are what the formulas below call px and
+ * pq -- the bits of adding them in a pass of their own before the row, without the pass (and
+ * without a NULL bias's + 0, which would turn a -0 into +0).
  * LSTM: i, f, o = sigmoid, g = tanh of px + pq (gates i f g o);
- * c = f * cprev + i * g; h = o * tanh(c).  Writes gates[g*LD + j] (j < N), c[N], h[N]. */
-typedef void (*hd_f32_lstm_fwd_fn)(size_t N, size_t LD, const float *px, const float *pq, const float *cprev,
-                                   float *gates, float *c, float *h);
+ * c = f * cprev + i * g; h = o * tanh(c).  Writes gates[g*LD + j] (j < N), c[N], h[N].
+ * C may be CPREV (the update in place): each unit reads its cprev before writing its c. */
+typedef void (*hd_f32_lstm_fwd_fn)(size_t N, size_t LD, const float *px, const float *bx, const float *pq,
+                                   const float *bq, const float *cprev, float *gates, float *c, float *h);
 /* GRU: r, z = sigmoid(px + pq); n = tanh(px_n + r * pq_n); h = (1 - z) * n + z * hprev.
  * Writes gates[g*LD + j] (r z n), qn[N] = pq_n, h[N]. */
-typedef void (*hd_f32_gru_fwd_fn)(size_t N, size_t LD, const float *px, const float *pq, const float *hprev,
-                                  float *gates, float *qn, float *h);
+typedef void (*hd_f32_gru_fwd_fn)(size_t N, size_t LD, const float *px, const float *bx, const float *pq,
+                                  const float *bq, const float *hprev, float *gates, float *qn, float *h);
 /* y = tanh(x), n elements (the LSTM backward pass's tanh(c) when clipped). */
 typedef void (*hd_f32_tanh_fn)(size_t n, const float *x, float *y);
 /* The backward rows take N units too, their gates LD apart in gates, gx and gh (as above).
@@ -49,6 +54,14 @@ typedef void (*hd_f32_lstm_bwd_fn)(size_t N, size_t LD, const float *gates, cons
 typedef void (*hd_f32_gru_bwd_fn)(size_t N, size_t LD, const float *gates, const float *qn, const float *hprev,
                                   const float *dh, float *gx, float *gh, float *dz);
 
+/* acc[j] += x[r*LD + j] for r = 0 .. ROWS-1 in that order, j < N: each column's sum takes the
+ * rows one by one, so vector rows give the bits of a scalar loop (the bias gradients: column
+ * sums of the pre-activation gradients over every time step and batch row). */
+typedef void (*hd_f32_colsum_fn)(size_t rows, size_t n, const float *x, size_t ld, float *acc);
+/* y[i] = a[i] + b[i], i < N; B NULL: y[i] = a[i] + 0.0f (the add still done: -0 becomes +0, as
+ * a scalar a + 0 does).  Y may be A or B. */
+typedef void (*hd_f32_add_fn)(size_t n, const float *a, const float *b, float *y);
+
 typedef struct {
     const char *lstm_name;      /* <dtype>-<op>-<tile>-<isa>, e.g. "f32-lstm-8-avx2" */
     const char *gru_name;
@@ -57,6 +70,8 @@ typedef struct {
     hd_f32_tanh_fn tanh;
     hd_f32_lstm_bwd_fn lstm_bwd;
     hd_f32_gru_bwd_fn gru_bwd;
+    hd_f32_colsum_fn colsum;
+    hd_f32_add_fn add;
 } hd_rnn_cell_table;
 
 extern const hd_rnn_cell_table hd_f32_rnn_cell_ukernels__scalar;
