@@ -49,6 +49,19 @@ static inline void step(__m512 *m, __m512i *best, __m512 v, int t, int propagate
     *best = _mm512_mask_mov_epi32(*best, take, _mm512_set1_epi32(t));
 }
 
+/* The later part (m, b) of a window joined to the earlier (*m, *best). */
+static inline void join(__m512 *m, __m512i *best, __m512 v, __m512i b, int propagate)
+{
+    __mmask16 take = _mm512_cmp_ps_mask(v, *m, _CMP_GT_OQ);
+    if (propagate) {
+        take |= _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(*m, *m, _CMP_ORD_Q), v, v, _CMP_UNORD_Q);
+        *m = _mm512_mask_mov_ps(*m, take, v);
+    } else {
+        *m = _mm512_max_ps(v, *m);
+    }
+    *best = _mm512_mask_mov_epi32(*best, take, b);
+}
+
 static inline __attribute__((always_inline)) void
 row(float *dtop, float *dmid, ptrdiff_t dxw, const float *const *xr, ptrdiff_t xw, size_t w, int pw, const float *g,
     ptrdiff_t gw, size_t ow, size_t c, const double *cdin, const float *cfin, double *cdout, float *cfout,
@@ -73,24 +86,40 @@ row(float *dtop, float *dmid, ptrdiff_t dxw, const float *const *xr, ptrdiff_t x
         __m512d bl0 = zd, bl1 = zd;
         for (size_t j = 0; j < ow; j++) {
             const ptrdiff_t s = 2 * (ptrdiff_t)j - pw;
-            const float *t[9];
+            const float *t0, *t1, *t2, *t3, *t4, *t5, *t6, *t7, *t8;
             if (s >= 0 && s + 2 < W) {
-                for (int r = 0; r < 3; r++)
-                    for (int q = 0; q < 3; q++)
-                        t[3 * r + q] = rb[r] + (s + q) * rs[r];
+                t0 = rb[0] + s * rs[0], t1 = t0 + rs[0], t2 = t1 + rs[0];
+                t3 = rb[1] + s * rs[1], t4 = t3 + rs[1], t5 = t4 + rs[1];
+                t6 = rb[2] + s * rs[2], t7 = t6 + rs[2], t8 = t7 + rs[2];
             } else {
-                for (int r = 0; r < 3; r++)
-                    for (int q = 0; q < 3; q++)
-                        t[3 * r + q] = s + q >= 0 && s + q < W ? rb[r] + (s + q) * rs[r] : ninf16;
+#define TAP(r, q) (s + (q) >= 0 && s + (q) < W ? rb[r] + (s + (q)) * rs[r] : ninf16)
+                t0 = TAP(0, 0), t1 = TAP(0, 1), t2 = TAP(0, 2);
+                t3 = TAP(1, 0), t4 = TAP(1, 1), t5 = TAP(1, 2);
+                t6 = TAP(2, 0), t7 = TAP(2, 1), t8 = TAP(2, 2);
+#undef TAP
             }
-            __m512 m = ninf;
-            __m512i best = none;
-            for (int q = 0; q < 9; q++)
-                step(&m, &best, _mm512_maskz_loadu_ps(k, t[q]), q, propagate);
+            /* one chain per window row, then the rows joined in order: the first maximum in
+             * row-major order either way (a later part replaces only when strictly greater, or
+             * as the first NaN under propagation) */
+            __m512 m0 = ninf, m1 = ninf, m2 = ninf;
+            __m512i b0 = none, b1 = none, b2 = none;
+            step(&m0, &b0, _mm512_maskz_loadu_ps(k, t0), 0, propagate);
+            step(&m1, &b1, _mm512_maskz_loadu_ps(k, t3), 3, propagate);
+            step(&m2, &b2, _mm512_maskz_loadu_ps(k, t6), 6, propagate);
+            step(&m0, &b0, _mm512_maskz_loadu_ps(k, t1), 1, propagate);
+            step(&m1, &b1, _mm512_maskz_loadu_ps(k, t4), 4, propagate);
+            step(&m2, &b2, _mm512_maskz_loadu_ps(k, t7), 7, propagate);
+            step(&m0, &b0, _mm512_maskz_loadu_ps(k, t2), 2, propagate);
+            step(&m1, &b1, _mm512_maskz_loadu_ps(k, t5), 5, propagate);
+            step(&m2, &b2, _mm512_maskz_loadu_ps(k, t8), 8, propagate);
+            join(&m0, &b0, m1, b1, propagate);
+            join(&m0, &b0, m2, b2, propagate);
+            const __m512i best = b0;
             const __m512 gv = _mm512_maskz_loadu_ps(k, g + (ptrdiff_t)j * gw + (ptrdiff_t)i);
             const __m512d g0 = _mm512_cvtps_pd(_mm512_castps512_ps256(gv));
             const __m512d g1 = _mm512_cvtps_pd(_mm512_extractf32x8_ps(gv, 1));
             __mmask16 h[9];
+#pragma GCC unroll 9
             for (int q = 0; q < 9; q++)
                 h[q] = _mm512_cmpeq_epi32_mask(best, _mm512_set1_epi32(q));
             /* top row: the shared corner on the left is complete, the centre takes the carry's */
