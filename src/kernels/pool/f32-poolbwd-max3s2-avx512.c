@@ -64,7 +64,7 @@ static inline void join(__m512 *m, __m512i *best, __m512 v, __m512i b, int propa
 
 static inline __attribute__((always_inline)) void
 row(float *dtop, float *dmid, ptrdiff_t dxw, const float *const *xr, ptrdiff_t xw, size_t w, int pw, const float *g,
-    ptrdiff_t gw, size_t ow, size_t c, const double *cdin, const float *cfin, double *cdout, float *cfout,
+    const float *gpf, ptrdiff_t gw, size_t ow, size_t c, const double *cdin, const float *cfin, double *cdout, float *cfout,
     int propagate, int stream)
 {
     const size_t cp = HD_POOL_MAX3S2_CP(c);
@@ -81,11 +81,27 @@ row(float *dtop, float *dmid, ptrdiff_t dxw, const float *const *xr, ptrdiff_t x
             rb[r] = xr[r] ? xr[r] + i : ninf16;
             rs[r] = xr[r] ? xw : 0;
         }
+        const float *pf3 = xr[3] ? xr[3] + i : NULL, *pf4 = xr[4] ? xr[4] + i : NULL;
         __m512d tl0 = _mm512_loadu_pd(cdin + i), tl1 = _mm512_loadu_pd(cdin + i + 8);
         __m512 ml = zf;
         __m512d bl0 = zd, bl1 = zd;
         for (size_t j = 0; j < ow; j++) {
             const ptrdiff_t s = 2 * (ptrdiff_t)j - pw;
+            /* the next output row's two new x rows, the same lines as this step's */
+            if (s + 2 < W) {
+                if (pf3)
+                    _mm_prefetch((const char *)(pf3 + (s + 1) * xw), _MM_HINT_T0);
+                if (pf4)
+                    _mm_prefetch((const char *)(pf4 + (s + 1) * xw), _MM_HINT_T0);
+            }
+            if (gpf)
+                _mm_prefetch((const char *)(gpf + (ptrdiff_t)j * gw + (ptrdiff_t)i), _MM_HINT_T0);
+            if (s + 3 < W) {
+                if (pf3)
+                    _mm_prefetch((const char *)(pf3 + (s + 2) * xw), _MM_HINT_T0);
+                if (pf4)
+                    _mm_prefetch((const char *)(pf4 + (s + 2) * xw), _MM_HINT_T0);
+            }
             const float *t0, *t1, *t2, *t3, *t4, *t5, *t6, *t7, *t8;
             if (s >= 0 && s + 2 < W) {
                 t0 = rb[0] + s * rs[0], t1 = t0 + rs[0], t2 = t1 + rs[0];
@@ -168,14 +184,14 @@ row(float *dtop, float *dmid, ptrdiff_t dxw, const float *const *xr, ptrdiff_t x
 }
 
 void hd_f32_pool_ukernel_max3s2__avx512(float *dtop, float *dmid, ptrdiff_t dxw, const float *const *xr, ptrdiff_t xw,
-                                        size_t w, int pw, const float *g, ptrdiff_t gw, size_t ow, size_t c,
+                                        size_t w, int pw, const float *g, const float *gpf, ptrdiff_t gw, size_t ow, size_t c,
                                         const double *cdin, const float *cfin, double *cdout, float *cfout,
                                         int propagate, int stream)
 {
     if (propagate)
-        row(dtop, dmid, dxw, xr, xw, w, pw, g, gw, ow, c, cdin, cfin, cdout, cfout, 1, stream);
+        row(dtop, dmid, dxw, xr, xw, w, pw, g, gpf, gw, ow, c, cdin, cfin, cdout, cfout, 1, stream);
     else
-        row(dtop, dmid, dxw, xr, xw, w, pw, g, gw, ow, c, cdin, cfin, cdout, cfout, 0, stream);
+        row(dtop, dmid, dxw, xr, xw, w, pw, g, gpf, gw, ow, c, cdin, cfin, cdout, cfout, 0, stream);
 }
 
 void hd_f32_pool_ukernel_max3s2_last__avx512(float *d, ptrdiff_t dxw, size_t w, int pw, size_t ow, size_t c,

@@ -6,11 +6,12 @@
 #include <math.h>
 
 void hd_f32_pool_ukernel_max3s2__scalar(float *dtop, float *dmid, ptrdiff_t dxw, const float *const *xr, ptrdiff_t xw,
-                                        size_t w, int pw, const float *g, ptrdiff_t gw, size_t ow, size_t c,
+                                        size_t w, int pw, const float *g, const float *gpf, ptrdiff_t gw, size_t ow, size_t c,
                                         const double *cdin, const float *cfin, double *cdout, float *cfout,
                                         int propagate, int stream)
 {
     (void)stream;
+    (void)gpf;
     size_t cp = HD_POOL_MAX3S2_CP(c);
     for (size_t i = 0; i < c; i++) {
         double tl = cdin[i], ml = 0.0, bl = 0.0;     /* the shared column on the left, per row */

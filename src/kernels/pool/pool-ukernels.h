@@ -257,17 +257,17 @@ hd_f32_pool_maxgatherrow_fn hd_f32_pool_maxgatherrow_select(int isa);
  * scalar result; the select functions give NULL where no vector variant exists. */
 #define HD_POOL_MAX3S2_CP(c) (((c) + 15) / 16 * 16)
 typedef void (*hd_f32_pool_max3s2_fn)(float *dtop, float *dmid, ptrdiff_t dxw, const float *const *xr, ptrdiff_t xw,
-                                      size_t w, int pw, const float *g, ptrdiff_t gw, size_t ow, size_t c,
+                                      size_t w, int pw, const float *g, const float *gpf, ptrdiff_t gw, size_t ow, size_t c,
                                       const double *cdin, const float *cfin, double *cdout, float *cfout,
                                       int propagate, int stream);
 typedef void (*hd_f32_pool_max3s2_last_fn)(float *d, ptrdiff_t dxw, size_t w, int pw, size_t ow, size_t c,
                                            const double *cd, const float *cf, int stream);
 void hd_f32_pool_ukernel_max3s2__scalar(float *dtop, float *dmid, ptrdiff_t dxw, const float *const *xr, ptrdiff_t xw,
-                                        size_t w, int pw, const float *g, ptrdiff_t gw, size_t ow, size_t c,
+                                        size_t w, int pw, const float *g, const float *gpf, ptrdiff_t gw, size_t ow, size_t c,
                                         const double *cdin, const float *cfin, double *cdout, float *cfout,
                                         int propagate, int stream);
 void hd_f32_pool_ukernel_max3s2__avx512(float *dtop, float *dmid, ptrdiff_t dxw, const float *const *xr, ptrdiff_t xw,
-                                        size_t w, int pw, const float *g, ptrdiff_t gw, size_t ow, size_t c,
+                                        size_t w, int pw, const float *g, const float *gpf, ptrdiff_t gw, size_t ow, size_t c,
                                         const double *cdin, const float *cfin, double *cdout, float *cfout,
                                         int propagate, int stream);
 void hd_f32_pool_ukernel_max3s2_last__scalar(float *d, ptrdiff_t dxw, size_t w, int pw, size_t ow, size_t c,

@@ -69,13 +69,13 @@ static void max3s2_task(void *vctx, size_t t, int thread)
     int cur = 0;
     for (int oh = oh0; oh < oh1; oh++, cur ^= 1) {
         int s = 2 * oh - k->ph;
-        const float *xr[3];
-        for (int q = 0; q < 3; q++)
+        const float *xr[5];            /* the window's rows, then the next output row's new ones */
+        for (int q = 0; q < 5; q++)
             xr[q] = s + q >= 0 && s + q < H ? x + (int64_t)(s + q) * xh : NULL;
         float *dtop = s >= r0 && s < r1 ? dx + (int64_t)s * dxh : NULL;
         float *dmid = s + 1 >= r0 && s + 1 < r1 ? dx + (int64_t)(s + 1) * dxh : NULL;
         k->row(dtop, dmid, (ptrdiff_t)k->dx->strides[3], xr, (ptrdiff_t)k->x->strides[3], (size_t)W, k->pw,
-               dy + (int64_t)oh * dyh, (ptrdiff_t)k->dy->strides[3], (size_t)OW, (size_t)C, cd[cur], cf[cur],
+               dy + (int64_t)oh * dyh, oh + 1 < oh1 ? dy + (int64_t)(oh + 1) * dyh : NULL, (ptrdiff_t)k->dy->strides[3], (size_t)OW, (size_t)C, cd[cur], cf[cur],
                cd[cur ^ 1], cf[cur ^ 1], k->prop, k->stream);
     }
     int b = 2 * (oh1 - 1) - k->ph + 2;           /* the last output row's bottom row */
