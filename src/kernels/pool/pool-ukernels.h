@@ -237,7 +237,9 @@ hd_f32_pool_maxgatherrow_fn hd_f32_pool_maxgatherrow_select(int isa);
  * argmax and the sums of its gradients in one pass over its taps, so that nothing is kept
  * per output.  Output j < ow has the window columns 2j - pw, 2j - pw + 1, 2j - pw + 2 (those
  * in [0, w)) of the rows xr[0], xr[1], xr[2] (NULL: a row outside the input); position col
- * of row r at xr[r] + col * xw (pw is 0 or 1), output j's c gradients at g + j * gw.  Its gradient goes to
+ * of row r at xr[r] + col * xw (pw is 0 or 1), output j's c gradients at g + j * gw; xr[3]
+ * and xr[4] (the next output row's new rows) and gpf (its gradients) are only prefetched (NULL:
+ * none).  Its gradient goes to
  * the window's first maximum in row-major order (the argmax rule above).
  * A window's first row (top) is the previous output row's last (bottom), and its first
  * column (shared column j, at 2j - pw) the previous output's last: the carries hold the
