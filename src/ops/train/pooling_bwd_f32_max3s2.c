@@ -24,7 +24,6 @@
 #include "ops/train/pooling_bwd.h"
 
 #include <string.h>
-#include <stdlib.h>
 
 typedef struct {
     const hd_view *dy, *x, *dx;
@@ -117,7 +116,7 @@ int hd_pool_bwd_f32_max3s2(cudnnHandle_t handle, const struct cudnnPoolingStruct
     k.pw = pw;
     k.prop = p->nan_opt == CUDNN_PROPAGATE_NAN;
     /* long rows: dx is only written, so it is streamed past the cache */
-    k.stream = dx->strides[3] == C && C % 16 == 0 && (int64_t)W * C >= 1024 && !getenv("HD_NOSTREAM");
+    k.stream = dx->strides[3] == C && C % 16 == 0 && (int64_t)W * C >= 1024;
     k.cp = HD_POOL_MAX3S2_CP((size_t)C);
     /* two carries: (OW + 1) x cp doubles and OW x cp floats each */
     k.per_thread = 2 * ((size_t)OW + 1) * k.cp + (size_t)OW * k.cp + 8;
