@@ -90,17 +90,17 @@ row(float *dtop, float *dmid, ptrdiff_t dxw, const float *const *xr, ptrdiff_t x
             /* the next output row's two new x rows, the same lines as this step's */
             if (s + 2 < W) {
                 if (pf3)
-                    _mm_prefetch((const char *)(pf3 + (s + 1) * xw), _MM_HINT_T0);
+                    _mm_prefetch((const char *)(pf3 + (s + 1) * xw), _MM_HINT_T1);
                 if (pf4)
-                    _mm_prefetch((const char *)(pf4 + (s + 1) * xw), _MM_HINT_T0);
+                    _mm_prefetch((const char *)(pf4 + (s + 1) * xw), _MM_HINT_T1);
             }
             if (gpf)
-                _mm_prefetch((const char *)(gpf + (ptrdiff_t)j * gw + (ptrdiff_t)i), _MM_HINT_T0);
+                _mm_prefetch((const char *)(gpf + (ptrdiff_t)j * gw + (ptrdiff_t)i), _MM_HINT_T1);
             if (s + 3 < W) {
                 if (pf3)
-                    _mm_prefetch((const char *)(pf3 + (s + 2) * xw), _MM_HINT_T0);
+                    _mm_prefetch((const char *)(pf3 + (s + 2) * xw), _MM_HINT_T1);
                 if (pf4)
-                    _mm_prefetch((const char *)(pf4 + (s + 2) * xw), _MM_HINT_T0);
+                    _mm_prefetch((const char *)(pf4 + (s + 2) * xw), _MM_HINT_T1);
             }
             const float *t0, *t1, *t2, *t3, *t4, *t5, *t6, *t7, *t8;
             if (s >= 0 && s + 2 < W) {
