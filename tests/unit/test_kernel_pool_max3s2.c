@@ -5,7 +5,7 @@
  * streamed), rows 3..12 wide with padding 0 and 1 and one output more than fits (a window
  * past the input), every pattern of window rows outside the input, top and middle rows
  * written or not, both NaN rules, on data with NaNs, infinities, signed zeros, ties and
- * inexact sums, with carries of any value, positions padded past the channels and guard
+ * inexact sums (and windows of mostly -inf), with carries of any value, positions padded past the channels and guard
  * values around them.  Also the scalar kernel against the rule written out on one window row.
  */
 #include <math.h>
@@ -92,6 +92,10 @@ static void kernels(const char *name, hd_f32_pool_max3s2_fn fn, hd_f32_pool_max3
                             int padded = (int)(rnd() & 1), stream = c == 64 && (rnd() & 1);
                             ptrdiff_t xw = padded ? XS : (ptrdiff_t)c, dxw = stream ? DS : (padded ? (ptrdiff_t)c + 5 : (ptrdiff_t)c);
                             fill(x, 3 * MAXW * XS, 0);
+                            if (rnd() % 4 == 0)         /* windows of mostly -inf: a tap read from outside would win */
+                                for (size_t i = 0; i < 3 * MAXW * XS; i++)
+                                    if (rnd() % 8)
+                                        x[i] = -INFINITY;
                             fill(g, MAXW * XS, rnd() % 4 != 0);
                             for (size_t i = 0; i < (MAXW + 1) * CP; i++)
                                 cdin[i] = (double)val(1) + (rnd() & 1 ? 1.0e-12 : 0.0);
