@@ -1,7 +1,9 @@
 /* Max pooling backward 3x3 stride 2, channel-contiguous, fused, AVX-512 (see
- * pool-ukernels.h).  Per 16 channels the outputs of the row are taken left to right: the
- * compare chain over the nine taps leaves the winning tap per lane, and nine lane masks
- * (winner == tap) add the gradient to the window's positions.  The shared column on the
+ * pool-ukernels.h).  Per 16 channels the outputs of the row are taken left to right: three
+ * compare chains (one per window row, so that they overlap), joined in row order, leave the
+ * winning tap per lane, and nine lane masks (winner == tap) add the gradient to the window's
+ * positions.  Interior outputs step their pointers; the ones with taps outside the input
+ * read -inf there.  The shared column on the
  * left of each window is carried in registers from the previous output (top and bottom rows
  * as doubles, since up to four terms reach a corner; the middle row as a float, at most two
  * terms); the centre column is complete after one output (middle row), or is taken from and
