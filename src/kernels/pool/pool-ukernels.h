@@ -279,4 +279,23 @@ void hd_f32_pool_ukernel_max3s2_last__avx512(float *d, ptrdiff_t dxw, size_t w, 
 hd_f32_pool_max3s2_fn hd_f32_pool_max3s2_select(int isa);
 hd_f32_pool_max3s2_last_fn hd_f32_pool_max3s2_last_select(int isa);
 
+/* The same pass along a row of one channel plane (NCHW and the like: columns contiguous):
+ * xr, g, dtop and dmid as above with c = 1 and unit strides; the carries are plain arrays
+ * (cdin[j], j <= ow; cfin[j], j < ow).  max3s2w_last writes the row held by a carry.  The
+ * vector variant takes 16 outputs at once (the window's columns as even and odd input
+ * columns).  Every variant gives the scalar result. */
+typedef void (*hd_f32_pool_max3s2w_fn)(float *dtop, float *dmid, const float *const *xr, size_t w, int pw,
+                                       const float *g, size_t ow, const double *cdin, const float *cfin,
+                                       double *cdout, float *cfout, int propagate);
+typedef void (*hd_f32_pool_max3s2w_last_fn)(float *d, size_t w, int pw, size_t ow, const double *cd, const float *cf);
+void hd_f32_pool_ukernel_max3s2w__scalar(float *dtop, float *dmid, const float *const *xr, size_t w, int pw,
+                                         const float *g, size_t ow, const double *cdin, const float *cfin,
+                                         double *cdout, float *cfout, int propagate);
+void hd_f32_pool_ukernel_max3s2w__avx512(float *dtop, float *dmid, const float *const *xr, size_t w, int pw,
+                                         const float *g, size_t ow, const double *cdin, const float *cfin,
+                                         double *cdout, float *cfout, int propagate);
+void hd_f32_pool_ukernel_max3s2w_last__scalar(float *d, size_t w, int pw, size_t ow, const double *cd, const float *cf);
+hd_f32_pool_max3s2w_fn hd_f32_pool_max3s2w_select(int isa);
+hd_f32_pool_max3s2w_last_fn hd_f32_pool_max3s2w_last_select(int isa);
+
 #endif
