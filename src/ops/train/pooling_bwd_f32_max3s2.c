@@ -1,7 +1,8 @@
 /*
  * cudnnPoolingBackward, MAX 3x3 stride 2 on channel-contiguous layouts (NHWC and the like) and
- * on channel planes with contiguous rows (NCHW), alpha 1 and beta 0: the argmax and the sums in one pass (the max3s2 kernel), instead of an
- * argmax pass and a gather pass over the same taps (pooling_bwd_f32.c).
+ * on channel planes with contiguous rows (NCHW), alpha 1 and beta 0: the argmax and the sums
+ * in one pass (the max3s2 kernels), instead of an argmax pass and a gather or scatter pass
+ * over the same taps (pooling_bwd_f32.c).
  *
  * One task per (image, block of dx rows).  Output rows are taken top to bottom; the window of
  * output row oh has the rows 2oh - pad, +1, +2, and its last row is the next output row's
