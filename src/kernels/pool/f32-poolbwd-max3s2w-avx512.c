@@ -89,6 +89,7 @@ row(float *dtop, float *dmid, const float *const *xr, size_t w, int pw, const fl
     __m512 gp = zf;
     __mmask16 q2 = 0, q5 = 0, q8 = 0;
     __m512 xa[3];                                 /* each window row at columns b .. b + 15 */
+#pragma GCC unroll 3
     for (int r = 0; r < 3; r++)
         xa[r] = xr[r] ? _mm512_mask_loadu_ps(ninf, span(-pw, 0, W), xr[r] - pw) : ninf;
     for (size_t j0 = 0; j0 <= ow; j0 += 16) {
@@ -98,6 +99,7 @@ row(float *dtop, float *dmid, const float *const *xr, size_t w, int pw, const fl
         const __mmask16 kc = nv == 16 ? kv : (__mmask16)((1u << (nv + 1)) - 1u);   /* and the shared column */
         __m512 m[3], xc[3];
         __m512i bt[3];
+#pragma GCC unroll 3
         for (int r = 0; r < 3; r++) {
             __m512 xb = ninf;
             xc[r] = ninf;
@@ -161,6 +163,7 @@ row(float *dtop, float *dmid, const float *const *xr, size_t w, int pw, const fl
             _mm512_mask_storeu_ps(dmid + b + 16, w1, _mm512_permutex2var_ps(me, ih, mo));
         }
         gp = gv, q2 = h[2], q5 = h[5], q8 = h[8];
+#pragma GCC unroll 3
         for (int r = 0; r < 3; r++)
             xa[r] = xc[r];
     }
