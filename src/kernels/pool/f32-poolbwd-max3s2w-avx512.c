@@ -16,6 +16,8 @@
 
 #include <math.h>
 
+static const int32_t iota[16] __attribute__((aligned(64))) = {0, 1, 2, 3, 4, 5, 6, 7,
+                                                              8, 9, 10, 11, 12, 13, 14, 15};
 static const int32_t even_idx[16] __attribute__((aligned(64))) = {0, 2, 4, 6, 8, 10, 12, 14,
                                                                    16, 18, 20, 22, 24, 26, 28, 30};
 static const int32_t odd_idx[16] __attribute__((aligned(64))) = {1, 3, 5, 7, 9, 11, 13, 15,
@@ -27,17 +29,6 @@ static const int32_t lo_idx[16] __attribute__((aligned(64))) = {0, 16, 1, 17, 2,
                                                                  4, 20, 5, 21, 6, 22, 7, 23};
 static const int32_t hi_idx[16] __attribute__((aligned(64))) = {8, 24, 9, 25, 10, 26, 11, 27,
                                                                  12, 28, 13, 29, 14, 30, 15, 31};
-
-/* lanes i (0..15) with lo <= a + i < hi */
-static inline __mmask16 span(ptrdiff_t a, ptrdiff_t lo, ptrdiff_t hi)
-{
-    ptrdiff_t from = lo - a, to = hi - a;
-    from = from < 0 ? 0 : from > 16 ? 16 : from;
-    to = to < 0 ? 0 : to > 16 ? 16 : to;
-    if (to <= from)
-        return 0;
-    return (__mmask16)(((1u << to) - 1u) & ~((1u << from) - 1u));
-}
 
 /* The running rule per lane (see argmax8): without propagation the running value is never
  * NaN, so it is max(v, m), one instruction.  join is the same step with a part's own tap. */
@@ -89,14 +80,19 @@ row(float *dtop, float *dmid, const float *const *xr, size_t w, int pw, const fl
     __m512 gp = zf;
     __mmask16 q2 = 0, q5 = 0, q8 = 0;
     __m512 xa[3];                                 /* each window row at columns b .. b + 15 */
+    /* the column of each lane, b + i: inside the row where below w as unsigned */
+    const __m512i vw = _mm512_set1_epi32((int)w), v16 = _mm512_set1_epi32(16);
+    __m512i col = _mm512_add_epi32(_mm512_load_si512(iota), _mm512_set1_epi32(-pw));
 #pragma GCC unroll 3
     for (int r = 0; r < 3; r++)
-        xa[r] = xr[r] ? _mm512_mask_loadu_ps(ninf, span(-pw, 0, W), xr[r] - pw) : ninf;
+        xa[r] = xr[r] ? _mm512_mask_loadu_ps(ninf, _mm512_cmplt_epu32_mask(col, vw), xr[r] - pw) : ninf;
     for (size_t j0 = 0; j0 <= ow; j0 += 16) {
         const ptrdiff_t b = 2 * (ptrdiff_t)j0 - pw;
         const size_t nv = ow - j0 < 16 ? ow - j0 : 16;              /* outputs in this block */
         const __mmask16 kv = (__mmask16)((1u << nv) - 1u);
         const __mmask16 kc = nv == 16 ? kv : (__mmask16)((1u << (nv + 1)) - 1u);   /* and the shared column */
+        const __m512i colb = _mm512_add_epi32(col, v16), colc = _mm512_add_epi32(colb, v16);
+        const __mmask16 kb = _mm512_cmplt_epu32_mask(colb, vw), kx = _mm512_cmplt_epu32_mask(colc, vw);
         __m512 m[3], xc[3];
         __m512i bt[3];
 #pragma GCC unroll 3
@@ -104,8 +100,8 @@ row(float *dtop, float *dmid, const float *const *xr, size_t w, int pw, const fl
             __m512 xb = ninf;
             xc[r] = ninf;
             if (xr[r]) {
-                xb = _mm512_mask_loadu_ps(ninf, span(b + 16, 0, W), xr[r] + b + 16);
-                xc[r] = _mm512_mask_loadu_ps(ninf, span(b + 32, 0, W), xr[r] + b + 32);
+                xb = _mm512_mask_loadu_ps(ninf, kb, xr[r] + b + 16);
+                xc[r] = _mm512_mask_loadu_ps(ninf, kx, xr[r] + b + 32);
             }
             const __m512 l = _mm512_permutex2var_ps(xa[r], ie, xb);
             const __m512 c = _mm512_permutex2var_ps(xa[r], io, xb);
@@ -153,7 +149,8 @@ row(float *dtop, float *dmid, const float *const *xr, size_t w, int pw, const fl
         _mm512_mask_storeu_ps(cfout + j0, kv, _mm512_mask_add_ps(zf, h[7], zf, gv));
         /* this block's columns: b .. b + 2 nv inside the row (b + 32 is the next block's) */
         const ptrdiff_t lim = b + 2 * (ptrdiff_t)nv + 1 < W ? b + 2 * (ptrdiff_t)nv + 1 : W;
-        const __mmask16 w0 = span(b, 0, lim), w1 = span(b + 16, 0, lim);
+        const __m512i vl = _mm512_set1_epi32((int)lim);
+        const __mmask16 w0 = _mm512_cmplt_epu32_mask(col, vl), w1 = _mm512_cmplt_epu32_mask(colb, vl);
         if (dtop) {
             _mm512_mask_storeu_ps(dtop + b, w0, _mm512_permutex2var_ps(te, il, to));
             _mm512_mask_storeu_ps(dtop + b + 16, w1, _mm512_permutex2var_ps(te, ih, to));
@@ -166,6 +163,7 @@ row(float *dtop, float *dmid, const float *const *xr, size_t w, int pw, const fl
 #pragma GCC unroll 3
         for (int r = 0; r < 3; r++)
             xa[r] = xc[r];
+        col = colc;
     }
 }
 
