@@ -32,6 +32,13 @@ static const pcase cases[] = {
     {1, 2, 10, 12, CUDNN_POOLING_MAX, 1, 3, 3, -1, -1, 2, 2},           /* negative padding */
     {1, 3, 11, 12, CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING, 0, 3, 2, -1, 1, 2, 1},
     {1, 64, 9, 17, CUDNN_POOLING_MAX, 0, 3, 3, 1, 1, 2, 2},   /* NHWC rows of 4 KiB: streamed */
+    /* 3x3 stride 2 in one pass (NHWC, alpha 1, beta 0): padding 0 on odd sizes, channel tails */
+    {4, 20, 11, 13, CUDNN_POOLING_MAX, 1, 3, 3, 0, 0, 2, 2},   /* whole images per unit */
+    {1, 33, 10, 12, CUDNN_POOLING_MAX, 0, 3, 3, 1, 1, 2, 2},
+    {1, 18, 13, 9, CUDNN_POOLING_MAX, 0, 3, 3, 0, 1, 2, 2},
+    /* the same along NCHW rows, 16 outputs per vector: a last block full, and three blocks */
+    {1, 2, 9, 64, CUDNN_POOLING_MAX, 1, 3, 3, 1, 1, 2, 2},
+    {2, 3, 7, 71, CUDNN_POOLING_MAX, 0, 3, 3, 0, 0, 2, 2},
     /* windows that tile the input (alpha 1, beta 0: float shares, broadcast) */
     {2, 3, 16, 18, CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING, 0, 2, 2, 0, 0, 2, 2},
     {1, 2, 9, 12, CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING, 0, 3, 3, 0, 0, 3, 3},

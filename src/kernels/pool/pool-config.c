@@ -113,3 +113,27 @@ hd_f32_pool_maxgatherrow_fn hd_f32_pool_maxgatherrow_select(int isa)
     isa = hd_isa_cap(isa);
     return isa >= HD_ISA_AVX512 ? hd_f32_pool_ukernel_maxgatherrow__avx512 : NULL;
 }
+
+hd_f32_pool_max3s2_fn hd_f32_pool_max3s2_select(int isa)
+{
+    isa = hd_isa_cap(isa);
+    return isa >= HD_ISA_AVX512 ? hd_f32_pool_ukernel_max3s2__avx512 : NULL;
+}
+
+hd_f32_pool_max3s2_last_fn hd_f32_pool_max3s2_last_select(int isa)
+{
+    isa = hd_isa_cap(isa);
+    return isa >= HD_ISA_AVX512 ? hd_f32_pool_ukernel_max3s2_last__avx512 : NULL;
+}
+
+hd_f32_pool_max3s2w_fn hd_f32_pool_max3s2w_select(int isa)
+{
+    isa = hd_isa_cap(isa);
+    return isa >= HD_ISA_AVX512 ? hd_f32_pool_ukernel_max3s2w__avx512 : NULL;
+}
+
+hd_f32_pool_max3s2w_last_fn hd_f32_pool_max3s2w_last_select(int isa)
+{
+    (void)isa;
+    return hd_f32_pool_ukernel_max3s2w_last__scalar;
+}

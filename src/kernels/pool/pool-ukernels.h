@@ -233,4 +233,69 @@ void hd_f32_pool_ukernel_maxgatherrow__avx512(float *dx, ptrdiff_t dxw, size_t w
 hd_f32_pool_argmax8_fn hd_f32_pool_argmax8_select(int isa);
 hd_f32_pool_maxgatherrow_fn hd_f32_pool_maxgatherrow_select(int isa);
 
+/* Max pooling backward 3x3 stride 2, channel-contiguous layouts, fused: one output row's
+ * argmax and the sums of its gradients in one pass over its taps, so that nothing is kept
+ * per output.  Output j < ow has the window columns 2j - pw, 2j - pw + 1, 2j - pw + 2 (those
+ * in [0, w)) of the rows xr[0], xr[1], xr[2] (NULL: a row outside the input); position col
+ * of row r at xr[r] + col * xw (pw is 0 or 1), output j's c gradients at g + j * gw; xr[3]
+ * and xr[4] (the next output row's new rows) and gpf (its gradients) are only prefetched (NULL:
+ * none).  Its gradient goes to
+ * the window's first maximum in row-major order (the argmax rule above).
+ * A window's first row (top) is the previous output row's last (bottom), and its first
+ * column (shared column j, at 2j - pw) the previous output's last: the carries hold the
+ * previous output row's part of the sums of its bottom row:
+ *   cdin[j * cp + i]  shared column j (j <= ow), a double (up to four terms reach it)
+ *   cfin[j * cp + i]  centre column of output j (j < ow), a float (at most two terms)
+ * with cp = HD_POOL_MAX3S2_CP(c); the kernel writes this row's into cdout / cfout (zeros
+ * for the first output row of a task).  Every dx value is the sum, in output order, of the
+ * gradients whose argmax it is, from +0.0, rounded once to float (alpha 1, beta 0): bitwise
+ * the double rule, floats summing where at most two terms reach (see maxgatherrow).  The
+ * kernel writes the c channels of the window's top row into dtop and of its middle row into
+ * dmid (position col at + col * dxw; NULL: not written), for the columns 2j - pw and
+ * 2j - pw + 1 (j <= ow, the second for j < ow) that lie in [0, w); the caller sees that
+ * every dx position is such a column.  max3s2_last writes the row held by a carry (the last
+ * output row's bottom row) the same way.  stream != 0 asks for non-temporal stores where dx
+ * is 64-byte aligned (the caller fences after its last call).  Every variant gives the
+ * scalar result; the select functions give NULL where no vector variant exists. */
+#define HD_POOL_MAX3S2_CP(c) (((c) + 15) / 16 * 16)
+typedef void (*hd_f32_pool_max3s2_fn)(float *dtop, float *dmid, ptrdiff_t dxw, const float *const *xr, ptrdiff_t xw,
+                                      size_t w, int pw, const float *g, const float *gpf, ptrdiff_t gw, size_t ow, size_t c,
+                                      const double *cdin, const float *cfin, double *cdout, float *cfout,
+                                      int propagate, int stream);
+typedef void (*hd_f32_pool_max3s2_last_fn)(float *d, ptrdiff_t dxw, size_t w, int pw, size_t ow, size_t c,
+                                           const double *cd, const float *cf, int stream);
+void hd_f32_pool_ukernel_max3s2__scalar(float *dtop, float *dmid, ptrdiff_t dxw, const float *const *xr, ptrdiff_t xw,
+                                        size_t w, int pw, const float *g, const float *gpf, ptrdiff_t gw, size_t ow, size_t c,
+                                        const double *cdin, const float *cfin, double *cdout, float *cfout,
+                                        int propagate, int stream);
+void hd_f32_pool_ukernel_max3s2__avx512(float *dtop, float *dmid, ptrdiff_t dxw, const float *const *xr, ptrdiff_t xw,
+                                        size_t w, int pw, const float *g, const float *gpf, ptrdiff_t gw, size_t ow, size_t c,
+                                        const double *cdin, const float *cfin, double *cdout, float *cfout,
+                                        int propagate, int stream);
+void hd_f32_pool_ukernel_max3s2_last__scalar(float *d, ptrdiff_t dxw, size_t w, int pw, size_t ow, size_t c,
+                                             const double *cd, const float *cf, int stream);
+void hd_f32_pool_ukernel_max3s2_last__avx512(float *d, ptrdiff_t dxw, size_t w, int pw, size_t ow, size_t c,
+                                             const double *cd, const float *cf, int stream);
+hd_f32_pool_max3s2_fn hd_f32_pool_max3s2_select(int isa);
+hd_f32_pool_max3s2_last_fn hd_f32_pool_max3s2_last_select(int isa);
+
+/* The same pass along a row of one channel plane (NCHW and the like: columns contiguous):
+ * xr, g, dtop and dmid as above with c = 1 and unit strides; the carries are plain arrays
+ * (cdin[j], j <= ow; cfin[j], j < ow).  max3s2w_last writes the row held by a carry.  The
+ * vector variant takes 16 outputs at once (the window's columns as even and odd input
+ * columns).  Every variant gives the scalar result. */
+typedef void (*hd_f32_pool_max3s2w_fn)(float *dtop, float *dmid, const float *const *xr, size_t w, int pw,
+                                       const float *g, size_t ow, const double *cdin, const float *cfin,
+                                       double *cdout, float *cfout, int propagate);
+typedef void (*hd_f32_pool_max3s2w_last_fn)(float *d, size_t w, int pw, size_t ow, const double *cd, const float *cf);
+void hd_f32_pool_ukernel_max3s2w__scalar(float *dtop, float *dmid, const float *const *xr, size_t w, int pw,
+                                         const float *g, size_t ow, const double *cdin, const float *cfin,
+                                         double *cdout, float *cfout, int propagate);
+void hd_f32_pool_ukernel_max3s2w__avx512(float *dtop, float *dmid, const float *const *xr, size_t w, int pw,
+                                         const float *g, size_t ow, const double *cdin, const float *cfin,
+                                         double *cdout, float *cfout, int propagate);
+void hd_f32_pool_ukernel_max3s2w_last__scalar(float *d, size_t w, int pw, size_t ow, const double *cd, const float *cf);
+hd_f32_pool_max3s2w_fn hd_f32_pool_max3s2w_select(int isa);
+hd_f32_pool_max3s2w_last_fn hd_f32_pool_max3s2w_last_select(int isa);
+
 #endif

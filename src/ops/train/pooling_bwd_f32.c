@@ -11,11 +11,13 @@
  * and (image, block of input rows) for channel-contiguous ones.  A task owns the dx rows of
  * its block and walks every output row whose window meets the block; every dx value gets the
  * same sum in the same order whatever the blocks and the thread count, so results are
- * bitwise independent of both.  Five paths:
+ * bitwise independent of both.  Six paths:
  *  - max (scatter): windows reach into the neighbouring blocks, whose x rows the task reads
  *    to find the argmax again; it keeps only the contributions that land in its own rows and
  *    adds them to a ring of double rows in output order.  A row leaves the ring for dx as
  *    soon as no later output row can reach it (window starts never move up).
+ *  - max 3x3 stride 2, alpha 1, beta 0, AVX-512, channel-contiguous or along NCHW rows: the
+ *    argmax and the sums in one pass (pooling_bwd_f32_max3s2.c).
  *  - max, channel-contiguous, AVX-512 (gather): each output row's argmax once, as a byte per
  *    channel; each dx row then gathers, in output order, the gradients of the covering outputs
  *    whose argmax it is (the maxgatherrow kernel): no ring, no flush pass.
@@ -655,6 +657,9 @@ cudnnStatus_t hd_pool_bwd_f32_2d(cudnnHandle_t handle, const struct cudnnPooling
     k.nslot = (kh + sh - 1) / sh;
     int nhwc = x->strides[1] == 1 && dy->strides[1] == 1 && C > 1;
     k.nhwc = nhwc;
+    cudnnStatus_t fused;
+    if (k.maxm && hd_pool_bwd_f32_max3s2(handle, p, dy, x, dx, dyp, xp, dxp, alpha, beta, &fused))
+        return fused;
     /* beta 0 and long rows (channel-contiguous ones of at least 4 KiB): dx is only written,
      * so its rows are streamed past the cache.  Short rows (NCHW's 112 floats and the like)
      * measured faster with plain stores: the streamed part of a row is then only a few lines
