@@ -239,8 +239,8 @@ static void bwd_plane(hd_bn_eng *e, int n, int c, int thread)
 static void bwd_task(void *vctx, size_t t, int thread)
 {
     hd_bn_eng *e = vctx;
-    int n, c0, c1;
-    hd_bn_plane_task_rev(e->pb, t, &n, &c0, &c1);
+    int B = hd_bn_plane_block(e->pb), nb = (e->pb->C + B - 1) / B, n = (int)(t / (size_t)nb);
+    int c0 = (int)(t % (size_t)nb) * B, c1 = c0 + B < e->pb->C ? c0 + B : e->pb->C;
     for (int c = c0; c < c1; c++)
         bwd_plane(e, n, c, thread);
 }
@@ -282,9 +282,7 @@ static void bwd_nhwc_task(void *vctx, size_t t, int thread)
         pqr[2 * C + c] = (float)(e->alpha * e->in2[c]);
     }
     hd_bn_col_arg a = {NULL, NULL, NULL, pqr, hd_bn_thread_blk(e, thread)};
-    /* last chunk first: the statistics pass ended there, so the start of this pass reads what
-     * is still in the L3 instead of memory */
-    hd_bn_for_runs(e, hd_bn_pix_chunks(e->pb) - 1 - (int)t, run_bwd, &a);
+    hd_bn_for_runs(e, (int)t, run_bwd, &a);
 }
 
 void hd_bn_bwd_apply(const hd_bn_problem *pb, const double *m, const double *p, const double *q, const double *r,

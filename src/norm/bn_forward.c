@@ -297,8 +297,8 @@ static void apply_plane(hd_bn_eng *e, int n, int c, int thread)
 static void apply_task(void *vctx, size_t t, int thread)
 {
     hd_bn_eng *e = vctx;
-    int n, c0, c1;
-    hd_bn_plane_task_rev(e->pb, t, &n, &c0, &c1);
+    int B = hd_bn_plane_block(e->pb), nb = (e->pb->C + B - 1) / B, n = (int)(t / (size_t)nb);
+    int c0 = (int)(t % (size_t)nb) * B, c1 = c0 + B < e->pb->C ? c0 + B : e->pb->C;
     for (int c = c0; c < c1; c++)
         apply_plane(e, n, c, thread);
 }
@@ -336,9 +336,7 @@ static void apply_nhwc_task(void *vctx, size_t t, int thread)
         ab[C + c] = (float)(e->alpha * e->in1[c]);
     }
     hd_bn_col_arg a = {NULL, NULL, NULL, ab, hd_bn_thread_blk(e, thread)};
-    /* last chunk first: the statistics pass ended there, so the start of this pass reads what
-     * is still in the L3 instead of memory */
-    hd_bn_for_runs(e, hd_bn_pix_chunks(e->pb) - 1 - (int)t, run_affine, &a);
+    hd_bn_for_runs(e, (int)t, run_affine, &a);
 }
 
 void hd_bn_apply(const hd_bn_problem *pb, const double *m, const double *a, const double *b, double alpha, double beta,

@@ -31,18 +31,6 @@ static inline size_t hd_bn_plane_tasks(const hd_bn_problem *pb, size_t per)
     return ((size_t)pb->C + b - 1) / b * per;
 }
 
-/* Plane task T of hd_bn_plane_tasks(pb, N) as image *n and channels [*c0, *c1), in the reverse of
- * the statistics passes' channel-major order: the pass that follows them starts on the planes
- * they read last, which are still in the L3. */
-static inline void hd_bn_plane_task_rev(const hd_bn_problem *pb, size_t t, int *n, int *c0, int *c1)
-{
-    int B = hd_bn_plane_block(pb);
-    size_t r = hd_bn_plane_tasks(pb, (size_t)pb->N) - 1 - t;
-    *n = (int)(r % (size_t)pb->N);
-    *c0 = (int)(r / (size_t)pb->N) * B;
-    *c1 = *c0 + B < pb->C ? *c0 + B : pb->C;
-}
-
 /* A chunk's shifted sums are redone exactly when S2 > HD_BN_CANCEL * M2 (see bn_forward.c). */
 #define HD_BN_CANCEL 65536.0
 
