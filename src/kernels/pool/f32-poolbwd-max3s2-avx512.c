@@ -162,8 +162,8 @@ row(float *dtop, float *dmid, ptrdiff_t dxw, const float *const *xr, ptrdiff_t x
         jhi = (ptrdiff_t)ow;
     if (jlo > jhi)
         jlo = jhi;
-    /* every store streamed when asked and all of them are whole aligned vectors */
-    const int st = stream && full && dxw % 16 == 0 && ((uintptr_t)dtop & 63) == 0 && ((uintptr_t)dmid & 63) == 0;
+    /* stream: the caller has seen that every store is a whole aligned vector */
+    const int st = stream;
     for (size_t i = 0; i < c; i += 16) {
         const __mmask16 k = low_bits(c - i);
         /* a row outside the input reads -inf at every column (never chosen) */
@@ -240,15 +240,19 @@ void hd_f32_pool_ukernel_max3s2__avx512(float *dtop, float *dmid, ptrdiff_t dxw,
                                         const double *cdin, const float *cfin, double *cdout, float *cfout,
                                         int propagate, int stream)
 {
-    const int both = dtop != NULL && dmid != NULL;
+    const int both = dtop != NULL && dmid != NULL, full = !propagate && c % 16 == 0;
+    /* every store streamed when asked and all of them are whole aligned vectors */
+    const int st = stream && full && dxw % 16 == 0 && ((uintptr_t)dtop & 63) == 0 && ((uintptr_t)dmid & 63) == 0;
     if (propagate)
-        row(dtop, dmid, dxw, xr, xw, w, pw, g, gpf, gw, ow, c, cdin, cfin, cdout, cfout, 1, stream, 0, 0);
-    else if (c % 16 == 0 && both)
-        row(dtop, dmid, dxw, xr, xw, w, pw, g, gpf, gw, ow, c, cdin, cfin, cdout, cfout, 0, stream, 1, 1);
-    else if (c % 16 == 0)
-        row(dtop, dmid, dxw, xr, xw, w, pw, g, gpf, gw, ow, c, cdin, cfin, cdout, cfout, 0, stream, 1, 0);
+        row(dtop, dmid, dxw, xr, xw, w, pw, g, gpf, gw, ow, c, cdin, cfin, cdout, cfout, 1, 0, 0, 0);
+    else if (full && both && st)
+        row(dtop, dmid, dxw, xr, xw, w, pw, g, gpf, gw, ow, c, cdin, cfin, cdout, cfout, 0, 1, 1, 1);
+    else if (full && both)
+        row(dtop, dmid, dxw, xr, xw, w, pw, g, gpf, gw, ow, c, cdin, cfin, cdout, cfout, 0, 0, 1, 1);
+    else if (full)
+        row(dtop, dmid, dxw, xr, xw, w, pw, g, gpf, gw, ow, c, cdin, cfin, cdout, cfout, 0, st, 1, 0);
     else
-        row(dtop, dmid, dxw, xr, xw, w, pw, g, gpf, gw, ow, c, cdin, cfin, cdout, cfout, 0, stream, 0, 0);
+        row(dtop, dmid, dxw, xr, xw, w, pw, g, gpf, gw, ow, c, cdin, cfin, cdout, cfout, 0, 0, 0, 0);
 }
 
 void hd_f32_pool_ukernel_max3s2_last__avx512(float *d, ptrdiff_t dxw, size_t w, int pw, size_t ow, size_t c,
