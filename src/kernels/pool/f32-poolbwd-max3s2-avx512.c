@@ -147,11 +147,13 @@ out1(carry *cr, const float *t0, const float *t1, const float *t2, const float *
 static inline __attribute__((always_inline)) void
 row(float *dtop, float *dmid, ptrdiff_t dxw, const float *const *xr, ptrdiff_t xw, size_t w, int pw, const float *g,
     const float *gpf, ptrdiff_t gw, size_t ow, size_t c, const double *cdin, const float *cfin, double *cdout, float *cfout,
-    int propagate, int stream, int full)
+    int propagate, int stream, int full, int both)
 {
     const size_t cp = HD_POOL_MAX3S2_CP(c);
     const ptrdiff_t W = (ptrdiff_t)w;
-    const int wt = dtop != NULL, wm = dmid != NULL;
+    /* both: the caller has seen that both rows are written (the usual case), so that the
+     * interior loop carries no tests for them */
+    const int wt = both || dtop != NULL, wm = both || dmid != NULL;
     /* the outputs [jlo, jhi) have all nine taps in the input */
     ptrdiff_t jlo = pw, jhi = (W - 3 + pw) / 2 + 1;
     if (W < 3 || !xr[0] || !xr[1] || !xr[2])
@@ -160,8 +162,8 @@ row(float *dtop, float *dmid, ptrdiff_t dxw, const float *const *xr, ptrdiff_t x
         jhi = (ptrdiff_t)ow;
     if (jlo > jhi)
         jlo = jhi;
-    /* every store streamed when asked and all of them are whole aligned vectors */
-    const int st = stream && full && dxw % 16 == 0 && ((uintptr_t)dtop & 63) == 0 && ((uintptr_t)dmid & 63) == 0;
+    /* stream: the caller has seen that every store is a whole aligned vector */
+    const int st = stream;
     for (size_t i = 0; i < c; i += 16) {
         const __mmask16 k = low_bits(c - i);
         /* a row outside the input reads -inf at every column (never chosen) */
@@ -238,12 +240,19 @@ void hd_f32_pool_ukernel_max3s2__avx512(float *dtop, float *dmid, ptrdiff_t dxw,
                                         const double *cdin, const float *cfin, double *cdout, float *cfout,
                                         int propagate, int stream)
 {
+    const int both = dtop != NULL && dmid != NULL, full = !propagate && c % 16 == 0;
+    /* every store streamed when asked and all of them are whole aligned vectors */
+    const int st = stream && full && dxw % 16 == 0 && ((uintptr_t)dtop & 63) == 0 && ((uintptr_t)dmid & 63) == 0;
     if (propagate)
-        row(dtop, dmid, dxw, xr, xw, w, pw, g, gpf, gw, ow, c, cdin, cfin, cdout, cfout, 1, stream, 0);
-    else if (c % 16 == 0)
-        row(dtop, dmid, dxw, xr, xw, w, pw, g, gpf, gw, ow, c, cdin, cfin, cdout, cfout, 0, stream, 1);
+        row(dtop, dmid, dxw, xr, xw, w, pw, g, gpf, gw, ow, c, cdin, cfin, cdout, cfout, 1, 0, 0, 0);
+    else if (full && both && st)
+        row(dtop, dmid, dxw, xr, xw, w, pw, g, gpf, gw, ow, c, cdin, cfin, cdout, cfout, 0, 1, 1, 1);
+    else if (full && both)
+        row(dtop, dmid, dxw, xr, xw, w, pw, g, gpf, gw, ow, c, cdin, cfin, cdout, cfout, 0, 0, 1, 1);
+    else if (full)
+        row(dtop, dmid, dxw, xr, xw, w, pw, g, gpf, gw, ow, c, cdin, cfin, cdout, cfout, 0, st, 1, 0);
     else
-        row(dtop, dmid, dxw, xr, xw, w, pw, g, gpf, gw, ow, c, cdin, cfin, cdout, cfout, 0, stream, 0);
+        row(dtop, dmid, dxw, xr, xw, w, pw, g, gpf, gw, ow, c, cdin, cfin, cdout, cfout, 0, 0, 0, 0);
 }
 
 void hd_f32_pool_ukernel_max3s2_last__avx512(float *d, ptrdiff_t dxw, size_t w, int pw, size_t ow, size_t c,
