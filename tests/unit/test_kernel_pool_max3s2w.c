@@ -17,47 +17,10 @@
 #include "core/cpu.h"
 #include "kernels/pool/pool-ukernels.h"
 
-static unsigned seed = 29;
-static unsigned rnd(void)
-{
-    seed = seed * 1103515245u + 12345u;
-    return seed >> 16;
-}
+#define POOL_BWD_SEED 29
+#include "pool_bwd_values.h"
 
-/* Bit for bit, except that any two NaNs match (which NaN an add returns is left open). */
-static int same_floats(const float *a, const float *b, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (memcmp(&a[i], &b[i], sizeof *a) != 0 && !(isnan(a[i]) && isnan(b[i])))
-            return 0;
-    return 1;
-}
-
-static int same_doubles(const double *a, const double *b, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (memcmp(&a[i], &b[i], sizeof *a) != 0 && !(isnan(a[i]) && isnan(b[i])))
-            return 0;
-    return 1;
-}
-
-static float val(int finite)
-{
-    unsigned r = rnd() & 31;
-    if (!finite && r == 0) {
-        uint32_t bits = 0x7fc00000u | (rnd() & 0xffff) | ((rnd() & 1u) << 31);
-        float f;
-        memcpy(&f, &bits, 4);
-        return f;
-    }
-    if (!finite && r == 1) return INFINITY;
-    if (!finite && r == 2) return -INFINITY;
-    if (r == 3) return -0.0f;
-    if (r == 4) return 0.0f;
-    if (r == 5) return 3.0e38f;                         /* sums that overflow float */
-    if (r < 12) return (float)(int)(rnd() % 3);         /* ties */
-    return (float)((int)(rnd() & 4095) - 2048) / 7.0f * (r & 8 ? 1.0e-7f : 1.0f);   /* inexact sums */
-}
+static float val(int finite) { return pool_bwd_value(finite, 1); }
 
 #define MAXW 112
 #define MAXO (MAXW / 2 + 2)

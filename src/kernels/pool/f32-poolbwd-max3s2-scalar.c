@@ -3,7 +3,7 @@
  * doubles, in output order, rounded once when a position is complete. */
 #include "kernels/pool/pool-ukernels.h"
 
-#include <math.h>
+#include "kernels/pool/f32-poolbwd-max3s2-scalar.h"
 
 void hd_f32_pool_ukernel_max3s2__scalar(float *dtop, float *dmid, ptrdiff_t dxw, const float *const *xr, ptrdiff_t xw,
                                         size_t w, int pw, const float *g, const float *gpf, ptrdiff_t gw, size_t ow, size_t c,
@@ -13,57 +13,8 @@ void hd_f32_pool_ukernel_max3s2__scalar(float *dtop, float *dmid, ptrdiff_t dxw,
     (void)stream;
     (void)gpf;
     size_t cp = HD_POOL_MAX3S2_CP(c);
-    for (size_t i = 0; i < c; i++) {
-        double tl = cdin[i], ml = 0.0, bl = 0.0;     /* the shared column on the left, per row */
-        for (size_t j = 0; j < ow; j++) {
-            ptrdiff_t s = 2 * (ptrdiff_t)j - pw;
-            float m = -INFINITY;
-            int best = -1;
-            for (int t = 0; t < 9; t++) {
-                ptrdiff_t col = s + t % 3;
-                if (!xr[t / 3] || col < 0 || col >= (ptrdiff_t)w)
-                    continue;
-                float v = xr[t / 3][col * xw + (ptrdiff_t)i];
-                if (m == m && ((propagate && v != v) || v > m)) {
-                    m = v;
-                    best = t;
-                }
-            }
-            double gv = (double)g[(ptrdiff_t)j * gw + (ptrdiff_t)i];
-            double tc = (double)cfin[j * cp + i], tr = cdin[(j + 1) * cp + i], mc = 0.0, bc = 0.0;
-            switch (best) {
-            case 0: tl += gv; break;
-            case 1: tc += gv; break;
-            case 2: tr += gv; break;
-            case 3: ml += gv; break;
-            case 4: mc += gv; break;
-            case 6: bl += gv; break;
-            case 7: bc += gv; break;
-            default: break;
-            }
-            if (dtop && s >= 0 && s < (ptrdiff_t)w)
-                dtop[s * dxw + (ptrdiff_t)i] = (float)tl;
-            if (dtop && s + 1 < (ptrdiff_t)w)
-                dtop[(s + 1) * dxw + (ptrdiff_t)i] = (float)tc;
-            if (dmid && s >= 0 && s < (ptrdiff_t)w)
-                dmid[s * dxw + (ptrdiff_t)i] = (float)ml;
-            if (dmid && s + 1 < (ptrdiff_t)w)
-                dmid[(s + 1) * dxw + (ptrdiff_t)i] = (float)mc;
-            cdout[j * cp + i] = bl;
-            cfout[j * cp + i] = (float)bc;
-            tl = tr;
-            ml = best == 5 ? 0.0 + gv : 0.0;
-            bl = best == 8 ? 0.0 + gv : 0.0;
-        }
-        ptrdiff_t s = 2 * (ptrdiff_t)ow - pw;
-        if (s >= 0 && s < (ptrdiff_t)w) {
-            if (dtop)
-                dtop[s * dxw + (ptrdiff_t)i] = (float)tl;
-            if (dmid)
-                dmid[s * dxw + (ptrdiff_t)i] = (float)ml;
-        }
-        cdout[ow * cp + i] = bl;
-    }
+    for (size_t i = 0; i < c; i++)
+        hd_max3s2_scalar_channel(dtop, dmid, dxw, xr, xw, w, pw, g, gw, ow, cp, i, cdin, cfin, cdout, cfout, propagate);
 }
 
 void hd_f32_pool_ukernel_max3s2_last__scalar(float *d, ptrdiff_t dxw, size_t w, int pw, size_t ow, size_t c,
@@ -71,13 +22,6 @@ void hd_f32_pool_ukernel_max3s2_last__scalar(float *d, ptrdiff_t dxw, size_t w, 
 {
     (void)stream;
     size_t cp = HD_POOL_MAX3S2_CP(c);
-    for (size_t j = 0; j <= ow; j++) {
-        ptrdiff_t s = 2 * (ptrdiff_t)j - pw;
-        for (size_t i = 0; i < c; i++) {
-            if (s >= 0 && s < (ptrdiff_t)w)
-                d[s * dxw + (ptrdiff_t)i] = (float)cd[j * cp + i];
-            if (j < ow && s + 1 < (ptrdiff_t)w)
-                d[(s + 1) * dxw + (ptrdiff_t)i] = cf[j * cp + i];
-        }
-    }
+    for (size_t i = 0; i < c; i++)
+        hd_max3s2_scalar_last_channel(d, dxw, w, pw, ow, cp, i, cd, cf);
 }

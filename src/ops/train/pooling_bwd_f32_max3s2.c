@@ -45,21 +45,31 @@ typedef struct {
     hd_f32_pool_max3s2w_last_fn lastw;
 } max3s2_ctx;
 
+/* Block BLK's dx rows [*r0, *r1) of H, and the output rows [*oh0, *oh1) of OH whose windows
+ * [2oh - ph, 2oh - ph + 3) meet them; 0 when the block is empty. */
+static int block_rows(const max3s2_ctx *k, int blk, int H, int OH, int *r0, int *r1, int *oh0, int *oh1)
+{
+    *r0 = blk * k->rows_per_blk;
+    *r1 = *r0 + k->rows_per_blk < H ? *r0 + k->rows_per_blk : H;
+    if (*r0 >= *r1)
+        return 0;
+    *oh0 = *r0 + k->ph - 2 <= 0 ? 0 : (*r0 + k->ph - 1) / 2;
+    *oh1 = (*r1 - 1 + k->ph) / 2 + 1;
+    if (*oh1 > OH)
+        *oh1 = OH;
+    return 1;
+}
+
 /* One channel plane (image and channel t / nblk), a block of its dx rows: as max3s2_task with
  * one channel and the carries as plain arrays. */
 static void max3s2w_task(void *vctx, size_t t, int thread)
 {
     const max3s2_ctx *k = vctx;
     int C = k->x->dims[1], H = k->x->dims[2], W = k->x->dims[3], OH = k->dy->dims[2], OW = k->dy->dims[3];
-    int blk = (int)(t % (size_t)k->nblk);
     int64_t u = (int64_t)(t / (size_t)k->nblk), n = u / C, c = u % C;
-    int r0 = blk * k->rows_per_blk, r1 = r0 + k->rows_per_blk < H ? r0 + k->rows_per_blk : H;
-    if (r0 >= r1)
+    int r0, r1, oh0, oh1;
+    if (!block_rows(k, (int)(t % (size_t)k->nblk), H, OH, &r0, &r1, &oh0, &oh1))
         return;
-    int oh0 = r0 + k->ph - 2 <= 0 ? 0 : (r0 + k->ph - 1) / 2;
-    int oh1 = (r1 - 1 + k->ph) / 2 + 1;
-    if (oh1 > OH)
-        oh1 = OH;
     double *cd[2];
     float *cf[2];
     cd[0] = k->scratch + (size_t)thread * k->per_thread;
@@ -92,16 +102,10 @@ static void max3s2_task(void *vctx, size_t t, int thread)
 {
     const max3s2_ctx *k = vctx;
     int C = k->x->dims[1], H = k->x->dims[2], W = k->x->dims[3], OH = k->dy->dims[2], OW = k->dy->dims[3];
-    int blk = (int)(t % (size_t)k->nblk);
     int64_t n = (int64_t)(t / (size_t)k->nblk);
-    int r0 = blk * k->rows_per_blk, r1 = r0 + k->rows_per_blk < H ? r0 + k->rows_per_blk : H;
-    if (r0 >= r1)
+    int r0, r1, oh0, oh1;
+    if (!block_rows(k, (int)(t % (size_t)k->nblk), H, OH, &r0, &r1, &oh0, &oh1))
         return;
-    /* the output rows whose windows [2oh - ph, 2oh - ph + 3) meet [r0, r1) */
-    int oh0 = r0 + k->ph - 2 <= 0 ? 0 : (r0 + k->ph - 1) / 2;
-    int oh1 = (r1 - 1 + k->ph) / 2 + 1;
-    if (oh1 > OH)
-        oh1 = OH;
     size_t cdn = ((size_t)OW + 1) * k->cp, cfn = (size_t)OW * k->cp;
     double *cd[2];
     float *cf[2];
