@@ -21,6 +21,9 @@
 
 static float val(int finite) { return pool_bwd_value(finite, 1); }
 
+/* aligned_alloc wants a size that is a multiple of the alignment (C11; the sanitizers check) */
+static void *alloc64(size_t bytes) { return aligned_alloc(64, (bytes + 63) / 64 * 64); }
+
 #define MAXW 12
 #define MAXC 64
 #define XS (MAXC + 3)              /* x and dy position stride when padded */
@@ -36,13 +39,13 @@ static void fill(float *p, size_t n, int finite)
 static void kernels(const char *name, hd_f32_pool_max3s2_fn fn, hd_f32_pool_max3s2_last_fn last)
 {
     SECTION(name);
-    float *x = aligned_alloc(64, 3 * MAXW * XS * sizeof(float));
-    float *g = aligned_alloc(64, MAXW * XS * sizeof(float));
-    float *d1 = aligned_alloc(64, 2 * MAXW * DS * sizeof(float)), *d2 = aligned_alloc(64, 2 * MAXW * DS * sizeof(float));
-    double *cdin = aligned_alloc(64, (MAXW + 1) * CP * sizeof(double));
-    double *cd1 = aligned_alloc(64, (MAXW + 1) * CP * sizeof(double)), *cd2 = aligned_alloc(64, (MAXW + 1) * CP * sizeof(double));
-    float *cfin = aligned_alloc(64, MAXW * CP * sizeof(float));
-    float *cf1 = aligned_alloc(64, MAXW * CP * sizeof(float)), *cf2 = aligned_alloc(64, MAXW * CP * sizeof(float));
+    float *x = alloc64(3 * MAXW * XS * sizeof(float));
+    float *g = alloc64(MAXW * XS * sizeof(float));
+    float *d1 = alloc64(2 * MAXW * DS * sizeof(float)), *d2 = alloc64(2 * MAXW * DS * sizeof(float));
+    double *cdin = alloc64((MAXW + 1) * CP * sizeof(double));
+    double *cd1 = alloc64((MAXW + 1) * CP * sizeof(double)), *cd2 = alloc64((MAXW + 1) * CP * sizeof(double));
+    float *cfin = alloc64(MAXW * CP * sizeof(float));
+    float *cf1 = alloc64(MAXW * CP * sizeof(float)), *cf2 = alloc64(MAXW * CP * sizeof(float));
     int bad = 0, badlast = 0, cases = 0;
     static const size_t cs[] = {1, 2, 3, 5, 7, 8, 13, 15, 16, 17, 23, 31, 32, 33, 40, 64};
     for (size_t ci = 0; ci < sizeof cs / sizeof cs[0]; ci++)
