@@ -81,6 +81,23 @@ static inline void hd_rnn_zero_padding(void *base, size_t es, size_t width, int 
             memset((char *)base + ((size_t)t * (size_t)B + (size_t)b) * width * es, 0, width * es);
 }
 
+/* Every sequence runs all T steps. */
+static inline int hd_rnn_all_full(const int *len, int T, int B)
+{
+    for (int b = 0; b < B; b++)
+        if (len[b] != T)
+            return 0;
+    return 1;
+}
+
+/* The user's sequence data of LAYOUT already is the padded T x B grid the passes work on (row
+ * t * B + b, no padding rows): every sequence of full length, sequence-major (packed is then
+ * the same), so it can be read or written in place. */
+static inline int hd_rnn_is_grid(cudnnRNNDataLayout_t layout, const int *len, int T, int B)
+{
+    return layout != CUDNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED && hd_rnn_all_full(len, T, B);
+}
+
 /* ---- work space, in elements of the compute type ----
  * Forward:  [reserve-shaped scratch (inference only)] xin[T*B*IN] pre[T*B*G*H] rec[B*G*H]
  *           hprev[B*P] cprev[B*H] hnew[B*H] hproj[B*P]

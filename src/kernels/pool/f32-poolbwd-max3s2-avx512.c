@@ -12,6 +12,7 @@
  * starts as a masked add to +0.0, so that a lone -0 gradient gives +0 as the rule does. */
 #include <immintrin.h>
 #include "kernels/pool/pool-ukernels.h"
+#include "kernels/pool/f32-poolbwd-max3s2-avx512.h"
 
 #include <math.h>
 
@@ -33,41 +34,9 @@ static inline void put(float *p, __mmask16 k, __m512 v, int stream)
         _mm512_mask_storeu_ps(p, k, v);
 }
 
-static inline __m512 narrow(__m512d a0, __m512d a1)
-{
-    return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(a0)), _mm512_cvtpd_ps(a1), 1);
-}
-
-/* The running rule per lane (see argmax8): without propagation the running value is never
- * NaN, so it is max(v, m), one instruction. */
-static inline void step(__m512 *m, __m512i *best, __m512 v, int t, int propagate)
-{
-    __mmask16 take = _mm512_cmp_ps_mask(v, *m, _CMP_GT_OQ);
-    if (propagate) {
-        take |= _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(*m, *m, _CMP_ORD_Q), v, v, _CMP_UNORD_Q);
-        *m = _mm512_mask_mov_ps(*m, take, v);
-    } else {
-        *m = _mm512_max_ps(v, *m);
-    }
-    *best = _mm512_mask_mov_epi32(*best, take, _mm512_set1_epi32(t));
-}
-
 static inline __m512 load(const float *p, __mmask16 k, int full)
 {
     return full ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(k, p);
-}
-
-/* The later part (m, b) of a window joined to the earlier (*m, *best). */
-static inline void join(__m512 *m, __m512i *best, __m512 v, __m512i b, int propagate)
-{
-    __mmask16 take = _mm512_cmp_ps_mask(v, *m, _CMP_GT_OQ);
-    if (propagate) {
-        take |= _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(*m, *m, _CMP_ORD_Q), v, v, _CMP_UNORD_Q);
-        *m = _mm512_mask_mov_ps(*m, take, v);
-    } else {
-        *m = _mm512_max_ps(v, *m);
-    }
-    *best = _mm512_mask_mov_epi32(*best, take, b);
 }
 
 /* The sums carried in registers from one output to the next: the shared column on the
@@ -96,21 +65,21 @@ out1(carry *cr, const float *t0, const float *t1, const float *t2, const float *
      * the first NaN under propagation) */
     __m512 m0 = ninf, m1 = ninf, m2 = ninf;
     __m512i b0 = none, b1 = none, b2 = none;
-    step(&m0, &b0, load(t0, k, full), 0, propagate);
-    step(&m1, &b1, load(t3, k, full), 3, propagate);
-    step(&m2, &b2, load(t6, k, full), 6, propagate);
-    step(&m0, &b0, load(t1, k, full), 1, propagate);
-    step(&m1, &b1, load(t4, k, full), 4, propagate);
-    step(&m2, &b2, load(t7, k, full), 7, propagate);
-    step(&m0, &b0, load(t2, k, full), 2, propagate);
-    step(&m1, &b1, load(t5, k, full), 5, propagate);
-    step(&m2, &b2, load(t8, k, full), 8, propagate);
-    join(&m0, &b0, m1, b1, propagate);
-    join(&m0, &b0, m2, b2, propagate);
+    hd_max3s2_step(&m0, &b0, load(t0, k, full), _mm512_set1_epi32(0), propagate);
+    hd_max3s2_step(&m1, &b1, load(t3, k, full), _mm512_set1_epi32(3), propagate);
+    hd_max3s2_step(&m2, &b2, load(t6, k, full), _mm512_set1_epi32(6), propagate);
+    hd_max3s2_step(&m0, &b0, load(t1, k, full), _mm512_set1_epi32(1), propagate);
+    hd_max3s2_step(&m1, &b1, load(t4, k, full), _mm512_set1_epi32(4), propagate);
+    hd_max3s2_step(&m2, &b2, load(t7, k, full), _mm512_set1_epi32(7), propagate);
+    hd_max3s2_step(&m0, &b0, load(t2, k, full), _mm512_set1_epi32(2), propagate);
+    hd_max3s2_step(&m1, &b1, load(t5, k, full), _mm512_set1_epi32(5), propagate);
+    hd_max3s2_step(&m2, &b2, load(t8, k, full), _mm512_set1_epi32(8), propagate);
+    hd_max3s2_step(&m0, &b0, m1, b1, propagate);
+    hd_max3s2_step(&m0, &b0, m2, b2, propagate);
     const __m512i best = b0;
     const __m512 gv = load(gp, k, full);
-    const __m512d g0 = _mm512_cvtps_pd(_mm512_castps512_ps256(gv));
-    const __m512d g1 = _mm512_cvtps_pd(_mm512_extractf32x8_ps(gv, 1));
+    const __m512d g0 = hd_max3s2_wide_lo(gv);
+    const __m512d g1 = hd_max3s2_wide_hi(gv);
     __mmask16 h[9];
 #pragma GCC unroll 9
     for (int q = 0; q < 9; q++)
@@ -121,7 +90,7 @@ out1(carry *cr, const float *t0, const float *t1, const float *t2, const float *
     __m512 tc = _mm512_loadu_ps(cf);
     tc = _mm512_mask_add_ps(tc, h[1], tc, gv);
     if (wt && left)
-        put(dt, k, narrow(cr->tl0, cr->tl1), stream);
+        put(dt, k, hd_max3s2_narrow(cr->tl0, cr->tl1), stream);
     if (wt && centre)
         put(dt + dxw, k, tc, stream);
     __m512d n0 = _mm512_loadu_pd(cdn), n1 = _mm512_loadu_pd(cdn + 8);
@@ -226,7 +195,7 @@ row(float *dtop, float *dmid, ptrdiff_t dxw, const float *const *xr, ptrdiff_t x
         const ptrdiff_t s = 2 * (ptrdiff_t)ow - pw;
         if (s >= 0 && s < W) {
             if (wt)
-                put(dt + s * dxw, k, narrow(cr.tl0, cr.tl1), st);
+                put(dt + s * dxw, k, hd_max3s2_narrow(cr.tl0, cr.tl1), st);
             if (wm)
                 put(dm + s * dxw, k, cr.ml, st);
         }
@@ -266,7 +235,7 @@ void hd_f32_pool_ukernel_max3s2_last__avx512(float *d, ptrdiff_t dxw, size_t w, 
             const __mmask16 k = low_bits(c - i);
             if (s >= 0 && s < (ptrdiff_t)w)
                 put(d + s * dxw + (ptrdiff_t)i, k,
-                    narrow(_mm512_loadu_pd(cd + j * cp + i), _mm512_loadu_pd(cd + j * cp + i + 8)), st);
+                    hd_max3s2_narrow(_mm512_loadu_pd(cd + j * cp + i), _mm512_loadu_pd(cd + j * cp + i + 8)), st);
             if (j < ow && s + 1 < (ptrdiff_t)w)
                 put(d + (s + 1) * dxw + (ptrdiff_t)i, k, _mm512_loadu_ps(cf + j * cp + i), st);
         }

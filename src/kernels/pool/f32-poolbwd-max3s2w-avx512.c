@@ -13,6 +13,7 @@
  * row's 32 columns are stored once. */
 #include <immintrin.h>
 #include "kernels/pool/pool-ukernels.h"
+#include "kernels/pool/f32-poolbwd-max3s2-avx512.h"
 
 #include <math.h>
 
@@ -29,35 +30,6 @@ static const int32_t lo_idx[16] __attribute__((aligned(64))) = {0, 16, 1, 17, 2,
                                                                  4, 20, 5, 21, 6, 22, 7, 23};
 static const int32_t hi_idx[16] __attribute__((aligned(64))) = {8, 24, 9, 25, 10, 26, 11, 27,
                                                                  12, 28, 13, 29, 14, 30, 15, 31};
-
-/* The running rule per lane (see argmax8): without propagation the running value is never
- * NaN, so it is max(v, m), one instruction.  join is the same step with a part's own tap. */
-static inline void step(__m512 *m, __m512i *best, __m512 v, __m512i t, int propagate)
-{
-    __mmask16 take = _mm512_cmp_ps_mask(v, *m, _CMP_GT_OQ);
-    if (propagate) {
-        take |= _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(*m, *m, _CMP_ORD_Q), v, v, _CMP_UNORD_Q);
-        *m = _mm512_mask_mov_ps(*m, take, v);
-    } else {
-        *m = _mm512_max_ps(v, *m);
-    }
-    *best = _mm512_mask_mov_epi32(*best, take, t);
-}
-
-static inline __m512 narrow(__m512d a0, __m512d a1)
-{
-    return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(a0)), _mm512_cvtpd_ps(a1), 1);
-}
-
-static inline __m512d wide_lo(__m512 v)
-{
-    return _mm512_cvtps_pd(_mm512_castps512_ps256(v));
-}
-
-static inline __m512d wide_hi(__m512 v)
-{
-    return _mm512_cvtps_pd(_mm512_extractf32x8_ps(v, 1));
-}
 
 /* v moved up a lane, lane 0 from the last lane of prev */
 static inline __m512 up1(__m512 v, __m512 prev)
@@ -108,12 +80,12 @@ row(float *dtop, float *dmid, const float *const *xr, size_t w, int pw, const fl
             const __m512 rt = _mm512_permutex2var_ps(l, in, xc[r]);
             m[r] = ninf;
             bt[r] = none;
-            step(&m[r], &bt[r], l, _mm512_set1_epi32(3 * r), propagate);
-            step(&m[r], &bt[r], c, _mm512_set1_epi32(3 * r + 1), propagate);
-            step(&m[r], &bt[r], rt, _mm512_set1_epi32(3 * r + 2), propagate);
+            hd_max3s2_step(&m[r], &bt[r], l, _mm512_set1_epi32(3 * r), propagate);
+            hd_max3s2_step(&m[r], &bt[r], c, _mm512_set1_epi32(3 * r + 1), propagate);
+            hd_max3s2_step(&m[r], &bt[r], rt, _mm512_set1_epi32(3 * r + 2), propagate);
         }
-        step(&m[0], &bt[0], m[1], bt[1], propagate);
-        step(&m[0], &bt[0], m[2], bt[2], propagate);
+        hd_max3s2_step(&m[0], &bt[0], m[1], bt[1], propagate);
+        hd_max3s2_step(&m[0], &bt[0], m[2], bt[2], propagate);
         const __m512i best = bt[0];
         const __m512 gv = _mm512_maskz_loadu_ps(kv, g + j0);
         __mmask16 h[9];
@@ -124,7 +96,8 @@ row(float *dtop, float *dmid, const float *const *xr, size_t w, int pw, const fl
         const __m512 gs = up1(gv, gp);
         const __mmask16 h2 = (__mmask16)((h[2] << 1) | (q2 >> 15)), h5 = (__mmask16)((h[5] << 1) | (q5 >> 15));
         const __mmask16 h8 = (__mmask16)((h[8] << 1) | (q8 >> 15));
-        const __m512d gs0 = wide_lo(gs), gs1 = wide_hi(gs), gv0 = wide_lo(gv), gv1 = wide_hi(gv);
+        const __m512d gs0 = hd_max3s2_wide_lo(gs), gs1 = hd_max3s2_wide_hi(gs);
+        const __m512d gv0 = hd_max3s2_wide_lo(gv), gv1 = hd_max3s2_wide_hi(gv);
         /* top row: even columns are corners (doubles, from the carry), odd ones floats */
         __m512d t0 = _mm512_maskz_loadu_pd((__mmask8)kc, cdin + j0);
         __m512d t1 = _mm512_maskz_loadu_pd((__mmask8)(kc >> 8), cdin + j0 + 8);
@@ -132,7 +105,7 @@ row(float *dtop, float *dmid, const float *const *xr, size_t w, int pw, const fl
         t1 = _mm512_mask_add_pd(t1, (__mmask8)(h2 >> 8), t1, gs1);
         t0 = _mm512_mask_add_pd(t0, (__mmask8)h[0], t0, gv0);
         t1 = _mm512_mask_add_pd(t1, (__mmask8)(h[0] >> 8), t1, gv1);
-        const __m512 te = narrow(t0, t1);
+        const __m512 te = hd_max3s2_narrow(t0, t1);
         const __m512 cf = _mm512_maskz_loadu_ps(kv, cfin + j0);
         const __m512 to = _mm512_mask_add_ps(cf, h[1], cf, gv);
         /* middle row: two terms at most */

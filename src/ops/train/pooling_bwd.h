@@ -17,8 +17,8 @@ cudnnStatus_t hd_pool_bwd_f32_2d(cudnnHandle_t handle, const struct cudnnPooling
                                  const hd_view *x, const hd_view *dx, const float *dyp, const float *xp, float *dxp,
                                  double alpha, double beta, int *done);
 
-/* MAX 3x3 stride 2, padding 0 or 1, channel-contiguous, alpha 1 and beta 0, AVX-512
- * (pooling_bwd_f32_max3s2.c): 1 with *status set where it took the call, 0 (nothing written)
+/* MAX 3x3 stride 2, padding 0 or 1, channel-contiguous or along contiguous rows (NCHW), alpha 1
+ * and beta 0, AVX-512 (pooling_bwd_f32_max3s2.c): 1 with *status set where it took the call, 0 (nothing written)
  * where it does not apply.  Called by hd_pool_bwd_f32_2d. */
 int hd_pool_bwd_f32_max3s2(cudnnHandle_t handle, const struct cudnnPoolingStruct *p, const hd_view *dy,
                            const hd_view *x, const hd_view *dx, const float *dyp, const float *xp, float *dxp,

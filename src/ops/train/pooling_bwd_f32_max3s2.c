@@ -177,15 +177,12 @@ int hd_pool_bwd_f32_max3s2(cudnnHandle_t handle, const struct cudnnPoolingStruct
     k.ph = ph;
     k.pw = pw;
     k.prop = p->nan_opt == CUDNN_PROPAGATE_NAN;
-    /* long rows: dx is only written, so it is streamed past the cache */
-    k.stream = dx->strides[3] == C && C % 16 == 0 && (int64_t)W * C >= 1024;
-    k.cp = HD_POOL_MAX3S2_CP((size_t)C);
-    /* two carries: (OW + 1) x cp doubles and OW x cp floats each */
+    /* long channel-contiguous rows: dx is only written, so it is streamed past the cache
+       (NCHW rows measured no faster streamed) */
+    k.stream = !planes && dx->strides[3] == C && C % 16 == 0 && (int64_t)W * C >= 1024;
+    /* two carries: (OW + 1) x cp doubles and OW x cp floats each, cp = 1 for planes */
+    k.cp = planes ? 1 : HD_POOL_MAX3S2_CP((size_t)C);
     k.per_thread = 2 * ((size_t)OW + 1) * k.cp + (size_t)OW * k.cp + 8;
-    if (planes) {
-        k.stream = 0;
-        k.per_thread = 2 * ((size_t)OW + 1) + (size_t)OW + 8;
-    }
     int nt = handle->num_threads, nblk = 1;
     size_t units = planes ? (size_t)x->dims[0] * (size_t)C : (size_t)x->dims[0];
     if (units < 2 * (size_t)nt) {                /* every thread has work at batch 1 too */
