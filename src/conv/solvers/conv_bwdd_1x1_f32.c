@@ -58,7 +58,9 @@
 #define PF_ROWS 4           /* dy rows are prefetched this many rows ahead of the copy */
 #define X1_INPLACE_TILES 5  /* NCHW: dy read in place by blocks with at most this many A tiles */
 #define X1_INPLACE_ROWS 64  /* ... and k blocks of at most this many dy rows (each a page of its own) */
-#define X1_WT_ALL (1 << 18) /* NCHW: a slot keeps W^T of every k block of its channel block up to this many floats */
+#define X1_WT_ALL (9 << 15) /* NCHW: a slot keeps W^T of every k block of its channel block up to this many floats
+                               (a 256-channel block, rounded up to the tile, of a 1024-deep filter) */
+#define X1_DY_ALL (1 << 17) /* NCHW, swapped: a slot keeps the dy panel of every k block up to this many floats */
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static int64_t rup(int64_t a, int64_t b) { return cdiv(a, b) * b; }
@@ -106,6 +108,8 @@ typedef struct {
     int64_t buf_at, aux_at, slot; /* floats: result buffer, (W^T block | W tail panel), slot size */
     int64_t tab_at;               /* pix: the block's pixel-row pointers */
     int wall;                     /* NCHW, several k blocks: the slot holds W^T of all of them */
+    int dyall;                    /* NCHW, swapped: the slot holds the dy panel of every k block */
+    int64_t pstep;                /* dyall: floats from one k block's dy panel to the next's (per dy row) */
 } x1_plan;
 
 static x1_plan plan_x1(const hd_conv_problem *p)
@@ -180,9 +184,17 @@ static x1_plan plan_x1(const hd_conv_problem *p)
     int bufd = !unit_stride(p) || !L.direct || L.cross;
     L.tab_at = 0;
     L.wall = 0;
+    L.dyall = 0;
+    L.pstep = 0;
     if (L.swap) {
         L.ld = 0;
-        L.buf_at = L.inplace ? 0 : rup(rup(L.nc, L.MR) * L.kc, 16);
+        /* NCHW-like dy, swapped: the block's dy panel of all k blocks kept while it is small, so
+           that a thread's next task of the same positions (the channel blocks of a batch-1
+           layer) copies nothing (each task copied all of dy again: conv_last copied it 10
+           times) */
+        L.dyall = !L.pix && rup(L.nc, L.MR) * p->Kg <= X1_DY_ALL;
+        L.pstep = L.dyall ? rup(L.nc, L.MR) : 0;
+        L.buf_at = L.inplace ? 0 : rup(rup(L.nc, L.MR) * (L.dyall ? p->Kg : L.kc), 16);
         L.aux_at = L.buf_at + (L.direct ? 0 : rup(L.nc * L.mb, 16));
         L.tab_at = L.aux_at + rup(L.kc * rup(L.mb, L.NR), 16);
         L.slot = L.tab_at + (L.pix ? rup(cdiv(rup(L.nc, L.MR) * (int64_t)sizeof(float *), (int64_t)sizeof(float)), 16) : 0);
@@ -219,6 +231,7 @@ typedef struct {
     hd_f32_igemm_fn ik;           /* the indirect kernel of the packed kernel's ISA (same tile) */
     hd_f32_igemm_strided_fn iks;   /* its strided entry (NULL: none) */
     int64_t tag[HD_SCRATCH_SLOTS];           /* one k block: the (group, channel block) whose packed W the slot holds */
+    int64_t ptag[HD_SCRATCH_SLOTS];          /* dyall: the (group, position block) whose dy panel the slot holds */
     int nthreads;                            /* threads taking tasks (a thread's next task is about this many on) */
     int64_t ntasks;
 } x1_ctx;
@@ -641,13 +654,27 @@ static void nhwc_task(x1_ctx *c, size_t task, int thread)
                 }
             c->tag[thread] = L->nkb > 1 ? 0 : tag;
         }
+        const float *apanel = panel;
         if (L->pix && !L->inplace)                 /* (in place: A is dy's rows, through tab) */
             pack_pix(c, r0, kcb, nq, tab, panel);
-        else if (!L->pix)
+        else if (!L->pix && !L->dyall)
             copy_rows(c, g, r0, kcb, q0, nq, panel, MR);
+        else if (!L->pix) {
+            /* all k blocks, once per thread and position block (a copy: which thread ran
+               what never changes a result) */
+            int64_t ptag = g * p->N * p->P + q0 + 1;
+            if (kb == 0 && c->ptag[thread] != ptag) {
+                for (int64_t kk = 0; kk < L->nkb; kk++) {
+                    int64_t rk = kk * L->kc;
+                    copy_rows(c, g, rk, imin(L->kc, p->Kg - rk), q0, nq, panel + rk * L->pstep, MR);
+                }
+                c->ptag[thread] = ptag;
+            }
+            apanel = panel + r0 * L->pstep;
+        }
         hd_igemm_seg seg = {tab, r0, kcb};
         for (int64_t ir = 0; ir < nq; ir += MR) {
-            const float *ap = panel + ir * kcb;
+            const float *ap = apanel + ir * kcb;
             size_t mr = (size_t)imin(MR, nq - ir);
             if (L->inplace)
                 /* the rows two tiles ahead, as pack_pix does for its copy */
@@ -758,7 +785,7 @@ void hd_conv_bwdd_1x1_exec(const hd_conv_problem *p, const hd_conv_args *a)
     c.ik = hd_igemm_kernel_for(p->isa)->fn;
     c.iks = hd_igemm_kernel_for(p->isa)->fn_strided;
     for (int i = 0; i < HD_SCRATCH_SLOTS; i++)
-        c.tag[i] = 0;
+        c.tag[i] = c.ptag[i] = 0;
     int64_t per_group = c.L.cross ? c.L.npb : p->N * c.L.npb;
     size_t ntasks = (size_t)(p->G * c.L.nmb * per_group);
     int nt = a->nthreads < HD_SCRATCH_SLOTS ? a->nthreads : HD_SCRATCH_SLOTS;
