@@ -107,7 +107,7 @@ typedef struct {
     int64_t ld;                   /* NCHW: panel and buffer row length (sb rounded up to NR) */
     int64_t buf_at, aux_at, slot; /* floats: result buffer, (W^T block | W tail panel), slot size */
     int64_t tab_at;               /* pix: the block's pixel-row pointers */
-    int wall;                     /* NCHW, several k blocks: the slot holds W^T of all of them */
+    int wall;                     /* several k blocks: the slot holds W^T (NCHW) or W's panels (swapped) of all of them */
     int dyall;                    /* NCHW, swapped: the slot holds the dy panel of every k block */
     int64_t pstep;                /* dyall: floats from one k block's dy panel to the next's (per dy row) */
 } x1_plan;
@@ -196,7 +196,10 @@ static x1_plan plan_x1(const hd_conv_problem *p)
         L.pstep = L.dyall ? rup(L.nc, L.MR) : 0;
         L.buf_at = L.inplace ? 0 : rup(rup(L.nc, L.MR) * (L.dyall ? p->Kg : L.kc), 16);
         L.aux_at = L.buf_at + (L.direct ? 0 : rup(L.nc * L.mb, 16));
-        L.tab_at = L.aux_at + rup(L.kc * rup(L.mb, L.NR), 16);
+        /* W's panels of all k blocks kept while small, as W^T below: each position block of a
+           batch-1 layer packed the whole filter block again (res4_expand_os8 NHWC) */
+        L.wall = L.nkb > 1 && rup(L.mb, L.NR) * L.kc * L.nkb <= X1_WT_ALL;
+        L.tab_at = L.aux_at + rup(L.kc * rup(L.mb, L.NR), 16) * (L.wall ? L.nkb : 1);
         L.slot = L.tab_at + (L.pix ? rup(cdiv(rup(L.nc, L.MR) * (int64_t)sizeof(float *), (int64_t)sizeof(float)), 16) : 0);
     } else {
         L.ld = rup(L.sb, L.NR);
@@ -618,6 +621,21 @@ static void nchw_task(x1_ctx *c, size_t task, int thread)
     }
 }
 
+/* W rows wk (ldw apart; kcb of them, nm channels each) as NR-wide panels, k-major: (k pp,
+ * channel j) at dst[(j / NR) * kcb * NR + pp * NR + j % NR], zero past nm. */
+static void pack_w(const x1_ctx *c, const float *wk, int64_t kcb, int64_t nm, float *dst)
+{
+    const int64_t NR = c->L.NR, ldw = c->p->wst[0];
+    for (int64_t pp = 0; pp < kcb; pp++)
+        for (int64_t jr = 0; jr < nm; jr += NR) {
+            float *d = dst + jr * kcb + pp * NR;
+            int64_t cnt = imin(NR, nm - jr);
+            copy_f(d, wk + pp * ldw + jr, cnt);
+            for (int64_t j = cnt; j < NR; j++)
+                d[j] = 0;
+        }
+}
+
 static void nhwc_task(x1_ctx *c, size_t task, int thread)
 {
     const hd_conv_problem *p = c->p;
@@ -641,17 +659,21 @@ static void nhwc_task(x1_ctx *c, size_t task, int thread)
         const float *wk = c->w + (g * p->Kg + r0) * ldw + m0;
         /* W's channel block as NR-wide panels (k-major, contiguous): in place, rows a
            channel count apart (4 KiB for 1024 channels) all fell into a few cache sets.
-           Packed again only when the thread's last task (one k block) left another. */
-        int64_t tag = (g * L->nmb + m0 / L->mb) + 1;
-        if (L->nkb > 1 || c->tag[thread] != tag) {
-            for (int64_t pp = 0; pp < kcb; pp++)
-                for (int64_t jr = 0; jr < nm; jr += NR) {
-                    float *d = wpk + jr * kcb + pp * NR;
-                    int64_t cnt = imin(NR, nm - jr);
-                    copy_f(d, wk + pp * ldw + jr, cnt);
-                    for (int64_t j = cnt; j < NR; j++)
-                        d[j] = 0;
+           Packed again only when the thread's last task did not leave them in the slot (one k
+           block, or all of them when they fit) */
+        int64_t tag = (g * L->nmb + m0 / L->mb) + 1, wstep = L->kc * rup(L->mb, NR);
+        const float *wpan = wpk;
+        if (L->wall) {
+            wpan = wpk + kb * wstep;
+            if (kb == 0 && c->tag[thread] != tag) {
+                for (int64_t kk = 0; kk < L->nkb; kk++) {
+                    int64_t rk = kk * L->kc;
+                    pack_w(c, wk + (rk - r0) * ldw, imin(L->kc, p->Kg - rk), nm, wpk + kk * wstep);
                 }
+                c->tag[thread] = tag;
+            }
+        } else if (L->nkb > 1 || c->tag[thread] != tag) {
+            pack_w(c, wk, kcb, nm, wpk);
             c->tag[thread] = L->nkb > 1 ? 0 : tag;
         }
         const float *apanel = panel;
@@ -685,7 +707,7 @@ static void nhwc_task(x1_ctx *c, size_t task, int thread)
             int strided = L->inplace && c->iks && hd_igemm_strided_segments(&seg, 1, (size_t)ir, (size_t)MR, &ss, 1);
             for (int64_t jr = 0; jr < nm; jr += NR) {
                 size_t nr = (size_t)imin(NR, nm - jr);
-                const float *bp = wpk + jr * kcb;
+                const float *bp = wpan + jr * kcb;
                 size_t bs = (size_t)NR, ldc = dxb ? (size_t)p->xs[4] : (size_t)L->mb;
                 float *cp = dxb ? dxb + ir * p->xs[4] + jr : buf + ir * L->mb + jr;
                 /* the indirect and the packed kernel round alike (igemm-ukernels.h) */
