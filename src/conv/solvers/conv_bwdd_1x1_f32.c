@@ -52,7 +52,7 @@
 
 #define KC 256              /* most k (dy channels) per block: sets the rounding */
 #define MC 256              /* most dx channels per block */
-#define UNIT 32             /* NCHW position blocks are multiples of this */
+#define UNIT 32             /* NCHW position blocks are multiples of this (swapped: of MR) */
 #define SUBS 4              /* NCHW: most sub-blocks (panels) per position block */
 #define MIN_TASKS 8         /* cut small problems finer, down to this many tasks */
 #define PF_ROWS 4           /* dy rows are prefetched this many rows ahead of the copy */
@@ -108,6 +108,7 @@ typedef struct {
     int64_t buf_at, aux_at, slot; /* floats: result buffer, (W^T block | W tail panel), slot size */
     int64_t tab_at;               /* pix: the block's pixel-row pointers */
     int wall;                     /* several k blocks: the slot holds W^T (NCHW) or W's panels (swapped) of all of them */
+    int win;                      /* swapped NCHW, one position block: W's rows are the B panels, read in place */
     int dyall;                    /* NCHW, swapped: the slot holds the dy panel of every k block */
     int64_t pstep;                /* dyall: floats from one k block's dy panel to the next's (per dy row) */
 } x1_plan;
@@ -153,8 +154,11 @@ static x1_plan plan_x1(const hd_conv_problem *p)
     int64_t sb = imax(128, imin(512, 65536 / L.kc)), nc = SUBS * sb;
     if (L.swap)
         nc = sb = imax(64, imin(512, 32768 / L.kc));
+    /* swapped: positions are the MR-row side, so blocks of whole A tiles (a block of 32
+       positions left a 14-row tile a third full) */
+    int64_t U = L.swap ? L.MR : UNIT;
     L.npb = cdiv(Qt, nc);
-    L.nc = imin(rup(cdiv(Qt, L.npb), UNIT), Qt);
+    L.nc = imin(rup(cdiv(Qt, L.npb), U), Qt);
     L.npb = cdiv(Qt, L.nc);
     L.nmb = cdiv(p->Cg, MC);
     L.mb = rup(cdiv(p->Cg, L.nmb), L.CT);
@@ -166,11 +170,11 @@ static x1_plan plan_x1(const hd_conv_problem *p)
         if (p->G * L.nmb * per_group >= MIN_TASKS)
             break;
         if (L.nc > sb)
-            L.nc = imax(sb, rup(cdiv(L.nc, 2), UNIT));
+            L.nc = imax(sb, rup(cdiv(L.nc, 2), U));
         else if (p->Cg >= P && L.mb >= 2 * L.CT)
             L.mb = rup(cdiv(L.mb, 2), L.CT);
-        else if (L.nc >= 2 * UNIT)
-            L.nc = rup(cdiv(L.nc, 2), UNIT);
+        else if (L.nc >= 2 * U)
+            L.nc = rup(cdiv(L.nc, 2), U);
         else if (L.mb >= 2 * L.CT)
             L.mb = rup(cdiv(L.mb, 2), L.CT);
         else
@@ -178,7 +182,7 @@ static x1_plan plan_x1(const hd_conv_problem *p)
         L.nmb = cdiv(p->Cg, L.mb);
         L.npb = cdiv(Qt, L.nc);
     }
-    L.sb = imin(rup(cdiv(L.nc, cdiv(L.nc, sb)), UNIT), L.nc);
+    L.sb = imin(rup(cdiv(L.nc, cdiv(L.nc, sb)), U), L.nc);
     /* slot: panel, result buffer (when some tile can need it), then the W^T block (NCHW) or
        W's tail panel (NHWC) */
     int bufd = !unit_stride(p) || !L.direct || L.cross;
@@ -199,6 +203,13 @@ static x1_plan plan_x1(const hd_conv_problem *p)
         /* W's panels of all k blocks kept while small, as W^T below: each position block of a
            batch-1 layer packed the whole filter block again (res4_expand_os8 NHWC) */
         L.wall = L.nkb > 1 && rup(L.mb, L.NR) * L.kc * L.nkb <= X1_WT_ALL;
+        /* NCHW-like dy in one position block (batch-1 small images): each channel block's
+           panels would serve one task only, so W is read in place when its channel blocks
+           are whole panels and its rows spread over the L1 sets (the copy was a sixth of
+           batch-1 conv_last) */
+        L.win = !L.pix && L.npb == 1 && p->Cg % L.NR == 0 && hd_conv_rows_spread(p->wst[0], 64);
+        if (L.win)
+            L.wall = 0;
         L.tab_at = L.aux_at + rup(L.kc * rup(L.mb, L.NR), 16) * (L.wall ? L.nkb : 1);
         L.slot = L.tab_at + (L.pix ? rup(cdiv(rup(L.nc, L.MR) * (int64_t)sizeof(float *), (int64_t)sizeof(float)), 16) : 0);
     } else {
@@ -663,7 +674,12 @@ static void nhwc_task(x1_ctx *c, size_t task, int thread)
            block, or all of them when they fit) */
         int64_t tag = (g * L->nmb + m0 / L->mb) + 1, wstep = L->kc * rup(L->mb, NR);
         const float *wpan = wpk;
-        if (L->wall) {
+        int64_t wbs = NR, wjs = kcb;               /* B's row stride, offset per panel */
+        if (L->win) {
+            wpan = wk;
+            wbs = ldw;
+            wjs = 1;
+        } else if (L->wall) {
             wpan = wpk + kb * wstep;
             if (kb == 0 && c->tag[thread] != tag) {
                 for (int64_t kk = 0; kk < L->nkb; kk++) {
@@ -707,8 +723,8 @@ static void nhwc_task(x1_ctx *c, size_t task, int thread)
             int strided = L->inplace && c->iks && hd_igemm_strided_segments(&seg, 1, (size_t)ir, (size_t)MR, &ss, 1);
             for (int64_t jr = 0; jr < nm; jr += NR) {
                 size_t nr = (size_t)imin(NR, nm - jr);
-                const float *bp = wpan + jr * kcb;
-                size_t bs = (size_t)NR, ldc = dxb ? (size_t)p->xs[4] : (size_t)L->mb;
+                const float *bp = wpan + jr * wjs;
+                size_t bs = (size_t)wbs, ldc = dxb ? (size_t)p->xs[4] : (size_t)L->mb;
                 float *cp = dxb ? dxb + ir * p->xs[4] + jr : buf + ir * L->mb + jr;
                 /* the indirect and the packed kernel round alike (igemm-ukernels.h) */
                 if (strided)
