@@ -43,6 +43,7 @@
 #include "kernels/conv/im2col-ukernels.h"
 #include "conv/conv_internal.h"
 #include "kernels/igemm/igemm-ukernels.h"
+#include "kernels/transpose/transpose-ukernels.h"
 #include "kernels/gemm/gemm.h"
 #include "kernels/gemm/gemm-ukernels.h"
 
@@ -245,6 +246,7 @@ typedef struct {
     hd_conv_cols_fn cols;
     hd_f32_igemm_fn ik;           /* the indirect kernel of the packed kernel's ISA (same tile) */
     hd_f32_igemm_strided_fn iks;   /* its strided entry (NULL: none) */
+    hd_f32_tile_fn tile;           /* swapped, dx in channel planes at unit stride: the buffer's transpose into dx */
     int64_t tag[HD_SCRATCH_SLOTS];           /* one k block: the (group, channel block) whose packed W the slot holds */
     int64_t ptag[HD_SCRATCH_SLOTS];          /* dyall: the (group, position block) whose dy panel the slot holds */
     int nthreads;                            /* threads taking tasks (a thread's next task is about this many on) */
@@ -635,6 +637,19 @@ static void nchw_task(x1_ctx *c, size_t task, int thread)
     }
 }
 
+/* Swapped, dx in channel planes at unit stride: the buffer (positions [q0, q0+nq) x channels
+ * [ch0, ch0+nm), rows ld apart) into dx, one transposed tile per image run (a copy: the
+ * same bits as the element-wise epilogue, which gathered each channel's positions one by one). */
+static void store_planes(const x1_ctx *c, int64_t ch0, int64_t nm, int64_t q0, int64_t nq, const float *buf, int64_t ld)
+{
+    const hd_conv_problem *p = c->p;
+    for (int64_t j = 0; j < nq;) {
+        int64_t q = q0 + j, n = q / p->P, i = q % p->P, cnt = imin(p->P - i, nq - j);
+        c->tile(cnt, nm, buf + j * ld, ld, c->dx + n * p->xs[0] + ch0 * p->xs[1] + i, p->xs[1], 1.0f, 0.0f);
+        j += cnt;
+    }
+}
+
 /* W rows wk (ldw apart; kcb of them, nm channels each) as NR-wide panels, k-major: (k pp,
  * channel j) at dst[(j / NR) * kcb * NR + pp * NR + j % NR], zero past nm. */
 static void pack_w(const x1_ctx *c, const float *wk, int64_t kcb, int64_t nm, float *dst)
@@ -739,7 +754,9 @@ static void nhwc_task(x1_ctx *c, size_t task, int thread)
             }
         }
     }
-    if (!dxb)
+    if (!dxb && c->tile)
+        store_planes(c, ch0, nm, q0, nq, buf, L->mb);
+    else if (!dxb)
         cells(c, CELLS_STORE, ch0, nm, q0, nq, buf, 1, L->mb);
 }
 
@@ -825,6 +842,8 @@ void hd_conv_bwdd_1x1_exec(const hd_conv_problem *p, const hd_conv_args *a)
         c.cols = cols_c;
     c.ik = hd_igemm_kernel_for(p->isa)->fn;
     c.iks = hd_igemm_kernel_for(p->isa)->fn_strided;
+    c.tile = c.L.swap && unit_stride(p) && p->xs[4] == 1 && linear_positions(p->xs, p->in) ? hd_f32_tile_select(p->isa)
+                                                                                          : NULL;
     for (int i = 0; i < HD_SCRATCH_SLOTS; i++)
         c.tag[i] = c.ptag[i] = 0;
     int64_t per_group = c.L.cross ? c.L.npb : p->N * c.L.npb;
