@@ -10,13 +10,17 @@
  *    few per kernel call while this one is multiplied).  With few dx
  *    channels (at most 5 A tiles) and k blocks of at most 64 dy rows the rows are read in
  *    place instead, each A tile walking them as long runs (res2 1x1); with more of either,
- *    in place measured slower.  The micro-kernel stores straight into dx.
+ *    in place measured slower, but for a dy small enough to stay in L3 (batch 1), read in
+ *    place at any k block.  The micro-kernel stores straight into dx.
  *  - Channels contiguous in dy (NHWC-like): the roles swap, dx^T = dy^T W.  A = MR dy pixels,
  *    read in place by the indirect micro-kernel (igemm-ukernels.h) through a table of the
  *    block's pixel rows, the rows two tiles ahead prefetched -- or, when 14 rows a pixel
  *    apart would share L1 sets (K = 1024: 4 KiB), transposed into micro-panels in the task's
  *    panel (in place is faster wherever the rows spread over the sets).  B = W's channel
  *    block as NR-wide panels, C = dx pixels, stored straight into dx when they are packed.
+ *    NCHW-like small images swap too: their dy panel (all k blocks) stays in the slot for
+ *    the thread's next channel block, and with one position block W's rows are B in place;
+ *    the buffer goes to dx's channel planes as transposed tiles.
  *  - Stride s > 1 (the ResNet downsample projections): the dy positions are the GEMM's
  *    columns as before; the products go to the task's buffer, and its epilogue writes every
  *    dx element of the s x s cell of each dy position once (the corner gets the product, the
