@@ -167,9 +167,10 @@ static x1_plan plan_x1(const hd_conv_problem *p)
         L.ld = 0;
         /* NCHW-like dy, swapped: the block's dy panel of all k blocks kept while it is small, so
            that a thread's next task of the same positions (the channel blocks of a batch-1
-           layer) copies nothing (each task copied all of dy again: conv_last copied it 10
+           layer, one position block: with several, a thread's next task has other positions)
+           copies nothing (each task copied all of dy again: conv_last copied it 10
            times) */
-        L.dyall = !L.pix && rup(L.nc, L.MR) * p->Kg <= X1_DY_ALL;
+        L.dyall = !L.pix && L.npb == 1 && rup(L.nc, L.MR) * p->Kg <= X1_DY_ALL;
         L.pstep = L.dyall ? rup(L.nc, L.MR) : 0;
         L.buf_at = L.inplace ? 0 : rup(rup(L.nc, L.MR) * (L.dyall ? p->Kg : L.kc), 16);
         L.aux_at = L.buf_at + (L.direct ? 0 : rup(L.nc * L.mb, 16));
