@@ -128,7 +128,7 @@ static x1_plan plan_x1(const hd_conv_problem *p)
     if (L.swap)
         nc = sb = imax(64, imin(512, 32768 / L.kc));
     /* swapped: positions are the MR-row side, so blocks of whole A tiles (a block of 32
-       positions left a 14-row tile a third full) */
+       positions left their last 14-row tile 4 rows full) */
     int64_t U = L.swap ? L.MR : UNIT;
     L.npb = cdiv(Qt, nc);
     L.nc = imin(rup(cdiv(Qt, L.npb), U), Qt);
@@ -179,8 +179,7 @@ static x1_plan plan_x1(const hd_conv_problem *p)
         L.wall = L.nkb > 1 && rup(L.mb, L.NR) * L.kc * L.nkb <= X1_WT_ALL;
         /* NCHW-like dy in one position block (batch-1 small images): each channel block's
            panels would serve one task only, so W is read in place when its channel blocks
-           are whole panels and its rows spread over the L1 sets (the copy was a sixth of
-           batch-1 conv_last) */
+           are whole panels and its rows spread over the L1 sets */
         L.win = !L.pix && L.npb == 1 && p->Cg % L.NR == 0 && hd_conv_rows_spread(p->wst[0], 64);
         if (L.win)
             L.wall = 0;
