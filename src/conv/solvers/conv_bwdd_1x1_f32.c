@@ -10,13 +10,17 @@
  *    few per kernel call while this one is multiplied).  With few dx
  *    channels (at most 5 A tiles) and k blocks of at most 64 dy rows the rows are read in
  *    place instead, each A tile walking them as long runs (res2 1x1); with more of either,
- *    in place measured slower.  The micro-kernel stores straight into dx.
+ *    in place measured slower, but for a dy small enough to stay in L3 (batch 1), read in
+ *    place at any k block.  The micro-kernel stores straight into dx.
  *  - Channels contiguous in dy (NHWC-like): the roles swap, dx^T = dy^T W.  A = MR dy pixels,
  *    read in place by the indirect micro-kernel (igemm-ukernels.h) through a table of the
  *    block's pixel rows, the rows two tiles ahead prefetched -- or, when 14 rows a pixel
  *    apart would share L1 sets (K = 1024: 4 KiB), transposed into micro-panels in the task's
  *    panel (in place is faster wherever the rows spread over the sets).  B = W's channel
  *    block as NR-wide panels, C = dx pixels, stored straight into dx when they are packed.
+ *    NCHW-like small images swap too: their dy panel (all k blocks) stays in the slot for
+ *    the thread's next channel block, and with one position block W's rows are B in place;
+ *    the buffer goes to dx's channel planes as transposed tiles.
  *  - Stride s > 1 (the ResNet downsample projections): the dy positions are the GEMM's
  *    columns as before; the products go to the task's buffer, and its epilogue writes every
  *    dx element of the s x s cell of each dy position once (the corner gets the product, the
@@ -38,32 +42,25 @@
  */
 #include "conv/solvers/conv_solvers.h"
 #include "conv/solvers/conv_bwdd.h"
+#include "conv/solvers/conv_bwdd_1x1.h"
 
-#include "core/parallel.h"
-#include "kernels/conv/im2col-ukernels.h"
 #include "conv/conv_internal.h"
-#include "kernels/igemm/igemm-ukernels.h"
 #include "kernels/gemm/gemm.h"
-#include "kernels/gemm/gemm-ukernels.h"
 
 #include <stdint.h>
-#include <string.h>
-#include <xmmintrin.h>
 
 #define KC 256              /* most k (dy channels) per block: sets the rounding */
 #define MC 256              /* most dx channels per block */
-#define UNIT 32             /* NCHW position blocks are multiples of this */
+#define UNIT 32             /* NCHW position blocks are multiples of this (swapped: of MR) */
 #define SUBS 4              /* NCHW: most sub-blocks (panels) per position block */
 #define MIN_TASKS 8         /* cut small problems finer, down to this many tasks */
-#define PF_ROWS 4           /* dy rows are prefetched this many rows ahead of the copy */
 #define X1_INPLACE_TILES 5  /* NCHW: dy read in place by blocks with at most this many A tiles */
 #define X1_INPLACE_ROWS 64  /* ... and k blocks of at most this many dy rows (each a page of its own) */
-#define X1_WT_ALL (1 << 18) /* NCHW: a slot keeps W^T of every k block of its channel block up to this many floats */
+#define X1_INPLACE_L3 (8 << 20) /* ... or any k block when all of dy is at most this many bytes */
+#define X1_WT_ALL (9 << 15) /* NCHW: a slot keeps W^T of every k block of its channel block up to this many floats
+                               (a 256-channel block, rounded up to the tile, of a 1024-deep filter) */
+#define X1_DY_ALL (1 << 17) /* NCHW, swapped: a slot keeps the dy panel of every k block up to this many floats */
 
-static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-static int64_t rup(int64_t a, int64_t b) { return cdiv(a, b) * b; }
-static int64_t imin(int64_t a, int64_t b) { return a < b ? a : b; }
-static int64_t imax(int64_t a, int64_t b) { return a > b ? a : b; }
 
 /* Positions of a tensor (strides s, dims d) addressed as pos * s[4]. */
 static int linear_positions(const int64_t s[5], const int64_t d[3])
@@ -88,25 +85,6 @@ static int whole_ok(const hd_conv_problem *p)
 
 /* ---------------- the plan: a function of the problem (and the kernel's tile) ---------------- */
 
-typedef struct {
-    const hd_gemm_kernel *kern;
-    int64_t MR, NR;
-    int pix;                      /* dy's channels contiguous (NHWC-like) */
-    int swap;                     /* positions are the A side: dx^T = dy^T W */
-    int inplace;                  /* pix: the indirect kernel reads dy's pixel rows in place */
-    int whole;                    /* NHWC, small images, long reduction: one hd_sgemm in place */
-    int direct;                   /* tiles within one image go straight into dx */
-    int cross;                    /* position blocks run across images */
-    int64_t nkb, kc;              /* k block b: dy channels [b*kc, min(Kg, (b+1)*kc)) */
-    int64_t nc, npb;              /* positions per block, blocks (per image, or over N*P when cross) */
-    int64_t sb;                   /* NCHW: positions per sub-block (one panel) of a block */
-    int64_t mb, nmb;              /* dx channels per block, blocks */
-    int64_t CT;                   /* tile of the channel side: MR (NCHW) or NR (NHWC) */
-    int64_t ld;                   /* NCHW: panel and buffer row length (sb rounded up to NR) */
-    int64_t buf_at, aux_at, slot; /* floats: result buffer, (W^T block | W tail panel), slot size */
-    int64_t tab_at;               /* pix: the block's pixel-row pointers */
-    int wall;                     /* NCHW, several k blocks: the slot holds W^T of all of them */
-} x1_plan;
 
 static x1_plan plan_x1(const hd_conv_problem *p)
 {
@@ -149,8 +127,11 @@ static x1_plan plan_x1(const hd_conv_problem *p)
     int64_t sb = imax(128, imin(512, 65536 / L.kc)), nc = SUBS * sb;
     if (L.swap)
         nc = sb = imax(64, imin(512, 32768 / L.kc));
+    /* swapped: positions are the MR-row side, so blocks of whole A tiles (a block of 32
+       positions left their last 14-row tile 4 rows full) */
+    int64_t U = L.swap ? L.MR : UNIT;
     L.npb = cdiv(Qt, nc);
-    L.nc = imin(rup(cdiv(Qt, L.npb), UNIT), Qt);
+    L.nc = imin(rup(cdiv(Qt, L.npb), U), Qt);
     L.npb = cdiv(Qt, L.nc);
     L.nmb = cdiv(p->Cg, MC);
     L.mb = rup(cdiv(p->Cg, L.nmb), L.CT);
@@ -162,11 +143,11 @@ static x1_plan plan_x1(const hd_conv_problem *p)
         if (p->G * L.nmb * per_group >= MIN_TASKS)
             break;
         if (L.nc > sb)
-            L.nc = imax(sb, rup(cdiv(L.nc, 2), UNIT));
+            L.nc = imax(sb, rup(cdiv(L.nc, 2), U));
         else if (p->Cg >= P && L.mb >= 2 * L.CT)
             L.mb = rup(cdiv(L.mb, 2), L.CT);
-        else if (L.nc >= 2 * UNIT)
-            L.nc = rup(cdiv(L.nc, 2), UNIT);
+        else if (L.nc >= 2 * U)
+            L.nc = rup(cdiv(L.nc, 2), U);
         else if (L.mb >= 2 * L.CT)
             L.mb = rup(cdiv(L.mb, 2), L.CT);
         else
@@ -174,17 +155,35 @@ static x1_plan plan_x1(const hd_conv_problem *p)
         L.nmb = cdiv(p->Cg, L.mb);
         L.npb = cdiv(Qt, L.nc);
     }
-    L.sb = imin(rup(cdiv(L.nc, cdiv(L.nc, sb)), UNIT), L.nc);
+    L.sb = imin(rup(cdiv(L.nc, cdiv(L.nc, sb)), U), L.nc);
     /* slot: panel, result buffer (when some tile can need it), then the W^T block (NCHW) or
        W's tail panel (NHWC) */
     int bufd = !unit_stride(p) || !L.direct || L.cross;
     L.tab_at = 0;
     L.wall = 0;
+    L.dyall = 0;
+    L.pstep = 0;
     if (L.swap) {
         L.ld = 0;
-        L.buf_at = L.inplace ? 0 : rup(rup(L.nc, L.MR) * L.kc, 16);
+        /* NCHW-like dy, swapped: the block's dy panel of all k blocks kept while it is small, so
+           that a thread's next task of the same positions (the channel blocks of a batch-1
+           layer, one position block: with several, a thread's next task has other positions)
+           copies nothing (each task copied all of dy again: conv_last copied it 10
+           times) */
+        L.dyall = !L.pix && L.npb == 1 && rup(L.nc, L.MR) * p->Kg <= X1_DY_ALL;
+        L.pstep = L.dyall ? rup(L.nc, L.MR) : 0;
+        L.buf_at = L.inplace ? 0 : rup(rup(L.nc, L.MR) * (L.dyall ? p->Kg : L.kc), 16);
         L.aux_at = L.buf_at + (L.direct ? 0 : rup(L.nc * L.mb, 16));
-        L.tab_at = L.aux_at + rup(L.kc * rup(L.mb, L.NR), 16);
+        /* W's panels of all k blocks kept while small, as W^T below: each position block of a
+           batch-1 layer packed the whole filter block again (res4_expand_os8 NHWC) */
+        L.wall = L.nkb > 1 && rup(L.mb, L.NR) * L.kc * L.nkb <= X1_WT_ALL;
+        /* NCHW-like dy in one position block (batch-1 small images): each channel block's
+           panels would serve one task only, so W is read in place when its channel blocks
+           are whole panels and its rows spread over the L1 sets */
+        L.win = !L.pix && L.npb == 1 && p->Cg % L.NR == 0 && hd_conv_rows_spread(p->wst[0], 64);
+        if (L.win)
+            L.wall = 0;
+        L.tab_at = L.aux_at + rup(L.kc * rup(L.mb, L.NR), 16) * (L.wall ? L.nkb : 1);
         L.slot = L.tab_at + (L.pix ? rup(cdiv(rup(L.nc, L.MR) * (int64_t)sizeof(float *), (int64_t)sizeof(float)), 16) : 0);
     } else {
         L.ld = rup(L.sb, L.NR);
@@ -209,33 +208,6 @@ static hd_conv_layout layout_x1(const x1_plan *L)
 
 /* ---------------- execution ---------------- */
 
-typedef struct {
-    const hd_conv_problem *p;
-    const hd_conv_args *a;
-    x1_plan L;
-    const float *dy, *w;
-    float *dx, *slots;
-    hd_conv_cols_fn cols;
-    hd_f32_igemm_fn ik;           /* the indirect kernel of the packed kernel's ISA (same tile) */
-    hd_f32_igemm_strided_fn iks;   /* its strided entry (NULL: none) */
-    int64_t tag[HD_SCRATCH_SLOTS];           /* one k block: the (group, channel block) whose packed W the slot holds */
-    int nthreads;                            /* threads taking tasks (a thread's next task is about this many on) */
-    int64_t ntasks;
-} x1_ctx;
-
-/* n floats from s to d: the tile widths are constant-size copies (inlined moves; a
- * memcpy call per 14- or 32-float run cost more than the run). */
-static inline void copy_f(float *d, const float *s, int64_t n)
-{
-    switch (n) {
-    case 32: memcpy(d, s, 32 * sizeof(float)); return;
-    case 16: memcpy(d, s, 16 * sizeof(float)); return;
-    case 14: memcpy(d, s, 14 * sizeof(float)); return;
-    case 6: memcpy(d, s, 6 * sizeof(float)); return;
-    case 4: memcpy(d, s, 4 * sizeof(float)); return;
-    default: memcpy(d, s, (size_t)n * sizeof(float)); return;
-    }
-}
 
 /* Plain C version of the k-major transpose (im2col-ukernels.h). */
 static void cols_c(float *dst, int64_t ld, int64_t T, const float *const *src, int64_t cnt)
@@ -247,230 +219,6 @@ static void cols_c(float *dst, int64_t ld, int64_t T, const float *const *src, i
     }
 }
 
-/* W^T of group g, k block kb, dx channels [m0, m0 + nm) of the group, as MR-channel
- * micro-panels (zero past nm): tile q at dst[q * kcb * MR], (k pp, channel i) at
- * [pp * MR + i].  Row pp of a tile is a run of W's row k0 + pp. */
-static void pack_wt(const x1_ctx *c, int64_t g, int64_t kb, int64_t m0, int64_t nm, float *dst)
-{
-    const hd_conv_problem *p = c->p;
-    int64_t MR = c->L.MR, r0 = kb * c->L.kc, kcb = imin(c->L.kc, p->Kg - r0), ws1 = p->wst[1];
-    const float *w = c->w + (g * p->Kg + r0) * p->wst[0] + m0 * ws1;
-    for (int64_t pp = 0; pp < kcb; pp++, w += p->wst[0])
-        for (int64_t i0 = 0; i0 < nm; i0 += MR) {
-            float *d = dst + i0 * kcb + pp * MR;
-            int64_t rows = imin(MR, nm - i0);
-            if (ws1 == 1)
-                copy_f(d, w + i0, rows);
-            else
-                for (int64_t i = 0; i < rows; i++)
-                    d[i] = w[(i0 + i) * ws1];
-            for (int64_t i = rows; i < MR; i++)
-                d[i] = 0;
-        }
-}
-
-/* dy position q of an image (q < P) as (od, oh, ow). */
-static void pos3(const hd_conv_problem *p, int64_t q, int64_t o[3])
-{
-    o[2] = q % p->out[2];
-    o[1] = (q / p->out[2]) % p->out[1];
-    o[0] = q / (p->out[2] * p->out[1]);
-}
-
-/* NCHW panel: dy rows (channels r0 .. r0+kcb of group g) x positions [q0, q0+nq) (global
- * over images) as NR-wide micro-panels (the B side; MR-wide, the A side, when swapped), k-major: (k pp, position j) at
- * dst[(j / NR) * kcb * NR + pp * NR + j % NR], zero up to the next multiple of NR (so the
- * micro-kernel reads each panel as one contiguous stream). */
-static void copy_rows(const x1_ctx *c, int64_t g, int64_t r0, int64_t kcb, int64_t q0, int64_t nq, float *dst,
-                      int64_t NR)
-{
-    const hd_conv_problem *p = c->p;
-    const int64_t *ys = p->ys, P = p->P;
-    int64_t tail = rup(nq, NR) - nq;
-    for (int64_t q = q0; q < q0 + nq;) {           /* one run per image */
-        int64_t n = q / P, i = q % P, cnt = imin(P - i, q0 + nq - q);
-        const float *src = c->dy + n * ys[0] + (g * p->Kg + r0) * ys[1] + i;
-        int64_t mp0 = (q - q0) / NR, off0 = (q - q0) % NR;
-        for (int64_t pp = 0; pp < kcb; pp++) {
-            if (pp + PF_ROWS < kcb) {
-                /* rows are a plane apart: the hardware prefetcher meets each one late */
-                const char *f = (const char *)(src + (pp + PF_ROWS) * ys[1]);
-                for (int64_t o = 0; o < cnt * (int64_t)sizeof(float); o += 64)
-                    _mm_prefetch(f + o, _MM_HINT_T0);
-            }
-            /* runs within one micro-panel; no division per run (they dominated 7x7 images) */
-            const float *sr = src + pp * ys[1];
-            float *d = dst + mp0 * kcb * NR + pp * NR + off0;
-            for (int64_t left = cnt, off = off0; left > 0;) {
-                int64_t run = imin(NR - off, left);
-                copy_f(d, sr, run);
-                sr += run;
-                left -= run;
-                d += run;
-                off += run;
-                if (off == NR) {
-                    off = 0;
-                    d += (kcb - 1) * NR;
-                }
-            }
-        }
-        q += cnt;
-    }
-    if (tail)
-        for (int64_t pp = 0; pp < kcb; pp++)
-            memset(dst + (nq / NR) * kcb * NR + pp * NR + nq % NR, 0, sizeof(float) * (size_t)tail);
-}
-
-/* NHWC: the block's pixel rows (dy at channel 0 of group g), rup(nq, MR) pointers; those
- * past nq repeat the first (the indirect kernel may read, never store, a full tile).  The
- * position cursor advances without divisions (a division per pixel cost as much as a copy). */
-static void pix_rows(const x1_ctx *c, int64_t g, int64_t q0, int64_t nq, const float **tab)
-{
-    const hd_conv_problem *p = c->p;
-    const int64_t *ys = p->ys;
-    int64_t n = q0 / p->P, o[3];
-    pos3(p, q0 % p->P, o);
-    const float *at = c->dy + n * ys[0] + g * p->Kg + o[0] * ys[2] + o[1] * ys[3] + o[2] * ys[4];
-    for (int64_t j = 0; j < nq; j++) {
-        tab[j] = at;
-        /* next position: along the row, then the next row, plane, image */
-        at += ys[4];
-        if (++o[2] == p->out[2]) {
-            o[2] = 0;
-            at += ys[3] - p->out[2] * ys[4];
-            if (++o[1] == p->out[1]) {
-                o[1] = 0;
-                at += ys[2] - p->out[1] * ys[3];
-                if (++o[0] == p->out[0]) {
-                    o[0] = 0;
-                    at += ys[0] - p->out[0] * ys[2];
-                }
-            }
-        }
-    }
-    for (int64_t j = nq; j < rup(nq, c->L.MR); j++)
-        tab[j] = tab[0];
-}
-
-/* NHWC panel: micro-panels of MR positions (rows TAB), k-major: (k pp, position j) at
- * dst[(j / MR) * kcb * MR + pp * MR + j % MR]; positions past nq are zero. */
-static void pack_pix(const x1_ctx *c, int64_t r0, int64_t kcb, int64_t nq, const float *const *tab, float *dst)
-{
-    const int64_t MR = c->L.MR;
-    const float *src[16];
-    for (int64_t j0 = 0; j0 < nq; j0 += MR) {
-        int64_t cnt = imin(MR, nq - j0);
-        for (int64_t i = 0; i < MR; i++)
-            src[i] = i < cnt ? tab[j0 + i] + r0 : NULL;
-        /* the pixels two micro-panels ahead (about; a prefetch never faults): the panel
-           reads 16-channel strips across MR pixels, whose lines the hardware prefetcher
-           meets too late */
-        for (int64_t i = 0; i < cnt; i++) {
-            const char *f = (const char *)((uintptr_t)src[i] + (uintptr_t)(2 * MR * c->p->ys[4] * (int64_t)sizeof(float)));
-            for (int64_t off = 0; off < kcb * (int64_t)sizeof(float); off += 64)
-                _mm_prefetch(f + off, _MM_HINT_T0);
-        }
-        c->cols(dst + j0 * kcb, MR, MR, src, kcb);
-    }
-}
-
-/* d[i*ds] = alpha * v[i*vs] + beta * d[i*ds] for i < n (beta == 0: d not read). */
-static void line_av(float *d, int64_t ds, const float *v, int64_t vs, int64_t n, float alpha, float beta)
-{
-    if (ds == 1 && vs == 1) {
-        hd_conv_scale_add(d, v, n, alpha, beta);
-        return;
-    }
-    if (beta == 0)
-        for (int64_t i = 0; i < n; i++)
-            d[i * ds] = alpha * v[i * vs];
-    else
-        for (int64_t i = 0; i < n; i++)
-            d[i * ds] = alpha * v[i * vs] + beta * d[i * ds];
-}
-
-/* d[i*ds] = beta * d[i*ds] for i < n (beta == 0: zeros, d not read). */
-static void line_b(float *d, int64_t ds, int64_t n, float beta)
-{
-    if (beta == 0 && ds == 1) {
-        memset(d, 0, sizeof(float) * (size_t)n);
-        return;
-    }
-    for (int64_t i = 0; i < n; i++)
-        d[i * ds] = beta == 0 ? 0.0f : beta * d[i * ds];
-}
-
-/*
- * Between the buffer and dx, for dx channels [ch0, ch0+nm) (of the whole tensor) and dy
- * positions [q0, q0+nq), buf[m * ms + j * js].  Each dy position o owns the dx cell
- * [s*o, s*o + s) (clipped to dx) along every dimension (with unit stride, the position
- * itself).  LOAD: the corners to the buffer, times beta (not called when beta = 0).
- * STORE: the buffer to the corners, beta*dx to the rest of the cells.
- */
-enum { CELLS_LOAD, CELLS_STORE };
-
-static void cells(const x1_ctx *c, int mode, int64_t ch0, int64_t nm, int64_t q0, int64_t nq, float *buf, int64_t ms,
-                  int64_t js)
-{
-    const hd_conv_problem *p = c->p;
-    const int64_t *xs = p->xs, *s = p->str, P = p->P;
-    float beta = (float)c->a->epi.beta;
-    int chan_inner = xs[1] == 1 && xs[4] != 1;
-    /* stride 2 along contiguous dx rows: the corners interleaved with beta * dx in registers */
-    int spread2 = s[2] == 2 && xs[4] == 1 && p->isa >= HD_ISA_AVX512;
-    for (int64_t j = 0; j < nq;) {
-        /* a run of dy positions along one dy row (ow varies) */
-        int64_t q = q0 + j, n = q / P, o[3];
-        pos3(p, q % P, o);
-        int64_t cnt = imin(p->out[2] - o[2], nq - j);
-        int64_t iw0 = o[2] * s[2], iw1 = imin((o[2] + cnt) * s[2], p->in[2]);
-        for (int64_t a0 = 0; a0 < s[0] && o[0] * s[0] + a0 < p->in[0]; a0++)
-            for (int64_t a1 = 0; a1 < s[1] && o[1] * s[1] + a1 < p->in[1]; a1++) {
-                int corner = a0 == 0 && a1 == 0;
-                if (mode == CELLS_LOAD && !corner)
-                    continue;
-                float *row = c->dx + n * xs[0] + ch0 * xs[1] + (o[0] * s[0] + a0) * xs[2] + (o[1] * s[1] + a1) * xs[3];
-                if (!chan_inner) {
-                    /* positions inner (channel planes): per channel, the corners of the run
-                       (every s-th dx element) and the rest */
-                    for (int64_t m = 0; m < nm; m++) {
-                        float *d = row + m * xs[1] + iw0 * xs[4], *v = buf + m * ms + j * js;
-                        if (mode == CELLS_LOAD) {
-                            line_av(v, js, d, s[2] * xs[4], cnt, beta, 0.0f);
-                            continue;
-                        }
-                        if (!corner) {
-                            line_b(d, xs[4], iw1 - iw0, beta);
-                            continue;
-                        }
-                        if (spread2 && js == 1) {          /* the corners and the odd columns in one pass */
-                            hd_f32_im2col_ukernel_spread2__avx512(d, v, iw1 - iw0, beta);
-                            continue;
-                        }
-                        line_av(d, s[2] * xs[4], v, js, cnt, 1.0f, 0.0f);
-                        for (int64_t b = 1; b < s[2] && iw0 + b < iw1; b++)
-                            line_b(d + b * xs[4], s[2] * xs[4], (iw1 - iw0 - b + s[2] - 1) / s[2], beta);
-                    }
-                } else {
-                    /* channels inner (pixels) */
-                    for (int64_t iw = iw0; iw < iw1; iw++) {
-                        int64_t k = iw - iw0;
-                        float *d = row + iw * xs[4];
-                        if (corner && k % s[2] == 0) {
-                            float *v = buf + (j + k / s[2]) * js;
-                            if (mode == CELLS_LOAD)
-                                line_av(v, ms, d, 1, nm, beta, 0.0f);
-                            else
-                                line_av(d, 1, v, ms, nm, 1.0f, 0.0f);
-                        } else if (mode == CELLS_STORE) {
-                            line_b(d, 1, nm, beta);
-                        }
-                    }
-                }
-            }
-        j += cnt;
-    }
-}
 
 /* Task geometry: group, dx channels [m0, m0+nm) of the group, positions [q0, q0+nq) (global). */
 static void task_geom(const x1_ctx *c, int64_t t, int64_t *g, int64_t *m0, int64_t *nm, int64_t *q0, int64_t *nq)
@@ -512,7 +260,7 @@ static void nchw_cells(const x1_ctx *c, int mode, int64_t ch0, int64_t nm, int64
         while (je < ns && !panel_direct(c, s0 + je, imin(NR, ns - je)))
             je += NR;
         je = imin(je, ns);
-        cells(c, mode, ch0, nm, s0 + jr, je - jr, buf + jr, c->L.ld, 1);
+        hd_x1_cells(c, mode, ch0, nm, s0 + jr, je - jr, buf + jr, c->L.ld, 1);
         jr = je;
     }
 }
@@ -531,9 +279,11 @@ static void nchw_task(x1_ctx *c, size_t task, int thread)
        stored straight into dx, there are few A tiles to sweep them (the copy pays off over
        many) and few rows per k block (each on a page of its own): each A tile then walks the
        rows as long runs, which the hardware prefetcher follows (with many rows per k block the
-       runs, a page each, no longer stay in the prefetcher's reach) */
+       runs, a page each, no longer stay in the prefetcher's reach from memory; a dy small
+       enough to stay in the L3 cache, a batch-1 layer's, is read in place at any k block, which
+       measured faster than the copy there and slower at batch 16) */
     int inplace = L->direct && q0 / P == (q0 + nq - 1) / P && nq % L->NR == 0 && ntiles <= X1_INPLACE_TILES &&
-                  L->kc <= X1_INPLACE_ROWS;
+                  (L->kc <= X1_INPLACE_ROWS || p->N * p->K * P * (int64_t)sizeof(float) <= X1_INPLACE_L3);
     /* steps: (sub-block, k block), k blocks inner so that the sub-block's results stay in
        L2; each step prefetches the next one's dy rows while it multiplies */
     for (int64_t s0 = q0; s0 < q0 + nq; s0 += L->sb) {
@@ -552,11 +302,11 @@ static void nchw_task(x1_ctx *c, size_t task, int thread)
                 wt = abuf + kb * L->mb * L->kc;
                 if (kb == 0 && c->tag[thread] != tag) {
                     for (int64_t kk = 0; kk < L->nkb; kk++)
-                        pack_wt(c, g, kk, m0, nm, abuf + kk * L->mb * L->kc);
+                        hd_x1_pack_wt(c, g, kk, m0, nm, abuf + kk * L->mb * L->kc);
                     c->tag[thread] = tag;
                 }
             } else if (L->nkb > 1 || c->tag[thread] != tag) {
-                pack_wt(c, g, kb, m0, nm, abuf);
+                hd_x1_pack_wt(c, g, kb, m0, nm, abuf);
                 c->tag[thread] = L->nkb > 1 ? 0 : tag;
             }
             const float *yrows = c->dy + (s0 / P) * p->ys[0] + (g * p->Kg + r0) * p->ys[1] + s0 % P;
@@ -570,7 +320,7 @@ static void nchw_task(x1_ctx *c, size_t task, int thread)
                     }
                 continue;
             }
-            copy_rows(c, g, r0, kcb, s0, ns, panel, L->NR);
+            hd_x1_copy_rows(c, g, r0, kcb, s0, ns, panel, L->NR);
             /* the dy rows of the next step, into L2 a few lines per kernel call: the next k
                block, else the next sub-block, else the first sub-block of the task this thread
                probably takes next (tasks are dealt in order to whichever thread is free) */
@@ -618,36 +368,59 @@ static void nhwc_task(x1_ctx *c, size_t task, int thread)
     /* dx pixels packed across images (direct): pixel q at dx + q * xs[4] */
     float *dxb = L->direct ? c->dx + (q0 / p->P) * p->xs[0] + (q0 % p->P) * p->xs[4] + ch0 : NULL;
     if (!dxb && beta != 0)
-        cells(c, CELLS_LOAD, ch0, nm, q0, nq, buf, 1, L->mb);
+        hd_x1_cells(c, CELLS_LOAD, ch0, nm, q0, nq, buf, 1, L->mb);
     const float **tab = (const float **)(void *)(panel + L->tab_at);
     if (L->pix)
-        pix_rows(c, g, q0, nq, tab);
+        hd_x1_pix_rows(c, g, q0, nq, tab);
     for (int64_t kb = 0; kb < L->nkb; kb++) {
         int64_t r0 = kb * L->kc, kcb = imin(L->kc, p->Kg - r0);
         float be = kb > 0 ? 1.0f : dxb ? beta : beta != 0 ? 1.0f : 0.0f;
         const float *wk = c->w + (g * p->Kg + r0) * ldw + m0;
         /* W's channel block as NR-wide panels (k-major, contiguous): in place, rows a
            channel count apart (4 KiB for 1024 channels) all fell into a few cache sets.
-           Packed again only when the thread's last task (one k block) left another. */
-        int64_t tag = (g * L->nmb + m0 / L->mb) + 1;
-        if (L->nkb > 1 || c->tag[thread] != tag) {
-            for (int64_t pp = 0; pp < kcb; pp++)
-                for (int64_t jr = 0; jr < nm; jr += NR) {
-                    float *d = wpk + jr * kcb + pp * NR;
-                    int64_t cnt = imin(NR, nm - jr);
-                    copy_f(d, wk + pp * ldw + jr, cnt);
-                    for (int64_t j = cnt; j < NR; j++)
-                        d[j] = 0;
+           Packed again only when the thread's last task did not leave them in the slot (one k
+           block, or all of them when they fit) */
+        int64_t tag = (g * L->nmb + m0 / L->mb) + 1, wstep = L->kc * rup(L->mb, NR);
+        const float *wpan = wpk;
+        int64_t wbs = NR, wjs = kcb;               /* B's row stride, offset per panel */
+        if (L->win) {
+            wpan = wk;
+            wbs = ldw;
+            wjs = 1;
+        } else if (L->wall) {
+            wpan = wpk + kb * wstep;
+            if (kb == 0 && c->tag[thread] != tag) {
+                for (int64_t kk = 0; kk < L->nkb; kk++) {
+                    int64_t rk = kk * L->kc;
+                    hd_x1_pack_w(c, wk + (rk - r0) * ldw, imin(L->kc, p->Kg - rk), nm, wpk + kk * wstep);
                 }
+                c->tag[thread] = tag;
+            }
+        } else if (L->nkb > 1 || c->tag[thread] != tag) {
+            hd_x1_pack_w(c, wk, kcb, nm, wpk);
             c->tag[thread] = L->nkb > 1 ? 0 : tag;
         }
+        const float *apanel = panel;
         if (L->pix && !L->inplace)                 /* (in place: A is dy's rows, through tab) */
-            pack_pix(c, r0, kcb, nq, tab, panel);
-        else if (!L->pix)
-            copy_rows(c, g, r0, kcb, q0, nq, panel, MR);
+            hd_x1_pack_pix(c, r0, kcb, nq, tab, panel);
+        else if (!L->pix && !L->dyall)
+            hd_x1_copy_rows(c, g, r0, kcb, q0, nq, panel, MR);
+        else if (!L->pix) {
+            /* all k blocks, once per thread and position block (a copy: which thread ran
+               what never changes a result) */
+            int64_t ptag = g * p->N * p->P + q0 + 1;
+            if (kb == 0 && c->ptag[thread] != ptag) {
+                for (int64_t kk = 0; kk < L->nkb; kk++) {
+                    int64_t rk = kk * L->kc;
+                    hd_x1_copy_rows(c, g, rk, imin(L->kc, p->Kg - rk), q0, nq, panel + rk * L->pstep, MR);
+                }
+                c->ptag[thread] = ptag;
+            }
+            apanel = panel + r0 * L->pstep;
+        }
         hd_igemm_seg seg = {tab, r0, kcb};
         for (int64_t ir = 0; ir < nq; ir += MR) {
-            const float *ap = panel + ir * kcb;
+            const float *ap = apanel + ir * kcb;
             size_t mr = (size_t)imin(MR, nq - ir);
             if (L->inplace)
                 /* the rows two tiles ahead, as pack_pix does for its copy */
@@ -658,8 +431,8 @@ static void nhwc_task(x1_ctx *c, size_t task, int thread)
             int strided = L->inplace && c->iks && hd_igemm_strided_segments(&seg, 1, (size_t)ir, (size_t)MR, &ss, 1);
             for (int64_t jr = 0; jr < nm; jr += NR) {
                 size_t nr = (size_t)imin(NR, nm - jr);
-                const float *bp = wpk + jr * kcb;
-                size_t bs = (size_t)NR, ldc = dxb ? (size_t)p->xs[4] : (size_t)L->mb;
+                const float *bp = wpan + jr * wjs;
+                size_t bs = (size_t)wbs, ldc = dxb ? (size_t)p->xs[4] : (size_t)L->mb;
                 float *cp = dxb ? dxb + ir * p->xs[4] + jr : buf + ir * L->mb + jr;
                 /* the indirect and the packed kernel round alike (igemm-ukernels.h) */
                 if (strided)
@@ -671,8 +444,10 @@ static void nhwc_task(x1_ctx *c, size_t task, int thread)
             }
         }
     }
-    if (!dxb)
-        cells(c, CELLS_STORE, ch0, nm, q0, nq, buf, 1, L->mb);
+    if (!dxb && c->tile)
+        hd_x1_store_planes(c, ch0, nm, q0, nq, buf, L->mb);
+    else if (!dxb)
+        hd_x1_cells(c, CELLS_STORE, ch0, nm, q0, nq, buf, 1, L->mb);
 }
 
 /* One task, dealt from a counter (hd_parallel_deal): which thread runs it only picks its
@@ -757,8 +532,10 @@ void hd_conv_bwdd_1x1_exec(const hd_conv_problem *p, const hd_conv_args *a)
         c.cols = cols_c;
     c.ik = hd_igemm_kernel_for(p->isa)->fn;
     c.iks = hd_igemm_kernel_for(p->isa)->fn_strided;
+    c.tile = c.L.swap && unit_stride(p) && p->xs[4] == 1 && linear_positions(p->xs, p->in) ? hd_f32_tile_select(p->isa)
+                                                                                          : NULL;
     for (int i = 0; i < HD_SCRATCH_SLOTS; i++)
-        c.tag[i] = 0;
+        c.tag[i] = c.ptag[i] = 0;
     int64_t per_group = c.L.cross ? c.L.npb : p->N * c.L.npb;
     size_t ntasks = (size_t)(p->G * c.L.nmb * per_group);
     int nt = a->nthreads < HD_SCRATCH_SLOTS ? a->nthreads : HD_SCRATCH_SLOTS;
