@@ -5,7 +5,8 @@
  * would transpose both operands into panels first; with the few positions of one image
  * (a short reduction) those transposes cost a large share of the arithmetic.
  *
- * A task owns up to DOT_KT output channels x one tile of 6 channels of one group and writes
+ * A task owns up to DOT_KT output channels (fewer in larger images, so that their dy rows
+ * stay in L2 while the task walks its tiles) x one tile of 6 channels of one group and writes
  * them into dW itself (alpha and beta applied by the kernel): the sums are the kernel's fixed
  * order (bwdf-ukernels.h), so neither the thread count nor the ISA changes a bit.  The tile's
  * 6 x rows are read again for every 4 dy rows that stream past them (from L1 in 28x28 layers,
@@ -15,7 +16,8 @@
 
 #define DOT_MK 4
 #define DOT_MC 6
-#define DOT_KT 64                 /* output channels per task */
+#define DOT_KT 64                 /* output channels per task, at most */
+#define DOT_DY_BYTES (192 << 10)  /* a task's dy rows, at most: they stay in L2 across its tiles */
 #define DOT_MIN_P 512             /* fewer positions: the lane tree and the stores of each tile weigh too much
                                      against its sums (14x14 layers with many channels ran slower than on
                                      the GEMM tiles) */
@@ -43,7 +45,8 @@ typedef struct {
     const hd_conv_problem *p;
     const hd_conv_args *a;
     dot_fn fn;
-    int64_t nkb, ncb;             /* tasks per group: blocks of DOT_KT output channels x tiles of channels */
+    int64_t kt;                   /* output channels per task: a multiple of DOT_MK */
+    int64_t nkb, ncb;             /* tasks per group: blocks of kt output channels x tiles of channels */
 } dot_ctx;
 
 static void dot_task(void *vctx, size_t task, int thread)
@@ -52,7 +55,7 @@ static void dot_task(void *vctx, size_t task, int thread)
     const dot_ctx *c = vctx;
     const hd_conv_problem *p = c->p;
     int64_t t = (int64_t)task, cb = t % c->ncb, kb = (t / c->ncb) % c->nkb, g = t / (c->ncb * c->nkb);
-    int64_t k0 = kb * DOT_KT, k1 = min64(k0 + DOT_KT, p->Kg);
+    int64_t k0 = kb * c->kt, k1 = min64(k0 + c->kt, p->Kg);
     int64_t c0 = cb * DOT_MC, mc = min64(DOT_MC, p->Cg - c0);
     const float *dy = (const float *)c->a->y + g * p->Kg * p->ys[1];
     const float *x = (const float *)c->a->x + g * p->Cg * p->xs[1];
@@ -69,6 +72,9 @@ void hd_bw_dot_exec(const hd_conv_problem *p, const hd_conv_args *a, int nt)
                  p->isa >= HD_ISA_AVX512 ? hd_f32_bwdf_ukernel_dot4x6__avx512
                  : p->isa >= HD_ISA_AVX2 ? hd_f32_bwdf_ukernel_dot4x6__avx2
                                          : hd_f32_bwdf_ukernel_dot4x6__scalar,
-                 cdiv(p->Kg, DOT_KT), cdiv(p->Cg, DOT_MC)};
+                 0, 0, cdiv(p->Cg, DOT_MC)};
+    c.kt = DOT_DY_BYTES / (p->P * (int64_t)sizeof(float)) / DOT_MK * DOT_MK;
+    c.kt = c.kt < DOT_MK ? DOT_MK : c.kt > DOT_KT ? DOT_KT : c.kt;
+    c.nkb = cdiv(p->Kg, c.kt);
     hd_parallel_deal((size_t)(p->G * c.nkb * c.ncb), nt, dot_task, &c);
 }
