@@ -5,6 +5,7 @@
  *   conv_bwdf_plan_f32.c    the plan and workspace, the execution, the solvers
  *   conv_bwdf_rows_f32.c    the row tiles (351), the transposes and gathers both use
  *   conv_bwdf_kmajor_f32.c  the k-major tiles (352)
+ *   conv_bwdf_dot_f32.c     the dot tiles (351, one NCHW image of a 1x1 layer)
  */
 #ifndef HD_CONV_BWDF_F32_H
 #define HD_CONV_BWDF_F32_H
@@ -156,5 +157,9 @@ void hd_bw_task(void *vctx, size_t task, int thread);
 
 /* conv_bwdf_kmajor_f32.c */
 void hd_bw_km_exec(bw_ctx *c, const hd_conv_problem *p, const hd_conv_args *a, hd_conv_layout W, int nt);
+
+/* conv_bwdf_dot_f32.c */
+int hd_bw_dot_fits(const hd_conv_problem *p);
+void hd_bw_dot_exec(const hd_conv_problem *p, const hd_conv_args *a, int nt);
 
 #endif

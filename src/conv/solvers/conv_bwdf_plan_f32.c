@@ -199,8 +199,10 @@ size_t hd_bw_km_slot_floats(const bw_plan *L, const hd_conv_problem *p)
 
 static hd_conv_layout layout_bw(const hd_conv_problem *p, int kmajor)
 {
-    bw_plan L = plan_bw(p, kmajor);
     hd_conv_layout W = {{0}, 0};
+    if (!kmajor && hd_bw_dot_fits(p))
+        return W;
+    bw_plan L = plan_bw(p, kmajor);
     if (L.km) {            /* dy of a wave packed into A panels (any kernel's MR), partial sums, the slots */
         hd_conv_book(&W, 0, p->G * (p->Kg + BW_MR_MAX - 1), L.npos, sizeof(float));
         hd_conv_book(&W, 1, L.single || L.local ? 0 : L.nchunk * p->K, p->CRS, sizeof(float));
@@ -215,10 +217,15 @@ static hd_conv_layout layout_bw(const hd_conv_problem *p, int kmajor)
 
 /* ---------------- the solver ---------------- */
 
-/* The two solvers share the plan: 351 always takes the row tiles, 352 the k-major tiles
- * where the plan picks them (and refuses the rest). */
+/* The two solvers share the plan: 351 takes the row tiles (or, for one NCHW image of a 1x1
+ * layer, the dot tiles of conv_bwdf_dot_f32.c, which need no workspace), 352 the k-major
+ * tiles where the plan picks them (and refuses the rest). */
 static void exec_bw(const hd_conv_problem *p, const hd_conv_args *a, int kmajor)
 {
+    if (!kmajor && hd_bw_dot_fits(p)) {
+        hd_bw_dot_exec(p, a, a->nthreads);
+        return;
+    }
     hd_conv_layout W = layout_bw(p, kmajor);
     bw_ctx c;
     memset(&c, 0, sizeof c);
@@ -295,6 +302,10 @@ static int app_bw(const hd_conv_problem *p, const char **reason, int kmajor)
     }
     if (p->Kg < 8 || p->CRS < 8) {
         *reason = "too few output channels or filter columns per group for the micro-kernel tiles";
+        return 0;
+    }
+    if (kmajor && hd_bw_dot_fits(p)) {
+        *reason = "one NCHW image of a 1x1 layer: the dot tiles of 351 read x and dy in place";
         return 0;
     }
     if (kmajor && !plan_bw(p, 1).km) {

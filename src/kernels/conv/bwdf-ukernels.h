@@ -36,4 +36,19 @@ void hd_f32_bwdf_ukernel_store__avx512(const float *const *rows, int64_t ne, int
 void hd_f32_bwdf_ukernel_store__avx2(const float *const *rows, int64_t ne, int64_t nk, int64_t plane, int64_t nchunk,
                                      float *dw, int64_t ldw, float alpha, float beta);
 
+/* The dot tiles, for a backward filter whose x and dy rows are position-contiguous (a 1x1,
+ * unit-stride, unpadded NCHW layer): for i < mk <= 4 and j < mc <= 6,
+ *     dw[i * ldw + j] = alpha * S(i, j)  (+ beta * dw[i * ldw + j] unless beta == 0: dw is then not read),
+ * the two products rounded separately, where S(i, j) sums dy[i * ldy + q] * x[j * ldx + q] over
+ * q < len in this order: 16 lane sums, lane l taking q = l, l + 16, l + 32, ... (one fused
+ * multiply-add each; positions past len add +0), then lanes l and l + 8 added, then l and
+ * l + 4, l and l + 2, l and l + 1.  Every version gives the same bits.  Nothing past a row's
+ * len floats is read. */
+void hd_f32_bwdf_ukernel_dot4x6__avx512(int64_t mk, int64_t mc, int64_t len, const float *dy, int64_t ldy,
+                                        const float *x, int64_t ldx, float *dw, int64_t ldw, float alpha, float beta);
+void hd_f32_bwdf_ukernel_dot4x6__avx2(int64_t mk, int64_t mc, int64_t len, const float *dy, int64_t ldy,
+                                      const float *x, int64_t ldx, float *dw, int64_t ldw, float alpha, float beta);
+void hd_f32_bwdf_ukernel_dot4x6__scalar(int64_t mk, int64_t mc, int64_t len, const float *dy, int64_t ldy,
+                                        const float *x, int64_t ldx, float *dw, int64_t ldw, float alpha, float beta);
+
 #endif
