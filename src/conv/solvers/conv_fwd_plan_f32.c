@@ -132,6 +132,21 @@ static fw_plan plan_fw(const hd_conv_problem *p)
         L.nc = L.P;
         L.npb = 1;
     }
+    /* Batch 1, plain 1x1: position blocks as long as a k block of x's rows (kc x nc) stays
+       well inside L2, in a multiple of FW_MIN_TASKS blocks, never shorter than FW_NC.  A
+       channel tile writes its block's results as MR rows of nc positions: blocks of FW_NC
+       positions gave the hardware prefetcher each row of y in pieces of 1 KiB, and with
+       tasks dealt to alternate threads every row stream broke at each task -- with a short
+       reduction (16 or 64 channels) the results are most of the traffic, and two threads
+       scaled poorly.  The blocks never change a result's rounding. */
+    if (plain_1x1 && p->N == 1) {
+        int64_t nb = rup(cdiv(L.kc * L.P * (int64_t)sizeof(float), FW_B1_XBLOCK), FW_MIN_TASKS);
+        int64_t nc = rup(cdiv(L.P, nb), FW_UNIT);
+        if (nc > L.nc) {
+            L.nc = nc;
+            L.npb = cdiv(Q, nc);
+        }
+    }
     L.nmb = cdiv(L.M, FW_MC);
     L.mb = rup(cdiv(L.M, L.nmb), L.AR);
     L.nmb = cdiv(L.M, L.mb);
