@@ -76,6 +76,26 @@ static int rows_cover_l1(int64_t stride, int64_t rows)
     return n >= 32;
 }
 
+/* Batch 1, blocks of at most NC positions: the block length (a multiple of FW_UNIT, NC down
+ * to half of it) whose blocks, dealt alternately to two threads, leave the busier one the
+ * fewest column tiles, a quarter tile counted per block (its filter panels read again).  With
+ * a last block much shorter than the others (784 positions: three blocks of 224 and one of
+ * 112) one thread otherwise takes two full blocks while the other idles.  A function of the
+ * problem only. */
+static int64_t fw_even_blocks(int64_t P, int64_t nc)
+{
+    int64_t best = nc, best_cost = INT64_MAX;
+    for (int64_t b = nc; b >= nc / 2 && b >= FW_UNIT; b -= FW_UNIT) {
+        int64_t nb = cdiv(P, b), t[2] = {0, 0};
+        for (int64_t i = 0; i < nb; i++)   /* in quarter tiles */
+            t[i & 1] += 4 * cdiv(imin(b, P - i * b), FW_UNIT / 2) / 2 + 1;
+        int64_t cost = imax(t[0], t[1]);
+        if (cost < best_cost)
+            best = b, best_cost = cost;
+    }
+    return best;
+}
+
 static fw_plan plan_fw(const hd_conv_problem *p)
 {
     fw_plan L;
@@ -145,6 +165,9 @@ static fw_plan plan_fw(const hd_conv_problem *p)
         if (nc > L.nc) {
             L.nc = nc;
             L.npb = cdiv(Q, nc);
+        } else if (L.npb > 2) {
+            L.nc = fw_even_blocks(L.P, L.nc);
+            L.npb = cdiv(Q, L.nc);
         }
     }
     L.nmb = cdiv(L.M, FW_MC);
