@@ -67,6 +67,11 @@ static const fcase cases[] = {
     /* x over 1 MiB in blocks smaller than an image: read in place where a plane is an odd
        number of lines (AVX-512), copied where planes are 4 KiB apart, several k blocks (the
        next block's rows prefetched, then the next task's) */
+    /* batch 1 1x1: position blocks longer than 256 (x in place with a partial last panel;
+     * x over 1 MiB gathered into long panels) */
+    {"1x1 in place N=1, long blocks", 2, 1, 16, 20, 1, {1, 45, 47}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"1x1 N=1, blocks evened out (784 positions)", 2, 1, 300, 20, 1, {1, 28, 28}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"1x1 x over 1 MiB N=1, long blocks", 2, 1, 40, 18, 1, {1, 90, 90}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"1x1 x over 1 MiB, blocks of odd planes", 2, 2, 520, 40, 1, {1, 23, 29}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"1x1 x over 1 MiB, planes 4 KiB apart", 2, 2, 300, 20, 1, {1, 32, 32}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     /* batch 1, few positions, long reduction, filter over 1 MiB: from NCHW-like x the rows of
@@ -238,6 +243,8 @@ static const fcase det_cases[] = {
     /* batch 1: positions and channels cut for the threads; 1x1 read in place */
     {"det batch 1", 2, 1, 300, 70, 1, {1, 15, 14}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     /* NHWC: positions as the A side, the filter packed once per call or (batch 1 3x3) per task */
+    {"det batch 1 1x1 long blocks", 2, 1, 24, 30, 1, {1, 50, 47}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"det batch 1 1x1 evened blocks", 2, 1, 300, 20, 1, {1, 28, 28}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"det swap", 2, 2, 24, 40, 1, {1, 17, 16}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"det batch 1 3x3", 2, 1, 40, 70, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"det batch 1 im2col rows", 2, 1, 128, 300, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
@@ -327,6 +334,7 @@ static void check_fused(cudnnHandle_t h)
         {"fused 3x3", 2, 2, 6, 20, 1, {1, 13, 12}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
         {"fused across images", 2, 3, 5, 7, 1, {1, 5, 4}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
         {"fused 1x1", 2, 1, 9, 30, 1, {1, 12, 12}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+        {"fused 1x1 N=1 long blocks", 2, 1, 16, 20, 1, {1, 45, 47}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
         {"fused 1x1 whole-image blocks", 2, 4, 9, 30, 1, {1, 12, 13}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
         {"fused swap", 2, 3, 9, 20, 1, {1, 13, 14}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
         {"fused dot plan", 2, 1, 128, 300, 1, {1, 7, 6}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},

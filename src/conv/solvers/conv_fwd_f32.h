@@ -38,6 +38,7 @@
 #define FW_SSEG_MAX 64     /* most segments a strided kernel call takes (more: the pointer kernel) */
 #define FW_COLS_OUT_A (128 << 10) /* x in place: column tiles outside while the block's filter is at most this many bytes */
 #define FW_COLS_OUT_X (768 << 10) /* ... and the block's x at least this many (well over an AVX2 core's L2) */
+#define FW_B1_XBLOCK (256 << 10) /* batch 1, 1x1: bytes of x's rows that a position block's k block reads, at most */
 #define FW_PF_ROWS 4       /* x's lines of a new channel are prefetched this many panel rows ahead */
 
 static inline int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }

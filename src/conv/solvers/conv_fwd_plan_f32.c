@@ -76,6 +76,26 @@ static int rows_cover_l1(int64_t stride, int64_t rows)
     return n >= 32;
 }
 
+/* Batch 1, blocks of at most NC positions: the block length (a multiple of FW_UNIT, NC down
+ * to half of it) whose blocks, dealt alternately to two threads, leave the busier one the
+ * fewest column tiles, a quarter tile counted per block (its filter panels read again).  With
+ * a last block much shorter than the others (784 positions: three blocks of 224 and one of
+ * 112) one thread otherwise takes two full blocks while the other idles.  A function of the
+ * problem only. */
+static int64_t fw_even_blocks(int64_t P, int64_t nc)
+{
+    int64_t best = nc, best_cost = INT64_MAX;
+    for (int64_t b = nc; b >= nc / 2 && b >= FW_UNIT; b -= FW_UNIT) {
+        int64_t nb = cdiv(P, b), t[2] = {0, 0};
+        for (int64_t i = 0; i < nb; i++)   /* in quarter tiles */
+            t[i & 1] += 4 * cdiv(imin(b, P - i * b), FW_UNIT / 2) / 2 + 1;
+        int64_t cost = imax(t[0], t[1]);
+        if (cost < best_cost)
+            best = b, best_cost = cost;
+    }
+    return best;
+}
+
 static fw_plan plan_fw(const hd_conv_problem *p)
 {
     fw_plan L;
@@ -131,6 +151,24 @@ static fw_plan plan_fw(const hd_conv_problem *p)
         rup(L.M, 16) * rup(L.P, FW_UNIT) * (int64_t)sizeof(float) <= FW_X_CACHED) {
         L.nc = L.P;
         L.npb = 1;
+    }
+    /* Batch 1, plain 1x1: position blocks as long as a k block of x's rows (kc x nc) stays
+       well inside L2, in a multiple of FW_MIN_TASKS blocks, never shorter than FW_NC.  A
+       channel tile writes its block's results as MR rows of nc positions: blocks of FW_NC
+       positions gave the hardware prefetcher each row of y in pieces of 1 KiB, and with
+       tasks dealt to alternate threads every row stream broke at each task -- with a short
+       reduction (16 or 64 channels) the results are most of the traffic, and two threads
+       scaled poorly.  The blocks never change a result's rounding. */
+    if (plain_1x1 && p->N == 1) {
+        int64_t nb = rup(cdiv(L.kc * L.P * (int64_t)sizeof(float), FW_B1_XBLOCK), FW_MIN_TASKS);
+        int64_t nc = rup(cdiv(L.P, nb), FW_UNIT);
+        if (nc > L.nc) {
+            L.nc = nc;
+            L.npb = cdiv(Q, nc);
+        } else if (L.npb > 2) {
+            L.nc = fw_even_blocks(L.P, L.nc);
+            L.npb = cdiv(Q, L.nc);
+        }
     }
     L.nmb = cdiv(L.M, FW_MC);
     L.mb = rup(cdiv(L.M, L.nmb), L.AR);
