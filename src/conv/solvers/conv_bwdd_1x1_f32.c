@@ -389,10 +389,10 @@ static void nhwc_task(x1_ctx *c, size_t task, int thread)
             wjs = 1;
         } else if (L->wall) {
             wpan = wpk + kb * wstep;
-            if (kb == 0 && c->tag[thread] != tag) {
+            if (kb == 0 && c->tag[thread] != tag) {    /* (kb 0: wk is W's row 0 of the group) */
                 for (int64_t kk = 0; kk < L->nkb; kk++) {
                     int64_t rk = kk * L->kc;
-                    hd_x1_pack_w(c, wk + (rk - r0) * ldw, imin(L->kc, p->Kg - rk), nm, wpk + kk * wstep);
+                    hd_x1_pack_w(c, wk + rk * ldw, imin(L->kc, p->Kg - rk), nm, wpk + kk * wstep);
                 }
                 c->tag[thread] = tag;
             }
