@@ -363,22 +363,81 @@ typedef struct {
     size_t slot_floats;
 } w4_ctx;
 
+/* One line into L1.  An asm statement, not __builtin_prefetch: GCC deletes the prefetches of a
+ * loop that has no other effect (they would all vanish here). */
+static inline void pf_line(const float *p)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __asm__ volatile("prefetcht0 %0" : : "m"(*(const char *)p));
+#else
+    __builtin_prefetch(p);
+#endif
+}
+
+/* Prefetch into L1 the taps of filters from W (n of them, wk apart) over channels c0..c1 (at
+ * most 16): what one filter-transform call reads.  The filter is read once per call, from L3
+ * or memory, and the transform calls are short: without this their loads wait on every line
+ * (the lanes are wk apart, too many streams for the hardware prefetchers).  Only the two
+ * common layouts: channels contiguous (KRSC-like: per filter and tap, the channels' run) or
+ * each filter's taps and channels in one short run (KCRS-like); nothing otherwise. */
+static void prefetch_filters(const w4_view *v, const float *w, int64_t n, int64_t nc)
+{
+    int64_t tmin = v->tap[0], tmax = v->tap[0];
+    for (int e = 1; e < 9; e++) {
+        tmin = v->tap[e] < tmin ? v->tap[e] : tmin;
+        tmax = v->tap[e] > tmax ? v->tap[e] : tmax;
+    }
+    if (v->wc == 1 && nc <= 16) {
+        for (int64_t i = 0; i < n; i++)
+            for (int e = 0; e < 9; e++) {
+                const float *p = w + i * v->wk + v->tap[e];
+                pf_line(p);
+                if (((uintptr_t)p ^ (uintptr_t)(p + nc - 1)) >> 6)   /* the run crosses a line */
+                    pf_line(p + nc - 1);
+            }
+        return;
+    }
+    int64_t span = (nc - 1) * v->wc + tmax - tmin + 1;   /* floats per filter */
+    if (v->wc < 1 || tmin < 0 || span > 16 * 16)
+        return;
+    for (int64_t i = 0; i < n; i++) {
+        const float *p = w + i * v->wk + tmin;
+        for (int64_t o = 0; o < span; o += 16)
+            pf_line(p + o);
+        pf_line(p + span - 1);
+    }
+}
+
 /* Filter panel kp of group g at all 36 positions (upos floats apart), per channel:
  *  - tile lanes: the A panel of the MR filters, 36 runs of MR values per channel (rows of the
  *    last panel past Kg are not written: the GEMM rows they feed are never stored);
  *  - channel lanes: the B panel of 64 filters, 36 rows of 64 values per channel, in 4 calls of
- *    16 lanes (columns past Kg are not written: never stored either). */
-static void transform_panel(const w4_ctx *c, int64_t g, int64_t kp, int64_t c0, int64_t c1, float *base, size_t upos)
+ *    16 lanes (columns past Kg are not written: never stored either).
+ * With tile lanes, before each transform call the taps of the next one are prefetched (the
+ * next channels, or the first call of panel kp + 1 when kp + 1 < KEND), so that its loads
+ * overlap this call's arithmetic. */
+static void transform_panel(const w4_ctx *c, int64_t g, int64_t kp, int64_t kend, int64_t c0, int64_t c1, float *base,
+                            size_t upos)
 {
     const w4_view *v = c->v;
     int64_t FP = c->L.FP;
     int64_t nk = v->Kg - kp * FP < FP ? v->Kg - kp * FP : FP;
-    const float *w = c->w + g * v->wg + kp * FP * v->wk + c0 * v->wc;
+    const float *wg = c->w + g * v->wg, *w = wg + kp * FP * v->wk + c0 * v->wc;
     /* 16 channels at a time over all lane groups: the groups' filter lines are neighbours */
     for (int64_t ch = 0; ch < c1 - c0; ch += 16) {
         int64_t nc = c1 - c0 - ch < 16 ? c1 - c0 - ch : 16;
         for (int64_t q = 0; q < nk; q += HD_WINO4_LANES) {
             int n = (int)(nk - q < HD_WINO4_LANES ? nk - q : HD_WINO4_LANES);
+            /* tile lanes (one lane group: MR <= 16): the next call's taps, the next 16
+               channels or else panel kp + 1's first; not with channel lanes, where the kernel
+               prefetches further channels itself and this gave no measured gain */
+            if (!c->L.cl && ch + 16 < c1 - c0) {
+                int64_t nc2 = c1 - c0 - ch - 16 < 16 ? c1 - c0 - ch - 16 : 16;
+                prefetch_filters(v, w + (ch + 16) * v->wc, nk, nc2);
+            } else if (!c->L.cl && kp + 1 < kend) {
+                int64_t nk2 = v->Kg - (kp + 1) * FP < FP ? v->Kg - (kp + 1) * FP : FP;
+                prefetch_filters(v, wg + (kp + 1) * FP * v->wk + c0 * v->wc, nk2, c1 - c0 < 16 ? c1 - c0 : 16);
+            }
             c->L.wk->filter(w + q * v->wk + ch * v->wc, v->wk, v->wc, v->tap, n, nc, base + ch * FP + q, upos,
                             (size_t)FP);
         }
@@ -393,7 +452,7 @@ static void w4_filter_task(void *vctx, size_t task, int thread)
     int64_t Kpan = c->L.Kpan, CgFP = c->v->Cg * c->L.FP;
     int64_t g = (int64_t)task / Kpan, kp = (int64_t)task % Kpan;
     size_t upos = (size_t)pos_stride(Kpan * CgFP);
-    transform_panel(c, g, kp, 0, c->v->Cg, c->U + (size_t)(g * 36) * upos + (size_t)(kp * CgFP), upos);
+    transform_panel(c, g, kp, kp + 1, 0, c->v->Cg, c->U + (size_t)(g * 36) * upos + (size_t)(kp * CgFP), upos);
 }
 
 /* The fused epilogue for NK consecutive channels from CH0 of one output position (offset
@@ -636,7 +695,7 @@ static void w4_task(void *vctx, size_t task, int thread)
             int64_t c1 = c0 + L->cc < Cg ? c0 + L->cc : Cg, pst = (L->otf ? c1 - c0 : Cg) * FP;
             if (L->otf)
                 for (int64_t kp = s0; kp < s1; kp++)
-                    transform_panel(c, g, kp, c0, c1, Ub + (kp - s0) * pst, upos);
+                    transform_panel(c, g, kp, s1, c0, c1, Ub + (kp - s0) * pst, upos);
             /* panel s0 at position 0 */
             const float *Up = L->otf ? Ub : c->U + (size_t)(g * 36) * upos + s0 * Cg * FP;
             if (L->cl)
