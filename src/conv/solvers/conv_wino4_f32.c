@@ -363,8 +363,8 @@ typedef struct {
     size_t slot_floats;
 } w4_ctx;
 
-/* One line into L1.  An asm statement, not __builtin_prefetch: GCC deletes the prefetches of a
- * loop that has no other effect (they would all vanish here). */
+/* One line into L1.  An asm statement, not __builtin_prefetch or _mm_prefetch: GCC 12 at -O2
+ * removed those from this file as dead code (no prefetch instruction was left). */
 static inline void pf_line(const float *p)
 {
 #if defined(__x86_64__) || defined(__i386__)
