@@ -259,20 +259,6 @@ static int w4_plan_make(const w4_view *v, w4_plan *L)
 
 /* ---------------- applicability, workspace, cost ---------------- */
 
-int hd_conv_wino4_shape_ok(const hd_conv_problem *p, const char **reason)
-{
-    if (p->xdt != CUDNN_DATA_FLOAT || p->wdt != CUDNN_DATA_FLOAT || p->ydt != CUDNN_DATA_FLOAT || p->dbl ||
-        p->int8 || p->xv != 1 || p->yv != 1 || p->wv != 1) {
-        *reason = "Winograd F(4x4,3x3) takes FLOAT tensors only";
-        return 0;
-    }
-    if (p->nsp != 2 || p->flt[1] != 3 || p->flt[2] != 3 || p->str[1] != 1 || p->str[2] != 1) {
-        *reason = "Winograd F(4x4,3x3) needs a 2-d 3x3 filter and unit stride";
-        return 0;
-    }
-    return 1;
-}
-
 static int w4_app(const hd_conv_problem *p, const w4_view *v, const char **reason)
 {
     if (!(w4_split(v) ? hd_conv_wino4_split_shape_ok(p, reason) : hd_conv_wino4_shape_ok(p, reason)))
@@ -363,51 +349,6 @@ typedef struct {
     size_t slot_floats;
 } w4_ctx;
 
-/* One line into L1.  An asm statement, not __builtin_prefetch or _mm_prefetch: GCC 12 at -O2
- * removed those from this file as dead code (no prefetch instruction was left). */
-static inline void pf_line(const float *p)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __asm__ volatile("prefetcht0 %0" : : "m"(*(const char *)p));
-#else
-    __builtin_prefetch(p);
-#endif
-}
-
-/* Prefetch into L1 the taps of filters from W (n of them, wk apart) over channels c0..c1 (at
- * most 16): what one filter-transform call reads.  The filter is read once per call, from L3
- * or memory, and the transform calls are short: without this their loads wait on every line
- * (the lanes are wk apart, too many streams for the hardware prefetchers).  Only the two
- * common layouts: channels contiguous (KRSC-like: per filter and tap, the channels' run) or
- * each filter's taps and channels in one short run (KCRS-like); nothing otherwise. */
-static void prefetch_filters(const w4_view *v, const float *w, int64_t n, int64_t nc)
-{
-    int64_t tmin = v->tap[0], tmax = v->tap[0];
-    for (int e = 1; e < 9; e++) {
-        tmin = v->tap[e] < tmin ? v->tap[e] : tmin;
-        tmax = v->tap[e] > tmax ? v->tap[e] : tmax;
-    }
-    if (v->wc == 1 && nc <= 16) {
-        for (int64_t i = 0; i < n; i++)
-            for (int e = 0; e < 9; e++) {
-                const float *p = w + i * v->wk + v->tap[e];
-                pf_line(p);
-                if (((uintptr_t)p ^ (uintptr_t)(p + nc - 1)) >> 6)   /* the run crosses a line */
-                    pf_line(p + nc - 1);
-            }
-        return;
-    }
-    int64_t span = (nc - 1) * v->wc + tmax - tmin + 1;   /* floats per filter */
-    if (v->wc < 1 || tmin < 0 || span > 16 * 16)
-        return;
-    for (int64_t i = 0; i < n; i++) {
-        const float *p = w + i * v->wk + tmin;
-        for (int64_t o = 0; o < span; o += 16)
-            pf_line(p + o);
-        pf_line(p + span - 1);
-    }
-}
-
 /* Filter panel kp of group g at all 36 positions (upos floats apart), per channel:
  *  - tile lanes: the A panel of the MR filters, 36 runs of MR values per channel (rows of the
  *    last panel past Kg are not written: the GEMM rows they feed are never stored);
@@ -433,10 +374,10 @@ static void transform_panel(const w4_ctx *c, int64_t g, int64_t kp, int64_t kend
                prefetches further channels itself and this gave no measured gain */
             if (!c->L.cl && ch + 16 < c1 - c0) {
                 int64_t nc2 = c1 - c0 - ch - 16 < 16 ? c1 - c0 - ch - 16 : 16;
-                prefetch_filters(v, w + (ch + 16) * v->wc, nk, nc2);
+                hd_w4_prefetch_filters(v, w + (ch + 16) * v->wc, nk, nc2);
             } else if (!c->L.cl && kp + 1 < kend) {
                 int64_t nk2 = v->Kg - (kp + 1) * FP < FP ? v->Kg - (kp + 1) * FP : FP;
-                prefetch_filters(v, wg + (kp + 1) * FP * v->wk + c0 * v->wc, nk2, c1 - c0 < 16 ? c1 - c0 : 16);
+                hd_w4_prefetch_filters(v, wg + (kp + 1) * FP * v->wk + c0 * v->wc, nk2, c1 - c0 < 16 ? c1 - c0 : 16);
             }
             c->L.wk->filter(w + q * v->wk + ch * v->wc, v->wk, v->wc, v->tap, n, nc, base + ch * FP + q, upos,
                             (size_t)FP);

@@ -1,11 +1,73 @@
 /*
  * The view and the tile enumeration of the Winograd F(4x4, 3x3) engine
- * (conv/solvers/conv_wino4_view.h says what they are; conv_wino4_f32.c uses them).
+ * (conv/solvers/conv_wino4_view.h says what they are; conv_wino4_f32.c uses them), the
+ * solvers' shape rules and the filter prefetch of the transforms.
  */
 #include "conv/solvers/conv_wino4_view.h"
 #include "conv/solvers/conv_wino4.h"
 
 #include <string.h>
+
+/* The problems the 3x3 solvers (109, 207) take: FLOAT data, a 2-d 3x3 filter and unit stride
+ * (any dilation: the engine runs its phases). */
+int hd_conv_wino4_shape_ok(const hd_conv_problem *p, const char **reason)
+{
+    if (p->xdt != CUDNN_DATA_FLOAT || p->wdt != CUDNN_DATA_FLOAT || p->ydt != CUDNN_DATA_FLOAT || p->dbl ||
+        p->int8 || p->xv != 1 || p->yv != 1 || p->wv != 1) {
+        *reason = "Winograd F(4x4,3x3) takes FLOAT tensors only";
+        return 0;
+    }
+    if (p->nsp != 2 || p->flt[1] != 3 || p->flt[2] != 3 || p->str[1] != 1 || p->str[2] != 1) {
+        *reason = "Winograd F(4x4,3x3) needs a 2-d 3x3 filter and unit stride";
+        return 0;
+    }
+    return 1;
+}
+
+/* One line into L1.  An asm statement, not __builtin_prefetch or _mm_prefetch: GCC 12 at -O2
+ * removed those as dead code here (no prefetch instruction was left in the object file). */
+static inline void pf_line(const float *p)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __asm__ volatile("prefetcht0 %0" : : "m"(*(const char *)p));
+#else
+    __builtin_prefetch(p);
+#endif
+}
+
+/* The filter prefetch of the tile-lane transforms (conv_wino4_f32.c, transform_panel): the
+ * filter is read once per call, from L3 or memory, and each transform call is short, so
+ * without it the loads wait on every line (the lanes are a whole filter apart: too many
+ * streams for the hardware prefetchers).  Only the two
+ * common layouts: channels contiguous (KRSC-like: per filter and tap, the channels' run) or
+ * each filter's taps and channels in one short run (KCRS-like); nothing otherwise. */
+void hd_w4_prefetch_filters(const w4_view *v, const float *w, int64_t n, int64_t nc)
+{
+    int64_t tmin = v->tap[0], tmax = v->tap[0];
+    for (int e = 1; e < 9; e++) {
+        tmin = v->tap[e] < tmin ? v->tap[e] : tmin;
+        tmax = v->tap[e] > tmax ? v->tap[e] : tmax;
+    }
+    if (v->wc == 1 && nc <= 16) {
+        for (int64_t i = 0; i < n; i++)
+            for (int e = 0; e < 9; e++) {
+                const float *p = w + i * v->wk + v->tap[e];
+                pf_line(p);
+                if (((uintptr_t)p ^ (uintptr_t)(p + nc - 1)) >> 6)   /* the run crosses a line */
+                    pf_line(p + nc - 1);
+            }
+        return;
+    }
+    int64_t span = (nc - 1) * v->wc + tmax - tmin + 1;   /* floats per filter */
+    if (v->wc < 1 || tmin < 0 || span > 16 * 16)
+        return;
+    for (int64_t i = 0; i < n; i++) {
+        const float *p = w + i * v->wk + tmin;
+        for (int64_t o = 0; o < span; o += 16)
+            pf_line(p + o);
+        pf_line(p + span - 1);
+    }
+}
 
 /* The problems the split solvers (112, 210) take: FLOAT data, a 2-d 5x5 filter, unit stride
  * and dilation.  The engine takes 4 to 7 taps per dimension; cuDNN's WINOGRAD_NONFUSED is

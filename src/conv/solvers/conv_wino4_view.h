@@ -65,4 +65,8 @@ void hd_w4_pieces(const w4_view *v, const float *w, int64_t gk, float *dst);
  * (none for a tile only a larger phase has). */
 void hd_w4_out_tiles(const w4_view *v, int64_t TH, int64_t TW, int64_t t0, int lanes, hd_wino4_out_tiles *ot);
 
+/* Prefetch into L1 the taps of N filters from W (wk apart) over NC channels (at most 16):
+ * what one filter-transform call reads (conv_wino4_view.c says for which layouts). */
+void hd_w4_prefetch_filters(const w4_view *v, const float *w, int64_t n, int64_t nc);
+
 #endif
