@@ -120,6 +120,8 @@ typedef struct {
     int xlin;                     /* k-major, 1x1: x's positions are one stride apart (B read in place) */
     int yin;                      /* k-major: dy's channels contiguous, its positions one stride apart across the
                                      wave, few output channels: the A panels are dy itself, read in place */
+    int apk;                      /* k-major, one tile of filter columns, dy channel-contiguous: each task packs
+                                     its own A panels, block by block */
     int ain;                      /* row tiles, 1x1: x's channel runs are the A panels in place (1 within an
                                      image, 2 across the wave) */
 } bw_ctx;

@@ -200,6 +200,10 @@ static void km_task(void *vctx, size_t task, int thread)
                 continue;
             }
             const float *A = c->apack + ((g * c->kpan + k / MR) * c->npos + q0) * MR;
+            if (c->apk) {
+                size_t pbs;
+                A = hd_bw_panel_b(c, g, k, (int64_t)mr, q0, kcur, T, &pbs, MR, 0);
+            }
             for (int64_t jp = 0; jp < bpan; jp++)
                 uk(mr, (size_t)min64(NR, nm - jp * NR), (size_t)kcur, A, B[jp], bs[jp], Ck + jp * NR, ldc, alpha,
                    beta);
@@ -244,7 +248,11 @@ void hd_bw_km_exec(bw_ctx *c, const hd_conv_problem *p, const hd_conv_args *a, h
            block of rows stays in L1 while the tile's B panels pass */
         c->yin = c->kern->f32_sa && c->L.km == KM_RUNS && p->ys[1] == 1 && c->ylin == 2 &&
                  min64(c->npos, BW_KC) * c->Y.sw * (int64_t)sizeof(float) <= KM_YIN_BYTES;
-        if (!c->yin)
+        /* one tile of filter columns: each A panel of a block serves one task only, which packs
+           it into its T area (free once the B panels are gathered) just before its products,
+           from cache, instead of a pass over the wave that writes every panel out first */
+        c->apk = !c->yin && p->ys[1] == 1 && cdiv(p->CRS, c->cb) == 1;
+        if (!c->yin && !c->apk)
             hd_parallel_deal((size_t)(p->G * c->kpan), nt, km_pack_task, c);
         hd_parallel_deal((size_t)(c->L.nchunk * p->G * c->ncb * cdiv(p->CRS, c->cb)), nt, km_task, c);
     }
