@@ -85,6 +85,16 @@ static const fcase cases[] = {
      {1, 1, 1}},
     {"1x1 stride 2 x rows in place, C=30 (A panel and 16-row tails)", 2, 1, 30, 40, 1, {1, 16, 64}, {1, 1, 1},
      {0, 0, 0}, {1, 2, 2}, {1, 1, 1}},
+    /* k-major from a channel-contiguous dy of few output channels: its A panels read in place
+       (NHWC), the wave's last block packing the panels that would read past the last row */
+    {"k-major dy in place K=16 (14 + 2 rows), 3 blocks across images", 2, 2, 32, 16, 1, {1, 23, 25}, {1, 1, 1},
+     {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"k-major dy in place groups 2 Kg=15 (14 + 1 rows), 3 blocks", 2, 3, 24, 30, 2, {1, 17, 21}, {1, 1, 1},
+     {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"k-major 1x1 K=512 C=160, one wave, 2 blocks, x in place", 2, 2, 160, 512, 1, {1, 24, 12},
+     {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"k-major dy in place, one block written into dW", 2, 1, 16, 16, 1, {1, 16, 16}, {1, 1, 1}, {0, 0, 0},
+     {1, 1, 1}, {1, 1, 1}},
 };
 #define NCASES ((int)(sizeof cases / sizeof *cases))
 
@@ -194,6 +204,9 @@ static const fcase det_cases[] = {
     {"det k-major local", 2, 2, 128, 64, 8, {1, 24, 24}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"det dot tiles", 2, 1, 40, 70, 1, {1, 23, 29}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"det 1x1 stride 2 x rows in place", 2, 3, 20, 24, 1, {1, 29, 37}, {1, 1, 1}, {0, 0, 0}, {1, 2, 2}, {1, 1, 1}},
+    {"det k-major 1x1 K=512 one wave", 2, 2, 160, 512, 1, {1, 24, 12}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"det k-major dy in place", 2, 2, 32, 16, 1, {1, 23, 25}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"det k-major dy in place groups 2", 2, 3, 24, 30, 2, {1, 17, 21}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
 };
 #define NDET ((int)(sizeof det_cases / sizeof *det_cases))
 

@@ -35,6 +35,10 @@
 #define KM_INPLACE_MAX 4096               /* x read in place as the k-major B up to this position stride (1x1 NHWC
                                              with C = 512..2048: as fast as packing or faster), except strides of
                                              whole 4 KiB (hd_bw_km_inplace_stride) */
+#define KM_YIN_BYTES (64 << 10)           /* k-major: dy read in place as A while one block of its rows spans at most
+                                             this much (with few output channels the pack, with its zero padding,
+                                             costs more than the strided reads; a wider span drops out of L1
+                                             between the B panels that re-read it) */
 #define BW_MAX_WS ((size_t)64 << 20)
 #define BW_AIN_PANELS 4                   /* row tiles read x's channel runs in place as A up to this many B panels */
 
@@ -114,6 +118,10 @@ typedef struct {
     const float *apack;           /* k-major tiles: dy packed into A panels, per group kpan panels */
     int64_t kpan, kt;             /* k-major: A panels per group, output channels per tile */
     int xlin;                     /* k-major, 1x1: x's positions are one stride apart (B read in place) */
+    int yin;                      /* k-major: dy's channels contiguous, its positions one stride apart across the
+                                     wave, few output channels: the A panels are dy itself, read in place */
+    int apk;                      /* k-major, one tile of filter columns, dy channel-contiguous: each task packs
+                                     its own A panels, block by block */
     int ain;                      /* row tiles, 1x1: x's channel runs are the A panels in place (1 within an
                                      image, 2 across the wave) */
 } bw_ctx;

@@ -180,11 +180,33 @@ static void km_task(void *vctx, size_t task, int thread)
             }
         }
         for (int64_t k = k0; k < k0 + nk; k += MR) {
-            const float *A = c->apack + ((g * c->kpan + k / MR) * c->npos + q0) * MR;
             float *Ck = C + (k - k0) * (int64_t)ldc;
+            size_t mr = (size_t)min64(MR, k0 + nk - k);
+            if (c->yin) {
+                /* the kernel reads MR values of each position's dy row (gemm-ukernels.h): past the
+                   last output channel they are the next position's, there but never stored; the
+                   wave's last position has no next one, so its block packs a panel that would
+                   read past the row */
+                const float *A = c->Y.base + q0 * c->Y.sw + g * p->Kg + k;
+                size_t as = (size_t)c->Y.sw;
+                if (g * p->Kg + k + MR > c->Y.sw && q0 + kcur == c->npos) {
+                    size_t pbs;
+                    A = hd_bw_panel_b(c, g, k, (int64_t)mr, q0, kcur, T, &pbs, MR, 0);
+                    as = (size_t)MR;
+                }
+                for (int64_t jp = 0; jp < bpan; jp++)
+                    c->kern->f32_sa(mr, (size_t)min64(NR, nm - jp * NR), (size_t)kcur, A, as, B[jp], bs[jp],
+                                    Ck + jp * NR, ldc, alpha, beta);
+                continue;
+            }
+            const float *A = c->apack + ((g * c->kpan + k / MR) * c->npos + q0) * MR;
+            if (c->apk) {
+                size_t pbs;
+                A = hd_bw_panel_b(c, g, k, (int64_t)mr, q0, kcur, T, &pbs, MR, 0);
+            }
             for (int64_t jp = 0; jp < bpan; jp++)
-                uk((size_t)min64(MR, k0 + nk - k), (size_t)min64(NR, nm - jp * NR), (size_t)kcur, A, B[jp], bs[jp],
-                   Ck + jp * NR, ldc, alpha, beta);
+                uk(mr, (size_t)min64(NR, nm - jp * NR), (size_t)kcur, A, B[jp], bs[jp], Ck + jp * NR, ldc, alpha,
+                   beta);
         }
     }
     if (c->L.local)
@@ -221,7 +243,17 @@ void hd_bw_km_exec(bw_ctx *c, const hd_conv_problem *p, const hd_conv_args *a, h
         c->nimg = nimg;
         c->npos = nimg * p->P;
         c->nblk = cdiv(c->npos, BW_KC);
-        hd_parallel_deal((size_t)(p->G * c->kpan), nt, km_pack_task, c);
+        /* dy in place as A: a kernel that reads A in place, x's B panels gathered by channel runs
+           (the T area is then free for the one packed A panel of the wave's last block), whose
+           block of rows stays in L1 while the tile's B panels pass */
+        c->yin = c->kern->f32_sa && c->L.km == KM_RUNS && p->ys[1] == 1 && c->ylin == 2 &&
+                 min64(c->npos, BW_KC) * c->Y.sw * (int64_t)sizeof(float) <= KM_YIN_BYTES;
+        /* one tile of filter columns: each A panel of a block serves one task only, which packs
+           it into its T area (free once the B panels are gathered) just before its products,
+           from cache, instead of a pass over the wave that writes every panel out first */
+        c->apk = !c->yin && p->ys[1] == 1 && cdiv(p->CRS, c->cb) == 1;
+        if (!c->yin && !c->apk)
+            hd_parallel_deal((size_t)(p->G * c->kpan), nt, km_pack_task, c);
         hd_parallel_deal((size_t)(c->L.nchunk * p->G * c->ncb * cdiv(p->CRS, c->cb)), nt, km_task, c);
     }
     if (!c->L.single && !c->L.local)
