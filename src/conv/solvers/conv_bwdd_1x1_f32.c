@@ -163,6 +163,8 @@ static x1_plan plan_x1(const hd_conv_problem *p)
     L.wall = 0;
     L.dyall = 0;
     L.pstep = 0;
+    L.tpose = 0;
+    L.tb_at = L.tld = 0;
     if (L.swap) {
         L.ld = 0;
         /* NCHW-like dy, swapped: the block's dy panel of all k blocks kept while it is small, so
@@ -170,13 +172,18 @@ static x1_plan plan_x1(const hd_conv_problem *p)
            layer, one position block: with several, a thread's next task has other positions)
            copies nothing (each task copied all of dy again: conv_last copied it 10
            times) */
-        L.dyall = !L.pix && L.npb == 1 && rup(L.nc, L.MR) * p->Kg <= X1_DY_ALL;
+        L.dyall = (!L.pix || !L.inplace) && L.npb == 1 && rup(L.nc, L.MR) * p->Kg <= X1_DY_ALL;
         L.pstep = L.dyall ? rup(L.nc, L.MR) : 0;
         L.buf_at = L.inplace ? 0 : rup(rup(L.nc, L.MR) * (L.dyall ? p->Kg : L.kc), 16);
         L.aux_at = L.buf_at + (L.direct ? 0 : rup(L.nc * L.mb, 16));
         /* W's panels of all k blocks kept while small, as W^T below: each position block of a
            batch-1 layer packed the whole filter block again (res4_expand_os8 NHWC) */
         L.wall = L.nkb > 1 && rup(L.mb, L.NR) * L.kc * L.nkb <= X1_WT_ALL;
+        /* ... but with one position block no task shares a channel block with another: each k
+           block is then packed just before its products, while it is still in L2 (all of
+           them first sent the block's first panels out to L3 before they were read) */
+        if (L.npb == 1)
+            L.wall = 0;
         /* NCHW-like dy in one position block (batch-1 small images): each channel block's
            panels would serve one task only, so W is read in place when its channel blocks
            are whole panels and its rows spread over the L1 sets */
@@ -185,6 +192,14 @@ static x1_plan plan_x1(const hd_conv_problem *p)
             L.wall = 0;
         L.tab_at = L.aux_at + rup(L.kc * rup(L.mb, L.NR), 16) * (L.wall ? L.nkb : 1);
         L.slot = L.tab_at + (L.pix ? rup(cdiv(rup(L.nc, L.MR) * (int64_t)sizeof(float *), (int64_t)sizeof(float)), 16) : 0);
+        /* strided dx in channel planes (the stride-2 projections): the buffer (positions x
+           channels) is transposed into channel rows first, so that the epilogue writes each dx
+           row as one run (it gathered the corners a buffer row apart, one element at a time) */
+        L.tpose = !L.direct && !unit_stride(p) && p->xs[4] == 1 && p->xs[1] != 1;
+        L.tb_at = L.slot;
+        L.tld = rup(L.nc, 16);
+        if (L.tpose)
+            L.slot += rup(L.mb * L.tld, 16);
     } else {
         L.ld = rup(L.sb, L.NR);
         L.buf_at = rup(L.kc * L.ld, 16);
@@ -401,22 +416,44 @@ static void nhwc_task(x1_ctx *c, size_t task, int thread)
             c->tag[thread] = L->nkb > 1 ? 0 : tag;
         }
         const float *apanel = panel;
-        if (L->pix && !L->inplace)                 /* (in place: A is dy's rows, through tab) */
+        if (L->pix && !L->inplace && !L->dyall)    /* (in place: A is dy's rows, through tab) */
             hd_x1_pack_pix(c, r0, kcb, nq, tab, panel);
         else if (!L->pix && !L->dyall)
             hd_x1_copy_rows(c, g, r0, kcb, q0, nq, panel, MR);
-        else if (!L->pix) {
+        else if (L->dyall) {
             /* all k blocks, once per thread and position block (a copy: which thread ran
                what never changes a result) */
             int64_t ptag = g * p->N * p->P + q0 + 1;
             if (kb == 0 && c->ptag[thread] != ptag) {
                 for (int64_t kk = 0; kk < L->nkb; kk++) {
-                    int64_t rk = kk * L->kc;
-                    hd_x1_copy_rows(c, g, rk, imin(L->kc, p->Kg - rk), q0, nq, panel + rk * L->pstep, MR);
+                    int64_t rk = kk * L->kc, kck = imin(L->kc, p->Kg - rk);
+                    if (L->pix)
+                        hd_x1_pack_pix(c, rk, kck, nq, tab, panel + rk * L->pstep);
+                    else
+                        hd_x1_copy_rows(c, g, rk, kck, q0, nq, panel + rk * L->pstep, MR);
                 }
                 c->ptag[thread] = ptag;
             }
             apanel = panel + r0 * L->pstep;
+        }
+        /* W packed per k block (several, no kept panels): the next k block's rows (or the
+           next likely task's first) into L2 a few lines per kernel call, so that its pack
+           reads them from L2 instead of waiting on every row (a page each) */
+        hd_conv_pf pf = HD_CONV_PF_NONE;
+        if (!L->win && !L->wall && L->nkb > 1) {
+            const float *xw = NULL;
+            int64_t xkcb = 0, xnm = nm;
+            if (kb + 1 < L->nkb) {
+                xw = wk + kcb * ldw;
+                xkcb = imin(L->kc, p->Kg - r0 - kcb);
+            } else if ((int64_t)task + c->nthreads < c->ntasks) {
+                int64_t xg, xm0, xq0, xnq;
+                task_geom(c, (int64_t)task + c->nthreads, &xg, &xm0, &xnm, &xq0, &xnq);
+                xw = c->w + xg * p->Kg * ldw + xm0;
+                xkcb = imin(L->kc, p->Kg);
+            }
+            if (xw)
+                hd_conv_pf_start(&pf, xw, ldw, xnm, xkcb, cdiv(nq, MR) * cdiv(nm, NR));
         }
         hd_igemm_seg seg = {tab, r0, kcb};
         for (int64_t ir = 0; ir < nq; ir += MR) {
@@ -430,6 +467,7 @@ static void nhwc_task(x1_ctx *c, size_t task, int thread)
             hd_igemm_sseg ss;
             int strided = L->inplace && c->iks && hd_igemm_strided_segments(&seg, 1, (size_t)ir, (size_t)MR, &ss, 1);
             for (int64_t jr = 0; jr < nm; jr += NR) {
+                hd_conv_pf_step(&pf);
                 size_t nr = (size_t)imin(NR, nm - jr);
                 const float *bp = wpan + jr * wjs;
                 size_t bs = (size_t)wbs, ldc = dxb ? (size_t)p->xs[4] : (size_t)L->mb;
@@ -446,7 +484,12 @@ static void nhwc_task(x1_ctx *c, size_t task, int thread)
     }
     if (!dxb && c->tile)
         hd_x1_store_planes(c, ch0, nm, q0, nq, buf, L->mb);
-    else if (!dxb)
+    else if (L->tpose) {
+        /* a copy (alpha 1, beta 0): the same bits in the other order */
+        float *tb = panel + L->tb_at;
+        c->ttile(nq, nm, buf, L->mb, tb, L->tld, 1.0f, 0.0f);
+        hd_x1_cells(c, CELLS_STORE, ch0, nm, q0, nq, tb, L->tld, 1);
+    } else if (!dxb)
         hd_x1_cells(c, CELLS_STORE, ch0, nm, q0, nq, buf, 1, L->mb);
 }
 
@@ -534,6 +577,7 @@ void hd_conv_bwdd_1x1_exec(const hd_conv_problem *p, const hd_conv_args *a)
     c.iks = hd_igemm_kernel_for(p->isa)->fn_strided;
     c.tile = c.L.swap && unit_stride(p) && p->xs[4] == 1 && linear_positions(p->xs, p->in) ? hd_f32_tile_select(p->isa)
                                                                                           : NULL;
+    c.ttile = c.L.tpose ? hd_f32_tile_select(p->isa) : NULL;
     for (int i = 0; i < HD_SCRATCH_SLOTS; i++)
         c.tag[i] = c.ptag[i] = 0;
     int64_t per_group = c.L.cross ? c.L.npb : p->N * c.L.npb;
