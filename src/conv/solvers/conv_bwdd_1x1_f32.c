@@ -436,25 +436,6 @@ static void nhwc_task(x1_ctx *c, size_t task, int thread)
             }
             apanel = panel + r0 * L->pstep;
         }
-        /* W packed per k block (several, no kept panels): the next k block's rows (or the
-           next likely task's first) into L2 a few lines per kernel call, so that its pack
-           reads them from L2 instead of waiting on every row (a page each) */
-        hd_conv_pf pf = HD_CONV_PF_NONE;
-        if (!L->win && !L->wall && L->nkb > 1) {
-            const float *xw = NULL;
-            int64_t xkcb = 0, xnm = nm;
-            if (kb + 1 < L->nkb) {
-                xw = wk + kcb * ldw;
-                xkcb = imin(L->kc, p->Kg - r0 - kcb);
-            } else if ((int64_t)task + c->nthreads < c->ntasks) {
-                int64_t xg, xm0, xq0, xnq;
-                task_geom(c, (int64_t)task + c->nthreads, &xg, &xm0, &xnm, &xq0, &xnq);
-                xw = c->w + xg * p->Kg * ldw + xm0;
-                xkcb = imin(L->kc, p->Kg);
-            }
-            if (xw)
-                hd_conv_pf_start(&pf, xw, ldw, xnm, xkcb, cdiv(nq, MR) * cdiv(nm, NR));
-        }
         hd_igemm_seg seg = {tab, r0, kcb};
         for (int64_t ir = 0; ir < nq; ir += MR) {
             const float *ap = apanel + ir * kcb;
@@ -467,7 +448,6 @@ static void nhwc_task(x1_ctx *c, size_t task, int thread)
             hd_igemm_sseg ss;
             int strided = L->inplace && c->iks && hd_igemm_strided_segments(&seg, 1, (size_t)ir, (size_t)MR, &ss, 1);
             for (int64_t jr = 0; jr < nm; jr += NR) {
-                hd_conv_pf_step(&pf);
                 size_t nr = (size_t)imin(NR, nm - jr);
                 const float *bp = wpan + jr * wjs;
                 size_t bs = (size_t)wbs, ldc = dxb ? (size_t)p->xs[4] : (size_t)L->mb;

@@ -13,7 +13,7 @@
 #include <xmmintrin.h>
 
 #define PF_ROWS 4           /* dy rows are prefetched this many rows ahead of the copy */
-#define PF_WROWS 8          /* W rows are prefetched this many rows ahead of the pack */
+#define PF_WROWS 16         /* W rows are prefetched this many rows ahead of the pack */
 
 /* The run of n floats at s, into L1: W's rows are a filter row apart (4 KiB for 1024
  * channels, a page each), so the hardware prefetcher, which stays within a page, meets
