@@ -146,6 +146,12 @@ static x1_plan plan_x1(const hd_conv_problem *p)
             L.nc = imax(sb, rup(cdiv(L.nc, 2), U));
         else if (p->Cg >= P && L.mb >= 2 * L.CT)
             L.mb = rup(cdiv(L.mb, 2), L.CT);
+        else if (L.swap && !L.pix && L.npb == 1 && L.nmb >= 4)
+            /* NCHW-like small images, one position block, channel blocks of one panel: a
+               second position block made each task copy its dy and pack its W block again
+               (with one, the slot keeps dy and W is read in place); four or more channel
+               blocks keep both threads busy */
+            break;
         else if (L.nc >= 2 * U)
             L.nc = rup(cdiv(L.nc, 2), U);
         else if (L.mb >= 2 * L.CT)
