@@ -43,6 +43,7 @@ typedef struct {
     int win;                      /* swapped NCHW, one position block: W's rows are the B panels, read in place */
     int dyall;                    /* NCHW, swapped: the slot holds the dy panel of every k block */
     int64_t pstep;                /* dyall: floats from one k block's dy panel to the next's (per dy row) */
+    int chfirst;                  /* swapped, batch 1: tasks run channel blocks fastest (they share the kept dy panel) */
     int tpose;                    /* swapped, strided dx in channel planes: the buffer is transposed before the epilogue */
     int64_t tb_at, tld;           /* tpose: floats to the transposed buffer in the slot, its row length */
 } x1_plan;

@@ -171,6 +171,7 @@ static x1_plan plan_x1(const hd_conv_problem *p)
     L.pstep = 0;
     L.tpose = 0;
     L.tb_at = L.tld = 0;
+    L.chfirst = 0;
     if (L.swap) {
         L.ld = 0;
         /* NCHW-like dy, swapped: the block's dy panel of all k blocks kept while it is small, so
@@ -178,7 +179,15 @@ static x1_plan plan_x1(const hd_conv_problem *p)
            layer, one position block: with several, a thread's next task has other positions)
            copies nothing (each task copied all of dy again: conv_last copied it 10
            times) */
-        L.dyall = (!L.pix || !L.inplace) && L.npb == 1 && rup(L.nc, L.MR) * p->Kg <= X1_DY_ALL;
+        int dyfit = (!L.pix || !L.inplace) && rup(L.nc, L.MR) * p->Kg <= X1_DY_ALL;
+        /* ... and a batch-1 NCHW-like layer cut into several position and channel blocks whose
+           W block is no larger than its dy block (res4_expand) runs its tasks channel blocks
+           first, so that a thread's next task has the same positions: each task copied its dy
+           block, and on two threads consecutive tasks of one channel block went to different
+           threads anyway, so the kept W block never served twice (with a larger W block,
+           res4a_proj, keeping W measured faster) */
+        L.chfirst = !L.pix && p->N == 1 && L.npb > 1 && L.nmb > 1 && L.mb <= L.nc && dyfit;
+        L.dyall = dyfit && (L.npb == 1 || L.chfirst);
         L.pstep = L.dyall ? rup(L.nc, L.MR) : 0;
         L.buf_at = L.inplace ? 0 : rup(rup(L.nc, L.MR) * (L.dyall ? p->Kg : L.kc), 16);
         L.aux_at = L.buf_at + (L.direct ? 0 : rup(L.nc * L.mb, 16));
@@ -188,7 +197,7 @@ static x1_plan plan_x1(const hd_conv_problem *p)
         /* ... but with one position block no task shares a channel block with another: each k
            block is then packed just before its products, while it is still in L2 (all of
            them first sent the block's first panels out to L3 before they were read) */
-        if (L.npb == 1)
+        if (L.npb == 1 || L.chfirst)
             L.wall = 0;
         /* NCHW-like dy in one position block (batch-1 small images): each channel block's
            panels would serve one task only, so W is read in place when its channel blocks
@@ -247,8 +256,13 @@ static void task_geom(const x1_ctx *c, int64_t t, int64_t *g, int64_t *m0, int64
     const hd_conv_problem *p = c->p;
     const x1_plan *L = &c->L;
     int64_t per_group = L->cross ? L->npb : p->N * L->npb;
-    /* positions fastest: consecutive tasks share their channel block's filter */
+    /* positions fastest: consecutive tasks share their channel block's filter (chfirst:
+       channel blocks fastest, consecutive tasks share their dy panel) */
     int64_t pbi = t % per_group, mbi = (t / per_group) % L->nmb;
+    if (L->chfirst) {
+        mbi = t % L->nmb;
+        pbi = (t / L->nmb) % per_group;
+    }
     *g = t / (per_group * L->nmb);
     *m0 = mbi * L->mb;
     *nm = imin(L->mb, p->Cg - *m0);
