@@ -41,7 +41,7 @@ typedef struct {
     int64_t tab_at;               /* pix: the block's pixel-row pointers */
     int wall;                     /* several k blocks: the slot holds W^T (NCHW) or W's panels (swapped) of all of them */
     int win;                      /* swapped NCHW, one position block: W's rows are the B panels, read in place */
-    int dyall;                    /* NCHW, swapped: the slot holds the dy panel of every k block */
+    int dyall;                    /* swapped, dy packed (not read in place): the slot holds the dy panel of every k block */
     int64_t pstep;                /* dyall: floats from one k block's dy panel to the next's (per dy row) */
     int chfirst;                  /* swapped, batch 1: tasks run channel blocks fastest (they share the kept dy panel) */
     int tpose;                    /* swapped, strided dx in channel planes: the buffer is transposed before the epilogue */

@@ -24,7 +24,9 @@
  *  - Stride s > 1 (the ResNet downsample projections): the dy positions are the GEMM's
  *    columns as before; the products go to the task's buffer, and its epilogue writes every
  *    dx element of the s x s cell of each dy position once (the corner gets the product, the
- *    rest beta*dx), so dx is written in one pass instead of one per stride phase.
+ *    rest beta*dx), so dx is written in one pass instead of one per stride phase (from the
+    swapped form into channel planes, the buffer is first transposed into channel rows, so
+    that each dx row is written as one run).
  *
  * A tile that cannot be stored straight into dx (a panel across two images, strided or
  * scattered dx) goes through the buffer in a way that rounds exactly as the direct store:
@@ -174,7 +176,8 @@ static x1_plan plan_x1(const hd_conv_problem *p)
     L.chfirst = 0;
     if (L.swap) {
         L.ld = 0;
-        /* NCHW-like dy, swapped: the block's dy panel of all k blocks kept while it is small, so
+        /* NCHW-like dy, swapped (or NHWC-like dy packed through the transposing pack): the
+           block's dy panel of all k blocks kept while it is small, so
            that a thread's next task of the same positions (the channel blocks of a batch-1
            layer, one position block: with several, a thread's next task has other positions)
            copies nothing (each task copied all of dy again: conv_last copied it 10
