@@ -81,6 +81,9 @@ static const bcase named[] = {
     /* N=1 14x14, 2 position x 4 channel blocks: tasks channel blocks first, sharing the dy panel */
     {"1x1 swapped N=1, channel blocks first", 2, 1, 256, 600, 1, {1, 14, 14}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1},
      {1, 1, 1}},
+    /* N=1 12x12 (144 positions, 4.5 panels of 32), more dx channels than dy channels: swapped */
+    {"1x1 swapped N=1 awkward image, C > K", 2, 1, 256, 40, 1, {1, 12, 12}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1},
+     {1, 1, 1}},
     /* N=1 small image, five one-panel channel blocks: one position block (not cut finer) */
     {"1x1 swapped N=1, 5 channel blocks of one panel", 2, 1, 160, 300, 1, {1, 7, 7}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1},
      {1, 1, 1}},
@@ -235,6 +238,8 @@ static const bcase det_cases[] = {
     {"det 1x1 swapped N=1, 5 channel blocks of one panel", 2, 1, 160, 300, 1, {1, 7, 7}, {1, 1, 1}, {0, 0, 0},
      {1, 1, 1}, {1, 1, 1}},
     {"det 1x1 swapped N=1, channel blocks first", 2, 1, 256, 600, 1, {1, 14, 14}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1},
+     {1, 1, 1}},
+    {"det 1x1 swapped N=1 awkward image, C > K", 2, 1, 256, 40, 1, {1, 12, 12}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1},
      {1, 1, 1}},
     {"det batched", 2, 9, 64, 70, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"det phases s1", 2, 3, 40, 70, 1, {1, 13, 11}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},

@@ -103,7 +103,10 @@ static x1_plan plan_x1(const hd_conv_problem *p)
        tiles), or awkward ones (14x14: 196 = 6 x 32 + 4) when the reduction outweighs the
        dx channels (the buffered epilogue then costs little), also swap: pixels are then
        the 14-row side and blocks run across images (measured on the ResNet-50 1x1 layers) */
-    L.swap = L.pix || (P < 128 || ((pp - P) * 16 > pp && p->Kg > p->Cg));
+    /* ... and at batch 1 also when the dx channels outweigh the reduction, from 256 dx channels
+       (pw_b8_project, res4_reduce: the tiles of 14 channels and 32 positions were a ninth
+       empty; with fewer channels, pw_b7_project, the buffered epilogue cost more than that) */
+    L.swap = L.pix || (P < 128 || ((pp - P) * 16 > pp && (p->Kg > p->Cg || (p->N == 1 && p->Cg >= 256))));
     /* NHWC-like 7x7 and 14x14 images: hd_sgemm over the whole
        batch in place (it packs W and dy once per k chunk, where the tasks here would pack
        each again per k block; measured faster on those ResNet-50 layers) */
