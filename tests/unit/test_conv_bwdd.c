@@ -71,6 +71,22 @@ static const bcase named[] = {
     {"1x1 dy in place, 2 k blocks", 2, 2, 24, 300, 1, {1, 17, 17}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"1x1 dy rows aliasing, K=1024", 2, 1, 16, 1024, 1, {1, 16, 17}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"1x1 NCHW dy rows in place", 2, 2, 20, 24, 1, {1, 16, 16}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    /* stride 2 into small images, N=1, several k blocks: swapped with one position block (W
+       packed per k block, the next one prefetched; the buffer transposed for channel planes;
+       NHWC dy rows 4 KiB apart packed once for all k blocks) */
+    {"1x1 stride 2 swapped N=1, 2 k blocks", 2, 1, 64, 300, 1, {1, 14, 14}, {1, 1, 1}, {0, 0, 0}, {1, 2, 2},
+     {1, 1, 1}},
+    {"1x1 stride 2 swapped N=1, K=1024", 2, 1, 64, 1024, 1, {1, 13, 14}, {1, 1, 1}, {0, 0, 0}, {1, 2, 2},
+     {1, 1, 1}},
+    /* N=1 14x14, 2 position x 4 channel blocks: tasks channel blocks first, sharing the dy panel */
+    {"1x1 swapped N=1, channel blocks first", 2, 1, 256, 600, 1, {1, 14, 14}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1},
+     {1, 1, 1}},
+    /* N=1 12x12 (144 positions, 4.5 panels of 32), more dx channels than dy channels: swapped */
+    {"1x1 swapped N=1 awkward image, C > K", 2, 1, 256, 40, 1, {1, 12, 12}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1},
+     {1, 1, 1}},
+    /* N=1 small image, five one-panel channel blocks: one position block (not cut finer) */
+    {"1x1 swapped N=1, 5 channel blocks of one panel", 2, 1, 160, 300, 1, {1, 7, 7}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1},
+     {1, 1, 1}},
     {"1x1 NCHW dy rows in place, 150-row k block", 2, 2, 20, 150, 1, {1, 16, 16}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1},
      {1, 1, 1}},
     {"batched small images", 2, 3, 64, 64, 1, {1, 6, 5}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
@@ -216,6 +232,14 @@ static const bcase det_cases[] = {
      {1, 1, 1}},
     {"det 1x1 swapped N=1, shared dy panel", 2, 1, 320, 600, 1, {1, 7, 7}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"det 1x1 k blocks of a 256-channel W^T kept", 2, 1, 256, 1024, 1, {1, 20, 20}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1},
+     {1, 1, 1}},
+    {"det 1x1 stride 2 swapped N=1, K=1024", 2, 1, 64, 1024, 1, {1, 14, 14}, {1, 1, 1}, {0, 0, 0}, {1, 2, 2},
+     {1, 1, 1}},
+    {"det 1x1 swapped N=1, 5 channel blocks of one panel", 2, 1, 160, 300, 1, {1, 7, 7}, {1, 1, 1}, {0, 0, 0},
+     {1, 1, 1}, {1, 1, 1}},
+    {"det 1x1 swapped N=1, channel blocks first", 2, 1, 256, 600, 1, {1, 14, 14}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1},
+     {1, 1, 1}},
+    {"det 1x1 swapped N=1 awkward image, C > K", 2, 1, 256, 40, 1, {1, 12, 12}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1},
      {1, 1, 1}},
     {"det batched", 2, 9, 64, 70, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"det phases s1", 2, 3, 40, 70, 1, {1, 13, 11}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},

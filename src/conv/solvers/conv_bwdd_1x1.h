@@ -41,8 +41,11 @@ typedef struct {
     int64_t tab_at;               /* pix: the block's pixel-row pointers */
     int wall;                     /* several k blocks: the slot holds W^T (NCHW) or W's panels (swapped) of all of them */
     int win;                      /* swapped NCHW, one position block: W's rows are the B panels, read in place */
-    int dyall;                    /* NCHW, swapped: the slot holds the dy panel of every k block */
+    int dyall;                    /* swapped, dy packed (not read in place): the slot holds the dy panel of every k block */
     int64_t pstep;                /* dyall: floats from one k block's dy panel to the next's (per dy row) */
+    int chfirst;                  /* swapped, batch 1: tasks run channel blocks fastest (they share the kept dy panel) */
+    int tpose;                    /* swapped, strided dx in channel planes: the buffer is transposed before the epilogue */
+    int64_t tb_at, tld;           /* tpose: floats to the transposed buffer in the slot, its row length */
 } x1_plan;
 
 /* One call's state; the tags say what each thread's scratch slot holds. */
@@ -56,6 +59,7 @@ typedef struct {
     hd_f32_igemm_fn ik;           /* the indirect kernel of the packed kernel's ISA (same tile) */
     hd_f32_igemm_strided_fn iks;   /* its strided entry (NULL: none) */
     hd_f32_tile_fn tile;           /* swapped, dx in channel planes at unit stride: the buffer's transpose into dx */
+    hd_f32_tile_fn ttile;          /* tpose: the buffer's transpose into the slot */
     int64_t tag[HD_SCRATCH_SLOTS];           /* one k block: the (group, channel block) whose packed W the slot holds */
     int64_t ptag[HD_SCRATCH_SLOTS];          /* dyall: the (group, position block) whose dy panel the slot holds */
     int nthreads;                            /* threads taking tasks (a thread's next task is about this many on) */

@@ -24,7 +24,9 @@
  *  - Stride s > 1 (the ResNet downsample projections): the dy positions are the GEMM's
  *    columns as before; the products go to the task's buffer, and its epilogue writes every
  *    dx element of the s x s cell of each dy position once (the corner gets the product, the
- *    rest beta*dx), so dx is written in one pass instead of one per stride phase.
+ *    rest beta*dx), so dx is written in one pass instead of one per stride phase (from the
+    swapped form into channel planes, the buffer is first transposed into channel rows, so
+    that each dx row is written as one run).
  *
  * A tile that cannot be stored straight into dx (a panel across two images, strided or
  * scattered dx) goes through the buffer in a way that rounds exactly as the direct store:
@@ -101,7 +103,10 @@ static x1_plan plan_x1(const hd_conv_problem *p)
        tiles), or awkward ones (14x14: 196 = 6 x 32 + 4) when the reduction outweighs the
        dx channels (the buffered epilogue then costs little), also swap: pixels are then
        the 14-row side and blocks run across images (measured on the ResNet-50 1x1 layers) */
-    L.swap = L.pix || (P < 128 || ((pp - P) * 16 > pp && p->Kg > p->Cg));
+    /* ... and at batch 1 also when the dx channels outweigh the reduction, from 256 dx channels
+       (pw_b8_project, res4_reduce: the tiles of 14 channels and 32 positions were a ninth
+       empty; with fewer channels, pw_b7_project, the buffered epilogue cost more than that) */
+    L.swap = L.pix || (P < 128 || ((pp - P) * 16 > pp && (p->Kg > p->Cg || (p->N == 1 && p->Cg >= 256))));
     /* NHWC-like 7x7 and 14x14 images: hd_sgemm over the whole
        batch in place (it packs W and dy once per k chunk, where the tasks here would pack
        each again per k block; measured faster on those ResNet-50 layers) */
@@ -146,6 +151,12 @@ static x1_plan plan_x1(const hd_conv_problem *p)
             L.nc = imax(sb, rup(cdiv(L.nc, 2), U));
         else if (p->Cg >= P && L.mb >= 2 * L.CT)
             L.mb = rup(cdiv(L.mb, 2), L.CT);
+        else if (L.swap && !L.pix && L.npb == 1 && L.nmb >= 4)
+            /* NCHW-like small images, one position block, channel blocks of one panel: a
+               second position block made each task copy its dy and pack its W block again
+               (with one, the slot keeps dy and W is read in place); four or more channel
+               blocks keep both threads busy */
+            break;
         else if (L.nc >= 2 * U)
             L.nc = rup(cdiv(L.nc, 2), U);
         else if (L.mb >= 2 * L.CT)
@@ -163,20 +174,37 @@ static x1_plan plan_x1(const hd_conv_problem *p)
     L.wall = 0;
     L.dyall = 0;
     L.pstep = 0;
+    L.tpose = 0;
+    L.tb_at = L.tld = 0;
+    L.chfirst = 0;
     if (L.swap) {
         L.ld = 0;
-        /* NCHW-like dy, swapped: the block's dy panel of all k blocks kept while it is small, so
+        /* NCHW-like dy, swapped (or NHWC-like dy packed through the transposing pack): the
+           block's dy panel of all k blocks kept while it is small, so
            that a thread's next task of the same positions (the channel blocks of a batch-1
            layer, one position block: with several, a thread's next task has other positions)
            copies nothing (each task copied all of dy again: conv_last copied it 10
            times) */
-        L.dyall = !L.pix && L.npb == 1 && rup(L.nc, L.MR) * p->Kg <= X1_DY_ALL;
+        int dyfit = (!L.pix || !L.inplace) && rup(L.nc, L.MR) * p->Kg <= X1_DY_ALL;
+        /* ... and a batch-1 NCHW-like layer cut into several position and channel blocks whose
+           W block is no larger than its dy block (res4_expand) runs its tasks channel blocks
+           first, so that a thread's next task has the same positions: each task copied its dy
+           block, and on two threads consecutive tasks of one channel block went to different
+           threads anyway, so the kept W block never served twice (with a larger W block,
+           res4a_proj, keeping W measured faster) */
+        L.chfirst = !L.pix && p->N == 1 && L.npb > 1 && L.nmb > 1 && L.mb <= L.nc && dyfit;
+        L.dyall = dyfit && (L.npb == 1 || L.chfirst);
         L.pstep = L.dyall ? rup(L.nc, L.MR) : 0;
         L.buf_at = L.inplace ? 0 : rup(rup(L.nc, L.MR) * (L.dyall ? p->Kg : L.kc), 16);
         L.aux_at = L.buf_at + (L.direct ? 0 : rup(L.nc * L.mb, 16));
         /* W's panels of all k blocks kept while small, as W^T below: each position block of a
            batch-1 layer packed the whole filter block again (res4_expand_os8 NHWC) */
         L.wall = L.nkb > 1 && rup(L.mb, L.NR) * L.kc * L.nkb <= X1_WT_ALL;
+        /* ... but with one position block no task shares a channel block with another: each k
+           block is then packed just before its products, while it is still in L2 (all of
+           them first sent the block's first panels out to L3 before they were read) */
+        if (L.npb == 1 || L.chfirst)
+            L.wall = 0;
         /* NCHW-like dy in one position block (batch-1 small images): each channel block's
            panels would serve one task only, so W is read in place when its channel blocks
            are whole panels and its rows spread over the L1 sets */
@@ -185,6 +213,14 @@ static x1_plan plan_x1(const hd_conv_problem *p)
             L.wall = 0;
         L.tab_at = L.aux_at + rup(L.kc * rup(L.mb, L.NR), 16) * (L.wall ? L.nkb : 1);
         L.slot = L.tab_at + (L.pix ? rup(cdiv(rup(L.nc, L.MR) * (int64_t)sizeof(float *), (int64_t)sizeof(float)), 16) : 0);
+        /* strided dx in channel planes (the stride-2 projections): the buffer (positions x
+           channels) is transposed into channel rows first, so that the epilogue writes each dx
+           row as one run (it gathered the corners a buffer row apart, one element at a time) */
+        L.tpose = !L.direct && !unit_stride(p) && p->xs[4] == 1 && p->xs[1] != 1;
+        L.tb_at = L.slot;
+        L.tld = rup(L.nc, 16);
+        if (L.tpose)
+            L.slot += rup(L.mb * L.tld, 16);
     } else {
         L.ld = rup(L.sb, L.NR);
         L.buf_at = rup(L.kc * L.ld, 16);
@@ -226,8 +262,13 @@ static void task_geom(const x1_ctx *c, int64_t t, int64_t *g, int64_t *m0, int64
     const hd_conv_problem *p = c->p;
     const x1_plan *L = &c->L;
     int64_t per_group = L->cross ? L->npb : p->N * L->npb;
-    /* positions fastest: consecutive tasks share their channel block's filter */
+    /* positions fastest: consecutive tasks share their channel block's filter (chfirst:
+       channel blocks fastest, consecutive tasks share their dy panel) */
     int64_t pbi = t % per_group, mbi = (t / per_group) % L->nmb;
+    if (L->chfirst) {
+        mbi = t % L->nmb;
+        pbi = (t / L->nmb) % per_group;
+    }
     *g = t / (per_group * L->nmb);
     *m0 = mbi * L->mb;
     *nm = imin(L->mb, p->Cg - *m0);
@@ -401,18 +442,21 @@ static void nhwc_task(x1_ctx *c, size_t task, int thread)
             c->tag[thread] = L->nkb > 1 ? 0 : tag;
         }
         const float *apanel = panel;
-        if (L->pix && !L->inplace)                 /* (in place: A is dy's rows, through tab) */
+        if (L->pix && !L->inplace && !L->dyall)    /* (in place: A is dy's rows, through tab) */
             hd_x1_pack_pix(c, r0, kcb, nq, tab, panel);
         else if (!L->pix && !L->dyall)
             hd_x1_copy_rows(c, g, r0, kcb, q0, nq, panel, MR);
-        else if (!L->pix) {
+        else if (L->dyall) {
             /* all k blocks, once per thread and position block (a copy: which thread ran
                what never changes a result) */
             int64_t ptag = g * p->N * p->P + q0 + 1;
             if (kb == 0 && c->ptag[thread] != ptag) {
                 for (int64_t kk = 0; kk < L->nkb; kk++) {
-                    int64_t rk = kk * L->kc;
-                    hd_x1_copy_rows(c, g, rk, imin(L->kc, p->Kg - rk), q0, nq, panel + rk * L->pstep, MR);
+                    int64_t rk = kk * L->kc, kck = imin(L->kc, p->Kg - rk);
+                    if (L->pix)
+                        hd_x1_pack_pix(c, rk, kck, nq, tab, panel + rk * L->pstep);
+                    else
+                        hd_x1_copy_rows(c, g, rk, kck, q0, nq, panel + rk * L->pstep, MR);
                 }
                 c->ptag[thread] = ptag;
             }
@@ -446,7 +490,12 @@ static void nhwc_task(x1_ctx *c, size_t task, int thread)
     }
     if (!dxb && c->tile)
         hd_x1_store_planes(c, ch0, nm, q0, nq, buf, L->mb);
-    else if (!dxb)
+    else if (L->tpose) {
+        /* a copy (alpha 1, beta 0): the same bits in the other order */
+        float *tb = panel + L->tb_at;
+        c->ttile(nq, nm, buf, L->mb, tb, L->tld, 1.0f, 0.0f);
+        hd_x1_cells(c, CELLS_STORE, ch0, nm, q0, nq, tb, L->tld, 1);
+    } else if (!dxb)
         hd_x1_cells(c, CELLS_STORE, ch0, nm, q0, nq, buf, 1, L->mb);
 }
 
@@ -534,6 +583,7 @@ void hd_conv_bwdd_1x1_exec(const hd_conv_problem *p, const hd_conv_args *a)
     c.iks = hd_igemm_kernel_for(p->isa)->fn_strided;
     c.tile = c.L.swap && unit_stride(p) && p->xs[4] == 1 && linear_positions(p->xs, p->in) ? hd_f32_tile_select(p->isa)
                                                                                           : NULL;
+    c.ttile = c.L.tpose ? hd_f32_tile_select(p->isa) : NULL;
     for (int i = 0; i < HD_SCRATCH_SLOTS; i++)
         c.tag[i] = c.ptag[i] = 0;
     int64_t per_group = c.L.cross ? c.L.npb : p->N * c.L.npb;
