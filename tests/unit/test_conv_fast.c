@@ -74,6 +74,8 @@ static const fcase cases[] = {
     {"1x1 x over 1 MiB N=1, long blocks", 2, 1, 40, 18, 1, {1, 90, 90}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"1x1 x over 1 MiB, blocks of odd planes", 2, 2, 520, 40, 1, {1, 23, 29}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"1x1 x over 1 MiB, planes 4 KiB apart", 2, 2, 300, 20, 1, {1, 32, 32}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    /* batch 1, x over 1 MiB, planes 4 KiB apart: read in place too (AVX-512), several k blocks */
+    {"1x1 x over 1 MiB N=1, planes 4 KiB apart", 2, 1, 300, 20, 1, {1, 32, 32}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     /* batch 1, few positions, long reduction, filter over 1 MiB: from NCHW-like x the rows of
        x's im2col (built transposed once per call) as the A side, borders and stride 2 */
     {"im2col rows 3x3", 2, 1, 128, 300, 1, {1, 7, 6}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
@@ -245,6 +247,7 @@ static const fcase det_cases[] = {
     /* NHWC: positions as the A side, the filter packed once per call or (batch 1 3x3) per task */
     {"det batch 1 1x1 long blocks", 2, 1, 24, 30, 1, {1, 50, 47}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"det batch 1 1x1 evened blocks", 2, 1, 300, 20, 1, {1, 28, 28}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"det batch 1 1x1 x over 1 MiB", 2, 1, 300, 20, 1, {1, 32, 32}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"det swap", 2, 2, 24, 40, 1, {1, 17, 16}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"det batch 1 3x3", 2, 1, 40, 70, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"det batch 1 im2col rows", 2, 1, 128, 300, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},

@@ -203,9 +203,14 @@ static fw_plan plan_fw(const hd_conv_problem *p)
      * images: a plane is 49 lines): the block's rows are then prefetched into L2 while the
      * previous block is multiplied (pf_next), and the kernel's own prefetch takes them from
      * there.  Planes a multiple of 4 lines apart (56x56: 196 lines) crowd a quarter of the
-     * sets or fewer, and the B stream evicts the A micro-panel from L1: copied. */
+     * sets or fewer, and the B stream evicts the A micro-panel from L1: copied.  At batch 1
+     * the AVX-512 tiles read x in place whatever its plane stride: x (up to a few MiB) is
+     * then read once from L3 by the first channel tile of a block and from L2 by the others,
+     * and the copy (with its write and read back of each block) was the larger cost --
+     * most of all with a short reduction (32 or 64 channels), where the copy is a large part
+     * of the work.  In place or copied, the values and their order are the same. */
     if (L.nc != L.P && p->N * p->C * p->Q * (int64_t)sizeof(float) > FW_X_CACHED &&
-        !(L.kern->isa >= HD_ISA_AVX512 && p->N > 1 && rows_cover_l1(p->xs[1], L.kc)))
+        !(L.kern->isa >= HD_ISA_AVX512 && (p->N == 1 || rows_cover_l1(p->xs[1], L.kc))))
         L.direct_b = 0;
     L.pf_next = plain_1x1 && p->N > 1 && (!L.direct_b || L.nc != L.P);   /* batch 1: measured no gain */
     /* With at most two position blocks per group (batch 1) a filter tile serves one or two
