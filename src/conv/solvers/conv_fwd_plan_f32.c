@@ -134,11 +134,26 @@ static fw_plan plan_fw(const hd_conv_problem *p)
                 L.direct_b = 0;
     }
     int plain_1x1 = L.direct_b;
+    /* Plain 1x1 at batch 1 with the A-in-place kernel: the roles swap (conv_fwd_1x1_f32.c)
+     * where the image leaves its last NR-wide panel mostly empty (196 = 6 x 32 + 4, 49 = 32 +
+     * 17) and positions in MR-row tiles and channels in NR-wide ones leave fewer empty tile
+     * places than the other way round (196 positions and 256 channels: none instead of 28
+     * lanes and 10 rows).  Where the panels are full (784 or 3136 positions) the usual
+     * orientation measured faster: its packed A side and direct stores cost less than the
+     * swapped side's filter transposition and transposing store. */
+    int64_t pp = rup(L.P, L.NR);
+    L.t1x1 = plain_1x1 && p->N == 1 && p->G == 1 && L.kern->f32_sa && (pp - L.P) * 16 > pp &&
+             rup(L.M, L.NR) * rup(L.P, L.MR) < rup(L.M, L.MR) * pp;
+    if (L.t1x1) {
+        L.AR = L.NR;
+        L.BR = L.MR;
+        L.Mpad = rup(L.M, L.AR);
+    }
     /* blocks */
     int64_t Q = L.cross ? p->N * L.P : L.P;
     /* swapped, the positions are the MR side: blocks of whole MR tiles (the blocks only pick
        which kernel call computes a position, never its rounding) */
-    int64_t unit = L.pix ? L.BR : FW_UNIT;
+    int64_t unit = L.pix || L.t1x1 ? L.BR : FW_UNIT;
     L.npb = cdiv(Q, FW_NC);
     L.nc = imin(rup(cdiv(Q, L.npb), unit), Q);
     L.npb = cdiv(Q, L.nc);
@@ -161,11 +176,11 @@ static fw_plan plan_fw(const hd_conv_problem *p)
        scaled poorly.  The blocks never change a result's rounding. */
     if (plain_1x1 && p->N == 1) {
         int64_t nb = rup(cdiv(L.kc * L.P * (int64_t)sizeof(float), FW_B1_XBLOCK), FW_MIN_TASKS);
-        int64_t nc = rup(cdiv(L.P, nb), FW_UNIT);
+        int64_t nc = rup(cdiv(L.P, nb), unit);
         if (nc > L.nc) {
             L.nc = nc;
             L.npb = cdiv(Q, nc);
-        } else if (L.npb > 2) {
+        } else if (L.npb > 2 && !L.t1x1) {
             L.nc = fw_even_blocks(L.P, L.nc);
             L.npb = cdiv(Q, L.nc);
         }
@@ -180,7 +195,9 @@ static fw_plan plan_fw(const hd_conv_problem *p)
         int64_t tasks = cdiv(p->G, L.gpt) * per_group * L.nmb;
         if (tasks >= FW_MIN_TASKS)
             break;
-        if (L.mb > 128) {
+        /* t1x1: channel blocks first, down to two tiles -- each task packs (transposes) its
+           block's filter rows, so position blocks would pack the same rows again */
+        if (L.mb > 128 || (L.t1x1 && L.mb >= 4 * L.AR)) {
             L.mb = rup(cdiv(L.mb, 2), L.AR);
         } else if (L.nc >= 128) {
             L.nc = rup(cdiv(L.nc, 2), unit);
@@ -218,7 +235,7 @@ static fw_plan plan_fw(const hd_conv_problem *p)
      * copy written and read back -- at batch 1 the filter is most of the memory traffic).
      * A small filter whose rows are contiguous is packed late too: packing it again per task
      * costs less than a parallel pass (a fork and join) of its own. */
-    L.a_late = !L.pix && (per_group <= 2 ||
+    L.a_late = !L.pix && !L.t1x1 && (per_group <= 2 ||
                            (p->G * L.Mpad * L.R <= FW_SMALL_FILTER && hd_fw_filter_rows_contiguous(p, 0)));
     int contiguous = L.a_late && hd_fw_filter_rows_contiguous(p, 0);
     L.a_direct = contiguous && hd_conv_rows_spread(p->wst[0], L.MR);
@@ -264,9 +281,11 @@ static hd_conv_layout layout_fw(const hd_conv_problem *p, fw_plan *L)
     L->bpack_at = L->abuf_at + (L->a_copy ? rup(L->AR * fw_acopy_ld(L), 16)
                                 : L->x_copy ? rup(L->BR * fw_acopy_ld(L), 16)
                                 : L->a_late && !L->a_direct ? rup(L->kc * L->AR, 16) : 0);
-    L->slot = L->bpack_at + (L->b_late ? rup(L->kc * L->mb, 16) : 0);
+    if (L->t1x1)   /* the last position tile's copy; a k block of the task's B panels */
+        L->bpack_at = L->abuf_at + rup(L->kc * L->BR, 16);
+    L->slot = L->bpack_at + (L->b_late || L->t1x1 ? rup(L->kc * L->mb, 16) : 0);
     hd_conv_layout W = {{0}, 0};
-    hd_conv_book(&W, 0, L->a_late || L->b_late ? 0 : p->G * L->Mpad, L->R, sizeof(float));
+    hd_conv_book(&W, 0, L->a_late || L->b_late || L->t1x1 ? 0 : p->G * L->Mpad, L->R, sizeof(float));
     hd_conv_book(&W, 1, HD_SCRATCH_SLOTS, L->slot, sizeof(float));
     return W;
 }
@@ -359,7 +378,7 @@ static void fw_run(const hd_conv_problem *p, const fw_family *f, const hd_conv_a
     c.wide_tiles = c.L.wide_tiles;
     int nt = a->nthreads < HD_SCRATCH_SLOTS ? a->nthreads : HD_SCRATCH_SLOTS;
     c.nthreads = nt;
-    if (!c.L.a_late && !c.L.b_late)
+    if (!c.L.a_late && !c.L.b_late && !c.L.t1x1)
         hd_parallel_deal((size_t)(p->G * c.L.nkb * (c.L.Mpad / c.L.AR)), nt, hd_fw_pack_w_task, &c);
     int64_t per_group = c.L.cross ? c.L.npb : p->N * c.L.npb;
     c.ntasks = cdiv(p->G, c.L.gpt) * per_group * c.L.nmb;
