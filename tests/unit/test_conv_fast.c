@@ -79,6 +79,8 @@ static const fcase cases[] = {
     {"1x1 N=1 swapped 14x14", 2, 1, 40, 64, 1, {1, 14, 14}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"1x1 N=1 swapped, partial tile", 2, 1, 300, 64, 1, {1, 13, 13}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"1x1 N=1 swapped K=90", 2, 1, 20, 90, 1, {1, 14, 14}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    /* 7x7, a long reduction and a filter over 1 MiB: swapped, not the dot plan (5 k blocks) */
+    {"1x1 N=1 swapped 7x7 C=1100", 2, 1, 1100, 260, 1, {1, 7, 7}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     /* batch 1, x over 1 MiB, planes 4 KiB apart: read in place too (AVX-512), several k blocks */
     {"1x1 x over 1 MiB N=1, planes 4 KiB apart", 2, 1, 300, 20, 1, {1, 32, 32}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     /* batch 1, few positions, long reduction, filter over 1 MiB: from NCHW-like x the rows of
@@ -254,6 +256,7 @@ static const fcase det_cases[] = {
     {"det batch 1 1x1 evened blocks", 2, 1, 300, 20, 1, {1, 28, 28}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"det batch 1 1x1 x over 1 MiB", 2, 1, 300, 20, 1, {1, 32, 32}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"det batch 1 1x1 swapped", 2, 1, 300, 64, 1, {1, 13, 13}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"det batch 1 1x1 7x7 swapped (not dot)", 2, 1, 1100, 260, 1, {1, 7, 7}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"det swap", 2, 2, 24, 40, 1, {1, 17, 16}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"det batch 1 3x3", 2, 1, 40, 70, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"det batch 1 im2col rows", 2, 1, 128, 300, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},

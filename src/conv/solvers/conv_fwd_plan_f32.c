@@ -29,7 +29,9 @@
  * right before use instead, A or (swapped) B tiles (the filter is then read once and its
  * packed copy never leaves the cache).  At most 64 positions over the batch with a long
  * reduction and a filter too large to stay cached (the 7x7 layers at batch 1) go to solver
- * 151 instead (conv_fwd_dot_f32.c), which reads the filter rows in place.  Small
+ * 151 instead (conv_fwd_dot_f32.c), which reads the filter rows in place -- except plain
+ * 1x1 ones whose positions fill 14-row tiles better than 32-wide panels, which this plan takes
+ * with the roles swapped (conv_fwd_1x1_f32.c).  Small
  * groups (depthwise) share a task, so that the per-block work is not repeated per group.
  *
  * Every element of y is reduced over the same k blocks (a function of CRS only) in order,
@@ -96,6 +98,23 @@ static int64_t fw_even_blocks(int64_t P, int64_t nc)
     return best;
 }
 
+/* A plain 1x1 at batch 1 whose shape suits the swapped orientation (see plan_fw's t1x1) with
+ * the AVX-512 tiles.  Decided on the tile shape of that kernel whatever the ISA, as it also
+ * keeps such problems from the dot plan: the solver, and so the rounding, must not depend on
+ * the ISA. */
+#define FW_SWAP_MR 14
+#define FW_SWAP_NR 32
+static int fw_swap_1x1(const hd_conv_problem *p)
+{
+    if (x_pix(p) || p->N != 1 || p->G != 1 || p->TRS != 1 || p->xs[4] != 1 || !linear_positions(p->xs, p->in))
+        return 0;
+    for (int j = 0; j < 3; j++)
+        if (p->pad[j] || p->str[j] != 1 || p->in[j] != p->out[j])
+            return 0;
+    int64_t M = p->Kg, P = p->P, pp = rup(P, FW_SWAP_NR);
+    return (pp - P) * 16 > pp && rup(M, FW_SWAP_NR) * rup(P, FW_SWAP_MR) < rup(M, FW_SWAP_MR) * pp;
+}
+
 static fw_plan plan_fw(const hd_conv_problem *p)
 {
     fw_plan L;
@@ -141,9 +160,7 @@ static fw_plan plan_fw(const hd_conv_problem *p)
      * lanes and 10 rows).  Where the panels are full (784 or 3136 positions) the usual
      * orientation measured faster: its packed A side and direct stores cost less than the
      * swapped side's filter transposition and transposing store. */
-    int64_t pp = rup(L.P, L.NR);
-    L.t1x1 = plain_1x1 && p->N == 1 && p->G == 1 && L.kern->f32_sa && (pp - L.P) * 16 > pp &&
-             rup(L.M, L.NR) * rup(L.P, L.MR) < rup(L.M, L.MR) * pp;
+    L.t1x1 = fw_swap_1x1(p) && L.kern->f32_sa && L.MR == FW_SWAP_MR && L.NR == FW_SWAP_NR;
     if (L.t1x1) {
         L.AR = L.NR;
         L.BR = L.MR;
@@ -333,7 +350,9 @@ int hd_conv_fw_plan(const hd_conv_problem *p, hd_conv_plan *pl, const char **r)
     pl->memo = NULL;
     if (!fw_fp32(p, r))
         return 0;
-    if (hd_conv_fwd_dot_plan(p, f->dot, &f->ws)) {
+    /* A plain 1x1 that the blocked plan takes with the roles swapped (7x7 images at batch 1)
+       stays with it: it measured faster there than through the dot kernels. */
+    if (!fw_swap_1x1(p) && hd_conv_fwd_dot_plan(p, f->dot, &f->ws)) {
         f->kind = HD_FW_DOT;
     } else {
         f->L = plan_fw(p);
