@@ -79,8 +79,8 @@ static const fcase cases[] = {
     {"1x1 N=1 swapped 14x14", 2, 1, 40, 64, 1, {1, 14, 14}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"1x1 N=1 swapped, partial tile", 2, 1, 300, 64, 1, {1, 13, 13}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"1x1 N=1 swapped K=90", 2, 1, 20, 90, 1, {1, 14, 14}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
-    /* swapped, 512 channels a task: B panels packed in chunks of channels (224, 224, 64) */
-    {"1x1 N=1 swapped 7x7 K=2048 (chunks)", 2, 1, 520, 2048, 1, {1, 7, 7}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    /* swapped, 512 channels a task: B panels packed in chunks of channels (480, 32) */
+    {"1x1 N=1 swapped 10x10 K=2048 (chunks)", 2, 1, 130, 2048, 1, {1, 10, 10}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     /* 7x7, a long reduction and a filter over 1 MiB: swapped, not the dot plan (5 k blocks) */
     {"1x1 N=1 swapped 7x7 C=1100", 2, 1, 1100, 260, 1, {1, 7, 7}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     /* batch 1, x over 1 MiB, planes 4 KiB apart: read in place too (AVX-512), several k blocks */
