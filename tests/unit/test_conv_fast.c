@@ -74,6 +74,17 @@ static const fcase cases[] = {
     {"1x1 x over 1 MiB N=1, long blocks", 2, 1, 40, 18, 1, {1, 90, 90}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"1x1 x over 1 MiB, blocks of odd planes", 2, 2, 520, 40, 1, {1, 23, 29}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"1x1 x over 1 MiB, planes 4 KiB apart", 2, 2, 300, 20, 1, {1, 32, 32}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    /* batch 1 plain 1x1, roles swapped on AVX-512 (positions in 14-row tiles, read in place):
+       whole tiles; a partial last position tile and two k blocks; a partial channel tile */
+    {"1x1 N=1 swapped 14x14", 2, 1, 40, 64, 1, {1, 14, 14}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"1x1 N=1 swapped, partial tile", 2, 1, 300, 64, 1, {1, 13, 13}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"1x1 N=1 swapped K=90", 2, 1, 20, 90, 1, {1, 14, 14}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    /* swapped, 512 channels a task: B panels packed in chunks of channels (480, 32) */
+    {"1x1 N=1 swapped 10x10 K=2048 (chunks)", 2, 1, 130, 2048, 1, {1, 10, 10}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    /* 7x7, a long reduction and a filter over 1 MiB: swapped, not the dot plan (5 k blocks) */
+    {"1x1 N=1 swapped 7x7 C=1100", 2, 1, 1100, 260, 1, {1, 7, 7}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    /* batch 1, x over 1 MiB, planes 4 KiB apart: read in place too (AVX-512), several k blocks */
+    {"1x1 x over 1 MiB N=1, planes 4 KiB apart", 2, 1, 300, 20, 1, {1, 32, 32}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     /* batch 1, few positions, long reduction, filter over 1 MiB: from NCHW-like x the rows of
        x's im2col (built transposed once per call) as the A side, borders and stride 2 */
     {"im2col rows 3x3", 2, 1, 128, 300, 1, {1, 7, 6}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
@@ -245,6 +256,9 @@ static const fcase det_cases[] = {
     /* NHWC: positions as the A side, the filter packed once per call or (batch 1 3x3) per task */
     {"det batch 1 1x1 long blocks", 2, 1, 24, 30, 1, {1, 50, 47}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"det batch 1 1x1 evened blocks", 2, 1, 300, 20, 1, {1, 28, 28}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"det batch 1 1x1 x over 1 MiB", 2, 1, 300, 20, 1, {1, 32, 32}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"det batch 1 1x1 swapped", 2, 1, 300, 64, 1, {1, 13, 13}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+    {"det batch 1 1x1 7x7 swapped (not dot)", 2, 1, 1100, 260, 1, {1, 7, 7}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
     {"det swap", 2, 2, 24, 40, 1, {1, 17, 16}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"det batch 1 3x3", 2, 1, 40, 70, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"det batch 1 im2col rows", 2, 1, 128, 300, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
@@ -335,6 +349,7 @@ static void check_fused(cudnnHandle_t h)
         {"fused across images", 2, 3, 5, 7, 1, {1, 5, 4}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
         {"fused 1x1", 2, 1, 9, 30, 1, {1, 12, 12}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
         {"fused 1x1 N=1 long blocks", 2, 1, 16, 20, 1, {1, 45, 47}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+        {"fused 1x1 N=1 swapped", 2, 1, 40, 64, 1, {1, 13, 13}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
         {"fused 1x1 whole-image blocks", 2, 4, 9, 30, 1, {1, 12, 13}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
         {"fused swap", 2, 3, 9, 20, 1, {1, 13, 14}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
         {"fused dot plan", 2, 1, 128, 300, 1, {1, 7, 6}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},

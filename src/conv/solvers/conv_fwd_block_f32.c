@@ -119,6 +119,10 @@ static void fw_block(fw_ctx *c, int thread, int64_t g, int64_t n, int64_t q0, in
     float *zero = panel + L->zero_at;
     if (L->pix || L->a_direct)
         memset(zero, 0, sizeof(float) * (size_t)fw_nzero(L));
+    if (L->t1x1) {
+        hd_fw_block_t1x1(c, panel, q0, nq, m0, nm);
+        return;
+    }
     if (c->wide_tiles) {
         hd_fw_block_wide(c, panel, g, n, chb, q0, nq, m0, nm, ybase, alpha, beta);
         return;
@@ -312,7 +316,7 @@ void hd_fw_task(void *vctx, size_t task, int thread)
     fw_seg *seg = (fw_seg *)(panel + L->seg_at);
     uint8_t *bits = (uint8_t *)(panel + L->bits_at);
     int64_t ns = 0, nfull = L->direct_b ? nq / L->NR * L->NR : 0;
-    if (!L->pix && nfull < nq)
+    if (!L->pix && !L->t1x1 && nfull < nq)
         ns = hd_fw_block_geometry(c, n, q0 + nfull, nq - nfull, seg, bits, L->bstride);
     for (int64_t g = gc * L->gpt; g < imin(p->G, (gc + 1) * L->gpt); g++)
         fw_block(c, thread, g, n, q0, nq, m0, nm, seg, ns, bits, nfull, g + 1 < imin(p->G, (gc + 1) * L->gpt) ? NULL : pa);

@@ -8,6 +8,7 @@
  *   conv_fwd_rows_f32.c    the row table over NHWC-like x (152) and the wide tiles (153)
  *   conv_fwd_block_f32.c   one task: every k block of a channel block x position block, and
  *                          the epilogue from the task's buffer
+ *   conv_fwd_1x1_f32.c     plain 1x1 at batch 1 with the roles swapped (positions the 14-row side)
  */
 #ifndef HD_CONV_FWD_F32_H
 #define HD_CONV_FWD_F32_H
@@ -86,6 +87,8 @@ typedef struct {
     int wide;                     /* pix with one table entry per filter row (x_wide) */
     int64_t rl, nunits;           /* pix: run length (Cg, or S*Cg when wide) and runs per position */
     int wide_tiles;               /* wide x through the strided kernel, tile by tile, no row table */
+    int t1x1;                     /* plain 1x1 at batch 1, roles swapped: positions the MR side, read
+                                     in place, channels the NR side (conv_fwd_1x1_f32.c) */
 } fw_plan;
 
 /* Positions of a tensor (strides s, dims d) addressed as pos * s[4]. */
@@ -179,6 +182,9 @@ int64_t hd_fw_row_segments(const fw_plan *L, const float *const *tab, int64_t ld
                            hd_igemm_seg *sg);
 void hd_fw_block_wide(fw_ctx *c, float *panel, int64_t g, int64_t n, int64_t chb, int64_t q0, int64_t nq,
                       int64_t m0, int64_t nm, float *ybase, float alpha, float beta);
+
+/* conv_fwd_1x1_f32.c */
+void hd_fw_block_t1x1(fw_ctx *c, float *panel, int64_t q0, int64_t nq, int64_t m0, int64_t nm);
 
 /* conv_fwd_block_f32.c */
 void hd_fw_store_from_buffer(const fw_ctx *c, int64_t n, int64_t ch0, int64_t nm, int64_t q0, int64_t nq,

@@ -29,7 +29,9 @@
  * right before use instead, A or (swapped) B tiles (the filter is then read once and its
  * packed copy never leaves the cache).  At most 64 positions over the batch with a long
  * reduction and a filter too large to stay cached (the 7x7 layers at batch 1) go to solver
- * 151 instead (conv_fwd_dot_f32.c), which reads the filter rows in place.  Small
+ * 151 instead (conv_fwd_dot_f32.c), which reads the filter rows in place -- except plain
+ * 1x1 ones whose positions fill 14-row tiles better than 32-wide panels, which this plan takes
+ * with the roles swapped (conv_fwd_1x1_f32.c).  Small
  * groups (depthwise) share a task, so that the per-block work is not repeated per group.
  *
  * Every element of y is reduced over the same k blocks (a function of CRS only) in order,
@@ -96,6 +98,27 @@ static int64_t fw_even_blocks(int64_t P, int64_t nc)
     return best;
 }
 
+/* A plain 1x1 at batch 1 whose shape suits the swapped orientation (see plan_fw's t1x1) with
+ * the AVX-512 tiles.  Decided on the tile shape of that kernel whatever the ISA, as it also
+ * keeps such problems from the dot plan: the solver, and so the rounding, must not depend on
+ * the ISA. */
+#define FW_SWAP_MR 14
+#define FW_SWAP_NR 32
+static int fw_swap_1x1(const hd_conv_problem *p)
+{
+    if (x_pix(p) || p->N != 1 || p->G != 1 || p->TRS != 1 || p->xs[4] != 1 || !linear_positions(p->xs, p->in))
+        return 0;
+    for (int j = 0; j < 3; j++)
+        if (p->pad[j] || p->str[j] != 1 || p->in[j] != p->out[j])
+            return 0;
+    int64_t M = p->Kg, P = p->P, pp = rup(P, FW_SWAP_NR);
+    /* 7x7 images: only with a long reduction (res5_reduce, 2048 channels); with 960 channels
+       (pw_b17_project) two threads measured slower than the usual orientation */
+    if (P < 64 && p->CRS < 1024)
+        return 0;
+    return (pp - P) * 16 > pp && rup(M, FW_SWAP_NR) * rup(P, FW_SWAP_MR) < rup(M, FW_SWAP_MR) * pp;
+}
+
 static fw_plan plan_fw(const hd_conv_problem *p)
 {
     fw_plan L;
@@ -134,11 +157,24 @@ static fw_plan plan_fw(const hd_conv_problem *p)
                 L.direct_b = 0;
     }
     int plain_1x1 = L.direct_b;
+    /* Plain 1x1 at batch 1 with the A-in-place kernel: the roles swap (conv_fwd_1x1_f32.c)
+     * where the image leaves its last NR-wide panel mostly empty (196 = 6 x 32 + 4, 49 = 32 +
+     * 17) and positions in MR-row tiles and channels in NR-wide ones leave fewer empty tile
+     * places than the other way round (196 positions and 256 channels: none instead of 28
+     * lanes and 10 rows).  Where the panels are full (784 or 3136 positions) the usual
+     * orientation measured faster: its packed A side and direct stores cost less than the
+     * swapped side's filter transposition and transposing store. */
+    L.t1x1 = fw_swap_1x1(p) && L.kern->f32_sa && L.MR == FW_SWAP_MR && L.NR == FW_SWAP_NR;
+    if (L.t1x1) {
+        L.AR = L.NR;
+        L.BR = L.MR;
+        L.Mpad = rup(L.M, L.AR);
+    }
     /* blocks */
     int64_t Q = L.cross ? p->N * L.P : L.P;
     /* swapped, the positions are the MR side: blocks of whole MR tiles (the blocks only pick
        which kernel call computes a position, never its rounding) */
-    int64_t unit = L.pix ? L.BR : FW_UNIT;
+    int64_t unit = L.pix || L.t1x1 ? L.BR : FW_UNIT;
     L.npb = cdiv(Q, FW_NC);
     L.nc = imin(rup(cdiv(Q, L.npb), unit), Q);
     L.npb = cdiv(Q, L.nc);
@@ -161,11 +197,11 @@ static fw_plan plan_fw(const hd_conv_problem *p)
        scaled poorly.  The blocks never change a result's rounding. */
     if (plain_1x1 && p->N == 1) {
         int64_t nb = rup(cdiv(L.kc * L.P * (int64_t)sizeof(float), FW_B1_XBLOCK), FW_MIN_TASKS);
-        int64_t nc = rup(cdiv(L.P, nb), FW_UNIT);
+        int64_t nc = rup(cdiv(L.P, nb), unit);
         if (nc > L.nc) {
             L.nc = nc;
             L.npb = cdiv(Q, nc);
-        } else if (L.npb > 2) {
+        } else if (L.npb > 2 && !L.t1x1) {
             L.nc = fw_even_blocks(L.P, L.nc);
             L.npb = cdiv(Q, L.nc);
         }
@@ -180,7 +216,9 @@ static fw_plan plan_fw(const hd_conv_problem *p)
         int64_t tasks = cdiv(p->G, L.gpt) * per_group * L.nmb;
         if (tasks >= FW_MIN_TASKS)
             break;
-        if (L.mb > 128) {
+        /* t1x1: channel blocks first, down to two tiles -- each task packs (transposes) its
+           block's filter rows, so position blocks would pack the same rows again */
+        if (L.mb > 128 || (L.t1x1 && L.mb >= 4 * L.AR)) {
             L.mb = rup(cdiv(L.mb, 2), L.AR);
         } else if (L.nc >= 128) {
             L.nc = rup(cdiv(L.nc, 2), unit);
@@ -203,9 +241,14 @@ static fw_plan plan_fw(const hd_conv_problem *p)
      * images: a plane is 49 lines): the block's rows are then prefetched into L2 while the
      * previous block is multiplied (pf_next), and the kernel's own prefetch takes them from
      * there.  Planes a multiple of 4 lines apart (56x56: 196 lines) crowd a quarter of the
-     * sets or fewer, and the B stream evicts the A micro-panel from L1: copied. */
+     * sets or fewer, and the B stream evicts the A micro-panel from L1: copied.  At batch 1
+     * the AVX-512 tiles read x in place whatever its plane stride: x (up to a few MiB) is
+     * then read once from L3 by the first channel tile of a block and from L2 by the others,
+     * and the copy (with its write and read back of each block) was the larger cost --
+     * most of all with a short reduction (32 or 64 channels), where the copy is a large part
+     * of the work.  In place or copied, the values and their order are the same. */
     if (L.nc != L.P && p->N * p->C * p->Q * (int64_t)sizeof(float) > FW_X_CACHED &&
-        !(L.kern->isa >= HD_ISA_AVX512 && p->N > 1 && rows_cover_l1(p->xs[1], L.kc)))
+        !(L.kern->isa >= HD_ISA_AVX512 && (p->N == 1 || rows_cover_l1(p->xs[1], L.kc))))
         L.direct_b = 0;
     L.pf_next = plain_1x1 && p->N > 1 && (!L.direct_b || L.nc != L.P);   /* batch 1: measured no gain */
     /* With at most two position blocks per group (batch 1) a filter tile serves one or two
@@ -213,7 +256,7 @@ static fw_plan plan_fw(const hd_conv_problem *p)
      * copy written and read back -- at batch 1 the filter is most of the memory traffic).
      * A small filter whose rows are contiguous is packed late too: packing it again per task
      * costs less than a parallel pass (a fork and join) of its own. */
-    L.a_late = !L.pix && (per_group <= 2 ||
+    L.a_late = !L.pix && !L.t1x1 && (per_group <= 2 ||
                            (p->G * L.Mpad * L.R <= FW_SMALL_FILTER && hd_fw_filter_rows_contiguous(p, 0)));
     int contiguous = L.a_late && hd_fw_filter_rows_contiguous(p, 0);
     L.a_direct = contiguous && hd_conv_rows_spread(p->wst[0], L.MR);
@@ -259,9 +302,11 @@ static hd_conv_layout layout_fw(const hd_conv_problem *p, fw_plan *L)
     L->bpack_at = L->abuf_at + (L->a_copy ? rup(L->AR * fw_acopy_ld(L), 16)
                                 : L->x_copy ? rup(L->BR * fw_acopy_ld(L), 16)
                                 : L->a_late && !L->a_direct ? rup(L->kc * L->AR, 16) : 0);
-    L->slot = L->bpack_at + (L->b_late ? rup(L->kc * L->mb, 16) : 0);
+    if (L->t1x1)   /* the last position tile's copy; a k block of the task's B panels */
+        L->bpack_at = L->abuf_at + rup(L->kc * L->BR, 16);
+    L->slot = L->bpack_at + (L->b_late || L->t1x1 ? rup(L->kc * L->mb, 16) : 0);
     hd_conv_layout W = {{0}, 0};
-    hd_conv_book(&W, 0, L->a_late || L->b_late ? 0 : p->G * L->Mpad, L->R, sizeof(float));
+    hd_conv_book(&W, 0, L->a_late || L->b_late || L->t1x1 ? 0 : p->G * L->Mpad, L->R, sizeof(float));
     hd_conv_book(&W, 1, HD_SCRATCH_SLOTS, L->slot, sizeof(float));
     return W;
 }
@@ -309,7 +354,9 @@ int hd_conv_fw_plan(const hd_conv_problem *p, hd_conv_plan *pl, const char **r)
     pl->memo = NULL;
     if (!fw_fp32(p, r))
         return 0;
-    if (hd_conv_fwd_dot_plan(p, f->dot, &f->ws)) {
+    /* A plain 1x1 that the blocked plan takes with the roles swapped (7x7 images at batch 1)
+       stays with it: it measured faster there than through the dot kernels. */
+    if (!fw_swap_1x1(p) && hd_conv_fwd_dot_plan(p, f->dot, &f->ws)) {
         f->kind = HD_FW_DOT;
     } else {
         f->L = plan_fw(p);
@@ -354,7 +401,7 @@ static void fw_run(const hd_conv_problem *p, const fw_family *f, const hd_conv_a
     c.wide_tiles = c.L.wide_tiles;
     int nt = a->nthreads < HD_SCRATCH_SLOTS ? a->nthreads : HD_SCRATCH_SLOTS;
     c.nthreads = nt;
-    if (!c.L.a_late && !c.L.b_late)
+    if (!c.L.a_late && !c.L.b_late && !c.L.t1x1)
         hd_parallel_deal((size_t)(p->G * c.L.nkb * (c.L.Mpad / c.L.AR)), nt, hd_fw_pack_w_task, &c);
     int64_t per_group = c.L.cross ? c.L.npb : p->N * c.L.npb;
     c.ntasks = cdiv(p->G, c.L.gpt) * per_group * c.L.nmb;
