@@ -11,6 +11,7 @@
 #        programs do, or cudnnFind's measured best)
 #        FIND=1  also time hostdnn's cudnnFind choice on NCHW (the heuristic-vs-Find column);
 #        FIND=0 skips it
+#        WAIT=passive: oneDNN and PyTorch with OMP_WAIT_POLICY=passive (default: their own default)
 #        TORCH=0 skips PyTorch (quicker runs while tuning); DOCS=DIR writes performance.md and
 #        the chart there instead of docs/ (a scratch report that leaves the committed one alone)
 #
@@ -33,9 +34,13 @@ FIND=${FIND:-1}
 TORCH=${TORCH:-1}
 DOCS=${DOCS:-$root/docs}
 mkdir -p "$DOCS"
-# OpenMP's spinning workers (oneDNN, PyTorch) would steal time from the others on a shared
-# machine: let them sleep, as hostdnn's own workers do.
-export OMP_NUM_THREADS=$THREADS HOSTDNN_NUM_THREADS=$THREADS OMP_WAIT_POLICY=passive
+# oneDNN and PyTorch run with their OpenMP defaults, as in a user's program: a thread that
+# ends its part of a parallel region spins briefly, then sleeps -- as hostdnn's pool polls
+# briefly, then sleeps.  Each library runs in a process of its own, so the spinning takes no
+# time from the others' calls.  WAIT=passive sets OMP_WAIT_POLICY=passive (no spinning: on
+# batch-1 calls that costs oneDNN 1.6-1.7x, docs/performance.md).
+export OMP_NUM_THREADS=$THREADS HOSTDNN_NUM_THREADS=$THREADS
+if [ "${WAIT:-default}" = passive ]; then export OMP_WAIT_POLICY=passive; fi
 
 # The anchors come from Debian; install them when missing (needs root and the package mirror).
 need=()

@@ -27,9 +27,12 @@ OPS_SETS=${OPS_SETS:-"--n 32 --c 64 --h 112 --w 112:relu relu6 sigmoid tanh relu
 --n 128 --c 2048 --h 7 --w 7:pool_gap pool_gap_bwd
 --n 64 --c 64 --h 56 --w 56:bn_fwd bn_bwd bn_infer
 --n 16 --c 21 --h 128 --w 128:softmax softmax_inst softmax_bwd"}
-# oneDNN's OpenMP threads would otherwise spin at barriers, which on a shared 2-core machine
-# starves the partner thread (see docs/performance.md, method); hostdnn-bench sets the same.
-export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
+# oneDNN and PyTorch run with their OpenMP defaults, as in a user's program: a thread that
+# ends its part of a parallel region spins briefly, then sleeps -- as hostdnn's pool polls
+# briefly, then sleeps.  Each library runs in a process of its own, so the spinning takes no
+# time from the others' calls.  WAIT=passive sets OMP_WAIT_POLICY=passive (no spinning: on
+# batch-1 calls that costs oneDNN 1.6-1.7x, docs/performance.md).
+if [ "${WAIT:-default}" = passive ]; then export OMP_WAIT_POLICY=passive; fi
 
 # The anchor comes from Debian: install it when missing (needs root and the package mirror).
 if [ ! -f /usr/include/dnnl.h ]; then

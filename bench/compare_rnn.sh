@@ -26,7 +26,13 @@ THREADS=${THREADS:-2}
 TORCH=${TORCH:-0}
 ISA=${ISA:-native}
 BASE=${BASE:-}
-export OMP_NUM_THREADS=$THREADS HOSTDNN_NUM_THREADS=$THREADS OMP_WAIT_POLICY=passive
+# oneDNN and PyTorch run with their OpenMP defaults, as in a user's program: a thread that
+# ends its part of a parallel region spins briefly, then sleeps -- as hostdnn's pool polls
+# briefly, then sleeps.  Each library runs in a process of its own, so the spinning takes no
+# time from the others' calls.  WAIT=passive sets OMP_WAIT_POLICY=passive (no spinning: on
+# batch-1 calls that costs oneDNN 1.6-1.7x, docs/performance.md).
+export OMP_NUM_THREADS=$THREADS HOSTDNN_NUM_THREADS=$THREADS
+if [ "${WAIT:-default}" = passive ]; then export OMP_WAIT_POLICY=passive; fi
 if [ "$ISA" = avx2 ]; then
   export HOSTDNN_MAX_ISA=avx2 ONEDNN_MAX_CPU_ISA=AVX2
   TORCH=0

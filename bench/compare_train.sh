@@ -25,7 +25,13 @@ BATCH=${BATCH:-16}
 IMAGE=${IMAGE:-224}
 TORCH=${TORCH:-1}
 PROFILE=${PROFILE:-0}
-export OMP_NUM_THREADS=$THREADS HOSTDNN_NUM_THREADS=$THREADS OMP_WAIT_POLICY=passive
+# oneDNN and PyTorch run with their OpenMP defaults, as in a user's program: a thread that
+# ends its part of a parallel region spins briefly, then sleeps -- as hostdnn's pool polls
+# briefly, then sleeps.  Each library runs in a process of its own, so the spinning takes no
+# time from the others' calls.  WAIT=passive sets OMP_WAIT_POLICY=passive (no spinning: on
+# batch-1 calls that costs oneDNN 1.6-1.7x, docs/performance.md).
+export OMP_NUM_THREADS=$THREADS HOSTDNN_NUM_THREADS=$THREADS
+if [ "${WAIT:-default}" = passive ]; then export OMP_WAIT_POLICY=passive; fi
 /usr/bin/python3 -c "import torch" 2>/dev/null || { echo "note: no PyTorch for /usr/bin/python3" >&2; TORCH=0; }
 exe=$build/examples/train_net
 [ -x "$exe" ] || { echo "$exe not built (HOSTDNN_BUILD_EXAMPLES=ON)" >&2; exit 1; }
