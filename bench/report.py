@@ -44,7 +44,9 @@ def main():
          "cudnnGetConvolution*Algorithm_v7's first choice over that of cudnnFind's pick (both hostdnn,",
          "NCHW); `same` when both pick the same algorithm. `% of peak` is against the 2-thread",
          "FMA peak probed right after the run. Every shape runs at each batch size of BATCHES (default",
-         "16 and 1): one table per direction and batch, and the summary first.", ""]
+         "16 and 1): one table per direction and batch, and the summary first. oneDNN and PyTorch ran",
+         ("with OMP_WAIT_POLICY=%s." % os.environ["OMP_WAIT_POLICY"]) if os.environ.get("OMP_WAIT_POLICY") else
+         "with OMP_WAIT_POLICY unset (libgomp's default: a thread spins a while, then sleeps).", ""]
     chart = []
     fmt = lambda x: "%.2f" % x if x is not None else "-"
     gmean = lambda v: math.exp(sum(math.log(x) for x in v) / len(v))
