@@ -58,6 +58,16 @@ static inline __attribute__((always_inline)) void hd_conv_prefetch_rows(const fl
             _mm_prefetch((const char *)(rows[i] + off) + b, _MM_HINT_T0);
 }
 
+/* Into L1: every line of the run of N floats from S -- rows a later pack or transform reads
+ * that lie a page or a whole filter apart, more streams than the hardware prefetcher follows.
+ * Forced inline, as hd_conv_prefetch_rows. */
+static inline __attribute__((always_inline)) void hd_conv_prefetch_run(const float *s, int64_t n)
+{
+    uintptr_t e = (uintptr_t)(s + n);
+    for (uintptr_t q = (uintptr_t)s & ~(uintptr_t)63; q < e; q += 64)
+        _mm_prefetch((const char *)q, _MM_HINT_T0);
+}
+
 /* A stream of prefetches into L2 over ROWS rows of LEN floats, ROW_STRIDE floats apart, from
  * X0: the rows a later copy (a gather of a block of NCHW-like x or dy) will read, issued a few
  * lines per micro-kernel call while the current block is multiplied, so that the copy finds

@@ -14,16 +14,9 @@
 
 #define PF_ROWS 4           /* dy rows are prefetched this many rows ahead of the copy */
 #define PF_WROWS 16         /* W rows are prefetched this many rows ahead of the pack */
-
-/* The run of n floats at s, into L1: W's rows are a filter row apart (4 KiB for 1024
- * channels, a page each), so the hardware prefetcher, which stays within a page, meets
- * every row cold and the pack waits on each line. */
-static inline void prefetch_run(const float *s, int64_t n)
-{
-    uintptr_t e = (uintptr_t)(s + n);
-    for (uintptr_t q = (uintptr_t)s & ~(uintptr_t)63; q < e; q += 64)
-        _mm_prefetch((const char *)q, _MM_HINT_T0);
-}
+/* (W's rows are a filter row apart -- 4 KiB for 1024 channels, a page each -- so the hardware
+ * prefetcher, which stays within a page, meets every row cold and the packs wait on each
+ * line: they prefetch the row PF_WROWS ahead.) */
 
 /* n floats from s to d: the tile widths are constant-size copies (inlined moves; a
  * memcpy call per 14- or 32-float run cost more than the run). */
@@ -49,7 +42,7 @@ void hd_x1_pack_wt(const x1_ctx *c, int64_t g, int64_t kb, int64_t m0, int64_t n
     const float *w = c->w + (g * p->Kg + r0) * p->wst[0] + m0 * ws1;
     for (int64_t pp = 0; pp < kcb; pp++, w += p->wst[0]) {
         if (ws1 == 1 && pp + PF_WROWS < kcb)
-            prefetch_run(w + PF_WROWS * p->wst[0], nm);
+            hd_conv_prefetch_run(w + PF_WROWS * p->wst[0], nm);
         for (int64_t i0 = 0; i0 < nm; i0 += MR) {
             float *d = dst + i0 * kcb + pp * MR;
             int64_t rows = imin(MR, nm - i0);
@@ -278,7 +271,7 @@ void hd_x1_pack_w(const x1_ctx *c, const float *wk, int64_t kcb, int64_t nm, flo
     const int64_t NR = c->L.NR, ldw = c->p->wst[0];
     for (int64_t pp = 0; pp < kcb; pp++) {
         if (pp + PF_WROWS < kcb)
-            prefetch_run(wk + (pp + PF_WROWS) * ldw, nm);
+            hd_conv_prefetch_run(wk + (pp + PF_WROWS) * ldw, nm);
         for (int64_t jr = 0; jr < nm; jr += NR) {
             float *d = dst + jr * kcb + pp * NR;
             int64_t cnt = imin(NR, nm - jr);

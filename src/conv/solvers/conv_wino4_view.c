@@ -5,6 +5,7 @@
  */
 #include "conv/solvers/conv_wino4_view.h"
 #include "conv/solvers/conv_wino4.h"
+#include "conv/conv_internal.h"
 
 #include <string.h>
 
@@ -24,17 +25,6 @@ int hd_conv_wino4_shape_ok(const hd_conv_problem *p, const char **reason)
     return 1;
 }
 
-/* One line into L1.  An asm statement, not __builtin_prefetch or _mm_prefetch: GCC 12 at -O2
- * removed those as dead code here (no prefetch instruction was left in the object file). */
-static inline void pf_line(const float *p)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __asm__ volatile("prefetcht0 %0" : : "m"(*(const char *)p));
-#else
-    __builtin_prefetch(p);
-#endif
-}
-
 /* The filter prefetch of the tile-lane transforms (conv_wino4_f32.c, transform_panel): the
  * filter is read once per call, from L3 or memory, and each transform call is short, so
  * without it the loads wait on every line (the lanes are a whole filter apart: too many
@@ -50,23 +40,15 @@ void hd_w4_prefetch_filters(const w4_view *v, const float *w, int64_t n, int64_t
     }
     if (v->wc == 1 && nc <= 16) {
         for (int64_t i = 0; i < n; i++)
-            for (int e = 0; e < 9; e++) {
-                const float *p = w + i * v->wk + v->tap[e];
-                pf_line(p);
-                if (((uintptr_t)p ^ (uintptr_t)(p + nc - 1)) >> 6)   /* the run crosses a line */
-                    pf_line(p + nc - 1);
-            }
+            for (int e = 0; e < 9; e++)
+                hd_conv_prefetch_run(w + i * v->wk + v->tap[e], nc);
         return;
     }
     int64_t span = (nc - 1) * v->wc + tmax - tmin + 1;   /* floats per filter */
     if (v->wc < 1 || tmin < 0 || span > 16 * 16)
         return;
-    for (int64_t i = 0; i < n; i++) {
-        const float *p = w + i * v->wk + tmin;
-        for (int64_t o = 0; o < span; o += 16)
-            pf_line(p + o);
-        pf_line(p + span - 1);
-    }
+    for (int64_t i = 0; i < n; i++)
+        hd_conv_prefetch_run(w + i * v->wk + tmin, span);
 }
 
 /* The problems the split solvers (112, 210) take: FLOAT data, a 2-d 5x5 filter, unit stride
